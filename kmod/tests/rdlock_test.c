@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock_test: raw transport primitives for selftests and benchmarks, as
+ * /dev/rdlock_test (root only). Not a stable interface; it exists so that
+ * the transport can be proven on its own, below any lock protocol.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+#include <linux/ktime.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/rdlock.h>
+
+#include "../xport.h"
+#include "rdlock_test_ioctl.h"
+
+MODULE_IMPORT_NS(RDLOCK_INTERNAL);
+
+static const enum rdlock_xop rdlock_test_xops[] = {
+	[RDLOCK_TEST_OP_READ]	= RDLOCK_XOP_READ,
+	[RDLOCK_TEST_OP_WRITE]	= RDLOCK_XOP_WRITE,
+	[RDLOCK_TEST_OP_FAA]	= RDLOCK_XOP_FAA,
+	[RDLOCK_TEST_OP_CAS]	= RDLOCK_XOP_CAS,
+	[RDLOCK_TEST_OP_PING]	= RDLOCK_XOP_PING,
+};
+
+static int rdlock_test_check(const struct rdlock_test_op *op)
+{
+	if (op->op < RDLOCK_TEST_OP_READ || op->op > RDLOCK_TEST_OP_PING)
+		return -EINVAL;
+	if (op->op != RDLOCK_TEST_OP_PING &&
+	    op->slot < RDLOCK_XPORT_RESERVED_SLOTS)
+		return -EINVAL;
+	if (!rdlock_xport_node_configured(op->node))
+		return -ENOENT;
+	return 0;
+}
+
+static int rdlock_test_exec(struct rdlock_test_op *op)
+{
+	return rdlock_xport_exec(rdlock_test_xops[op->op], op->node, op->slot,
+				 op->arg0, op->arg1, &op->result,
+				 op->timeout_ms);
+}
+
+static long rdlock_test_ioc_op(void __user *argp)
+{
+	struct rdlock_test_op op;
+	long ret;
+
+	if (copy_from_user(&op, argp, sizeof(op)))
+		return -EFAULT;
+	ret = rdlock_test_check(&op);
+	if (!ret)
+		ret = rdlock_test_exec(&op);
+	if (!ret && copy_to_user(argp, &op, sizeof(op)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long rdlock_test_ioc_bench(void __user *argp)
+{
+	struct rdlock_test_bench b;
+	u32 *samples;
+	u32 i;
+	long ret;
+
+	if (copy_from_user(&b, argp, sizeof(b)))
+		return -EFAULT;
+	if (b.pad || !b.iterations || b.iterations > RDLOCK_TEST_MAX_SAMPLES)
+		return -EINVAL;
+	ret = rdlock_test_check(&b.op);
+	if (ret)
+		return ret;
+	samples = kvmalloc_array(b.iterations, sizeof(*samples), GFP_KERNEL);
+	if (!samples)
+		return -ENOMEM;
+	for (i = 0; i < b.iterations; i++) {
+		ktime_t t0 = ktime_get();
+
+		ret = rdlock_test_exec(&b.op);
+		if (ret)
+			break;
+		samples[i] = min_t(s64, ktime_to_ns(ktime_sub(ktime_get(), t0)),
+				   U32_MAX);
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	if (!ret && copy_to_user(u64_to_user_ptr(b.samples), samples,
+				 (size_t)b.iterations * sizeof(*samples)))
+		ret = -EFAULT;
+	kvfree(samples);
+	return ret;
+}
+
+static long rdlock_test_ioc_info(void __user *argp)
+{
+	struct rdlock_test_info info = {
+		.node_id = rdlock_xport_self(),
+		.backend = rdlock_xport_backend(),
+		.table_slots = rdlock_xport_table_slots(),
+		.first_free_slot = RDLOCK_XPORT_RESERVED_SLOTS,
+		.ready = rdlock_xport_ready(),
+	};
+
+	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg)
+{
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case RDLOCK_TEST_IOC_OP:
+		return rdlock_test_ioc_op(argp);
+	case RDLOCK_TEST_IOC_BENCH:
+		return rdlock_test_ioc_bench(argp);
+	case RDLOCK_TEST_IOC_INFO:
+		return rdlock_test_ioc_info(argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations rdlock_test_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= rdlock_test_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice rdlock_test_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "rdlock_test",
+	.fops	= &rdlock_test_fops,
+	.mode	= 0600,
+};
+
+module_misc_device(rdlock_test_misc);
+
+MODULE_DESCRIPTION("rdlock transport test interface (not a stable API)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Test-only interface of rdlock_test.ko (/dev/rdlock_test): raw transport
+ * primitives for selftests and benchmarks. NOT a stable uapi: it changes
+ * with the transport and exists only while the test module is loaded.
+ */
+#ifndef _RDLOCK_TEST_IOCTL_H
+#define _RDLOCK_TEST_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+enum rdlock_test_opcode {
+	RDLOCK_TEST_OP_READ	= 1,	/* result = slot */
+	RDLOCK_TEST_OP_WRITE	= 2,	/* slot = arg0 */
+	RDLOCK_TEST_OP_FAA	= 3,	/* result = slot; slot += arg0 */
+	RDLOCK_TEST_OP_CAS	= 4,	/* result = slot; if == arg0, slot = arg1 */
+	RDLOCK_TEST_OP_PING	= 5,	/* SEND a message, wait for the echo */
+};
+
+/**
+ * struct rdlock_test_op - one primitive on (node, slot)
+ * @op: enum rdlock_test_opcode.
+ * @node: target node id (our own id goes through the loopback path).
+ * @slot: 8-byte slot of the target's lock table (ignored for PING).
+ * @timeout_ms: 0 selects the transport's default.
+ * @arg0: operand, see enum rdlock_test_opcode.
+ * @arg1: operand, see enum rdlock_test_opcode.
+ * @result: out: the value the operation returned.
+ */
+struct rdlock_test_op {
+	__u32 op;
+	__u32 node;
+	__u32 slot;
+	__u32 timeout_ms;
+	__u64 arg0;
+	__u64 arg1;
+	__u64 result;
+};
+
+/**
+ * struct rdlock_test_bench - time @iterations synchronous operations
+ * @op: the operation (@op.arg0/arg1 are reused for every iteration).
+ * @iterations: at most RDLOCK_TEST_MAX_SAMPLES.
+ * @pad: zero.
+ * @samples: user pointer to @iterations __u32 latencies in nanoseconds.
+ */
+struct rdlock_test_bench {
+	struct rdlock_test_op op;
+	__u32 iterations;
+	__u32 pad;
+	__u64 samples;
+};
+
+#define RDLOCK_TEST_MAX_SAMPLES	(1U << 20)
+
+/**
+ * struct rdlock_test_info - transport facts a test needs
+ * @node_id: this node.
+ * @backend: enum rdlock_backend in use (0 until resolved).
+ * @table_slots: slots in every node's lock table.
+ * @first_free_slot: first slot tests may use; lower ones are the transport's.
+ * @ready: 1 when every configured node is connected.
+ * @pad: zero.
+ */
+struct rdlock_test_info {
+	__u32 node_id;
+	__u32 backend;
+	__u32 table_slots;
+	__u32 first_free_slot;
+	__u32 ready;
+	__u32 pad;
+};
+
+#define RDLOCK_TEST_IOC_MAGIC	0xD8
+#define RDLOCK_TEST_IOC_OP	_IOWR(RDLOCK_TEST_IOC_MAGIC, 1, struct rdlock_test_op)
+#define RDLOCK_TEST_IOC_BENCH	_IOWR(RDLOCK_TEST_IOC_MAGIC, 2, struct rdlock_test_bench)
+#define RDLOCK_TEST_IOC_INFO	_IOR(RDLOCK_TEST_IOC_MAGIC, 3, struct rdlock_test_info)
+
+#endif /* _RDLOCK_TEST_IOCTL_H */

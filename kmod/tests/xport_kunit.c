@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the transport's pure logic: uapi validation, address
+ * conversion and backend agreement. Table-driven, as lib/overflow_kunit.c.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+
+#include "../uapi_check.h"
+#include "../backend.h"
+
+/* ---------------------------------------------------------------- */
+/* Addresses                                                        */
+
+struct rdlock_addr_case {
+	const char *name;
+	u16 family;
+	u16 port;
+	u32 scope_id;
+	u8 addr[16];
+	int expect;
+	u16 expect_port;	/* network order check, host order here */
+};
+
+#define V4(a, b, c, d)	{ a, b, c, d }
+
+static const struct rdlock_addr_case rdlock_addr_cases[] = {
+	{ "v4 plain", AF_INET, 7000, 0, V4(10, 77, 0, 1), 0, 7000 },
+	{ "v4 default port", AF_INET, 0, 0, V4(10, 77, 0, 2), 0,
+	  RDLOCK_DEFAULT_PORT },
+	{ "v4 max port", AF_INET, 65535, 0, V4(192, 168, 1, 1), 0, 65535 },
+	{ "v4 zero", AF_INET, 1, 0, V4(0, 0, 0, 0), -EINVAL },
+	{ "v4 zeronet", AF_INET, 1, 0, V4(0, 1, 2, 3), -EINVAL },
+	{ "v4 multicast", AF_INET, 1, 0, V4(224, 0, 0, 1), -EINVAL },
+	{ "v4 broadcast", AF_INET, 1, 0, V4(255, 255, 255, 255), -EINVAL },
+	{ "v4 scope", AF_INET, 1, 3, V4(10, 0, 0, 1), -EINVAL },
+	{ "v4 stray byte", AF_INET, 1, 0,
+	  { 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9 }, -EINVAL },
+	{ "v6 plain", AF_INET6, 9, 0,
+	  { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }, 0, 9 },
+	{ "v6 link-local scope", AF_INET6, 9, 2,
+	  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }, 0, 9 },
+	{ "v6 any", AF_INET6, 9, 0, { 0 }, -EINVAL },
+	{ "v6 multicast", AF_INET6, 9, 0, { 0xff, 0x02, 0, 0, 0, 0, 0, 0,
+	  0, 0, 0, 0, 0, 0, 0, 1 }, -EINVAL },
+	{ "family unix", 1, 9, 0, V4(10, 0, 0, 1), -EAFNOSUPPORT },
+	{ "family zero", 0, 9, 0, V4(10, 0, 0, 1), -EAFNOSUPPORT },
+};
+
+static void rdlock_addr_desc(const struct rdlock_addr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_addr, rdlock_addr_cases, rdlock_addr_desc);
+
+static void rdlock_addr_test(struct kunit *test)
+{
+	const struct rdlock_addr_case *c = test->param_value;
+	struct rdlock_addr ua = {
+		.family = c->family, .port = c->port, .scope_id = c->scope_id,
+	};
+	struct sockaddr_storage ss, before;
+
+	memcpy(ua.addr, c->addr, sizeof(ua.addr));
+	memset(&ss, 0xa5, sizeof(ss));
+	before = ss;
+	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(&ua, &ss), c->expect);
+	if (c->expect) {
+		/* A rejected address leaves the output untouched. */
+		KUNIT_EXPECT_EQ(test, memcmp(&ss, &before, sizeof(ss)), 0);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, ss.ss_family, c->family);
+	if (c->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), c->expect_port);
+		KUNIT_EXPECT_EQ(test, memcmp(&sin->sin_addr, c->addr, 4), 0);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), c->expect_port);
+		KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, c->scope_id);
+		KUNIT_EXPECT_EQ(test, memcmp(&sin6->sin6_addr, c->addr, 16), 0);
+	}
+}
+
+static void rdlock_sockaddr_equal_test(struct kunit *test)
+{
+	struct rdlock_addr a = { .family = AF_INET, .port = 5,
+				 .addr = V4(10, 0, 0, 1) };
+	struct sockaddr_storage x, y;
+
+	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(&a, &x), 0);
+	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(&a, &y), 0);
+	KUNIT_EXPECT_TRUE(test, rdlock_sockaddr_equal(&x, &y));
+	a.port = 6;
+	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(&a, &y), 0);
+	KUNIT_EXPECT_FALSE(test, rdlock_sockaddr_equal(&x, &y));
+	a.port = 5;
+	a.addr[3] = 2;
+	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(&a, &y), 0);
+	KUNIT_EXPECT_FALSE(test, rdlock_sockaddr_equal(&x, &y));
+}
+
+/* ---------------------------------------------------------------- */
+/* Structures                                                       */
+
+static struct rdlock_cluster_config rdlock_good_config(void)
+{
+	struct rdlock_cluster_config cfg = {
+		.version = RDLOCK_UAPI_VERSION, .cluster_id = 7, .node_id = 1,
+		.addr = { .family = AF_INET, .addr = V4(10, 77, 0, 2) },
+	};
+
+	return cfg;
+}
+
+static void rdlock_config_test(struct kunit *test)
+{
+	struct rdlock_cluster_config cfg = rdlock_good_config();
+	struct sockaddr_storage ss;
+
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), 0);
+	cfg.version = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
+	cfg = rdlock_good_config();
+	cfg.version = RDLOCK_UAPI_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
+	cfg = rdlock_good_config();
+	cfg.flags = 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
+	cfg = rdlock_good_config();
+	cfg.reserved[3] = 1ULL << 63;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
+	cfg = rdlock_good_config();
+	cfg.cluster_id = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
+	cfg = rdlock_good_config();
+	cfg.node_id = RDLOCK_MAX_NODES - 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), 0);
+	cfg.node_id = RDLOCK_MAX_NODES;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
+	cfg = rdlock_good_config();
+	cfg.addr.family = 99;
+	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EAFNOSUPPORT);
+}
+
+static void rdlock_peer_test(struct kunit *test)
+{
+	struct rdlock_peer peer = {
+		.version = RDLOCK_UAPI_VERSION, .node_id = 2,
+		.addr = { .family = AF_INET, .addr = V4(10, 77, 0, 3) },
+	};
+	struct sockaddr_storage ss;
+
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, &ss), 0);
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), 0);
+	peer.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, &ss), -EINVAL);
+	peer.reserved[1] = 0;
+	peer.node_id = RDLOCK_MAX_NODES;
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), -EINVAL);
+	peer.node_id = 2;
+	/* DEL_PEER accepts a zeroed address; ADD_PEER does not. */
+	memset(&peer.addr, 0, sizeof(peer.addr));
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, &ss), -EAFNOSUPPORT);
+	peer.version = 2;
+	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), -EINVAL);
+}
+
+static void rdlock_status_test(struct kunit *test)
+{
+	struct rdlock_status st = { .version = RDLOCK_UAPI_VERSION,
+				    .nr_nodes = RDLOCK_MAX_NODES };
+
+	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), 0);
+	st.nr_nodes = RDLOCK_MAX_NODES + 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), -EINVAL);
+	st.nr_nodes = 0;
+	st.reserved[0] = 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), -EINVAL);
+	st.reserved[0] = 0;
+	st.version = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), -EINVAL);
+}
+
+/* ---------------------------------------------------------------- */
+/* Backend agreement                                                */
+
+#define A	RDLOCK_BACKEND_NONE
+#define V	RDLOCK_BACKEND_VERBS
+#define T	RDLOCK_BACKEND_TWOSIDED
+
+struct rdlock_backend_case {
+	const char *name;
+	unsigned int n;
+	struct rdlock_backend_adv adv[4];
+	int expect;
+};
+
+static const struct rdlock_backend_case rdlock_backend_cases[] = {
+	{ "one auto capable", 1, { { A, true } }, V },
+	{ "one auto incapable", 1, { { A, false } }, T },
+	{ "all auto capable", 3, { { A, true }, { A, true }, { A, true } }, V },
+	{ "auto, one incapable", 3,
+	  { { A, true }, { A, false }, { A, true } }, T },
+	{ "forced twosided wins", 3,
+	  { { A, true }, { T, true }, { A, true } }, T },
+	{ "forced verbs, all capable", 2, { { V, true }, { A, true } }, V },
+	{ "forced verbs, one incapable", 2,
+	  { { V, true }, { A, false } }, -EOPNOTSUPP },
+	{ "conflicting forces", 3,
+	  { { V, true }, { A, true }, { T, true } }, -EPROTO },
+	{ "same force twice", 4,
+	  { { T, false }, { T, true }, { A, true }, { A, false } }, T },
+};
+
+static void rdlock_backend_desc(const struct rdlock_backend_case *c,
+				char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_backend, rdlock_backend_cases, rdlock_backend_desc);
+
+static void rdlock_backend_resolve_test(struct kunit *test)
+{
+	const struct rdlock_backend_case *c = test->param_value;
+	unsigned int i, j;
+	int backend;
+
+	backend = rdlock_backend_resolve(c->adv, c->n);
+	KUNIT_ASSERT_EQ(test, backend, c->expect);
+	/*
+	 * Pairwise checks must agree with the global outcome: a resolvable
+	 * set is pairwise compatible and admits each member; an unresolvable
+	 * one has an incompatible pair, so connecting refuses it early.
+	 */
+	if (backend > 0) {
+		for (i = 0; i < c->n; i++) {
+			KUNIT_EXPECT_TRUE(test,
+					  rdlock_backend_admits(backend, &c->adv[i]));
+			for (j = 0; j < c->n; j++)
+				KUNIT_EXPECT_TRUE(test,
+						  rdlock_backend_compatible(&c->adv[i],
+									    &c->adv[j]));
+		}
+	} else {
+		bool some_pair_bad = false;
+
+		for (i = 0; i < c->n; i++)
+			for (j = 0; j < c->n; j++)
+				some_pair_bad |= !rdlock_backend_compatible(&c->adv[i],
+									    &c->adv[j]);
+		KUNIT_EXPECT_TRUE(test, some_pair_bad);
+	}
+}
+
+static void rdlock_backend_admits_test(struct kunit *test)
+{
+	static const struct rdlock_backend_adv auto_yes = { A, true };
+	static const struct rdlock_backend_adv auto_no = { A, false };
+	static const struct rdlock_backend_adv verbs = { V, true };
+	static const struct rdlock_backend_adv twos = { T, true };
+
+	KUNIT_EXPECT_TRUE(test, rdlock_backend_admits(V, &auto_yes));
+	KUNIT_EXPECT_FALSE(test, rdlock_backend_admits(V, &auto_no));
+	KUNIT_EXPECT_FALSE(test, rdlock_backend_admits(V, &twos));
+	KUNIT_EXPECT_TRUE(test, rdlock_backend_admits(V, &verbs));
+	KUNIT_EXPECT_TRUE(test, rdlock_backend_admits(T, &auto_yes));
+	KUNIT_EXPECT_TRUE(test, rdlock_backend_admits(T, &auto_no));
+	KUNIT_EXPECT_FALSE(test, rdlock_backend_admits(T, &verbs));
+	KUNIT_EXPECT_FALSE(test, rdlock_backend_admits(A, &auto_yes));
+}
+
+static struct kunit_case rdlock_xport_cases[] = {
+	KUNIT_CASE_PARAM(rdlock_addr_test, rdlock_addr_gen_params),
+	KUNIT_CASE(rdlock_sockaddr_equal_test),
+	KUNIT_CASE(rdlock_config_test),
+	KUNIT_CASE(rdlock_peer_test),
+	KUNIT_CASE(rdlock_status_test),
+	KUNIT_CASE_PARAM(rdlock_backend_resolve_test,
+			 rdlock_backend_gen_params),
+	KUNIT_CASE(rdlock_backend_admits_test),
+	{}
+};
+
+static struct kunit_suite rdlock_xport_suite = {
+	.name = "rdlock_xport",
+	.test_cases = rdlock_xport_cases,
+};
+
+kunit_test_suite(rdlock_xport_suite);
+
+MODULE_DESCRIPTION("KUnit tests of rdlock's transport logic");
+MODULE_LICENSE("GPL");

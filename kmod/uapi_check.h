@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Validation of /dev/rdlock ioctl arguments. Pure functions without side
+ * effects so that KUnit can test every rule; the ioctl handlers call them
+ * before touching any state, which is how a rejected call changes nothing.
+ */
+#ifndef _RDLOCK_UAPI_CHECK_H
+#define _RDLOCK_UAPI_CHECK_H
+
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <linux/rdlock.h>
+
+static inline bool rdlock_all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/**
+ * rdlock_addr_to_sockaddr() - validate a uapi address and convert it
+ * @ua: the address as userspace passed it.
+ * @ss: filled with the sockaddr rdma_cm takes; untouched on error.
+ *
+ * Return: 0, -EAFNOSUPPORT for a family other than IPv4/IPv6, or -EINVAL
+ * for stray bytes, a scope on IPv4, or an address no peer can have
+ * (unspecified, multicast, limited broadcast).
+ */
+static inline int rdlock_addr_to_sockaddr(const struct rdlock_addr *ua,
+					  struct sockaddr_storage *ss)
+{
+	u16 port = ua->port ? ua->port : RDLOCK_DEFAULT_PORT;
+
+	switch (ua->family) {
+	case AF_INET: {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+		__be32 a;
+
+		if (ua->scope_id || !rdlock_all_zero(ua->addr + 4, 12))
+			return -EINVAL;
+		memcpy(&a, ua->addr, sizeof(a));
+		if (ipv4_is_zeronet(a) || ipv4_is_multicast(a) ||
+		    ipv4_is_lbcast(a))
+			return -EINVAL;
+		memset(ss, 0, sizeof(*ss));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = a;
+		return 0;
+	}
+	case AF_INET6: {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		/* ff00::/8 is multicast; :: names no host. */
+		if (ua->addr[0] == 0xff ||
+		    rdlock_all_zero(ua->addr, sizeof(ua->addr)))
+			return -EINVAL;
+		memset(ss, 0, sizeof(*ss));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(&sin6->sin6_addr, ua->addr, sizeof(ua->addr));
+		sin6->sin6_scope_id = ua->scope_id;
+		return 0;
+	}
+	default:
+		return -EAFNOSUPPORT;
+	}
+}
+
+/* Equal family, address, port and scope: the same rdma_cm endpoint. */
+static inline bool rdlock_sockaddr_equal(const struct sockaddr_storage *a,
+					 const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       x->sin6_scope_id == y->sin6_scope_id &&
+		       !memcmp(&x->sin6_addr, &y->sin6_addr,
+			       sizeof(x->sin6_addr));
+	}
+	return false;
+}
+
+/**
+ * rdlock_check_config() - validate RDLOCK_IOC_SET_CONFIG's argument
+ * @cfg: the copied-in structure.
+ * @ss: receives the listen address.
+ *
+ * Return: 0 or a negative errno as documented in uapi.rst.
+ */
+static inline int rdlock_check_config(const struct rdlock_cluster_config *cfg,
+				      struct sockaddr_storage *ss)
+{
+	if (cfg->version != RDLOCK_UAPI_VERSION || cfg->flags ||
+	    !rdlock_all_zero(cfg->reserved, sizeof(cfg->reserved)))
+		return -EINVAL;
+	if (!cfg->cluster_id || cfg->node_id >= RDLOCK_MAX_NODES)
+		return -EINVAL;
+	return rdlock_addr_to_sockaddr(&cfg->addr, ss);
+}
+
+/**
+ * rdlock_check_peer() - validate the argument of ADD_PEER and DEL_PEER
+ * @peer: the copied-in structure.
+ * @ss: receives the address; NULL when only the id matters (DEL_PEER),
+ *	in which case an all-zero address is accepted too.
+ *
+ * Return: 0 or a negative errno as documented in uapi.rst.
+ */
+static inline int rdlock_check_peer(const struct rdlock_peer *peer,
+				    struct sockaddr_storage *ss)
+{
+	struct sockaddr_storage scratch;
+
+	if (peer->version != RDLOCK_UAPI_VERSION ||
+	    !rdlock_all_zero(peer->reserved, sizeof(peer->reserved)))
+		return -EINVAL;
+	if (peer->node_id >= RDLOCK_MAX_NODES)
+		return -EINVAL;
+	if (!ss) {
+		if (rdlock_all_zero(&peer->addr, sizeof(peer->addr)))
+			return 0;
+		ss = &scratch;
+	}
+	return rdlock_addr_to_sockaddr(&peer->addr, ss);
+}
+
+/**
+ * rdlock_check_status() - validate RDLOCK_IOC_STATUS's input fields
+ * @st: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_status(const struct rdlock_status *st)
+{
+	if (st->version != RDLOCK_UAPI_VERSION ||
+	    !rdlock_all_zero(st->reserved, sizeof(st->reserved)) ||
+	    st->nr_nodes > RDLOCK_MAX_NODES)
+		return -EINVAL;
+	return 0;
+}
+
+#endif /* _RDLOCK_UAPI_CHECK_H */

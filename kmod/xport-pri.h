@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock transport internals: shared by the transport's files, main.c and
+ * debugfs.c only. Layers above use xport.h.
+ */
+#ifndef _RDLOCK_XPORT_PRI_H
+#define _RDLOCK_XPORT_PRI_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <linux/rdlock.h>
+
+#include "backend.h"
+#include "xport.h"
+
+#define RDLOCK_SQ_DEPTH		256
+#define RDLOCK_RX_DEPTH		64
+#define RDLOCK_TX_DEPTH		64
+/*
+ * Credits bound what one connection can have in flight, so that neither
+ * the send queue nor the peer's receive ring can overflow: two-sided
+ * requests each consume one peer receive and one reply on the way back,
+ * which the other half of the TX ring is reserved for.
+ */
+#define RDLOCK_REQ_CREDITS	(RDLOCK_TX_DEPTH / 2)
+#define RDLOCK_ONESIDED_CREDITS	128
+#define RDLOCK_MSG_SIZE		64
+#define RDLOCK_CM_TIMEOUT_MS	2000
+#define RDLOCK_RECONNECT_MIN_MS	100
+#define RDLOCK_RECONNECT_MAX_MS	2000
+
+#define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
+#define RDLOCK_WIRE_VERSION	1
+
+enum rdlock_wire_type {
+	RDLOCK_WIRE_ATOMIC_REQ	= 1,
+	RDLOCK_WIRE_ATOMIC_REP	= 2,
+	RDLOCK_WIRE_PING	= 3,
+	RDLOCK_WIRE_PONG	= 4,
+	RDLOCK_WIRE_USER	= 16,	/* + rdlock_xport_set_msg_handler type */
+};
+
+/* Messages are little-endian on the wire: nodes may differ in byte order. */
+struct rdlock_wire_hdr {
+	__le16 type;
+	__le16 len;
+	__le32 src_node;
+	__le64 id;
+};
+
+struct rdlock_wire_msg {
+	struct rdlock_wire_hdr hdr;
+	union {
+		struct {
+			__le32 op;
+			__le32 slot;
+			__le64 arg0;
+			__le64 arg1;
+		} req;
+		struct {
+			__le32 status;
+			__le32 pad;
+			__le64 value;
+		} rep;
+		u8 payload[RDLOCK_XMSG_PAYLOAD];
+	};
+};
+
+/* Bits of struct rdlock_cm_pdata.flags. */
+#define RDLOCK_PDATA_VERBS_CAPABLE	(1U << 0)
+#define RDLOCK_PDATA_WORDS_BE		(1U << 1)
+
+/*
+ * Connection private data, both directions: who we are and where our lock
+ * table is. Must fit the 56 bytes rdma_cm leaves in an IB CM REQ.
+ */
+struct rdlock_cm_pdata {
+	__le32 magic;
+	__le16 version;
+	u8 backend_mode;
+	u8 flags;
+	__le32 cluster_id;
+	__le32 src_node;
+	__le32 dst_node;
+	__le32 table_slots;
+	__le64 table_addr;
+	__le32 rkey;
+	__le32 pad;
+};
+
+enum rdlock_reject_reason {
+	RDLOCK_REJ_VERSION	= 1,
+	RDLOCK_REJ_CLUSTER	= 2,
+	RDLOCK_REJ_NODE		= 3,
+	RDLOCK_REJ_DIRECTION	= 4,
+	RDLOCK_REJ_NOT_READY	= 5,
+	RDLOCK_REJ_BACKEND	= 6,
+	RDLOCK_REJ_NO_RESOURCES	= 7,
+};
+
+struct rdlock_cm_reject {
+	__le32 magic;
+	__le16 reason;
+	__le16 pad;
+};
+
+/* One PD and CQ per device, shared by every queue pair on it. */
+struct rdlock_dev {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+};
+
+struct rdlock_table {
+	u64 *mem;
+	size_t size;
+	u32 slots;
+	struct scatterlist sg;
+	bool mapped;
+	struct ib_mr *mr;
+	bool registered;
+};
+
+/* A message buffer of a connection's TX or RX ring. */
+struct rdlock_msgbuf {
+	struct ib_cqe cqe;
+	struct rdlock_conn *conn;
+	struct rdlock_wire_msg *msg;
+	u64 dma;
+	u32 req_id;			/* TX: two-sided request it carries */
+	bool reply;			/* TX: from the reply reserve */
+};
+
+/* Bits of struct rdlock_conn.flags. */
+#define RDLOCK_CONN_FAILED	0
+
+enum rdlock_conn_state {
+	RDLOCK_CONN_CONNECTING,
+	RDLOCK_CONN_ESTABLISHED,
+	RDLOCK_CONN_CLOSING,
+};
+
+struct rdlock_conn {
+	struct kref ref;
+	struct list_head entry;			/* rdlock_cl.conns */
+	u32 node;				/* the peer */
+	bool active;				/* we sent the request */
+	bool connect_sent;			/* QP may see traffic */
+	unsigned long flags;			/* RDLOCK_CONN_* bits */
+	enum rdlock_conn_state state;		/* under rdlock_cl.lock */
+	struct rdma_cm_id *cm_id;
+	struct ib_qp *qp;
+	struct rdlock_dev *dev;
+	struct rdlock_cm_pdata peer;		/* what the peer told us */
+
+	void *bufs;				/* TX then RX messages */
+	u64 bufs_dma;
+	struct rdlock_msgbuf tx[RDLOCK_TX_DEPTH];
+	struct rdlock_msgbuf rx[RDLOCK_RX_DEPTH];
+	unsigned long tx_busy[BITS_TO_LONGS(RDLOCK_TX_DEPTH)];
+	unsigned int tx_nonreply;		/* requests and one-way sends */
+	spinlock_t tx_lock;
+	spinlock_t post_lock;			/* posting vs. closing */
+	bool closing;				/* under post_lock: no posts */
+
+	atomic_t req_credits;
+	atomic_t onesided_credits;
+	wait_queue_head_t credit_wait;
+	struct xarray pending;			/* two-sided requests by id */
+	u32 next_id;
+
+	struct work_struct release_work;
+};
+
+struct rdlock_node_stats {
+	atomic64_t ops[RDLOCK_XOP_NR];
+	atomic64_t msgs_sent;
+	atomic64_t msgs_recv;
+	atomic64_t bytes;
+	atomic64_t errors;
+	atomic64_t served;			/* two-sided ops executed for it */
+};
+
+struct rdlock_node {
+	u32 id;
+	bool configured;
+	struct sockaddr_storage addr;
+	struct rdlock_conn *conn;		/* the one we send on */
+	bool adv_known;
+	struct rdlock_backend_adv adv;
+	u64 table_addr;
+	u32 rkey;
+	u32 table_slots;
+	bool words_be;				/* table words big-endian */
+	u32 connects;
+	unsigned int backoff_ms;
+	struct delayed_work connect_work;	/* active side only */
+	struct rdlock_node_stats stats;
+};
+
+struct rdlock_cluster {
+	struct mutex cfg_mutex;			/* config, up, down */
+	spinlock_t lock;			/* nodes' conns and states */
+	bool configured;
+	bool up;
+	u32 cluster_id;
+	u32 self;
+	struct rdlock_node nodes[RDLOCK_MAX_NODES];
+	struct rdma_cm_id *listen_id;
+	struct rdlock_dev *dev;
+	struct mutex dev_mutex;			/* creating @dev, registering */
+	struct rdlock_table table;
+	bool local_ready;			/* table registered, probed */
+	bool probed;
+	struct rdlock_backend_adv self_adv;
+	bool words_be;				/* device stores atomics BE */
+	bool result_be;				/* device returns atomics BE */
+	struct work_struct local_setup_work;
+	struct rdlock_conn *setup_conn;
+	int backend;				/* resolved, or NONE */
+	struct list_head conns;
+	wait_queue_head_t conns_wait;
+	atomic64_t rejected;
+	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
+};
+
+extern struct rdlock_cluster rdlock_cl;
+extern struct workqueue_struct *rdlock_wq;
+extern int rdlock_backend_param;
+extern unsigned int rdlock_table_slots_param;
+extern unsigned int rdlock_op_timeout_ms;
+
+/* xport_cm.c: membership, connections, devices */
+int rdlock_xport_init(void);
+void rdlock_xport_exit(void);
+int rdlock_cluster_up(void);
+void rdlock_cluster_down(void);
+void rdlock_conn_fail(struct rdlock_conn *conn);
+void rdlock_conn_put(struct rdlock_conn *conn);
+struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err);
+int rdlock_cluster_state(void);
+int rdlock_node_state(u32 node);
+
+/* xport_io.c: lock table, requests, messages */
+int rdlock_table_alloc(u32 slots);
+void rdlock_table_free(void);
+int rdlock_table_register(struct rdlock_conn *conn);
+int rdlock_probe_atomics(struct rdlock_conn *conn);
+int rdlock_conn_alloc_bufs(struct rdlock_conn *conn);
+void rdlock_conn_free_bufs(struct rdlock_conn *conn);
+int rdlock_conn_post_recvs(struct rdlock_conn *conn);
+void rdlock_conn_fail_pending(struct rdlock_conn *conn, int status);
+int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr);
+int rdlock_io_init(void);
+void rdlock_io_exit(void);
+
+/* debugfs.c */
+void rdlock_debugfs_init(void);
+void rdlock_debugfs_exit(void);
+
+#endif /* _RDLOCK_XPORT_PRI_H */

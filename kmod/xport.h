@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock transport: what the lock protocols (and the test module) may use.
+ *
+ * Every node owns a lock table of 8-byte slots. Any node, this one
+ * included, reaches any slot only through these calls, which go through
+ * the cluster's one atomic backend (one-sided RDMA atomics or the home
+ * CPU executing them on request); values are always in host byte order.
+ * The structures behind the calls are private (xport-pri.h).
+ */
+#ifndef _RDLOCK_XPORT_H
+#define _RDLOCK_XPORT_H
+
+#include <linux/types.h>
+
+enum rdlock_xop {
+	RDLOCK_XOP_READ,	/* value = slot */
+	RDLOCK_XOP_WRITE,	/* slot = arg0 */
+	RDLOCK_XOP_FAA,		/* value = slot; slot += arg0 */
+	RDLOCK_XOP_CAS,		/* value = slot; slot == arg0 ? slot = arg1 */
+	RDLOCK_XOP_PING,	/* SEND and wait for the echo: no slot */
+	RDLOCK_XOP_NR,
+};
+
+/* Slots below this are the transport's own (slot 0: the atomic probe). */
+#define RDLOCK_XPORT_RESERVED_SLOTS	8
+
+/*
+ * Completion of an asynchronous operation. Runs in softirq context (CQ
+ * completion) or, for a two-sided operation on this node's own table, in
+ * the submitter's context: never sleep in it. @status is 0 or a negative
+ * errno; @value is valid only when @status is 0.
+ */
+typedef void (*rdlock_xdone_t)(void *ctx, int status, u64 value);
+
+int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
+			u64 arg1, rdlock_xdone_t done, void *ctx);
+int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
+		      u64 arg1, u64 *value, unsigned int timeout_ms);
+
+/* One-way messages between nodes for protocol notifications. */
+#define RDLOCK_XMSG_PAYLOAD	40
+#define RDLOCK_XMSG_USER_TYPES	8
+typedef void (*rdlock_xmsg_handler_t)(u32 src_node, const void *payload,
+				      size_t len);
+int rdlock_xport_set_msg_handler(unsigned int type,
+				 rdlock_xmsg_handler_t handler);
+int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
+			  size_t len);
+
+u32 rdlock_xport_self(void);
+u32 rdlock_xport_table_slots(void);
+int rdlock_xport_backend(void);
+bool rdlock_xport_ready(void);
+bool rdlock_xport_node_configured(u32 node);
+
+#endif /* _RDLOCK_XPORT_H */

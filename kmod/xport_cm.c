@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock transport: cluster membership, devices and rdma_cm connections.
+ *
+ * Each pair of nodes shares exactly one RC queue pair: the node with the
+ * lower id connects, the other accepts. Every node also connects to itself
+ * (loopback), so that its own lock table is reached through the same atomic
+ * backend as everybody else's. The loopback connection is the first one
+ * made: on it the lock table is registered (FRWR) and the device's atomics
+ * are probed, and only then does the node connect to its peers, because the
+ * table's address and rkey travel in the connection private data.
+ *
+ * Teardown follows nvme-rdma: stop posting, disconnect, drain, then free.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <rdma/ib_cm.h>
+
+#include "xport-pri.h"
+#include "uapi_check.h"
+
+struct rdlock_cluster rdlock_cl;
+struct workqueue_struct *rdlock_wq;
+
+static const char *const rdlock_reject_names[] = {
+	[RDLOCK_REJ_VERSION]		= "protocol version",
+	[RDLOCK_REJ_CLUSTER]		= "cluster id",
+	[RDLOCK_REJ_NODE]		= "unknown node",
+	[RDLOCK_REJ_DIRECTION]		= "higher node id must accept",
+	[RDLOCK_REJ_NOT_READY]		= "not ready",
+	[RDLOCK_REJ_BACKEND]		= "atomic backend mismatch",
+	[RDLOCK_REJ_NO_RESOURCES]	= "no resources",
+};
+
+static const char *rdlock_backend_name(int backend)
+{
+	switch (backend) {
+	case RDLOCK_BACKEND_VERBS:
+		return "verbs";
+	case RDLOCK_BACKEND_TWOSIDED:
+		return "twosided";
+	default:
+		return "auto";
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                            */
+
+static struct rdlock_dev *rdlock_dev_get(struct ib_device *ibdev)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_dev *dev;
+	int nr_cqe, ret;
+
+	mutex_lock(&cl->dev_mutex);
+	dev = cl->dev;
+	if (dev) {
+		/* The lock table is registered on one device only. */
+		if (dev->ibdev != ibdev)
+			dev = ERR_PTR(-EXDEV);
+		goto out;
+	}
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev) {
+		dev = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	dev->ibdev = ibdev;
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		ret = PTR_ERR(dev->pd);
+		goto free_dev;
+	}
+	/* Every QP of the node, plus room for one being replaced per peer. */
+	nr_cqe = 2 * (RDLOCK_MAX_NODES + 1) *
+		 (RDLOCK_SQ_DEPTH + RDLOCK_RX_DEPTH + 2);
+	nr_cqe = min(nr_cqe, ibdev->attrs.max_cqe);
+	dev->cq = ib_alloc_cq(ibdev, dev, nr_cqe, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(dev->cq)) {
+		ret = PTR_ERR(dev->cq);
+		goto free_pd;
+	}
+	cl->dev = dev;
+	goto out;
+
+free_pd:
+	ib_dealloc_pd(dev->pd);
+free_dev:
+	kfree(dev);
+	dev = ERR_PTR(ret);
+out:
+	mutex_unlock(&cl->dev_mutex);
+	return dev;
+}
+
+/* Called when no connection uses the device any more. */
+static void rdlock_dev_free(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_dev *dev = cl->dev;
+
+	if (!dev)
+		return;
+	rdlock_table_free();
+	ib_free_cq(dev->cq);
+	ib_dealloc_pd(dev->pd);
+	kfree(dev);
+	cl->dev = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection objects                                                 */
+
+static void rdlock_conn_release_work(struct work_struct *work);
+
+static struct rdlock_conn *rdlock_conn_create(u32 node, bool active)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	kref_init(&conn->ref);
+	conn->node = node;
+	conn->active = active;
+	conn->state = RDLOCK_CONN_CONNECTING;
+	spin_lock_init(&conn->tx_lock);
+	spin_lock_init(&conn->post_lock);
+	atomic_set(&conn->req_credits, RDLOCK_REQ_CREDITS);
+	atomic_set(&conn->onesided_credits, RDLOCK_ONESIDED_CREDITS);
+	init_waitqueue_head(&conn->credit_wait);
+	xa_init_flags(&conn->pending, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	INIT_WORK(&conn->release_work, rdlock_conn_release_work);
+
+	spin_lock_bh(&cl->lock);
+	list_add_tail(&conn->entry, &cl->conns);
+	spin_unlock_bh(&cl->lock);
+	return conn;
+}
+
+static void rdlock_conn_free(struct kref *ref)
+{
+	struct rdlock_conn *conn = container_of(ref, struct rdlock_conn, ref);
+
+	xa_destroy(&conn->pending);
+	kfree(conn);
+}
+
+void rdlock_conn_put(struct rdlock_conn *conn)
+{
+	kref_put(&conn->ref, rdlock_conn_free);
+}
+
+/**
+ * rdlock_conn_fail() - start tearing a connection down
+ * @conn: the connection.
+ *
+ * Any context, hardirq included (QP events); idempotent. The teardown
+ * itself runs in rdlock_conn_release_work().
+ */
+void rdlock_conn_fail(struct rdlock_conn *conn)
+{
+	if (test_and_set_bit(RDLOCK_CONN_FAILED, &conn->flags))
+		return;
+	queue_work(rdlock_wq, &conn->release_work);
+}
+
+static void rdlock_schedule_connect(struct rdlock_node *node)
+{
+	unsigned int delay = node->backoff_ms;
+
+	/* Doubling back-off: peers that are down are not hammered. */
+	node->backoff_ms = clamp(delay * 2, RDLOCK_RECONNECT_MIN_MS,
+				 RDLOCK_RECONNECT_MAX_MS);
+	mod_delayed_work(rdlock_wq, &node->connect_work,
+			 msecs_to_jiffies(delay));
+}
+
+static bool rdlock_is_loop_passive(const struct rdlock_conn *conn)
+{
+	return !conn->active && conn->node == rdlock_cl.self;
+}
+
+static void rdlock_conn_release_work(struct work_struct *work)
+{
+	struct rdlock_conn *conn = container_of(work, struct rdlock_conn,
+						release_work);
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_node *node = &cl->nodes[conn->node];
+	bool was_established;
+
+	spin_lock_bh(&cl->lock);
+	was_established = conn->state == RDLOCK_CONN_ESTABLISHED;
+	conn->state = RDLOCK_CONN_CLOSING;
+	if (node->conn == conn)
+		node->conn = NULL;
+	spin_unlock_bh(&cl->lock);
+
+	/* After this nothing new is posted, so the drain below is final. */
+	spin_lock_bh(&conn->post_lock);
+	conn->closing = true;
+	spin_unlock_bh(&conn->post_lock);
+	wake_up_all(&conn->credit_wait);
+
+	if (was_established && !rdlock_is_loop_passive(conn))
+		pr_info("disconnected from node %u\n", conn->node);
+
+	if (conn->qp && conn->connect_sent) {
+		rdma_disconnect(conn->cm_id);
+		ib_drain_qp(conn->qp);
+	}
+	rdlock_conn_fail_pending(conn, -ECONNRESET);
+	if (conn->qp)
+		rdma_destroy_qp(conn->cm_id);
+	if (conn->cm_id)
+		rdma_destroy_id(conn->cm_id);
+	rdlock_conn_free_bufs(conn);
+
+	spin_lock_bh(&cl->lock);
+	list_del_init(&conn->entry);
+	if (conn->active && cl->up)
+		rdlock_schedule_connect(node);
+	spin_unlock_bh(&cl->lock);
+	wake_up_all(&cl->conns_wait);
+	rdlock_conn_put(conn);
+}
+
+static void rdlock_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct rdlock_conn *conn = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+		/* rdma_cm reports establishment itself. */
+		break;
+	default:
+		pr_err("node %u: QP event %s\n", conn->node,
+		       ib_event_msg(ev->event));
+		rdlock_conn_fail(conn);
+	}
+}
+
+static int rdlock_conn_create_qp(struct rdlock_conn *conn)
+{
+	struct ib_qp_init_attr attr = {};
+	struct rdlock_dev *dev;
+	int ret;
+
+	dev = rdlock_dev_get(conn->cm_id->device);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	conn->dev = dev;
+
+	attr.event_handler = rdlock_qp_event;
+	attr.qp_context = conn;
+	attr.send_cq = dev->cq;
+	attr.recv_cq = dev->cq;
+	/* +1 each for the drain work requests of ib_drain_qp(). */
+	attr.cap.max_send_wr = RDLOCK_SQ_DEPTH + 1;
+	attr.cap.max_recv_wr = RDLOCK_RX_DEPTH + 1;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(conn->cm_id, dev->pd, &attr);
+	if (ret)
+		return ret;
+	conn->qp = conn->cm_id->qp;
+
+	ret = rdlock_conn_alloc_bufs(conn);
+	if (ret)
+		return ret;
+	return rdlock_conn_post_recvs(conn);
+}
+
+/* ------------------------------------------------------------------ */
+/* Private data and backend agreement                                 */
+
+static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_table *t = &cl->table;
+
+	memset(pd, 0, sizeof(*pd));
+	pd->magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
+	pd->version = cpu_to_le16(RDLOCK_WIRE_VERSION);
+	pd->backend_mode = cl->self_adv.mode;
+	if (cl->self_adv.verbs_capable)
+		pd->flags |= RDLOCK_PDATA_VERBS_CAPABLE;
+	if (cl->words_be)
+		pd->flags |= RDLOCK_PDATA_WORDS_BE;
+	pd->cluster_id = cpu_to_le32(cl->cluster_id);
+	pd->src_node = cpu_to_le32(cl->self);
+	pd->dst_node = cpu_to_le32(dst);
+	pd->table_slots = cpu_to_le32(t->slots);
+	if (t->registered) {
+		pd->table_addr = cpu_to_le64(t->mr->iova);
+		pd->rkey = cpu_to_le32(t->mr->rkey);
+	}
+}
+
+static void rdlock_pdata_adv(const struct rdlock_cm_pdata *pd,
+			     struct rdlock_backend_adv *adv)
+{
+	adv->mode = pd->backend_mode;
+	adv->verbs_capable = pd->flags & RDLOCK_PDATA_VERBS_CAPABLE;
+}
+
+/* Called with rdlock_cl.lock held: can a peer with this advert join? */
+static bool rdlock_adv_acceptable(const struct rdlock_backend_adv *adv)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	if (!rdlock_backend_compatible(&cl->self_adv, adv))
+		return false;
+	return cl->backend == RDLOCK_BACKEND_NONE ||
+	       rdlock_backend_admits(cl->backend, adv);
+}
+
+/* Called with rdlock_cl.lock held, whenever a node's advert is learnt. */
+static void rdlock_try_resolve_backend(void)
+{
+	struct rdlock_backend_adv adv[RDLOCK_MAX_NODES];
+	struct rdlock_cluster *cl = &rdlock_cl;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (cl->backend != RDLOCK_BACKEND_NONE)
+		return;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		if (!cl->nodes[i].configured)
+			continue;
+		if (!cl->nodes[i].adv_known)
+			return;
+		adv[n++] = cl->nodes[i].adv;
+	}
+	ret = rdlock_backend_resolve(adv, n);
+	if (ret < 0) {
+		pr_err("nodes disagree on the atomic backend (%d)\n", ret);
+		return;
+	}
+	cl->backend = ret;
+	pr_info("cluster %u: atomic backend %s\n", cl->cluster_id,
+		rdlock_backend_name(ret));
+}
+
+/* Validate a connection request; 0 or an rdlock_reject_reason. */
+static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
+				struct rdma_cm_id *id, u32 *src)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_backend_adv adv;
+	u32 dst;
+
+	if (len < sizeof(*pd) || le32_to_cpu(pd->magic) != RDLOCK_WIRE_MAGIC ||
+	    le16_to_cpu(pd->version) != RDLOCK_WIRE_VERSION ||
+	    pd->backend_mode > RDLOCK_BACKEND_TWOSIDED)
+		return RDLOCK_REJ_VERSION;
+	if (le32_to_cpu(pd->cluster_id) != cl->cluster_id)
+		return RDLOCK_REJ_CLUSTER;
+	*src = le32_to_cpu(pd->src_node);
+	dst = le32_to_cpu(pd->dst_node);
+	if (dst != cl->self || *src >= RDLOCK_MAX_NODES ||
+	    !cl->nodes[*src].configured)
+		return RDLOCK_REJ_NODE;
+	if (*src > cl->self)
+		return RDLOCK_REJ_DIRECTION;
+	if (*src == cl->self)
+		return 0;	/* our own loopback: it is how we get ready */
+	if (!cl->local_ready || !cl->up)
+		return RDLOCK_REJ_NOT_READY;
+	if (cl->dev && cl->dev->ibdev != id->device)
+		return RDLOCK_REJ_NO_RESOURCES;
+	rdlock_pdata_adv(pd, &adv);
+	if (!rdlock_adv_acceptable(&adv))
+		return RDLOCK_REJ_BACKEND;
+	return 0;
+}
+
+static void rdlock_conn_param(struct rdma_conn_param *param,
+			      struct rdlock_conn *conn,
+			      const struct rdma_conn_param *req)
+{
+	const struct ib_device_attr *attrs = &conn->dev->ibdev->attrs;
+
+	/*
+	 * rdma_cm grants remote atomic access only with non-zero responder
+	 * resources, so both must be > 0 for the verbs backend.
+	 */
+	param->responder_resources = min_t(u32, attrs->max_qp_rd_atom, 16);
+	param->initiator_depth = min_t(u32, attrs->max_qp_init_rd_atom, 16);
+	if (req) {
+		param->responder_resources = min_t(u32, req->initiator_depth,
+						   param->responder_resources);
+		param->initiator_depth = min_t(u32, req->responder_resources,
+					       param->initiator_depth);
+	}
+	param->retry_count = 7;
+	param->rnr_retry_count = 7;	/* RNR: retry until a buffer is posted */
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection state machine                                           */
+
+/* Undo a connection whose id rdma_cm destroys (or that never had one). */
+static void rdlock_conn_abort(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	if (conn->qp)
+		rdma_destroy_qp(conn->cm_id);
+	rdlock_conn_free_bufs(conn);
+	spin_lock_bh(&cl->lock);
+	list_del_init(&conn->entry);
+	spin_unlock_bh(&cl->lock);
+	wake_up_all(&cl->conns_wait);
+	rdlock_conn_put(conn);
+}
+
+static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	const struct rdlock_cm_pdata *pd = ev->param.conn.private_data;
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdma_conn_param param = {};
+	struct rdlock_cm_reject rej = {};
+	struct rdlock_cm_pdata reply;
+	struct rdlock_conn *conn;
+	int reason, ret;
+	u32 src = 0;
+
+	spin_lock_bh(&cl->lock);
+	reason = rdlock_check_request(pd, ev->param.conn.private_data_len,
+				      id, &src);
+	spin_unlock_bh(&cl->lock);
+	if (reason)
+		goto reject;
+
+	conn = rdlock_conn_create(src, false);
+	if (!conn) {
+		reason = RDLOCK_REJ_NO_RESOURCES;
+		goto reject;
+	}
+	conn->cm_id = id;
+	conn->peer = *pd;
+	id->context = conn;
+	ret = rdlock_conn_create_qp(conn);
+	if (ret) {
+		pr_err("node %u: cannot set up queue pair: %d\n", src, ret);
+		rdlock_conn_abort(conn);
+		reason = RDLOCK_REJ_NO_RESOURCES;
+		goto reject;
+	}
+
+	rdlock_fill_pdata(&reply, src);
+	rdlock_conn_param(&param, conn, &ev->param.conn);
+	param.private_data = &reply;
+	param.private_data_len = sizeof(reply);
+	conn->connect_sent = true;
+	ret = rdma_accept(id, &param);
+	if (ret) {
+		pr_err("node %u: accept failed: %d\n", src, ret);
+		rdlock_conn_fail(conn);
+	}
+	return 0;
+
+reject:
+	atomic64_inc(&cl->rejected);
+	pr_warn_ratelimited("refused connection from node %u: %s\n", src,
+			    rdlock_reject_names[reason]);
+	rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
+	rej.reason = cpu_to_le16(reason);
+	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	return -ECONNREFUSED;	/* rdma_cm destroys the id */
+}
+
+static int rdlock_cm_connect(struct rdlock_conn *conn)
+{
+	struct rdma_conn_param param = {};
+	struct rdlock_cm_pdata pd;
+
+	rdlock_fill_pdata(&pd, conn->node);
+	rdlock_conn_param(&param, conn, NULL);
+	param.private_data = &pd;
+	param.private_data_len = sizeof(pd);
+	conn->connect_sent = true;
+	return rdma_connect_locked(conn->cm_id, &param);
+}
+
+static void rdlock_cm_rejected(struct rdlock_conn *conn,
+			       struct rdma_cm_event *ev)
+{
+	const struct rdlock_cm_reject *rej;
+	u8 len = 0;
+	u16 reason;
+
+	rej = rdma_consumer_reject_data(conn->cm_id, ev, &len);
+	if (!rej) {
+		pr_debug("node %u: connection rejected: %s\n", conn->node,
+			 rdma_reject_msg(conn->cm_id, ev->status));
+		return;
+	}
+	if (len < sizeof(*rej) ||
+	    le32_to_cpu(rej->magic) != RDLOCK_WIRE_MAGIC)
+		return;
+	reason = le16_to_cpu(rej->reason);
+	if (reason == RDLOCK_REJ_NOT_READY)
+		return;		/* the peer is still starting: retry */
+	if (reason < ARRAY_SIZE(rdlock_reject_names) &&
+	    rdlock_reject_names[reason])
+		pr_err_ratelimited("node %u refused us: %s\n", conn->node,
+				   rdlock_reject_names[reason]);
+}
+
+static void rdlock_kick_peers(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i;
+
+	spin_lock_bh(&cl->lock);
+	for (i = cl->self + 1; i < RDLOCK_MAX_NODES; i++)
+		if (cl->nodes[i].configured && cl->up)
+			mod_delayed_work(rdlock_wq, &cl->nodes[i].connect_work, 0);
+	spin_unlock_bh(&cl->lock);
+}
+
+/* Register the table and probe the device, on the loopback connection. */
+static void rdlock_local_setup_work(struct work_struct *work)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_node *self;
+	struct rdlock_conn *conn;
+	int ret;
+
+	spin_lock_bh(&cl->lock);
+	conn = cl->setup_conn;
+	cl->setup_conn = NULL;
+	spin_unlock_bh(&cl->lock);
+	if (!conn)
+		return;
+
+	ret = rdlock_table_register(conn);
+	if (!ret && !cl->probed)
+		ret = rdlock_probe_atomics(conn);
+	if (ret) {
+		pr_err("local setup failed: %d\n", ret);
+		rdlock_conn_fail(conn);
+		goto out;
+	}
+
+	spin_lock_bh(&cl->lock);
+	self = &cl->nodes[cl->self];
+	self->adv = cl->self_adv;
+	self->adv_known = true;
+	self->words_be = cl->words_be;
+	cl->local_ready = true;
+	rdlock_try_resolve_backend();
+	spin_unlock_bh(&cl->lock);
+	pr_info("node %u ready: verbs atomics %s, table %u slots\n", cl->self,
+		cl->self_adv.verbs_capable ? "available" : "unavailable",
+		cl->table.slots);
+	rdlock_kick_peers();
+out:
+	rdlock_conn_put(conn);
+}
+
+static int rdlock_cm_established(struct rdlock_conn *conn,
+				 struct rdma_cm_event *ev)
+{
+	const struct rdlock_cm_pdata *pd = ev->param.conn.private_data;
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *old = NULL;
+	struct rdlock_backend_adv adv;
+	struct rdlock_node *node;
+	bool setup = false;
+
+	if (conn->active) {
+		if (ev->param.conn.private_data_len < sizeof(*pd) ||
+		    le32_to_cpu(pd->magic) != RDLOCK_WIRE_MAGIC ||
+		    le32_to_cpu(pd->src_node) != conn->node ||
+		    le32_to_cpu(pd->cluster_id) != cl->cluster_id)
+			return -EPROTO;
+		conn->peer = *pd;
+	}
+	rdlock_pdata_adv(&conn->peer, &adv);
+
+	spin_lock_bh(&cl->lock);
+	if (test_bit(RDLOCK_CONN_FAILED, &conn->flags)) {
+		spin_unlock_bh(&cl->lock);
+		return 0;
+	}
+	if (conn->node != cl->self && !rdlock_adv_acceptable(&adv)) {
+		spin_unlock_bh(&cl->lock);
+		pr_err("node %u: atomic backend mismatch\n", conn->node);
+		return -EPROTO;
+	}
+	conn->state = RDLOCK_CONN_ESTABLISHED;
+	if (rdlock_is_loop_passive(conn)) {
+		spin_unlock_bh(&cl->lock);
+		return 0;	/* serves our own requests; never sends them */
+	}
+
+	node = &cl->nodes[conn->node];
+	old = node->conn;
+	node->conn = conn;
+	node->connects++;
+	node->backoff_ms = 0;
+	if (conn->node == cl->self) {
+		if (!cl->local_ready && !cl->setup_conn) {
+			kref_get(&conn->ref);
+			cl->setup_conn = conn;
+			setup = true;
+		}
+	} else {
+		node->table_addr = le64_to_cpu(conn->peer.table_addr);
+		node->rkey = le32_to_cpu(conn->peer.rkey);
+		node->table_slots = le32_to_cpu(conn->peer.table_slots);
+		node->words_be = conn->peer.flags & RDLOCK_PDATA_WORDS_BE;
+		node->adv = adv;
+		node->adv_known = true;
+		rdlock_try_resolve_backend();
+	}
+	spin_unlock_bh(&cl->lock);
+
+	if (old && old != conn)
+		rdlock_conn_fail(old);
+	if (setup)
+		queue_work(rdlock_wq, &cl->local_setup_work);
+	else if (conn->node == cl->self)
+		rdlock_kick_peers();
+	if (conn->node != cl->self)
+		pr_info("connected to node %u\n", conn->node);
+	return 0;
+}
+
+static int rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rdlock_conn *conn = id->context;
+	int ret = 0;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rdlock_cm_accept(id, ev);
+	if (!conn)
+		return 0;	/* the listener */
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdlock_conn_create_qp(conn);
+		if (!ret)
+			ret = rdma_resolve_route(id, RDLOCK_CM_TIMEOUT_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rdlock_cm_connect(conn);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		ret = rdlock_cm_established(conn, ev);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		rdlock_cm_rejected(conn, ev);
+		ret = -ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		ret = -ECONNRESET;
+		break;
+	default:
+		break;
+	}
+	if (ret) {
+		pr_debug("node %u: %s (%d)\n", conn->node,
+			 rdma_event_msg(ev->event), ret);
+		rdlock_conn_fail(conn);
+	}
+	/* Never let rdma_cm destroy a connection's id: release_work does. */
+	return 0;
+}
+
+static void rdlock_connect_work(struct work_struct *work)
+{
+	struct rdlock_node *node = container_of(to_delayed_work(work),
+						struct rdlock_node,
+						connect_work);
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct sockaddr_storage src;
+	struct rdlock_conn *conn;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (!READ_ONCE(cl->up))
+		return;
+	conn = rdlock_conn_create(node->id, true);
+	if (!conn)
+		goto retry;
+	id = rdma_create_id(&init_net, rdlock_cm_handler, conn, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		set_bit(RDLOCK_CONN_FAILED, &conn->flags);
+		rdlock_conn_abort(conn);
+		goto retry;
+	}
+	conn->cm_id = id;
+
+	/* Leave from our own address so peers see which node calls. */
+	src = cl->nodes[cl->self].addr;
+	if (src.ss_family == AF_INET)
+		((struct sockaddr_in *)&src)->sin_port = 0;
+	else
+		((struct sockaddr_in6 *)&src)->sin6_port = 0;
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&node->addr,
+				RDLOCK_CM_TIMEOUT_MS);
+	if (ret)
+		rdlock_conn_fail(conn);
+	return;
+
+retry:
+	spin_lock_bh(&cl->lock);
+	if (cl->up)
+		rdlock_schedule_connect(node);
+	spin_unlock_bh(&cl->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cluster up and down (rdlock_cl.cfg_mutex held)                     */
+
+int rdlock_cluster_up(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdma_cm_id *id;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&cl->cfg_mutex);
+	ret = rdlock_table_alloc(rdlock_table_slots_param);
+	if (ret)
+		return ret;
+
+	id = rdma_create_id(&init_net, rdlock_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto free_table;
+	}
+	ret = rdma_bind_addr(id, (struct sockaddr *)&cl->nodes[cl->self].addr);
+	if (ret) {
+		pr_err("cannot bind to the configured address: %d\n", ret);
+		goto destroy_id;
+	}
+	ret = rdma_listen(id, 2 * RDLOCK_MAX_NODES);
+	if (ret)
+		goto destroy_id;
+
+	spin_lock_bh(&cl->lock);
+	cl->listen_id = id;
+	cl->self_adv.mode = READ_ONCE(rdlock_backend_param);
+	cl->self_adv.verbs_capable = false;
+	cl->probed = false;
+	cl->local_ready = false;
+	cl->backend = RDLOCK_BACKEND_NONE;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		cl->nodes[i].adv_known = false;
+		cl->nodes[i].connects = 0;
+		cl->nodes[i].backoff_ms = 0;
+	}
+	cl->up = true;
+	/* Loopback first: it registers the table and probes the device. */
+	mod_delayed_work(rdlock_wq, &cl->nodes[cl->self].connect_work, 0);
+	spin_unlock_bh(&cl->lock);
+	pr_info("cluster %u: node %u up\n", cl->cluster_id, cl->self);
+	return 0;
+
+destroy_id:
+	rdma_destroy_id(id);
+free_table:
+	rdlock_table_free();
+	return ret;
+}
+
+static bool rdlock_no_conns(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	bool empty;
+
+	spin_lock_bh(&cl->lock);
+	empty = list_empty(&cl->conns);
+	spin_unlock_bh(&cl->lock);
+	return empty;
+}
+
+void rdlock_cluster_down(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+	struct rdma_cm_id *id;
+	u32 i;
+
+	lockdep_assert_held(&cl->cfg_mutex);
+	spin_lock_bh(&cl->lock);
+	cl->up = false;
+	id = cl->listen_id;
+	cl->listen_id = NULL;
+	spin_unlock_bh(&cl->lock);
+
+	/* No new connections: neither accepted nor initiated. */
+	if (id)
+		rdma_destroy_id(id);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		cancel_delayed_work_sync(&cl->nodes[i].connect_work);
+	flush_work(&cl->local_setup_work);
+
+	spin_lock_bh(&cl->lock);
+	list_for_each_entry(conn, &cl->conns, entry)
+		rdlock_conn_fail(conn);
+	spin_unlock_bh(&cl->lock);
+	wait_event(cl->conns_wait, rdlock_no_conns());
+	/* Release work may have re-armed nothing (up is false), but flush. */
+	flush_workqueue(rdlock_wq);
+
+	spin_lock_bh(&cl->lock);
+	cl->local_ready = false;
+	cl->backend = RDLOCK_BACKEND_NONE;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		cl->nodes[i].adv_known = false;
+	spin_unlock_bh(&cl->lock);
+
+	mutex_lock(&cl->dev_mutex);
+	rdlock_dev_free();
+	mutex_unlock(&cl->dev_mutex);
+	rdlock_table_free();
+	pr_info("cluster %u: node %u down\n", cl->cluster_id, cl->self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookups                                                            */
+
+/**
+ * rdlock_conn_get_ready() - the connection to send to @node on
+ * @node: node id.
+ * @err: set to -ENOENT (not configured) or -ENOTCONN when NULL is returned.
+ *
+ * Return: a referenced connection; drop it with rdlock_conn_put().
+ */
+struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn = NULL;
+
+	spin_lock_bh(&cl->lock);
+	if (node >= RDLOCK_MAX_NODES || !cl->nodes[node].configured) {
+		*err = -ENOENT;
+	} else if (!cl->up || !cl->local_ready ||
+		   cl->backend == RDLOCK_BACKEND_NONE) {
+		*err = -ENOTCONN;
+	} else {
+		conn = cl->nodes[node].conn;
+		if (conn && conn->state == RDLOCK_CONN_ESTABLISHED &&
+		    !test_bit(RDLOCK_CONN_FAILED, &conn->flags))
+			kref_get(&conn->ref);
+		else
+			conn = NULL;
+		*err = -ENOTCONN;
+	}
+	spin_unlock_bh(&cl->lock);
+	return conn;
+}
+
+/* Called with rdlock_cl.lock held. */
+static int __rdlock_node_state(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn = cl->nodes[node].conn;
+
+	if (!cl->up)
+		return RDLOCK_NODE_DISCONNECTED;
+	if (conn && conn->state == RDLOCK_CONN_ESTABLISHED &&
+	    !test_bit(RDLOCK_CONN_FAILED, &conn->flags) &&
+	    (node != cl->self || cl->local_ready))
+		return RDLOCK_NODE_READY;
+	return RDLOCK_NODE_CONNECTING;
+}
+
+int rdlock_node_state(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int state;
+
+	spin_lock_bh(&cl->lock);
+	state = __rdlock_node_state(node);
+	spin_unlock_bh(&cl->lock);
+	return state;
+}
+
+int rdlock_cluster_state(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int state = RDLOCK_CLUSTER_READY;
+	u32 i;
+
+	spin_lock_bh(&cl->lock);
+	if (!cl->configured) {
+		state = RDLOCK_CLUSTER_UNCONFIGURED;
+	} else if (!cl->up) {
+		state = RDLOCK_CLUSTER_DOWN;
+	} else if (cl->backend == RDLOCK_BACKEND_NONE) {
+		state = RDLOCK_CLUSTER_CONNECTING;
+	} else {
+		for (i = 0; i < RDLOCK_MAX_NODES; i++)
+			if (cl->nodes[i].configured &&
+			    __rdlock_node_state(i) != RDLOCK_NODE_READY)
+				state = RDLOCK_CLUSTER_CONNECTING;
+	}
+	spin_unlock_bh(&cl->lock);
+	return state;
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices going away, module life                                    */
+
+static int rdlock_add_one(struct ib_device *ibdev)
+{
+	/* Devices are picked up lazily, by the address rdma_cm resolves. */
+	return 0;
+}
+
+static void rdlock_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	bool ours;
+
+	mutex_lock(&cl->cfg_mutex);
+	mutex_lock(&cl->dev_mutex);
+	ours = cl->dev && cl->dev->ibdev == ibdev;
+	mutex_unlock(&cl->dev_mutex);
+	if (ours && cl->up) {
+		pr_warn("device %s removed: taking the cluster down\n",
+			dev_name(&ibdev->dev));
+		rdlock_cluster_down();
+	}
+	mutex_unlock(&cl->cfg_mutex);
+}
+
+static struct ib_client rdlock_ib_client = {
+	.name	= "rdlock",
+	.add	= rdlock_add_one,
+	.remove	= rdlock_remove_one,
+};
+
+int rdlock_xport_init(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i;
+	int ret;
+
+	mutex_init(&cl->cfg_mutex);
+	mutex_init(&cl->dev_mutex);
+	spin_lock_init(&cl->lock);
+	INIT_LIST_HEAD(&cl->conns);
+	init_waitqueue_head(&cl->conns_wait);
+	INIT_WORK(&cl->local_setup_work, rdlock_local_setup_work);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		cl->nodes[i].id = i;
+		INIT_DELAYED_WORK(&cl->nodes[i].connect_work,
+				  rdlock_connect_work);
+	}
+
+	rdlock_wq = alloc_workqueue("rdlock", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rdlock_wq)
+		return -ENOMEM;
+	ret = rdlock_io_init();
+	if (ret)
+		goto destroy_wq;
+	ret = ib_register_client(&rdlock_ib_client);
+	if (ret)
+		goto io_exit;
+	return 0;
+
+io_exit:
+	rdlock_io_exit();
+destroy_wq:
+	destroy_workqueue(rdlock_wq);
+	return ret;
+}
+
+void rdlock_xport_exit(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (cl->up)
+		rdlock_cluster_down();
+	mutex_unlock(&cl->cfg_mutex);
+	ib_unregister_client(&rdlock_ib_client);
+	destroy_workqueue(rdlock_wq);
+	rdlock_io_exit();
+}

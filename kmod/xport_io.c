@@ -1,0 +1,1037 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock transport: the lock table, posting, completions and the two atomic
+ * backends.
+ *
+ * verbs:    READ/WRITE/FETCH_AND_ADD/CMP_AND_SWP work requests against the
+ *           home node's registered table, the home node itself going
+ *           through its loopback queue pair.
+ * twosided: a request message; the home node's CPU executes the operation
+ *           on its table with CPU atomics and replies. The home node's own
+ *           accesses call the same function directly. For devices that
+ *           cannot post atomics from the kernel (upstream mlx5, siw).
+ *
+ * Completion callbacks (struct ib_cqe) run in softirq context.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/gfp.h>
+#include <linux/scatterlist.h>
+#include <linux/atomic.h>
+
+#include "xport-pri.h"
+
+/* Bits of struct rdlock_xreq.flags. */
+#define RDLOCK_XREQ_DONE	0
+
+struct rdlock_xreq {
+	struct kref ref;
+	struct ib_cqe cqe;
+	struct rdlock_conn *conn;
+	enum rdlock_xop op;
+	u32 node;
+	u32 slot;
+	u64 arg0;
+	u64 arg1;
+	u32 id;				/* two-sided: key in conn->pending */
+	bool raw;			/* probe: no byte-order conversion */
+	bool onesided;
+	unsigned long flags;
+	int status;
+	u64 value;
+	rdlock_xdone_t done;		/* NULL: a sleeping waiter */
+	void *ctx;
+	struct completion comp;
+	u64 dma;
+	u64 buf ____cacheline_aligned;	/* DMA target of one-sided ops */
+};
+
+static struct kmem_cache *rdlock_xreq_cache;
+
+/* ------------------------------------------------------------------ */
+/* Byte order                                                         */
+
+static u64 rdlock_word_from(u64 raw, bool be)
+{
+	return be ? be64_to_cpu((__force __be64)raw) :
+		    le64_to_cpu((__force __le64)raw);
+}
+
+static u64 rdlock_word_to(u64 val, bool be)
+{
+	return be ? (__force u64)cpu_to_be64(val) :
+		    (__force u64)cpu_to_le64(val);
+}
+
+/* ------------------------------------------------------------------ */
+/* The lock table                                                     */
+
+int rdlock_table_alloc(u32 slots)
+{
+	struct rdlock_table *t = &rdlock_cl.table;
+
+	t->size = PAGE_ALIGN((size_t)slots * sizeof(u64));
+	t->mem = alloc_pages_exact(t->size, GFP_KERNEL | __GFP_ZERO);
+	if (!t->mem)
+		return -ENOMEM;
+	t->slots = slots;
+	return 0;
+}
+
+void rdlock_table_free(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_table *t = &cl->table;
+
+	if (t->mr) {
+		ib_dereg_mr(t->mr);
+		t->mr = NULL;
+	}
+	if (t->mapped) {
+		ib_dma_unmap_sg(cl->dev->ibdev, &t->sg, 1, DMA_BIDIRECTIONAL);
+		t->mapped = false;
+	}
+	t->registered = false;
+	if (t->mem) {
+		free_pages_exact(t->mem, t->size);
+		t->mem = NULL;
+	}
+	t->slots = 0;
+}
+
+struct rdlock_sync_wr {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
+
+static void rdlock_sync_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_sync_wr *w = container_of(wc->wr_cqe,
+						struct rdlock_sync_wr, cqe);
+
+	w->status = wc->status;
+	complete(&w->done);
+}
+
+/**
+ * rdlock_table_register() - register the lock table for remote access
+ * @conn: the loopback connection, established; its QP carries the FRWR.
+ *
+ * Fast registration with remote READ/WRITE/ATOMIC access, as nvme-rdma and
+ * rtrs do, rather than an all-memory DMA MR. Waits for the completion;
+ * a connection failure flushes it, so the wait ends.
+ */
+int rdlock_table_register(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_table *t = &cl->table;
+	struct ib_device *ibdev = conn->dev->ibdev;
+	struct rdlock_sync_wr w = {};
+	struct ib_reg_wr reg = {};
+	int n, ret;
+
+	if (t->registered)
+		return 0;
+	if (!t->mapped) {
+		sg_init_one(&t->sg, t->mem, t->size);
+		if (!ib_dma_map_sg(ibdev, &t->sg, 1, DMA_BIDIRECTIONAL))
+			return -ENOMEM;
+		t->mapped = true;
+	}
+	if (!t->mr) {
+		t->mr = ib_alloc_mr(conn->dev->pd, IB_MR_TYPE_MEM_REG,
+				    DIV_ROUND_UP(t->size, PAGE_SIZE));
+		if (IS_ERR(t->mr)) {
+			ret = PTR_ERR(t->mr);
+			t->mr = NULL;
+			return ret;
+		}
+	}
+	n = ib_map_mr_sg(t->mr, &t->sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	ib_update_fast_reg_key(t->mr, ib_inc_rkey(t->mr->rkey));
+
+	init_completion(&w.done);
+	w.cqe.done = rdlock_sync_wr_done;
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &w.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = t->mr;
+	reg.key = t->mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+	ret = rdlock_conn_post_send(conn, &reg.wr);
+	if (ret)
+		return ret;
+	wait_for_completion(&w.done);
+	if (w.status != IB_WC_SUCCESS) {
+		pr_err("lock table registration failed: %s\n",
+		       ib_wc_status_msg(w.status));
+		return -EIO;
+	}
+
+	t->registered = true;
+	spin_lock_bh(&cl->lock);
+	cl->nodes[cl->self].table_addr = t->mr->iova;
+	cl->nodes[cl->self].rkey = t->mr->rkey;
+	cl->nodes[cl->self].table_slots = t->slots;
+	spin_unlock_bh(&cl->lock);
+	return 0;
+}
+
+/* The two-sided backend's executor: CPU atomics on this node's table. */
+static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
+			     u64 *value)
+{
+	struct rdlock_table *t = &rdlock_cl.table;
+	atomic64_t *word;
+
+	if (!t->mem || slot >= t->slots)
+		return -EINVAL;
+	word = (atomic64_t *)&t->mem[slot];
+	switch (op) {
+	case RDLOCK_XOP_READ:
+		*value = atomic64_read(word);
+		return 0;
+	case RDLOCK_XOP_WRITE:
+		atomic64_set(word, arg0);
+		*value = 0;
+		return 0;
+	case RDLOCK_XOP_FAA:
+		*value = atomic64_fetch_add(arg0, word);
+		return 0;
+	case RDLOCK_XOP_CAS:
+		*value = atomic64_cmpxchg(word, arg0, arg1);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Message rings                                                      */
+
+static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdlock_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+int rdlock_conn_alloc_bufs(struct rdlock_conn *conn)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	size_t size = (RDLOCK_TX_DEPTH + RDLOCK_RX_DEPTH) * RDLOCK_MSG_SIZE;
+	unsigned int i;
+
+	conn->bufs = kzalloc(size, GFP_KERNEL);
+	if (!conn->bufs)
+		return -ENOMEM;
+	conn->bufs_dma = ib_dma_map_single(ibdev, conn->bufs, size,
+					   DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, conn->bufs_dma)) {
+		kfree(conn->bufs);
+		conn->bufs = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < RDLOCK_TX_DEPTH + RDLOCK_RX_DEPTH; i++) {
+		struct rdlock_msgbuf *mb = i < RDLOCK_TX_DEPTH ?
+			&conn->tx[i] : &conn->rx[i - RDLOCK_TX_DEPTH];
+
+		mb->conn = conn;
+		mb->msg = conn->bufs + i * RDLOCK_MSG_SIZE;
+		mb->dma = conn->bufs_dma + i * RDLOCK_MSG_SIZE;
+		mb->cqe.done = i < RDLOCK_TX_DEPTH ? rdlock_send_done :
+						     rdlock_recv_done;
+	}
+	return 0;
+}
+
+void rdlock_conn_free_bufs(struct rdlock_conn *conn)
+{
+	size_t size = (RDLOCK_TX_DEPTH + RDLOCK_RX_DEPTH) * RDLOCK_MSG_SIZE;
+
+	if (!conn->bufs)
+		return;
+	ib_dma_unmap_single(conn->dev->ibdev, conn->bufs_dma, size,
+			    DMA_BIDIRECTIONAL);
+	kfree(conn->bufs);
+	conn->bufs = NULL;
+}
+
+/* Post unless the connection is being torn down (see release_work). */
+int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr)
+{
+	int ret = -ECONNRESET;
+
+	spin_lock_bh(&conn->post_lock);
+	if (!conn->closing)
+		ret = ib_post_send(conn->qp, wr, NULL);
+	spin_unlock_bh(&conn->post_lock);
+	return ret;
+}
+
+static int rdlock_post_recv(struct rdlock_conn *conn, struct rdlock_msgbuf *rx)
+{
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+	int ret = -ECONNRESET;
+
+	sge.addr = rx->dma;
+	sge.length = RDLOCK_MSG_SIZE;
+	sge.lkey = conn->dev->pd->local_dma_lkey;
+	wr.wr_cqe = &rx->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	ib_dma_sync_single_for_device(conn->dev->ibdev, rx->dma,
+				      RDLOCK_MSG_SIZE, DMA_BIDIRECTIONAL);
+	spin_lock_bh(&conn->post_lock);
+	if (!conn->closing)
+		ret = ib_post_recv(conn->qp, &wr, NULL);
+	spin_unlock_bh(&conn->post_lock);
+	return ret;
+}
+
+int rdlock_conn_post_recvs(struct rdlock_conn *conn)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < RDLOCK_RX_DEPTH; i++) {
+		ret = rdlock_post_recv(conn, &conn->rx[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Requests and one-way messages may use half of the TX ring; replies may
+ * use all of it. A peer has at most RDLOCK_REQ_CREDITS requests in flight
+ * to us, so a reply always finds a buffer.
+ */
+static struct rdlock_msgbuf *rdlock_tx_get(struct rdlock_conn *conn,
+					   bool reply)
+{
+	struct rdlock_msgbuf *tx = NULL;
+	unsigned long i;
+
+	spin_lock_bh(&conn->tx_lock);
+	if (!reply && conn->tx_nonreply >= RDLOCK_TX_DEPTH / 2)
+		goto out;
+	i = find_first_zero_bit(conn->tx_busy, RDLOCK_TX_DEPTH);
+	if (i >= RDLOCK_TX_DEPTH)
+		goto out;
+	__set_bit(i, conn->tx_busy);
+	tx = &conn->tx[i];
+	tx->reply = reply;
+	tx->req_id = 0;
+	if (!reply)
+		conn->tx_nonreply++;
+out:
+	spin_unlock_bh(&conn->tx_lock);
+	return tx;
+}
+
+static void rdlock_tx_put(struct rdlock_conn *conn, struct rdlock_msgbuf *tx)
+{
+	spin_lock_bh(&conn->tx_lock);
+	if (!tx->reply)
+		conn->tx_nonreply--;
+	__clear_bit(tx - conn->tx, conn->tx_busy);
+	spin_unlock_bh(&conn->tx_lock);
+}
+
+static void rdlock_msg_init(struct rdlock_wire_msg *msg, u16 type, u64 id,
+			    size_t len)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->hdr.type = cpu_to_le16(type);
+	msg->hdr.len = cpu_to_le16(len);
+	msg->hdr.src_node = cpu_to_le32(rdlock_cl.self);
+	msg->hdr.id = cpu_to_le64(id);
+}
+
+static int rdlock_tx_post(struct rdlock_conn *conn, struct rdlock_msgbuf *tx)
+{
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	int ret;
+
+	sge.addr = tx->dma;
+	sge.length = sizeof(struct rdlock_wire_msg);
+	sge.lkey = conn->dev->pd->local_dma_lkey;
+	wr.wr_cqe = &tx->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	ib_dma_sync_single_for_device(conn->dev->ibdev, tx->dma,
+				      RDLOCK_MSG_SIZE, DMA_BIDIRECTIONAL);
+	ret = rdlock_conn_post_send(conn, &wr);
+	if (ret)
+		rdlock_tx_put(conn, tx);
+	else
+		atomic64_inc(&rdlock_cl.nodes[conn->node].stats.msgs_sent);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                           */
+
+static void rdlock_xreq_free(struct kref *ref)
+{
+	struct rdlock_xreq *req = container_of(ref, struct rdlock_xreq, ref);
+
+	if (req->conn)
+		rdlock_conn_put(req->conn);
+	kmem_cache_free(rdlock_xreq_cache, req);
+}
+
+static void rdlock_xreq_put(struct rdlock_xreq *req)
+{
+	kref_put(&req->ref, rdlock_xreq_free);
+}
+
+static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp)
+{
+	struct rdlock_xreq *req = kmem_cache_zalloc(rdlock_xreq_cache, gfp);
+
+	if (!req)
+		return NULL;
+	kref_init(&req->ref);
+	init_completion(&req->comp);
+	return req;
+}
+
+/*
+ * The in-flight path's end: exactly once per started request, whether by
+ * completion, reply, failure of the connection or a waiter giving up.
+ * Drops the in-flight reference.
+ */
+static void rdlock_xreq_finish(struct rdlock_xreq *req, int status, u64 value)
+{
+	struct rdlock_conn *conn = req->conn;
+
+	if (conn) {
+		atomic_inc(req->onesided ? &conn->onesided_credits :
+					   &conn->req_credits);
+		wake_up(&conn->credit_wait);
+		if (status)
+			atomic64_inc(&rdlock_cl.nodes[req->node].stats.errors);
+	}
+	if (!test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
+		req->status = status;
+		req->value = value;
+		if (req->done)
+			req->done(req->ctx, status, value);
+		complete(&req->comp);
+	}
+	rdlock_xreq_put(req);
+}
+
+static void rdlock_onesided_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_xreq *req = container_of(wc->wr_cqe, struct rdlock_xreq,
+					       cqe);
+	struct rdlock_conn *conn = req->conn;
+	bool be;
+	u64 value;
+
+	ib_dma_unmap_single(conn->dev->ibdev, req->dma, sizeof(req->buf),
+			    DMA_BIDIRECTIONAL);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("node %u: one-sided op %d failed: %s\n",
+					   conn->node, req->op,
+					   ib_wc_status_msg(wc->status));
+		/* An RC error leaves the QP in the error state: reconnect. */
+		rdlock_conn_fail(conn);
+		rdlock_xreq_finish(req, wc->status == IB_WC_WR_FLUSH_ERR ?
+				   -ECONNRESET : -EIO, 0);
+		return;
+	}
+	/* READ returns the home's memory; atomics our device's format. */
+	be = req->op == RDLOCK_XOP_READ ?
+	     rdlock_cl.nodes[req->node].words_be : rdlock_cl.result_be;
+	value = req->op == RDLOCK_XOP_WRITE ? 0 :
+		req->raw ? req->buf : rdlock_word_from(req->buf, be);
+	rdlock_xreq_finish(req, 0, value);
+}
+
+static int rdlock_post_onesided(struct rdlock_xreq *req)
+{
+	struct rdlock_conn *conn = req->conn;
+	struct rdlock_node *node = &rdlock_cl.nodes[req->node];
+	struct ib_device *ibdev = conn->dev->ibdev;
+	u64 raddr = node->table_addr + (u64)req->slot * sizeof(u64);
+	struct ib_atomic_wr awr = {};
+	struct ib_rdma_wr rwr = {};
+	struct ib_send_wr *wr;
+	struct ib_sge sge;
+	int ret;
+
+	if (req->op == RDLOCK_XOP_WRITE)
+		req->buf = rdlock_word_to(req->arg0, node->words_be);
+	req->dma = ib_dma_map_single(ibdev, &req->buf, sizeof(req->buf),
+				     DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, req->dma))
+		return -ENOMEM;
+	sge.addr = req->dma;
+	sge.length = sizeof(req->buf);
+	sge.lkey = conn->dev->pd->local_dma_lkey;
+	req->cqe.done = rdlock_onesided_done;
+
+	switch (req->op) {
+	case RDLOCK_XOP_READ:
+	case RDLOCK_XOP_WRITE:
+		rwr.wr.opcode = req->op == RDLOCK_XOP_READ ?
+				IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		rwr.remote_addr = raddr;
+		rwr.rkey = node->rkey;
+		wr = &rwr.wr;
+		break;
+	default:
+		awr.wr.opcode = req->op == RDLOCK_XOP_FAA ?
+				IB_WR_ATOMIC_FETCH_AND_ADD :
+				IB_WR_ATOMIC_CMP_AND_SWP;
+		awr.remote_addr = raddr;
+		awr.rkey = node->rkey;
+		awr.compare_add = req->arg0;
+		awr.swap = req->arg1;
+		wr = &awr.wr;
+		break;
+	}
+	wr->wr_cqe = &req->cqe;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	wr->send_flags = IB_SEND_SIGNALED;
+	ret = rdlock_conn_post_send(conn, wr);
+	if (ret)
+		ib_dma_unmap_single(ibdev, req->dma, sizeof(req->buf),
+				    DMA_BIDIRECTIONAL);
+	return ret;
+}
+
+static int rdlock_post_twosided(struct rdlock_xreq *req)
+{
+	struct rdlock_conn *conn = req->conn;
+	struct rdlock_msgbuf *tx;
+	struct rdlock_wire_msg *msg;
+	int ret;
+
+	tx = rdlock_tx_get(conn, false);
+	if (!tx)
+		return -EAGAIN;
+	ret = xa_alloc_cyclic_bh(&conn->pending, &req->id, req,
+				 XA_LIMIT(1, U32_MAX), &conn->next_id,
+				 GFP_ATOMIC);
+	if (ret < 0) {
+		rdlock_tx_put(conn, tx);
+		return ret;
+	}
+	msg = tx->msg;
+	if (req->op == RDLOCK_XOP_PING) {
+		rdlock_msg_init(msg, RDLOCK_WIRE_PING, req->id, 0);
+	} else {
+		rdlock_msg_init(msg, RDLOCK_WIRE_ATOMIC_REQ, req->id,
+				sizeof(msg->req));
+		msg->req.op = cpu_to_le32(req->op);
+		msg->req.slot = cpu_to_le32(req->slot);
+		msg->req.arg0 = cpu_to_le64(req->arg0);
+		msg->req.arg1 = cpu_to_le64(req->arg1);
+	}
+	tx->req_id = req->id;
+	ret = rdlock_tx_post(conn, tx);
+	if (ret)
+		xa_erase_bh(&conn->pending, req->id);
+	return ret;
+}
+
+/* Complete the two-sided request @id if it is still pending. */
+static void rdlock_pending_finish(struct rdlock_conn *conn, u32 id,
+				  int status, u64 value)
+{
+	struct rdlock_xreq *req = xa_erase_bh(&conn->pending, id);
+
+	if (req)
+		rdlock_xreq_finish(req, status, value);
+}
+
+void rdlock_conn_fail_pending(struct rdlock_conn *conn, int status)
+{
+	struct rdlock_xreq *req;
+	unsigned long id;
+
+	xa_for_each(&conn->pending, id, req)
+		rdlock_pending_finish(conn, id, status, 0);
+}
+
+static int rdlock_take_credit(struct rdlock_conn *conn, bool onesided,
+			      unsigned long deadline)
+{
+	atomic_t *credits = onesided ? &conn->onesided_credits :
+				       &conn->req_credits;
+	long left;
+
+	if (atomic_dec_if_positive(credits) >= 0)
+		return 0;
+	if (!deadline)
+		return -EAGAIN;
+	left = wait_event_timeout(conn->credit_wait,
+				  READ_ONCE(conn->closing) ||
+				  atomic_dec_if_positive(credits) >= 0,
+				  max_t(long, deadline - jiffies, 1));
+	if (!left)
+		return -ETIMEDOUT;
+	/* A credit taken from a closing connection needs no return. */
+	return READ_ONCE(conn->closing) ? -ECONNRESET : 0;
+}
+
+/*
+ * Start @req; @deadline 0 means the caller cannot sleep. On success the
+ * request holds a second reference, dropped by rdlock_xreq_finish().
+ */
+static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+	int ret, backend;
+	u64 value;
+
+	if (req->op >= RDLOCK_XOP_NR)
+		return -EINVAL;
+	conn = rdlock_conn_get_ready(req->node, &ret);
+	if (!conn)
+		return ret;
+	backend = READ_ONCE(cl->backend);
+	if (req->op != RDLOCK_XOP_PING &&
+	    req->slot >= READ_ONCE(cl->nodes[req->node].table_slots)) {
+		rdlock_conn_put(conn);
+		return -EINVAL;
+	}
+	atomic64_inc(&cl->nodes[req->node].stats.ops[req->op]);
+
+	if (req->op != RDLOCK_XOP_PING && req->node == cl->self &&
+	    backend == RDLOCK_BACKEND_TWOSIDED) {
+		/* Our own table: the executor the peers' requests reach. */
+		rdlock_conn_put(conn);
+		ret = rdlock_table_exec(req->op, req->slot, req->arg0,
+					req->arg1, &value);
+		kref_get(&req->ref);
+		rdlock_xreq_finish(req, ret, value);
+		return 0;
+	}
+
+	req->conn = conn;
+	req->onesided = req->op != RDLOCK_XOP_PING &&
+			backend == RDLOCK_BACKEND_VERBS;
+	ret = rdlock_take_credit(conn, req->onesided, deadline);
+	if (ret)
+		return ret;
+	kref_get(&req->ref);
+	ret = req->onesided ? rdlock_post_onesided(req) :
+			      rdlock_post_twosided(req);
+	if (ret) {
+		atomic_inc(req->onesided ? &conn->onesided_credits :
+					   &conn->req_credits);
+		wake_up(&conn->credit_wait);
+		kref_put(&req->ref, rdlock_xreq_free);
+		return ret;
+	}
+	atomic64_add(sizeof(u64), &cl->nodes[req->node].stats.bytes);
+	return 0;
+}
+
+/**
+ * rdlock_xport_submit() - start an operation on a node's lock table
+ * @op: the operation.
+ * @node: the home node of @slot; our own id is fine.
+ * @slot: slot in @node's table (ignored for RDLOCK_XOP_PING).
+ * @arg0: first operand (see enum rdlock_xop).
+ * @arg1: second operand.
+ * @done: called once with the outcome, unless this returns an error.
+ * @ctx: passed to @done.
+ *
+ * Context: any but hardirq; does not sleep.
+ * Return: 0 if @done will be called, -EAGAIN when the connection has too
+ * many operations in flight, -ENOENT for an unknown node, -ENOTCONN when it
+ * is not connected, -EINVAL for a bad @op or @slot, -ENOMEM.
+ */
+int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
+			u64 arg1, rdlock_xdone_t done, void *ctx)
+{
+	struct rdlock_xreq *req = rdlock_xreq_alloc(GFP_ATOMIC);
+	int ret;
+
+	if (!req)
+		return -ENOMEM;
+	req->op = op;
+	req->node = node;
+	req->slot = slot;
+	req->arg0 = arg0;
+	req->arg1 = arg1;
+	req->done = done;
+	req->ctx = ctx;
+	ret = rdlock_xreq_start(req, 0);
+	rdlock_xreq_put(req);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_submit, RDLOCK_INTERNAL);
+
+static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
+			    u64 *value)
+{
+	long left = max_t(long, deadline - jiffies, 1);
+
+	if (!wait_for_completion_timeout(&req->comp, left) &&
+	    !test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
+		/*
+		 * Give up. A two-sided request is withdrawn; a one-sided one
+		 * cannot be, so the connection is failed, which flushes it.
+		 * Either way the operation may or may not have taken effect.
+		 */
+		if (req->onesided)
+			rdlock_conn_fail(req->conn);
+		else
+			rdlock_pending_finish(req->conn, req->id, -ETIMEDOUT, 0);
+		return -ETIMEDOUT;
+	}
+	wait_for_completion(&req->comp);
+	*value = req->value;
+	return req->status;
+}
+
+/**
+ * rdlock_xport_exec() - perform an operation and wait for its outcome
+ * @op: the operation.
+ * @node: the home node of @slot.
+ * @slot: slot in @node's table (ignored for RDLOCK_XOP_PING).
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @value: receives the returned value (see enum rdlock_xop).
+ * @timeout_ms: 0 for the module's op_timeout_ms.
+ *
+ * Context: process context, may sleep.
+ * Return: as rdlock_xport_submit(), or -ETIMEDOUT (the operation may then
+ * still have been applied), -ECONNRESET or -EIO when the connection failed.
+ */
+int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
+		      u64 arg1, u64 *value, unsigned int timeout_ms)
+{
+	unsigned long deadline;
+	struct rdlock_xreq *req;
+	int ret;
+
+	might_sleep();
+	deadline = jiffies + msecs_to_jiffies(timeout_ms ? :
+					      READ_ONCE(rdlock_op_timeout_ms));
+	req = rdlock_xreq_alloc(GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->op = op;
+	req->node = node;
+	req->slot = slot;
+	req->arg0 = arg0;
+	req->arg1 = arg1;
+	ret = rdlock_xreq_start(req, deadline);
+	if (!ret)
+		ret = rdlock_xreq_wait(req, deadline, value);
+	rdlock_xreq_put(req);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_probe_atomics() - can the device execute kernel-posted atomics?
+ * @conn: the established loopback connection.
+ *
+ * One FETCH_AND_ADD through the loopback QP to slot 0, which is zero. The
+ * device may store atomic targets big-endian (mlx4) or in host order
+ * (rxe); reading slot 0 back - the only CPU access to the table outside the
+ * two-sided executor, made before any backend is in use - tells which, and
+ * a second FAA tells the format of returned values. A refusal, either by
+ * ib_post_send (upstream mlx5 returns -EOPNOTSUPP) or by an error
+ * completion, means the two-sided backend.
+ *
+ * Return: 0 when the capability is known, or an error from a failed
+ * connection.
+ */
+int rdlock_probe_atomics(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u64 first = 0, second = 0, stored;
+	struct rdlock_xreq *req;
+	unsigned int i;
+	int ret = 0;
+
+	cl->self_adv.verbs_capable = false;
+	if (conn->dev->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE)
+		goto done;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		req = rdlock_xreq_alloc(GFP_KERNEL);
+		if (!req)
+			return -ENOMEM;
+		kref_get(&conn->ref);
+		req->conn = conn;
+		req->node = cl->self;
+		req->op = RDLOCK_XOP_FAA;
+		req->arg0 = 1;
+		req->raw = true;
+		req->onesided = true;
+		atomic_dec(&conn->onesided_credits);
+		kref_get(&req->ref);
+		ret = rdlock_post_onesided(req);
+		if (ret) {
+			rdlock_xreq_finish(req, ret, 0);
+		} else {
+			/* A failed connection flushes the request. */
+			wait_for_completion(&req->comp);
+			ret = req->status;
+			if (i == 0)
+				first = req->value;
+			else
+				second = req->value;
+		}
+		rdlock_xreq_put(req);
+	}
+	/* Flushed by a teardown for another reason: probe again later. */
+	if (ret == -ECONNRESET)
+		return ret;
+	if (ret) {
+		pr_info("device refuses kernel-posted atomics (%d)\n", ret);
+		goto done;
+	}
+
+	stored = READ_ONCE(cl->table.mem[0]);
+	if (first != 0 || (stored != rdlock_word_to(2, true) &&
+			   stored != rdlock_word_to(2, false))) {
+		pr_warn("atomic probe returned unexpected values\n");
+		goto done;
+	}
+	cl->words_be = stored == rdlock_word_to(2, true);
+	if (second == rdlock_word_to(1, true))
+		cl->result_be = true;
+	else if (second == rdlock_word_to(1, false))
+		cl->result_be = false;
+	else
+		goto done;
+	cl->self_adv.verbs_capable = true;
+done:
+	cl->probed = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiving                                                          */
+
+static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
+			 int status, u64 value)
+{
+	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, true);
+
+	if (!tx) {
+		pr_err_ratelimited("node %u: no buffer for a reply\n",
+				   conn->node);
+		rdlock_conn_fail(conn);
+		return;
+	}
+	rdlock_msg_init(tx->msg, type, id, sizeof(tx->msg->rep));
+	tx->msg->rep.status = cpu_to_le32(status);
+	tx->msg->rep.value = cpu_to_le64(value);
+	rdlock_tx_post(conn, tx);
+}
+
+static void rdlock_serve_atomic(struct rdlock_conn *conn,
+				const struct rdlock_wire_msg *msg, u64 id)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u64 value = 0;
+	int ret;
+
+	/* Serving a verbs cluster's table with CPU atomics would mix them. */
+	if (READ_ONCE(cl->backend) != RDLOCK_BACKEND_TWOSIDED)
+		ret = -EPROTO;
+	else
+		ret = rdlock_table_exec(le32_to_cpu(msg->req.op),
+					le32_to_cpu(msg->req.slot),
+					le64_to_cpu(msg->req.arg0),
+					le64_to_cpu(msg->req.arg1), &value);
+	atomic64_inc(&cl->nodes[conn->node].stats.served);
+	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, value);
+}
+
+static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_msgbuf *rx = container_of(wc->wr_cqe,
+						struct rdlock_msgbuf, cqe);
+	struct rdlock_conn *conn = rx->conn;
+	const struct rdlock_wire_msg *msg = rx->msg;
+	rdlock_xmsg_handler_t handler;
+	unsigned int type;
+	u64 id;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("node %u: receive failed: %s\n",
+					   conn->node,
+					   ib_wc_status_msg(wc->status));
+		rdlock_conn_fail(conn);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(conn->dev->ibdev, rx->dma, RDLOCK_MSG_SIZE,
+				   DMA_BIDIRECTIONAL);
+	if (wc->byte_len < sizeof(msg->hdr) ||
+	    le32_to_cpu(msg->hdr.src_node) != conn->node) {
+		pr_err_ratelimited("node %u: malformed message\n", conn->node);
+		rdlock_conn_fail(conn);
+		return;
+	}
+	atomic64_inc(&rdlock_cl.nodes[conn->node].stats.msgs_recv);
+	type = le16_to_cpu(msg->hdr.type);
+	id = le64_to_cpu(msg->hdr.id);
+
+	switch (type) {
+	case RDLOCK_WIRE_ATOMIC_REQ:
+		rdlock_serve_atomic(conn, msg, id);
+		break;
+	case RDLOCK_WIRE_ATOMIC_REP:
+		rdlock_pending_finish(conn, id, (s32)le32_to_cpu(msg->rep.status),
+				      le64_to_cpu(msg->rep.value));
+		break;
+	case RDLOCK_WIRE_PING:
+		rdlock_reply(conn, RDLOCK_WIRE_PONG, id, 0, 0);
+		break;
+	case RDLOCK_WIRE_PONG:
+		rdlock_pending_finish(conn, id, 0, 0);
+		break;
+	default:
+		if (type < RDLOCK_WIRE_USER ||
+		    type >= RDLOCK_WIRE_USER + RDLOCK_XMSG_USER_TYPES)
+			break;
+		handler = READ_ONCE(rdlock_cl.handlers[type - RDLOCK_WIRE_USER]);
+		if (handler)
+			handler(conn->node, msg->payload,
+				min_t(size_t, le16_to_cpu(msg->hdr.len),
+				      sizeof(msg->payload)));
+		break;
+	}
+	rdlock_post_recv(conn, rx);
+}
+
+static void rdlock_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_msgbuf *tx = container_of(wc->wr_cqe,
+						struct rdlock_msgbuf, cqe);
+	struct rdlock_conn *conn = tx->conn;
+	u32 id = tx->req_id;
+
+	rdlock_tx_put(conn, tx);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_err_ratelimited("node %u: send failed: %s\n",
+					   conn->node,
+					   ib_wc_status_msg(wc->status));
+		rdlock_conn_fail(conn);
+		if (id)
+			rdlock_pending_finish(conn, id, -ECONNRESET, 0);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* One-way messages and facts for the layers above                    */
+
+/**
+ * rdlock_xport_set_msg_handler() - receive one-way messages of a type
+ * @type: below RDLOCK_XMSG_USER_TYPES.
+ * @handler: called in softirq context for each message; NULL to stop.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int rdlock_xport_set_msg_handler(unsigned int type,
+				 rdlock_xmsg_handler_t handler)
+{
+	if (type >= RDLOCK_XMSG_USER_TYPES)
+		return -EINVAL;
+	WRITE_ONCE(rdlock_cl.handlers[type], handler);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_msg_handler, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_send_msg() - send a one-way message to a node
+ * @node: destination; our own id goes through the loopback connection.
+ * @type: below RDLOCK_XMSG_USER_TYPES.
+ * @payload: up to RDLOCK_XMSG_PAYLOAD bytes.
+ * @len: length of @payload.
+ *
+ * Context: any but hardirq; does not sleep. Delivery is in order per pair
+ * of nodes, and lost only with the connection.
+ * Return: 0, -EINVAL, -ENOENT, -ENOTCONN, or -EAGAIN when the connection's
+ * send buffers are all in use.
+ */
+int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
+			  size_t len)
+{
+	struct rdlock_msgbuf *tx;
+	struct rdlock_conn *conn;
+	int ret;
+
+	if (type >= RDLOCK_XMSG_USER_TYPES || len > RDLOCK_XMSG_PAYLOAD)
+		return -EINVAL;
+	conn = rdlock_conn_get_ready(node, &ret);
+	if (!conn)
+		return ret;
+	tx = rdlock_tx_get(conn, false);
+	if (tx) {
+		rdlock_msg_init(tx->msg, RDLOCK_WIRE_USER + type, 0, len);
+		memcpy(tx->msg->payload, payload, len);
+		ret = rdlock_tx_post(conn, tx);
+	} else {
+		ret = -EAGAIN;
+	}
+	rdlock_conn_put(conn);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg, RDLOCK_INTERNAL);
+
+u32 rdlock_xport_self(void)
+{
+	return READ_ONCE(rdlock_cl.self);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_self, RDLOCK_INTERNAL);
+
+u32 rdlock_xport_table_slots(void)
+{
+	return READ_ONCE(rdlock_cl.table.slots);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_table_slots, RDLOCK_INTERNAL);
+
+int rdlock_xport_backend(void)
+{
+	return READ_ONCE(rdlock_cl.backend);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_backend, RDLOCK_INTERNAL);
+
+bool rdlock_xport_ready(void)
+{
+	return rdlock_cluster_state() == RDLOCK_CLUSTER_READY;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_ready, RDLOCK_INTERNAL);
+
+bool rdlock_xport_node_configured(u32 node)
+{
+	return node < RDLOCK_MAX_NODES && READ_ONCE(rdlock_cl.nodes[node].configured);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_configured, RDLOCK_INTERNAL);
+
+int rdlock_io_init(void)
+{
+	rdlock_xreq_cache = KMEM_CACHE(rdlock_xreq, 0);
+	return rdlock_xreq_cache ? 0 : -ENOMEM;
+}
+
+void rdlock_io_exit(void)
+{
+	kmem_cache_destroy(rdlock_xreq_cache);
+}

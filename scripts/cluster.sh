@@ -1,0 +1,324 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cluster.sh - boot N QEMU guests on a private switch and run a command on
+# each of them.
+#
+# usage: cluster.sh [options] -- CMD [ARGS...]
+#
+#   --kernel debug|stock  guest kernel (see kernel.sh; default stock)
+#   --nodes N             number of guests, 1..8 (default 3)
+#   --timeout SEC         limit for the whole run from boot on (default 300)
+#   --payload DIR         copied to /rdlock in the guests (the command's cwd)
+#   --bin PATH            extra host binary for the guests' PATH (repeatable)
+#   --log-dir DIR         where logs go (default: a fresh dir under /tmp)
+#   --mem MB              guest memory (default 1024 debug, 512 stock)
+#   --smp N               guest CPUs (default 1)
+#   -v                    stream the guests' command output to stderr
+#
+# Guest i is 10.77.0.(i+1) on eth0 and has a soft-RoCE device rxe0.  The
+# command sees RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_NODE_ADDRS,
+# RDLOCK_KERNEL and RDLOCK_GID_INDEX (rxe0's IPv4 RoCE v2 GID).  Its output
+# is logged to <log-dir>/node<i>.out, the kernel log to node<i>.console.
+#
+# Prints "RESULT node=<i> passed=<p> failed=<f> skipped=<s> exit=<rc>
+# splat=<0|1>" per node and "cluster: P passed, F failed, S skipped", also
+# written to <log-dir>/summary.  Exits non-zero if any command failed, any
+# guest did not finish, any TAP test failed or any kernel splat was logged.
+
+set -euo pipefail
+
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SUBNET=10.77.0
+# Kernel modules the stock guests need for rxe; load order is resolved
+# with modprobe.  The debug kernel has all of these built in.
+STOCK_MODULES=(virtio_pci virtio_net crc32_generic ib_core ib_uverbs
+	       rdma_cm rdma_ucm rdma_rxe dlm)
+# The libibverbs provider for rxe is dlopen()ed, so ldd cannot find it.
+VERBS_PROVIDERS=(/usr/lib/x86_64-linux-gnu/libibverbs/librxe-*.so)
+VERBS_DRIVERS=(/etc/libibverbs.d/rxe.driver)
+
+log() { echo "cluster.sh: $*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+usage()
+{
+	sed -n '/^# usage:/,/^# *-v/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kernel=stock
+nodes=3
+timeout=300
+payload=
+bins=()
+log_dir=
+mem=
+smp=1
+verbose=0
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)	kernel=${2:?}; shift ;;
+	--nodes)	nodes=${2:?}; shift ;;
+	--timeout)	timeout=${2:?}; shift ;;
+	--payload)	payload=${2:?}; shift ;;
+	--bin)		bins+=("${2:?}"); shift ;;
+	--log-dir)	log_dir=${2:?}; shift ;;
+	--mem)		mem=${2:?}; shift ;;
+	--smp)		smp=${2:?}; shift ;;
+	-v)		verbose=1 ;;
+	--)		shift; break ;;
+	*)		usage ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || usage
+
+case $kernel in
+debug)	: "${mem:=1024}" ;;
+stock)	: "${mem:=512}" ;;
+*)	die "--kernel must be debug or stock" ;;
+esac
+[[ $nodes =~ ^[1-8]$ ]] || die "--nodes must be 1..8"
+[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be a number of seconds"
+[[ $mem =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "bad --mem or --smp"
+[ -z "$payload" ] || [ -d "$payload" ] || die "no such directory: $payload"
+
+"$SCRIPTS/host-setup.sh"
+eval "$("$SCRIPTS/kernel.sh" "$kernel")"
+
+if [ -n "$log_dir" ]; then
+	mkdir -p "$log_dir"
+	log_dir=$(cd "$log_dir" && pwd)
+	rm -f "$log_dir"/node*.{out,console,qemu} "$log_dir/summary"
+else
+	log_dir=$(mktemp -d /tmp/rdlock-cluster.XXXXXX)
+fi
+log "logs in $log_dir"
+
+# Everything below lives in $work and is torn down by cleanup(), also on
+# timeout, error or Ctrl-C.
+work=$(mktemp -d /tmp/rdlock-work.XXXXXX)
+qemu_pids=()
+tail_pid=
+
+cleanup()
+{
+	local pid
+
+	for pid in "${qemu_pids[@]}" $tail_pid; do
+		kill "$pid" 2> /dev/null || true
+	done
+	if [ -f "$work/switch.pid" ]; then
+		kill "$(cat "$work/switch.pid")" 2> /dev/null || true
+	fi
+	wait 2> /dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Quote an argument for the guest's busybox sh.
+sh_quote() { printf "'%s' " "${1//\'/\'\\\'\'}"; }
+
+# Copy a host file to the same path in the initramfs, dereferencing links.
+install_file()
+{
+	mkdir -p "$root$(dirname "$1")"
+	cp -L "$1" "$root$1"
+}
+
+# Install the shared libraries a dynamic ELF file needs.
+install_libs()
+{
+	local lib
+
+	ldd "$1" > "$work/ldd" 2>&1 || return 0	# static or not a program
+	if grep -q 'not found' "$work/ldd"; then
+		cat "$work/ldd" >&2
+		die "missing libraries for $1"
+	fi
+	for lib in $(grep -o '/[^ ]*' "$work/ldd"); do
+		[ -e "$root$lib" ] || install_file "$lib"
+	done
+}
+
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
+build_initramfs()
+{
+	local f rel addrs= i
+
+	root=$work/root
+	mkdir -p "$root"/{bin,sbin,etc/rdlock,proc,sys,dev,tmp,rdlock}
+
+	# busybox provides the shell and all basic tools as applet links.
+	cp /bin/busybox "$root/bin/busybox"
+	for f in $("$root/bin/busybox" --list); do
+		[ -e "$root/bin/$f" ] || ln -s busybox "$root/bin/$f"
+	done
+	install -m 755 "$SCRIPTS/guest-init.sh" "$root/init"
+
+	# Host programs: iproute2's rdma, the caller's extras, rxe provider.
+	for f in /usr/bin/rdma "${bins[@]}"; do
+		[ -x "$f" ] || die "not an executable: $f"
+		install -m 755 "$f" "$root/bin/$(basename "$f")"
+		install_libs "$f"
+	done
+	for f in "${VERBS_PROVIDERS[@]}" "${VERBS_DRIVERS[@]}"; do
+		[ -e "$f" ] || die "missing $f (rdma-core/ibverbs-providers)"
+		install_file "$f"
+		install_libs "$f"
+	done
+
+	if [ -n "$payload" ]; then
+		cp -a "$payload/." "$root/rdlock/"
+		while IFS= read -r -d '' f; do
+			is_elf "$f" && install_libs "$f"
+		done < <(find "$root/rdlock" -type f -perm /111 -print0)
+	fi
+
+	# Stock kernel modules in load order, decompressed if need be.
+	if [ -n "$MODROOT" ] && [ "$kernel" = stock ]; then
+		for f in "${STOCK_MODULES[@]}"; do
+			modprobe -d "$MODROOT" -S "$KVER" --show-depends "$f"
+		done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+		while read -r f; do
+			rel=/lib/modules/$KVER/${f#"$MODROOT"/lib/modules/"$KVER"/}
+			rel=${rel%.xz}
+			rel=${rel%.zst}
+			mkdir -p "$root$(dirname "$rel")"
+			case $f in
+			*.xz)	xz -dc "$f" > "$root$rel" ;;
+			*.zst)	zstd -qdc "$f" > "$root$rel" ;;
+			*)	cp "$f" "$root$rel" ;;
+			esac
+			echo "$rel" >> "$root/etc/rdlock/modules"
+		done
+	fi
+
+	for ((i = 0; i < nodes; i++)); do
+		addrs+="${addrs:+ }$SUBNET.$((i + 1))"
+	done
+	cat > "$root/etc/rdlock/env" <<-EOF
+	RDLOCK_NR_NODES=$nodes
+	RDLOCK_NODE_ADDRS="$addrs"
+	RDLOCK_KERNEL=$kernel
+	EOF
+	{
+		printf 'exec '
+		for f in "${cmd[@]}"; do
+			sh_quote "$f"
+		done
+		echo
+	} > "$root/etc/rdlock/cmd"
+
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$work/initramfs.cpio"
+}
+
+start_switch()
+{
+	# -d: vde_switch would exit on EOF of its console on stdin otherwise.
+	vde_switch -d -s "$work/switch" -p "$work/switch.pid" < /dev/null ||
+		die "cannot start vde_switch"
+}
+
+start_guest()
+{
+	local i=$1
+
+	# -nodefaults: no default NIC, VGA or serial; the only network is the
+	# private switch.  -no-reboot with panic=-1 makes a panic end QEMU.
+	qemu-system-x86_64 -accel tcg -nodefaults -no-reboot -display none \
+		-m "$mem" -smp "$smp" \
+		-kernel "$KERNEL_IMAGE" -initrd "$work/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 mitigations=off rdlock.node=$i" \
+		-serial "file:$log_dir/node$i.console" \
+		-serial "file:$log_dir/node$i.out" \
+		-netdev "vde,sock=$work/switch,id=n0" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
+		< /dev/null > "$log_dir/node$i.qemu" 2>&1 &
+	qemu_pids+=($!)
+}
+
+# Wait for all guests to power off; kill the stragglers at the deadline.
+wait_guests()
+{
+	local deadline=$((SECONDS + timeout)) pid alive
+
+	while :; do
+		alive=0
+		for pid in "${qemu_pids[@]}"; do
+			kill -0 "$pid" 2> /dev/null && alive=1
+		done
+		[ $alive -eq 1 ] || return 0
+		if [ $SECONDS -ge $deadline ]; then
+			log "timeout after $timeout s, killing the guests"
+			kill "${qemu_pids[@]}" 2> /dev/null || true
+			return 0
+		fi
+		sleep 1
+	done
+}
+
+# Count node $1's results into passed/failed/skipped/rc/splat.
+node_result()
+{
+	local i=$1 out=$log_dir/node$i.out
+
+	rc=$(sed -n 's/^RDLOCK-GUEST-EXIT \([0-9]*\).*/\1/p' "$out" | tail -n 1)
+	eval "$("$SCRIPTS/tapcount.py" --scan-only "$log_dir/node$i.console" \
+		"$out" 2> "$log_dir/node$i.splats")" || true
+
+	# A guest that crashed, hung or failed silently is a failure too.
+	if [ "${rc:-none}" != 0 ] || [ "$splat" = 1 ]; then
+		[ "$failed" -gt 0 ] || failed=1
+	fi
+}
+
+cmd=("$@")
+build_initramfs
+start_switch
+
+log "booting $nodes $kernel guest(s) ($KVER)"
+start=$SECONDS
+for ((i = 0; i < nodes; i++)); do
+	: > "$log_dir/node$i.out"
+	start_guest "$i"
+done
+if [ $verbose -eq 1 ]; then
+	# tail labels each burst with "==> .../nodeN.out <=="; turn that into
+	# a per-line prefix.
+	tail -n +1 -F "$log_dir"/node*.out 2> /dev/null > >(awk '
+		/^==> .* <==$/ { node = $2; sub(/.*\//, "", node); next }
+		{ print node ": " $0; fflush() }' >&2) &
+	tail_pid=$!
+fi
+wait_guests
+log "guests finished after $((SECONDS - start)) s"
+if [ -n "$tail_pid" ]; then
+	sleep 0.5
+	kill "$tail_pid" 2> /dev/null || true
+fi
+
+status=0
+total_passed=0
+total_failed=0
+total_skipped=0
+for ((i = 0; i < nodes; i++)); do
+	node_result "$i"
+	echo "RESULT node=$i passed=$passed failed=$failed skipped=$skipped exit=${rc:-none} splat=$splat"
+	[ "$failed" -eq 0 ] || status=1
+	total_passed=$((total_passed + passed))
+	total_failed=$((total_failed + failed))
+	total_skipped=$((total_skipped + skipped))
+	if [ -s "$log_dir/node$i.splats" ]; then
+		log "node $i kernel splat (all in $log_dir/node$i.splats):"
+		head -n 5 "$log_dir/node$i.splats" >&2
+	fi
+done > "$log_dir/summary"
+echo "cluster: $total_passed passed, $total_failed failed, $total_skipped skipped" >> "$log_dir/summary"
+cat "$log_dir/summary"
+log "logs in $log_dir"
+exit $status

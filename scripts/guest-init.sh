@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the rdlock test guests (busybox sh), installed by cluster.sh.
+#
+# Brings up eth0 and a soft-RoCE device rxe0, waits for every peer, then
+# runs the command from /etc/rdlock/cmd in /rdlock with its output on ttyS1
+# (kernel messages stay on ttyS0), prints "RDLOCK-GUEST-EXIT <rc>" there
+# and powers off.  rdlock's own modules are left to the command.
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+OUT=/dev/ttyS1
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+
+finish()
+{
+	echo "RDLOCK-GUEST-EXIT $1" > $OUT
+	sync
+	poweroff -f
+	# Only reached if the kernel cannot power off: -no-reboot makes QEMU
+	# exit on reset instead.
+	reboot -f
+}
+
+fail()
+{
+	echo "rdlock-init: $*" > $OUT
+	finish 125
+}
+
+# Cluster-wide settings from cluster.sh; the node id comes from the cmdline
+# so that all nodes can share one initramfs.
+. /etc/rdlock/env
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	rdlock.node=*) RDLOCK_NODE_ID=${arg#rdlock.node=} ;;
+	esac
+done
+[ -n "$RDLOCK_NODE_ID" ] || fail "no rdlock.node= on the kernel command line"
+export RDLOCK_NODE_ID RDLOCK_NR_NODES RDLOCK_NODE_ADDRS RDLOCK_KERNEL
+
+# Stock kernel: RDMA and virtio are modular; the list is in dependency order.
+if [ -f /etc/rdlock/modules ]; then
+	while read -r ko; do
+		insmod "$ko" || fail "insmod $ko failed"
+	done < /etc/rdlock/modules
+fi
+
+set -- $RDLOCK_NODE_ADDRS
+shift "$RDLOCK_NODE_ID"
+addr=$1
+
+ip link set lo up
+ip addr add "$addr/24" dev eth0 || fail "cannot configure eth0"
+ip link set eth0 up || fail "cannot bring up eth0"
+rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add failed"
+
+# The IPv4 RoCE v2 GID shows up asynchronously; tests need its index
+# (e.g. perftest -x).
+gids=/sys/class/infiniband/rxe0/ports/1
+RDLOCK_GID_INDEX=
+tries=0
+while [ -z "$RDLOCK_GID_INDEX" ]; do
+	for gid in $gids/gids/*; do
+		idx=${gid##*/}
+		case $(cat "$gid" 2>/dev/null) in
+		0000:0000:0000:0000:0000:ffff:*)
+			[ "$(cat $gids/gid_attrs/types/$idx 2>/dev/null)" = "RoCE v2" ] &&
+				RDLOCK_GID_INDEX=$idx && break
+			;;
+		esac
+	done
+	[ -n "$RDLOCK_GID_INDEX" ] && break
+	tries=$((tries + 1))
+	[ $tries -lt 100 ] || fail "no IPv4 RoCE v2 GID on rxe0"
+	sleep 0.1
+done
+export RDLOCK_GID_INDEX
+
+# Peers boot concurrently; wait (bounded) until all of them answer.
+for peer in $RDLOCK_NODE_ADDRS; do
+	[ "$peer" = "$addr" ] && continue
+	tries=0
+	until ping -c 1 -W 1 "$peer" > /dev/null 2>&1; do
+		tries=$((tries + 1))
+		[ $tries -lt 120 ] || fail "peer $peer does not answer"
+	done
+done
+
+cd /rdlock
+sh /etc/rdlock/cmd < /dev/null > $OUT 2>&1
+finish $?

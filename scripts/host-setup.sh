@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# host-setup.sh - install the host packages rdlock needs to build and to
+# run its QEMU test guests.  Idempotent: apt is not touched at all when
+# everything is already installed, so callers can run it unconditionally.
+
+set -euo pipefail
+
+PACKAGES=(
+	# kernel and module builds
+	build-essential bc flex bison libelf-dev libssl-dev dwarves sparse
+	cpio kmod xz-utils rsync python3
+	linux-source-6.1 linux-headers-amd64
+	# test guests: emulator, private switch, guest userspace
+	qemu-system-x86 vde2 busybox-static iproute2
+	rdma-core ibverbs-utils perftest
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null) || true
+	[ "$status" = installed ] || missing+=("$pkg")
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "host-setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# Install straight away first; refresh the package lists only if that fails
+# (a fresh machine, or lists too old to know a package).
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
+	apt-get update >&2
+	apt-get install -y --no-install-recommends "${missing[@]}" >&2
+fi

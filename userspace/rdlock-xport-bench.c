@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock-xport-bench - latency of the transport primitives, timed in the
+ * kernel by rdlock_test.ko (RDLOCK_TEST_IOC_BENCH), optionally compared
+ * with perftest's ib_atomic_lat on the same link.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/rdlock.h>
+#include "rdlock_test_ioctl.h"
+
+#define DEFAULT_DEVICE		"/dev/rdlock_test"
+#define DEFAULT_ITERATIONS	2000
+
+struct bench_op {
+	const char *name;
+	__u32 op;
+	__u64 arg0;
+	__u64 arg1;
+};
+
+/*
+ * FAA adds 1 and CAS compares with a value the slot never holds, so
+ * neither depends on the slot's contents; WRITE stores a constant.
+ */
+static const struct bench_op bench_ops[] = {
+	{ "FAA", RDLOCK_TEST_OP_FAA, 1, 0 },
+	{ "CAS", RDLOCK_TEST_OP_CAS, 0x5244424e43484d4bULL, 1 },
+	{ "READ", RDLOCK_TEST_OP_READ, 0, 0 },
+	{ "WRITE", RDLOCK_TEST_OP_WRITE, 0x5244424e43480001ULL, 0 },
+	{ "PING", RDLOCK_TEST_OP_PING, 0, 0 },
+};
+
+#define NR_OPS	(sizeof(bench_ops) / sizeof(bench_ops[0]))
+
+struct stats {
+	double p50, p99, mean, min, max;	/* microseconds */
+};
+
+/* ib_atomic_lat's figures, microseconds. */
+struct perftest {
+	double typical, p99;
+	int has_p99;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted samples: never interpolated. */
+static double percentile(const __u32 *s, __u32 n, unsigned int pct)
+{
+	__u64 rank = ((__u64)n * pct + 99) / 100;
+
+	return s[rank ? rank - 1 : 0] / 1000.0;
+}
+
+static void compute_stats(__u32 *s, __u32 n, struct stats *st)
+{
+	double sum = 0;
+	__u32 i;
+
+	qsort(s, n, sizeof(*s), cmp_u32);
+	for (i = 0; i < n; i++)
+		sum += s[i];
+	st->p50 = percentile(s, n, 50);
+	st->p99 = percentile(s, n, 99);
+	st->mean = sum / n / 1000.0;
+	st->min = s[0] / 1000.0;
+	st->max = s[n - 1] / 1000.0;
+}
+
+/* Whitespace-split @line in place into at most @max tokens. */
+static int split(char *line, char **tok, int max)
+{
+	int n = 0;
+	char *save, *t;
+
+	for (t = strtok_r(line, " \t\r\n", &save); t && n < max;
+	     t = strtok_r(NULL, " \t\r\n", &save))
+		tok[n++] = t;
+	return n;
+}
+
+static int is_number(const char *s)
+{
+	char *end;
+
+	if (!*s)
+		return 0;
+	strtod(s, &end);
+	return *end == '\0';
+}
+
+/*
+ * Parse ib_atomic_lat's report. Its header (perftest 4.x) reads
+ *   #bytes #iterations t_min[usec] t_max[usec] t_typical[usec]
+ *   t_avg[usec] t_stdev[usec] 99% percentile[usec] 99.9% percentile[usec]
+ * where "99% percentile[usec]" is one column printed as two words; warnings
+ * ("Conflicting CPU frequency ...") may come between it and the data row.
+ * Columns are found by name so that older versions, which print fewer,
+ * still give t_typical. With -C the unit is cycles, which we refuse.
+ */
+static int parse_perftest(const char *path, struct perftest *pt)
+{
+	char line[1024], hdr[1024], *tok[32], *col[32];
+	int ncol = 0, typ = -1, p99 = -1, found = 0, i, n;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "t_typical")) {
+			if (strstr(line, "[cycles]")) {
+				fprintf(stderr, "%s: latencies in cycles; run ib_atomic_lat without -C\n",
+					path);
+				fclose(f);
+				return -1;
+			}
+			strcpy(hdr, line);
+			n = split(hdr, tok, 32);
+			/* Glue "99%" + "percentile[usec]" back into one name. */
+			for (i = 0, ncol = 0; i < n; i++) {
+				col[ncol++] = tok[i];
+				if (strchr(tok[i], '%') && i + 1 < n &&
+				    !strncmp(tok[i + 1], "percentile", 10))
+					i++;
+			}
+			typ = p99 = -1;
+			for (i = 0; i < ncol; i++) {
+				if (!strcmp(col[i], "t_typical[usec]"))
+					typ = i;
+				else if (!strcmp(col[i], "99%"))
+					p99 = i;
+			}
+			continue;
+		}
+		if (typ < 0)
+			continue;
+		n = split(line, tok, 32);
+		if (n < typ + 1 || !is_number(tok[0]) || strchr(tok[0], '.'))
+			continue;
+		for (i = 0; i < n && i < ncol; i++)
+			if (!is_number(tok[i]))
+				break;
+		if (i <= typ)
+			continue;
+		pt->typical = strtod(tok[typ], NULL);
+		pt->has_p99 = p99 >= 0 && p99 < i;
+		pt->p99 = pt->has_p99 ? strtod(tok[p99], NULL) : 0;
+		found = 1;
+	}
+	fclose(f);
+	if (typ < 0) {
+		fprintf(stderr, "%s: no ib_atomic_lat header with t_typical[usec]\n",
+			path);
+		return -1;
+	}
+	if (!found) {
+		fprintf(stderr, "%s: no result row after the header\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: rdlock-xport-bench --node N [--iterations I] [--slot S]\n"
+		"                          [--json FILE] [--compare-perftest FILE]\n"
+		"                          [--device PATH]\n"
+		"       rdlock-xport-bench --perftest-only FILE\n\n"
+		"Times FAA, CAS, READ, WRITE and PING against node N (default %u\n"
+		"iterations, slot INFO.first_free_slot) and prints p50/p99/mean in\n"
+		"microseconds. --compare-perftest reads ib_atomic_lat's output and\n"
+		"prints our FAA p50 / its t_typical and our FAA p99 / its 99%%.\n",
+		DEFAULT_ITERATIONS);
+}
+
+static int parse_u32_arg(const char *s, __u32 *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s || *end || x > 0xffffffffULL || s[0] == '-')
+		return -1;
+	*v = (__u32)x;
+	return 0;
+}
+
+static void print_compare(const struct stats *faa, const struct perftest *pt)
+{
+	printf("\nvs ib_atomic_lat: FAA p50 %.2f / t_typical %.2f = %.2fx",
+	       faa->p50, pt->typical, pt->typical > 0 ? faa->p50 / pt->typical : 0);
+	if (pt->has_p99)
+		printf(", FAA p99 %.2f / 99%% %.2f = %.2fx\n", faa->p99, pt->p99,
+		       pt->p99 > 0 ? faa->p99 / pt->p99 : 0);
+	else
+		printf(" (no 99%% column in the perftest output)\n");
+}
+
+static int write_json(const char *path, __u32 node, __u32 slot, __u32 iters,
+		      const char *backend, const struct stats *st,
+		      const struct perftest *pt)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f) {
+		fprintf(stderr, "cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\n  \"node\": %u,\n  \"slot\": %u,\n  \"iterations\": %u,\n  \"backend\": \"%s\",\n  \"unit\": \"us\",\n  \"ops\": {\n",
+		node, slot, iters, backend);
+	for (i = 0; i < NR_OPS; i++)
+		fprintf(f, "    \"%s\": {\"p50\": %.3f, \"p99\": %.3f, \"mean\": %.3f, \"min\": %.3f, \"max\": %.3f}%s\n",
+			bench_ops[i].name, st[i].p50, st[i].p99, st[i].mean,
+			st[i].min, st[i].max, i + 1 < NR_OPS ? "," : "");
+	fprintf(f, "  }");
+	if (pt) {
+		fprintf(f, ",\n  \"perftest\": {\"t_typical\": %.3f, \"faa_p50_ratio\": %.3f",
+			pt->typical, pt->typical > 0 ? st[0].p50 / pt->typical : 0);
+		if (pt->has_p99)
+			fprintf(f, ", \"p99\": %.3f, \"faa_p99_ratio\": %.3f",
+				pt->p99, pt->p99 > 0 ? st[0].p99 / pt->p99 : 0);
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n}\n");
+	if (fclose(f)) {
+		fprintf(stderr, "writing %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "node", required_argument, NULL, 'n' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "slot", required_argument, NULL, 's' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "compare-perftest", required_argument, NULL, 'c' },
+		{ "perftest-only", required_argument, NULL, 'P' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *device = DEFAULT_DEVICE, *json = NULL, *perf = NULL;
+	__u32 node = 0, iters = DEFAULT_ITERATIONS, slot = 0, *samples;
+	int have_node = 0, have_slot = 0, perf_only = 0, opt, fd;
+	struct rdlock_test_info info;
+	struct stats st[NR_OPS];
+	struct perftest pt;
+	const char *backend;
+	size_t i;
+
+	while ((opt = getopt_long(argc, argv, "n:i:s:j:c:P:d:h", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (parse_u32_arg(optarg, &node) || node >= RDLOCK_MAX_NODES)
+				goto bad;
+			have_node = 1;
+			break;
+		case 'i':
+			if (parse_u32_arg(optarg, &iters) || !iters ||
+			    iters > RDLOCK_TEST_MAX_SAMPLES)
+				goto bad;
+			break;
+		case 's':
+			if (parse_u32_arg(optarg, &slot))
+				goto bad;
+			have_slot = 1;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'P':
+			perf_only = 1;
+			/* fall through */
+		case 'c':
+			perf = optarg;
+			break;
+		case 'd':
+			device = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc || (!have_node && !perf_only))
+		goto bad;
+
+	/* Check the perftest file first: no point benching if it is bad. */
+	if (perf && parse_perftest(perf, &pt))
+		return 1;
+	if (perf_only) {
+		printf("t_typical %.2f us", pt.typical);
+		if (pt.has_p99)
+			printf(", 99%% %.2f us", pt.p99);
+		printf("\n");
+		return 0;
+	}
+
+	fd = open(device, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "cannot open %s: %s%s\n", device, strerror(errno),
+			errno == ENOENT ? " (is rdlock_test.ko loaded?)" : "");
+		return 1;
+	}
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, RDLOCK_TEST_IOC_INFO, &info) < 0) {
+		fprintf(stderr, "INFO: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!have_slot)
+		slot = info.first_free_slot;
+	backend = info.backend == RDLOCK_BACKEND_VERBS ? "verbs" :
+		  info.backend == RDLOCK_BACKEND_TWOSIDED ? "twosided" : "none";
+	samples = calloc(iters, sizeof(*samples));
+	if (!samples) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+
+	for (i = 0; i < NR_OPS; i++) {
+		struct rdlock_test_bench b;
+
+		memset(&b, 0, sizeof(b));
+		b.op.op = bench_ops[i].op;
+		b.op.node = node;
+		b.op.slot = slot;
+		b.op.arg0 = bench_ops[i].arg0;
+		b.op.arg1 = bench_ops[i].arg1;
+		b.iterations = iters;
+		b.samples = (__u64)(uintptr_t)samples;
+		if (ioctl(fd, RDLOCK_TEST_IOC_BENCH, &b) < 0) {
+			fprintf(stderr, "BENCH %s on node %u slot %u: %s\n",
+				bench_ops[i].name, node, slot, strerror(errno));
+			return 1;
+		}
+		compute_stats(samples, iters, &st[i]);
+	}
+	close(fd);
+	free(samples);
+
+	printf("node %u (from node %u), slot %u, backend %s, %u iterations, usec\n",
+	       node, info.node_id, slot, backend, iters);
+	printf("%-6s %10s %10s %10s %10s %10s\n", "op", "p50", "p99", "mean",
+	       "min", "max");
+	for (i = 0; i < NR_OPS; i++)
+		printf("%-6s %10.2f %10.2f %10.2f %10.2f %10.2f\n",
+		       bench_ops[i].name, st[i].p50, st[i].p99, st[i].mean,
+		       st[i].min, st[i].max);
+	if (perf)
+		print_compare(&st[0], &pt);
+	if (json && write_json(json, node, slot, iters, backend, st,
+			       perf ? &pt : NULL))
+		return 1;
+	return 0;
+
+bad:
+	usage(stderr);
+	return 2;
+}
