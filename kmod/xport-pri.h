@@ -6,6 +6,7 @@
 #ifndef _RDLOCK_XPORT_PRI_H
 #define _RDLOCK_XPORT_PRI_H
 
+#include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
@@ -74,8 +75,8 @@ struct rdlock_wire_msg {
 };
 
 /* Bits of struct rdlock_cm_pdata.flags. */
-#define RDLOCK_PDATA_VERBS_CAPABLE	(1U << 0)
-#define RDLOCK_PDATA_WORDS_BE		(1U << 1)
+#define RDLOCK_PDATA_VERBS_CAPABLE	BIT(0)
+#define RDLOCK_PDATA_WORDS_BE		BIT(1)
 
 /*
  * Connection private data, both directions: who we are and where our lock

@@ -683,8 +683,9 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 {
 	long left = max_t(long, deadline - jiffies, 1);
 
-	if (!wait_for_completion_timeout(&req->comp, left) &&
-	    !test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
+	if (wait_for_completion_timeout(&req->comp, left))
+		goto done;
+	if (!test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
 		/*
 		 * Give up. A two-sided request is withdrawn; a one-sided one
 		 * cannot be, so the connection is failed, which flushes it.
@@ -696,7 +697,9 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 			rdlock_pending_finish(req->conn, req->id, -ETIMEDOUT, 0);
 		return -ETIMEDOUT;
 	}
+	/* The outcome is being delivered right now. */
 	wait_for_completion(&req->comp);
+done:
 	*value = req->value;
 	return req->status;
 }

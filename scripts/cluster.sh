@@ -91,7 +91,7 @@ eval "$("$SCRIPTS/kernel.sh" "$kernel")"
 if [ -n "$log_dir" ]; then
 	mkdir -p "$log_dir"
 	log_dir=$(cd "$log_dir" && pwd)
-	rm -f "$log_dir"/node*.{out,console,qemu} "$log_dir/summary"
+	rm -f "$log_dir"/node*.{out,console,qemu,splats} "$log_dir/summary"
 else
 	log_dir=$(mktemp -d /tmp/rdlock-cluster.XXXXXX)
 fi
@@ -101,13 +101,13 @@ log "logs in $log_dir"
 # timeout, error or Ctrl-C.
 work=$(mktemp -d /tmp/rdlock-work.XXXXXX)
 qemu_pids=()
-tail_pid=
+tail_pids=()
 
 cleanup()
 {
 	local pid
 
-	for pid in "${qemu_pids[@]}" $tail_pid; do
+	for pid in "${qemu_pids[@]}" "${tail_pids[@]}"; do
 		kill "$pid" 2> /dev/null || true
 	done
 	if [ -f "$work/switch.pid" ]; then
@@ -256,6 +256,7 @@ wait_guests()
 		if [ $SECONDS -ge $deadline ]; then
 			log "timeout after $timeout s, killing the guests"
 			kill "${qemu_pids[@]}" 2> /dev/null || true
+			wait "${qemu_pids[@]}" 2> /dev/null || true
 			return 0
 		fi
 		sleep 1
@@ -288,18 +289,18 @@ for ((i = 0; i < nodes; i++)); do
 	start_guest "$i"
 done
 if [ $verbose -eq 1 ]; then
-	# tail labels each burst with "==> .../nodeN.out <=="; turn that into
-	# a per-line prefix.
-	tail -n +1 -F "$log_dir"/node*.out 2> /dev/null > >(awk '
-		/^==> .* <==$/ { node = $2; sub(/.*\//, "", node); next }
-		{ print node ": " $0; fflush() }' >&2) &
-	tail_pid=$!
+	for ((i = 0; i < nodes; i++)); do
+		# sed must get our stderr: redirect tail's only after that.
+		tail -n +1 -F "$log_dir/node$i.out" \
+			> >(sed -u "s/^/node$i: /" >&2) 2> /dev/null &
+		tail_pids+=($!)
+	done
 fi
 wait_guests
 log "guests finished after $((SECONDS - start)) s"
-if [ -n "$tail_pid" ]; then
+if [ ${#tail_pids[@]} -gt 0 ]; then
 	sleep 0.5
-	kill "$tail_pid" 2> /dev/null || true
+	kill "${tail_pids[@]}" 2> /dev/null || true
 fi
 
 status=0

@@ -17,10 +17,14 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 
-finish()
+report()
 {
 	echo "RDLOCK-GUEST-EXIT $1" > $OUT
 	sync
+}
+
+power_off()
+{
 	poweroff -f
 	# Only reached if the kernel cannot power off: -no-reboot makes QEMU
 	# exit on reset instead.
@@ -30,7 +34,8 @@ finish()
 fail()
 {
 	echo "rdlock-init: $*" > $OUT
-	finish 125
+	report 125
+	power_off
 }
 
 # Cluster-wide settings from cluster.sh; the node id comes from the cmdline
@@ -56,9 +61,9 @@ shift "$RDLOCK_NODE_ID"
 addr=$1
 
 ip link set lo up
-ip addr add "$addr/24" dev eth0 || fail "cannot configure eth0"
 ip link set eth0 up || fail "cannot bring up eth0"
 rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add failed"
+ip addr add "$addr/24" dev eth0 || fail "cannot configure eth0"
 
 # The IPv4 RoCE v2 GID shows up asynchronously; tests need its index
 # (e.g. perftest -x).
@@ -82,16 +87,42 @@ while [ -z "$RDLOCK_GID_INDEX" ]; do
 done
 export RDLOCK_GID_INDEX
 
-# Peers boot concurrently; wait (bounded) until all of them answer.
+# Start barrier.  Peers boot at different speeds: a node is "up" once its
+# rxe0 is usable (port UP_PORT answers) and "started" once it has seen all
+# its peers up (port STARTED_PORT answers).  Ports 7770/7771 are taken.
+UP_PORT=7770
+STARTED_PORT=7771
+nc -ll -p $UP_PORT -e true &
+
+answers() { nc -w 1 "$1" "$2" < /dev/null > /dev/null 2>&1; }
+
 for peer in $RDLOCK_NODE_ADDRS; do
 	[ "$peer" = "$addr" ] && continue
 	tries=0
-	until ping -c 1 -W 1 "$peer" > /dev/null 2>&1; do
+	until answers "$peer" $UP_PORT; do
 		tries=$((tries + 1))
-		[ $tries -lt 120 ] || fail "peer $peer does not answer"
+		if [ $tries -ge 120 ]; then
+			ip neigh > $OUT
+			ip -s link show eth0 > $OUT
+			fail "peer $peer is not up"
+		fi
+		sleep 1
 	done
 done
+nc -ll -p $STARTED_PORT -e true &
 
 cd /rdlock
 sh /etc/rdlock/cmd < /dev/null > $OUT 2>&1
-finish $?
+report $?
+
+# End barrier: do not power off while a peer still waits for us to be up,
+# i.e. until every peer has started or is gone already (finished or dead).
+for peer in $RDLOCK_NODE_ADDRS; do
+	[ "$peer" = "$addr" ] && continue
+	until answers "$peer" $STARTED_PORT; do
+		ping -c 1 -W 1 "$peer" > /dev/null 2>&1 || break
+		sleep 0.5
+	done
+done
+
+power_off

@@ -39,7 +39,8 @@ static const struct bench_op bench_ops[] = {
 	{ "PING", RDLOCK_TEST_OP_PING, 0, 0 },
 };
 
-#define NR_OPS	(sizeof(bench_ops) / sizeof(bench_ops[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_OPS		ARRAY_SIZE(bench_ops)
 
 struct stats {
 	double p50, p99, mean, min, max;	/* microseconds */
@@ -125,8 +126,8 @@ static int parse_perftest(const char *path, struct perftest *pt)
 	while (fgets(line, sizeof(line), f)) {
 		if (strstr(line, "t_typical")) {
 			if (strstr(line, "[cycles]")) {
-				fprintf(stderr, "%s: latencies in cycles; run ib_atomic_lat without -C\n",
-					path);
+				fprintf(stderr, "%s: %s\n", path,
+					"latencies in cycles; run ib_atomic_lat without -C");
 				fclose(f);
 				return -1;
 			}
@@ -139,7 +140,8 @@ static int parse_perftest(const char *path, struct perftest *pt)
 				    !strncmp(tok[i + 1], "percentile", 10))
 					i++;
 			}
-			typ = p99 = -1;
+			typ = -1;
+			p99 = -1;
 			for (i = 0; i < ncol; i++) {
 				if (!strcmp(col[i], "t_typical[usec]"))
 					typ = i;
@@ -225,12 +227,17 @@ static int write_json(const char *path, __u32 node, __u32 slot, __u32 iters,
 		fprintf(stderr, "cannot create %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "{\n  \"node\": %u,\n  \"slot\": %u,\n  \"iterations\": %u,\n  \"backend\": \"%s\",\n  \"unit\": \"us\",\n  \"ops\": {\n",
-		node, slot, iters, backend);
-	for (i = 0; i < NR_OPS; i++)
-		fprintf(f, "    \"%s\": {\"p50\": %.3f, \"p99\": %.3f, \"mean\": %.3f, \"min\": %.3f, \"max\": %.3f}%s\n",
-			bench_ops[i].name, st[i].p50, st[i].p99, st[i].mean,
-			st[i].min, st[i].max, i + 1 < NR_OPS ? "," : "");
+	fprintf(f, "{\n  \"node\": %u,\n  \"slot\": %u,\n", node, slot);
+	fprintf(f, "  \"iterations\": %u,\n  \"backend\": \"%s\",\n", iters,
+		backend);
+	fprintf(f, "  \"unit\": \"us\",\n  \"ops\": {\n");
+	for (i = 0; i < NR_OPS; i++) {
+		fprintf(f, "    \"%s\": {\"p50\": %.3f, \"p99\": %.3f, ",
+			bench_ops[i].name, st[i].p50, st[i].p99);
+		fprintf(f, "\"mean\": %.3f, \"min\": %.3f, \"max\": %.3f}%s\n",
+			st[i].mean, st[i].min, st[i].max,
+			i + 1 < NR_OPS ? "," : "");
+	}
 	fprintf(f, "  }");
 	if (pt) {
 		fprintf(f, ",\n  \"perftest\": {\"t_typical\": %.3f, \"faa_p50_ratio\": %.3f",
@@ -293,7 +300,8 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			perf_only = 1;
-			/* fall through */
+			perf = optarg;
+			break;
 		case 'c':
 			perf = optarg;
 			break;

@@ -24,6 +24,7 @@
 #define WAIT_POLL_MS		50
 #define WAIT_DEFAULT_SEC	60
 #define EXIT_USAGE		2
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 static const char *device = DEFAULT_DEVICE;
 static const char *prog = "rdlockctl";
@@ -147,8 +148,7 @@ static int cmd_config(int argc, char **argv)
 			break;
 		case 'a':
 			if (rdlock_parse_addr(optarg, &cfg.addr))
-				return bad_usage("bad address '%s' (IP, IP:PORT, [IPv6]:PORT or IPv6%%SCOPE)",
-						 optarg);
+				return bad_usage("bad address '%s' (see -h)", optarg);
 			have_addr = 1;
 			break;
 		case 'p':
@@ -315,16 +315,19 @@ static void print_status_json(const struct rdlock_status *st,
 {
 	__u32 i;
 
-	printf("{\"state\": \"%s\", \"backend\": \"%s\", \"cluster_id\": %u, \"node_id\": %u, \"nodes\": [",
-	       cluster_state_name(st->state), backend_name(st->backend),
+	printf("{\"state\": \"%s\", \"backend\": \"%s\", ",
+	       cluster_state_name(st->state), backend_name(st->backend));
+	printf("\"cluster_id\": %u, \"node_id\": %u, \"nodes\": [",
 	       st->cluster_id, st->node_id);
-	for (i = 0; i < st->nr_nodes; i++)
-		printf("%s{\"id\": %u, \"state\": \"%s\", \"flags\": %u, \"self\": %s, \"verbs_atomics\": %s, \"connects\": %u}",
+	for (i = 0; i < st->nr_nodes; i++) {
+		printf("%s{\"id\": %u, \"state\": \"%s\", \"flags\": %u, ",
 		       i ? ", " : "", nodes[i].node_id,
-		       node_state_name(nodes[i].state), nodes[i].flags,
+		       node_state_name(nodes[i].state), nodes[i].flags);
+		printf("\"self\": %s, \"verbs_atomics\": %s, \"connects\": %u}",
 		       nodes[i].flags & RDLOCK_NODE_SELF ? "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_VERBS_ATOMICS ?
 		       "true" : "false", nodes[i].connects);
+	}
 	printf("]}\n");
 }
 
@@ -439,9 +442,9 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "Usage: %s [-d DEVICE] COMMAND [ARGS]\n\nCommands:\n", prog);
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %s %s\n      %s\n", cmds[i].name, cmds[i].args,
-			cmds[i].help);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %s%s%s\n      %s\n", cmds[i].name,
+			cmds[i].args[0] ? " " : "", cmds[i].args, cmds[i].help);
 	fprintf(f, "\nADDR is IPv4[:PORT], [IPv6]:PORT, IPv6 or IPv6%%SCOPE; port 0 or none\n"
 		"selects %u. DEVICE defaults to %s.\n", RDLOCK_DEFAULT_PORT,
 		DEFAULT_DEVICE);
@@ -472,7 +475,7 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (strcmp(argv[0], cmds[i].name))
 			continue;
 		/* 0, not 1: glibc then forgets the "+" of the first scan. */

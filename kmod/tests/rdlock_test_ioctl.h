@@ -52,7 +52,7 @@ struct rdlock_test_bench {
 	__u64 samples;
 };
 
-#define RDLOCK_TEST_MAX_SAMPLES	(1U << 20)
+#define RDLOCK_TEST_MAX_SAMPLES	1048576U
 
 /**
  * struct rdlock_test_info - transport facts a test needs

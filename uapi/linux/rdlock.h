@@ -10,6 +10,7 @@
 #ifndef _UAPI_LINUX_RDLOCK_H
 #define _UAPI_LINUX_RDLOCK_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -95,8 +96,8 @@ enum rdlock_node_state {
 };
 
 /* Bits of struct rdlock_node_status.flags. */
-#define RDLOCK_NODE_SELF		(1U << 0)
-#define RDLOCK_NODE_VERBS_ATOMICS	(1U << 1)	/* its device can */
+#define RDLOCK_NODE_SELF		_BITUL(0)
+#define RDLOCK_NODE_VERBS_ATOMICS	_BITUL(1)	/* its device can */
 
 /**
  * struct rdlock_node_status - one node as this node sees it

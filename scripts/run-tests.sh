@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-tests.sh - the whole rdlock test suite, from a fresh machine.
+#
+#   host:   build warning-free with W=1 and sparse, checkpatch --strict,
+#           userspace unit tests (address parser, lock-word encodings);
+#   guests: for each kernel (debug: KASAN, lockdep, KUnit; stock: Debian's),
+#           build the modules against it and run in QEMU/rxe guests
+#             kunit            KUnit suites (debug kernel only), 1 node
+#             uapi             /dev/rdlock errno contract, unload, 1 node
+#             xport-verbs      3-node exact-count transport test, verbs
+#             xport-twosided   the same with the two-sided backend forced
+#
+# Every step's logs are kept under $RDLOCK_TEST_LOGS (default build/logs).
+# Ends with "N passed, N failed, N skipped" and exits non-zero on failure.
+# RDLOCK_TEST_KERNELS selects kernels (default "debug stock").
+
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KERNELS=${RDLOCK_TEST_KERNELS:-debug stock}
+LOGS=${RDLOCK_TEST_LOGS:-$ROOT/build/logs}
+passed=0
+failed=0
+skipped=0
+
+log() { echo "run-tests: $*" >&2; }
+
+# Record one step that is a single test.
+single()
+{
+	local name=$1 rc=$2
+
+	if [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $name (see $LOGS)"
+	fi
+}
+
+# Add the counts of a line "passed=P failed=F skipped=S ..." (tapcount.py)
+# or "cluster: P passed, F failed, S skipped"; a failed step with no
+# failing test still counts as one failure.
+tally()
+{
+	local name=$1 rc=$2 line=$3 p f s
+
+	if [[ $line =~ passed=([0-9]+)\ failed=([0-9]+)\ skipped=([0-9]+) ]] ||
+	   [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+	else
+		p=0 f=0 s=0
+	fi
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	if [ "$f" -eq 0 ]; then
+		echo "ok - $name ($p passed, $s skipped)"
+	else
+		echo "not ok - $name ($p passed, $f failed; see $LOGS)"
+	fi
+}
+
+host_tests()
+{
+	local rc out
+
+	make -C "$ROOT" modules > "$LOGS/host-build.log" 2>&1
+	rc=$?
+	grep -E '(warning|error):' "$LOGS/host-build.log" && rc=1
+	single "host: modules build warning-free with W=1" $rc
+
+	make -C "$ROOT" sparse > "$LOGS/sparse.log" 2>&1
+	single "host: sparse (C=2) clean" $?
+
+	"$ROOT/scripts/checkpatch.sh" > "$LOGS/checkpatch.log" 2>&1
+	single "host: checkpatch --strict clean" $?
+
+	make -C "$ROOT" userspace selftests > "$LOGS/userspace-build.log" 2>&1
+	single "host: userspace and selftests build with -Werror" $?
+
+	make -s -C "$ROOT/userspace" test > "$LOGS/userspace-test.log" 2>&1
+	rc=$?
+	out=$(python3 "$ROOT/scripts/tapcount.py" "$LOGS/userspace-test.log")
+	tally "host: userspace unit tests" $rc "$out"
+}
+
+# Build the modules for one guest kernel and assemble the guest payload.
+build_payload()
+{
+	local kernel=$1 kdir=$2 bdir=$ROOT/build/$1
+
+	mkdir -p "$bdir/src"
+	rsync -a --delete --exclude /build --exclude .git "$ROOT/" "$bdir/src/" &&
+	make -C "$bdir/src" modules KDIR="$kdir" > "$LOGS/$kernel-build.log" 2>&1 ||
+		return 1
+	rm -rf "$bdir/payload"
+	mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
+	cp "$bdir"/src/*.ko "$bdir/payload/modules/" &&
+	cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
+		"$bdir/payload/bin/" &&
+	cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/" &&
+	cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
+}
+
+# cluster_step KERNEL NAME NODES TIMEOUT -- CMD...
+cluster_step()
+{
+	local kernel=$1 name=$2 nodes=$3 timeout=$4 rc line
+	shift 5
+
+	"$ROOT/scripts/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
+		--timeout "$timeout" --payload "$ROOT/build/$kernel/payload" \
+		--log-dir "$LOGS/$kernel-$name" -- "$@" \
+		> "$LOGS/$kernel-$name.log" 2>&1
+	rc=$?
+	line=$(grep '^cluster:' "$LOGS/$kernel-$name.log" | tail -n 1)
+	tally "$kernel: $name" $rc "$line"
+}
+
+guest_tests()
+{
+	local kernel=$1 env
+
+	if ! env=$("$ROOT/scripts/kernel.sh" "$kernel" 2> "$LOGS/$kernel-kernel.log"); then
+		single "$kernel: kernel ready" 1
+		return
+	fi
+	eval "$env"
+	if ! build_payload "$kernel" "$KDIR"; then
+		single "$kernel: modules build" 1
+		return
+	fi
+	single "$kernel: modules build" 0
+
+	if [ "$kernel" = debug ]; then
+		cluster_step debug kunit 1 300 -- sh guest/kunit.sh
+	fi
+	cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh
+	cluster_step "$kernel" xport-verbs 3 600 -- sh guest/xport.sh verbs
+	cluster_step "$kernel" xport-twosided 3 600 -- sh guest/xport.sh twosided
+}
+
+main()
+{
+	"$ROOT/scripts/host-setup.sh" >&2 || { log "host setup failed"; exit 2; }
+	rm -rf "$LOGS"
+	mkdir -p "$LOGS"
+	host_tests
+	for kernel in $KERNELS; do
+		guest_tests "$kernel"
+	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+}
+
+main "$@"

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of the guest scripts, sourced by them. busybox sh only: no
+# bash features. Every step prints one TAP line; rdl_finish prints the plan
+# and returns non-zero when any step failed.
+
+RDL=${RDL:-/rdlock}
+PATH=$RDL/bin:$RDL/tests:$PATH
+export PATH
+RDL_CLUSTER=7
+# Overridable so that the scripts can be dry-run on a host.
+RDL_PROC_MODULES=${RDL_PROC_MODULES:-/proc/modules}
+RDL_STEP=0
+RDL_FAILED=0
+
+echo "TAP version 13"
+
+rdl_ok() {
+	RDL_STEP=$((RDL_STEP + 1))
+	echo "ok $RDL_STEP $*"
+}
+
+rdl_not_ok() {
+	RDL_STEP=$((RDL_STEP + 1))
+	RDL_FAILED=1
+	echo "not ok $RDL_STEP $*"
+}
+
+# rdl_step "description" command args...: one TAP line for the command.
+rdl_step() {
+	rdl_desc=$1
+	shift
+	if "$@"; then
+		rdl_ok "$rdl_desc"
+		return 0
+	fi
+	rdl_not_ok "$rdl_desc"
+	return 1
+}
+
+rdl_finish() {
+	echo "1..$RDL_STEP"
+	return $RDL_FAILED
+}
+
+# Word $1 + 1 of RDLOCK_NODE_ADDRS: node $1's address.
+rdl_node_addr() {
+	rdl_i=0
+	for rdl_a in $RDLOCK_NODE_ADDRS; do
+		if [ "$rdl_i" -eq "$1" ]; then
+			echo "$rdl_a"
+			return 0
+		fi
+		rdl_i=$((rdl_i + 1))
+	done
+	echo "no address for node $1 in RDLOCK_NODE_ADDRS" >&2
+	return 1
+}
+
+rdl_check_env() {
+	case "$RDLOCK_NODE_ID:$RDLOCK_NR_NODES" in
+	*[!0-9:]* | :* | *:)
+		echo "# RDLOCK_NODE_ID and RDLOCK_NR_NODES must be set" >&2
+		return 1
+		;;
+	esac
+	rdl_node_addr $((RDLOCK_NR_NODES - 1)) >/dev/null
+}
+
+# Configure every node of RDLOCK_NODE_ADDRS; this one from RDLOCK_NODE_ID.
+rdl_config() {
+	rdl_self=$(rdl_node_addr "$RDLOCK_NODE_ID") || return 1
+	rdl_peers=
+	rdl_j=0
+	while [ "$rdl_j" -lt "$RDLOCK_NR_NODES" ]; do
+		if [ "$rdl_j" -ne "$RDLOCK_NODE_ID" ]; then
+			rdl_a=$(rdl_node_addr "$rdl_j") || return 1
+			rdl_peers="$rdl_peers --peer $rdl_j=$rdl_a"
+		fi
+		rdl_j=$((rdl_j + 1))
+	done
+	# $rdl_peers is split on purpose: one word per option.
+	# shellcheck disable=SC2086
+	rdlockctl config --cluster "$RDL_CLUSTER" --node "$RDLOCK_NODE_ID" \
+		--addr "$rdl_self" $rdl_peers
+}
+
+rdl_loaded() {
+	grep -q "^$1 " "$RDL_PROC_MODULES"
+}
+
+# Remove a module and check that it is gone.
+rdl_rmmod() {
+	rmmod "$1" && ! rdl_loaded "$1"
+}
+
+# Run "$@" for at most $1 seconds; its exit status, or non-zero if killed.
+rdl_timeout() {
+	rdl_t=$1
+	shift
+	"$@" &
+	rdl_pid=$!
+	(sleep "$rdl_t"; kill "$rdl_pid" 2>/dev/null) &
+	rdl_killer=$!
+	wait "$rdl_pid"
+	rdl_rc=$?
+	kill "$rdl_killer" 2>/dev/null
+	wait "$rdl_killer" 2>/dev/null
+	return $rdl_rc
+}
+
+# The common start: load both modules, configure, up, wait until ready.
+# $1: module parameters of rdlock.ko (may be empty).
+rdl_start() {
+	# shellcheck disable=SC2086 # no parameters: no word at all
+	rdl_step "insmod rdlock.ko $1" insmod "$RDL/modules/rdlock.ko" $1 &&
+	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
+	rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
+	rdl_step "cluster up" rdlockctl up &&
+	rdl_step "cluster ready" rdlockctl wait --timeout 120
+}
+
+# The common end; every step is tried whatever failed before.
+rdl_stop() {
+	if rdl_loaded rdlock_test; then
+		rdl_step "final barrier" xport_test --final-barrier
+	fi
+	if rdl_loaded rdlock; then
+		rdl_state=$(rdlockctl status --json 2>/dev/null)
+		case "$rdl_state" in
+		*'"state": "unconfigured"'* | *'"state": "down"'*) ;;
+		*) rdl_step "cluster down" rdlockctl down ;;
+		esac
+	fi
+	rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+	rdl_loaded rdlock && rdl_step "rmmod rdlock" rdl_rmmod rdlock
+	return 0
+}

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multi-node transport test through rdlock_test.ko, run at the same time
+ * on every node of an up and ready cluster whose modules were just loaded
+ * (lock tables start zeroed).
+ *
+ * Environment: RDLOCK_NODE_ID and RDLOCK_NR_NODES (nodes are 0..N-1),
+ * RDLOCK_EXPECT_BACKEND (verbs|twosided, optional), RDLOCK_K (FAAs per
+ * target, default 1000), RDLOCK_THREADS (default 2), RDLOCK_BARRIER_TIMEOUT
+ * (seconds, default 120).
+ *
+ * Slots, relative to F = INFO.first_free_slot, the same on every node:
+ *   F + 0		counter of the exact-count test (every node)
+ *   F + 1		barrier of the exact-count test (node 0 only)
+ *   F + 2		final barrier, "xport_test --final-barrier" (node 0 only)
+ *   F + 3 .. F + 7	unused
+ *   F + 8 + i		round trips of node i (on every node)
+ * Each barrier slot is used for one generation only, so no test depends
+ * on another having run.
+ *
+ * "xport_test --final-barrier" only waits until every node has reached the
+ * same point, so that no node takes the cluster down while others test.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/rdlock.h>
+#include "rdlock_test_ioctl.h"
+
+#include <kselftest_harness.h>
+
+#define TEST_DEV		"/dev/rdlock_test"
+#define SLOT_COUNTER		0
+#define SLOT_BARRIER		1
+#define SLOT_FINAL_BARRIER	2
+#define SLOT_ROUND_TRIP		8
+#define SLOTS_NEEDED		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
+#define MAX_THREADS		64
+#define BARRIER_POLL_US		2000
+
+struct env {
+	__u32 self, nr_nodes, k, threads, barrier_timeout;
+	const char *backend;
+};
+
+/* 0 or errno; the returned value in *val. */
+static int xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
+	       __u64 *val)
+{
+	struct rdlock_test_op o = {
+		.op = op, .node = node, .slot = slot, .arg0 = a0, .arg1 = a1,
+	};
+
+	if (ioctl(fd, RDLOCK_TEST_IOC_OP, &o) < 0)
+		return errno;
+	if (val)
+		*val = o.result;
+	return 0;
+}
+
+static int env_u32(const char *name, __u32 def, __u32 *val)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!s) {
+		*val = def;
+		return def == (__u32)-1 ? -1 : 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 0xffffffffUL)
+		return -1;
+	*val = (__u32)v;
+	return 0;
+}
+
+/* Reads the environment; a message and -1 if it is unusable. */
+static int read_env(struct env *e)
+{
+	if (env_u32("RDLOCK_NODE_ID", -1, &e->self) ||
+	    env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes) ||
+	    env_u32("RDLOCK_K", 1000, &e->k) ||
+	    env_u32("RDLOCK_THREADS", 2, &e->threads) ||
+	    env_u32("RDLOCK_BARRIER_TIMEOUT", 120, &e->barrier_timeout)) {
+		fprintf(stderr, "# %s; %s\n",
+			"set RDLOCK_NODE_ID and RDLOCK_NR_NODES (numbers)",
+			"RDLOCK_K, _THREADS, _BARRIER_TIMEOUT must be numbers");
+		return -1;
+	}
+	if (!e->nr_nodes || e->nr_nodes > RDLOCK_MAX_NODES ||
+	    e->self >= e->nr_nodes || !e->k || !e->threads ||
+	    e->threads > MAX_THREADS) {
+		fprintf(stderr, "# bad environment: node %u of %u, K %u, %u threads\n",
+			e->self, e->nr_nodes, e->k, e->threads);
+		return -1;
+	}
+	e->backend = getenv("RDLOCK_EXPECT_BACKEND");
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
+ * for N * @gen. ENOTCONN means the add was not executed, so it is retried;
+ * any other error (a timeout may have executed it) fails.
+ * Return: 0, or -1 with a message in @msg.
+ */
+static int cluster_barrier(int fd, const struct env *e, __u32 slot,
+			   __u64 gen, char *msg, size_t len)
+{
+	double end = now() + e->barrier_timeout;
+	__u64 target = (__u64)e->nr_nodes * gen, v = 0;
+	int err;
+
+	while ((err = xop(fd, RDLOCK_TEST_OP_FAA, 0, slot, 1, 0, NULL)) == ENOTCONN &&
+	       now() < end)
+		usleep(BARRIER_POLL_US * 50);
+	if (err) {
+		snprintf(msg, len, "barrier FAA on node 0 slot %u: %s", slot,
+			 strerror(err));
+		return -1;
+	}
+	while (now() < end) {
+		err = xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
+		if (err && err != ENOTCONN) {
+			snprintf(msg, len, "barrier READ on node 0 slot %u: %s",
+				 slot, strerror(err));
+			return -1;
+		}
+		if (!err && v >= target)
+			return 0;
+		usleep(BARRIER_POLL_US);
+	}
+	snprintf(msg, len, "barrier on node 0 slot %u: %llu of %llu nodes after %u s",
+		 slot, (unsigned long long)v, (unsigned long long)target,
+		 e->barrier_timeout);
+	return -1;
+}
+
+FIXTURE(xport) {
+	int fd;
+	struct env env;
+	struct rdlock_test_info info;
+	__u32 base;		/* INFO.first_free_slot */
+};
+
+FIXTURE_SETUP(xport)
+{
+	self->fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) {
+		TH_LOG("cannot open %s: %s", TEST_DEV, strerror(errno));
+	}
+	ASSERT_EQ(0, read_env(&self->env));
+	ASSERT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_INFO, &self->info)) {
+		TH_LOG("INFO: %s", strerror(errno));
+	}
+	self->base = self->info.first_free_slot;
+	ASSERT_LE(self->base + SLOTS_NEEDED, self->info.table_slots) {
+		TH_LOG("table of %u slots, first free %u: need %u free",
+		       self->info.table_slots, self->base, SLOTS_NEEDED);
+	}
+}
+
+FIXTURE_TEARDOWN(xport)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(xport, info)
+{
+	const char *b = self->env.backend;
+
+	EXPECT_EQ(self->env.self, self->info.node_id);
+	EXPECT_EQ(1, self->info.ready) {
+		TH_LOG("the cluster is not ready");
+	}
+	EXPECT_EQ(0, self->info.pad);
+	if (b && *b) {
+		__u32 want = !strcmp(b, "verbs") ? RDLOCK_BACKEND_VERBS :
+			     !strcmp(b, "twosided") ? RDLOCK_BACKEND_TWOSIDED :
+			     0xffffffff;
+
+		ASSERT_NE(0xffffffff, want) {
+			TH_LOG("RDLOCK_EXPECT_BACKEND=%s: verbs or twosided", b);
+		}
+		EXPECT_EQ(want, self->info.backend) {
+			TH_LOG("backend %u, expected %s", self->info.backend, b);
+		}
+	}
+}
+
+struct counter_ctx {
+	int fd;
+	const struct env *env;
+	__u32 slot, index;
+	__u64 *bitmaps;		/* per target: N * K bits, values seen */
+	__u64 words;		/* words per bitmap */
+	char err[160];
+};
+
+/*
+ * Thread @index does FAA numbers index, index + T, ... below K, each on
+ * every target in turn. Per target, the values one thread gets must rise
+ * and every value any thread here gets must be new and below N * K.
+ */
+static void *counter_thread(void *arg)
+{
+	struct counter_ctx *c = arg;
+	const struct env *e = c->env;
+	__u64 limit = (__u64)e->nr_nodes * e->k, last[RDLOCK_MAX_NODES];
+	__u32 i, t;
+
+	memset(last, 0xff, sizeof(last));
+	for (i = c->index; i < e->k; i += e->threads) {
+		for (t = 0; t < e->nr_nodes; t++) {
+			__u64 v = 0, bit, *word;
+			int err = xop(c->fd, RDLOCK_TEST_OP_FAA, t, c->slot, 1, 0,
+				      &v);
+
+			if (err) {
+				snprintf(c->err, sizeof(c->err),
+					 "FAA #%u on node %u: %s", i, t,
+					 strerror(err));
+				return NULL;
+			}
+			if (v >= limit) {
+				snprintf(c->err, sizeof(c->err),
+					 "FAA #%u on node %u returned %llu >= N*K %llu",
+					 i, t, (unsigned long long)v,
+					 (unsigned long long)limit);
+				return NULL;
+			}
+			if (last[t] != ~0ULL && v <= last[t]) {
+				snprintf(c->err, sizeof(c->err),
+					 "FAA on node %u returned %llu after %llu",
+					 t, (unsigned long long)v,
+					 (unsigned long long)last[t]);
+				return NULL;
+			}
+			last[t] = v;
+			word = &c->bitmaps[t * c->words + v / 64];
+			bit = 1ULL << (v % 64);
+			if (__atomic_fetch_or(word, bit, __ATOMIC_RELAXED) & bit) {
+				snprintf(c->err, sizeof(c->err),
+					 "FAA on node %u returned %llu twice",
+					 t, (unsigned long long)v);
+				return NULL;
+			}
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(xport, exact_count, 900)
+{
+	const struct env *e = &self->env;
+	struct counter_ctx ctx[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 words = ((__u64)e->nr_nodes * e->k + 63) / 64, *bitmaps;
+	__u32 slot = self->base + SLOT_COUNTER, i, t;
+	char msg[160];
+
+	bitmaps = calloc(words * e->nr_nodes, sizeof(*bitmaps));
+	ASSERT_NE(NULL, bitmaps);
+	for (i = 0; i < e->threads; i++) {
+		ctx[i] = (struct counter_ctx){
+			.fd = self->fd, .env = e, .slot = slot, .index = i,
+			.bitmaps = bitmaps, .words = words,
+		};
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, counter_thread,
+					    &ctx[i]));
+	}
+	for (i = 0; i < e->threads; i++) {
+		ASSERT_EQ(0, pthread_join(tid[i], NULL));
+		EXPECT_EQ(0, ctx[i].err[0]) {
+			TH_LOG("thread %u: %s", i, ctx[i].err);
+		}
+	}
+
+	/* Even after a failure: the other nodes wait for us here. */
+	ASSERT_EQ(0, cluster_barrier(self->fd, e, self->base + SLOT_BARRIER, 1,
+				     msg, sizeof(msg))) {
+		TH_LOG("%s", msg);
+	}
+	for (t = 0; t < e->nr_nodes; t++) {
+		__u64 v = 0;
+		int err = xop(self->fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v);
+
+		EXPECT_EQ(0, err) {
+			TH_LOG("READ counter on node %u: %s", t, strerror(err));
+		}
+		EXPECT_EQ((__u64)e->nr_nodes * e->k, v) {
+			TH_LOG("counter on node %u: %llu FAAs arrived, %u nodes x %u sent",
+			       t, (unsigned long long)v, e->nr_nodes, e->k);
+		}
+	}
+	free(bitmaps);
+}
+
+/* Distinct per (tag, this node, target), with every byte different. */
+static __u64 val(__u32 tag, __u32 self, __u32 target)
+{
+	return 0x0102030405060708ULL ^ ((__u64)tag << 56) ^
+	       ((__u64)self << 40) ^ ((__u64)target << 24) ^ 0xa000;
+}
+
+#define RT_OK(call, what, t) do {					\
+	int __err = (call);						\
+	EXPECT_EQ(0, __err) {						\
+		TH_LOG("%s on node %u: %s", what, t, strerror(__err));	\
+	}								\
+} while (0)
+
+#define RT_VAL(expected, seen, what, t) do {				\
+	__u64 __exp = (expected), __seen = (seen);			\
+	EXPECT_EQ(__exp, __seen) {					\
+		TH_LOG("%s on node %u: 0x%016llx, expected 0x%016llx",	\
+		       what, t, (unsigned long long)__seen,		\
+		       (unsigned long long)__exp);			\
+	}								\
+} while (0)
+
+TEST_F_TIMEOUT(xport, round_trips, 300)
+{
+	const struct env *e = &self->env;
+	__u32 slot = self->base + SLOT_ROUND_TRIP + e->self, t;
+	int fd = self->fd;
+
+	for (t = 0; t < e->nr_nodes; t++) {
+		__u64 v1 = val(1, e->self, t), v2 = val(2, e->self, t), v = 0;
+
+		RT_OK(xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, v1, 0, NULL),
+		      "WRITE", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_VAL(v1, v, "READ after WRITE", t);
+
+		/* Wrong expected value: returns the current one, no swap. */
+		RT_OK(xop(fd, RDLOCK_TEST_OP_CAS, t, slot, v1 ^ 1, v2, &v),
+		      "CAS (wrong expected)", t);
+		RT_VAL(v1, v, "CAS (wrong expected) result", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_VAL(v1, v, "READ after failed CAS", t);
+
+		RT_OK(xop(fd, RDLOCK_TEST_OP_CAS, t, slot, v1, v2, &v),
+		      "CAS (right expected)", t);
+		RT_VAL(v1, v, "CAS (right expected) result", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_VAL(v2, v, "READ after CAS", t);
+
+		/* Adding 2^64 - 1 is subtracting 1, modulo 2^64. */
+		RT_OK(xop(fd, RDLOCK_TEST_OP_FAA, t, slot, ~0ULL, 0, &v),
+		      "FAA 2^64-1", t);
+		RT_VAL(v2, v, "FAA 2^64-1 result", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_VAL(v2 - 1, v, "READ after FAA 2^64-1", t);
+
+		/* And through zero: carries out of bit 63 are dropped. */
+		RT_OK(xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, 0, 0, NULL),
+		      "WRITE 0", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_FAA, t, slot, ~0ULL, 0, &v),
+		      "FAA 2^64-1 on 0", t);
+		RT_VAL(0, v, "FAA 2^64-1 on 0 result", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_FAA, t, slot, 2, 0, &v),
+		      "FAA 2 on 2^64-1", t);
+		RT_VAL(~0ULL, v, "FAA 2 on 2^64-1 result", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_VAL(1, v, "READ after wrapping", t);
+
+		/* Leave a value only this (node, target) pair writes. */
+		RT_OK(xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, v1, 0, NULL),
+		      "WRITE", t);
+		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_VAL(v1, v, "final READ", t);
+	}
+}
+
+TEST_F_TIMEOUT(xport, ping, 120)
+{
+	__u32 t;
+
+	for (t = 0; t < self->env.nr_nodes; t++) {
+		/* The slot is ignored for PING, even a bad one. */
+		RT_OK(xop(self->fd, RDLOCK_TEST_OP_PING, t, 0, 0, 0, NULL),
+		      "PING", t);
+		RT_OK(xop(self->fd, RDLOCK_TEST_OP_PING, t, 0xffffffff, 0, 0,
+			  NULL), "PING with slot ~0", t);
+	}
+}
+
+#define BAD(err, op, node, slot, what) do {				\
+	int __want = (err);						\
+	int __got = xop(self->fd, op, node, slot, 0x5244, 0x5245, NULL); \
+	EXPECT_EQ(__want, __got) {					\
+		TH_LOG("%s: got %d (%s), expected %d", what, __got,	\
+		       strerror(__got), __want);			\
+	}								\
+} while (0)
+
+TEST_F(xport, bad_inputs)
+{
+	const struct env *e = &self->env;
+	__u32 ok_slot = self->base + SLOT_ROUND_TRIP + e->self;
+	__u32 node = e->self, n;
+	struct rdlock_test_bench b;
+	__u32 samples[4];
+
+	BAD(EINVAL, 0, node, ok_slot, "op 0");
+	BAD(EINVAL, 6, node, ok_slot, "op 6");
+	BAD(EINVAL, 0xffffffff, node, ok_slot, "op ~0");
+	/* CAS that could never swap: harmless even if wrongly accepted. */
+	BAD(EINVAL, RDLOCK_TEST_OP_READ, node, self->info.table_slots,
+	    "READ slot table_slots");
+	BAD(EINVAL, RDLOCK_TEST_OP_CAS, node, self->info.table_slots,
+	    "CAS slot table_slots");
+	BAD(EINVAL, RDLOCK_TEST_OP_READ, node, 0xffffffff, "READ slot ~0");
+	if (self->base) {
+		BAD(EINVAL, RDLOCK_TEST_OP_READ, node, self->base - 1,
+		    "READ slot first_free_slot - 1");
+		BAD(EINVAL, RDLOCK_TEST_OP_CAS, node, 0, "CAS slot 0");
+	}
+	for (n = e->nr_nodes; n < RDLOCK_MAX_NODES; n += 7)
+		BAD(ENOENT, RDLOCK_TEST_OP_READ, n, ok_slot,
+		    "READ on an unconfigured node");
+	if (e->nr_nodes < RDLOCK_MAX_NODES)
+		BAD(ENOENT, RDLOCK_TEST_OP_PING, e->nr_nodes, 0,
+		    "PING an unconfigured node");
+	/* Ids no node can have are not configured either. */
+	BAD(ENOENT, RDLOCK_TEST_OP_READ, RDLOCK_MAX_NODES, ok_slot,
+	    "READ on node 32");
+	BAD(ENOENT, RDLOCK_TEST_OP_READ, 0xffffffff, ok_slot, "READ on node ~0");
+	/* The test uses the same checks for BENCH. */
+	memset(&b, 0, sizeof(b));
+	b.op.op = 0;
+	b.op.node = node;
+	b.op.slot = ok_slot;
+	b.iterations = 4;
+	b.samples = (__u64)(unsigned long)samples;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	b.op.op = RDLOCK_TEST_OP_READ;
+	b.op.slot = self->info.table_slots;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_BENCH, &b));
+	EXPECT_EQ(EINVAL, errno);
+	/* And a valid BENCH returns a plausible latency per sample. */
+	b.op.slot = ok_slot;
+	memset(samples, 0, sizeof(samples));
+	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_BENCH, &b)) {
+		TH_LOG("BENCH READ: %s", strerror(errno));
+	}
+	EXPECT_NE(0, samples[0] | samples[1] | samples[2] | samples[3]);
+}
+
+static int final_barrier(void)
+{
+	struct rdlock_test_info info;
+	struct env e;
+	char msg[160];
+	int fd;
+
+	if (read_env(&e))
+		return 1;
+	fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "cannot open %s: %s\n", TEST_DEV, strerror(errno));
+		return 1;
+	}
+	if (ioctl(fd, RDLOCK_TEST_IOC_INFO, &info) < 0) {
+		fprintf(stderr, "INFO: %s\n", strerror(errno));
+		return 1;
+	}
+	if (cluster_barrier(fd, &e, info.first_free_slot + SLOT_FINAL_BARRIER, 1,
+			    msg, sizeof(msg))) {
+		fprintf(stderr, "final barrier: %s\n", msg);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+#define main xport_harness_main
+TEST_HARNESS_MAIN
+#undef main
+
+int main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc == 2 && !strcmp(argv[1], "--final-barrier"))
+		return final_barrier();
+	if (argc > 1) {
+		fprintf(stderr, "usage: %s [--final-barrier]\n", argv[0]);
+		return 2;
+	}
+	fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ksft_print_header();
+		ksft_exit_fail_msg("cannot open %s: %s (%s)\n", TEST_DEV,
+				   strerror(errno),
+				   "load rdlock.ko and rdlock_test.ko; run in the guests");
+	}
+	close(fd);
+	return xport_harness_main(argc, argv);
+}
