@@ -87,24 +87,6 @@ host_tests()
 	tally "host: userspace unit tests" $rc "$out"
 }
 
-# Build the modules for one guest kernel and assemble the guest payload.
-build_payload()
-{
-	local kernel=$1 kdir=$2 bdir=$ROOT/build/$1
-
-	mkdir -p "$bdir/src"
-	rsync -a --delete --exclude /build --exclude .git "$ROOT/" "$bdir/src/" &&
-	make -C "$bdir/src" modules KDIR="$kdir" > "$LOGS/$kernel-build.log" 2>&1 ||
-		return 1
-	rm -rf "$bdir/payload"
-	mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
-	cp "$bdir"/src/*.ko "$bdir/payload/modules/" &&
-	cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
-		"$bdir/payload/bin/" &&
-	cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/" &&
-	cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
-}
-
 # cluster_step KERNEL NAME NODES TIMEOUT -- CMD...
 cluster_step()
 {
@@ -122,18 +104,14 @@ cluster_step()
 
 guest_tests()
 {
-	local kernel=$1 env
+	local kernel=$1
 
-	if ! env=$("$ROOT/scripts/kernel.sh" "$kernel" 2> "$LOGS/$kernel-kernel.log"); then
-		single "$kernel: kernel ready" 1
+	if ! RDLOCK_BUILD_LOG="$LOGS/$kernel-build.log" \
+	     "$ROOT/scripts/payload.sh" "$kernel" > /dev/null; then
+		single "$kernel: kernel and modules build" 1
 		return
 	fi
-	eval "$env"
-	if ! build_payload "$kernel" "$KDIR"; then
-		single "$kernel: modules build" 1
-		return
-	fi
-	single "$kernel: modules build" 0
+	single "$kernel: kernel and modules build" 0
 
 	if [ "$kernel" = debug ]; then
 		cluster_step debug kunit 1 300 -- sh guest/kunit.sh

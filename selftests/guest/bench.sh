@@ -20,24 +20,6 @@ DEV=rxe0
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-900}
 export RDLOCK_BARRIER_TIMEOUT
 
-# Index of the RoCE v2 GID that holds IPv4 address $1 (::ffff:a.b.c.d).
-gid_index() {
-	want=$(echo "$1" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
-	port=${RDL_SYSFS_IB:-/sys/class/infiniband}/$DEV/ports/1
-	for f in "$port"/gids/*; do
-		idx=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
-		case "$(cat "$port/gid_attrs/types/$idx" 2>/dev/null)" in
-		*"v2"* | *"V2"*)
-			echo "$idx"
-			return 0
-			;;
-		esac
-	done
-	echo "no RoCE v2 GID for $1 on $DEV" >&2
-	return 1
-}
-
 perftest_server() {
 	rdl_timeout 300 ib_atomic_lat -d "$DEV" -x "$GIDX" -n "$ITERS" -F \
 		-p "$PERF_PORT" > "$OUT/perftest-atomic-server.txt" 2>&1
@@ -67,18 +49,9 @@ if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ]; then
 fi
 
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
-	SELF=$(rdl_node_addr "$RDLOCK_NODE_ID")
 	SERVER=$(rdl_node_addr 1)
-	GIDX=
-	case "$RDLOCK_NODE_ID" in
-	0 | 1)
-		if GIDX=$(gid_index "$SELF"); then
-			rdl_ok "RoCE v2 GID index of $SELF: $GIDX"
-		else
-			rdl_not_ok "RoCE v2 GID index of $SELF"
-		fi
-		;;
-	esac
+	# The guest init found the IPv4 RoCE v2 GID perftest must use.
+	GIDX=${RDLOCK_GID_INDEX:?}
 	case "$RDLOCK_NODE_ID:$GIDX" in
 	0:?*)
 		rdl_step "ib_atomic_lat client to $SERVER" perftest_client &&

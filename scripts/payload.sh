@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# payload.sh KERNEL - build everything a guest needs for KERNEL (debug or
+# stock, see kernel.sh) and assemble it under build/KERNEL/payload:
+#   modules/  rdlock.ko, rdlock_test.ko and, with KUnit, *_kunit.ko
+#   bin/      rdlockctl, rdlock-xport-bench (static)
+#   tests/    selftest binaries (static)
+#   guest/    the guest-side scripts of selftests/guest
+# The modules are built in a copy of the tree per kernel, so that builds
+# for different kernels do not overwrite each other. Prints the payload
+# directory on stdout; build logs go to $RDLOCK_BUILD_LOG (default stderr).
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+kernel=${1:?usage: payload.sh debug|stock}
+bdir=$ROOT/build/$kernel
+out=${RDLOCK_BUILD_LOG:-/dev/stderr}
+
+eval "$("$ROOT/scripts/kernel.sh" "$kernel")"
+{
+	mkdir -p "$bdir/src"
+	rsync -a --delete --exclude /build --exclude .git "$ROOT/" "$bdir/src/"
+	make -C "$bdir/src" modules KDIR="$KDIR"
+	make -C "$ROOT" userspace selftests
+} >> "$out" 2>&1
+
+rm -rf "$bdir/payload"
+mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
+cp "$bdir"/src/*.ko "$bdir/payload/modules/"
+cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
+	"$bdir/payload/bin/"
+cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
+cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
+echo "$bdir/payload"
