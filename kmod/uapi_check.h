@@ -41,7 +41,8 @@ static inline int rdlock_addr_to_sockaddr(const struct rdlock_addr *ua,
 		if (ua->scope_id || !rdlock_all_zero(ua->addr + 4, 12))
 			return -EINVAL;
 		memcpy(&a, ua->addr, sizeof(a));
-		if (ipv4_is_zeronet(a) || ipv4_is_multicast(a) ||
+		/* 0.0.0.0/8 means "this network": no peer is there. */
+		if ((ntohl(a) >> 24) == 0 || ipv4_is_multicast(a) ||
 		    ipv4_is_lbcast(a))
 			return -EINVAL;
 		memset(ss, 0, sizeof(*ss));

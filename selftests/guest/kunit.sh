@@ -3,22 +3,31 @@
 #
 # kunit.sh - load every KUnit suite module of the payload and print its KTAP
 # results, taken from the kernel log (KUnit reports there), on stdout so the
-# host counts them. Runs in a debug-kernel guest; busybox sh.
+# host counts them. Runs in a debug-kernel guest; busybox sh. A module that
+# reports nothing, or whose suite does not end with "ok", fails the run.
 
 rc=0
 found=0
 for ko in /rdlock/modules/*_kunit.ko; do
 	[ -e "$ko" ] || continue
 	found=1
+	name=$(basename "$ko" .ko)
 	dmesg -c > /dev/null
 	if ! insmod "$ko"; then
-		echo "not ok - insmod $(basename "$ko")"
+		echo "not ok - insmod $name"
 		rc=1
 		continue
 	fi
-	# KTAP lines only; the timestamps are stripped by the counter.
-	dmesg | grep -E '^\[[ 0-9.]+\] +(KTAP|#|[0-9]+\.\.[0-9]+|(not )?ok )'
-	rmmod "$(basename "$ko" .ko)" || rc=1
+	# KTAP lines only, with or without printk timestamps.
+	ktap=$(dmesg | sed 's/^\[[ 0-9.]*\] //' |
+	       grep -E '^ *(KTAP|# |[0-9]+\.\.[0-9]+|(not )?ok )')
+	echo "$ktap"
+	# The suite's own result is its last unindented result line.
+	if ! echo "$ktap" | grep -E '^(not )?ok ' | tail -n 1 | grep -q '^ok '; then
+		echo "not ok - $name: no passing suite result"
+		rc=1
+	fi
+	rmmod "$name" || rc=1
 done
 if [ $found -eq 0 ]; then
 	echo "not ok - no KUnit modules in the payload"
