@@ -209,7 +209,7 @@ static void rdlock_conn_release_work(struct work_struct *work)
 	spin_unlock_bh(&conn->post_lock);
 	wake_up_all(&conn->credit_wait);
 
-	if (was_established && !rdlock_is_loop_passive(conn))
+	if (was_established && conn->node != rdlock_cl.self)
 		pr_info("disconnected from node %u\n", conn->node);
 
 	if (conn->qp && conn->connect_sent) {
@@ -471,9 +471,12 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 
 reject:
-	atomic64_inc(&cl->rejected);
-	pr_warn_ratelimited("refused connection from node %u: %s\n", src,
-			    rdlock_reject_names[reason]);
+	/* A node that is still starting is no misconfiguration. */
+	if (reason != RDLOCK_REJ_NOT_READY) {
+		atomic64_inc(&cl->rejected);
+		pr_warn_ratelimited("refused connection from node %u: %s\n",
+				    src, rdlock_reject_names[reason]);
+	}
 	rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
 	rej.reason = cpu_to_le16(reason);
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
