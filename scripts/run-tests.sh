@@ -11,7 +11,9 @@
 #             uapi             /dev/rdlock errno contract, unload, 1 node
 #             xport-verbs      3-node exact-count transport test, verbs
 #             xport-twosided   the same with the two-sided backend forced
-#             reject           refused connections and reconnect, 2 nodes
+#             reject           refused connections and recovery, 2 nodes
+#             reconnect        a node leaves and rejoins; unload while
+#                              connected, 3 nodes
 #
 # Every step's logs are kept under $RDLOCK_TEST_LOGS (default build/logs).
 # Ends with "N passed, N failed, N skipped" and exits non-zero on failure.
@@ -121,6 +123,7 @@ guest_tests()
 	cluster_step "$kernel" xport-verbs 3 600 -- sh guest/xport.sh verbs
 	cluster_step "$kernel" xport-twosided 3 600 -- sh guest/xport.sh twosided
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
+	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh
 }
 
 main()

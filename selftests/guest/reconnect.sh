@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reconnection, on 3 guests: once the cluster is ready, node 2 leaves
+# (down) and comes back (up). Nodes 0 and 1 must see it connect a second
+# time without being touched, the cluster must become ready again, and the
+# exact-count transport test must pass on the re-formed cluster. At the
+# end node 1 unloads rdlock while still connected to live peers.
+
+# shellcheck source=selftests/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
+
+RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
+RDLOCK_K=${RDLOCK_K:-200}
+export RDLOCK_BARRIER_TIMEOUT RDLOCK_K
+
+# Connections established to node 2, as this node's STATUS reports them.
+connects_of_2() {
+	rdlockctl status --json |
+		sed -n 's/.*{"id": 2, [^}]*"connects": \([0-9]*\)}.*/\1/p'
+}
+
+# Poll (at most 120 s) until node 2 has been connected at least twice.
+saw_rejoin() {
+	left=120
+	while [ "$(connects_of_2)" -lt 2 ] 2>/dev/null; do
+		left=$((left - 1))
+		[ "$left" -gt 0 ] || return 1
+		sleep 1
+	done
+}
+
+if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
+	rdl_not_ok "reconnect.sh needs exactly 3 nodes"
+	rdl_finish
+	exit 1
+fi
+
+if rdl_start ""; then
+	backend=$(sed -n 's/^backend: //p' /sys/kernel/debug/rdlock/cluster)
+	RDLOCK_EXPECT_BACKEND=$backend
+	export RDLOCK_EXPECT_BACKEND
+	if [ "$RDLOCK_NODE_ID" -eq 2 ]; then
+		# Let the others see the first connection before leaving.
+		sleep 2
+		rdl_step "node 2 leaves" rdlockctl down &&
+		rdl_step "node 2 rejoins" rdlockctl up
+	else
+		rdl_step "node 2 connected a second time" saw_rejoin
+	fi
+	rdl_step "ready again" rdlockctl wait --timeout 120 &&
+	rdl_step "transport test on the re-formed cluster" xport_test
+fi
+if [ "$RDLOCK_NODE_ID" -eq 1 ]; then
+	rdl_step "final barrier" xport_test --final-barrier
+	rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+	rdl_step "rmmod rdlock while connected" rdl_rmmod rdlock
+fi
+rdl_stop
+rdl_finish
