@@ -8,6 +8,7 @@
 #include <linux/seq_file.h>
 
 #include "xport-pri.h"
+#include "proto.h"
 
 static struct dentry *rdlock_debugfs_dir;
 
@@ -85,6 +86,25 @@ static int rdlock_nodes_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_nodes);
 
+static int rdlock_protocols_show(struct seq_file *m, void *v)
+{
+	struct rdlock_proto_stats *s = &rdlock_proto_stats;
+
+	seq_printf(m, "acquires: %lld\nwaits: %lld\nremote_ops: %lld\n",
+		   (long long)atomic64_read(&s->acquires),
+		   (long long)atomic64_read(&s->waits),
+		   (long long)atomic64_read(&s->remote_ops));
+	seq_printf(m, "retries: %lld\nstall_resets: %lld\noverflow_resets: %lld\n",
+		   (long long)atomic64_read(&s->retries),
+		   (long long)atomic64_read(&s->stall_resets),
+		   (long long)atomic64_read(&s->overflow_resets));
+	seq_printf(m, "lease_expiries: %lld\nabandoned: %lld\n",
+		   (long long)atomic64_read(&s->lease_expiries),
+		   (long long)atomic64_read(&s->abandoned));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_protocols);
+
 void rdlock_debugfs_init(void)
 {
 	rdlock_debugfs_dir = debugfs_create_dir("rdlock", NULL);
@@ -92,6 +112,8 @@ void rdlock_debugfs_init(void)
 			    &rdlock_cluster_fops);
 	debugfs_create_file("nodes", 0444, rdlock_debugfs_dir, NULL,
 			    &rdlock_nodes_fops);
+	debugfs_create_file("protocols", 0444, rdlock_debugfs_dir, NULL,
+			    &rdlock_protocols_fops);
 }
 
 void rdlock_debugfs_exit(void)

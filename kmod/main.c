@@ -18,6 +18,7 @@
 
 #include "xport-pri.h"
 #include "uapi_check.h"
+#include "proto.h"
 
 int rdlock_backend_param = RDLOCK_BACKEND_NONE;
 unsigned int rdlock_table_slots_param = 4096;
@@ -297,14 +298,19 @@ static int __init rdlock_init(void)
 	ret = rdlock_xport_init();
 	if (ret)
 		return ret;
+	ret = rdlock_proto_init();
+	if (ret)
+		goto exit_xport;
 	rdlock_debugfs_init();
 	ret = misc_register(&rdlock_misc);
 	if (ret)
-		goto exit_xport;
+		goto exit_proto;
 	return 0;
 
-exit_xport:
+exit_proto:
 	rdlock_debugfs_exit();
+	rdlock_proto_exit();
+exit_xport:
 	rdlock_xport_exit();
 	return ret;
 }
@@ -313,6 +319,9 @@ static void __exit rdlock_exit(void)
 {
 	misc_deregister(&rdlock_misc);
 	rdlock_debugfs_exit();
+	/* Down first: background tickets end when their operations fail. */
+	rdlock_xport_shutdown();
+	rdlock_proto_exit();
 	rdlock_xport_exit();
 }
 

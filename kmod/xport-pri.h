@@ -240,6 +240,7 @@ extern unsigned int rdlock_op_timeout_ms;
 
 /* xport_cm.c: membership, connections, devices */
 int rdlock_xport_init(void);
+void rdlock_xport_shutdown(void);
 void rdlock_xport_exit(void);
 int rdlock_cluster_up(void);
 void rdlock_cluster_down(void);

@@ -996,7 +996,8 @@ destroy_wq:
 	return ret;
 }
 
-void rdlock_xport_exit(void)
+/* Take the cluster down for good: module unload. */
+void rdlock_xport_shutdown(void)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 
@@ -1004,6 +1005,11 @@ void rdlock_xport_exit(void)
 	if (cl->up)
 		rdlock_cluster_down();
 	mutex_unlock(&cl->cfg_mutex);
+}
+
+void rdlock_xport_exit(void)
+{
+	rdlock_xport_shutdown();
 	ib_unregister_client(&rdlock_ib_client);
 	destroy_workqueue(rdlock_wq);
 	rdlock_io_exit();

@@ -11,6 +11,9 @@
 #             uapi             /dev/rdlock errno contract, unload, 1 node
 #             xport-verbs      3-node exact-count transport test, verbs
 #             xport-twosided   the same with the two-sided backend forced
+#             lock-verbs       mutual exclusion of the bakery lock and the
+#                              CAS spinlock, 3 nodes, verbs backend
+#             lock-twosided    the same with the two-sided backend
 #             reject           refused connections and recovery, 2 nodes
 #             reconnect        a node leaves and rejoins; unload while
 #                              connected, 3 nodes
@@ -122,6 +125,8 @@ guest_tests()
 	cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh
 	cluster_step "$kernel" xport-verbs 3 600 -- sh guest/xport.sh verbs
 	cluster_step "$kernel" xport-twosided 3 600 -- sh guest/xport.sh twosided
+	cluster_step "$kernel" lock-verbs 3 900 -- sh guest/lock.sh verbs
+	cluster_step "$kernel" lock-twosided 3 900 -- sh guest/lock.sh twosided
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
 	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh
 }

@@ -13,9 +13,11 @@
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <linux/rdlock.h>
 
 #include "../xport.h"
+#include "../proto.h"
 #include "rdlock_test_ioctl.h"
 
 MODULE_IMPORT_NS(RDLOCK_INTERNAL);
@@ -113,6 +115,113 @@ static long rdlock_test_ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/* Locks taken through one open file. */
+struct rdlock_test_file {
+	struct xarray held;		/* handle -> struct rdlock_test_held */
+};
+
+struct rdlock_test_held {
+	const struct rdlock_proto_ops *ops;
+	struct rdlock_proto_cfg cfg;
+	struct rdlock_ticket ticket;
+};
+
+static const struct rdlock_proto_ops *rdlock_test_protos[] = {
+	[RDLOCK_TEST_PROTO_BAKERY]	= &rdlock_proto_bakery,
+	[RDLOCK_TEST_PROTO_CASLOCK]	= &rdlock_proto_caslock,
+};
+
+static long rdlock_test_ioc_lock(struct rdlock_test_file *tf,
+				 void __user *argp)
+{
+	struct rdlock_test_held *h;
+	struct rdlock_test_lock l;
+	unsigned long deadline = 0;
+	long ret;
+
+	if (copy_from_user(&l, argp, sizeof(l)))
+		return -EFAULT;
+	if (l.proto >= ARRAY_SIZE(rdlock_test_protos) ||
+	    l.mode >= RDLOCK_MODE_NR || l.handle || l.remote_ops ||
+	    l.slot < RDLOCK_XPORT_RESERVED_SLOTS)
+		return -EINVAL;
+	if (!rdlock_xport_node_configured(l.node))
+		return -ENOENT;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->ops = rdlock_test_protos[l.proto];
+	h->cfg.lease_ms = l.lease_ms;
+	h->ticket.node = l.node;
+	h->ticket.slot = l.slot;
+	h->ticket.mode = l.mode;
+	if (l.timeout_ms)
+		deadline = jiffies + msecs_to_jiffies(l.timeout_ms);
+	ret = h->ops->acquire(&h->cfg, &h->ticket, deadline);
+	if (ret)
+		goto free;
+	ret = xa_alloc(&tf->held, &l.handle, h, xa_limit_31b, GFP_KERNEL);
+	if (ret)
+		goto release;
+	l.remote_ops = h->ticket.remote_ops;
+	if (copy_to_user(argp, &l, sizeof(l))) {
+		xa_erase(&tf->held, l.handle);
+		ret = -EFAULT;
+		goto release;
+	}
+	return 0;
+
+release:
+	h->ops->release(&h->cfg, &h->ticket);
+free:
+	kfree(h);
+	return ret;
+}
+
+static long rdlock_test_ioc_unlock(struct rdlock_test_file *tf,
+				   void __user *argp)
+{
+	struct rdlock_test_held *h;
+	u32 handle;
+
+	if (get_user(handle, (u32 __user *)argp))
+		return -EFAULT;
+	h = xa_erase(&tf->held, handle);
+	if (!h)
+		return -ENOENT;
+	h->ops->release(&h->cfg, &h->ticket);
+	kfree(h);
+	return 0;
+}
+
+static int rdlock_test_open(struct inode *inode, struct file *file)
+{
+	struct rdlock_test_file *tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+
+	if (!tf)
+		return -ENOMEM;
+	xa_init_flags(&tf->held, XA_FLAGS_ALLOC);
+	file->private_data = tf;
+	return 0;
+}
+
+/* Closing the file (or the process dying) releases what it held. */
+static int rdlock_test_release(struct inode *inode, struct file *file)
+{
+	struct rdlock_test_file *tf = file->private_data;
+	struct rdlock_test_held *h;
+	unsigned long handle;
+
+	xa_for_each(&tf->held, handle, h) {
+		xa_erase(&tf->held, handle);
+		h->ops->release(&h->cfg, &h->ticket);
+		kfree(h);
+	}
+	xa_destroy(&tf->held);
+	kfree(tf);
+	return 0;
+}
+
 static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg)
 {
@@ -125,6 +234,10 @@ static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_test_ioc_bench(argp);
 	case RDLOCK_TEST_IOC_INFO:
 		return rdlock_test_ioc_info(argp);
+	case RDLOCK_TEST_IOC_LOCK:
+		return rdlock_test_ioc_lock(file->private_data, argp);
+	case RDLOCK_TEST_IOC_UNLOCK:
+		return rdlock_test_ioc_unlock(file->private_data, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -132,6 +245,8 @@ static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 
 static const struct file_operations rdlock_test_fops = {
 	.owner		= THIS_MODULE,
+	.open		= rdlock_test_open,
+	.release	= rdlock_test_release,
 	.unlocked_ioctl	= rdlock_test_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

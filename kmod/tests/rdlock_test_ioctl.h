@@ -72,9 +72,40 @@ struct rdlock_test_info {
 	__u32 pad;
 };
 
+enum rdlock_test_proto {
+	RDLOCK_TEST_PROTO_BAKERY	= 0,
+	RDLOCK_TEST_PROTO_CASLOCK	= 1,
+};
+
+/**
+ * struct rdlock_test_lock - take a lock word directly with a protocol
+ * @proto: enum rdlock_test_proto.
+ * @mode: 0 shared, 1 exclusive.
+ * @node: home node of the lock word.
+ * @slot: slot of the lock word (at or above first_free_slot).
+ * @timeout_ms: 0: wait as long as it takes (fatal signals still end it).
+ * @lease_ms: protocol lease, 0 for none.
+ * @handle: out: what RDLOCK_TEST_IOC_UNLOCK takes.
+ * @remote_ops: out: remote operations the acquisition took.
+ *
+ * Locks belong to the open file: closing it releases them.
+ */
+struct rdlock_test_lock {
+	__u32 proto;
+	__u32 mode;
+	__u32 node;
+	__u32 slot;
+	__u32 timeout_ms;
+	__u32 lease_ms;
+	__u32 handle;
+	__u32 remote_ops;
+};
+
 #define RDLOCK_TEST_IOC_MAGIC	0xD8
 #define RDLOCK_TEST_IOC_OP	_IOWR(RDLOCK_TEST_IOC_MAGIC, 1, struct rdlock_test_op)
 #define RDLOCK_TEST_IOC_BENCH	_IOWR(RDLOCK_TEST_IOC_MAGIC, 2, struct rdlock_test_bench)
 #define RDLOCK_TEST_IOC_INFO	_IOR(RDLOCK_TEST_IOC_MAGIC, 3, struct rdlock_test_info)
+#define RDLOCK_TEST_IOC_LOCK	_IOWR(RDLOCK_TEST_IOC_MAGIC, 4, struct rdlock_test_lock)
+#define RDLOCK_TEST_IOC_UNLOCK	_IOW(RDLOCK_TEST_IOC_MAGIC, 5, __u32)
 
 #endif /* _RDLOCK_TEST_IOCTL_H */

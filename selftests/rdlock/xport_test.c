@@ -35,64 +35,31 @@
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
+#include "testlib.h"
 
 #include <kselftest_harness.h>
 
-#define TEST_DEV		"/dev/rdlock_test"
 #define SLOT_COUNTER		0
 #define SLOT_BARRIER		1
 #define SLOT_FINAL_BARRIER	2
+#define SLOT_FINAL_ACK		3
 #define SLOT_ROUND_TRIP		8
 #define SLOTS_NEEDED		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
 #define MAX_THREADS		64
-#define BARRIER_POLL_US		2000
 
 struct env {
 	__u32 self, nr_nodes, k, threads, barrier_timeout;
 	const char *backend;
 };
 
-/* 0 or errno; the returned value in *val. */
-static int xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
-	       __u64 *val)
-{
-	struct rdlock_test_op o = {
-		.op = op, .node = node, .slot = slot, .arg0 = a0, .arg1 = a1,
-	};
-
-	if (ioctl(fd, RDLOCK_TEST_IOC_OP, &o) < 0)
-		return errno;
-	if (val)
-		*val = o.result;
-	return 0;
-}
-
-static int env_u32(const char *name, __u32 def, __u32 *val)
-{
-	const char *s = getenv(name);
-	unsigned long v;
-	char *end;
-
-	if (!s) {
-		*val = def;
-		return def == (__u32)-1 ? -1 : 0;
-	}
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > 0xffffffffUL)
-		return -1;
-	*val = (__u32)v;
-	return 0;
-}
-
 /* Reads the environment; a message and -1 if it is unusable. */
 static int read_env(struct env *e)
 {
-	if (env_u32("RDLOCK_NODE_ID", -1, &e->self) ||
-	    env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes) ||
-	    env_u32("RDLOCK_K", 1000, &e->k) ||
-	    env_u32("RDLOCK_THREADS", 2, &e->threads) ||
-	    env_u32("RDLOCK_BARRIER_TIMEOUT", 120, &e->barrier_timeout)) {
+	if (rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self) ||
+	    rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes) ||
+	    rdl_env_u32("RDLOCK_K", 1000, &e->k) ||
+	    rdl_env_u32("RDLOCK_THREADS", 2, &e->threads) ||
+	    rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 120, &e->barrier_timeout)) {
 		fprintf(stderr, "# %s; %s\n",
 			"set RDLOCK_NODE_ID and RDLOCK_NR_NODES (numbers)",
 			"RDLOCK_K, _THREADS, _BARRIER_TIMEOUT must be numbers");
@@ -107,52 +74,6 @@ static int read_env(struct env *e)
 	}
 	e->backend = getenv("RDLOCK_EXPECT_BACKEND");
 	return 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
- * for N * @gen. ENOTCONN means the add was not executed, so it is retried;
- * any other error (a timeout may have executed it) fails.
- * Return: 0, or -1 with a message in @msg.
- */
-static int cluster_barrier(int fd, const struct env *e, __u32 slot,
-			   __u64 gen, char *msg, size_t len)
-{
-	double end = now() + e->barrier_timeout;
-	__u64 target = (__u64)e->nr_nodes * gen, v = 0;
-	int err;
-
-	while ((err = xop(fd, RDLOCK_TEST_OP_FAA, 0, slot, 1, 0, NULL)) == ENOTCONN &&
-	       now() < end)
-		usleep(BARRIER_POLL_US * 50);
-	if (err) {
-		snprintf(msg, len, "barrier FAA on node 0 slot %u: %s", slot,
-			 strerror(err));
-		return -1;
-	}
-	while (now() < end) {
-		err = xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
-		if (err && err != ENOTCONN) {
-			snprintf(msg, len, "barrier READ on node 0 slot %u: %s",
-				 slot, strerror(err));
-			return -1;
-		}
-		if (!err && v >= target)
-			return 0;
-		usleep(BARRIER_POLL_US);
-	}
-	snprintf(msg, len, "barrier on node 0 slot %u: %llu of %llu nodes after %u s",
-		 slot, (unsigned long long)v, (unsigned long long)target,
-		 e->barrier_timeout);
-	return -1;
 }
 
 FIXTURE(xport) {
@@ -233,7 +154,7 @@ static void *counter_thread(void *arg)
 	for (i = c->index; i < e->k; i += e->threads) {
 		for (t = 0; t < e->nr_nodes; t++) {
 			__u64 v = 0, bit, *word;
-			int err = xop(c->fd, RDLOCK_TEST_OP_FAA, t, c->slot, 1, 0,
+			int err = rdl_xop(c->fd, RDLOCK_TEST_OP_FAA, t, c->slot, 1, 0,
 				      &v);
 
 			if (err) {
@@ -297,13 +218,13 @@ TEST_F_TIMEOUT(xport, exact_count, 900)
 	}
 
 	/* Even after a failure: the other nodes wait for us here. */
-	ASSERT_EQ(0, cluster_barrier(self->fd, e, self->base + SLOT_BARRIER, 1,
-				     msg, sizeof(msg))) {
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 self->base + SLOT_BARRIER, 1, msg, sizeof(msg))) {
 		TH_LOG("%s", msg);
 	}
 	for (t = 0; t < e->nr_nodes; t++) {
 		__u64 v = 0;
-		int err = xop(self->fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v);
+		int err = rdl_xop(self->fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v);
 
 		EXPECT_EQ(0, err) {
 			TH_LOG("READ counter on node %u: %s", t, strerror(err));
@@ -348,47 +269,47 @@ TEST_F_TIMEOUT(xport, round_trips, 300)
 	for (t = 0; t < e->nr_nodes; t++) {
 		__u64 v1 = val(1, e->self, t), v2 = val(2, e->self, t), v = 0;
 
-		RT_OK(xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, v1, 0, NULL),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, v1, 0, NULL),
 		      "WRITE", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(v1, v, "READ after WRITE", t);
 
 		/* Wrong expected value: returns the current one, no swap. */
-		RT_OK(xop(fd, RDLOCK_TEST_OP_CAS, t, slot, v1 ^ 1, v2, &v),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_CAS, t, slot, v1 ^ 1, v2, &v),
 		      "CAS (wrong expected)", t);
 		RT_VAL(v1, v, "CAS (wrong expected) result", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(v1, v, "READ after failed CAS", t);
 
-		RT_OK(xop(fd, RDLOCK_TEST_OP_CAS, t, slot, v1, v2, &v),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_CAS, t, slot, v1, v2, &v),
 		      "CAS (right expected)", t);
 		RT_VAL(v1, v, "CAS (right expected) result", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(v2, v, "READ after CAS", t);
 
 		/* Adding 2^64 - 1 is subtracting 1, modulo 2^64. */
-		RT_OK(xop(fd, RDLOCK_TEST_OP_FAA, t, slot, ~0ULL, 0, &v),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_FAA, t, slot, ~0ULL, 0, &v),
 		      "FAA 2^64-1", t);
 		RT_VAL(v2, v, "FAA 2^64-1 result", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(v2 - 1, v, "READ after FAA 2^64-1", t);
 
 		/* And through zero: carries out of bit 63 are dropped. */
-		RT_OK(xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, 0, 0, NULL),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, 0, 0, NULL),
 		      "WRITE 0", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_FAA, t, slot, ~0ULL, 0, &v),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_FAA, t, slot, ~0ULL, 0, &v),
 		      "FAA 2^64-1 on 0", t);
 		RT_VAL(0, v, "FAA 2^64-1 on 0 result", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_FAA, t, slot, 2, 0, &v),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_FAA, t, slot, 2, 0, &v),
 		      "FAA 2 on 2^64-1", t);
 		RT_VAL(~0ULL, v, "FAA 2 on 2^64-1 result", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(1, v, "READ after wrapping", t);
 
 		/* Leave a value only this (node, target) pair writes. */
-		RT_OK(xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, v1, 0, NULL),
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_WRITE, t, slot, v1, 0, NULL),
 		      "WRITE", t);
-		RT_OK(xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(v1, v, "final READ", t);
 	}
 }
@@ -399,16 +320,16 @@ TEST_F_TIMEOUT(xport, ping, 120)
 
 	for (t = 0; t < self->env.nr_nodes; t++) {
 		/* The slot is ignored for PING, even a bad one. */
-		RT_OK(xop(self->fd, RDLOCK_TEST_OP_PING, t, 0, 0, 0, NULL),
+		RT_OK(rdl_xop(self->fd, RDLOCK_TEST_OP_PING, t, 0, 0, 0, NULL),
 		      "PING", t);
-		RT_OK(xop(self->fd, RDLOCK_TEST_OP_PING, t, 0xffffffff, 0, 0,
+		RT_OK(rdl_xop(self->fd, RDLOCK_TEST_OP_PING, t, 0xffffffff, 0, 0,
 			  NULL), "PING with slot ~0", t);
 	}
 }
 
 #define BAD(err, op, node, slot, what) do {				\
 	int __want = (err);						\
-	int __got = xop(self->fd, op, node, slot, 0x5244, 0x5245, NULL); \
+	int __got = rdl_xop(self->fd, op, node, slot, 0x5244, 0x5245, NULL); \
 	EXPECT_EQ(__want, __got) {					\
 		TH_LOG("%s: got %d (%s), expected %d", what, __got,	\
 		       strerror(__got), __want);			\
@@ -474,7 +395,7 @@ static int final_barrier(void)
 	struct rdlock_test_info info;
 	struct env e;
 	char msg[160];
-	int fd;
+	int fd, err;
 
 	if (read_env(&e))
 		return 1;
@@ -487,9 +408,28 @@ static int final_barrier(void)
 		fprintf(stderr, "INFO: %s\n", strerror(errno));
 		return 1;
 	}
-	if (cluster_barrier(fd, &e, info.first_free_slot + SLOT_FINAL_BARRIER, 1,
-			    msg, sizeof(msg))) {
+	if (rdl_barrier(fd, e.nr_nodes, e.barrier_timeout,
+			info.first_free_slot + SLOT_FINAL_BARRIER, 1, msg,
+			sizeof(msg))) {
 		fprintf(stderr, "final barrier: %s\n", msg);
+		return 1;
+	}
+	/*
+	 * Node 0 holds the barrier: it may go down only when everybody has
+	 * seen the barrier, or a slow node's last READ would fail. The others
+	 * just say they have.
+	 */
+	if (e.self) {
+		err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			      info.first_free_slot + SLOT_FINAL_ACK, 1, 0, NULL);
+		if (err) {
+			fprintf(stderr, "final ack: %s\n", strerror(err));
+			return 1;
+		}
+	} else if (rdl_barrier(fd, e.nr_nodes, e.barrier_timeout,
+			       info.first_free_slot + SLOT_FINAL_ACK, 1, msg,
+			       sizeof(msg))) {
+		fprintf(stderr, "final ack: %s\n", msg);
 		return 1;
 	}
 	close(fd);

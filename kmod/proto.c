@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the lock protocols share: counted remote operations, the polling
+ * unit omega, sleeping (never spinning a CPU) and finishing an abandoned
+ * ticket in the background, so that a waiter that times out or is killed
+ * never leaves a ticket that would stall everybody behind it.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/hrtimer.h>
+#include <linux/random.h>
+#include <linux/workqueue.h>
+#include <linux/rdlock.h>
+
+#include "proto.h"
+#include "xport.h"
+
+#define RDLOCK_SLEEP_MAX_NS	(100 * NSEC_PER_MSEC)
+#define RDLOCK_BACKOFF_MIN_US	50
+#define RDLOCK_BACKOFF_MAX_US	20000
+#define RDLOCK_OMEGA_DEFAULT_NS	(100 * NSEC_PER_USEC)
+/*
+ * A two-sided READ of our own table is a function call: omega taken from
+ * it would make waiters poll almost continuously.
+ */
+#define RDLOCK_OMEGA_MIN_NS	(50 * NSEC_PER_USEC)
+
+struct rdlock_proto_stats rdlock_proto_stats;
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_stats, RDLOCK_INTERNAL);
+static u64 rdlock_read_ns[RDLOCK_MAX_NODES];	/* EWMA of READ latency */
+static struct workqueue_struct *rdlock_proto_wq;
+
+/**
+ * rdlock_proto_op() - one remote operation on the ticket's lock word
+ * @t: the ticket; counts the operation.
+ * @op: enum rdlock_xop.
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @value: the value the operation returned.
+ *
+ * Also keeps the READ latency to each node that omega defaults to.
+ *
+ * Return: as rdlock_xport_exec().
+ */
+int rdlock_proto_op(struct rdlock_ticket *t, int op, u64 arg0, u64 arg1,
+		    u64 *value)
+{
+	ktime_t start = ktime_get();
+	int ret;
+
+	ret = rdlock_xport_exec(op, t->node, t->slot, arg0, arg1, value, 0);
+	t->remote_ops++;
+	atomic64_inc(&rdlock_proto_stats.remote_ops);
+	if (!ret && op == RDLOCK_XOP_READ && t->node < RDLOCK_MAX_NODES) {
+		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+		u64 old = READ_ONCE(rdlock_read_ns[t->node]);
+
+		WRITE_ONCE(rdlock_read_ns[t->node], old ? (7 * old + ns) / 8 : ns);
+	}
+	return ret;
+}
+
+/**
+ * rdlock_proto_omega_ns() - the polling unit for a lock on @node
+ * @cfg: the lockspace's policy.
+ * @node: the lock's home node.
+ *
+ * Return: @cfg->omega_us if set, else the measured READ latency, at
+ * least 50 us.
+ */
+u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node)
+{
+	u64 ns = 0;
+
+	if (cfg->omega_us)
+		return (u64)cfg->omega_us * NSEC_PER_USEC;
+	if (node < RDLOCK_MAX_NODES)
+		ns = READ_ONCE(rdlock_read_ns[node]);
+	return ns ? max_t(u64, ns, RDLOCK_OMEGA_MIN_NS) : RDLOCK_OMEGA_DEFAULT_NS;
+}
+
+/**
+ * rdlock_proto_sleep() - sleep before polling again
+ * @ns: how long; capped at 100 ms so a deadline is not overslept much.
+ * @deadline: jiffies, or 0 for none.
+ *
+ * Return: 0, -ETIMEDOUT once @deadline has passed, or -EINTR on a fatal
+ * signal.
+ */
+int rdlock_proto_sleep(u64 ns, unsigned long deadline)
+{
+	ktime_t kt = ns_to_ktime(min_t(u64, ns, RDLOCK_SLEEP_MAX_NS));
+
+	if (deadline && time_after_eq(jiffies, deadline))
+		return -ETIMEDOUT;
+	set_current_state(TASK_KILLABLE);
+	schedule_hrtimeout_range(&kt, ktime_to_ns(kt) / 8, HRTIMER_MODE_REL);
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/**
+ * rdlock_proto_backoff() - random exponential back-off (DSLR appendix A.3)
+ * @backoff_us: the current ceiling; doubled up to 20 ms on every call.
+ * @deadline: as for rdlock_proto_sleep().
+ *
+ * Return: as rdlock_proto_sleep().
+ */
+int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline)
+{
+	unsigned int us = max_t(unsigned int, *backoff_us,
+				RDLOCK_BACKOFF_MIN_US);
+
+	*backoff_us = min_t(unsigned int, 2 * us, RDLOCK_BACKOFF_MAX_US);
+	return rdlock_proto_sleep((u64)(get_random_u32() % us + 1) *
+				  NSEC_PER_USEC, deadline);
+}
+
+struct rdlock_proto_finish {
+	struct work_struct work;
+	struct rdlock_proto_cfg cfg;
+	struct rdlock_ticket ticket;
+	void (*finish)(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t);
+};
+
+static void rdlock_proto_finish_work(struct work_struct *work)
+{
+	struct rdlock_proto_finish *f =
+		container_of(work, struct rdlock_proto_finish, work);
+
+	f->finish(&f->cfg, &f->ticket);
+	kfree(f);
+}
+
+/**
+ * rdlock_proto_finish_later() - complete a ticket in the background
+ * @cfg: the policy, copied.
+ * @t: the ticket, copied.
+ * @finish: waits for the ticket and releases it; runs in a worker.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t,
+			      void (*finish)(const struct rdlock_proto_cfg *cfg,
+					     struct rdlock_ticket *t))
+{
+	struct rdlock_proto_finish *f = kmalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	f->cfg = *cfg;
+	f->ticket = *t;
+	f->finish = finish;
+	INIT_WORK(&f->work, rdlock_proto_finish_work);
+	queue_work(rdlock_proto_wq, &f->work);
+	return 0;
+}
+
+int rdlock_proto_init(void)
+{
+	rdlock_proto_wq = alloc_workqueue("rdlock_proto", WQ_UNBOUND, 0);
+	return rdlock_proto_wq ? 0 : -ENOMEM;
+}
+
+/* Background tickets end once the transport fails their operations. */
+void rdlock_proto_exit(void)
+{
+	destroy_workqueue(rdlock_proto_wq);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the multi-node selftests: raw transport operations
+ * through /dev/rdlock_test, the environment the guests set, and a barrier
+ * across the cluster made of those operations.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+/* 0 or errno; the returned value in *val. */
+int rdl_xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
+	    __u64 *val)
+{
+	struct rdlock_test_op o = {
+		.op = op, .node = node, .slot = slot, .arg0 = a0, .arg1 = a1,
+	};
+
+	if (ioctl(fd, RDLOCK_TEST_IOC_OP, &o) < 0)
+		return errno;
+	if (val)
+		*val = o.result;
+	return 0;
+}
+
+int rdl_env_u32(const char *name, __u32 def, __u32 *val)
+{
+	const char *s = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!s) {
+		*val = def;
+		return def == (__u32)-1 ? -1 : 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 0xffffffffUL)
+		return -1;
+	*val = (__u32)v;
+	return 0;
+}
+
+double rdl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
+ * for @nr_nodes * @gen, for at most @timeout_s seconds. ENOTCONN means the add was not executed, so it is retried;
+ * any other error (a timeout may have executed it) fails.
+ * Return: 0, or -1 with a message in @msg.
+ */
+int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
+		__u64 gen, char *msg, size_t len)
+{
+	double end = rdl_now() + timeout_s;
+	__u64 target = (__u64)nr_nodes * gen, v = 0;
+	int err;
+
+	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, slot, 1, 0, NULL)) == ENOTCONN &&
+	       rdl_now() < end)
+		usleep(BARRIER_POLL_US * 50);
+	if (err) {
+		snprintf(msg, len, "barrier FAA on node 0 slot %u: %s", slot,
+			 strerror(err));
+		return -1;
+	}
+	while (rdl_now() < end) {
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
+		if (err && err != ENOTCONN) {
+			snprintf(msg, len, "barrier READ on node 0 slot %u: %s",
+				 slot, strerror(err));
+			return -1;
+		}
+		if (!err && v >= target)
+			return 0;
+		usleep(BARRIER_POLL_US);
+	}
+	snprintf(msg, len, "barrier on node 0 slot %u: %llu of %llu nodes after %u s",
+		 slot, (unsigned long long)v, (unsigned long long)target,
+		 timeout_s);
+	return -1;
+}

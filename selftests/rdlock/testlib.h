@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the multi-node selftests; see testlib.c. */
+#ifndef _RDLOCK_SELFTEST_TESTLIB_H
+#define _RDLOCK_SELFTEST_TESTLIB_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/rdlock.h>
+#include "rdlock_test_ioctl.h"
+
+#define TEST_DEV		"/dev/rdlock_test"
+#define BARRIER_POLL_US		2000
+
+int rdl_xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
+	    __u64 *val);
+int rdl_env_u32(const char *name, __u32 def, __u32 *val);
+double rdl_now(void);
+int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
+		__u64 gen, char *msg, size_t len);
+
+#endif /* _RDLOCK_SELFTEST_TESTLIB_H */
