@@ -57,8 +57,9 @@ double rdl_now(void)
 
 /*
  * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
- * for @nr_nodes * @gen, for at most @timeout_s seconds. ENOTCONN means the add was not executed, so it is retried;
- * any other error (a timeout may have executed it) fails.
+ * for @nr_nodes * @gen, for at most @timeout_s seconds. ENOTCONN means the
+ * add was not executed, so it is retried; any other error (a timeout may
+ * have executed it) fails.
  * Return: 0, or -1 with a message in @msg.
  */
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,

@@ -322,8 +322,8 @@ TEST_F_TIMEOUT(xport, ping, 120)
 		/* The slot is ignored for PING, even a bad one. */
 		RT_OK(rdl_xop(self->fd, RDLOCK_TEST_OP_PING, t, 0, 0, 0, NULL),
 		      "PING", t);
-		RT_OK(rdl_xop(self->fd, RDLOCK_TEST_OP_PING, t, 0xffffffff, 0, 0,
-			  NULL), "PING with slot ~0", t);
+		RT_OK(rdl_xop(self->fd, RDLOCK_TEST_OP_PING, t, 0xffffffff,
+			      0, 0, NULL), "PING with slot ~0", t);
 	}
 }
 
