@@ -392,7 +392,9 @@ static void rdlock_xreq_put(struct rdlock_xreq *req)
 	kref_put(&req->ref, rdlock_xreq_free);
 }
 
-static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp)
+static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op,
+					     u32 node, u32 slot, u64 arg0,
+					     u64 arg1)
 {
 	struct rdlock_xreq *req = kmem_cache_zalloc(rdlock_xreq_cache, gfp);
 
@@ -400,6 +402,11 @@ static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp)
 		return NULL;
 	kref_init(&req->ref);
 	init_completion(&req->comp);
+	req->op = op;
+	req->node = node;
+	req->slot = slot;
+	req->arg0 = arg0;
+	req->arg1 = arg1;
 	return req;
 }
 
@@ -660,16 +667,12 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
 			u64 arg1, rdlock_xdone_t done, void *ctx)
 {
-	struct rdlock_xreq *req = rdlock_xreq_alloc(GFP_ATOMIC);
+	struct rdlock_xreq *req;
 	int ret;
 
+	req = rdlock_xreq_alloc(GFP_ATOMIC, op, node, slot, arg0, arg1);
 	if (!req)
 		return -ENOMEM;
-	req->op = op;
-	req->node = node;
-	req->slot = slot;
-	req->arg0 = arg0;
-	req->arg1 = arg1;
 	req->done = done;
 	req->ctx = ctx;
 	ret = rdlock_xreq_start(req, 0);
@@ -728,14 +731,9 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
 	might_sleep();
 	deadline = jiffies + msecs_to_jiffies(timeout_ms ? :
 					      READ_ONCE(rdlock_op_timeout_ms));
-	req = rdlock_xreq_alloc(GFP_KERNEL);
+	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, arg1);
 	if (!req)
 		return -ENOMEM;
-	req->op = op;
-	req->node = node;
-	req->slot = slot;
-	req->arg0 = arg0;
-	req->arg1 = arg1;
 	ret = rdlock_xreq_start(req, deadline);
 	if (!ret)
 		ret = rdlock_xreq_wait(req, deadline, value);
@@ -772,14 +770,12 @@ int rdlock_probe_atomics(struct rdlock_conn *conn)
 		goto done;
 
 	for (i = 0; i < 2 && !ret; i++) {
-		req = rdlock_xreq_alloc(GFP_KERNEL);
+		req = rdlock_xreq_alloc(GFP_KERNEL, RDLOCK_XOP_FAA, cl->self,
+					0, 1, 0);
 		if (!req)
 			return -ENOMEM;
 		kref_get(&conn->ref);
 		req->conn = conn;
-		req->node = cl->self;
-		req->op = RDLOCK_XOP_FAA;
-		req->arg0 = 1;
 		req->raw = true;
 		req->onesided = true;
 		atomic_dec(&conn->onesided_credits);

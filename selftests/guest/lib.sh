@@ -136,3 +136,12 @@ rdl_stop() {
 	rdl_loaded rdlock && rdl_step "rmmod rdlock" rdl_rmmod rdlock
 	return 0
 }
+
+# The backend argument of the multi-node scripts: verbs or twosided.
+rdl_backend_arg() {
+	case "$1" in
+	verbs | twosided) return 0 ;;
+	esac
+	echo "usage: $0 verbs|twosided" >&2
+	exit 2
+}

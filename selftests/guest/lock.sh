@@ -13,13 +13,7 @@ RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-600}
 export RDLOCK_BARRIER_TIMEOUT
 
 BACKEND=$1
-case "$BACKEND" in
-verbs | twosided) ;;
-*)
-	echo "usage: $0 verbs|twosided" >&2
-	exit 2
-	;;
-esac
+rdl_backend_arg "$BACKEND"
 
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
 	rdl_step "lock_test ($BACKEND)" lock_test

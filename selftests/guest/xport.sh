@@ -15,13 +15,7 @@ RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
 
 BACKEND=$1
-case "$BACKEND" in
-verbs | twosided) ;;
-*)
-	echo "usage: $0 verbs|twosided" >&2
-	exit 2
-	;;
-esac
+rdl_backend_arg "$BACKEND"
 
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
 	RDLOCK_EXPECT_BACKEND=$BACKEND
