@@ -3,9 +3,10 @@
 #
 # demo.sh - the main job: boot a QEMU/rxe cluster of Debian-kernel guests
 # (3 by default), form an rdlock cluster, show each node's view of it, prove
-# the RDMA primitives with an exact cluster-wide count on both atomic
-# backends' agreement path, and measure them next to perftest's
-# ib_atomic_lat in the same guests. Sets up everything it needs.
+# the RDMA primitives with an exact cluster-wide count, run the bakery lock
+# against the CAS spinlock with every node on one lock, and measure the
+# primitives and an uncontended lock next to perftest's ib_atomic_lat in the
+# same guests, for both atomic backends. Sets up everything it needs.
 #
 # usage: demo.sh [NODES]
 
@@ -24,6 +25,10 @@ rm -rf "$logs"
 rc=0
 "$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
 	--payload "$payload" --log-dir "$logs" -- sh guest/demo.sh || rc=$?
+# ... the protocols under contention, every node on one lock ...
+"$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
+	--payload "$payload" --log-dir "$logs/lockbench" \
+	-- sh guest/lockbench.sh verbs || rc=$?
 # ... and the latency comparison between nodes 0 and 1, for each backend.
 for backend in verbs twosided; do
 	"$ROOT/scripts/cluster.sh" --kernel stock --nodes 2 --timeout 900 \
@@ -35,6 +40,10 @@ done
 for ((i = 0; i < nodes; i++)); do
 	echo "=============================== node $i"
 	cat "$logs/node$i.out"
+done
+echo "=============================== one lock, every node at once"
+for ((i = 0; i < nodes; i++)); do
+	grep -v '^ok\|^TAP\|^1\.\.' "$logs/lockbench/node$i.out" || true
 done
 for backend in verbs twosided; do
 	echo "=============================== latency node 0 -> 1, $backend"

@@ -16,6 +16,7 @@
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
+#include "stats.h"
 
 #define DEFAULT_DEVICE		"/dev/rdlock_test"
 #define DEFAULT_ITERATIONS	2000
@@ -42,45 +43,11 @@ static const struct bench_op bench_ops[] = {
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NR_OPS		ARRAY_SIZE(bench_ops)
 
-struct stats {
-	double p50, p99, mean, min, max;	/* microseconds */
-};
-
 /* ib_atomic_lat's figures, microseconds. */
 struct perftest {
 	double typical, p99;
 	int has_p99;
 };
-
-static int cmp_u32(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted samples: never interpolated. */
-static double percentile(const __u32 *s, __u32 n, unsigned int pct)
-{
-	__u64 rank = ((__u64)n * pct + 99) / 100;
-
-	return s[rank ? rank - 1 : 0] / 1000.0;
-}
-
-static void compute_stats(__u32 *s, __u32 n, struct stats *st)
-{
-	double sum = 0;
-	__u32 i;
-
-	qsort(s, n, sizeof(*s), cmp_u32);
-	for (i = 0; i < n; i++)
-		sum += s[i];
-	st->p50 = percentile(s, n, 50);
-	st->p99 = percentile(s, n, 99);
-	st->mean = sum / n / 1000.0;
-	st->min = s[0] / 1000.0;
-	st->max = s[n - 1] / 1000.0;
-}
 
 /* Whitespace-split @line in place into at most @max tokens. */
 static int split(char *line, char **tok, int max)

@@ -131,32 +131,48 @@ static const struct rdlock_proto_ops *rdlock_test_protos[] = {
 	[RDLOCK_TEST_PROTO_CASLOCK]	= &rdlock_proto_caslock,
 };
 
+static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
+{
+	if (l->proto >= ARRAY_SIZE(rdlock_test_protos) ||
+	    l->mode >= RDLOCK_MODE_NR || l->handle || l->remote_ops ||
+	    l->slot < RDLOCK_XPORT_RESERVED_SLOTS)
+		return -EINVAL;
+	if (!rdlock_xport_node_configured(l->node))
+		return -ENOENT;
+	return 0;
+}
+
+/* Prepare @h for @l; returns the acquisition deadline (0: none). */
+static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
+					   const struct rdlock_test_lock *l,
+					   enum rdlock_mode mode)
+{
+	memset(h, 0, sizeof(*h));
+	h->ops = rdlock_test_protos[l->proto];
+	h->cfg.lease_ms = l->lease_ms;
+	h->ticket.node = l->node;
+	h->ticket.slot = l->slot;
+	h->ticket.mode = mode;
+	return l->timeout_ms ? jiffies + msecs_to_jiffies(l->timeout_ms) : 0;
+}
+
 static long rdlock_test_ioc_lock(struct rdlock_test_file *tf,
 				 void __user *argp)
 {
 	struct rdlock_test_held *h;
 	struct rdlock_test_lock l;
-	unsigned long deadline = 0;
+	unsigned long deadline;
 	long ret;
 
 	if (copy_from_user(&l, argp, sizeof(l)))
 		return -EFAULT;
-	if (l.proto >= ARRAY_SIZE(rdlock_test_protos) ||
-	    l.mode >= RDLOCK_MODE_NR || l.handle || l.remote_ops ||
-	    l.slot < RDLOCK_XPORT_RESERVED_SLOTS)
-		return -EINVAL;
-	if (!rdlock_xport_node_configured(l.node))
-		return -ENOENT;
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	ret = rdlock_test_check_lock(&l);
+	if (ret)
+		return ret;
+	h = kmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
-	h->ops = rdlock_test_protos[l.proto];
-	h->cfg.lease_ms = l.lease_ms;
-	h->ticket.node = l.node;
-	h->ticket.slot = l.slot;
-	h->ticket.mode = l.mode;
-	if (l.timeout_ms)
-		deadline = jiffies + msecs_to_jiffies(l.timeout_ms);
+	deadline = rdlock_test_held_init(h, &l, l.mode);
 	ret = h->ops->acquire(&h->cfg, &h->ticket, deadline);
 	if (ret)
 		goto free;
@@ -192,6 +208,80 @@ static long rdlock_test_ioc_unlock(struct rdlock_test_file *tf,
 	h->ops->release(&h->cfg, &h->ticket);
 	kfree(h);
 	return 0;
+}
+
+/* The exclusive holder's non-atomic increment: READ, then WRITE + 1. */
+static int rdlock_test_rmw(u32 node, u32 slot)
+{
+	u64 v;
+	int ret = rdlock_xport_exec(RDLOCK_XOP_READ, node, slot, 0, 0, &v, 0);
+
+	return ret ? ret : rdlock_xport_exec(RDLOCK_XOP_WRITE, node, slot,
+					     v + 1, 0, &v, 0);
+}
+
+static long rdlock_test_ioc_lock_bench(void __user *argp)
+{
+	struct rdlock_test_lock_bench b;
+	struct rdlock_test_held h;
+	u32 *samples = NULL;
+	bool exclusive;
+	long ret;
+	u32 i;
+
+	if (copy_from_user(&b, argp, sizeof(b)))
+		return -EFAULT;
+	if (!b.iterations || b.iterations > RDLOCK_TEST_MAX_SAMPLES ||
+	    b.pad[0] || b.pad[1] || b.exclusive_grants || b.remote_ops ||
+	    (b.rmw_slot && b.rmw_slot < RDLOCK_XPORT_RESERVED_SLOTS))
+		return -EINVAL;
+	ret = rdlock_test_check_lock(&b.lock);
+	if (ret)
+		return ret;
+	if (b.samples) {
+		samples = kvmalloc_array(b.iterations, sizeof(*samples),
+					 GFP_KERNEL);
+		if (!samples)
+			return -ENOMEM;
+	}
+	for (i = 0; i < b.iterations; i++) {
+		ktime_t t0 = ktime_get();
+		unsigned long deadline;
+
+		exclusive = b.exclusive_every ? !(i % b.exclusive_every) :
+						b.lock.mode == RDLOCK_MODE_EXCLUSIVE;
+		deadline = rdlock_test_held_init(&h, &b.lock, exclusive ?
+						 RDLOCK_MODE_EXCLUSIVE :
+						 RDLOCK_MODE_SHARED);
+		ret = h.ops->acquire(&h.cfg, &h.ticket, deadline);
+		if (ret)
+			break;
+		if (exclusive && b.rmw_slot)
+			ret = rdlock_test_rmw(b.rmw_node, b.rmw_slot);
+		h.ops->release(&h.cfg, &h.ticket);
+		b.remote_ops += h.ticket.remote_ops;
+		if (ret)
+			break;
+		b.exclusive_grants += exclusive;
+		if (samples)
+			samples[i] = min_t(s64, ktime_to_ns(ktime_sub(ktime_get(), t0)),
+					   U32_MAX);
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	if (!ret && samples &&
+	    copy_to_user(u64_to_user_ptr(b.samples), samples,
+			 (size_t)b.iterations * sizeof(*samples)))
+		ret = -EFAULT;
+	kvfree(samples);
+	/* The counts go back even after a failure: the caller checks them. */
+	b.lock.handle = 0;
+	if (copy_to_user(argp, &b, sizeof(b)))
+		return -EFAULT;
+	return ret;
 }
 
 static int rdlock_test_open(struct inode *inode, struct file *file)
@@ -238,6 +328,8 @@ static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_test_ioc_lock(file->private_data, argp);
 	case RDLOCK_TEST_IOC_UNLOCK:
 		return rdlock_test_ioc_unlock(file->private_data, argp);
+	case RDLOCK_TEST_IOC_LOCK_BENCH:
+		return rdlock_test_ioc_lock_bench(argp);
 	default:
 		return -ENOTTY;
 	}

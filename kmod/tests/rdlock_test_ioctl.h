@@ -101,11 +101,41 @@ struct rdlock_test_lock {
 	__u32 remote_ops;
 };
 
+/**
+ * struct rdlock_test_lock_bench - acquire and release one lock in a loop
+ * @lock: the lock (@lock.mode for every iteration unless @exclusive_every);
+ *	its output fields must be zero.
+ * @iterations: at most RDLOCK_TEST_MAX_SAMPLES.
+ * @exclusive_every: if non-zero, iteration i is exclusive when
+ *	i % @exclusive_every == 0 and shared otherwise.
+ * @rmw_node: node of @rmw_slot.
+ * @rmw_slot: if non-zero, every exclusive holder adds 1 to this slot with a
+ *	non-atomic READ and WRITE: a lost update shows a broken exclusion.
+ * @pad: zero.
+ * @samples: user pointer to @iterations __u32 nanoseconds of acquire plus
+ *	release, or 0.
+ * @exclusive_grants: out: exclusive acquisitions done.
+ * @remote_ops: out: remote operations of all acquisitions and releases.
+ */
+struct rdlock_test_lock_bench {
+	struct rdlock_test_lock lock;
+	__u32 iterations;
+	__u32 exclusive_every;
+	__u32 rmw_node;
+	__u32 rmw_slot;
+	__u32 pad[2];
+	__u64 samples;
+	__u64 exclusive_grants;
+	__u64 remote_ops;
+};
+
 #define RDLOCK_TEST_IOC_MAGIC	0xD8
 #define RDLOCK_TEST_IOC_OP	_IOWR(RDLOCK_TEST_IOC_MAGIC, 1, struct rdlock_test_op)
 #define RDLOCK_TEST_IOC_BENCH	_IOWR(RDLOCK_TEST_IOC_MAGIC, 2, struct rdlock_test_bench)
 #define RDLOCK_TEST_IOC_INFO	_IOR(RDLOCK_TEST_IOC_MAGIC, 3, struct rdlock_test_info)
 #define RDLOCK_TEST_IOC_LOCK	_IOWR(RDLOCK_TEST_IOC_MAGIC, 4, struct rdlock_test_lock)
 #define RDLOCK_TEST_IOC_UNLOCK	_IOW(RDLOCK_TEST_IOC_MAGIC, 5, __u32)
+#define RDLOCK_TEST_IOC_LOCK_BENCH \
+	_IOWR(RDLOCK_TEST_IOC_MAGIC, 6, struct rdlock_test_lock_bench)
 
 #endif /* _RDLOCK_TEST_IOCTL_H */

@@ -59,6 +59,8 @@ if rdl_check_env && rdl_start "backend=$BACKEND"; then
 			rdlock-xport-bench --node 1 --iterations "$ITERS" \
 			--json "$OUT/xport.json" \
 			--compare-perftest "$OUT/perftest-atomic.txt"
+		rdl_step "rdlock-lock-bench --node 1, uncontended ($BACKEND)" \
+			rdlock-lock-bench --node 1 --slot 512 --iterations 500
 		;;
 	1:?*)
 		rdl_step "ib_atomic_lat server" perftest_server

@@ -13,6 +13,13 @@
  * writers were inside at once. Any flag seen set by a reader, or changed
  * under a writer, is a violation too.
  *
+ * The overflow test takes one bakery lock RDLOCK_OVERFLOW_TOTAL times
+ * (default 70000) across the cluster, mostly shared so that the 16-bit
+ * ticket counters cross COUNT_MAX (32768) repeatedly; every 50th
+ * acquisition is exclusive and increments a counter non-atomically. The
+ * counter must equal the exclusive grants exactly and the nodes together
+ * must have reset the word at least total / 32768 times.
+ *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LOCK_ITERS (M, default 100),
  * RDLOCK_THREADS (T, default 2), RDLOCK_BARRIER_TIMEOUT (s, default 300).
  */
@@ -39,6 +46,13 @@
 #define FLAG_SLOT	32	/* + lock: on node (lock + 1) % N */
 #define TOTAL_SLOT	48	/* + lock: on node 0 */
 #define BARRIER_SLOT	64	/* + generation - 1: on node 0 */
+/* The overflow test's slots, after both protocols' regions. */
+#define OVF_LOCK	REGION(2)		/* on the last node */
+#define OVF_COUNTER	(REGION(2) + 1)		/* on node 0 */
+#define OVF_TOTAL	(REGION(2) + 2)		/* on node 0 */
+#define OVF_RESETS	(REGION(2) + 3)		/* on node 0 */
+#define OVF_BARRIER	(REGION(2) + 4)		/* and + 5, on node 0 */
+#define OVF_EXCLUSIVE_EVERY	50
 
 struct lock_env {
 	__u32 self, nr_nodes, iters, threads, barrier_timeout, base;
@@ -172,7 +186,7 @@ FIXTURE_SETUP(lock)
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_INFO, &info));
 	ASSERT_EQ(1, info.ready);
-	ASSERT_LE(info.first_free_slot + REGION(2), info.table_slots);
+	ASSERT_LE(info.first_free_slot + REGION(3), info.table_slots);
 	e->base = info.first_free_slot;
 }
 
@@ -251,6 +265,110 @@ TEST_F_TIMEOUT(lock, bakery_exclusion, 1800)
 TEST_F_TIMEOUT(lock, caslock_exclusion, 1800)
 {
 	run_protocol(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_CASLOCK);
+}
+
+/* A counter of /sys/kernel/debug/rdlock/protocols, or -1. */
+static long long protocol_counter(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/rdlock/protocols", "r");
+	char key[64];
+	long long v, found = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+struct overflow_worker {
+	const struct lock_env *env;
+	__u32 iterations;
+	struct rdlock_test_lock_bench b;
+	int err;
+};
+
+static void *overflow_main(void *arg)
+{
+	struct overflow_worker *w = arg;
+	const struct lock_env *e = w->env;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		w->err = errno;
+		return NULL;
+	}
+	w->b.lock.proto = RDLOCK_TEST_PROTO_BAKERY;
+	w->b.lock.node = e->nr_nodes - 1;
+	w->b.lock.slot = e->base + OVF_LOCK;
+	w->b.iterations = w->iterations;
+	w->b.exclusive_every = OVF_EXCLUSIVE_EVERY;
+	w->b.rmw_node = 0;
+	w->b.rmw_slot = e->base + OVF_COUNTER;
+	if (ioctl(fd, RDLOCK_TEST_IOC_LOCK_BENCH, &w->b) < 0)
+		w->err = errno;
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(lock, bakery_overflow, 3000)
+{
+	const struct lock_env *e = &self->env;
+	struct overflow_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 grants = 0, total = 0, counter = 0, resets = 0;
+	long long resets_before, resets_after;
+	__u32 i, want;
+	char msg[160];
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_OVERFLOW_TOTAL", 70000, &want));
+	resets_before = protocol_counter("overflow_resets");
+	ASSERT_LE(0, resets_before);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		/* Spread want over every thread of every node, rounding up. */
+		w[i].iterations = (want + e->nr_nodes * e->threads - 1) /
+				  (e->nr_nodes * e->threads);
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, overflow_main, &w[i]));
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		EXPECT_EQ(0, w[i].err)
+			TH_LOG("thread %u: %s", i, strerror(w[i].err));
+		grants += w[i].b.exclusive_grants;
+	}
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 e->base + OVF_BARRIER, 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	/* A reset runs in the background once the epoch's last holder left. */
+	usleep(500000);
+	resets_after = protocol_counter("overflow_resets");
+	ASSERT_LE(resets_before, resets_after);
+
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     e->base + OVF_TOTAL, grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     e->base + OVF_RESETS,
+			     resets_after - resets_before, 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 e->base + OVF_BARRIER + 1, 1, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + OVF_TOTAL, 0, 0, &total));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + OVF_COUNTER, 0, 0, &counter));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + OVF_RESETS, 0, 0, &resets));
+	EXPECT_EQ(total, counter);
+	EXPECT_LE(want / 32768, resets);
+	printf("# node %u: %llu exclusive grants in the cluster, ", e->self,
+	       (unsigned long long)total);
+	printf("counter %llu, %llu overflow resets\n",
+	       (unsigned long long)counter, (unsigned long long)resets);
 }
 
 TEST_F(lock, bad_lock_inputs)

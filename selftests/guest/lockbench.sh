@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lock protocols under contention, on every guest at once: each node takes
+# and releases the same exclusive lock word on node 0 with the bakery lock,
+# then with the CAS spinlock, and prints latency, throughput and remote
+# operations per acquisition side by side (rdlock-lock-bench). A benchmark:
+# it reports, it asserts nothing about speed.
+#   lockbench.sh [verbs|twosided]	(default verbs)
+
+# shellcheck source=selftests/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
+
+BACKEND=${1:-verbs}
+rdl_backend_arg "$BACKEND"
+RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-900}
+export RDLOCK_BARRIER_TIMEOUT
+
+if rdl_check_env && rdl_start "backend=$BACKEND"; then
+	rdl_step "rdlock-lock-bench, all nodes on one lock ($BACKEND)" \
+		rdlock-lock-bench --node 0 --slot 600 \
+		--iterations "${RDLOCK_LOCKBENCH_ITERS:-300}"
+fi
+rdl_stop
+rdl_finish
