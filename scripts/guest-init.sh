@@ -17,6 +17,11 @@ mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
 
+# Plain "\n" line ends in the host's log file; keep ttyS1 open throughout so
+# that the setting sticks.
+exec 3> $OUT
+stty -F $OUT -onlcr
+
 report()
 {
 	echo "RDLOCK-GUEST-EXIT $1" > $OUT
@@ -43,10 +48,10 @@ fail()
 . /etc/rdlock/env
 for arg in $(cat /proc/cmdline); do
 	case $arg in
-	rdlock.node=*) RDLOCK_NODE_ID=${arg#rdlock.node=} ;;
+	rdlock_guest.node=*) RDLOCK_NODE_ID=${arg#rdlock_guest.node=} ;;
 	esac
 done
-[ -n "$RDLOCK_NODE_ID" ] || fail "no rdlock.node= on the kernel command line"
+[ -n "$RDLOCK_NODE_ID" ] || fail "no rdlock_guest.node= on the kernel command line"
 export RDLOCK_NODE_ID RDLOCK_NR_NODES RDLOCK_NODE_ADDRS RDLOCK_KERNEL
 
 # Stock kernel: RDMA and virtio are modular; the list is in dependency order.
@@ -56,6 +61,7 @@ if [ -f /etc/rdlock/modules ]; then
 	done < /etc/rdlock/modules
 fi
 
+# This node's address is word number RDLOCK_NODE_ID (from 0) of the list.
 set -- $RDLOCK_NODE_ADDRS
 shift "$RDLOCK_NODE_ID"
 addr=$1
@@ -71,11 +77,11 @@ gids=/sys/class/infiniband/rxe0/ports/1
 RDLOCK_GID_INDEX=
 tries=0
 while [ -z "$RDLOCK_GID_INDEX" ]; do
-	for gid in $gids/gids/*; do
+	for gid in "$gids"/gids/*; do
 		idx=${gid##*/}
 		case $(cat "$gid" 2>/dev/null) in
 		0000:0000:0000:0000:0000:ffff:*)
-			[ "$(cat $gids/gid_attrs/types/$idx 2>/dev/null)" = "RoCE v2" ] &&
+			[ "$(cat "$gids/gid_attrs/types/$idx" 2>/dev/null)" = "RoCE v2" ] &&
 				RDLOCK_GID_INDEX=$idx && break
 			;;
 		esac
@@ -111,8 +117,8 @@ for peer in $RDLOCK_NODE_ADDRS; do
 done
 nc -ll -p $STARTED_PORT -e true &
 
-cd /rdlock
-sh /etc/rdlock/cmd < /dev/null > $OUT 2>&1
+cd /rdlock || fail "no /rdlock"
+sh /etc/rdlock/cmd < /dev/null > $OUT 2>&1 3>&-
 report $?
 
 # End barrier: do not power off while a peer still waits for us to be up,

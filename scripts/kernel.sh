@@ -46,10 +46,16 @@ stock_abi()
 # Print the KEY=VALUE description of a kernel.
 describe()
 {
-	echo "KVER=$1"
-	echo "KERNEL_IMAGE=$2"
-	echo "KDIR=$3"
-	echo "MODROOT=$4"
+	local key
+
+	for key in KVER KERNEL_IMAGE KDIR MODROOT; do
+		if [ -n "$1" ]; then
+			printf '%s=%q\n' "$key" "$1"
+		else
+			echo "$key="
+		fi
+		shift
+	done
 }
 
 stock_kernel()
@@ -87,7 +93,8 @@ stock_kernel()
 # O= so the tree itself stays pristine and can be shared.
 debug_source()
 {
-	local ver=$1 src=$CACHE/src/linux-source-$ver tmp
+	local ver=$1 tmp
+	local src=$CACHE/src/linux-source-$ver
 
 	if [ ! -d "$src" ]; then
 		log "unpacking $SOURCE_TARBALL ($ver)"
@@ -134,7 +141,7 @@ debug_verify()
 	for line in "${bad[@]}"; do
 		name=${line#\# }
 		name=${name%%[ =]*}
-		log "requested '$line', got '$(grep -E "^(# )?$name[ =]" "$config" || echo absent)'"
+		log "requested '$line', got '$(grep -E "^(# )?${name}[ =]" "$config" || echo absent)'"
 	done
 	die "${#bad[@]} requested config option(s) missing from $config"
 }
@@ -155,6 +162,7 @@ debug_kernel()
 		src=$(debug_source "$ver")
 		mkdir -p "$CACHE/debug"
 		tmp=$(mktemp -d "$CACHE/debug/.tmp-XXXXXX")
+		chmod 755 "$tmp"
 		log "configuring debug kernel in $tmp"
 		debug_configure "$src" "$tmp" > "$tmp/config.log" 2>&1 ||
 			{ tail -n 30 "$tmp/config.log" >&2; die "configuration failed"; }
