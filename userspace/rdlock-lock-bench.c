@@ -37,8 +37,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rdlock-lock-bench --node N [--slot S] [--iterations I]\n"
 		   "                         [--shared] [--device PATH]\n\n"
-		   "Takes and releases the lock word (N, S) I times (default 500,\n"
-		   "exclusive) with each protocol, then times I raw FAAs on (N, S+1),\n"
+		   "Takes and releases a lock word on node N I times (default 500,\n"
+		   "exclusive) with each protocol (bakery at slot S, the CAS spinlock\n"
+		   "at S+1), then times I raw FAAs on (N, S+2),\n"
 		   "and prints p50/p99/max of acquire+release, throughput, remote\n"
 		   "operations per acquisition, and p50 as a multiple of 2 FAAs.\n");
 }
@@ -120,8 +121,9 @@ int main(int argc, char **argv)
 
 	for (p = 0; p < 2; p++) {
 		struct rdlock_test_lock_bench b = {
+			/* A word per protocol: their encodings differ. */
 			.lock = { .proto = p, .mode = !shared, .node = node,
-				  .slot = slot },
+				  .slot = slot + p },
 			.iterations = iters,
 			.samples = (__u64)(uintptr_t)samples,
 		};
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
 	memset(&fb, 0, sizeof(fb));
 	fb.op.op = RDLOCK_TEST_OP_FAA;
 	fb.op.node = node;
-	fb.op.slot = slot + 1;
+	fb.op.slot = slot + 2;
 	fb.op.arg0 = 1;
 	fb.iterations = iters;
 	fb.samples = (__u64)(uintptr_t)samples;
@@ -150,8 +152,9 @@ int main(int argc, char **argv)
 	}
 	compute_stats(samples, iters, &faa);
 
-	printf("node %u -> lock on node %u slot %u, %s, %u iterations, usec\n",
-	       info.node_id, node, slot, shared ? "shared" : "exclusive", iters);
+	printf("node %u -> lock on node %u slots %u/%u, %s, %u iterations, usec\n",
+	       info.node_id, node, slot, slot + 1,
+	       shared ? "shared" : "exclusive", iters);
 	printf("%-8s %10s %10s %10s %12s %8s %10s\n", "proto", "p50", "p99",
 	       "max", "acq/s", "ops/acq", "p50/2FAA");
 	for (p = 0; p < 2; p++)
