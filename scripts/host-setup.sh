@@ -14,7 +14,7 @@ PACKAGES=(
 	linux-source-6.1 linux-headers-amd64
 	# test guests: emulator, private switch, guest userspace
 	qemu-system-x86 vde2 busybox-static iproute2
-	rdma-core ibverbs-utils perftest
+	rdma-core ibverbs-providers ibverbs-utils perftest
 )
 
 missing=()
