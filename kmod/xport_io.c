@@ -848,8 +848,13 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	u64 value = 0;
 	int ret;
 
-	/* Serving a verbs cluster's table with CPU atomics would mix them. */
-	if (READ_ONCE(cl->backend) != RDLOCK_BACKEND_TWOSIDED)
+	/*
+	 * Serving a verbs cluster's table with CPU atomics would mix them.
+	 * A request proves its sender resolved two-sided, and every node
+	 * resolves the same adverts alike, so only a node that resolved
+	 * verbs refuses; one still waiting for a peer's advert serves.
+	 */
+	if (READ_ONCE(cl->backend) == RDLOCK_BACKEND_VERBS)
 		ret = -EPROTO;
 	else
 		ret = rdlock_table_exec(le32_to_cpu(msg->req.op),

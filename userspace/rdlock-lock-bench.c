@@ -16,22 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
-#include "stats.h"
+#include "bench.h"
 
 static const char *const proto_names[] = { "bakery", "caslock" };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void usage(FILE *f)
 {
@@ -42,19 +33,6 @@ static void usage(FILE *f)
 		   "at S+1), then times I raw FAAs on (N, S+2),\n"
 		   "and prints p50/p99/max of acquire+release, throughput, remote\n"
 		   "operations per acquisition, and p50 as a multiple of 2 FAAs.\n");
-}
-
-static int parse_u32(const char *s, __u32 *v)
-{
-	char *end;
-	unsigned long x;
-
-	errno = 0;
-	x = strtoul(s, &end, 0);
-	if (errno || end == s || *end || x > 0xffffffffUL)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -79,16 +57,16 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "n:s:i:Sd:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			have_node = !parse_u32(optarg, &node);
+			have_node = !parse_u32_arg(optarg, &node);
 			if (!have_node)
 				goto bad;
 			break;
 		case 's':
-			if (parse_u32(optarg, &slot))
+			if (parse_u32_arg(optarg, &slot))
 				goto bad;
 			break;
 		case 'i':
-			if (parse_u32(optarg, &iters) || !iters ||
+			if (parse_u32_arg(optarg, &iters) || !iters ||
 			    iters > RDLOCK_TEST_MAX_SAMPLES)
 				goto bad;
 			break;
@@ -127,14 +105,14 @@ int main(int argc, char **argv)
 			.iterations = iters,
 			.samples = (__u64)(uintptr_t)samples,
 		};
-		double t0 = now();
+		double t0 = bench_now();
 
 		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK_BENCH, &b) < 0) {
 			fprintf(stderr, "LOCK_BENCH %s: %s\n", proto_names[p],
 				strerror(errno));
 			return 1;
 		}
-		secs[p] = now() - t0;
+		secs[p] = bench_now() - t0;
 		ops[p] = (double)b.remote_ops / iters;
 		compute_stats(samples, iters, &st[p]);
 	}

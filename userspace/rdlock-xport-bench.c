@@ -16,7 +16,7 @@
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
-#include "stats.h"
+#include "bench.h"
 
 #define DEFAULT_DEVICE		"/dev/rdlock_test"
 #define DEFAULT_ITERATIONS	2000
@@ -157,19 +157,6 @@ static void usage(FILE *f)
 		"microseconds. --compare-perftest reads ib_atomic_lat's output and\n"
 		"prints our FAA p50 / its t_typical and our FAA p99 / its 99%%.\n",
 		DEFAULT_ITERATIONS);
-}
-
-static int parse_u32_arg(const char *s, __u32 *v)
-{
-	unsigned long long x;
-	char *end;
-
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s || *end || x > 0xffffffffULL || s[0] == '-')
-		return -1;
-	*v = (__u32)x;
-	return 0;
 }
 
 static void print_compare(const struct stats *faa, const struct perftest *pt)

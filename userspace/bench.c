@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Latency statistics of the benchmark tools: nearest-rank percentiles. */
+/*
+ * What the benchmark tools share: latency statistics (nearest-rank
+ * percentiles), a monotonic clock and argument parsing.
+ */
+#include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
-#include "stats.h"
+#include "bench.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -32,4 +37,25 @@ void compute_stats(__u32 *s, __u32 n, struct stats *st)
 	st->mean = sum / n / 1000.0;
 	st->min = s[0] / 1000.0;
 	st->max = s[n - 1] / 1000.0;
+}
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int parse_u32_arg(const char *s, __u32 *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s || *end || x > 0xffffffffULL || s[0] == '-')
+		return -1;
+	*v = (__u32)x;
+	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Latency statistics of the benchmark tools; see stats.c. */
-#ifndef _RDLOCK_STATS_H
-#define _RDLOCK_STATS_H
+/* What the benchmark tools share; see bench.c. */
+#ifndef _RDLOCK_BENCH_H
+#define _RDLOCK_BENCH_H
 
 #include <linux/types.h>
 
@@ -13,5 +13,9 @@ struct stats {
 double percentile(const __u32 *s, __u32 n, unsigned int pct);
 /* Sorts @s. */
 void compute_stats(__u32 *s, __u32 n, struct stats *st);
+/* Seconds on CLOCK_MONOTONIC. */
+double bench_now(void);
+/* A whole non-negative number that fits 32 bits: 0, else -1. */
+int parse_u32_arg(const char *s, __u32 *v);
 
-#endif /* _RDLOCK_STATS_H */
+#endif /* _RDLOCK_BENCH_H */
