@@ -2,8 +2,8 @@
 /*
  * rdlockctl - configure and inspect the rdlock cluster through /dev/rdlock.
  *
- * Every subcommand is one entry of cmds[]; lock subcommands are meant to be
- * added there later. Exit status: 0 success, 1 failure, 2 usage error.
+ * Every subcommand is one entry of cmds[]. Exit status: 0 success, 1
+ * failure, 2 usage error; "lock" exits with its command's status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,12 @@
 #define WAIT_POLL_MS		50
 #define WAIT_DEFAULT_SEC	60
 #define EXIT_USAGE		2
+#define EXIT_CANNOT_EXEC	126	/* as the shell and flock(1) */
+#define EXIT_NOT_FOUND		127
+#define LS_DEFAULT_SLOTS	1024
+#define LS_DEFAULT_MODE		0666
+#define LS_NAME_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-"
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 static const char *device = DEFAULT_DEVICE;
@@ -47,6 +54,40 @@ static void err_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* The symbolic name of the errnos the rdlock ioctls return. */
+static const char *errno_name(int e)
+{
+	static char buf[16];
+
+	switch (e) {
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	case ENXIO: return "ENXIO";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case EINVAL: return "EINVAL";
+	case ENOTTY: return "ENOTTY";
+	case ENOSPC: return "ENOSPC";
+	case EBADFD: return "EBADFD";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EADDRINUSE: return "EADDRINUSE";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case ENOTCONN: return "ENOTCONN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EALREADY: return "EALREADY";
+	case ECONNRESET: return "ECONNRESET";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
 }
 
 static int open_dev(void)
@@ -73,7 +114,7 @@ static int do_ioctl(unsigned long req, void *arg, const char *what)
 	if (ret < 0) {
 		int e = errno;
 
-		err_msg("%s: %s%s", what, strerror(e),
+		err_msg("%s: %s (%s)%s", what, strerror(e), errno_name(e),
 			e == EPERM ? " (needs CAP_SYS_ADMIN)" :
 			e == ENXIO ? " (no configuration: run 'config' first)" :
 			e == EBUSY ? " (cluster is up: run 'down' first)" : "");
@@ -415,6 +456,340 @@ static int cmd_wait(int argc, char **argv)
 	return 1;
 }
 
+/* ------------------------------------------------------------------ */
+/* Lockspaces and locks                                               */
+
+/* A lockspace name: 1 .. 31 of [A-Za-z0-9_.:-], NUL-padded into @out. */
+static int parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX])
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= RDLOCK_LS_NAME_MAX ||
+	    strspn(s, LS_NAME_CHARS) != len)
+		return -EINVAL;
+	memset(out, 0, RDLOCK_LS_NAME_MAX);
+	memcpy(out, s, len);
+	return 0;
+}
+
+/* Why a lockspace or lock ioctl failed, as a hint after the error. */
+static const char *ls_hint(int e)
+{
+	switch (e) {
+	case EPERM:
+		return " (needs CAP_SYS_ADMIN)";
+	case ENOTCONN:
+		return " (the cluster is not up and ready: see 'status')";
+	case EEXIST:
+		return " (exists here, or in the cluster with other attributes: see dmesg)";
+	case ENOSPC:
+		return " (no room: 64 lockspaces per cluster, lock-table slots, or names per node)";
+	case ENOENT:
+		return " (no such lockspace on this node: run 'ls-create' first)";
+	case EBUSY:
+		return " (in use: a file has joined it)";
+	case EACCES:
+		return " (the lockspace's uid, gid and mode do not allow it)";
+	case EOPNOTSUPP:
+		return " (the lockspace was not created with --update)";
+	}
+	return "";
+}
+
+/* One lockspace or lock ioctl; prints the failure. 0 or the errno. */
+static int ls_ioctl(int fd, unsigned long req, void *arg, const char *what,
+		    const char *name)
+{
+	int e;
+
+	if (ioctl(fd, req, arg) == 0)
+		return 0;
+	e = errno;
+	err_msg("%s %s: %s (%s)%s", what, name, strerror(e), errno_name(e),
+		ls_hint(e));
+	return e;
+}
+
+static int parse_proto(const char *s, __u32 *proto)
+{
+	if (!strcmp(s, "bakery"))
+		*proto = RDLOCK_PROTO_BAKERY;
+	else if (!strcmp(s, "caslock"))
+		*proto = RDLOCK_PROTO_CASLOCK;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int cmd_ls_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "proto", required_argument, NULL, 'p' },
+		{ "lease-ms", required_argument, NULL, 'l' },
+		{ "omega-us", required_argument, NULL, 'o' },
+		{ "slots", required_argument, NULL, 's' },
+		{ "update", no_argument, NULL, 'U' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "gid", required_argument, NULL, 'g' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rdlock_ls_create c;
+	unsigned long mode;
+	char *end;
+	int opt, fd, ret;
+
+	memset(&c, 0, sizeof(c));
+	c.version = RDLOCK_UAPI_VERSION;
+	c.proto = RDLOCK_PROTO_BAKERY;
+	c.slots = LS_DEFAULT_SLOTS;
+	c.uid = getuid();
+	c.gid = getgid();
+	c.mode = LS_DEFAULT_MODE;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (parse_proto(optarg, &c.proto))
+				return bad_usage("bad protocol '%s' (bakery or caslock)",
+						 optarg);
+			break;
+		case 'l':
+			if (parse_u32(optarg, &c.lease_ms))
+				return bad_usage("bad lease '%s' (milliseconds)", optarg);
+			break;
+		case 'o':
+			if (parse_u32(optarg, &c.omega_us))
+				return bad_usage("bad omega '%s' (microseconds)", optarg);
+			break;
+		case 's':
+			if (parse_u32(optarg, &c.slots) || c.slots < 2 ||
+			    c.slots % 2 || c.slots > RDLOCK_LS_SLOTS_MAX)
+				return bad_usage("bad slot count '%s' (even, 2..65536)",
+						 optarg);
+			break;
+		case 'U':
+			c.flags |= RDLOCK_LS_UPDATE;
+			break;
+		case 'u':
+			if (parse_u32(optarg, &c.uid))
+				return bad_usage("bad uid '%s' (a number)", optarg);
+			break;
+		case 'g':
+			if (parse_u32(optarg, &c.gid))
+				return bad_usage("bad gid '%s' (a number)", optarg);
+			break;
+		case 'm':
+			errno = 0;
+			mode = strtoul(optarg, &end, 8);
+			if (errno || end == optarg || *end || mode > 0777 ||
+			    optarg[0] == '-')
+				return bad_usage("bad mode '%s' (octal, at most 0777)",
+						 optarg);
+			c.mode = mode;
+			break;
+		default:
+			return bad_usage("%s: bad option", "ls-create");
+		}
+	}
+	if (optind + 1 != argc)
+		return bad_usage("%s: needs exactly one NAME", "ls-create");
+	if (parse_ls_name(argv[optind], c.name))
+		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
+				 argv[optind]);
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	ret = ls_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c, "create lockspace",
+		       argv[optind]);
+	close(fd);
+	return ret ? 1 : 0;
+}
+
+static int cmd_ls_remove(int argc, char **argv)
+{
+	struct rdlock_ls_name n;
+	int fd, ret;
+
+	if (argc != 2)
+		return bad_usage("%s: needs NAME", "ls-remove");
+	memset(&n, 0, sizeof(n));
+	n.version = RDLOCK_UAPI_VERSION;
+	if (parse_ls_name(argv[1], n.name))
+		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
+				 argv[1]);
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	ret = ls_ioctl(fd, RDLOCK_IOC_LS_REMOVE, &n, "remove lockspace", argv[1]);
+	close(fd);
+	return ret ? 1 : 0;
+}
+
+static const char *mode_name(__u32 mode)
+{
+	switch (mode) {
+	case RDLOCK_LOCK_SH:
+		return "shared";
+	case RDLOCK_LOCK_EX:
+		return "exclusive";
+	case RDLOCK_LOCK_UP:
+		return "update";
+	}
+	return "unknown";
+}
+
+/* Run argv[0] with its arguments; its exit status as a shell reports it. */
+static int run_command(char **argv)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err_msg("fork: %s (%s)", strerror(errno), errno_name(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		err_msg("cannot run %s: %s", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			err_msg("waitpid: %s", strerror(errno));
+			return 1;
+		}
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/*
+ * lock [-s|-x|-u] [-n] [-w SECONDS] LOCKSPACE NAME [--] CMD [ARGS...]:
+ * like flock(1). The command inherits the open file, so the lock lasts as
+ * long as the command runs even if rdlockctl itself is killed.
+ */
+static int cmd_lock(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "shared", no_argument, NULL, 's' },
+		{ "exclusive", no_argument, NULL, 'x' },
+		{ "update", no_argument, NULL, 'u' },
+		{ "nonblock", no_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rdlock_unlock_req u;
+	struct rdlock_lock_req l;
+	struct rdlock_ls_name j;
+	const char *ls, *name, *wait_arg = NULL;
+	double secs;
+	char *end;
+	int opt, fd, e, status;
+	size_t len;
+
+	memset(&l, 0, sizeof(l));
+	l.version = RDLOCK_UAPI_VERSION;
+	l.mode = RDLOCK_LOCK_EX;
+	/* "+": options end at LOCKSPACE; the command's are its own. */
+	while ((opt = getopt_long(argc, argv, "+sxunw:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			l.mode = RDLOCK_LOCK_SH;
+			break;
+		case 'x':
+			l.mode = RDLOCK_LOCK_EX;
+			break;
+		case 'u':
+			l.mode = RDLOCK_LOCK_UP;
+			break;
+		case 'n':
+			l.flags |= RDLOCK_LKF_TRY;
+			break;
+		case 'w':
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(secs >= 0) ||
+			    secs > 0xffffffffU / 1000.0)
+				return bad_usage("bad timeout '%s' (seconds)", optarg);
+			/* Like flock -w 0: do not wait at all. */
+			l.timeout_ms = (__u32)(secs * 1000 + 0.5);
+			wait_arg = optarg;
+			if (!l.timeout_ms)
+				l.flags |= RDLOCK_LKF_TRY;
+			break;
+		default:
+			return bad_usage("%s: bad option", "lock");
+		}
+	}
+	if (l.flags & RDLOCK_LKF_TRY)
+		l.timeout_ms = 0;
+	if (argc - optind < 3)
+		return bad_usage("%s: needs LOCKSPACE, NAME and a command", "lock");
+	ls = argv[optind];
+	name = argv[optind + 1];
+	optind += 2;
+	if (!strcmp(argv[optind], "--"))
+		optind++;
+	if (optind == argc)
+		return bad_usage("%s: needs a command", "lock");
+
+	memset(&j, 0, sizeof(j));
+	j.version = RDLOCK_UAPI_VERSION;
+	if (parse_ls_name(ls, j.name))
+		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
+				 ls);
+	len = strlen(name);
+	if (!len || len > RDLOCK_RES_NAME_MAX)
+		return bad_usage("bad lock name '%s' (1..64 bytes)", name);
+	l.name_len = len;
+	memcpy(l.name, name, len);
+
+	/* Not O_CLOEXEC: see above. */
+	fd = open(device, O_RDWR);
+	if (fd < 0) {
+		err_msg("cannot open %s: %s%s", device, strerror(errno),
+			errno == ENOENT ? " (is rdlock.ko loaded?)" : "");
+		return 1;
+	}
+	if (ls_ioctl(fd, RDLOCK_IOC_JOIN, &j, "join lockspace", ls)) {
+		close(fd);
+		return 1;
+	}
+	if (ioctl(fd, RDLOCK_IOC_LOCK, &l) < 0) {
+		e = errno;
+		if (e == EAGAIN && (l.flags & RDLOCK_LKF_TRY))
+			err_msg("%s lock %s in %s is busy", mode_name(l.mode),
+				name, ls);
+		else if (e == ETIMEDOUT)
+			err_msg("%s lock %s in %s: not granted within %s s (%s)",
+				mode_name(l.mode), name, ls, wait_arg ? wait_arg : "?",
+				errno_name(e));
+		else
+			err_msg("%s lock %s in %s: %s (%s)%s", mode_name(l.mode),
+				name, ls, strerror(e), errno_name(e),
+				e == ENOENT ? "" : ls_hint(e));
+		close(fd);
+		return 1;
+	}
+	status = run_command(argv + optind);
+
+	memset(&u, 0, sizeof(u));
+	u.version = RDLOCK_UAPI_VERSION;
+	u.handle = l.handle;
+	if (ioctl(fd, RDLOCK_IOC_UNLOCK, &u) < 0)
+		err_msg("unlock %s in %s: %s (%s)", name, ls, strerror(errno),
+			errno_name(errno));
+	/* Leave too: the command may have passed the file on. */
+	if (ioctl(fd, RDLOCK_IOC_LEAVE) < 0)
+		err_msg("leave %s: %s (%s)", ls, strerror(errno),
+			errno_name(errno));
+	close(fd);
+	return status;
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	(void)argc;
@@ -434,6 +809,18 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "[--json]", "show cluster and node states" },
 	{ "wait", cmd_wait, "[--timeout SEC]",
 	  "wait until every node is connected (default 60 s)" },
+	{ "ls-create", cmd_ls_create,
+	  "NAME [--proto bakery|caslock] [--lease-ms T] [--omega-us U]\n"
+	  "      [--slots N] [--update] [--uid U] [--gid G] [--mode OCTAL]",
+	  "create a lockspace, or attach to the cluster's (same attributes on\n"
+	  "      every node); defaults: bakery, no lease, 1024 slots, mode 0666" },
+	{ "ls-remove", cmd_ls_remove, "NAME",
+	  "remove a lockspace from this node (fails while in use)" },
+	{ "lock", cmd_lock,
+	  "[-s|-x|-u] [-n] [-w SEC] LOCKSPACE NAME [--] CMD [ARGS...]",
+	  "run CMD holding a shared, exclusive (default) or update lock, like\n"
+	  "      flock(1): -n fails at once if busy, -w after SEC seconds; exits\n"
+	  "      with CMD's status, or 1 if the lock was not granted" },
 	{ "help", cmd_help, "", "show this help" },
 };
 
