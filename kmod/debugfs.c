@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdlock debugfs: /sys/kernel/debug/rdlock/{cluster,nodes}.
+ * rdlock debugfs: /sys/kernel/debug/rdlock/{cluster,nodes,protocols} and
+ * lockspaces/NAME/{locks,stats}.
  * What an administrator needs to see why a cluster is not ready, and the
  * per-peer counters that show what the protocols cost.
  */
 #include <linux/debugfs.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
+#include <linux/string_helpers.h>
 
 #include "xport-pri.h"
 #include "proto.h"
+#include "lockspace-pri.h"
 
 static struct dentry *rdlock_debugfs_dir;
 
@@ -86,14 +90,27 @@ static int rdlock_nodes_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_nodes);
 
-static int rdlock_protocols_show(struct seq_file *m, void *v)
+static const char *const rdlock_xop_names[RDLOCK_XOP_NR] = {
+	[RDLOCK_XOP_READ]	= "read",
+	[RDLOCK_XOP_WRITE]	= "write",
+	[RDLOCK_XOP_FAA]	= "faa",
+	[RDLOCK_XOP_CAS]	= "cas",
+	[RDLOCK_XOP_PING]	= "ping",
+};
+
+/* One "name: value" line per counter: tests and tools parse them. */
+static void rdlock_proto_stats_show(struct seq_file *m,
+				    struct rdlock_proto_stats *s)
 {
-	struct rdlock_proto_stats *s = &rdlock_proto_stats;
+	int op;
 
 	seq_printf(m, "acquires: %lld\nwaits: %lld\nremote_ops: %lld\n",
 		   (long long)atomic64_read(&s->acquires),
 		   (long long)atomic64_read(&s->waits),
 		   (long long)atomic64_read(&s->remote_ops));
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		seq_printf(m, "ops_%s: %lld\n", rdlock_xop_names[op],
+			   (long long)atomic64_read(&s->ops[op]));
 	seq_printf(m, "retries: %lld\nstall_resets: %lld\noverflow_resets: %lld\n",
 		   (long long)atomic64_read(&s->retries),
 		   (long long)atomic64_read(&s->stall_resets),
@@ -101,9 +118,90 @@ static int rdlock_protocols_show(struct seq_file *m, void *v)
 	seq_printf(m, "lease_expiries: %lld\nabandoned: %lld\n",
 		   (long long)atomic64_read(&s->lease_expiries),
 		   (long long)atomic64_read(&s->abandoned));
+	seq_printf(m, "upgrades: %lld\nupgrade_waits: %lld\n",
+		   (long long)atomic64_read(&s->upgrades),
+		   (long long)atomic64_read(&s->upgrade_waits));
+}
+
+static int rdlock_protocols_show(struct seq_file *m, void *v)
+{
+	rdlock_proto_stats_show(m, &rdlock_proto_stats);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_protocols);
+
+static struct dentry *rdlock_debugfs_ls_dir;
+
+static const char *const rdlock_lk_state_names[] = {
+	[RDLOCK_LK_WAITING]	= "waiting",
+	[RDLOCK_LK_GRANTED]	= "granted",
+	[RDLOCK_LK_CONVERTING]	= "converting",
+};
+
+static const char *const rdlock_lk_mode_names[] = {
+	[RDLOCK_LOCK_SH]	= "sh",
+	[RDLOCK_LOCK_EX]	= "ex",
+	[RDLOCK_LOCK_UP]	= "up",
+};
+
+/* The locks this node holds and waits for in one lockspace. */
+static int rdlock_ls_locks_show(struct seq_file *m, void *v)
+{
+	struct rdlock_ls *ls = m->private;
+	struct rdlock_lock *lk;
+
+	seq_puts(m, "state mode home slot owner ms name\n");
+	spin_lock(&ls->locks_lock);
+	list_for_each_entry(lk, &ls->locks, ls_node) {
+		seq_printf(m, "%s %s %u %u %d %lld ",
+			   rdlock_lk_state_names[lk->state],
+			   rdlock_lk_mode_names[rdlock_lock_mode(lk)],
+			   lk->ticket.node, lk->ticket.slot, lk->owner,
+			   ktime_ms_delta(ktime_get(), lk->since));
+		seq_escape_mem(m, lk->res->name, lk->res->len,
+			       ESCAPE_NP | ESCAPE_SPACE, NULL);
+		seq_putc(m, '\n');
+	}
+	spin_unlock(&ls->locks_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_ls_locks);
+
+static int rdlock_ls_stats_show(struct seq_file *m, void *v)
+{
+	struct rdlock_ls *ls = m->private;
+	s64 acquires = atomic64_read(&ls->stats.acquires);
+	s64 ops = atomic64_read(&ls->stats.remote_ops);
+
+	seq_printf(m, "protocol: %s\nflags: %#x\nlease_ms: %u\nomega_us: %u\n",
+		   ls->ops->name, ls->attr.flags, ls->attr.lease_ms,
+		   ls->attr.omega_us);
+	seq_printf(m, "slots: %u\nbase: %u\nnodes: %u\n", ls->attr.slots,
+		   ls->base, ls->nr_nodes);
+	seq_printf(m, "resolves: %lld\nprobes: %lld\n",
+		   (long long)atomic64_read(&ls->resolves),
+		   (long long)atomic64_read(&ls->probes));
+	rdlock_proto_stats_show(m, &ls->stats);
+	/* Hundredths: what one acquisition (and its release) costs. */
+	seq_printf(m, "remote_ops_per_acquire_x100: %lld\n",
+		   acquires ? (long long)div64_s64(100 * ops, acquires) : 0LL);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_ls_stats);
+
+void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
+{
+	ls->debugfs = debugfs_create_dir(ls->name, rdlock_debugfs_ls_dir);
+	debugfs_create_file("locks", 0444, ls->debugfs, ls,
+			    &rdlock_ls_locks_fops);
+	debugfs_create_file("stats", 0444, ls->debugfs, ls,
+			    &rdlock_ls_stats_fops);
+}
+
+void rdlock_debugfs_ls_remove(struct rdlock_ls *ls)
+{
+	debugfs_remove_recursive(ls->debugfs);
+}
 
 void rdlock_debugfs_init(void)
 {
@@ -114,6 +212,8 @@ void rdlock_debugfs_init(void)
 			    &rdlock_nodes_fops);
 	debugfs_create_file("protocols", 0444, rdlock_debugfs_dir, NULL,
 			    &rdlock_protocols_fops);
+	rdlock_debugfs_ls_dir = debugfs_create_dir("lockspaces",
+						   rdlock_debugfs_dir);
 }
 
 void rdlock_debugfs_exit(void)

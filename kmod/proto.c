@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/rdlock.h>
 
+#include "lockword/bakery.h"
 #include "proto.h"
 #include "xport.h"
 
@@ -33,9 +34,53 @@ static u64 rdlock_read_ns[RDLOCK_MAX_NODES];	/* EWMA of READ latency */
 static struct workqueue_struct *rdlock_proto_wq;
 
 /**
+ * __rdlock_proto_count() - count one event
+ * @cfg: the lockspace's policy; its @stats, if any, counts too.
+ * @offset: offset of the atomic64_t counter in struct rdlock_proto_stats.
+ *
+ * Use rdlock_proto_count(), which takes the counter's name.
+ */
+void __rdlock_proto_count(const struct rdlock_proto_cfg *cfg, size_t offset)
+{
+	atomic64_inc((atomic64_t *)((char *)&rdlock_proto_stats + offset));
+	if (cfg && cfg->stats)
+		atomic64_inc((atomic64_t *)((char *)cfg->stats + offset));
+}
+
+/**
+ * rdlock_proto_check() - validate a ticket before acquiring it
+ * @cfg: the lockspace's policy.
+ * @t: the ticket; a @k of 0 becomes 1.
+ *
+ * Every protocol takes the same modes and slot counts, so that a
+ * lockspace can switch protocols without changing what it may ask for.
+ *
+ * Return: 0, or -EINVAL for an unknown mode, %RDLOCK_MODE_UPDATE without
+ * an update word, or a @k beyond the word's BAKERY_K_MAX/BAKERY_UPD_K_MAX.
+ */
+int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t)
+{
+	enum bakery_mode bm = cfg->update_word ? BAKERY_UPD_SHARED :
+						 BAKERY_SHARED;
+
+	if (t->mode >= RDLOCK_MODE_NR ||
+	    (t->mode == RDLOCK_MODE_UPDATE && !cfg->update_word))
+		return -EINVAL;
+	if (!t->k)
+		t->k = 1;
+	if (!bakery_k_valid(bm, t->k))
+		return -EINVAL;
+	t->upgraded = false;
+	t->revoked = false;
+	return 0;
+}
+
+/**
  * rdlock_proto_op() - one remote operation on the ticket's lock word
+ * @cfg: the lockspace's policy (whose stats count the operation).
  * @t: the ticket; counts the operation.
- * @op: enum rdlock_xop.
+ * @op: the operation.
  * @arg0: first operand.
  * @arg1: second operand.
  * @value: the value the operation returned.
@@ -44,15 +89,20 @@ static struct workqueue_struct *rdlock_proto_wq;
  *
  * Return: as rdlock_xport_exec().
  */
-int rdlock_proto_op(struct rdlock_ticket *t, int op, u64 arg0, u64 arg1,
-		    u64 *value)
+int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
+		    struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
+		    u64 arg1, u64 *value)
 {
 	ktime_t start = ktime_get();
 	int ret;
 
 	ret = rdlock_xport_exec(op, t->node, t->slot, arg0, arg1, value, 0);
 	t->remote_ops++;
-	atomic64_inc(&rdlock_proto_stats.remote_ops);
+	rdlock_proto_count(cfg, remote_ops);
+	if (op < RDLOCK_XOP_NR)
+		__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
+						   ops) +
+				     op * sizeof(atomic64_t));
 	if (!ret && op == RDLOCK_XOP_READ && t->node < RDLOCK_MAX_NODES) {
 		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 		u64 old = READ_ONCE(rdlock_read_ns[t->node]);
@@ -136,7 +186,8 @@ static void rdlock_proto_finish_work(struct work_struct *work)
 
 /**
  * rdlock_proto_finish_later() - complete a ticket in the background
- * @cfg: the policy, copied.
+ * @cfg: the policy, copied without its @stats: the lockspace that owns
+ *	them may be gone by the time the worker runs.
  * @t: the ticket, copied.
  * @finish: waits for the ticket and releases it; runs in a worker.
  *
@@ -152,6 +203,7 @@ int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 	if (!f)
 		return -ENOMEM;
 	f->cfg = *cfg;
+	f->cfg.stats = NULL;
 	f->ticket = *t;
 	f->finish = finish;
 	INIT_WORK(&f->work, rdlock_proto_finish_work);

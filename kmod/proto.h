@@ -9,35 +9,61 @@
 
 #include <linux/atomic.h>
 #include <linux/ktime.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
+#include "xport.h"
+
+/**
+ * enum rdlock_mode - lock modes
+ * @RDLOCK_MODE_SHARED: readers, together.
+ * @RDLOCK_MODE_EXCLUSIVE: one writer alone.
+ * @RDLOCK_MODE_UPDATE: one update holder beside readers; it may read and,
+ *	after &rdlock_proto_ops.upgrade, write. Only on update words.
+ * @RDLOCK_MODE_NR: number of modes.
+ */
 enum rdlock_mode {
-	RDLOCK_MODE_SHARED,
-	RDLOCK_MODE_EXCLUSIVE,
+	RDLOCK_MODE_SHARED = 0,
+	RDLOCK_MODE_EXCLUSIVE = 1,
+	RDLOCK_MODE_UPDATE = 2,
 	RDLOCK_MODE_NR,
 };
+
+struct rdlock_proto_stats;
 
 /**
  * struct rdlock_proto_cfg - per-lockspace protocol policy
  * @lease_ms: 0: a holder keeps the lock until it releases it (what a file
- *	system needs); T: DSLR leases, a waiter that sees no progress for 2T
- *	resets the word and fails with -EAGAIN, and a holder past T does not
- *	release by FA.
+ *	system needs); T: DSLR leases (section 5.1): a holder of k slots
+ *	owns the lock for k x T and past that does not release by FA; a
+ *	waiter that sees no progress for 2T x the tickets still ahead of it
+ *	resets the word and fails with -EAGAIN.
  * @omega_us: polling unit; 0: the measured READ latency to the home node.
+ * @update_word: the lock words use the six-counter layout of section 5.2;
+ *	%RDLOCK_MODE_UPDATE is valid only then.
+ * @stats: if not NULL, counted into as well as the global
+ *	rdlock_proto_stats; never used by background work, so it only has
+ *	to outlive the calls that pass this cfg.
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
 	unsigned int omega_us;
+	bool update_word;
+	struct rdlock_proto_stats *stats;
 };
 
 /**
  * struct rdlock_ticket - one acquisition, from taking it to releasing it
  * @node: home node of the lock word.
  * @slot: slot of the lock word in @node's table.
- * @mode: shared or exclusive.
+ * @mode: enum rdlock_mode.
  * @prev: bakery: the word the acquiring FA returned.
- * @k: bakery: slots taken (multi-slot leases).
- * @granted_at: when the lock was granted (leases).
+ * @k: slots of a multi-slot lease (section 5.1); 0 means 1. At most
+ *	BAKERY_K_MAX, or BAKERY_UPD_K_MAX on an update word.
+ * @upgraded: an update ticket that may write (set by upgrade).
+ * @revoked: bakery: a lease reset took the ticket away while it was held
+ *	(only during an upgrade); release does nothing.
+ * @granted_at: when the lock was granted, or upgraded (leases).
  * @remote_ops: remote operations this acquisition took.
  * @polls: READs while waiting.
  */
@@ -47,6 +73,8 @@ struct rdlock_ticket {
 	enum rdlock_mode mode;
 	u64 prev;
 	u32 k;
+	bool upgraded;
+	bool revoked;
 	ktime_t granted_at;
 	u32 remote_ops;
 	u32 polls;
@@ -60,8 +88,17 @@ struct rdlock_ticket {
  *	(retry); -ETIMEDOUT at @deadline (jiffies; 0: none) or -EINTR on a
  *	fatal signal, in which case any ticket already taken is completed
  *	and released in the background; or a transport error.
+ *	-EINVAL for a bad @t->k, or for %RDLOCK_MODE_UPDATE without
+ *	@cfg->update_word.
  * @release: give the lock up; sleeps; never fails the caller's release
  *	(lost connections and leases are handled inside).
+ * @upgrade: let the holder of a granted %RDLOCK_MODE_UPDATE ticket write:
+ *	sleeps until every earlier reader is done, then sets @t->upgraded
+ *	and returns 0. -ETIMEDOUT at @deadline or -EINTR on a fatal signal:
+ *	the caller still holds the update lock, not upgraded. -EINVAL if @t
+ *	is not an update ticket or is upgraded already. Bakery with leases
+ *	only: -EAGAIN, a stall reset (ours, or a later waiter's) took the
+ *	ticket away: the lock is no longer held and release does nothing.
  */
 struct rdlock_proto_ops {
 	const char *name;
@@ -69,18 +106,36 @@ struct rdlock_proto_ops {
 		       struct rdlock_ticket *t, unsigned long deadline);
 	void (*release)(const struct rdlock_proto_cfg *cfg,
 			struct rdlock_ticket *t);
+	int (*upgrade)(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t, unsigned long deadline);
 };
 
-/* Counters of all protocols, for debugfs and benchmarks. */
+/**
+ * struct rdlock_proto_stats - protocol counters, for debugfs and benchmarks
+ * @acquires: acquisitions started.
+ * @waits: acquisitions not granted by their first operation.
+ * @remote_ops: remote operations of every type.
+ * @ops: remote operations by enum rdlock_xop.
+ * @retries: new tickets after a revocation or an over-limit word.
+ * @stall_resets: stalled holders skipped by a lease reset.
+ * @overflow_resets: words reset to zero after crossing COUNT_MAX.
+ * @lease_expiries: releases past the lease, or found revoked.
+ * @abandoned: acquisitions that timed out or were killed while waiting.
+ * @upgrades: update holders upgraded to writers.
+ * @upgrade_waits: upgrades that had to wait for readers.
+ */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
-	atomic64_t waits;		/* not granted by the first operation */
+	atomic64_t waits;
 	atomic64_t remote_ops;
-	atomic64_t retries;		/* new ticket after revocation/overflow */
+	atomic64_t ops[RDLOCK_XOP_NR];
+	atomic64_t retries;
 	atomic64_t stall_resets;
 	atomic64_t overflow_resets;
 	atomic64_t lease_expiries;
-	atomic64_t abandoned;		/* timed out or killed while waiting */
+	atomic64_t abandoned;
+	atomic64_t upgrades;
+	atomic64_t upgrade_waits;
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;
@@ -88,8 +143,15 @@ extern const struct rdlock_proto_ops rdlock_proto_bakery;
 extern const struct rdlock_proto_ops rdlock_proto_caslock;
 
 /* proto.c: what the protocols share */
-int rdlock_proto_op(struct rdlock_ticket *t, int op, u64 arg0, u64 arg1,
-		    u64 *value);
+void __rdlock_proto_count(const struct rdlock_proto_cfg *cfg, size_t offset);
+/* Count one event into the global and the lockspace's (cfg->stats) stats. */
+#define rdlock_proto_count(cfg, counter) \
+	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats, counter))
+int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t);
+int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
+		    struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
+		    u64 arg1, u64 *value);
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 int rdlock_proto_sleep(u64 ns, unsigned long deadline);
 int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The DSLR bakery (ticket) reader-writer lock: Algorithms 1-3 of
- * shared/papers/dslr-bakery-lock.txt on the encoding of lockword/bakery.h.
+ * The DSLR bakery (ticket) reader-writer lock: Algorithms 1-3 and sections
+ * 5.1-5.2 of shared/papers/dslr-bakery-lock.txt on the encoding of
+ * lockword/bakery.h.
  *
  * Acquire takes a ticket with one FETCH_AND_ADD and is granted at once when
  * the returned word allows. Otherwise it polls the word with RDMA READs,
@@ -9,14 +10,17 @@
  * over-limit ticket is withdrawn by CAS and retried after a random
  * exponential back-off until the holder that crossed COUNT_MAX resets the
  * word. With leases, a waiter that sees no progress for twice the lease
- * resets the stalled holders by CAS and fails with -EAGAIN. See
- * Documentation/rdlock/bakery.rst for where and why this deviates from the
- * paper's pseudocode.
+ * times the tickets still ahead of it resets the stalled holders by CAS and
+ * fails with -EAGAIN. On an update word (section 5.2) an update ticket is
+ * granted beside readers and upgrades, once every earlier reader is done,
+ * by polling the same way. See Documentation/rdlock/bakery.rst for where
+ * and why this deviates from the paper's pseudocode.
  */
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
 #include <linux/printk.h>
 #include <linux/export.h>
+#include <linux/string.h>
 
 #include "lockword/bakery.h"
 #include "proto.h"
@@ -25,20 +29,47 @@
 /* An over-limit word waits for its reset for at most this many polls. */
 #define RDLOCK_BAKERY_WAIT_CAP	1000U
 
-static enum bakery_mode rdlock_bakery_mode(const struct rdlock_ticket *t)
+/* The encoding's mode of @t: layout, class and, once upgraded, the rule. */
+static enum bakery_mode rdlock_bakery_mode(const struct rdlock_proto_cfg *cfg,
+					   const struct rdlock_ticket *t)
 {
-	return t->mode == RDLOCK_MODE_SHARED ? BAKERY_SHARED : BAKERY_EXCLUSIVE;
+	if (!cfg->update_word)
+		return t->mode == RDLOCK_MODE_SHARED ? BAKERY_SHARED :
+						       BAKERY_EXCLUSIVE;
+	switch (t->mode) {
+	case RDLOCK_MODE_SHARED:
+		return BAKERY_UPD_SHARED;
+	case RDLOCK_MODE_UPDATE:
+		return t->upgraded ? BAKERY_UPD_UPGRADE : BAKERY_UPD_UPDATE;
+	default:
+		return BAKERY_UPD_EXCLUSIVE;
+	}
+}
+
+/*
+ * How long a word may stay unchanged before a waiter resets it (section
+ * 5.1): twice the lease for every ticket slot still ahead in @seen, the
+ * word as it last changed. A holder of k slots owns the lock for k leases
+ * and counts k in every waiter's wait count, so nobody is reset early.
+ */
+static s64 rdlock_bakery_stall_ms(const struct rdlock_proto_cfg *cfg,
+				  u64 prev, u64 seen, enum bakery_mode bm)
+{
+	u32 ahead = max_t(u32, bakery_wait_count(prev, seen, bm), 1);
+
+	return 2LL * cfg->lease_ms * ahead;
 }
 
 /* Take back an over-limit ticket (hazard (a): by CAS, never FA(-k)). */
-static int rdlock_bakery_withdraw(struct rdlock_ticket *t, u64 cur)
+static int rdlock_bakery_withdraw(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t,
+				  enum bakery_mode bm, u64 cur)
 {
-	enum bakery_mode bm = rdlock_bakery_mode(t);
 	u64 new, old;
 	int ret;
 
 	while (bakery_withdraw(cur, bm, t->k, &new)) {
-		ret = rdlock_proto_op(t, RDLOCK_XOP_CAS, cur, new, &old);
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, cur, new, &old);
 		if (ret || old == cur)
 			return ret;
 		cur = old;
@@ -47,16 +78,18 @@ static int rdlock_bakery_withdraw(struct rdlock_ticket *t, u64 cur)
 }
 
 /*
- * Wait for the ticket @t->prev to be granted. Returns 0 when granted,
- * -EAGAIN when the ticket is gone (revoked by a reset, or given up by our
- * own stall reset), or the error of a sleep or an operation.
+ * Wait, in mode @bm, for the ticket @t->prev to be granted, starting from
+ * the word @val. Returns 0 when granted, -EAGAIN when the ticket is gone
+ * (revoked by a reset, or given up by our own stall reset), or the error
+ * of a sleep or an operation.
  */
 static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t, unsigned long deadline)
+			      struct rdlock_ticket *t, enum bakery_mode bm,
+			      u64 val, unsigned long deadline)
 {
-	enum bakery_mode bm = rdlock_bakery_mode(t);
 	u64 omega = rdlock_proto_omega_ns(cfg, t->node);
-	u64 val = t->prev, seen = t->prev, new, old;
+	u64 seen = val, new, old;
+	s64 stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 	ktime_t progress = ktime_get();
 	u32 ahead;
 	int ret;
@@ -68,7 +101,7 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		ret = rdlock_proto_sleep(ahead * omega, deadline);
 		if (ret)
 			return ret;
-		ret = rdlock_proto_op(t, RDLOCK_XOP_READ, 0, 0, &val);
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
 		if (ret)
 			return ret;
 		t->polls++;
@@ -78,6 +111,7 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 			return -EAGAIN;
 		if (val != seen) {
 			seen = val;
+			stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 			progress = ktime_get();
 			continue;
 		}
@@ -87,19 +121,57 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		 * under-estimates how long the word has been still.
 		 */
 		if (!cfg->lease_ms ||
-		    ktime_ms_delta(ktime_get(), progress) < 2 * cfg->lease_ms)
+		    ktime_ms_delta(ktime_get(), progress) < stall_ms)
 			continue;
 		if (!bakery_stall_reset(t->prev, val, bm, t->k, &new))
 			continue;
-		ret = rdlock_proto_op(t, RDLOCK_XOP_CAS, val, new, &old);
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, val, new, &old);
 		if (ret)
 			return ret;
 		if (old == val) {
-			atomic64_inc(&rdlock_proto_stats.stall_resets);
+			rdlock_proto_count(cfg, stall_resets);
 			return -EAGAIN;	/* our own ticket went with it */
 		}
 		val = old;
 	}
+}
+
+/*
+ * Algorithm 1 lines 7-8: an over-limit word whose done counters have not
+ * moved for the stall time of its outstanding tickets lost the holder that
+ * should reset it; reset it to zero ourselves. @first is when @seen, the
+ * first word of this run of failures, was returned.
+ */
+static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
+					struct rdlock_ticket *t,
+					enum bakery_mode bm, u64 *seen,
+					ktime_t *first)
+{
+	struct bakery_fields a, b;
+	u64 val, old;
+	int ret;
+
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
+	if (ret || !bakery_over_limit(val, bm))
+		return ret;
+	/* Over-limit FAs and withdraws move the max fields: watch n only. */
+	bakery_unpack(*seen, bm, &a);
+	bakery_unpack(val, bm, &b);
+	if (!bakery_over_limit(*seen, bm) || memcmp(a.n, b.n, sizeof(a.n))) {
+		*seen = val;
+		*first = ktime_get();
+		return 0;
+	}
+	if (ktime_ms_delta(ktime_get(), *first) <
+	    rdlock_bakery_stall_ms(cfg, val, val, bm))
+		return 0;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, val, BAKERY_RESET_TO,
+			      &old);
+	if (!ret && old == val) {
+		rdlock_proto_count(cfg, stall_resets);
+		return -EAGAIN;
+	}
+	return ret;
 }
 
 static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
@@ -109,7 +181,8 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 static void rdlock_bakery_finish(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_ticket *t)
 {
-	if (!rdlock_bakery_wait(cfg, t, 0)) {
+	if (!rdlock_bakery_wait(cfg, t, rdlock_bakery_mode(cfg, t), t->prev,
+				0)) {
 		t->granted_at = ktime_get();
 		rdlock_bakery_release(cfg, t);
 	}
@@ -119,47 +192,52 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_ticket *t,
 				 unsigned long deadline)
 {
-	enum bakery_mode bm = rdlock_bakery_mode(t);
-	u64 delta, prev;
+	enum bakery_mode bm;
+	u64 delta, prev, seen = 0;
 	unsigned int backoff = 0;
+	ktime_t first = 0;
 	int ret;
 
-	if (!t->k)
-		t->k = 1;
-	if (!bakery_k_valid(bm, t->k))
-		return -EINVAL;
+	ret = rdlock_proto_check(cfg, t);
+	if (ret)
+		return ret;
+	bm = rdlock_bakery_mode(cfg, t);
 	delta = bakery_acquire_delta(bm, t->k);
-	atomic64_inc(&rdlock_proto_stats.acquires);
+	rdlock_proto_count(cfg, acquires);
 	for (;;) {
-		ret = rdlock_proto_op(t, RDLOCK_XOP_FAA, delta, 0, &prev);
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, delta, 0, &prev);
 		if (ret)
 			return ret;
 		if (bakery_over_limit(prev, bm)) {
 			/* Algorithm 1 lines 4-7: not a ticket; wait for reset. */
-			ret = rdlock_bakery_withdraw(t, prev + delta);
+			ret = rdlock_bakery_withdraw(cfg, t, bm, prev + delta);
+			if (!ret && cfg->lease_ms)
+				ret = rdlock_bakery_overflow_stall(cfg, t, bm,
+								   &seen,
+								   &first);
 			if (!ret)
 				ret = rdlock_proto_backoff(&backoff, deadline);
 			if (ret)
 				return ret;
-			atomic64_inc(&rdlock_proto_stats.retries);
+			rdlock_proto_count(cfg, retries);
 			continue;
 		}
 		t->prev = prev;
 		if (bakery_granted_at_fa(prev, bm))
 			break;
-		atomic64_inc(&rdlock_proto_stats.waits);
-		ret = rdlock_bakery_wait(cfg, t, deadline);
+		rdlock_proto_count(cfg, waits);
+		ret = rdlock_bakery_wait(cfg, t, bm, prev, deadline);
 		if (!ret)
 			break;
 		if (ret == -EAGAIN && cfg->lease_ms)
 			return ret;	/* leases: the caller retries */
 		if (ret == -EAGAIN) {
-			atomic64_inc(&rdlock_proto_stats.retries);
+			rdlock_proto_count(cfg, retries);
 			continue;
 		}
 		if (ret != -ETIMEDOUT && ret != -EINTR)
 			return ret;
-		atomic64_inc(&rdlock_proto_stats.abandoned);
+		rdlock_proto_count(cfg, abandoned);
 		if (rdlock_proto_finish_later(cfg, t, rdlock_bakery_finish))
 			pr_warn_ratelimited("rdlock: cannot finish an abandoned ticket; node %u slot %u stalls until reset\n",
 					    t->node, t->slot);
@@ -169,20 +247,59 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
+/*
+ * Section 5.2: an update holder writes once every earlier ticket, readers
+ * included, is done: the same poll as acquire, with the upgrade rule.
+ */
+static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t,
+				 unsigned long deadline)
+{
+	u64 val;
+	int ret;
+
+	if (!cfg->update_word || t->mode != RDLOCK_MODE_UPDATE || t->upgraded)
+		return -EINVAL;
+	if (t->revoked)
+		return -EAGAIN;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
+	if (ret)
+		return ret;
+	if (bakery_skipped(t->prev, val, BAKERY_UPD_UPGRADE, t->k)) {
+		ret = -EAGAIN;
+	} else if (!bakery_granted(t->prev, val, BAKERY_UPD_UPGRADE, t->k)) {
+		rdlock_proto_count(cfg, upgrade_waits);
+		ret = rdlock_bakery_wait(cfg, t, BAKERY_UPD_UPGRADE, val,
+					 deadline);
+	}
+	if (ret == -EAGAIN) {
+		/* A reset took the ticket: nothing is held any more. */
+		t->revoked = true;
+		rdlock_proto_count(cfg, lease_expiries);
+	}
+	if (ret)
+		return ret;
+	t->upgraded = true;
+	/* The writer's lease starts now, as a waiter's clock does. */
+	t->granted_at = ktime_get();
+	rdlock_proto_count(cfg, upgrades);
+	return 0;
+}
+
 /* Algorithm 3 lines 6-8: the holder that crossed COUNT_MAX resets. */
 static void rdlock_bakery_reset(const struct rdlock_proto_cfg *cfg,
 				struct rdlock_ticket *t)
 {
-	enum bakery_mode bm = rdlock_bakery_mode(t);
+	enum bakery_mode bm = rdlock_bakery_mode(cfg, t);
 	u64 from = bakery_reset_from(t->prev, bm, t->k), old;
 	unsigned int backoff = 0;
 
 	for (;;) {
-		if (rdlock_proto_op(t, RDLOCK_XOP_CAS, from, BAKERY_RESET_TO,
-				    &old))
+		if (rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, from,
+				    BAKERY_RESET_TO, &old))
 			return;
 		if (old == from) {
-			atomic64_inc(&rdlock_proto_stats.overflow_resets);
+			rdlock_proto_count(cfg, overflow_resets);
 			return;
 		}
 		if (bakery_reset_from_stale(old, from, bm) ||
@@ -194,30 +311,41 @@ static void rdlock_bakery_reset(const struct rdlock_proto_cfg *cfg,
 static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t)
 {
-	enum bakery_mode bm = rdlock_bakery_mode(t);
-	u64 delta = bakery_release_delta(bm, t->k), rel, cur, new, old;
+	/* Validity by the rule the holder was granted under (upgrade). */
+	enum bakery_mode bm = rdlock_bakery_mode(cfg, t);
+	/* Arithmetic of the ticket's class: an upgrade is still a U ticket. */
+	enum bakery_mode am = bm == BAKERY_UPD_UPGRADE ? BAKERY_UPD_UPDATE : bm;
+	u64 delta = bakery_release_delta(am, t->k), rel, cur, new, old;
+	bool responsible = bakery_reset_responsible(t->prev, am, t->k);
 
-	if (cfg->lease_ms &&
-	    ktime_ms_delta(ktime_get(), t->granted_at) >= cfg->lease_ms) {
-		/* Past its lease a holder does not release by FA (4.8). */
-		atomic64_inc(&rdlock_proto_stats.lease_expiries);
+	if (t->revoked)
+		return;
+	/*
+	 * Past its lease (k leases for k slots, section 5.1) a holder does
+	 * not release by FA (4.8), unless it must reset the word (Algorithm 3
+	 * line 1); a revoked release is undone below either way.
+	 */
+	if (cfg->lease_ms && !responsible &&
+	    ktime_ms_delta(ktime_get(), t->granted_at) >=
+	    (s64)cfg->lease_ms * t->k) {
+		rdlock_proto_count(cfg, lease_expiries);
 		return;
 	}
-	if (rdlock_proto_op(t, RDLOCK_XOP_FAA, delta, 0, &rel))
+	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, delta, 0, &rel))
 		return;
 	/* Hazard (d): the ticket may have been revoked meanwhile. */
 	if (!bakery_release_valid(t->prev, rel, bm, t->k)) {
-		atomic64_inc(&rdlock_proto_stats.lease_expiries);
+		rdlock_proto_count(cfg, lease_expiries);
 		cur = rel + delta;
-		while (bakery_release_undo(rel, cur, bm, t->k, &new)) {
-			if (rdlock_proto_op(t, RDLOCK_XOP_CAS, cur, new, &old) ||
-			    old == cur)
+		while (bakery_release_undo(rel, cur, am, t->k, &new)) {
+			if (rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, cur, new,
+					    &old) || old == cur)
 				break;
 			cur = old;
 		}
 		return;
 	}
-	if (!bakery_reset_responsible(t->prev, bm, t->k))
+	if (!responsible)
 		return;
 	/*
 	 * The reset waits for every other holder of the epoch to release,
@@ -231,5 +359,6 @@ const struct rdlock_proto_ops rdlock_proto_bakery = {
 	.name		= "bakery",
 	.acquire	= rdlock_bakery_acquire,
 	.release	= rdlock_bakery_release,
+	.upgrade	= rdlock_bakery_upgrade,
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_bakery, RDLOCK_INTERNAL);

@@ -115,15 +115,21 @@ static long rdlock_test_ioc_info(void __user *argp)
 	return copy_to_user(argp, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-/* Locks taken through one open file. */
+/* Locks taken through one open file, which is their "lockspace". */
 struct rdlock_test_file {
 	struct xarray held;		/* handle -> struct rdlock_test_held */
+	struct rdlock_proto_stats stats;
 };
 
+/*
+ * @busy: an upgrade is running on it (under the xarray lock): UNLOCK and
+ * other upgrades of the handle must not free or change it meanwhile.
+ */
 struct rdlock_test_held {
 	const struct rdlock_proto_ops *ops;
 	struct rdlock_proto_cfg cfg;
 	struct rdlock_ticket ticket;
+	bool busy;
 };
 
 static const struct rdlock_proto_ops *rdlock_test_protos[] = {
@@ -135,6 +141,7 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 {
 	if (l->proto >= ARRAY_SIZE(rdlock_test_protos) ||
 	    l->mode >= RDLOCK_MODE_NR || l->handle || l->remote_ops ||
+	    (l->flags & ~RDLOCK_TEST_LOCK_UPDATE_WORD) ||
 	    l->slot < RDLOCK_XPORT_RESERVED_SLOTS)
 		return -EINVAL;
 	if (!rdlock_xport_node_configured(l->node))
@@ -142,18 +149,27 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 	return 0;
 }
 
+static unsigned long rdlock_test_deadline(u32 timeout_ms)
+{
+	return timeout_ms ? jiffies + msecs_to_jiffies(timeout_ms) : 0;
+}
+
 /* Prepare @h for @l; returns the acquisition deadline (0: none). */
 static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
 					   const struct rdlock_test_lock *l,
-					   enum rdlock_mode mode)
+					   enum rdlock_mode mode,
+					   struct rdlock_proto_stats *stats)
 {
 	memset(h, 0, sizeof(*h));
 	h->ops = rdlock_test_protos[l->proto];
 	h->cfg.lease_ms = l->lease_ms;
+	h->cfg.update_word = l->flags & RDLOCK_TEST_LOCK_UPDATE_WORD;
+	h->cfg.stats = stats;
 	h->ticket.node = l->node;
 	h->ticket.slot = l->slot;
 	h->ticket.mode = mode;
-	return l->timeout_ms ? jiffies + msecs_to_jiffies(l->timeout_ms) : 0;
+	h->ticket.k = l->k;
+	return rdlock_test_deadline(l->timeout_ms);
 }
 
 static long rdlock_test_ioc_lock(struct rdlock_test_file *tf,
@@ -172,7 +188,7 @@ static long rdlock_test_ioc_lock(struct rdlock_test_file *tf,
 	h = kmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
-	deadline = rdlock_test_held_init(h, &l, l.mode);
+	deadline = rdlock_test_held_init(h, &l, l.mode, &tf->stats);
 	ret = h->ops->acquire(&h->cfg, &h->ticket, deadline);
 	if (ret)
 		goto free;
@@ -202,12 +218,77 @@ static long rdlock_test_ioc_unlock(struct rdlock_test_file *tf,
 
 	if (get_user(handle, (u32 __user *)argp))
 		return -EFAULT;
-	h = xa_erase(&tf->held, handle);
-	if (!h)
-		return -ENOENT;
+	xa_lock(&tf->held);
+	h = xa_load(&tf->held, handle);
+	if (h && h->busy)
+		h = ERR_PTR(-EBUSY);
+	else if (h)
+		__xa_erase(&tf->held, handle);
+	xa_unlock(&tf->held);
+	if (IS_ERR_OR_NULL(h))
+		return h ? PTR_ERR(h) : -ENOENT;
 	h->ops->release(&h->cfg, &h->ticket);
 	kfree(h);
 	return 0;
+}
+
+static long rdlock_test_ioc_upgrade(struct rdlock_test_file *tf,
+				    void __user *argp)
+{
+	struct rdlock_test_upgrade u;
+	struct rdlock_test_held *h;
+	u32 ops;
+	long ret;
+
+	if (copy_from_user(&u, argp, sizeof(u)))
+		return -EFAULT;
+	if (u.pad || u.remote_ops)
+		return -EINVAL;
+	xa_lock(&tf->held);
+	h = xa_load(&tf->held, u.handle);
+	if (h && h->busy)
+		h = ERR_PTR(-EBUSY);
+	else if (h)
+		h->busy = true;
+	xa_unlock(&tf->held);
+	if (IS_ERR_OR_NULL(h))
+		return h ? PTR_ERR(h) : -ENOENT;
+	ops = h->ticket.remote_ops;
+	ret = h->ops->upgrade(&h->cfg, &h->ticket,
+			      rdlock_test_deadline(u.timeout_ms));
+	u.remote_ops = h->ticket.remote_ops - ops;
+	xa_lock(&tf->held);
+	h->busy = false;
+	xa_unlock(&tf->held);
+	if (copy_to_user(argp, &u, sizeof(u)))
+		return -EFAULT;
+	return ret;
+}
+
+static long rdlock_test_ioc_stats(struct rdlock_test_file *tf,
+				  void __user *argp)
+{
+	struct rdlock_proto_stats *s = &tf->stats;
+	struct rdlock_test_proto_stats out = {
+		.acquires = atomic64_read(&s->acquires),
+		.waits = atomic64_read(&s->waits),
+		.remote_ops = atomic64_read(&s->remote_ops),
+		.ops = {
+			[RDLOCK_TEST_OP_READ - 1] = atomic64_read(&s->ops[RDLOCK_XOP_READ]),
+			[RDLOCK_TEST_OP_WRITE - 1] = atomic64_read(&s->ops[RDLOCK_XOP_WRITE]),
+			[RDLOCK_TEST_OP_FAA - 1] = atomic64_read(&s->ops[RDLOCK_XOP_FAA]),
+			[RDLOCK_TEST_OP_CAS - 1] = atomic64_read(&s->ops[RDLOCK_XOP_CAS]),
+		},
+		.retries = atomic64_read(&s->retries),
+		.stall_resets = atomic64_read(&s->stall_resets),
+		.overflow_resets = atomic64_read(&s->overflow_resets),
+		.lease_expiries = atomic64_read(&s->lease_expiries),
+		.abandoned = atomic64_read(&s->abandoned),
+		.upgrades = atomic64_read(&s->upgrades),
+		.upgrade_waits = atomic64_read(&s->upgrade_waits),
+	};
+
+	return copy_to_user(argp, &out, sizeof(out)) ? -EFAULT : 0;
 }
 
 /* The exclusive holder's non-atomic increment: READ, then WRITE + 1. */
@@ -224,6 +305,7 @@ static long rdlock_test_ioc_lock_bench(void __user *argp)
 {
 	struct rdlock_test_lock_bench b;
 	struct rdlock_test_held h;
+	enum rdlock_mode mode;
 	u32 *samples = NULL;
 	bool exclusive;
 	long ret;
@@ -248,11 +330,12 @@ static long rdlock_test_ioc_lock_bench(void __user *argp)
 		ktime_t t0 = ktime_get();
 		unsigned long deadline;
 
-		exclusive = b.exclusive_every ? !(i % b.exclusive_every) :
-						b.lock.mode == RDLOCK_MODE_EXCLUSIVE;
-		deadline = rdlock_test_held_init(&h, &b.lock, exclusive ?
-						 RDLOCK_MODE_EXCLUSIVE :
-						 RDLOCK_MODE_SHARED);
+		mode = b.lock.mode;
+		if (b.exclusive_every)
+			mode = i % b.exclusive_every ? RDLOCK_MODE_SHARED :
+						       RDLOCK_MODE_EXCLUSIVE;
+		exclusive = mode == RDLOCK_MODE_EXCLUSIVE;
+		deadline = rdlock_test_held_init(&h, &b.lock, mode, NULL);
 		ret = h.ops->acquire(&h.cfg, &h.ticket, deadline);
 		if (ret)
 			break;
@@ -330,6 +413,10 @@ static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_test_ioc_unlock(file->private_data, argp);
 	case RDLOCK_TEST_IOC_LOCK_BENCH:
 		return rdlock_test_ioc_lock_bench(argp);
+	case RDLOCK_TEST_IOC_UPGRADE:
+		return rdlock_test_ioc_upgrade(file->private_data, argp);
+	case RDLOCK_TEST_IOC_STATS:
+		return rdlock_test_ioc_stats(file->private_data, argp);
 	default:
 		return -ENOTTY;
 	}

@@ -77,16 +77,23 @@ enum rdlock_test_proto {
 	RDLOCK_TEST_PROTO_CASLOCK	= 1,
 };
 
+/* rdlock_test_lock.flags */
+#define RDLOCK_TEST_LOCK_UPDATE_WORD	0x1	/* six-counter update word */
+
 /**
  * struct rdlock_test_lock - take a lock word directly with a protocol
  * @proto: enum rdlock_test_proto.
- * @mode: 0 shared, 1 exclusive.
+ * @mode: 0 shared, 1 exclusive, 2 update (needs
+ *	%RDLOCK_TEST_LOCK_UPDATE_WORD, else EINVAL from the protocol).
  * @node: home node of the lock word.
  * @slot: slot of the lock word (at or above first_free_slot).
  * @timeout_ms: 0: wait as long as it takes (fatal signals still end it).
  * @lease_ms: protocol lease, 0 for none.
  * @handle: out: what RDLOCK_TEST_IOC_UNLOCK takes.
  * @remote_ops: out: remote operations the acquisition took.
+ * @flags: RDLOCK_TEST_LOCK_*; the word's layout must be the same for every
+ *	user of one slot.
+ * @k: slots of a multi-slot lease; 0 means 1.
  *
  * Locks belong to the open file: closing it releases them.
  */
@@ -99,12 +106,64 @@ struct rdlock_test_lock {
 	__u32 lease_ms;
 	__u32 handle;
 	__u32 remote_ops;
+	__u32 flags;
+	__u32 k;
+};
+
+/**
+ * struct rdlock_test_upgrade - upgrade a held update lock to write
+ * @handle: from RDLOCK_TEST_IOC_LOCK, mode 2.
+ * @timeout_ms: 0: wait as long as it takes (fatal signals still end it).
+ * @remote_ops: out: remote operations the upgrade took.
+ * @pad: zero.
+ *
+ * ETIMEDOUT and EINTR leave the update lock held, not upgraded; EAGAIN
+ * (leases) means a reset took it: the handle stays valid for UNLOCK, which
+ * then does nothing. EBUSY while another upgrade of the handle runs.
+ */
+struct rdlock_test_upgrade {
+	__u32 handle;
+	__u32 timeout_ms;
+	__u32 remote_ops;
+	__u32 pad;
+};
+
+/**
+ * struct rdlock_test_proto_stats - protocol counters of one open file
+ * @acquires: acquisitions started.
+ * @waits: acquisitions not granted by their first operation.
+ * @remote_ops: remote operations.
+ * @ops: remote operations by RDLOCK_TEST_OP_* - 1 (READ, WRITE, FAA, CAS).
+ * @retries: new tickets after a revocation or an over-limit word.
+ * @stall_resets: lease resets.
+ * @overflow_resets: resets to zero after crossing COUNT_MAX.
+ * @lease_expiries: releases past the lease or found revoked.
+ * @abandoned: acquisitions that timed out or were killed.
+ * @upgrades: successful upgrades.
+ * @upgrade_waits: upgrades that waited for readers.
+ *
+ * Work finished in the background after the caller left (abandoned
+ * tickets, overflow resets) counts only in the global debugfs counters.
+ */
+struct rdlock_test_proto_stats {
+	__u64 acquires;
+	__u64 waits;
+	__u64 remote_ops;
+	__u64 ops[4];
+	__u64 retries;
+	__u64 stall_resets;
+	__u64 overflow_resets;
+	__u64 lease_expiries;
+	__u64 abandoned;
+	__u64 upgrades;
+	__u64 upgrade_waits;
 };
 
 /**
  * struct rdlock_test_lock_bench - acquire and release one lock in a loop
- * @lock: the lock (@lock.mode for every iteration unless @exclusive_every);
- *	its output fields must be zero.
+ * @lock: the lock (@lock.mode for every iteration unless @exclusive_every;
+ *	@lock.flags and @lock.k for every one); its output fields must be
+ *	zero.
  * @iterations: at most RDLOCK_TEST_MAX_SAMPLES.
  * @exclusive_every: if non-zero, iteration i is exclusive when
  *	i % @exclusive_every == 0 and shared otherwise.
@@ -137,5 +196,9 @@ struct rdlock_test_lock_bench {
 #define RDLOCK_TEST_IOC_UNLOCK	_IOW(RDLOCK_TEST_IOC_MAGIC, 5, __u32)
 #define RDLOCK_TEST_IOC_LOCK_BENCH \
 	_IOWR(RDLOCK_TEST_IOC_MAGIC, 6, struct rdlock_test_lock_bench)
+#define RDLOCK_TEST_IOC_UPGRADE \
+	_IOWR(RDLOCK_TEST_IOC_MAGIC, 7, struct rdlock_test_upgrade)
+#define RDLOCK_TEST_IOC_STATS \
+	_IOR(RDLOCK_TEST_IOC_MAGIC, 8, struct rdlock_test_proto_stats)
 
 #endif /* _RDLOCK_TEST_IOCTL_H */
