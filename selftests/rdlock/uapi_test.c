@@ -3,9 +3,12 @@
  * The errno contract of /dev/rdlock, on one node whose rdlock.ko has just
  * been loaded and not configured. The tests share the module's state and
  * run in source order: unconfigured checks first, then configuration
- * checks while down, an unprivileged child, and last the cluster going up
- * and down. Every rejected call is followed by a STATUS proving that it
- * changed nothing. The module is left configured and down.
+ * checks while down, an unprivileged child, the cluster going up and down,
+ * and last lockspaces and locks on a one-node cluster (ls_* tests; every
+ * lockspace they create is removed again). Every rejected configuration
+ * call is followed by a STATUS proving that it changed nothing; rejected
+ * lockspace and lock calls are followed by a call showing the same.
+ * The module is left configured and down.
  *
  * Environment: RDLOCK_NODE_ID (default 0) and RDLOCK_NODE_ADDRS (default
  * "10.77.0.1") give this node's own address, the only one it connects to.
@@ -18,7 +21,9 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +63,12 @@ static const char *ename(int e)
 	case 0: return "success";
 	case EPERM: return "EPERM";
 	case ENOENT: return "ENOENT";
+	case EINTR: return "EINTR";
+	case EAGAIN: return "EAGAIN";
+	case EACCES: return "EACCES";
+	case ENOSPC: return "ENOSPC";
+	case EBADFD: return "EBADFD";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case ENXIO: return "ENXIO";
 	case EFAULT: return "EFAULT";
 	case EBUSY: return "EBUSY";
@@ -266,6 +277,26 @@ static void check_enotty(struct __test_metadata *_metadata, int fd)
 		{ _IOW(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_status), "STATUS as _IOW" },
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_node_status), "STATUS size 32" },
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, __u8[56]), "STATUS size 56" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x1f), "nr 0x1f" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x28), "nr 0x28" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_name), "LS_CREATE size 48" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_create),
+		  "LS_CREATE as _IOWR" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x21, struct rdlock_ls_create),
+		  "LS_REMOVE size 96" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x21), "LS_REMOVE as _IO" },
+		{ _IOR(RDLOCK_IOC_MAGIC, 0x22, struct rdlock_ls_name), "JOIN as _IOR" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x23, int), "LEAVE size 4" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x24, struct rdlock_lock_req), "LOCK as _IOW" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x24, struct rdlock_query),
+		  "LOCK size 120" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x25, struct rdlock_unlock_req),
+		  "UNLOCK as _IOWR" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x26, struct rdlock_unlock_req),
+		  "CONVERT size 24" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x27, struct rdlock_query), "QUERY as _IOW" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x27, struct rdlock_lock_req),
+		  "QUERY size 112" },
 		{ _IOW(RDLOCK_IOC_MAGIC + 1, 0x01, struct rdlock_cluster_config), "other magic" },
 		{ RDLOCK_TEST_IOC_INFO, "test module's INFO" },
 		{ RDLOCK_TEST_IOC_OP, "test module's OP" },
@@ -395,6 +426,384 @@ static int open_test_dev(struct rdlock_test_info *info)
 	}
 	return tfd;
 }
+
+/* ------------------------------------------------------------------ */
+/* Lockspaces and locks                                               */
+
+#define LS_SLOTS	64	/* of the test's lockspaces: 32 names */
+#define RAW_TEST_SLOTS	1024	/* above first_free_slot, for raw tests */
+
+/* At most RDLOCK_LS_NAME_MAX bytes: names without a NUL are tested too. */
+static size_t ls_name_len(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len < RDLOCK_LS_NAME_MAX ? len : RDLOCK_LS_NAME_MAX;
+}
+
+static void ls_create_init(struct rdlock_ls_create *c, const char *name,
+			   __u32 proto, __u32 slots, __u32 flags, __u32 mode)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = RDLOCK_UAPI_VERSION;
+	c->flags = flags;
+	memcpy(c->name, name, ls_name_len(name));
+	c->proto = proto;
+	c->slots = slots;
+	c->mode = mode;
+}
+
+static void ls_name_init(struct rdlock_ls_name *n, const char *name)
+{
+	memset(n, 0, sizeof(*n));
+	n->version = RDLOCK_UAPI_VERSION;
+	memcpy(n->name, name, ls_name_len(name));
+}
+
+static void lock_init(struct rdlock_lock_req *l, const char *name, __u32 mode,
+		      __u32 flags, __u32 timeout_ms)
+{
+	memset(l, 0, sizeof(*l));
+	l->version = RDLOCK_UAPI_VERSION;
+	l->flags = flags;
+	l->mode = mode;
+	l->timeout_ms = timeout_ms;
+	l->name_len = strlen(name);
+	memcpy(l->name, name, l->name_len);
+}
+
+static void convert_init(struct rdlock_convert_req *c, __u32 handle,
+			 __u32 mode, __u32 flags, __u32 timeout_ms)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = RDLOCK_UAPI_VERSION;
+	c->flags = flags;
+	c->handle = handle;
+	c->mode = mode;
+	c->timeout_ms = timeout_ms;
+}
+
+/* The calls, each returning 0 or the errno. */
+static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
+		     __u32 flags, __u32 uid, __u32 gid, __u32 mode)
+{
+	struct rdlock_ls_create c;
+
+	ls_create_init(&c, name, proto, slots, flags, mode);
+	c.uid = uid;
+	c.gid = gid;
+	return xioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
+}
+
+static int ls_remove(int fd, const char *name)
+{
+	struct rdlock_ls_name n;
+
+	ls_name_init(&n, name);
+	return xioctl(fd, RDLOCK_IOC_LS_REMOVE, &n);
+}
+
+static int ls_join(int fd, const char *name)
+{
+	struct rdlock_ls_name n;
+
+	ls_name_init(&n, name);
+	return xioctl(fd, RDLOCK_IOC_JOIN, &n);
+}
+
+static int ls_leave(int fd)
+{
+	return xioctl(fd, RDLOCK_IOC_LEAVE, NULL);
+}
+
+static int ls_lock(int fd, const char *name, __u32 mode, __u32 flags,
+		   __u32 timeout_ms, __u32 *handle)
+{
+	struct rdlock_lock_req l;
+	int ret;
+
+	lock_init(&l, name, mode, flags, timeout_ms);
+	ret = xioctl(fd, RDLOCK_IOC_LOCK, &l);
+	if (handle)
+		*handle = ret ? 0 : l.handle;
+	return ret;
+}
+
+static int ls_unlock(int fd, __u32 handle)
+{
+	struct rdlock_unlock_req u = {
+		.version = RDLOCK_UAPI_VERSION, .handle = handle,
+	};
+
+	return xioctl(fd, RDLOCK_IOC_UNLOCK, &u);
+}
+
+static int ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags,
+		      __u32 timeout_ms)
+{
+	struct rdlock_convert_req c;
+
+	convert_init(&c, handle, mode, flags, timeout_ms);
+	return xioctl(fd, RDLOCK_IOC_CONVERT, &c);
+}
+
+static int ls_query(int fd, __u32 handle, struct rdlock_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->version = RDLOCK_UAPI_VERSION;
+	q->handle = handle;
+	return xioctl(fd, RDLOCK_IOC_QUERY, q);
+}
+
+/* Mode of a held lock as QUERY reports it, or -errno. */
+static int ls_mode(int fd, __u32 handle)
+{
+	struct rdlock_query q;
+	int ret = ls_query(fd, handle, &q);
+
+	return ret ? -ret : (int)q.mode;
+}
+
+static int open_dev(void)
+{
+	return open(DEV, O_RDWR | O_CLOEXEC);
+}
+
+static double rdl_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A fresh file joined to @ls, or -1. */
+static int open_joined(const char *ls)
+{
+	int fd = open_dev();
+
+	if (fd >= 0 && ls_join(fd, ls)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void expect_err(struct __test_metadata *_metadata, int got, int want,
+		       const char *what)
+{
+	EXPECT_EQ(want, got) {
+		TH_LOG("%s: got %s, expected %s", what, ename(got), ename(want));
+	}
+}
+
+/*
+ * Table-driven argument checks: a case overwrites up to two fields of a
+ * valid argument (little-endian, @size bytes at @off) and expects @err.
+ */
+struct poke {
+	size_t off;
+	size_t size;
+	__u64 val;
+};
+
+struct field_case {
+	const char *what;
+	struct poke p[2];
+	int err;
+};
+
+/* @size is spelt out by the F (4), F64 and F8 macros of each table. */
+#define POKE(type, field, size, v)	{ offsetof(type, field), size, (v) }
+
+static void apply_pokes(void *obj, const struct field_case *c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c->p); i++)
+		if (c->p[i].size)
+			memcpy((char *)obj + c->p[i].off, &c->p[i].val,
+			       c->p[i].size);
+}
+
+/* Run every case of @cases on a copy of @valid (size @size). */
+static void run_field_cases(struct __test_metadata *_metadata, int fd,
+			    unsigned long req, const void *valid, size_t size,
+			    const struct field_case *cases, size_t n,
+			    const char *call)
+{
+	__u64 buf[32];
+	char what[128];
+	size_t i;
+
+	ASSERT_GE(sizeof(buf), size);
+	for (i = 0; i < n; i++) {
+		memcpy(buf, valid, size);
+		apply_pokes(buf, &cases[i]);
+		snprintf(what, sizeof(what), "%s %s", call, cases[i].what);
+		expect_err(_metadata, xioctl(fd, req, buf), cases[i].err, what);
+	}
+}
+
+#define U32_MAX_	0xffffffffULL
+
+static const struct field_case ls_create_cases[] = {
+#define F(field, v) POKE(struct rdlock_ls_create, field, 4, v)
+#define F64(field, v) POKE(struct rdlock_ls_create, field, 8, v)
+#define F8(field, v) POKE(struct rdlock_ls_create, field, 1, v)
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "version ~0", { F(version, U32_MAX_) }, EINVAL },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "flags UPDATE and bit 1", { F(flags, RDLOCK_LS_UPDATE | 2) }, EINVAL },
+	{ "proto RDLOCK_PROTO_NR", { F(proto, RDLOCK_PROTO_NR) }, EINVAL },
+	{ "proto ~0", { F(proto, U32_MAX_) }, EINVAL },
+	{ "slots 0", { F(slots, 0) }, EINVAL },
+	{ "slots 1", { F(slots, 1) }, EINVAL },
+	{ "slots 3 (odd)", { F(slots, 3) }, EINVAL },
+	{ "slots 65535 (odd)", { F(slots, 65535) }, EINVAL },
+	{ "slots 65537", { F(slots, RDLOCK_LS_SLOTS_MAX + 1) }, EINVAL },
+	{ "slots 65538 (even, too many)", { F(slots, RDLOCK_LS_SLOTS_MAX + 2) },
+	  EINVAL },
+	{ "slots 0xfffffffe", { F(slots, 0xfffffffeULL) }, EINVAL },
+	{ "mode 01000", { F(mode, 01000) }, EINVAL },
+	{ "mode 04755", { F(mode, 04755) }, EINVAL },
+	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 32) }, EINVAL },
+	{ "reserved[2]", { F64(reserved[2], 1) }, EINVAL },
+	{ "reserved[3]", { F64(reserved[3], 1ULL << 63) }, EINVAL },
+	{ "bad slots and bad version", { F(slots, 3), F(version, 0) }, EINVAL },
+#undef F
+#undef F64
+#undef F8
+};
+
+/* LS_REMOVE and JOIN take the same structure. */
+static const struct field_case ls_name_cases[] = {
+#define F(field, v) POKE(struct rdlock_ls_name, field, 4, v)
+#define F64(field, v) POKE(struct rdlock_ls_name, field, 8, v)
+#define F8(field, v) POKE(struct rdlock_ls_name, field, 1, v)
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags 1", { F(flags, 1) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+#undef F
+#undef F64
+#undef F8
+};
+
+/* Names every call taking a lockspace name refuses: EINVAL. */
+static const struct {
+	const char *what;
+	char name[RDLOCK_LS_NAME_MAX];
+} bad_ls_names[] = {
+	{ "empty name", "" },
+	{ "empty name, junk after the NUL", "\0abc" },
+	{ "byte after the NUL", "abc\0d" },
+	{ "last byte after the NUL", { 'a', 'b', 'c', [31] = 'x' } },
+	{ "32 characters, no NUL", "0123456789abcdef0123456789abcdef" },
+	{ "slash", "a/b" },
+	{ "space", "a b" },
+	{ "comma", "a,b" },
+	{ "asterisk", "a*" },
+	{ "tab", "a\tb" },
+	{ "newline", "ab\n" },
+	{ "non-ASCII", "caf\xc3\xa9" },
+	{ "DEL", "a\x7f" },
+	{ "byte 0xff", "\xff" },
+};
+
+/* Longest good name, and every character a name may have. */
+#define LS_NAME_31	"ABCDEFGHIJKLMNOPQRSTUVWXYZ_.:-9"
+#define LS_NAME_LOWER	"abcdefghijklmnopqrstuvwxyz01234"
+#define LS_NAME_DIGITS	"56789-0.1:2_3"
+
+static const struct field_case lock_cases[] = {
+#define F(field, v) POKE(struct rdlock_lock_req, field, 4, v)
+#define F64(field, v) POKE(struct rdlock_lock_req, field, 8, v)
+#define F8(field, v) POKE(struct rdlock_lock_req, field, 1, v)
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "mode RDLOCK_LOCK_MODE_NR", { F(mode, RDLOCK_LOCK_MODE_NR) }, EINVAL },
+	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
+	{ "name_len 0", { F(name_len, 0) }, EINVAL },
+	{ "name_len 65", { F(name_len, RDLOCK_RES_NAME_MAX + 1) }, EINVAL },
+	{ "name_len ~0", { F(name_len, U32_MAX_) }, EINVAL },
+	{ "byte after name_len", { F8(name[6], 'x') }, EINVAL },
+	{ "last name byte after name_len", { F8(name[63], 0xff) }, EINVAL },
+	{ "handle 1 on input", { F(handle, 1) }, EINVAL },
+	{ "handle ~0 on input", { F(handle, U32_MAX_) }, EINVAL },
+	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
+	  EINVAL },
+	{ "lease_slots 257", { F(lease_slots, 257) }, EINVAL },
+	{ "lease_slots ~0", { F(lease_slots, U32_MAX_) }, EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+#undef F
+#undef F64
+#undef F8
+};
+
+static const struct field_case convert_cases[] = {
+#define F(field, v) POKE(struct rdlock_convert_req, field, 4, v)
+#define F64(field, v) POKE(struct rdlock_convert_req, field, 8, v)
+#define F8(field, v) POKE(struct rdlock_convert_req, field, 1, v)
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "mode RDLOCK_LOCK_MODE_NR", { F(mode, RDLOCK_LOCK_MODE_NR) }, EINVAL },
+	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
+	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
+	  EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
+	  EINVAL },
+#undef F
+#undef F64
+#undef F8
+};
+
+static const struct field_case unlock_cases[] = {
+#define F(field, v) POKE(struct rdlock_unlock_req, field, 4, v)
+#define F64(field, v) POKE(struct rdlock_unlock_req, field, 8, v)
+#define F8(field, v) POKE(struct rdlock_unlock_req, field, 1, v)
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
+	  EINVAL },
+#undef F
+#undef F64
+#undef F8
+};
+
+static const struct field_case query_cases[] = {
+#define F(field, v) POKE(struct rdlock_query, field, 4, v)
+#define F64(field, v) POKE(struct rdlock_query, field, 8, v)
+#define F8(field, v) POKE(struct rdlock_query, field, 1, v)
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
+	  EINVAL },
+#undef F
+#undef F64
+#undef F8
+};
 
 FIXTURE(uapi) {
 	int fd;
@@ -1063,6 +1472,13 @@ TEST_F_TIMEOUT(uapi, up_connecting, 60)
 	       "SET_CONFIG while connecting", false);
 	reject(_metadata, self->fd, RDLOCK_IOC_UP, NULL, EALREADY,
 	       "UP while connecting", false);
+	{
+		struct rdlock_ls_create lc;
+
+		ls_create_init(&lc, "uapi_conn", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+		reject(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &lc, ENOTCONN,
+		       "LS_CREATE while connecting", false);
+	}
 
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_DOWN, NULL, "DOWN");
 	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
@@ -1070,6 +1486,841 @@ TEST_F_TIMEOUT(uapi, up_connecting, 60)
 	       "DOWN after DOWN", true);
 	/* Leave a plain one-node configuration behind, down. */
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
+}
+
+/*
+ * Lockspaces and locks while the one-node cluster is down (configured by
+ * up_connecting): every malformed argument is EINVAL before the state is
+ * looked at, every well-formed one a state error.
+ */
+TEST_F(uapi, ls_down)
+{
+	struct rdlock_convert_req cv;
+	struct rdlock_unlock_req ul;
+	struct rdlock_ls_create c;
+	struct rdlock_lock_req l;
+	struct rdlock_ls_name n;
+	struct rdlock_query q;
+	char what[96];
+	size_t i;
+
+	ASSERT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
+	ls_create_init(&c, "uapi_down", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	reject(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c, ENOTCONN,
+	       "LS_CREATE while down", true);
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c,
+			sizeof(c), ls_create_cases, ARRAY_SIZE(ls_create_cases),
+			"LS_CREATE while down,");
+	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
+		memcpy(c.name, bad_ls_names[i].name, sizeof(c.name));
+		snprintf(what, sizeof(what), "LS_CREATE while down, %s",
+			 bad_ls_names[i].what);
+		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+			   EINVAL, what);
+	}
+
+	ls_name_init(&n, "uapi_down");
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n), ENOENT,
+		   "LS_REMOVE of an unknown lockspace");
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_JOIN, &n), ENOENT,
+		   "JOIN of an unknown lockspace");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_REMOVE, &n,
+			sizeof(n), ls_name_cases, ARRAY_SIZE(ls_name_cases),
+			"LS_REMOVE");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_JOIN, &n, sizeof(n),
+			ls_name_cases, ARRAY_SIZE(ls_name_cases), "JOIN");
+
+	/* Not joined: EBADFD, but only for well-formed arguments. */
+	expect_err(_metadata, ls_leave(self->fd), EBADFD, "LEAVE, not joined");
+	lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), EBADFD,
+		   "LOCK, not joined");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
+			lock_cases, ARRAY_SIZE(lock_cases), "LOCK, not joined,");
+	convert_init(&cv, 1, RDLOCK_LOCK_EX, 0, 0);
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_CONVERT, &cv), EBADFD,
+		   "CONVERT, not joined");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_CONVERT, &cv,
+			sizeof(cv), convert_cases, ARRAY_SIZE(convert_cases),
+			"CONVERT, not joined,");
+	memset(&ul, 0, sizeof(ul));
+	ul.version = RDLOCK_UAPI_VERSION;
+	ul.handle = 1;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_UNLOCK, &ul), EBADFD,
+		   "UNLOCK, not joined");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_UNLOCK, &ul,
+			sizeof(ul), unlock_cases, ARRAY_SIZE(unlock_cases),
+			"UNLOCK, not joined,");
+	memset(&q, 0, sizeof(q));
+	q.version = RDLOCK_UAPI_VERSION;
+	q.handle = 1;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_QUERY, &q), EBADFD,
+		   "QUERY, not joined");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_QUERY, &q, sizeof(q),
+			query_cases, ARRAY_SIZE(query_cases), "QUERY, not joined,");
+
+	/* Bad pointers: nothing is read, nothing changes. */
+	check_efault(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c, sizeof(c),
+		     "LS_CREATE");
+	check_efault(_metadata, self->fd, RDLOCK_IOC_LS_REMOVE, &n, sizeof(n),
+		     "LS_REMOVE");
+	check_efault(_metadata, self->fd, RDLOCK_IOC_JOIN, &n, sizeof(n), "JOIN");
+	check_efault(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l), "LOCK");
+	check_efault(_metadata, self->fd, RDLOCK_IOC_CONVERT, &cv, sizeof(cv),
+		     "CONVERT");
+	check_efault(_metadata, self->fd, RDLOCK_IOC_UNLOCK, &ul, sizeof(ul),
+		     "UNLOCK");
+	check_efault(_metadata, self->fd, RDLOCK_IOC_QUERY, &q, sizeof(q),
+		     "QUERY");
+	check_enotty(_metadata, self->fd);
+}
+
+/* The lockspaces the ls_* tests share, created by ls_create. */
+#define LS_PLAIN	"uapi_plain"	/* bakery */
+#define LS_UPD		"uapi_upd"	/* bakery, RDLOCK_LS_UPDATE */
+#define LS_CAS		"uapi_cas"	/* CAS spinlock */
+#define LS_TINY		"uapi_tiny"	/* bakery, 2 slots: 1 name */
+
+TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
+{
+	struct rdlock_ls_create c;
+	char what[96];
+	size_t i;
+
+	expect_ok(_metadata, self->fd, RDLOCK_IOC_UP, NULL, "UP");
+	ASSERT_EQ(0, wait_ready(self->fd)) {
+		TH_LOG("one-node cluster on %s not ready after %d s",
+		       self->ip, READY_TIMEOUT_S);
+	}
+
+	ls_create_init(&c, "uapi_rejected", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c,
+			sizeof(c), ls_create_cases, ARRAY_SIZE(ls_create_cases),
+			"LS_CREATE");
+	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
+		memcpy(c.name, bad_ls_names[i].name, sizeof(c.name));
+		snprintf(what, sizeof(what), "LS_CREATE %s", bad_ls_names[i].what);
+		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+			   EINVAL, what);
+	}
+	/* None of them created anything. */
+	expect_err(_metadata, ls_remove(self->fd, "uapi_rejected"), ENOENT,
+		   "LS_REMOVE after rejected creations");
+
+	/* Good names: the longest, every character; attributes at the limits. */
+	expect_err(_metadata, ls_create(self->fd, LS_NAME_31, RDLOCK_PROTO_BAKERY,
+					2, 0, 0, 0, 0), 0, "LS_CREATE 31-char name");
+	expect_err(_metadata, ls_create(self->fd, LS_NAME_LOWER,
+					RDLOCK_PROTO_CASLOCK, 4, 0, NOBODY,
+					NOBODY, 0777), 0,
+		   "LS_CREATE lowercase name, mode 0777");
+	ls_create_init(&c, LS_NAME_DIGITS, RDLOCK_PROTO_BAKERY, 2,
+		       RDLOCK_LS_UPDATE, 0);
+	c.lease_ms = 0xffffffff;
+	c.omega_us = 0xffffffff;
+	c.uid = 0xffffffff;
+	c.gid = 0xffffffff;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), 0,
+		   "LS_CREATE digits name, ~0 lease, omega, uid and gid");
+	expect_err(_metadata, ls_remove(self->fd, LS_NAME_31), 0,
+		   "LS_REMOVE 31-char name");
+	expect_err(_metadata, ls_remove(self->fd, LS_NAME_LOWER), 0,
+		   "LS_REMOVE lowercase name");
+	expect_err(_metadata, ls_remove(self->fd, LS_NAME_DIGITS), 0,
+		   "LS_REMOVE digits name");
+	expect_err(_metadata, ls_remove(self->fd, LS_NAME_DIGITS), ENOENT,
+		   "LS_REMOVE twice");
+
+	expect_err(_metadata, ls_create(self->fd, LS_PLAIN, RDLOCK_PROTO_BAKERY,
+					LS_SLOTS, 0, 0, 0, 0666), 0,
+		   "LS_CREATE " LS_PLAIN);
+	expect_err(_metadata, ls_create(self->fd, LS_UPD, RDLOCK_PROTO_BAKERY,
+					LS_SLOTS, RDLOCK_LS_UPDATE, 0, 0, 0666),
+		   0, "LS_CREATE " LS_UPD);
+	expect_err(_metadata, ls_create(self->fd, LS_CAS, RDLOCK_PROTO_CASLOCK,
+					LS_SLOTS, 0, 0, 0, 0666), 0,
+		   "LS_CREATE " LS_CAS);
+	expect_err(_metadata, ls_create(self->fd, LS_TINY, RDLOCK_PROTO_BAKERY,
+					2, 0, 0, 0, 0666), 0,
+		   "LS_CREATE " LS_TINY);
+
+	/* Created on this node already: same or other attributes. */
+	expect_err(_metadata, ls_create(self->fd, LS_PLAIN, RDLOCK_PROTO_BAKERY,
+					LS_SLOTS, 0, 0, 0, 0666), EEXIST,
+		   "LS_CREATE twice, same attributes");
+	expect_err(_metadata, ls_create(self->fd, LS_PLAIN, RDLOCK_PROTO_CASLOCK,
+					LS_SLOTS, 0, 0, 0, 0666), EEXIST,
+		   "LS_CREATE twice, other protocol");
+	expect_err(_metadata, ls_create(self->fd, LS_PLAIN, RDLOCK_PROTO_BAKERY,
+					2 * LS_SLOTS, RDLOCK_LS_UPDATE, 0, 0,
+					0600), EEXIST,
+		   "LS_CREATE twice, other slots, flags and mode");
+	/* Validation still comes first. */
+	ls_create_init(&c, LS_PLAIN, RDLOCK_PROTO_BAKERY, 3, 0, 0666);
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), EINVAL,
+		   "LS_CREATE existing name, odd slots");
+
+	/* More slots than any lock table has. */
+	expect_err(_metadata, ls_create(self->fd, "uapi_huge",
+					RDLOCK_PROTO_BAKERY, RDLOCK_LS_SLOTS_MAX,
+					0, 0, 0, 0666), ENOSPC,
+		   "LS_CREATE 65536 slots");
+	expect_err(_metadata, ls_remove(self->fd, "uapi_huge"), ENOENT,
+		   "LS_REMOVE after ENOSPC");
+}
+
+TEST_F(uapi, ls_join)
+{
+	struct rdlock_ls_name n;
+	char what[96];
+	size_t i;
+	int fd2;
+
+	ls_name_init(&n, LS_PLAIN);
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_JOIN, &n, sizeof(n),
+			ls_name_cases, ARRAY_SIZE(ls_name_cases), "JOIN");
+	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
+		memcpy(n.name, bad_ls_names[i].name, sizeof(n.name));
+		snprintf(what, sizeof(what), "JOIN %s", bad_ls_names[i].what);
+		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_JOIN, &n),
+			   EINVAL, what);
+		snprintf(what, sizeof(what), "LS_REMOVE %s", bad_ls_names[i].what);
+		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n),
+			   EINVAL, what);
+	}
+	expect_err(_metadata, ls_join(self->fd, "uapi_nosuch"), ENOENT,
+		   "JOIN of an unknown lockspace");
+	/* Nothing joined so far. */
+	expect_err(_metadata, ls_leave(self->fd), EBADFD,
+		   "LEAVE after rejected JOINs");
+
+	expect_err(_metadata, ls_join(self->fd, LS_PLAIN), 0, "JOIN");
+	expect_err(_metadata, ls_join(self->fd, LS_PLAIN), EBUSY,
+		   "JOIN the same lockspace again");
+	expect_err(_metadata, ls_join(self->fd, LS_UPD), EBUSY,
+		   "JOIN a second lockspace");
+	expect_err(_metadata, ls_join(self->fd, "uapi_nosuch"), EBUSY,
+		   "JOIN an unknown lockspace while joined");
+	ls_name_init(&n, LS_UPD);
+	n.version = 0;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_JOIN, &n), EINVAL,
+		   "JOIN version 0 while joined");
+
+	/* Another file joins on its own. */
+	fd2 = open_dev();
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, ls_join(fd2, LS_PLAIN), 0, "JOIN from a 2nd file");
+	expect_err(_metadata, ls_leave(fd2), 0, "LEAVE the 2nd file");
+	expect_err(_metadata, ls_join(fd2, LS_UPD), 0,
+		   "JOIN another lockspace after LEAVE");
+	close(fd2);
+
+	expect_err(_metadata, ls_leave(self->fd), 0, "LEAVE");
+	expect_err(_metadata, ls_leave(self->fd), EBADFD, "LEAVE twice");
+	expect_err(_metadata, ls_join(self->fd, LS_CAS), 0, "JOIN after LEAVE");
+}
+
+TEST_F(uapi, ls_lock_rejects)
+{
+	struct rdlock_lock_req l;
+	__u32 h;
+	int fd2;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
+	lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
+			lock_cases, ARRAY_SIZE(lock_cases), "LOCK");
+	/* Nothing was taken: another file gets it at once. */
+	fd2 = open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, ls_lock(fd2, "victim", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY EX after the rejected LOCKs");
+	EXPECT_EQ(0, ls_unlock(fd2, h));
+
+	/* The limits themselves are fine. */
+	memset(l.name, 'n', sizeof(l.name));
+	l.name_len = RDLOCK_RES_NAME_MAX;
+	l.lease_slots = 256;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+		   "LOCK 64-byte name, lease_slots 256");
+	EXPECT_NE(0, l.handle);
+	EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
+	lock_init(&l, "\0\xff binary\n", RDLOCK_LOCK_SH, 0, 0);
+	l.name_len = 10;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+		   "LOCK binary name");
+	EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
+
+	/* Update locks need an update lockspace; validation comes first. */
+	expect_err(_metadata, ls_lock(self->fd, "victim", RDLOCK_LOCK_UP, 0, 0,
+				      NULL), EOPNOTSUPP,
+		   "LOCK UP without RDLOCK_LS_UPDATE");
+	lock_init(&l, "victim", RDLOCK_LOCK_UP, 0, 0);
+	l.pad = 1;
+	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), EINVAL,
+		   "LOCK UP without RDLOCK_LS_UPDATE, pad 1");
+	close(fd2);
+}
+
+/* held: mode one file holds; want: mode another asks for with TRY. */
+static const struct {
+	__u32 held, want;
+	int err;
+} compat[] = {
+	{ RDLOCK_LOCK_SH, RDLOCK_LOCK_SH, 0 },
+	{ RDLOCK_LOCK_SH, RDLOCK_LOCK_EX, EAGAIN },
+	{ RDLOCK_LOCK_SH, RDLOCK_LOCK_UP, 0 },
+	{ RDLOCK_LOCK_EX, RDLOCK_LOCK_SH, EAGAIN },
+	{ RDLOCK_LOCK_EX, RDLOCK_LOCK_EX, EAGAIN },
+	{ RDLOCK_LOCK_EX, RDLOCK_LOCK_UP, EAGAIN },
+	{ RDLOCK_LOCK_UP, RDLOCK_LOCK_SH, 0 },
+	{ RDLOCK_LOCK_UP, RDLOCK_LOCK_EX, EAGAIN },
+	{ RDLOCK_LOCK_UP, RDLOCK_LOCK_UP, EAGAIN },
+};
+
+static const char * const mode_names[] = { "SH", "EX", "UP" };
+
+/* Every pair of modes in @ls, held by @a, asked for by @b with TRY. */
+static void check_compat(struct __test_metadata *_metadata, int a, int b,
+			 const char *ls, bool update)
+{
+	char what[96];
+	__u32 ha, hb;
+	size_t i;
+	double t;
+	int got;
+
+	for (i = 0; i < ARRAY_SIZE(compat); i++) {
+		if (!update && (compat[i].held == RDLOCK_LOCK_UP ||
+				compat[i].want == RDLOCK_LOCK_UP))
+			continue;
+		snprintf(what, sizeof(what), "%s: %s held, TRY %s", ls,
+			 mode_names[compat[i].held], mode_names[compat[i].want]);
+		ASSERT_EQ(0, ls_lock(a, "compat", compat[i].held, 0, 0, &ha));
+		t = rdl_now_s();
+		got = ls_lock(b, "compat", compat[i].want, RDLOCK_LKF_TRY, 0, &hb);
+		expect_err(_metadata, got, compat[i].err, what);
+		/* "At once": no waiting for the holder. */
+		EXPECT_GT(2.0, rdl_now_s() - t) {
+			TH_LOG("%s took %.2f s", what, rdl_now_s() - t);
+		}
+		if (!got)
+			EXPECT_EQ(0, ls_unlock(b, hb));
+		EXPECT_EQ(0, ls_unlock(a, ha));
+	}
+}
+
+TEST_F_TIMEOUT(uapi, ls_locks, 120)
+{
+	struct rdlock_test_info info;
+	struct rdlock_query q;
+	__u32 h, h2, h3;
+	int fd2, tfd;
+	double t;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_UPD));
+	fd2 = open_joined(LS_UPD);
+	ASSERT_LE(0, fd2);
+
+	/* Every mode; QUERY tells what is held and where. */
+	tfd = open_test_dev(&info);
+	for (h3 = RDLOCK_LOCK_SH; h3 < RDLOCK_LOCK_MODE_NR; h3++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "LOCK %s", mode_names[h3]);
+		expect_err(_metadata, ls_lock(self->fd, "qname", h3, 0, 0, &h), 0,
+			   what);
+		EXPECT_NE(0, h);
+		usleep(150 * 1000);
+		ASSERT_EQ(0, ls_query(self->fd, h, &q));
+		EXPECT_EQ(h3, q.mode);
+		EXPECT_EQ(h, q.handle);
+		EXPECT_EQ(NODE, q.home_node);
+		EXPECT_EQ(5, q.name_len);
+		EXPECT_EQ(0, memcmp(q.name, "qname", 5));
+		EXPECT_EQ(0, q.name[5]);
+		EXPECT_LE(140, q.held_ms);
+		EXPECT_GT(20000, q.held_ms);
+		EXPECT_LE(1, q.remote_ops);
+		EXPECT_EQ(0, q.pad);
+		EXPECT_EQ(0, q.reserved[0]);
+		EXPECT_EQ(0, q.reserved[1]);
+		/* Lockspaces live above the slots the raw tests use. */
+		if (tfd >= 0) {
+			EXPECT_LE(info.first_free_slot + RAW_TEST_SLOTS, q.slot);
+			EXPECT_GT(info.table_slots, q.slot);
+		}
+		EXPECT_EQ(0, ls_unlock(self->fd, h));
+	}
+	if (tfd >= 0)
+		close(tfd);
+
+	/* Unknown handles: never given, already released. */
+	expect_err(_metadata, ls_unlock(self->fd, 0), ENOENT, "UNLOCK handle 0");
+	expect_err(_metadata, ls_unlock(self->fd, 0xffffffff), ENOENT,
+		   "UNLOCK handle ~0");
+	expect_err(_metadata, ls_query(self->fd, 0xffffffff, &q), ENOENT,
+		   "QUERY handle ~0");
+	ASSERT_EQ(0, ls_lock(self->fd, "twice", RDLOCK_LOCK_EX, 0, 0, &h));
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	expect_err(_metadata, ls_unlock(self->fd, h), ENOENT, "double UNLOCK");
+	expect_err(_metadata, ls_query(self->fd, h, &q), ENOENT,
+		   "QUERY after UNLOCK");
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
+		   ENOENT, "CONVERT after UNLOCK");
+	/* Another file's handles are not ours. */
+	ASSERT_EQ(0, ls_lock(fd2, "theirs", RDLOCK_LOCK_SH, 0, 0, &h2));
+	ASSERT_EQ(0, ls_lock(self->fd, "mine", RDLOCK_LOCK_SH, 0, 0, &h));
+	if (h2 != h) {
+		expect_err(_metadata, ls_unlock(self->fd, h2), ENOENT,
+			   "UNLOCK another file's handle");
+		expect_err(_metadata, ls_query(self->fd, h2, &q), ENOENT,
+			   "QUERY another file's handle");
+	}
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, ls_unlock(fd2, h2));
+
+	check_compat(_metadata, self->fd, fd2, LS_UPD, true);
+
+	/* A timed request gives up after about its timeout. */
+	ASSERT_EQ(0, ls_lock(self->fd, "timed", RDLOCK_LOCK_EX, 0, 0, &h));
+	t = rdl_now_s();
+	expect_err(_metadata, ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 300, &h2),
+		   ETIMEDOUT, "LOCK EX, 300 ms, EX held");
+	t = rdl_now_s() - t;
+	EXPECT_LE(0.29, t);
+	EXPECT_GT(10.0, t) {
+		TH_LOG("300 ms timeout took %.2f s", t);
+	}
+	t = rdl_now_s();
+	expect_err(_metadata, ls_lock(fd2, "timed", RDLOCK_LOCK_SH, 0, 200, &h2),
+		   ETIMEDOUT, "LOCK SH, 200 ms, EX held");
+	EXPECT_LE(0.19, rdl_now_s() - t);
+	/* The waiters that gave up left nothing behind. */
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	expect_err(_metadata, ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 5000, &h2),
+		   0, "LOCK EX after the timed-out waiters");
+	EXPECT_EQ(0, ls_unlock(fd2, h2));
+
+	/* One file, one name, two handles: they conflict like any two. */
+	ASSERT_EQ(0, ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 0, &h));
+	ASSERT_EQ(0, ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 0, &h2));
+	EXPECT_NE(h, h2);
+	expect_err(_metadata, ls_lock(self->fd, "dup", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h3), EAGAIN,
+		   "TRY EX while the same file holds SH twice");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, ls_unlock(self->fd, h2));
+	ASSERT_EQ(0, ls_lock(self->fd, "dup", RDLOCK_LOCK_EX, 0, 0, &h));
+	expect_err(_metadata, ls_lock(self->fd, "dup", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
+		   "TRY EX again from the file holding EX");
+	expect_err(_metadata, ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 200,
+				      &h2), ETIMEDOUT,
+		   "timed SH from the file holding EX");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	close(fd2);
+
+	/* The same in the other lockspaces (no update locks there). */
+	ASSERT_EQ(0, ls_leave(self->fd));
+	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
+	fd2 = open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	check_compat(_metadata, self->fd, fd2, LS_PLAIN, false);
+	close(fd2);
+	ASSERT_EQ(0, ls_leave(self->fd));
+	ASSERT_EQ(0, ls_join(self->fd, LS_CAS));
+	fd2 = open_joined(LS_CAS);
+	ASSERT_LE(0, fd2);
+	check_compat(_metadata, self->fd, fd2, LS_CAS, false);
+	expect_err(_metadata, ls_lock(self->fd, "x", RDLOCK_LOCK_UP, 0, 0, NULL),
+		   EOPNOTSUPP, "LOCK UP in a CAS spinlock lockspace");
+	close(fd2);
+}
+
+TEST_F_TIMEOUT(uapi, ls_convert, 120)
+{
+	struct rdlock_convert_req cv;
+	__u32 hu, hs, h;
+	double t;
+	int fd2;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_UPD));
+	fd2 = open_joined(LS_UPD);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ls_lock(self->fd, "conv", RDLOCK_LOCK_UP, 0, 0, &hu));
+
+	convert_init(&cv, hu, RDLOCK_LOCK_EX, 0, 0);
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_CONVERT, &cv,
+			sizeof(cv), convert_cases, ARRAY_SIZE(convert_cases),
+			"CONVERT");
+	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(self->fd, hu));
+	expect_err(_metadata, ls_convert(self->fd, 0xffffffff, RDLOCK_LOCK_EX, 0,
+					 0), ENOENT, "CONVERT unknown handle");
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_UP, 0, 0),
+		   EALREADY, "CONVERT UP to UP");
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_SH, 0, 0),
+		   EOPNOTSUPP, "CONVERT UP to SH");
+
+	/* A reader ahead: the upgrade waits, fails, and keeps UP. */
+	ASSERT_EQ(0, ls_lock(fd2, "conv", RDLOCK_LOCK_SH, 0, 0, &hs));
+	t = rdl_now_s();
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_EX,
+					 RDLOCK_LKF_TRY, 0), EAGAIN,
+		   "TRY CONVERT UP to EX with a reader");
+	EXPECT_GT(2.0, rdl_now_s() - t);
+	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(self->fd, hu));
+	t = rdl_now_s();
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_EX, 0, 300),
+		   ETIMEDOUT, "CONVERT UP to EX, 300 ms, with a reader");
+	t = rdl_now_s() - t;
+	EXPECT_LE(0.29, t);
+	EXPECT_GT(10.0, t);
+	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(self->fd, hu));
+	/* Still UP: readers come and go, writers do not. */
+	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
+				      RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY SH beside UP after a failed upgrade");
+	EXPECT_EQ(0, ls_unlock(fd2, h));
+	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_UP,
+				      RDLOCK_LKF_TRY, 0, &h), EAGAIN,
+		   "TRY UP beside UP after a failed upgrade");
+	EXPECT_EQ(0, ls_unlock(fd2, hs));
+
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_EX, 0, 5000),
+		   0, "CONVERT UP to EX, readers gone");
+	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(self->fd, hu));
+	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
+				      RDLOCK_LKF_TRY, 0, &h), EAGAIN,
+		   "TRY SH while upgraded");
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_EX, 0, 0),
+		   EALREADY, "CONVERT upgraded to EX");
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_SH, 0, 0),
+		   EOPNOTSUPP, "CONVERT upgraded to SH");
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_UP, 0, 0), 0,
+		   "CONVERT upgraded back to UP");
+	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(self->fd, hu));
+	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
+				      RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY SH after the downgrade");
+	EXPECT_EQ(0, ls_unlock(fd2, h));
+	/* And up again with TRY, nobody in the way. */
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_EX,
+					 RDLOCK_LKF_TRY, 0), 0,
+		   "TRY CONVERT UP to EX, nobody there");
+	EXPECT_EQ(0, ls_unlock(self->fd, hu));
+	expect_err(_metadata, ls_convert(self->fd, hu, RDLOCK_LOCK_EX, 0, 0),
+		   ENOENT, "CONVERT after UNLOCK");
+
+	/* Plain shared and exclusive locks do not convert. */
+	ASSERT_EQ(0, ls_lock(self->fd, "conv", RDLOCK_LOCK_SH, 0, 0, &h));
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
+		   EOPNOTSUPP, "CONVERT SH to EX");
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_UP, 0, 0),
+		   EOPNOTSUPP, "CONVERT SH to UP");
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_SH, 0, 0),
+		   EALREADY, "CONVERT SH to SH");
+	EXPECT_EQ(RDLOCK_LOCK_SH, ls_mode(self->fd, h));
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	ASSERT_EQ(0, ls_lock(self->fd, "conv", RDLOCK_LOCK_EX, 0, 0, &h));
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_SH, 0, 0),
+		   EOPNOTSUPP, "CONVERT EX to SH");
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_UP, 0, 0),
+		   EOPNOTSUPP, "CONVERT EX to UP");
+	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
+		   EALREADY, "CONVERT EX to EX");
+	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(self->fd, h));
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	close(fd2);
+}
+
+/* Leaving, closing and dying release what a file holds. */
+TEST_F_TIMEOUT(uapi, ls_release, 120)
+{
+	int fd2, pipefd[2], status;
+	__u32 h1, h2, h;
+	char c;
+	pid_t pid;
+	double t;
+
+	/* LEAVE releases every lock of the file. */
+	fd2 = open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
+	ASSERT_EQ(0, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
+	ASSERT_EQ(0, ls_lock(fd2, "rel2", RDLOCK_LOCK_SH, 0, 0, &h2));
+	EXPECT_EQ(0, ls_leave(fd2));
+	expect_err(_metadata, ls_unlock(fd2, h1), EBADFD, "UNLOCK after LEAVE");
+	expect_err(_metadata, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY EX of a name the leaving file held EX");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	expect_err(_metadata, ls_lock(self->fd, "rel2", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY EX of a name the leaving file held SH");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+
+	/* Closing does too. */
+	ASSERT_EQ(0, ls_join(fd2, LS_PLAIN));
+	ASSERT_EQ(0, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
+	expect_err(_metadata, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
+		   "TRY EX from the file holding EX");
+	close(fd2);
+	expect_err(_metadata, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY EX after the holder closed its file");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+
+	/* A waiter killed by a fatal signal ends its wait and leaves no trace. */
+	ASSERT_EQ(0, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 0, &h));
+	ASSERT_EQ(0, pipe(pipefd));
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int cfd = open_joined(LS_PLAIN);
+
+		close(pipefd[0]);
+		if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
+			_exit(1);
+		ls_lock(cfd, "rel1", RDLOCK_LOCK_EX, 0, 0, NULL);
+		_exit(2);	/* granted while the parent holds it */
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	close(pipefd[0]);
+	usleep(300 * 1000);	/* let it queue */
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	t = rdl_now_s();
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		TH_LOG("waiter status 0x%x: not killed while waiting", status);
+	}
+	EXPECT_GT(10.0, rdl_now_s() - t);
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	fd2 = open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 5000, &h),
+		   0, "LOCK EX after the killed waiter");
+	close(fd2);
+}
+
+/* A lockspace of 2 slots holds one name per node at once. */
+TEST_F(uapi, ls_names_full)
+{
+	__u32 ha, hb, h;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_TINY));
+	ASSERT_EQ(0, ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &ha));
+	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_SH, 0, 0, &hb),
+		   ENOSPC, "LOCK a 2nd name, 1 name per node");
+	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_EX,
+				      RDLOCK_LKF_TRY, 0, &hb), ENOSPC,
+		   "TRY LOCK a 2nd name, 1 name per node");
+	expect_err(_metadata, ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &h), 0,
+		   "LOCK the held name again");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, ls_unlock(self->fd, ha));
+	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_EX, 0, 0, &hb),
+		   0, "LOCK the 2nd name once the 1st is free");
+	EXPECT_EQ(0, ls_unlock(self->fd, hb));
+}
+
+struct perm_case {
+	const char *ls;
+	__u32 uid, gid, mode, flags;
+	int join, sh, ex, up;	/* errno as nobody */
+};
+
+/* Permissions as for a file: the owner's, group's or others' bits. */
+static const struct perm_case perm_cases[] = {
+	{ "perm_none", 0, 0, 0, RDLOCK_LS_UPDATE, EACCES, 0, 0, 0 },
+	{ "perm_root_rw", 0, 0, 0660, RDLOCK_LS_UPDATE, EACCES, 0, 0, 0 },
+	{ "perm_ro", 0, 0, 0444, RDLOCK_LS_UPDATE, 0, 0, EACCES, EACCES },
+	{ "perm_wo", 0, 0, 0222, RDLOCK_LS_UPDATE, 0, 0, 0, 0 },
+	{ "perm_rw", 0, 0, 0666, RDLOCK_LS_UPDATE, 0, 0, 0, 0 },
+	{ "perm_owner", NOBODY, 0, 0600, RDLOCK_LS_UPDATE, 0, 0, 0, 0 },
+	{ "perm_owner_ro", NOBODY, 0, 0466, RDLOCK_LS_UPDATE, 0, 0, EACCES,
+	  EACCES },
+	{ "perm_owner_none", NOBODY, 0, 0066, RDLOCK_LS_UPDATE, EACCES, 0, 0, 0 },
+	{ "perm_group", 0, NOBODY, 0060, RDLOCK_LS_UPDATE, 0, 0, 0, 0 },
+	{ "perm_group_none", 0, NOBODY, 0606, RDLOCK_LS_UPDATE, EACCES, 0, 0, 0 },
+	{ "perm_ro_plain", 0, 0, 0444, 0, 0, 0, EACCES, EOPNOTSUPP },
+};
+
+#define CHILD_EXPECT(want, call, what) do {				\
+	int got_ = (call), want_ = (want);				\
+									\
+	if (got_ != want_) {						\
+		fprintf(stderr, "# %s as nobody: got %s, expected %s\n",\
+			what, ename(got_), ename(want_));		\
+		fails++;						\
+	}								\
+} while (0)
+
+/* Exit status: the number of failed checks. */
+static int ls_unprivileged_child(void)
+{
+	struct rdlock_ls_create c;
+	int fails = 0, fd;
+	char what[96];
+	size_t i;
+	__u32 h;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY)) {
+		fprintf(stderr, "# cannot drop privileges: %s\n", strerror(errno));
+		return 100;
+	}
+	fd = open_dev();
+	if (fd < 0)
+		return 100;
+	ls_create_init(&c, "perm_new", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	CHILD_EXPECT(EPERM, xioctl(fd, RDLOCK_IOC_LS_CREATE, &c), "LS_CREATE");
+	CHILD_EXPECT(EPERM, ls_remove(fd, "perm_rw"), "LS_REMOVE");
+	for (i = 0; i < ARRAY_SIZE(perm_cases); i++) {
+		const struct perm_case *p = &perm_cases[i];
+		int got;
+
+		snprintf(what, sizeof(what), "JOIN %s", p->ls);
+		got = ls_join(fd, p->ls);
+		CHILD_EXPECT(p->join, got, what);
+		if (got) {
+			CHILD_EXPECT(EBADFD, ls_leave(fd), "LEAVE after EACCES");
+			continue;
+		}
+		snprintf(what, sizeof(what), "LOCK SH in %s", p->ls);
+		got = ls_lock(fd, "p", RDLOCK_LOCK_SH, RDLOCK_LKF_TRY, 0, &h);
+		CHILD_EXPECT(p->sh, got, what);
+		if (!got)
+			CHILD_EXPECT(0, ls_unlock(fd, h), "UNLOCK");
+		snprintf(what, sizeof(what), "LOCK EX in %s", p->ls);
+		got = ls_lock(fd, "p", RDLOCK_LOCK_EX, RDLOCK_LKF_TRY, 0, &h);
+		CHILD_EXPECT(p->ex, got, what);
+		if (!got)
+			CHILD_EXPECT(0, ls_unlock(fd, h), "UNLOCK");
+		snprintf(what, sizeof(what), "LOCK UP in %s", p->ls);
+		got = ls_lock(fd, "p", RDLOCK_LOCK_UP, RDLOCK_LKF_TRY, 0, &h);
+		CHILD_EXPECT(p->up, got, what);
+		if (!got)
+			CHILD_EXPECT(0, ls_unlock(fd, h), "UNLOCK");
+		CHILD_EXPECT(0, ls_leave(fd), "LEAVE");
+	}
+	close(fd);
+	return fails;
+}
+
+TEST_F(uapi, ls_unprivileged)
+{
+	__u32 h;
+	size_t i;
+	int status;
+	pid_t pid;
+
+	for (i = 0; i < ARRAY_SIZE(perm_cases); i++) {
+		const struct perm_case *p = &perm_cases[i];
+
+		ASSERT_EQ(0, ls_create(self->fd, p->ls, RDLOCK_PROTO_BAKERY, 2,
+				       p->flags, p->uid, p->gid, p->mode)) {
+			TH_LOG("LS_CREATE %s", p->ls);
+		}
+	}
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(ls_unprivileged_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%d checks failed as uid/gid %d", WEXITSTATUS(status),
+		       NOBODY);
+	}
+	/* Nobody's calls changed nothing; CAP_SYS_ADMIN bypasses the mode. */
+	expect_err(_metadata, ls_remove(self->fd, "perm_new"), ENOENT,
+		   "LS_REMOVE of what nobody tried to create");
+	ASSERT_EQ(0, ls_join(self->fd, "perm_none"));
+	expect_err(_metadata, ls_lock(self->fd, "p", RDLOCK_LOCK_EX, 0, 0, &h), 0,
+		   "root LOCK EX in a mode 0 lockspace");
+	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, ls_leave(self->fd));
+	for (i = 0; i < ARRAY_SIZE(perm_cases); i++)
+		EXPECT_EQ(0, ls_remove(self->fd, perm_cases[i].ls));
+}
+
+TEST_F(uapi, ls_remove)
+{
+	int fd2;
+
+	ASSERT_EQ(0, ls_create(self->fd, "uapi_rm", RDLOCK_PROTO_CASLOCK, 2, 0,
+			       0, 0, 0666));
+	ASSERT_EQ(0, ls_join(self->fd, "uapi_rm"));
+	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), EBUSY,
+		   "LS_REMOVE while joined");
+	EXPECT_EQ(0, ls_leave(self->fd));
+	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), 0,
+		   "LS_REMOVE after LEAVE");
+	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), ENOENT,
+		   "LS_REMOVE twice");
+	expect_err(_metadata, ls_join(self->fd, "uapi_rm"), ENOENT,
+		   "JOIN a removed lockspace");
+
+	/* Created again, with other attributes: it is a new lockspace. */
+	ASSERT_EQ(0, ls_create(self->fd, "uapi_rm", RDLOCK_PROTO_BAKERY, 4,
+			       RDLOCK_LS_UPDATE, 0, 0, 0600));
+	fd2 = open_joined("uapi_rm");
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, ls_lock(fd2, "held", RDLOCK_LOCK_UP, 0, 0, NULL));
+	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), EBUSY,
+		   "LS_REMOVE while a file holds a lock");
+	close(fd2);
+	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), 0,
+		   "LS_REMOVE after close");
+
+	EXPECT_EQ(0, ls_remove(self->fd, LS_PLAIN));
+	EXPECT_EQ(0, ls_remove(self->fd, LS_UPD));
+	EXPECT_EQ(0, ls_remove(self->fd, LS_CAS));
+	EXPECT_EQ(0, ls_remove(self->fd, LS_TINY));
+}
+
+/* The cluster's directory holds 64 lockspaces. */
+#define LS_DIR_MAX	64
+
+TEST_F_TIMEOUT(uapi, ls_directory_full, 120)
+{
+	char name[16];
+	int i, got;
+
+	for (i = 0; i < LS_DIR_MAX; i++) {
+		snprintf(name, sizeof(name), "dir%02d", i);
+		got = ls_create(self->fd, name, RDLOCK_PROTO_BAKERY, 2, 0, 0, 0,
+				0666);
+		ASSERT_EQ(0, got) {
+			TH_LOG("LS_CREATE %s: %s", name, ename(got));
+		}
+	}
+	expect_err(_metadata, ls_create(self->fd, "dir64", RDLOCK_PROTO_BAKERY, 2,
+					0, 0, 0, 0666), ENOSPC,
+		   "LS_CREATE a 65th lockspace");
+	expect_err(_metadata, ls_remove(self->fd, "dir64"), ENOENT,
+		   "LS_REMOVE after ENOSPC");
+	for (i = 0; i < LS_DIR_MAX; i++) {
+		snprintf(name, sizeof(name), "dir%02d", i);
+		EXPECT_EQ(0, ls_remove(self->fd, name));
+	}
+	/* Room again. */
+	expect_err(_metadata, ls_create(self->fd, "dir64", RDLOCK_PROTO_BAKERY, 2,
+					0, 0, 0, 0666), 0,
+		   "LS_CREATE once the directory has room");
+	EXPECT_EQ(0, ls_remove(self->fd, "dir64"));
+}
+
+TEST_F(uapi, ls_down_again)
+{
+	expect_ok(_metadata, self->fd, RDLOCK_IOC_DOWN, NULL, "DOWN");
+	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
 }
 
 /* Fail at once, not once per test, when the module is not there. */
