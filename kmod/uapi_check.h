@@ -7,12 +7,14 @@
 #ifndef _RDLOCK_UAPI_CHECK_H
 #define _RDLOCK_UAPI_CHECK_H
 
+#include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/rdlock.h>
+#include <rdlock/rdlock.h>
 
 static inline bool rdlock_all_zero(const void *p, size_t len)
 {
@@ -148,6 +150,152 @@ static inline int rdlock_check_status(const struct rdlock_status *st)
 	if (st->version != RDLOCK_UAPI_VERSION ||
 	    !rdlock_all_zero(st->reserved, sizeof(st->reserved)) ||
 	    st->nr_nodes > RDLOCK_MAX_NODES)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_ls_check_name() - is @name a valid lockspace name
+ * @name: a buffer of RDLOCK_LS_NAME_MAX bytes, or a shorter C string.
+ * @padded: @name is a uapi buffer: it must hold a NUL and only NULs after.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_ls_check_name(const char *name, bool padded)
+{
+	size_t i, len = strnlen(name, RDLOCK_LS_NAME_MAX);
+
+	if (!len || len >= RDLOCK_LS_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("_.:-", name[i]))
+			return -EINVAL;
+	if (padded && !rdlock_all_zero(name + len, RDLOCK_LS_NAME_MAX - len))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_ls_check_attr() - are @attr valid lockspace attributes
+ * @attr: the attributes.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
+{
+	if (attr->proto >= RDLOCK_PROTO_NR || attr->flags & ~RDLOCK_LS_FLAGS ||
+	    attr->slots < 2 || attr->slots > RDLOCK_LS_SLOTS_MAX ||
+	    attr->slots % 2)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_check_ls_create() - validate RDLOCK_IOC_LS_CREATE's argument
+ * @c: the copied-in structure.
+ * @attr: receives the lockspace attributes.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_ls_create(const struct rdlock_ls_create *c,
+					 struct rdlock_ls_attr *attr)
+{
+	if (c->version != RDLOCK_UAPI_VERSION || c->pad || c->mode > 0777 ||
+	    !rdlock_all_zero(c->reserved, sizeof(c->reserved)) ||
+	    rdlock_ls_check_name(c->name, true))
+		return -EINVAL;
+	attr->proto = c->proto;
+	attr->flags = c->flags;
+	attr->lease_ms = c->lease_ms;
+	attr->omega_us = c->omega_us;
+	attr->slots = c->slots;
+	return rdlock_ls_check_attr(attr);
+}
+
+/**
+ * rdlock_check_ls_name() - validate the argument of LS_REMOVE and JOIN
+ * @n: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_ls_name(const struct rdlock_ls_name *n)
+{
+	if (n->version != RDLOCK_UAPI_VERSION || n->flags ||
+	    !rdlock_all_zero(n->reserved, sizeof(n->reserved)))
+		return -EINVAL;
+	return rdlock_ls_check_name(n->name, true);
+}
+
+/* Flags and timeout of a lock or convert request. */
+static inline bool rdlock_lock_flags_ok(u32 flags, u32 timeout_ms)
+{
+	return !(flags & ~RDLOCK_LKF_FLAGS) &&
+	       !(flags & RDLOCK_LKF_TRY && timeout_ms);
+}
+
+/**
+ * rdlock_check_lock_req() - validate RDLOCK_IOC_LOCK's argument
+ * @r: the copied-in structure.
+ *
+ * What depends on the lockspace (update locks, their lease slots) is
+ * checked by the lockspace layer.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_lock_req(const struct rdlock_lock_req *r)
+{
+	if (r->version != RDLOCK_UAPI_VERSION || r->pad || r->handle ||
+	    !rdlock_all_zero(r->reserved, sizeof(r->reserved)) ||
+	    !rdlock_lock_flags_ok(r->flags, r->timeout_ms) ||
+	    r->mode >= RDLOCK_LOCK_MODE_NR ||
+	    r->lease_slots > RDLOCK_LEASE_SLOTS_MAX ||
+	    !r->name_len || r->name_len > RDLOCK_RES_NAME_MAX ||
+	    !rdlock_all_zero(r->name + r->name_len,
+			     RDLOCK_RES_NAME_MAX - r->name_len))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_check_convert() - validate RDLOCK_IOC_CONVERT's argument
+ * @c: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_convert(const struct rdlock_convert_req *c)
+{
+	if (c->version != RDLOCK_UAPI_VERSION || c->pad ||
+	    !rdlock_all_zero(c->reserved, sizeof(c->reserved)) ||
+	    !rdlock_lock_flags_ok(c->flags, c->timeout_ms) ||
+	    c->mode >= RDLOCK_LOCK_MODE_NR)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_check_unlock() - validate RDLOCK_IOC_UNLOCK's argument
+ * @u: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_unlock(const struct rdlock_unlock_req *u)
+{
+	if (u->version != RDLOCK_UAPI_VERSION ||
+	    !rdlock_all_zero(u->reserved, sizeof(u->reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_check_query() - validate RDLOCK_IOC_QUERY's input fields
+ * @q: the copied-in structure; the output fields are ignored.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_query(const struct rdlock_query *q)
+{
+	if (q->version != RDLOCK_UAPI_VERSION ||
+	    !rdlock_all_zero(q->reserved, sizeof(q->reserved)))
 		return -EINVAL;
 	return 0;
 }

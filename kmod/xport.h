@@ -24,6 +24,13 @@ enum rdlock_xop {
 
 /* Slots below this are the transport's own (slot 0: the atomic probe). */
 #define RDLOCK_XPORT_RESERVED_SLOTS	8
+/*
+ * The next slots are raw: the test module and benchmarks use them for
+ * primitives below any lock protocol. Lockspaces start after them.
+ */
+#define RDLOCK_XPORT_RAW_SLOTS		1024
+#define RDLOCK_XPORT_FIRST_LS_SLOT	(RDLOCK_XPORT_RESERVED_SLOTS + \
+					 RDLOCK_XPORT_RAW_SLOTS)
 
 /*
  * Completion of an asynchronous operation. Runs in softirq context (CQ
@@ -50,6 +57,7 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 
 u32 rdlock_xport_self(void);
 u32 rdlock_xport_table_slots(void);
+u32 rdlock_xport_node_slots(u32 node);
 int rdlock_xport_backend(void);
 bool rdlock_xport_ready(void);
 bool rdlock_xport_node_configured(u32 node);

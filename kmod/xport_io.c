@@ -1011,6 +1011,23 @@ u32 rdlock_xport_table_slots(void)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_table_slots, RDLOCK_INTERNAL);
 
+/* A node's table size as its connection announced it; 0 until then. */
+u32 rdlock_xport_node_slots(u32 node)
+{
+	u32 slots = 0;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return 0;
+	spin_lock_bh(&rdlock_cl.lock);
+	if (node == rdlock_cl.self)
+		slots = rdlock_cl.table.slots;
+	else if (rdlock_cl.nodes[node].conn)
+		slots = rdlock_cl.nodes[node].table_slots;
+	spin_unlock_bh(&rdlock_cl.lock);
+	return slots;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_slots, RDLOCK_INTERNAL);
+
 int rdlock_xport_backend(void)
 {
 	return READ_ONCE(rdlock_cl.backend);

@@ -151,4 +151,197 @@ struct rdlock_status {
 /* Anyone who can open the device. */
 #define RDLOCK_IOC_STATUS	_IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_status)
 
+/* ------------------------------------------------------------------ */
+/* Lockspaces and locks (numbers 0x20 and up)                         */
+
+/* Lockspace names: 1 .. RDLOCK_LS_NAME_MAX - 1 of [A-Za-z0-9_.:-], NUL-padded. */
+#define RDLOCK_LS_NAME_MAX	32
+/* Lock (resource) names: 1 .. RDLOCK_RES_NAME_MAX arbitrary bytes. */
+#define RDLOCK_RES_NAME_MAX	64
+
+/* Lock protocols: struct rdlock_ls_create.proto. */
+enum rdlock_proto_id {
+	RDLOCK_PROTO_BAKERY	= 0,	/* DSLR bakery (ticket) lock */
+	RDLOCK_PROTO_CASLOCK	= 1,	/* CAS spinlock baseline */
+	RDLOCK_PROTO_NR,
+};
+
+/* Lock modes. */
+enum rdlock_lock_mode {
+	RDLOCK_LOCK_SH		= 0,	/* shared */
+	RDLOCK_LOCK_EX		= 1,	/* exclusive */
+	RDLOCK_LOCK_UP		= 2,	/* update: beside readers, then upgrade */
+	RDLOCK_LOCK_MODE_NR,
+};
+
+/* struct rdlock_ls_create.flags */
+#define RDLOCK_LS_UPDATE	_BITUL(0)	/* words allow RDLOCK_LOCK_UP */
+#define RDLOCK_LS_FLAGS		RDLOCK_LS_UPDATE
+
+/* Largest struct rdlock_lock_req.lease_slots; 16 in an RDLOCK_LS_UPDATE one. */
+#define RDLOCK_LEASE_SLOTS_MAX		256
+#define RDLOCK_LEASE_SLOTS_MAX_UPDATE	16
+
+/* Largest struct rdlock_ls_create.slots. */
+#define RDLOCK_LS_SLOTS_MAX	65536
+
+/**
+ * struct rdlock_ls_create - create (or join the cluster's) lockspace
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: RDLOCK_LS_* bits.
+ * @name: lockspace name, NUL-padded; see RDLOCK_LS_NAME_MAX.
+ * @proto: enum rdlock_proto_id.
+ * @lease_ms: 0: holders keep locks until they release them; T: DSLR
+ *	leases of T ms (a stalled holder is reset by waiters after 2T).
+ * @omega_us: polling unit of waiters; 0: measured READ latency.
+ * @slots: lock-table slots the lockspace takes on every node, even, 2 ..
+ *	RDLOCK_LS_SLOTS_MAX; it holds @slots / 2 names per node at once.
+ * @uid: owner of the lockspace (for @mode).
+ * @gid: group of the lockspace (for @mode).
+ * @mode: permission bits as for a file, at most 0777: read lets a caller
+ *	join and take shared locks, write also exclusive and update locks.
+ * @pad: must be zero.
+ * @reserved: must be zero.
+ *
+ * The first node to create a name fixes @flags, @proto, @lease_ms and
+ * @slots for the cluster; others must pass the same values. @omega_us,
+ * @uid, @gid and @mode are this node's own.
+ */
+struct rdlock_ls_create {
+	__u32 version;
+	__u32 flags;
+	char name[RDLOCK_LS_NAME_MAX];
+	__u32 proto;
+	__u32 lease_ms;
+	__u32 omega_us;
+	__u32 slots;
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;
+	__u32 pad;
+	__u64 reserved[4];
+};
+
+/**
+ * struct rdlock_ls_name - names a lockspace: REMOVE, JOIN
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: none defined; must be 0.
+ * @name: lockspace name, NUL-padded.
+ * @reserved: must be zero.
+ */
+struct rdlock_ls_name {
+	__u32 version;
+	__u32 flags;
+	char name[RDLOCK_LS_NAME_MAX];
+	__u64 reserved[2];
+};
+
+/* struct rdlock_lock_req.flags */
+#define RDLOCK_LKF_TRY		_BITUL(0)	/* fail with EAGAIN, never wait */
+#define RDLOCK_LKF_FLAGS	RDLOCK_LKF_TRY
+
+/**
+ * struct rdlock_lock_req - take a lock in the file's lockspace
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: RDLOCK_LKF_* bits.
+ * @mode: enum rdlock_lock_mode.
+ * @timeout_ms: 0: wait until granted (a fatal signal still ends the wait);
+ *	otherwise fail with ETIMEDOUT after this long. Must be 0 with
+ *	RDLOCK_LKF_TRY.
+ * @lease_slots: multi-slot lease (DSLR 5.1): tickets taken, 0 means 1, at
+ *	most RDLOCK_LEASE_SLOTS_MAX (_UPDATE in an RDLOCK_LS_UPDATE lockspace).
+ * @name_len: bytes of @name used, 1 .. RDLOCK_RES_NAME_MAX.
+ * @name: the lock's name; bytes past @name_len must be zero.
+ * @handle: out: what UNLOCK, CONVERT and QUERY take; must be 0 on input.
+ * @pad: must be zero.
+ * @reserved: must be zero.
+ */
+struct rdlock_lock_req {
+	__u32 version;
+	__u32 flags;
+	__u32 mode;
+	__u32 timeout_ms;
+	__u32 lease_slots;
+	__u32 name_len;
+	__u8 name[RDLOCK_RES_NAME_MAX];
+	__u32 handle;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct rdlock_convert_req - change the mode of a held lock
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: RDLOCK_LKF_TRY or 0.
+ * @handle: the lock.
+ * @mode: the new mode: RDLOCK_LOCK_EX for an update lock (upgrade: waits
+ *	for the readers ahead of it to leave), RDLOCK_LOCK_UP for an
+ *	upgraded one (it stops writing). Other conversions: EOPNOTSUPP.
+ * @timeout_ms: as for struct rdlock_lock_req; on ETIMEDOUT, EAGAIN or
+ *	EINTR the lock is kept in its old mode.
+ * @pad: must be zero.
+ * @reserved: must be zero.
+ */
+struct rdlock_convert_req {
+	__u32 version;
+	__u32 flags;
+	__u32 handle;
+	__u32 mode;
+	__u32 timeout_ms;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/**
+ * struct rdlock_unlock_req - release a lock
+ * @version: RDLOCK_UAPI_VERSION.
+ * @handle: the lock.
+ * @reserved: must be zero.
+ */
+struct rdlock_unlock_req {
+	__u32 version;
+	__u32 handle;
+	__u64 reserved[2];
+};
+
+/**
+ * struct rdlock_query - what a held lock is
+ * @version: RDLOCK_UAPI_VERSION.
+ * @handle: the lock (in).
+ * @mode: out: enum rdlock_lock_mode it is held in now (an upgraded update
+ *	lock reads RDLOCK_LOCK_EX).
+ * @home_node: out: node whose table holds the lock word.
+ * @slot: out: slot of the lock word in that table.
+ * @name_len: out: length of @name.
+ * @name: out: the lock's name.
+ * @held_ms: out: how long it has been held.
+ * @remote_ops: out: remote operations its acquisition took.
+ * @pad: zero.
+ * @reserved: must be zero.
+ */
+struct rdlock_query {
+	__u32 version;
+	__u32 handle;
+	__u32 mode;
+	__u32 home_node;
+	__u32 slot;
+	__u32 name_len;
+	__u8 name[RDLOCK_RES_NAME_MAX];
+	__u64 held_ms;
+	__u32 remote_ops;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* Lockspaces: CAP_SYS_ADMIN. */
+#define RDLOCK_IOC_LS_CREATE	_IOW(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_create)
+#define RDLOCK_IOC_LS_REMOVE	_IOW(RDLOCK_IOC_MAGIC, 0x21, struct rdlock_ls_name)
+/* Locks: permission of the lockspace. One lockspace per open file. */
+#define RDLOCK_IOC_JOIN		_IOW(RDLOCK_IOC_MAGIC, 0x22, struct rdlock_ls_name)
+#define RDLOCK_IOC_LEAVE	_IO(RDLOCK_IOC_MAGIC, 0x23)
+#define RDLOCK_IOC_LOCK		_IOWR(RDLOCK_IOC_MAGIC, 0x24, struct rdlock_lock_req)
+#define RDLOCK_IOC_UNLOCK	_IOW(RDLOCK_IOC_MAGIC, 0x25, struct rdlock_unlock_req)
+#define RDLOCK_IOC_CONVERT	_IOW(RDLOCK_IOC_MAGIC, 0x26, struct rdlock_convert_req)
+#define RDLOCK_IOC_QUERY	_IOWR(RDLOCK_IOC_MAGIC, 0x27, struct rdlock_query)
+
 #endif /* _UAPI_LINUX_RDLOCK_H */

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock: distributed reader-writer locks over RDMA for in-kernel users.
+ *
+ * A lockspace is a cluster-wide namespace of locks with one protocol and
+ * one lease policy; every node that uses it opens it with the same
+ * attributes. A lock is named by up to RDLOCK_RES_NAME_MAX bytes. The
+ * structures are opaque; their layout is private to rdlock (lockspace-pri.h).
+ *
+ * Sleeping rules: every call here may sleep (it issues remote operations
+ * and waits for them) except rdlock_lock_async(), which only queues work
+ * and may be called from any process context that can allocate with
+ * GFP_KERNEL. None may be called from atomic context.
+ *
+ * Errors common to the calls that reach other nodes: -ENOTCONN when the
+ * cluster is not up or the lock's home node is not connected, -ETIMEDOUT
+ * when a remote operation timed out, -EIO/-ECONNRESET when a connection
+ * failed under it. Such a failure of an acquisition never leaves a ticket
+ * behind that blocks others: it is completed in the background.
+ */
+#ifndef _RDLOCK_RDLOCK_H
+#define _RDLOCK_RDLOCK_H
+
+#include <linux/types.h>
+#include <linux/rdlock.h>
+
+struct rdlock_ls;
+struct rdlock_lock;
+
+/**
+ * struct rdlock_ls_attr - what a lockspace is
+ * @proto: enum rdlock_proto_id.
+ * @flags: RDLOCK_LS_* (RDLOCK_LS_UPDATE: the lockspace allows update locks).
+ * @lease_ms: 0: holders keep locks until they release them (what a file
+ *	system needs); T: DSLR leases, a holder stalled for 2T is reset by
+ *	its waiters.
+ * @omega_us: polling unit of waiters on this node; 0: measured.
+ * @slots: lock-table slots taken on every node (even; @slots / 2 names can
+ *	be in use per node).
+ *
+ * @proto, @flags, @lease_ms and @slots must be the same on every node.
+ */
+struct rdlock_ls_attr {
+	u32 proto;
+	u32 flags;
+	u32 lease_ms;
+	u32 omega_us;
+	u32 slots;
+};
+
+/**
+ * struct rdlock_lock_opts - how to take a lock
+ * @flags: RDLOCK_LKF_TRY: fail with -EAGAIN instead of waiting.
+ * @timeout_ms: 0: wait until granted; else fail with -ETIMEDOUT after it.
+ * @lease_slots: multi-slot lease (DSLR 5.1): tickets to take, 0 means 1;
+ *	a holder's lease is @lease_slots times the lockspace's.
+ */
+struct rdlock_lock_opts {
+	u32 flags;
+	u32 timeout_ms;
+	u32 lease_slots;
+};
+
+/**
+ * typedef rdlock_done_t - completion of rdlock_lock_async()
+ * @arg: the caller's argument.
+ * @status: 0 when granted, else a negative errno as rdlock_lock() returns.
+ * @lk: the lock when @status is 0, else NULL.
+ *
+ * Called once, in process context (an rdlock worker): it may sleep, and it
+ * may call rdlock_unlock() and rdlock_convert() on @lk, but it should not
+ * wait for other locks, since it holds up the worker.
+ */
+typedef void (*rdlock_done_t)(void *arg, int status, struct rdlock_lock *lk);
+
+struct rdlock_ls *rdlock_ls_open(const char *name,
+				 const struct rdlock_ls_attr *attr);
+void rdlock_ls_close(struct rdlock_ls *ls);
+
+struct rdlock_lock *rdlock_lock(struct rdlock_ls *ls, const void *name,
+				size_t len, enum rdlock_lock_mode mode,
+				const struct rdlock_lock_opts *opts);
+int rdlock_lock_async(struct rdlock_ls *ls, const void *name, size_t len,
+		      enum rdlock_lock_mode mode,
+		      const struct rdlock_lock_opts *opts,
+		      rdlock_done_t done, void *arg);
+int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
+		   const struct rdlock_lock_opts *opts);
+void rdlock_unlock(struct rdlock_lock *lk);
+enum rdlock_lock_mode rdlock_lock_mode(const struct rdlock_lock *lk);
+
+#endif /* _RDLOCK_RDLOCK_H */

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock lockspaces (layer 4): private structures, shared by lockspace.c,
+ * main.c (the /dev/rdlock lock ioctls) and debugfs.c only. In-kernel users
+ * see the opaque API of include/rdlock/rdlock.h.
+ */
+#ifndef _RDLOCK_LOCKSPACE_PRI_H
+#define _RDLOCK_LOCKSPACE_PRI_H
+
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdlock/rdlock.h>
+
+#include "proto.h"
+#include "xport.h"
+
+/*
+ * Layout of the lockspace area of every node's table, from
+ * RDLOCK_XPORT_FIRST_LS_SLOT on. Only the directory node (the lowest
+ * configured id) uses the directory and the allocation word; every node
+ * has the lockspace regions at the same offsets.
+ *
+ *	dir entry e: 3 words at RDLOCK_LS_DIR + 3e: tag, geometry, policy
+ *	allocation:  1 word: slots handed out so far after RDLOCK_LS_REGIONS
+ *	regions:     per lockspace, @slots / 2 name entries of 2 words:
+ *		     name tag, lock word
+ */
+#define RDLOCK_LS_DIR_ENTRIES	64
+#define RDLOCK_LS_DIR		RDLOCK_XPORT_FIRST_LS_SLOT
+#define RDLOCK_LS_ALLOC		(RDLOCK_LS_DIR + 3 * RDLOCK_LS_DIR_ENTRIES)
+#define RDLOCK_LS_REGIONS	(RDLOCK_LS_ALLOC + 1)
+/* Geometry word of a directory entry whose region could not be allocated. */
+#define RDLOCK_LS_GEOMETRY_FAILED	U64_MAX
+/* Unused names this node keeps resolved before it forgets the oldest. */
+#define RDLOCK_LS_RES_CACHE	1024
+
+/**
+ * struct rdlock_res - a lock name as this node knows it
+ * @hnode: in rdlock_ls.res, by @hash.
+ * @lru: on rdlock_ls.lru while no lock uses it.
+ * @refs: locks of this node using it (under rdlock_ls.res_lock).
+ * @hash: the name's tag in the home node's name entries (never 0).
+ * @resolve_mutex: serialises finding the name entry.
+ * @resolved: @home and @slot are valid; an entry never moves once found.
+ * @home: node whose table holds the lock word.
+ * @slot: the lock word; its tag is the slot before.
+ * @len: bytes of @name.
+ * @name: the name.
+ */
+struct rdlock_res {
+	struct hlist_node hnode;
+	struct list_head lru;
+	unsigned int refs;
+	u64 hash;
+	struct mutex resolve_mutex;	/* finding the name's entry */
+	bool resolved;
+	u32 home;
+	u32 slot;
+	u32 len;
+	u8 name[RDLOCK_RES_NAME_MAX];
+};
+
+enum rdlock_lock_state {
+	RDLOCK_LK_WAITING,
+	RDLOCK_LK_GRANTED,
+	RDLOCK_LK_CONVERTING,
+};
+
+/**
+ * struct rdlock_lock - one acquisition by a user of this node
+ * @ls: its lockspace.
+ * @res: its name.
+ * @ls_node: on rdlock_ls.locks (under rdlock_ls.locks_lock).
+ * @state: enum rdlock_lock_state, for debugfs.
+ * @ticket: the protocol's state of the acquisition.
+ * @owner: tgid of the userspace owner, 0 for a kernel user.
+ * @since: when it was requested, then when it was granted.
+ * @busy: a convert is in progress (the uapi refuses unlock meanwhile).
+ * @work: rdlock_lock_async()'s worker.
+ * @done: rdlock_lock_async()'s completion.
+ * @arg: its argument.
+ * @mode: requested mode.
+ * @opts: requested options.
+ */
+struct rdlock_lock {
+	struct rdlock_ls *ls;
+	struct rdlock_res *res;
+	struct list_head ls_node;
+	enum rdlock_lock_state state;
+	struct rdlock_ticket ticket;
+	pid_t owner;
+	ktime_t since;
+	bool busy;
+	struct work_struct work;
+	rdlock_done_t done;
+	void *arg;
+	enum rdlock_lock_mode mode;
+	struct rdlock_lock_opts opts;
+};
+
+/**
+ * struct rdlock_ls - a lockspace on this node
+ * @list: on the list of lockspaces (under rdlock_ls_mutex).
+ * @users: kernel opens, the uapi's creation and joined files (same mutex).
+ * @created: created through RDLOCK_IOC_LS_CREATE (holds one of @users).
+ * @uid: owner for the uapi's permission check.
+ * @gid: group for the uapi's permission check.
+ * @mode: permission bits for the uapi.
+ * @name: NUL-terminated name.
+ * @tag: the name's tag in the cluster's directory.
+ * @attr: attributes.
+ * @ops: the protocol.
+ * @cfg: the protocol's policy for this lockspace.
+ * @stats: counters of this lockspace.
+ * @base: first slot of the lockspace's region on every node.
+ * @entries: name entries per node.
+ * @nodes: home nodes, ascending.
+ * @nr_nodes: number of @nodes.
+ * @res_lock: protects @res, @lru, @nr_unused and rdlock_res.refs.
+ * @res: names known on this node, by hash.
+ * @lru: names no lock uses, oldest first.
+ * @nr_unused: length of @lru.
+ * @locks_lock: protects @locks.
+ * @locks: every lock of this node in the lockspace, granted or waiting.
+ * @async_pending: rdlock_lock_async() calls not completed yet.
+ * @async_wq: woken when @async_pending drops to 0.
+ * @resolves: names looked up in the home node's entries.
+ * @probes: entries probed for them.
+ * @debugfs: the lockspace's debugfs directory.
+ */
+struct rdlock_ls {
+	struct list_head list;
+	unsigned int users;
+	bool created;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+	char name[RDLOCK_LS_NAME_MAX];
+	u64 tag;
+	struct rdlock_ls_attr attr;
+	const struct rdlock_proto_ops *ops;
+	struct rdlock_proto_cfg cfg;
+	struct rdlock_proto_stats stats;
+	u32 base;
+	u32 entries;
+	u32 nodes[RDLOCK_MAX_NODES];
+	u32 nr_nodes;
+	spinlock_t res_lock;		/* @res, @lru, @nr_unused, refs */
+	DECLARE_HASHTABLE(res, 8);
+	struct list_head lru;
+	unsigned int nr_unused;
+	spinlock_t locks_lock;		/* @locks */
+	struct list_head locks;
+	atomic_t async_pending;
+	wait_queue_head_t async_wq;
+	atomic64_t resolves;
+	atomic64_t probes;
+	struct dentry *debugfs;
+};
+
+/* rdlock_ls_mutex protects the list of lockspaces and their @users. */
+extern struct mutex rdlock_ls_mutex;
+
+int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
+			 enum rdlock_lock_mode mode,
+			 const struct rdlock_lock_opts *opts);
+struct rdlock_ls *rdlock_ls_find(const char *name);
+struct rdlock_ls *rdlock_ls_open_locked(const char *name,
+					const struct rdlock_ls_attr *attr);
+void rdlock_ls_put_locked(struct rdlock_ls *ls);
+int rdlock_lock_acquire(struct rdlock_lock *lk);
+struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
+				      size_t len, enum rdlock_lock_mode mode,
+				      const struct rdlock_lock_opts *opts);
+void rdlock_lock_free(struct rdlock_lock *lk);
+bool rdlock_ls_any(void);
+int rdlock_ls_init(void);
+void rdlock_ls_exit(void);
+
+/* debugfs.c */
+void rdlock_debugfs_ls_add(struct rdlock_ls *ls);
+void rdlock_debugfs_ls_remove(struct rdlock_ls *ls);
+
+#endif /* _RDLOCK_LOCKSPACE_PRI_H */

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock lockspaces (layer 4) and the exported kernel API.
+ *
+ * A lockspace is found in the cluster by name through a directory on the
+ * lowest configured node: the first node to claim the name's entry (by
+ * CAS) allocates the lockspace a region at the same offset of every node's
+ * table and publishes its geometry and policy; the others read and check
+ * them. A lock name hashes to a home node and a start entry in the region;
+ * it claims the first free entry from there by CAS of its tag, or finds
+ * its tag already there (linear probing). Entries never move or get freed
+ * while the cluster is up, so each name has exactly one lock word and no
+ * two names ever share one: no false conflict, hence no deadlock that the
+ * names alone would not have. Every access, the home node's own included,
+ * goes through the transport's atomic backend.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/export.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/siphash.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "lockspace-pri.h"
+#include "uapi_check.h"
+
+/* The list of lockspaces and their users. */
+DEFINE_MUTEX(rdlock_ls_mutex);
+static LIST_HEAD(rdlock_ls_list);
+static struct workqueue_struct *rdlock_ls_wq;
+
+/* Fixed: every node must hash a name to the same entry. */
+static const siphash_key_t rdlock_ls_dir_key = {
+	{ 0x72646c6f636b2d64ULL, 0x69726563746f7279ULL }
+};
+
+/* How long an attaching node waits for the claimer to publish geometry. */
+#define RDLOCK_LS_PUBLISH_WAIT_MS	10000
+
+static_assert(RDLOCK_LOCK_SH == (int)RDLOCK_MODE_SHARED);
+static_assert(RDLOCK_LOCK_EX == (int)RDLOCK_MODE_EXCLUSIVE);
+static_assert(RDLOCK_LOCK_UP == (int)RDLOCK_MODE_UPDATE);
+
+static const struct rdlock_proto_ops *const rdlock_ls_protos[] = {
+	[RDLOCK_PROTO_BAKERY]	= &rdlock_proto_bakery,
+	[RDLOCK_PROTO_CASLOCK]	= &rdlock_proto_caslock,
+};
+
+static_assert(ARRAY_SIZE(rdlock_ls_protos) == RDLOCK_PROTO_NR);
+
+/**
+ * rdlock_ls_check_lock() - validate a lock request before taking anything
+ * @ls: the lockspace.
+ * @len: name length.
+ * @mode: requested mode.
+ * @opts: options, or NULL.
+ *
+ * Return: 0, -EINVAL, or -EOPNOTSUPP for an update lock in a lockspace
+ * without RDLOCK_LS_UPDATE.
+ */
+int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
+			 enum rdlock_lock_mode mode,
+			 const struct rdlock_lock_opts *opts)
+{
+	if (!len || len > RDLOCK_RES_NAME_MAX || mode >= RDLOCK_LOCK_MODE_NR)
+		return -EINVAL;
+	if (opts && (!rdlock_lock_flags_ok(opts->flags, opts->timeout_ms) ||
+		     opts->lease_slots > (ls->attr.flags & RDLOCK_LS_UPDATE ?
+					  RDLOCK_LEASE_SLOTS_MAX_UPDATE :
+					  RDLOCK_LEASE_SLOTS_MAX)))
+		return -EINVAL;
+	if (mode == RDLOCK_LOCK_UP && !(ls->attr.flags & RDLOCK_LS_UPDATE))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int rdlock_ls_op(u32 node, int op, u32 slot, u64 arg0, u64 arg1,
+			u64 *value)
+{
+	return rdlock_xport_exec(op, node, slot, arg0, arg1, value, 0);
+}
+
+/* What the directory records so that every node checks the same policy. */
+static u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr)
+{
+	return BIT_ULL(63) | attr->proto | (u64)attr->flags << 8 |
+	       (u64)attr->lease_ms << 16;
+}
+
+/* The cluster's nodes, ascending: homes of names, [0] keeps the directory. */
+static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
+{
+	u32 i, slots;
+
+	ls->nr_nodes = 0;
+	*min_slots = U32_MAX;
+	if (!rdlock_xport_ready())
+		return -ENOTCONN;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		if (!rdlock_xport_node_configured(i))
+			continue;
+		slots = rdlock_xport_node_slots(i);
+		if (!slots)
+			return -ENOTCONN;
+		*min_slots = min(*min_slots, slots);
+		ls->nodes[ls->nr_nodes++] = i;
+	}
+	return ls->nr_nodes ? 0 : -ENOTCONN;
+}
+
+/* The claimer of a directory entry allocates and publishes the region. */
+static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
+			     u32 min_slots)
+{
+	u64 off, geometry, old;
+	int ret;
+
+	ret = rdlock_ls_op(dir, RDLOCK_XOP_FAA, RDLOCK_LS_ALLOC, ls->attr.slots,
+			   0, &off);
+	if (ret)
+		return ret;
+	if (RDLOCK_LS_REGIONS + off + ls->attr.slots > min_slots) {
+		geometry = RDLOCK_LS_GEOMETRY_FAILED;
+		ret = -ENOSPC;
+	} else {
+		geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
+	}
+	/* Policy first: a node that sees the geometry may read it at once. */
+	ret = ret ?: rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 2, 0,
+				  rdlock_ls_policy(&ls->attr), &old);
+	if (ret && ret != -ENOSPC)
+		geometry = RDLOCK_LS_GEOMETRY_FAILED;
+	rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
+	if (!ret) {
+		ls->base = geometry >> 32;
+		ls->entries = ls->attr.slots / 2;
+	}
+	return ret;
+}
+
+/* Another node claimed the entry: wait for its geometry, check policy. */
+static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
+			    u32 min_slots)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RDLOCK_LS_PUBLISH_WAIT_MS);
+	u64 geometry, policy;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_ls_op(dir, RDLOCK_XOP_READ, entry + 1, 0, 0,
+				   &geometry);
+		if (ret || geometry)
+			break;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		if (msleep_interruptible(10) && fatal_signal_pending(current))
+			return -EINTR;
+	}
+	if (ret)
+		return ret;
+	if (geometry == RDLOCK_LS_GEOMETRY_FAILED)
+		return -ENOSPC;
+	ret = rdlock_ls_op(dir, RDLOCK_XOP_READ, entry + 2, 0, 0, &policy);
+	if (ret)
+		return ret;
+	if (policy != rdlock_ls_policy(&ls->attr) ||
+	    (u32)geometry != ls->attr.slots) {
+		pr_warn("lockspace %s exists with other attributes (policy %#llx, %u slots)\n",
+			ls->name, policy, (u32)geometry);
+		return -EEXIST;
+	}
+	ls->base = geometry >> 32;
+	ls->entries = ls->attr.slots / 2;
+	return ls->base + ls->attr.slots <= min_slots ? 0 : -ENOSPC;
+}
+
+/* Find or claim the lockspace's directory entry (linear probing). */
+static int rdlock_ls_join_cluster(struct rdlock_ls *ls)
+{
+	u32 min_slots, dir, i, entry;
+	u64 old;
+	int ret;
+
+	ret = rdlock_ls_nodes(ls, &min_slots);
+	if (ret)
+		return ret;
+	dir = ls->nodes[0];
+	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES; i++) {
+		entry = RDLOCK_LS_DIR +
+			3 * ((ls->tag + i) % RDLOCK_LS_DIR_ENTRIES);
+		ret = rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry, 0, ls->tag, &old);
+		if (ret)
+			return ret;
+		if (!old)
+			return rdlock_ls_publish(ls, dir, entry, min_slots);
+		if (old == ls->tag)
+			return rdlock_ls_attach(ls, dir, entry, min_slots);
+	}
+	return -ENOSPC;
+}
+
+static struct rdlock_ls *rdlock_ls_lookup(const char *name)
+{
+	struct rdlock_ls *ls;
+
+	lockdep_assert_held(&rdlock_ls_mutex);
+	list_for_each_entry(ls, &rdlock_ls_list, list)
+		if (!strcmp(ls->name, name))
+			return ls;
+	return NULL;
+}
+
+/**
+ * rdlock_ls_find() - a lockspace of this node by name
+ * @name: the name.
+ *
+ * Return: the lockspace or NULL; caller holds rdlock_ls_mutex.
+ */
+struct rdlock_ls *rdlock_ls_find(const char *name)
+{
+	return rdlock_ls_lookup(name);
+}
+
+static bool rdlock_ls_same_attr(const struct rdlock_ls_attr *a,
+				const struct rdlock_ls_attr *b)
+{
+	return a->proto == b->proto && a->flags == b->flags &&
+	       a->lease_ms == b->lease_ms && a->slots == b->slots;
+}
+
+/**
+ * rdlock_ls_open_locked() - open a lockspace, creating it on this node
+ * @name: valid name (rdlock_ls_check_name()).
+ * @attr: valid attributes (rdlock_ls_check_attr()).
+ *
+ * Caller holds rdlock_ls_mutex. The first open on this node finds or
+ * creates the lockspace in the cluster, which takes remote operations.
+ *
+ * Return: the lockspace with one more user, or ERR_PTR(-EEXIST) when it
+ * exists with other attributes, -ENOSPC when the directory or the tables
+ * are full, -ENOTCONN when the cluster is not ready, or -ENOMEM.
+ */
+struct rdlock_ls *rdlock_ls_open_locked(const char *name,
+					const struct rdlock_ls_attr *attr)
+{
+	struct rdlock_ls *ls;
+	int ret;
+
+	lockdep_assert_held(&rdlock_ls_mutex);
+	ls = rdlock_ls_lookup(name);
+	if (ls) {
+		if (!rdlock_ls_same_attr(&ls->attr, attr))
+			return ERR_PTR(-EEXIST);
+		ls->users++;
+		return ls;
+	}
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return ERR_PTR(-ENOMEM);
+	strscpy(ls->name, name, sizeof(ls->name));
+	ls->attr = *attr;
+	ls->ops = rdlock_ls_protos[attr->proto];
+	ls->cfg.lease_ms = attr->lease_ms;
+	ls->cfg.omega_us = attr->omega_us;
+	ls->cfg.update_word = attr->flags & RDLOCK_LS_UPDATE;
+	ls->cfg.stats = &ls->stats;
+	ls->tag = siphash(name, strlen(name), &rdlock_ls_dir_key) ?: 1;
+	spin_lock_init(&ls->res_lock);
+	hash_init(ls->res);
+	INIT_LIST_HEAD(&ls->lru);
+	spin_lock_init(&ls->locks_lock);
+	INIT_LIST_HEAD(&ls->locks);
+	init_waitqueue_head(&ls->async_wq);
+
+	ret = rdlock_ls_join_cluster(ls);
+	if (ret) {
+		kfree(ls);
+		return ERR_PTR(ret);
+	}
+	ls->users = 1;
+	list_add_tail(&ls->list, &rdlock_ls_list);
+	rdlock_debugfs_ls_add(ls);
+	return ls;
+}
+
+static void rdlock_res_free_all(struct rdlock_ls *ls)
+{
+	struct rdlock_res *res;
+	struct hlist_node *tmp;
+	int bkt;
+
+	hash_for_each_safe(ls->res, bkt, tmp, res, hnode) {
+		WARN_ON(res->refs);
+		hash_del(&res->hnode);
+		kfree(res);
+	}
+}
+
+/**
+ * rdlock_ls_put_locked() - drop a user; the last frees the lockspace here
+ * @ls: the lockspace.
+ *
+ * Caller holds rdlock_ls_mutex. The cluster's directory keeps the entry:
+ * another node may still use the lockspace, and this node may reopen it.
+ */
+void rdlock_ls_put_locked(struct rdlock_ls *ls)
+{
+	lockdep_assert_held(&rdlock_ls_mutex);
+	if (--ls->users)
+		return;
+	WARN_ON(!list_empty(&ls->locks));
+	list_del(&ls->list);
+	rdlock_debugfs_ls_remove(ls);
+	rdlock_res_free_all(ls);
+	kfree(ls);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+
+static u64 rdlock_res_hash(const struct rdlock_ls *ls, const void *name,
+			   size_t len)
+{
+	siphash_key_t key = { { ls->tag, ls->base } };
+
+	return siphash(name, len, &key) ?: 1;
+}
+
+static struct rdlock_res *rdlock_res_lookup(struct rdlock_ls *ls, u64 hash,
+					    const void *name, size_t len)
+{
+	struct rdlock_res *res;
+
+	hash_for_each_possible(ls->res, res, hnode, hash)
+		if (res->hash == hash && res->len == len &&
+		    !memcmp(res->name, name, len))
+			return res;
+	return NULL;
+}
+
+static void rdlock_res_ref(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	if (!res->refs++) {
+		list_del_init(&res->lru);
+		ls->nr_unused--;
+	}
+}
+
+/* The name with one more reference, created (unresolved) if new. */
+static struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
+					 const void *name, size_t len)
+{
+	u64 hash = rdlock_res_hash(ls, name, len);
+	struct rdlock_res *res, *new;
+
+	spin_lock(&ls->res_lock);
+	res = rdlock_res_lookup(ls, hash, name, len);
+	if (res)
+		rdlock_res_ref(ls, res);
+	spin_unlock(&ls->res_lock);
+	if (res)
+		return res;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	new->hash = hash;
+	new->len = len;
+	memcpy(new->name, name, len);
+	mutex_init(&new->resolve_mutex);
+	INIT_LIST_HEAD(&new->lru);
+
+	spin_lock(&ls->res_lock);
+	res = rdlock_res_lookup(ls, hash, name, len);
+	if (res) {
+		rdlock_res_ref(ls, res);
+	} else {
+		res = new;
+		new = NULL;
+		res->refs = 1;
+		hash_add(ls->res, &res->hnode, hash);
+	}
+	spin_unlock(&ls->res_lock);
+	kfree(new);
+	return res;
+}
+
+/* Unused names stay resolved until too many are. */
+static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	struct rdlock_res *old = NULL;
+
+	spin_lock(&ls->res_lock);
+	if (!--res->refs) {
+		list_add_tail(&res->lru, &ls->lru);
+		if (++ls->nr_unused > RDLOCK_LS_RES_CACHE) {
+			old = list_first_entry(&ls->lru, struct rdlock_res, lru);
+			list_del(&old->lru);
+			hash_del(&old->hnode);
+			ls->nr_unused--;
+		}
+	}
+	spin_unlock(&ls->res_lock);
+	kfree(old);
+}
+
+/* Find or claim the name's entry on its home node. */
+static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	u32 home = ls->nodes[res->hash % ls->nr_nodes];
+	u32 first = (res->hash >> 32) % ls->entries, i, tag;
+	u64 old;
+	int ret;
+
+	atomic64_inc(&ls->resolves);
+	for (i = 0; i < ls->entries; i++) {
+		tag = ls->base + 2 * ((first + i) % ls->entries);
+		atomic64_inc(&ls->probes);
+		ret = rdlock_ls_op(home, RDLOCK_XOP_CAS, tag, 0, res->hash,
+				   &old);
+		if (ret)
+			return ret;
+		if (!old || old == res->hash) {
+			res->home = home;
+			res->slot = tag + 1;
+			res->resolved = true;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+/* ------------------------------------------------------------------ */
+/* Locks                                                              */
+
+/**
+ * rdlock_lock_alloc() - validate a request and prepare its lock
+ * @ls: the lockspace.
+ * @name: lock name.
+ * @len: its length.
+ * @mode: requested mode.
+ * @opts: options, or NULL for the defaults.
+ *
+ * Return: the lock, not yet acquired, or an ERR_PTR() of
+ * rdlock_ls_check_lock()'s errors or -ENOMEM.
+ */
+struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
+				      size_t len, enum rdlock_lock_mode mode,
+				      const struct rdlock_lock_opts *opts)
+{
+	struct rdlock_lock *lk;
+	int ret;
+
+	ret = rdlock_ls_check_lock(ls, len, mode, opts);
+	if (ret)
+		return ERR_PTR(ret);
+	lk = kzalloc(sizeof(*lk), GFP_KERNEL);
+	if (!lk)
+		return ERR_PTR(-ENOMEM);
+	lk->res = rdlock_res_get(ls, name, len);
+	if (!lk->res) {
+		kfree(lk);
+		return ERR_PTR(-ENOMEM);
+	}
+	lk->ls = ls;
+	lk->mode = mode;
+	if (opts)
+		lk->opts = *opts;
+	INIT_LIST_HEAD(&lk->ls_node);
+	return lk;
+}
+
+/**
+ * rdlock_lock_free() - free a lock that is not held
+ * @lk: the lock.
+ */
+void rdlock_lock_free(struct rdlock_lock *lk)
+{
+	rdlock_res_put(lk->ls, lk->res);
+	kfree(lk);
+}
+
+static unsigned long rdlock_deadline(const struct rdlock_lock_opts *opts)
+{
+	/* A try is a wait whose deadline has already come: 0 means none. */
+	if (opts->flags & RDLOCK_LKF_TRY)
+		return jiffies ?: 1;
+	return opts->timeout_ms ? jiffies + msecs_to_jiffies(opts->timeout_ms) :
+				  0;
+}
+
+static void rdlock_lock_set_state(struct rdlock_lock *lk,
+				  enum rdlock_lock_state state)
+{
+	struct rdlock_ls *ls = lk->ls;
+
+	spin_lock(&ls->locks_lock);
+	lk->state = state;
+	lk->since = ktime_get();
+	if (list_empty(&lk->ls_node))
+		list_add_tail(&lk->ls_node, &ls->locks);
+	spin_unlock(&ls->locks_lock);
+}
+
+static void rdlock_lock_unlist(struct rdlock_lock *lk)
+{
+	spin_lock(&lk->ls->locks_lock);
+	list_del_init(&lk->ls_node);
+	spin_unlock(&lk->ls->locks_lock);
+}
+
+/**
+ * rdlock_lock_acquire() - take a prepared lock; sleeps
+ * @lk: from rdlock_lock_alloc().
+ *
+ * Return: 0 when granted, else as rdlock_lock() (the lock stays allocated).
+ */
+int rdlock_lock_acquire(struct rdlock_lock *lk)
+{
+	struct rdlock_ls *ls = lk->ls;
+	struct rdlock_res *res = lk->res;
+	int ret = 0;
+
+	mutex_lock(&res->resolve_mutex);
+	if (!res->resolved)
+		ret = rdlock_res_resolve(ls, res);
+	mutex_unlock(&res->resolve_mutex);
+	if (ret)
+		return ret;
+
+	memset(&lk->ticket, 0, sizeof(lk->ticket));
+	lk->ticket.node = res->home;
+	lk->ticket.slot = res->slot;
+	lk->ticket.mode = (enum rdlock_mode)lk->mode;
+	lk->ticket.k = lk->opts.lease_slots;
+	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
+	ret = ls->ops->acquire(&ls->cfg, &lk->ticket,
+			       rdlock_deadline(&lk->opts));
+	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
+		ret = -EAGAIN;
+	if (ret)
+		rdlock_lock_unlist(lk);
+	else
+		rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
+	return ret;
+}
+
+/**
+ * rdlock_ls_open() - open a lockspace, creating it in the cluster if new
+ * @name: 1 to RDLOCK_LS_NAME_MAX - 1 characters of [A-Za-z0-9_.:-].
+ * @attr: its attributes; the same on every node (see struct rdlock_ls_attr).
+ *
+ * Opening a name this node already has open returns the same lockspace
+ * when the attributes match. May sleep.
+ *
+ * Return: the lockspace, or ERR_PTR(): -EINVAL for a bad name or
+ * attributes, -EEXIST when the lockspace exists with other attributes,
+ * -ENOSPC when the cluster's directory (64 lockspaces) or the lock tables
+ * are full, -ENOTCONN when the cluster is not ready, -ENOMEM.
+ */
+struct rdlock_ls *rdlock_ls_open(const char *name,
+				 const struct rdlock_ls_attr *attr)
+{
+	struct rdlock_ls *ls;
+	int ret;
+
+	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(attr);
+	if (ret)
+		return ERR_PTR(ret);
+	mutex_lock(&rdlock_ls_mutex);
+	ls = rdlock_ls_open_locked(name, attr);
+	mutex_unlock(&rdlock_ls_mutex);
+	return ls;
+}
+EXPORT_SYMBOL_GPL(rdlock_ls_open);
+
+/**
+ * rdlock_ls_close() - close a lockspace opened with rdlock_ls_open()
+ * @ls: the lockspace; every lock taken through this open must have been
+ *	unlocked. Waits for rdlock_lock_async() calls still in progress.
+ */
+void rdlock_ls_close(struct rdlock_ls *ls)
+{
+	wait_event(ls->async_wq, !atomic_read(&ls->async_pending));
+	mutex_lock(&rdlock_ls_mutex);
+	rdlock_ls_put_locked(ls);
+	mutex_unlock(&rdlock_ls_mutex);
+}
+EXPORT_SYMBOL_GPL(rdlock_ls_close);
+
+/**
+ * rdlock_lock() - take a lock; sleeps until granted or failed
+ * @ls: the lockspace.
+ * @name: the lock's name.
+ * @len: 1 to RDLOCK_RES_NAME_MAX bytes.
+ * @mode: RDLOCK_LOCK_SH, _EX or, in an RDLOCK_LS_UPDATE lockspace, _UP.
+ * @opts: NULL for: wait without limit, one lease slot.
+ *
+ * Two acquisitions of one name conflict even by the same caller.
+ *
+ * Return: the held lock, or ERR_PTR(): -EINVAL for bad arguments,
+ * -EOPNOTSUPP for an update lock where the lockspace has none, -EAGAIN when
+ * RDLOCK_LKF_TRY found it busy or a lease reset revoked the ticket (retry),
+ * -ETIMEDOUT after @opts->timeout_ms, -EINTR on a fatal signal, -ENOSPC
+ * when the home node has no free name entry, or a transport error.
+ */
+struct rdlock_lock *rdlock_lock(struct rdlock_ls *ls, const void *name,
+				size_t len, enum rdlock_lock_mode mode,
+				const struct rdlock_lock_opts *opts)
+{
+	struct rdlock_lock *lk = rdlock_lock_alloc(ls, name, len, mode, opts);
+	int ret;
+
+	if (IS_ERR(lk))
+		return lk;
+	ret = rdlock_lock_acquire(lk);
+	if (ret) {
+		rdlock_lock_free(lk);
+		return ERR_PTR(ret);
+	}
+	return lk;
+}
+EXPORT_SYMBOL_GPL(rdlock_lock);
+
+static void rdlock_lock_async_work(struct work_struct *work)
+{
+	struct rdlock_lock *lk = container_of(work, struct rdlock_lock, work);
+	struct rdlock_ls *ls = lk->ls;
+	rdlock_done_t done = lk->done;
+	void *arg = lk->arg;
+	int ret = rdlock_lock_acquire(lk);
+
+	if (ret) {
+		rdlock_lock_free(lk);
+		lk = NULL;
+	}
+	done(arg, ret, lk);
+	if (atomic_dec_and_test(&ls->async_pending))
+		wake_up(&ls->async_wq);
+}
+
+/**
+ * rdlock_lock_async() - take a lock in the background
+ * @ls: the lockspace.
+ * @name: the lock's name (copied).
+ * @len: 1 to RDLOCK_RES_NAME_MAX bytes.
+ * @mode: as for rdlock_lock().
+ * @opts: as for rdlock_lock() (copied).
+ * @done: called once with the result, see rdlock_done_t.
+ * @arg: passed to @done.
+ *
+ * Validates the request at once; the acquisition then runs in an rdlock
+ * worker. Does not sleep beyond a GFP_KERNEL allocation.
+ *
+ * Return: 0 when queued (@done will be called), else -EINVAL,
+ * -EOPNOTSUPP or -ENOMEM and @done is not called.
+ */
+int rdlock_lock_async(struct rdlock_ls *ls, const void *name, size_t len,
+		      enum rdlock_lock_mode mode,
+		      const struct rdlock_lock_opts *opts,
+		      rdlock_done_t done, void *arg)
+{
+	struct rdlock_lock *lk;
+
+	if (!done)
+		return -EINVAL;
+	lk = rdlock_lock_alloc(ls, name, len, mode, opts);
+	if (IS_ERR(lk))
+		return PTR_ERR(lk);
+	lk->done = done;
+	lk->arg = arg;
+	INIT_WORK(&lk->work, rdlock_lock_async_work);
+	atomic_inc(&ls->async_pending);
+	queue_work(rdlock_ls_wq, &lk->work);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_lock_async);
+
+/**
+ * rdlock_lock_mode() - the mode a lock is held in now
+ * @lk: a held lock.
+ *
+ * Return: its mode; an upgraded update lock is RDLOCK_LOCK_EX.
+ */
+enum rdlock_lock_mode rdlock_lock_mode(const struct rdlock_lock *lk)
+{
+	if (lk->mode == RDLOCK_LOCK_UP && lk->ticket.upgraded)
+		return RDLOCK_LOCK_EX;
+	return lk->mode;
+}
+EXPORT_SYMBOL_GPL(rdlock_lock_mode);
+
+/**
+ * rdlock_convert() - change the mode of a held lock; may sleep
+ * @lk: the lock.
+ * @mode: RDLOCK_LOCK_EX to upgrade an update lock (waits for the readers
+ *	granted before it to leave; nobody else can get in meanwhile), or
+ *	RDLOCK_LOCK_UP to end an upgrade.
+ * @opts: RDLOCK_LKF_TRY or a timeout for the upgrade; NULL: no limit.
+ *
+ * Return: 0; -EALREADY when @lk is in @mode already; -EOPNOTSUPP for any
+ * other conversion (unlock and lock instead); -EINVAL for bad @opts;
+ * -EAGAIN, -ETIMEDOUT or -EINTR when the upgrade did not happen, in which
+ * case the lock is still held in RDLOCK_LOCK_UP.
+ */
+int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
+		   const struct rdlock_lock_opts *opts)
+{
+	struct rdlock_lock_opts o = opts ? *opts : (struct rdlock_lock_opts){};
+	struct rdlock_ls *ls = lk->ls;
+	int ret;
+
+	if (mode >= RDLOCK_LOCK_MODE_NR ||
+	    !rdlock_lock_flags_ok(o.flags, o.timeout_ms) || o.lease_slots)
+		return -EINVAL;
+	if (mode == rdlock_lock_mode(lk))
+		return -EALREADY;
+	if (lk->mode != RDLOCK_LOCK_UP)
+		return -EOPNOTSUPP;
+	if (mode == RDLOCK_LOCK_UP) {
+		lk->ticket.upgraded = false;
+		return 0;
+	}
+	if (mode != RDLOCK_LOCK_EX)
+		return -EOPNOTSUPP;
+	rdlock_lock_set_state(lk, RDLOCK_LK_CONVERTING);
+	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
+	if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
+		ret = -EAGAIN;
+	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdlock_convert);
+
+/**
+ * rdlock_unlock() - release a lock; may sleep
+ * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
+ *
+ * Never fails: a lost connection or an expired lease is the protocol's to
+ * handle.
+ */
+void rdlock_unlock(struct rdlock_lock *lk)
+{
+	struct rdlock_ls *ls = lk->ls;
+
+	ls->ops->release(&ls->cfg, &lk->ticket);
+	rdlock_lock_unlist(lk);
+	rdlock_lock_free(lk);
+}
+EXPORT_SYMBOL_GPL(rdlock_unlock);
+
+/**
+ * rdlock_ls_any() - does this node have any lockspace
+ *
+ * Return: true if so; the cluster cannot go down under them.
+ */
+bool rdlock_ls_any(void)
+{
+	bool any;
+
+	mutex_lock(&rdlock_ls_mutex);
+	any = !list_empty(&rdlock_ls_list);
+	mutex_unlock(&rdlock_ls_mutex);
+	return any;
+}
+
+int rdlock_ls_init(void)
+{
+	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND, 0);
+	return rdlock_ls_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * Kernel users hold a module reference and files are closed by now: what
+ * is left are lockspaces created through the uapi and never removed.
+ */
+void rdlock_ls_exit(void)
+{
+	struct rdlock_ls *ls, *tmp;
+
+	mutex_lock(&rdlock_ls_mutex);
+	list_for_each_entry_safe(ls, tmp, &rdlock_ls_list, list) {
+		WARN_ON(ls->users != 1 || !ls->created);
+		ls->users = 1;
+		rdlock_ls_put_locked(ls);
+	}
+	mutex_unlock(&rdlock_ls_mutex);
+	destroy_workqueue(rdlock_ls_wq);
+}
