@@ -139,6 +139,12 @@ static const struct rdlock_proto_ops *rdlock_test_protos[] = {
 
 static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 {
+	/* The mode goes to the protocol as it is. */
+	BUILD_BUG_ON((int)RDLOCK_TEST_MODE_SHARED != (int)RDLOCK_MODE_SHARED ||
+		     (int)RDLOCK_TEST_MODE_EXCLUSIVE !=
+		     (int)RDLOCK_MODE_EXCLUSIVE ||
+		     (int)RDLOCK_TEST_MODE_UPDATE != (int)RDLOCK_MODE_UPDATE ||
+		     (int)RDLOCK_TEST_MODE_NR != (int)RDLOCK_MODE_NR);
 	if (l->proto >= ARRAY_SIZE(rdlock_test_protos) ||
 	    l->mode >= RDLOCK_MODE_NR || l->handle || l->remote_ops ||
 	    (l->flags & ~RDLOCK_TEST_LOCK_UPDATE_WORD) ||

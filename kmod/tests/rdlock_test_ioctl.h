@@ -77,14 +77,22 @@ enum rdlock_test_proto {
 	RDLOCK_TEST_PROTO_CASLOCK	= 1,
 };
 
+/* rdlock_test_lock.mode: the protocol layer's enum rdlock_mode. */
+enum rdlock_test_mode {
+	RDLOCK_TEST_MODE_SHARED		= 0,
+	RDLOCK_TEST_MODE_EXCLUSIVE	= 1,
+	RDLOCK_TEST_MODE_UPDATE		= 2,
+	RDLOCK_TEST_MODE_NR,
+};
+
 /* rdlock_test_lock.flags */
 #define RDLOCK_TEST_LOCK_UPDATE_WORD	0x1	/* six-counter update word */
 
 /**
  * struct rdlock_test_lock - take a lock word directly with a protocol
  * @proto: enum rdlock_test_proto.
- * @mode: 0 shared, 1 exclusive, 2 update (needs
- *	%RDLOCK_TEST_LOCK_UPDATE_WORD, else EINVAL from the protocol).
+ * @mode: enum rdlock_test_mode; update needs
+ *	%RDLOCK_TEST_LOCK_UPDATE_WORD, else EINVAL from the protocol.
  * @node: home node of the lock word.
  * @slot: slot of the lock word (at or above first_free_slot).
  * @timeout_ms: 0: wait as long as it takes (fatal signals still end it).

@@ -20,8 +20,18 @@
  * counter must equal the exclusive grants exactly and the nodes together
  * must have reset the word at least total / 32768 times.
  *
+ * The update-lock test takes one hot lock on an update word in random
+ * shared, update and exclusive modes; update holders upgrade half of the
+ * time. Exclusive and upgraded holders do the non-atomic increment, readers
+ * and update holders check the writer flag, update holders mark an update
+ * flag that no other update or exclusive holder may see set. The multi-slot
+ * test mixes k = 4 and k = 1 tickets on both word layouts, crossing the
+ * update word's COUNT_MAX. Single-node tests check multi-slot leases, the
+ * update interfaces' errors and the per-file protocol counters.
+ *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LOCK_ITERS (M, default 100),
- * RDLOCK_THREADS (T, default 2), RDLOCK_BARRIER_TIMEOUT (s, default 300).
+ * RDLOCK_THREADS (T, default 2), RDLOCK_BARRIER_TIMEOUT (s, default 300),
+ * RDLOCK_UPDATE_ITERS (default 60), RDLOCK_MULTISLOT_ITERS (default 150).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +44,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "../../kmod/lockword/bakery.h"
 
 #include <kselftest_harness.h>
 
@@ -53,6 +64,27 @@
 #define OVF_RESETS	(REGION(2) + 3)		/* on node 0 */
 #define OVF_BARRIER	(REGION(2) + 4)		/* and + 5, on node 0 */
 #define OVF_EXCLUSIVE_EVERY	50
+/* Update-lock test, one region per protocol; data on node 1 % N. */
+#define UPD_REGION(proto)	REGION(3 + (proto))
+#define UPD_LOCK		0	/* on node 0 */
+#define UPD_COUNTER		1
+#define UPD_WFLAG		2	/* a writer is inside: its mark */
+#define UPD_UFLAG		3	/* an update holder is inside: its mark */
+#define UPD_TOTAL		4	/* on node 0, like the rest */
+#define UPD_UPGRADES		5
+#define UPD_BARRIER		6	/* and 7 */
+/* Multi-slot test, 16 slots per layout, all on node 0 but the lock. */
+#define MS_REGION		REGION(5)
+#define MS_LOCK			0	/* on the last node */
+#define MS_COUNTER		1
+#define MS_TOTAL		2
+#define MS_SHARED_SLOTS		3
+#define MS_RESETS		4
+#define MS_BARRIER		5	/* and 6 */
+#define MS_EXCLUSIVE_EVERY	3
+/* Single-node tests: 16 slots per node, homed on that node. */
+#define NODE_REGION		REGION(6)
+#define LOCK_TIMEOUT_MS		120000
 
 struct lock_env {
 	__u32 self, nr_nodes, iters, threads, barrier_timeout, base;
@@ -186,7 +218,7 @@ FIXTURE_SETUP(lock)
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_INFO, &info));
 	ASSERT_EQ(1, info.ready);
-	ASSERT_LE(info.first_free_slot + REGION(3), info.table_slots);
+	ASSERT_LE(info.first_free_slot + REGION(7), info.table_slots);
 	e->base = info.first_free_slot;
 }
 
@@ -418,6 +450,639 @@ TEST_F(lock, bad_lock_inputs)
 	l.timeout_ms = 10000;
 	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle));
+}
+
+/* One update-lock thread; see the comment at the top. */
+struct upd_worker {
+	const struct lock_env *env;
+	__u32 proto, index, iters;
+	__u64 grants, upgrades, violations, acquires, remote_ops;
+	struct rdlock_test_proto_stats stats;
+	char err[160];
+};
+
+static __u32 upd_slot(const struct lock_env *e, __u32 proto, __u32 what)
+{
+	return e->base + UPD_REGION(proto) + what;
+}
+
+/* One operation on an update-test data slot; records the first error. */
+static int upd_op(int fd, struct upd_worker *w, __u32 op, __u32 what,
+		  __u64 a0, __u64 a1, __u64 *val)
+{
+	const struct lock_env *e = w->env;
+	int err = rdl_xop(fd, op, data_home(e, 0), upd_slot(e, w->proto, what),
+			  a0, a1, val);
+
+	if (err && !w->err[0])
+		snprintf(w->err, sizeof(w->err), "op %u on slot %u: %s", op,
+			 what, strerror(err));
+	return err;
+}
+
+/* A reader or a not upgraded update holder: no writer may be inside. */
+static int upd_read(int fd, struct upd_worker *w)
+{
+	__u64 flag, c;
+
+	if (upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_WFLAG, 0, 0, &flag))
+		return -1;
+	if (flag)
+		w->violations++;
+	if (upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_COUNTER, 0, 0, &c) ||
+	    upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_WFLAG, 0, 0, &flag))
+		return -1;
+	if (flag)
+		w->violations++;
+	return 0;
+}
+
+/* An exclusive or upgraded holder: the non-atomic increment, alone. */
+static int upd_write(int fd, struct upd_worker *w, __u64 mark)
+{
+	__u64 flag, c;
+
+	if (upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_WFLAG, 0, 0, &flag))
+		return -1;
+	if (flag)
+		w->violations++;
+	if (upd_op(fd, w, RDLOCK_TEST_OP_WRITE, UPD_WFLAG, mark, 0, NULL) ||
+	    upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_COUNTER, 0, 0, &c) ||
+	    upd_op(fd, w, RDLOCK_TEST_OP_WRITE, UPD_COUNTER, c + 1, 0, NULL) ||
+	    upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_WFLAG, 0, 0, &flag))
+		return -1;
+	if (flag != mark)
+		w->violations++;	/* another writer was inside */
+	if (upd_op(fd, w, RDLOCK_TEST_OP_WRITE, UPD_WFLAG, 0, 0, NULL))
+		return -1;
+	w->grants++;
+	return 0;
+}
+
+/* Claim (@on) or give back the update flag: nobody else may hold it. */
+static int upd_flag(int fd, struct upd_worker *w, __u64 mark, bool on)
+{
+	__u64 old;
+
+	if (upd_op(fd, w, RDLOCK_TEST_OP_CAS, UPD_UFLAG, on ? 0 : mark,
+		   on ? mark : 0, &old))
+		return -1;
+	if (old != (on ? 0 : mark))
+		w->violations++;	/* two update holders at once */
+	return 0;
+}
+
+static void upd_section(int fd, struct upd_worker *w, __u32 mode,
+			__u32 handle, bool upgrade)
+{
+	__u64 mark = ((__u64)(w->env->self + 1) << 32) | (w->index + 1), u;
+	struct rdlock_test_upgrade up = { .handle = handle,
+					  .timeout_ms = LOCK_TIMEOUT_MS };
+
+	switch (mode) {
+	case RDLOCK_TEST_MODE_SHARED:
+		upd_read(fd, w);
+		return;
+	case RDLOCK_TEST_MODE_EXCLUSIVE:
+		if (upd_op(fd, w, RDLOCK_TEST_OP_READ, UPD_UFLAG, 0, 0, &u))
+			return;
+		if (u)
+			w->violations++;	/* an update holder is inside */
+		upd_write(fd, w, mark);
+		return;
+	}
+	if (upd_flag(fd, w, mark, true) || upd_read(fd, w))
+		return;
+	if (upgrade) {
+		if (ioctl(fd, RDLOCK_TEST_IOC_UPGRADE, &up) < 0) {
+			snprintf(w->err, sizeof(w->err), "UPGRADE: %s",
+				 strerror(errno));
+			return;
+		}
+		w->upgrades++;
+		w->remote_ops += up.remote_ops;
+		if (upd_write(fd, w, mark))
+			return;
+	}
+	upd_flag(fd, w, mark, false);
+}
+
+static void *upd_main(void *arg)
+{
+	struct upd_worker *w = arg;
+	const struct lock_env *e = w->env;
+	unsigned int seed = e->self * 7919 + w->index * 104729 + w->proto + 17;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	__u32 it;
+
+	if (fd < 0) {
+		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
+		return NULL;
+	}
+	for (it = 0; it < w->iters && !w->err[0]; it++) {
+		unsigned int r = rand_r(&seed) % 10;
+		__u32 mode = r < 4 ? RDLOCK_TEST_MODE_SHARED :
+			     r < 7 ? RDLOCK_TEST_MODE_UPDATE : RDLOCK_TEST_MODE_EXCLUSIVE;
+		struct rdlock_test_lock l = {
+			.proto = w->proto, .mode = mode, .node = 0,
+			.slot = upd_slot(e, w->proto, UPD_LOCK),
+			.timeout_ms = LOCK_TIMEOUT_MS,
+			.flags = RDLOCK_TEST_LOCK_UPDATE_WORD,
+		};
+
+		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
+			snprintf(w->err, sizeof(w->err), "LOCK mode %u: %s",
+				 mode, strerror(errno));
+			break;
+		}
+		w->acquires++;
+		w->remote_ops += l.remote_ops;
+		upd_section(fd, w, mode, l.handle, rand_r(&seed) % 2);
+		if (ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle) < 0 &&
+		    !w->err[0])
+			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
+				 strerror(errno));
+	}
+	if (ioctl(fd, RDLOCK_TEST_IOC_STATS, &w->stats) < 0 && !w->err[0])
+		snprintf(w->err, sizeof(w->err), "STATS: %s", strerror(errno));
+	close(fd);
+	return NULL;
+}
+
+static void run_update(struct __test_metadata *_metadata, int fd,
+		       const struct lock_env *e, __u32 proto)
+{
+	struct upd_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 grants = 0, upgrades = 0, violations = 0, acq = 0, ops = 0;
+	__u64 total = 0, counter = 0, all_upgrades = 0;
+	__u32 i, iters, failed = 0;
+	char msg[160];
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_UPDATE_ITERS", 60, &iters));
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].proto = proto;
+		w[i].index = i;
+		w[i].iters = iters;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, upd_main, &w[i]));
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		if (w[i].err[0]) {
+			TH_LOG("thread %u: %s", i, w[i].err);
+			failed++;
+		}
+		grants += w[i].grants;
+		upgrades += w[i].upgrades;
+		violations += w[i].violations;
+		acq += w[i].acquires;
+		ops += w[i].remote_ops;
+		/* The file's own counters (cfg->stats) saw exactly these. */
+		EXPECT_EQ(w[i].acquires, w[i].stats.acquires);
+		EXPECT_EQ(w[i].upgrades, w[i].stats.upgrades);
+		EXPECT_LE(w[i].remote_ops, w[i].stats.remote_ops);
+	}
+	/* Whatever happened, the others wait for us at the barriers. */
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 upd_slot(e, proto, UPD_BARRIER), 1, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     upd_slot(e, proto, UPD_TOTAL), grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     upd_slot(e, proto, UPD_UPGRADES), upgrades, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 upd_slot(e, proto, UPD_BARRIER + 1), 1, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, violations);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     upd_slot(e, proto, UPD_TOTAL), 0, 0, &total));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     upd_slot(e, proto, UPD_UPGRADES), 0, 0,
+			     &all_upgrades));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, data_home(e, 0),
+			     upd_slot(e, proto, UPD_COUNTER), 0, 0, &counter));
+	EXPECT_EQ(total, counter)
+		TH_LOG("%llu write grants, counter %llu",
+		       (unsigned long long)total, (unsigned long long)counter);
+	EXPECT_LT(0, all_upgrades);
+	EXPECT_LT(all_upgrades, total);
+	printf("# node %u: %llu acquisitions, %llu upgrades, %.2f remote ops per acquire; ",
+	       e->self, (unsigned long long)acq, (unsigned long long)upgrades,
+	       acq ? (double)ops / acq : 0);
+	printf("cluster: %llu write grants (%llu upgrades), counter %llu\n",
+	       (unsigned long long)total, (unsigned long long)all_upgrades,
+	       (unsigned long long)counter);
+}
+
+TEST_F_TIMEOUT(lock, bakery_update, 1800)
+{
+	run_update(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_BAKERY);
+}
+
+TEST_F_TIMEOUT(lock, caslock_update, 1800)
+{
+	run_update(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_CASLOCK);
+}
+
+struct ms_worker {
+	struct rdlock_test_lock_bench b;
+	int err;
+};
+
+static void *ms_main(void *arg)
+{
+	struct ms_worker *w = arg;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		w->err = errno;
+		return NULL;
+	}
+	if (ioctl(fd, RDLOCK_TEST_IOC_LOCK_BENCH, &w->b) < 0)
+		w->err = errno;
+	close(fd);
+	return NULL;
+}
+
+/*
+ * Every node's even threads take k = 4 tickets, odd ones k = 1, every
+ * third one exclusive with the non-atomic increment. On the update word
+ * the shared slots cross COUNT_MAX (1024): each epoch holds at most
+ * COUNT_MAX + k - 1 of them, so the cluster must have reset it at least
+ * shared slots / (COUNT_MAX + 3) times.
+ */
+static void run_multislot(struct __test_metadata *_metadata, int fd,
+			  const struct lock_env *e, bool update_word)
+{
+	__u32 base = e->base + MS_REGION + (update_word ? 16 : 0);
+	__u64 grants = 0, slots = 0, total = 0, counter = 0, all_slots = 0;
+	__u64 resets = 0;
+	long long resets_before, resets_after;
+	struct ms_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u32 i, iters;
+	char msg[160];
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_MULTISLOT_ITERS", 150, &iters));
+	resets_before = protocol_counter("overflow_resets");
+	ASSERT_LE(0, resets_before);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		struct rdlock_test_lock_bench *b = &w[i].b;
+
+		b->lock.proto = RDLOCK_TEST_PROTO_BAKERY;
+		b->lock.node = e->nr_nodes - 1;
+		b->lock.slot = base + MS_LOCK;
+		b->lock.timeout_ms = LOCK_TIMEOUT_MS;
+		b->lock.flags = update_word ? RDLOCK_TEST_LOCK_UPDATE_WORD : 0;
+		b->lock.k = i % 2 ? 1 : 4;
+		b->iterations = iters;
+		b->exclusive_every = MS_EXCLUSIVE_EVERY;
+		b->rmw_node = 0;
+		b->rmw_slot = base + MS_COUNTER;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, ms_main, &w[i]));
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		EXPECT_EQ(0, w[i].err)
+			TH_LOG("thread %u (k %u): %s", i, w[i].b.lock.k,
+			       strerror(w[i].err));
+		grants += w[i].b.exclusive_grants;
+		if (!w[i].err)
+			slots += (__u64)w[i].b.lock.k *
+				 (iters - w[i].b.exclusive_grants);
+	}
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 base + MS_BARRIER, 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	/* A reset runs in the background once the epoch's last holder left. */
+	usleep(500000);
+	resets_after = protocol_counter("overflow_resets");
+	ASSERT_LE(resets_before, resets_after);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, base + MS_TOTAL,
+			     grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, base + MS_SHARED_SLOTS,
+			     slots, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, base + MS_RESETS,
+			     resets_after - resets_before, 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 base + MS_BARRIER + 1, 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, base + MS_TOTAL, 0, 0,
+			     &total));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, base + MS_COUNTER, 0,
+			     0, &counter));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     base + MS_SHARED_SLOTS, 0, 0, &all_slots));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, base + MS_RESETS, 0,
+			     0, &resets));
+	EXPECT_EQ(total, counter);
+	EXPECT_LT(0, total);
+	if (update_word)
+		EXPECT_LE(all_slots / (BAKERY_UPD_COUNT_MAX_S + 3), resets);
+	printf("# node %u, %s word: %llu exclusive grants, counter %llu, ",
+	       e->self, update_word ? "update" : "base",
+	       (unsigned long long)total, (unsigned long long)counter);
+	printf("%llu shared slots, %llu overflow resets\n",
+	       (unsigned long long)all_slots, (unsigned long long)resets);
+}
+
+TEST_F_TIMEOUT(lock, bakery_multislot, 1800)
+{
+	run_multislot(_metadata, self->fd, &self->env, false);
+	run_multislot(_metadata, self->fd, &self->env, true);
+}
+
+static __u32 node_slot(const struct lock_env *e, __u32 i)
+{
+	return e->base + NODE_REGION + 16 * e->self + i;
+}
+
+/* LOCK on this node's slot @i; 0 or errno, the handle in *handle. */
+static int lock_own(int fd, const struct lock_env *e, __u32 proto,
+		    __u32 mode, __u32 i, __u32 flags, __u32 k, __u32 lease_ms,
+		    __u32 timeout_ms, __u32 *handle)
+{
+	struct rdlock_test_lock l = {
+		.proto = proto, .mode = mode, .node = e->self,
+		.slot = node_slot(e, i), .timeout_ms = timeout_ms,
+		.lease_ms = lease_ms, .flags = flags, .k = k,
+	};
+
+	if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0)
+		return errno;
+	if (handle)
+		*handle = l.handle;
+	return 0;
+}
+
+static int upgrade(int fd, __u32 handle, __u32 timeout_ms)
+{
+	struct rdlock_test_upgrade u = { .handle = handle,
+					 .timeout_ms = timeout_ms };
+
+	return ioctl(fd, RDLOCK_TEST_IOC_UPGRADE, &u) < 0 ? errno : 0;
+}
+
+static int unlock(int fd, __u32 handle)
+{
+	return ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &handle) < 0 ? errno : 0;
+}
+
+static struct rdlock_test_proto_stats file_stats(int fd)
+{
+	struct rdlock_test_proto_stats s;
+
+	memset(&s, 0xff, sizeof(s));
+	ioctl(fd, RDLOCK_TEST_IOC_STATS, &s);
+	return s;
+}
+
+static __u64 own_word(int fd, const struct lock_env *e, __u32 i)
+{
+	__u64 v = ~0ULL;
+
+	rdl_xop(fd, RDLOCK_TEST_OP_READ, e->self, node_slot(e, i), 0, 0, &v);
+	return v;
+}
+
+/* Slots 0-4 of this node's region: leases, k = 1 against k = 4. */
+#define LEASE_MS	400
+
+TEST_F_TIMEOUT(lock, multislot_leases, 120)
+{
+	const struct lock_env *e = &self->env;
+	int fd2 = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	struct rdlock_test_proto_stats s0, s1;
+	__u32 h = 0, h2 = 0;
+
+	ASSERT_LE(0, fd2);
+	/*
+	 * A waiter behind k slots waits 2 x k leases of stillness: behind a
+	 * k = 4 holder it is still waiting at 2 s (it would reset at 3.2 s),
+	 * behind a k = 1 holder it has reset at 0.8 s.
+	 */
+	ASSERT_EQ(0, lock_own(self->fd, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 0, 0, 4,
+			      LEASE_MS, 0, &h));
+	EXPECT_EQ(ETIMEDOUT, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 0, 0,
+				      1, LEASE_MS, 2000, NULL));
+	EXPECT_EQ(0, unlock(self->fd, h));
+	ASSERT_EQ(0, lock_own(self->fd, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 1, 0, 1,
+			      LEASE_MS, 0, &h));
+	s0 = file_stats(fd2);
+	EXPECT_EQ(EAGAIN, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 1, 0, 1,
+				   LEASE_MS, 2000, NULL));
+	s1 = file_stats(fd2);
+	EXPECT_EQ(s0.stall_resets + 1, s1.stall_resets);
+	EXPECT_EQ(0, unlock(self->fd, h));
+
+	/*
+	 * A holder of k slots owns the lock for k leases: after 1 s a k = 4
+	 * holder (1.6 s) still releases by FA, a k = 1 holder (0.4 s) no
+	 * longer does and the word stays stalled.
+	 */
+	ASSERT_EQ(0, lock_own(self->fd, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 2, 0, 4,
+			      LEASE_MS, 0, &h));
+	usleep(1000000);
+	s0 = file_stats(self->fd);
+	EXPECT_EQ(0, unlock(self->fd, h));
+	s1 = file_stats(self->fd);
+	EXPECT_EQ(s0.lease_expiries, s1.lease_expiries);
+	EXPECT_EQ(bakery_word_pack(4, 0, 4, 0), own_word(self->fd, e, 2));
+	EXPECT_EQ(0, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 2, 0, 1,
+			      LEASE_MS, 300, &h2));
+	EXPECT_EQ(0, unlock(fd2, h2));
+
+	ASSERT_EQ(0, lock_own(self->fd, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 3, 0, 1,
+			      LEASE_MS, 0, &h));
+	usleep(1000000);
+	s0 = file_stats(self->fd);
+	EXPECT_EQ(0, unlock(self->fd, h));
+	s1 = file_stats(self->fd);
+	EXPECT_EQ(s0.lease_expiries + 1, s1.lease_expiries);
+	EXPECT_EQ(bakery_word_pack(0, 0, 1, 0), own_word(self->fd, e, 3));
+	EXPECT_EQ(ETIMEDOUT, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 3, 0,
+				      1, LEASE_MS, 300, NULL));
+
+	/*
+	 * An upgrade stuck behind a reader past its lease gives up its own
+	 * update ticket (EAGAIN); its release then does nothing.
+	 */
+	ASSERT_EQ(0, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_SHARED, 4,
+			      RDLOCK_TEST_LOCK_UPDATE_WORD, 1, LEASE_MS, 0,
+			      &h2));
+	ASSERT_EQ(0, lock_own(self->fd, e, 0, RDLOCK_TEST_MODE_UPDATE, 4,
+			      RDLOCK_TEST_LOCK_UPDATE_WORD, 1, LEASE_MS, 0,
+			      &h));
+	s0 = file_stats(self->fd);
+	EXPECT_EQ(EAGAIN, upgrade(self->fd, h, 5000));
+	s1 = file_stats(self->fd);
+	EXPECT_EQ(s0.stall_resets + 1, s1.stall_resets);
+	EXPECT_EQ(s0.upgrade_waits + 1, s1.upgrade_waits);
+	EXPECT_EQ(s0.upgrades, s1.upgrades);
+	EXPECT_EQ(bakery_upd_word_pack(0, 1, 0, 0, 1, 1),
+		  own_word(self->fd, e, 4));
+	s0 = file_stats(self->fd);
+	EXPECT_EQ(0, unlock(self->fd, h));
+	s1 = file_stats(self->fd);
+	EXPECT_EQ(s0.remote_ops, s1.remote_ops);
+	EXPECT_EQ(0, unlock(fd2, h2));
+	close(fd2);
+}
+
+/* Slots 5-12 of this node's region: errors of the update interfaces. */
+TEST_F_TIMEOUT(lock, update_inputs, 120)
+{
+	const struct lock_env *e = &self->env;
+	int fd = self->fd, fd2 = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	struct rdlock_test_upgrade u = { 0 };
+	__u32 proto, h = 0, h2 = 0, upd = RDLOCK_TEST_LOCK_UPDATE_WORD;
+
+	ASSERT_LE(0, fd2);
+	for (proto = 0; proto < 2; proto++) {
+		__u32 sl = 5 + 4 * proto;	/* 5-8 and 9-12 */
+
+		/* Update mode needs the update word; unknown flags. */
+		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_UPDATE,
+					   sl, 0, 0, 0, 0, NULL));
+		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_SHARED,
+					   sl, 2, 0, 0, 0, NULL));
+		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_NR, sl,
+					   upd, 0, 0, 0, NULL));
+		/* k: 0 means 1; at most BAKERY_K_MAX, BAKERY_UPD_K_MAX. */
+		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_SHARED,
+					   sl, 0, BAKERY_K_MAX + 1, 0, 0,
+					   NULL));
+		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_SHARED,
+					   sl + 1, upd, BAKERY_UPD_K_MAX + 1,
+					   0, 0, NULL));
+		ASSERT_EQ(0, lock_own(fd, e, proto, RDLOCK_TEST_MODE_EXCLUSIVE, sl,
+				      0, 0, 0, 0, &h));
+		EXPECT_EQ(EINVAL, upgrade(fd, h, 0));	/* exclusive */
+		EXPECT_EQ(0, unlock(fd, h));
+		ASSERT_EQ(0, lock_own(fd, e, proto, RDLOCK_TEST_MODE_SHARED, sl, 0,
+				      BAKERY_K_MAX, 0, 0, &h));
+		EXPECT_EQ(EINVAL, upgrade(fd, h, 0));	/* shared */
+		EXPECT_EQ(0, unlock(fd, h));
+		EXPECT_EQ(proto ? 0 : bakery_word_pack(1, BAKERY_K_MAX, 1,
+						       BAKERY_K_MAX),
+			  own_word(fd, e, sl));
+
+		/* Double upgrade; upgrade after unlock; bad handle, pad. */
+		ASSERT_EQ(0, lock_own(fd, e, proto, RDLOCK_TEST_MODE_UPDATE,
+				      sl + 1, upd, BAKERY_UPD_K_MAX, 0, 0, &h));
+		EXPECT_EQ(0, upgrade(fd, h, 0));
+		EXPECT_EQ(EINVAL, upgrade(fd, h, 0));
+		EXPECT_EQ(0, unlock(fd, h));
+		EXPECT_EQ(ENOENT, upgrade(fd, h, 0));
+		EXPECT_EQ(proto ? 0 : bakery_upd_word_pack(0, BAKERY_UPD_K_MAX,
+							   0, 0,
+							   BAKERY_UPD_K_MAX, 0),
+			  own_word(fd, e, sl + 1));
+		ASSERT_EQ(0, lock_own(fd, e, proto, RDLOCK_TEST_MODE_UPDATE,
+				      sl + 2, upd, 0, 0, 0, &h));
+		u.handle = h;
+		u.pad = 1;
+		EXPECT_EQ(-1, ioctl(fd, RDLOCK_TEST_IOC_UPGRADE, &u));
+		EXPECT_EQ(EINVAL, errno);
+		u.pad = 0;
+		u.remote_ops = 1;
+		EXPECT_EQ(-1, ioctl(fd, RDLOCK_TEST_IOC_UPGRADE, &u));
+		EXPECT_EQ(EINVAL, errno);
+		u.remote_ops = 0;
+		EXPECT_EQ(ENOENT, upgrade(fd, h + 1000, 0));
+		EXPECT_EQ(0, unlock(fd, h));
+
+		/*
+		 * Behind a reader the upgrade times out and the caller still
+		 * holds the update lock: a writer cannot get in, nor another
+		 * update holder; once the reader leaves, the upgrade works.
+		 */
+		ASSERT_EQ(0, lock_own(fd2, e, proto, RDLOCK_TEST_MODE_SHARED,
+				      sl + 3, upd, 0, 0, 0, &h2));
+		ASSERT_EQ(0, lock_own(fd, e, proto, RDLOCK_TEST_MODE_UPDATE,
+				      sl + 3, upd, 0, 0, 0, &h));
+		EXPECT_EQ(ETIMEDOUT, upgrade(fd, h, 300));
+		EXPECT_EQ(ETIMEDOUT, lock_own(fd2, e, proto,
+					      RDLOCK_TEST_MODE_UPDATE, sl + 3, upd,
+					      0, 0, 300, NULL));
+		EXPECT_EQ(0, unlock(fd2, h2));
+		EXPECT_EQ(0, upgrade(fd, h, 10000));
+		EXPECT_EQ(ETIMEDOUT, lock_own(fd2, e, proto,
+					      RDLOCK_TEST_MODE_SHARED, sl + 3, upd,
+					      0, 0, 300, NULL));
+		EXPECT_EQ(0, unlock(fd, h));
+		/* The abandoned tickets finish in the background. */
+		EXPECT_EQ(0, lock_own(fd2, e, proto, RDLOCK_TEST_MODE_EXCLUSIVE,
+				      sl + 3, upd, 0, 0, 10000, &h2));
+		EXPECT_EQ(0, unlock(fd2, h2));
+	}
+	close(fd2);
+}
+
+/* Slots 13-15 of this node's region: exact per-file counters. */
+TEST_F(lock, protocol_counters)
+{
+	const struct lock_env *e = &self->env;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	struct rdlock_test_proto_stats s;
+	long long faa = protocol_counter("ops_faa");
+	long long read = protocol_counter("ops_read");
+	long long cas = protocol_counter("ops_cas");
+	long long upgrades = protocol_counter("upgrades");
+	__u32 h = 0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, faa);
+	ASSERT_LE(0, read);
+	ASSERT_LE(0, cas);
+	ASSERT_LE(0, upgrades);
+	/* Uncontended, so exact: FAA to take, FAA to give back. */
+	ASSERT_EQ(0, lock_own(fd, e, 0, RDLOCK_TEST_MODE_SHARED, 13, 0, 0, 0, 0,
+			      &h));
+	s = file_stats(fd);
+	EXPECT_EQ(1, s.acquires);
+	EXPECT_EQ(1, s.remote_ops);
+	EXPECT_EQ(1, s.ops[RDLOCK_TEST_OP_FAA - 1]);
+	EXPECT_EQ(0, unlock(fd, h));
+	s = file_stats(fd);
+	EXPECT_EQ(2, s.remote_ops);
+	EXPECT_EQ(2, s.ops[RDLOCK_TEST_OP_FAA - 1]);
+	EXPECT_EQ(0, s.waits);
+	/* An uncontended upgrade is one READ. */
+	ASSERT_EQ(0, close(fd));
+	fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lock_own(fd, e, 0, RDLOCK_TEST_MODE_UPDATE, 14,
+			      RDLOCK_TEST_LOCK_UPDATE_WORD, 0, 0, 0, &h));
+	EXPECT_EQ(0, upgrade(fd, h, 0));
+	EXPECT_EQ(0, unlock(fd, h));
+	/* The CAS spinlock: CAS to take, FAA to give back. */
+	ASSERT_EQ(0, lock_own(fd, e, 1, RDLOCK_TEST_MODE_EXCLUSIVE, 15, 0, 0, 0, 0,
+			      &h));
+	EXPECT_EQ(0, unlock(fd, h));
+	s = file_stats(fd);
+	EXPECT_EQ(2, s.acquires);
+	EXPECT_EQ(5, s.remote_ops);
+	EXPECT_EQ(1, s.ops[RDLOCK_TEST_OP_READ - 1]);
+	EXPECT_EQ(0, s.ops[RDLOCK_TEST_OP_WRITE - 1]);
+	EXPECT_EQ(3, s.ops[RDLOCK_TEST_OP_FAA - 1]);
+	EXPECT_EQ(1, s.ops[RDLOCK_TEST_OP_CAS - 1]);
+	EXPECT_EQ(1, s.upgrades);
+	EXPECT_EQ(0, s.upgrade_waits);
+	close(fd);
+	/* The global counters saw at least as much (debugfs). */
+	EXPECT_LE(faa + 5, protocol_counter("ops_faa"));
+	EXPECT_LE(read + 1, protocol_counter("ops_read"));
+	EXPECT_LE(cas + 1, protocol_counter("ops_cas"));
+	EXPECT_LE(upgrades + 1, protocol_counter("upgrades"));
 }
 
 TEST_HARNESS_MAIN
