@@ -1,0 +1,951 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multi-node test of /dev/rdlock lockspaces, run at once on every node of
+ * a guest cluster. Locks are only ever taken by name through /dev/rdlock;
+ * the raw primitives of /dev/rdlock_test (rdl_xop) hold the shared
+ * counters, flags and barriers, in slots F .. F + 1023 (F =
+ * first_free_slot) below the lockspaces.
+ *
+ * attributes	node 0 creates a lockspace; the others must get EEXIST for
+ *		another protocol, slot count, flags or lease, and attach
+ *		with the same ones (node-local omega, uid, gid, mode differ).
+ * exclusion	per protocol (bakery, CAS spinlock): T threads per node, each
+ *		with its own file joined to the lockspace, take 4 hot names M
+ *		times in random modes (7 in 10 exclusive). An exclusive holder
+ *		does a non-atomic READ + WRITE increment of the name's counter
+ *		and marks a writer flag; shared holders check the flag. The
+ *		counters must equal the exclusive grants of the cluster
+ *		exactly. Every node must see a name at the same home and slot.
+ * update	the same in an RDLOCK_LS_UPDATE bakery lockspace with shared,
+ *		update and exclusive requests; update holders read the counter,
+ *		upgrade with CONVERT (TRY first, then waiting), must read the
+ *		same value again (no writer got in), write, and sometimes
+ *		convert back before releasing.
+ * fairness	bakery, one exclusive name: each acquisition takes an
+ *		arrival number (FAA right before LOCK) and a grant number (FAA
+ *		inside); the largest number of later arrivals granted before
+ *		an earlier one must stay below the cluster's thread count.
+ * stream	readers on every node but the last keep taking a shared lock
+ *		(holding it a while) until told to stop; the last node asks
+ *		for the exclusive lock and must get it while all readers are
+ *		still running.
+ * names	every node takes RDLOCK_LS_NAMES (200) distinct names once:
+ *		no error, and every node is the home of some.
+ *
+ * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LS_ITERS (M, default 50),
+ * RDLOCK_THREADS (T, default 2), RDLOCK_FAIR_ITERS (default 30),
+ * RDLOCK_LS_NAMES (default 200), RDLOCK_BARRIER_TIMEOUT (s, default 600).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#include <kselftest_harness.h>
+
+#define DEV		"/dev/rdlock"
+#define NR_HOT		4
+#define MAX_THREADS	16
+#define RAW_SLOTS	1024	/* F .. F + 1023 are ours */
+
+/* Raw slots relative to F; barriers and totals on node 0. */
+#define R_ATTR		32	/* barriers + 0 .. 3 */
+#define R_EXCL(p)	(64 + 64 * (p))	/* bakery, CAS spinlock, update */
+#define  X_COUNTER	0	/* + name, on node (name + 1) % N */
+#define  X_FLAG		8	/* + name, on node (name + 1) % N */
+#define  X_TOTAL	16	/* + name */
+#define  X_HOME		24	/* + name: (home << 32 | slot) + 1 */
+#define  X_BARRIER	32	/* + 0 .. 3 */
+#define R_FAIR		256
+#define  F_ARRIVAL	0
+#define  F_GRANT	1
+#define  F_BARRIER	8	/* + 0 .. 3 */
+#define R_STREAM	320
+#define  S_READERS	0	/* readers in their loop */
+#define  S_STOP		1	/* the writer is done: readers stop */
+#define  S_GAVE_UP	2	/* a reader hit its deadline */
+#define  S_WRITER_IN	3	/* the writer holds the lock */
+#define  S_BARRIER	8	/* + 0 .. 3 */
+#define R_NAMES		384
+#define  N_HOMES	0	/* + home node: names homed there */
+#define  N_BARRIER	48	/* + 0 .. 3 */
+#define R_FAIR_ORDER	512	/* + grant number: arrival number + 1 */
+#define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
+
+#define STREAM_HOLD_US		20000
+#define STREAM_DEADLINE_S	120
+#define STREAM_WRITER_MS	90000
+
+enum { P_BAKERY, P_CASLOCK, P_UPDATE };
+
+struct ls_env {
+	__u32 self, nr_nodes, iters, threads, fair_iters, names;
+	__u32 barrier_timeout, base;
+};
+
+/* 0 or errno. */
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) < 0 ? errno : 0;
+}
+
+static void ls_name_set(char *dst, const char *name)
+{
+	memset(dst, 0, RDLOCK_LS_NAME_MAX);
+	memcpy(dst, name, strnlen(name, RDLOCK_LS_NAME_MAX - 1));
+}
+
+static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
+		     __u32 flags, __u32 lease_ms, __u32 mode)
+{
+	struct rdlock_ls_create c;
+
+	memset(&c, 0, sizeof(c));
+	c.version = RDLOCK_UAPI_VERSION;
+	c.flags = flags;
+	ls_name_set(c.name, name);
+	c.proto = proto;
+	c.lease_ms = lease_ms;
+	c.slots = slots;
+	c.mode = mode;
+	return xioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
+}
+
+static int ls_by_name(int fd, unsigned long req, const char *name)
+{
+	struct rdlock_ls_name n;
+
+	memset(&n, 0, sizeof(n));
+	n.version = RDLOCK_UAPI_VERSION;
+	ls_name_set(n.name, name);
+	return xioctl(fd, req, &n);
+}
+
+static int ls_lock(int fd, const char *name, __u32 mode, __u32 flags,
+		   __u32 timeout_ms, __u32 *handle)
+{
+	struct rdlock_lock_req l;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	l.version = RDLOCK_UAPI_VERSION;
+	l.flags = flags;
+	l.mode = mode;
+	l.timeout_ms = timeout_ms;
+	l.name_len = strlen(name);
+	memcpy(l.name, name, l.name_len);
+	ret = xioctl(fd, RDLOCK_IOC_LOCK, &l);
+	*handle = ret ? 0 : l.handle;
+	return ret;
+}
+
+static int ls_unlock(int fd, __u32 handle)
+{
+	struct rdlock_unlock_req u = {
+		.version = RDLOCK_UAPI_VERSION, .handle = handle,
+	};
+
+	return xioctl(fd, RDLOCK_IOC_UNLOCK, &u);
+}
+
+static int ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags)
+{
+	struct rdlock_convert_req c = {
+		.version = RDLOCK_UAPI_VERSION, .flags = flags,
+		.handle = handle, .mode = mode,
+	};
+
+	return xioctl(fd, RDLOCK_IOC_CONVERT, &c);
+}
+
+static int ls_query(int fd, __u32 handle, struct rdlock_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->version = RDLOCK_UAPI_VERSION;
+	q->handle = handle;
+	return xioctl(fd, RDLOCK_IOC_QUERY, q);
+}
+
+/* A file of /dev/rdlock joined to @ls, or -errno. */
+static int open_joined(const char *ls)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ls_by_name(fd, RDLOCK_IOC_JOIN, ls);
+	if (ret) {
+		close(fd);
+		return -ret;
+	}
+	return fd;
+}
+
+struct ls_ctx {
+	int fd;		/* /dev/rdlock_test */
+	int dev;	/* /dev/rdlock */
+	struct ls_env env;
+};
+
+FIXTURE(ls) {
+	struct ls_ctx c;
+};
+
+FIXTURE_SETUP(ls)
+{
+	struct ls_env *e = &self->c.env;
+	struct rdlock_test_info info;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_LS_ITERS", 50, &e->iters));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_THREADS", 2, &e->threads));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_FAIR_ITERS", 30, &e->fair_iters));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_LS_NAMES", 200, &e->names));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 600,
+				 &e->barrier_timeout));
+	ASSERT_LT(e->self, e->nr_nodes);
+	ASSERT_LE(2, e->nr_nodes);
+	ASSERT_LE(1, e->threads);
+	ASSERT_GE(MAX_THREADS, e->threads);
+	self->c.fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->c.fd);
+	self->c.dev = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->c.dev);
+	ASSERT_EQ(0, ioctl(self->c.fd, RDLOCK_TEST_IOC_INFO, &info));
+	ASSERT_EQ(1, info.ready);
+	ASSERT_LE(info.first_free_slot + RAW_SLOTS, info.table_slots);
+	e->base = info.first_free_slot;
+}
+
+FIXTURE_TEARDOWN(ls)
+{
+	close(self->c.dev);
+	close(self->c.fd);
+}
+
+static int barrier(const struct ls_ctx *c, __u32 rel_slot, char *msg,
+		   size_t len)
+{
+	return rdl_barrier(c->fd, c->env.nr_nodes, c->env.barrier_timeout,
+			   c->env.base + rel_slot, 1, msg, len);
+}
+
+#define BARRIER(ctx, rel) do {						\
+	char msg_[160];							\
+									\
+	ASSERT_EQ(0, barrier((ctx), (rel), msg_, sizeof(msg_)))	\
+		TH_LOG("%s", msg_);					\
+} while (0)
+
+/* Every node creates (or attaches to) @name, then waits for the others. */
+static void setup_ls(struct __test_metadata *_metadata, struct ls_ctx *c,
+		     const char *name, __u32 proto, __u32 slots, __u32 flags,
+		     __u32 barrier_rel)
+{
+	int got = ls_create(c->dev, name, proto, slots, flags, 0, 0666);
+
+	EXPECT_EQ(0, got)
+		TH_LOG("LS_CREATE %s: %s", name, strerror(got));
+	BARRIER(c, barrier_rel);
+}
+
+/* Nobody uses @name any more once everybody is here: remove it. */
+static void teardown_ls(struct __test_metadata *_metadata,
+			struct ls_ctx *c, const char *name,
+			__u32 barrier_rel)
+{
+	int got;
+
+	BARRIER(c, barrier_rel);
+	got = ls_by_name(c->dev, RDLOCK_IOC_LS_REMOVE, name);
+	EXPECT_EQ(0, got)
+		TH_LOG("LS_REMOVE %s: %s", name, strerror(got));
+}
+
+TEST_F_TIMEOUT(ls, attributes, 600)
+{
+	static const char *ls = "ls_attr";
+	int got;
+
+	if (self->c.env.self == 0)
+		ASSERT_EQ(0, ls_create(self->c.dev, ls, RDLOCK_PROTO_BAKERY, 64, 0,
+				       0, 0666));
+	BARRIER(&self->c, R_ATTR);
+	if (self->c.env.self != 0) {
+		struct rdlock_ls_create c;
+		static const struct {
+			const char *what;
+			__u32 proto, slots, flags, lease_ms;
+		} others[] = {
+			{ "protocol", RDLOCK_PROTO_CASLOCK, 64, 0, 0 },
+			{ "slots", RDLOCK_PROTO_BAKERY, 128, 0, 0 },
+			{ "flags", RDLOCK_PROTO_BAKERY, 64, RDLOCK_LS_UPDATE, 0 },
+			{ "lease", RDLOCK_PROTO_BAKERY, 64, 0, 1000 },
+		};
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(others); i++) {
+			got = ls_create(self->c.dev, ls, others[i].proto,
+					others[i].slots, others[i].flags,
+					others[i].lease_ms, 0666);
+			EXPECT_EQ(EEXIST, got)
+				TH_LOG("LS_CREATE with another %s than node 0: %s",
+				       others[i].what, strerror(got));
+		}
+		/* What is this node's own may differ. */
+		memset(&c, 0, sizeof(c));
+		c.version = RDLOCK_UAPI_VERSION;
+		ls_name_set(c.name, ls);
+		c.proto = RDLOCK_PROTO_BAKERY;
+		c.slots = 64;
+		c.omega_us = 50;
+		c.uid = 1;
+		c.gid = 1;
+		c.mode = 0600;
+		got = xioctl(self->c.dev, RDLOCK_IOC_LS_CREATE, &c);
+		EXPECT_EQ(0, got)
+			TH_LOG("LS_CREATE attaching to node 0's: %s",
+			       strerror(got));
+	}
+	BARRIER(&self->c, R_ATTR + 1);
+	got = ls_create(self->c.dev, ls, RDLOCK_PROTO_BAKERY, 64, 0, 0, 0666);
+	EXPECT_EQ(EEXIST, got)
+		TH_LOG("LS_CREATE again on the same node: %s", strerror(got));
+	/* Everybody can lock in it: a name taken by all, one at a time. */
+	{
+		int fd = open_joined(ls);
+		__u32 h;
+
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
+		EXPECT_EQ(0, ls_unlock(fd, h));
+		close(fd);
+	}
+	teardown_ls(_metadata, &self->c, ls, R_ATTR + 2);
+}
+
+struct worker {
+	const struct ls_env *env;
+	const char *ls;
+	__u32 region, index;
+	bool update;
+	__u64 writes[NR_HOT];
+	__u64 violations, acquires, upgrades, upgrade_waits, downgrades;
+	__u64 home_mismatch, query_bad;
+	bool queried[NR_HOT];
+	char err[200];
+};
+
+static __u32 data_home(const struct ls_env *e, __u32 name)
+{
+	return (name + 1) % e->nr_nodes;
+}
+
+static __u32 xslot(const struct ls_env *e, __u32 region, __u32 what,
+		   __u32 name)
+{
+	return e->base + region + what + name;
+}
+
+static void fail(struct worker *w, const char *fmt, const char *what,
+		 __u32 name, int err)
+{
+	if (!w->err[0])
+		snprintf(w->err, sizeof(w->err), fmt, what, name, strerror(err));
+}
+
+/* One raw operation on a name's data slot; records the first error. */
+static int data_op(int tfd, struct worker *w, __u32 op, __u32 what,
+		   __u32 name, __u64 arg, __u64 *val)
+{
+	const struct ls_env *e = w->env;
+	int err = rdl_xop(tfd, op, data_home(e, name),
+			  xslot(e, w->region, what, name), arg, 0, val);
+
+	if (err)
+		fail(w, "raw op %s on name %u: %s", op == RDLOCK_TEST_OP_READ ?
+		     "READ" : "WRITE", name, err);
+	return err;
+}
+
+/* Increment the counter as the only writer; *seen: the value read. */
+static int exclusive_write(int tfd, struct worker *w, __u32 name, __u64 *seen)
+{
+	__u64 mark = ((__u64)w->env->self << 32) | (w->index + 1), flag, c;
+
+	if (data_op(tfd, w, RDLOCK_TEST_OP_READ, X_FLAG, name, 0, &flag))
+		return -1;
+	if (flag)
+		w->violations++;
+	if (data_op(tfd, w, RDLOCK_TEST_OP_WRITE, X_FLAG, name, mark, NULL) ||
+	    data_op(tfd, w, RDLOCK_TEST_OP_READ, X_COUNTER, name, 0, &c) ||
+	    data_op(tfd, w, RDLOCK_TEST_OP_WRITE, X_COUNTER, name, c + 1, NULL) ||
+	    data_op(tfd, w, RDLOCK_TEST_OP_READ, X_FLAG, name, 0, &flag))
+		return -1;
+	if (flag != mark)
+		w->violations++;
+	if (data_op(tfd, w, RDLOCK_TEST_OP_WRITE, X_FLAG, name, 0, NULL))
+		return -1;
+	w->writes[name]++;
+	if (seen)
+		*seen = c;
+	return 0;
+}
+
+/* A reader (or an update holder before upgrading): no writer inside. */
+static int read_section(int tfd, struct worker *w, __u32 name, __u64 *c)
+{
+	__u64 flag;
+
+	if (data_op(tfd, w, RDLOCK_TEST_OP_READ, X_FLAG, name, 0, &flag))
+		return -1;
+	if (flag)
+		w->violations++;
+	if (data_op(tfd, w, RDLOCK_TEST_OP_READ, X_COUNTER, name, 0, c) ||
+	    data_op(tfd, w, RDLOCK_TEST_OP_READ, X_FLAG, name, 0, &flag))
+		return -1;
+	if (flag)
+		w->violations++;
+	return 0;
+}
+
+/* QUERY a held lock once per name; all nodes must agree on its place. */
+static void check_query(int fd, int tfd, struct worker *w, __u32 name,
+			const char *str, __u32 handle, __u32 mode)
+{
+	const struct ls_env *e = w->env;
+	struct rdlock_query q;
+	__u64 want, old = 0;
+	int err;
+
+	if (w->queried[name])
+		return;
+	w->queried[name] = true;
+	err = ls_query(fd, handle, &q);
+	if (err) {
+		fail(w, "QUERY %s (%u): %s", str, name, err);
+		return;
+	}
+	if (q.mode != mode || q.home_node >= e->nr_nodes ||
+	    q.name_len != strlen(str) || memcmp(q.name, str, q.name_len))
+		w->query_bad++;
+	want = ((__u64)q.home_node << 32 | q.slot) + 1;
+	err = rdl_xop(tfd, RDLOCK_TEST_OP_CAS, 0,
+		      xslot(e, w->region, X_HOME, name), 0, want, &old);
+	if (err)
+		fail(w, "CAS home of %s (%u): %s", str, name, err);
+	else if (old && old != want)
+		w->home_mismatch++;
+}
+
+static __u32 pick_mode(unsigned int *seed, bool update)
+{
+	unsigned int r = rand_r(seed) % 10;
+
+	if (!update)
+		return r < 7 ? RDLOCK_LOCK_EX : RDLOCK_LOCK_SH;
+	return r < 3 ? RDLOCK_LOCK_SH : r < 7 ? RDLOCK_LOCK_UP : RDLOCK_LOCK_EX;
+}
+
+/* An update holder: read, upgrade, the same value again, write. */
+static int update_section(int fd, int tfd, struct worker *w, __u32 name,
+			  __u32 handle, unsigned int *seed)
+{
+	__u64 before, seen;
+	int err;
+
+	if (read_section(tfd, w, name, &before))
+		return -1;
+	err = rand_r(seed) % 2 ? ls_convert(fd, handle, RDLOCK_LOCK_EX,
+					    RDLOCK_LKF_TRY) : EAGAIN;
+	if (err == EAGAIN) {
+		w->upgrade_waits++;
+		err = ls_convert(fd, handle, RDLOCK_LOCK_EX, 0);
+	}
+	if (err) {
+		fail(w, "CONVERT %s to EX (name %u): %s", "UP", name, err);
+		return -1;
+	}
+	w->upgrades++;
+	if (exclusive_write(tfd, w, name, &seen))
+		return -1;
+	if (seen != before)
+		w->violations++;	/* a writer got in beside us */
+	if (rand_r(seed) % 2) {
+		err = ls_convert(fd, handle, RDLOCK_LOCK_UP, 0);
+		if (err) {
+			fail(w, "CONVERT %s back to UP (name %u): %s", "EX",
+			     name, err);
+			return -1;
+		}
+		w->downgrades++;
+		return read_section(tfd, w, name, &seen);
+	}
+	return 0;
+}
+
+static void *exclusion_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct ls_env *e = w->env;
+	unsigned int seed = e->self * 7919 + w->index * 104729 + w->region;
+	int fd = open_joined(w->ls), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	__u32 it;
+
+	if (fd < 0 || tfd < 0) {
+		snprintf(w->err, sizeof(w->err), "open/JOIN %s: %s", w->ls,
+			 strerror(fd < 0 ? -fd : errno));
+		goto out;
+	}
+	for (it = 0; it < e->iters && !w->err[0]; it++) {
+		__u32 name = rand_r(&seed) % NR_HOT, mode, h;
+		char str[16];
+		__u64 c;
+		int err;
+
+		mode = pick_mode(&seed, w->update);
+		snprintf(str, sizeof(str), "hot%u", name);
+		err = ls_lock(fd, str, mode, 0, 0, &h);
+		if (err) {
+			fail(w, "LOCK %s (%u): %s", str, name, err);
+			break;
+		}
+		w->acquires++;
+		check_query(fd, tfd, w, name, str, h, mode);
+		if (mode == RDLOCK_LOCK_EX)
+			exclusive_write(tfd, w, name, NULL);
+		else if (mode == RDLOCK_LOCK_SH)
+			read_section(tfd, w, name, &c);
+		else
+			update_section(fd, tfd, w, name, h, &seed);
+		err = ls_unlock(fd, h);
+		if (err)
+			fail(w, "UNLOCK %s (%u): %s", str, name, err);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tfd >= 0)
+		close(tfd);
+	return NULL;
+}
+
+static void run_exclusion(struct __test_metadata *_metadata,
+			  struct ls_ctx *c, const char *ls, __u32 proto,
+			  __u32 flags, __u32 p)
+{
+	const struct ls_env *e = &c->env;
+	__u32 region = R_EXCL(p), i, n, failed = 0;
+	__u64 writes[NR_HOT] = { 0 }, violations = 0, acq = 0, up = 0;
+	__u64 waits = 0, down = 0, mismatch = 0, bad = 0;
+	struct worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+
+	setup_ls(_metadata, c, ls, proto, 256, flags, region + X_BARRIER);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].ls = ls;
+		w[i].region = region;
+		w[i].index = i;
+		w[i].update = flags & RDLOCK_LS_UPDATE;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, exclusion_main, &w[i]));
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		if (w[i].err[0]) {
+			TH_LOG("thread %u: %s", i, w[i].err);
+			failed++;
+		}
+		for (n = 0; n < NR_HOT; n++)
+			writes[n] += w[i].writes[n];
+		violations += w[i].violations;
+		acq += w[i].acquires;
+		up += w[i].upgrades;
+		waits += w[i].upgrade_waits;
+		down += w[i].downgrades;
+		mismatch += w[i].home_mismatch;
+		bad += w[i].query_bad;
+	}
+	/* Whatever happened, the others wait for us at the barriers. */
+	BARRIER(c, region + X_BARRIER + 1);
+	for (n = 0; n < NR_HOT; n++)
+		ASSERT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_FAA, 0,
+				     xslot(e, region, X_TOTAL, n), writes[n], 0,
+				     NULL));
+	BARRIER(c, region + X_BARRIER + 2);
+
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(0, violations);
+	EXPECT_EQ(0, mismatch)
+		TH_LOG("nodes disagree on where a name lives");
+	EXPECT_EQ(0, bad)
+		TH_LOG("QUERY reported another mode or name, or a bad home");
+	for (n = 0; n < NR_HOT; n++) {
+		__u64 total = 0, counter = 0;
+
+		ASSERT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_READ, 0,
+				     xslot(e, region, X_TOTAL, n), 0, 0, &total));
+		ASSERT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_READ,
+				     data_home(e, n),
+				     xslot(e, region, X_COUNTER, n), 0, 0,
+				     &counter));
+		EXPECT_EQ(total, counter)
+			TH_LOG("name hot%u: %llu writes granted, counter %llu",
+			       n, (unsigned long long)total,
+			       (unsigned long long)counter);
+		EXPECT_LT(0, total);
+	}
+	printf("# node %u, %s: %llu acquisitions", e->self, ls,
+	       (unsigned long long)acq);
+	if (flags & RDLOCK_LS_UPDATE)
+		printf(", %llu upgrades (%llu waited), %llu back to UP",
+		       (unsigned long long)up, (unsigned long long)waits,
+		       (unsigned long long)down);
+	printf("\n");
+	teardown_ls(_metadata, c, ls, region + X_BARRIER + 3);
+}
+
+TEST_F_TIMEOUT(ls, bakery_exclusion, 900)
+{
+	run_exclusion(_metadata, &self->c, "ls_bakery", RDLOCK_PROTO_BAKERY, 0,
+		      P_BAKERY);
+}
+
+TEST_F_TIMEOUT(ls, caslock_exclusion, 900)
+{
+	run_exclusion(_metadata, &self->c, "ls_caslock", RDLOCK_PROTO_CASLOCK, 0,
+		      P_CASLOCK);
+}
+
+TEST_F_TIMEOUT(ls, update_exclusion, 900)
+{
+	run_exclusion(_metadata, &self->c, "ls_update", RDLOCK_PROTO_BAKERY,
+		      RDLOCK_LS_UPDATE, P_UPDATE);
+}
+
+struct fair_worker {
+	const struct ls_env *env;
+	__u32 index;
+	char err[160];
+};
+
+static void *fair_main(void *arg)
+{
+	struct fair_worker *w = arg;
+	const struct ls_env *e = w->env;
+	int fd = open_joined("ls_fair"), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	__u64 arrival, grant;
+	__u32 it, h;
+	int err;
+
+	if (fd < 0 || tfd < 0) {
+		snprintf(w->err, sizeof(w->err), "open/JOIN: %s",
+			 strerror(fd < 0 ? -fd : errno));
+		goto out;
+	}
+	for (it = 0; it < e->fair_iters; it++) {
+		err = rdl_xop(tfd, RDLOCK_TEST_OP_FAA, 0,
+			      e->base + R_FAIR + F_ARRIVAL, 1, 0, &arrival);
+		if (err) {
+			snprintf(w->err, sizeof(w->err), "arrival FAA: %s",
+				 strerror(err));
+			break;
+		}
+		err = ls_lock(fd, "fair", RDLOCK_LOCK_EX, 0, 0, &h);
+		if (err) {
+			snprintf(w->err, sizeof(w->err), "LOCK: %s", strerror(err));
+			break;
+		}
+		err = rdl_xop(tfd, RDLOCK_TEST_OP_FAA, 0,
+			      e->base + R_FAIR + F_GRANT, 1, 0, &grant);
+		if (!err && grant < FAIR_MAX)
+			err = rdl_xop(tfd, RDLOCK_TEST_OP_WRITE, 0,
+				      e->base + R_FAIR_ORDER + grant,
+				      arrival + 1, 0, NULL);
+		if (err)
+			snprintf(w->err, sizeof(w->err), "grant: %s",
+				 strerror(err));
+		err = ls_unlock(fd, h);
+		if (err && !w->err[0])
+			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
+				 strerror(err));
+		if (w->err[0])
+			break;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tfd >= 0)
+		close(tfd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(ls, bakery_fairness, 900)
+{
+	const struct ls_env *e = &self->c.env;
+	__u32 total = e->nr_nodes * e->threads * e->fair_iters, i, g, h;
+	__u32 cluster_threads = e->nr_nodes * e->threads, max = 0, worst = 0;
+	struct fair_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 overtakes = 0, v;
+	static __u64 order[FAIR_MAX];
+
+	ASSERT_GE(FAIR_MAX, total)
+		TH_LOG("at most %u acquisitions: lower RDLOCK_FAIR_ITERS",
+		       FAIR_MAX);
+	setup_ls(_metadata, &self->c, "ls_fair", RDLOCK_PROTO_BAKERY, 64, 0,
+		 R_FAIR + F_BARRIER);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].index = i;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, fair_main, &w[i]));
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		EXPECT_EQ(0, w[i].err[0])
+			TH_LOG("thread %u: %s", i, w[i].err);
+	}
+	BARRIER(&self->c, R_FAIR + F_BARRIER + 1);
+	if (e->self == 0) {
+		ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+				     e->base + R_FAIR + F_GRANT, 0, 0, &v));
+		EXPECT_EQ(total, v);
+		for (g = 0; g < total; g++) {
+			ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+					     e->base + R_FAIR_ORDER + g, 0, 0,
+					     &order[g]));
+			ASSERT_NE(0, order[g]);
+		}
+		/* Later arrivals granted before each acquisition. */
+		for (g = 0; g < total; g++) {
+			__u32 n = 0;
+
+			for (h = 0; h < g; h++)
+				n += order[h] > order[g];
+			overtakes += n;
+			if (n > max) {
+				max = n;
+				worst = g;
+			}
+		}
+		printf("# bakery fairness: %u acquisitions by %u threads; ",
+		       total, cluster_threads);
+		printf("overtaken by later arrivals: max %u (grant %u), mean %.2f\n",
+		       max, worst, (double)overtakes / total);
+		EXPECT_GT(cluster_threads, max)
+			TH_LOG("grant %u came after %u later arrivals", worst,
+			       max);
+	}
+	teardown_ls(_metadata, &self->c, "ls_fair", R_FAIR + F_BARRIER + 2);
+}
+
+struct reader {
+	const struct ls_env *env;
+	__u64 iterations, violations;
+	char err[160];
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	const struct ls_env *e = r->env;
+	int fd = open_joined("ls_stream"), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	double deadline = rdl_now() + STREAM_DEADLINE_S;
+	__u32 S = e->base + R_STREAM, h;
+	__u64 v;
+	int err;
+
+	if (fd < 0 || tfd < 0) {
+		snprintf(r->err, sizeof(r->err), "open/JOIN: %s",
+			 strerror(fd < 0 ? -fd : errno));
+		goto out;
+	}
+	err = rdl_xop(tfd, RDLOCK_TEST_OP_FAA, 0, S + S_READERS, 1, 0, NULL);
+	while (!err) {
+		err = rdl_xop(tfd, RDLOCK_TEST_OP_READ, 0, S + S_STOP, 0, 0, &v);
+		if (err || v)
+			break;
+		if (rdl_now() > deadline) {
+			err = rdl_xop(tfd, RDLOCK_TEST_OP_WRITE, 0,
+				      S + S_GAVE_UP, 1, 0, NULL);
+			break;
+		}
+		err = ls_lock(fd, "stream", RDLOCK_LOCK_SH, 0, 0, &h);
+		if (err)
+			break;
+		r->iterations++;
+		err = rdl_xop(tfd, RDLOCK_TEST_OP_READ, 0, S + S_WRITER_IN, 0,
+			      0, &v);
+		if (!err && v)
+			r->violations++;
+		usleep(STREAM_HOLD_US);
+		if (!err)
+			err = ls_unlock(fd, h);
+		else
+			ls_unlock(fd, h);
+	}
+	if (err)
+		snprintf(r->err, sizeof(r->err), "reader: %s", strerror(err));
+	rdl_xop(tfd, RDLOCK_TEST_OP_FAA, 0, S + S_READERS, (__u64)-1, 0, NULL);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tfd >= 0)
+		close(tfd);
+	return NULL;
+}
+
+/* The last node's writer, among a stream of readers on the others. */
+static void stream_writer(struct __test_metadata *_metadata,
+			  struct ls_ctx *c)
+{
+	const struct ls_env *e = &c->env;
+	__u32 S = e->base + R_STREAM, readers = (e->nr_nodes - 1) * e->threads;
+	__u64 v = 0, gave_up = 0, running = 0;
+	double end = rdl_now() + 120, t;
+	int fd = open_joined("ls_stream"), err;
+	__u32 h;
+
+	ASSERT_LE(0, fd);
+	/* Every reader in its loop, and a while of overlapping holders. */
+	while (rdl_now() < end) {
+		ASSERT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_READ, 0,
+				     S + S_READERS, 0, 0, &v));
+		if (v >= readers)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(readers, v)
+		TH_LOG("only %llu of %u readers started",
+		       (unsigned long long)v, readers);
+	usleep(500000);
+	t = rdl_now();
+	err = ls_lock(fd, "stream", RDLOCK_LOCK_EX, 0, STREAM_WRITER_MS, &h);
+	t = rdl_now() - t;
+	EXPECT_EQ(0, err)
+		TH_LOG("writer: LOCK EX among readers: %s after %.1f s",
+		       strerror(err), t);
+	if (!err) {
+		EXPECT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_WRITE, 0,
+				     S + S_WRITER_IN, 1, 0, NULL));
+		EXPECT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_READ, 0,
+				     S + S_GAVE_UP, 0, 0, &gave_up));
+		EXPECT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_READ, 0,
+				     S + S_READERS, 0, 0, &running));
+		EXPECT_EQ(0, gave_up)
+			TH_LOG("readers gave up before the writer got in");
+		EXPECT_EQ(readers, running)
+			TH_LOG("only %llu of %u readers still running when the writer got in",
+			       (unsigned long long)running, readers);
+		usleep(STREAM_HOLD_US);
+		EXPECT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_WRITE, 0,
+				     S + S_WRITER_IN, 0, 0, NULL));
+		EXPECT_EQ(0, ls_unlock(fd, h));
+		printf("# writer granted after %.2f s among %u readers\n", t,
+		       readers);
+	}
+	EXPECT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_WRITE, 0, S + S_STOP, 1,
+			     0, NULL));
+	close(fd);
+}
+
+TEST_F_TIMEOUT(ls, reader_stream, 900)
+{
+	const struct ls_env *e = &self->c.env;
+	struct reader r[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 iters = 0, violations = 0;
+	__u32 i;
+
+	setup_ls(_metadata, &self->c, "ls_stream", RDLOCK_PROTO_BAKERY, 64, 0,
+		 R_STREAM + S_BARRIER);
+	if (e->self == e->nr_nodes - 1) {
+		stream_writer(_metadata, &self->c);
+	} else {
+		memset(r, 0, sizeof(r));
+		for (i = 0; i < e->threads; i++) {
+			r[i].env = e;
+			ASSERT_EQ(0, pthread_create(&tid[i], NULL, reader_main,
+						    &r[i]));
+		}
+		for (i = 0; i < e->threads; i++) {
+			pthread_join(tid[i], NULL);
+			EXPECT_EQ(0, r[i].err[0])
+				TH_LOG("reader %u: %s", i, r[i].err);
+			iters += r[i].iterations;
+			violations += r[i].violations;
+		}
+		EXPECT_EQ(0, violations)
+			TH_LOG("readers saw the writer inside");
+		printf("# node %u: %llu shared acquisitions\n", e->self,
+		       (unsigned long long)iters);
+	}
+	teardown_ls(_metadata, &self->c, "ls_stream", R_STREAM + S_BARRIER + 1);
+}
+
+TEST_F_TIMEOUT(ls, many_names, 900)
+{
+	const struct ls_env *e = &self->c.env;
+	__u32 homes[RDLOCK_MAX_NODES] = { 0 }, i, h, failed = 0;
+	int fd;
+
+	setup_ls(_metadata, &self->c, "ls_names", RDLOCK_PROTO_BAKERY, 512, 0,
+		 R_NAMES + N_BARRIER);
+	fd = open_joined("ls_names");
+	ASSERT_LE(0, fd);
+	for (i = 0; i < e->names; i++) {
+		__u32 mode = i % 2 ? RDLOCK_LOCK_EX : RDLOCK_LOCK_SH;
+		struct rdlock_query q;
+		char name[32];
+		int err;
+
+		snprintf(name, sizeof(name), "node%u-name%u", e->self, i);
+		err = ls_lock(fd, name, mode, 0, 60000, &h);
+		if (!err) {
+			err = ls_query(fd, h, &q);
+			if (!err && q.home_node < RDLOCK_MAX_NODES)
+				homes[q.home_node]++;
+			if (!err && (q.mode != mode || q.home_node >= e->nr_nodes))
+				err = EPROTO;
+			if (!err)
+				err = ls_unlock(fd, h);
+			else
+				ls_unlock(fd, h);
+		}
+		if (err && failed++ < 5)
+			TH_LOG("%s: %s", name, strerror(err));
+	}
+	close(fd);
+	EXPECT_EQ(0, failed);
+	for (i = 0; i < e->nr_nodes; i++) {
+		EXPECT_LT(0, homes[i])
+			TH_LOG("none of %u names lives on node %u", e->names, i);
+		EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_FAA, 0,
+				     e->base + R_NAMES + N_HOMES + i, homes[i],
+				     0, NULL));
+	}
+	BARRIER(&self->c, R_NAMES + N_BARRIER + 1);
+	printf("# names homed per node, whole cluster:");
+	for (i = 0; i < e->nr_nodes; i++) {
+		__u64 v = 0;
+
+		EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+				     e->base + R_NAMES + N_HOMES + i, 0, 0, &v));
+		printf(" %llu", (unsigned long long)v);
+	}
+	printf("\n");
+	teardown_ls(_metadata, &self->c, "ls_names", R_NAMES + N_BARRIER + 2);
+}
+
+TEST_HARNESS_MAIN
