@@ -14,6 +14,10 @@
 #             lock-verbs       mutual exclusion of the bakery lock and the
 #                              CAS spinlock, 3 nodes, verbs backend
 #             lock-twosided    the same with the two-sided backend
+#             lockspace-verbs  /dev/rdlock lockspaces by name: exclusion
+#                              (bakery, CAS spinlock, update locks),
+#                              fairness, reader stream, many names, 3 nodes
+#             lockspace-twosided  the same with the two-sided backend
 #             reject           refused connections and recovery, 2 nodes
 #             reconnect        a node leaves and rejoins; unload while
 #                              connected, 3 nodes
@@ -127,6 +131,8 @@ guest_tests()
 	cluster_step "$kernel" xport-twosided 3 600 -- sh guest/xport.sh twosided
 	cluster_step "$kernel" lock-verbs 3 900 -- sh guest/lock.sh verbs
 	cluster_step "$kernel" lock-twosided 3 900 -- sh guest/lock.sh twosided
+	cluster_step "$kernel" lockspace-verbs 3 900 -- sh guest/ls.sh verbs
+	cluster_step "$kernel" lockspace-twosided 3 900 -- sh guest/ls.sh twosided
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
 	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh
 }
