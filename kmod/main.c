@@ -26,7 +26,7 @@
 #include "lockspace-pri.h"
 
 int rdlock_backend_param = RDLOCK_BACKEND_NONE;
-unsigned int rdlock_table_slots_param = 4096;
+unsigned int rdlock_table_slots_param = 32768;
 unsigned int rdlock_op_timeout_ms = 5000;
 
 static const char *const rdlock_backend_param_names[] = {
@@ -82,7 +82,7 @@ static const struct kernel_param_ops rdlock_slots_ops = {
 module_param_cb(table_slots, &rdlock_slots_ops, &rdlock_table_slots_param,
 		0644);
 MODULE_PARM_DESC(table_slots,
-		 "8-byte slots in this node's lock table (9..524288, default 4096); read when the cluster goes up");
+		 "8-byte slots in this node's lock table (9..524288, default 32768; lockspaces need more than 1225); read when the cluster goes up");
 
 module_param_named(op_timeout_ms, rdlock_op_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(op_timeout_ms,
