@@ -742,7 +742,8 @@ static const struct field_case lock_cases[] = {
 	{ "handle ~0 on input", { F(handle, U32_MAX_) }, EINVAL },
 	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
 	  EINVAL },
-	{ "lease_slots 257", { F(lease_slots, 257) }, EINVAL },
+	{ "lease_slots 257", { F(lease_slots, RDLOCK_LEASE_SLOTS_MAX + 1) },
+	  EINVAL },
 	{ "lease_slots ~0", { F(lease_slots, U32_MAX_) }, EINVAL },
 	{ "pad 1", { F(pad, 1) }, EINVAL },
 	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
@@ -795,7 +796,6 @@ static const struct field_case query_cases[] = {
 #define F8(field, v) POKE(struct rdlock_query, field, 1, v)
 	{ "version 0", { F(version, 0) }, EINVAL },
 	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "pad 1", { F(pad, 1) }, EINVAL },
 	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
 	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
 	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
@@ -1822,6 +1822,20 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 	ASSERT_EQ(0, ls_join(self->fd, LS_UPD));
 	fd2 = open_joined(LS_UPD);
 	ASSERT_LE(0, fd2);
+
+	/* Update lockspaces take fewer lease slots. */
+	{
+		struct rdlock_lock_req l;
+
+		lock_init(&l, "lease", RDLOCK_LOCK_UP, 0, 0);
+		l.lease_slots = RDLOCK_LEASE_SLOTS_MAX_UPDATE + 1;
+		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l),
+			   EINVAL, "LOCK UP, lease_slots 17 in an update lockspace");
+		l.lease_slots = RDLOCK_LEASE_SLOTS_MAX_UPDATE;
+		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+			   "LOCK UP, lease_slots 16 in an update lockspace");
+		EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
+	}
 
 	/* Every mode; QUERY tells what is held and where. */
 	tfd = open_test_dev(&info);
