@@ -4,7 +4,8 @@
 # payload.sh KERNEL - build everything a guest needs for KERNEL (debug or
 # stock, see kernel.sh) and assemble it under build/KERNEL/payload:
 #   modules/  rdlock.ko, rdlock_test.ko and, with KUnit, *_kunit.ko
-#   bin/      rdlockctl, rdlock-xport-bench, rdlock-lock-bench (static)
+#   bin/      rdlockctl, rdlock-xport-bench, rdlock-lock-bench, rdlock-bench
+#             (static)
 #   tests/    selftest binaries (static)
 #   guest/    the guest-side scripts of selftests/guest
 # The modules are built in a copy of the tree per kernel, so that builds
@@ -30,7 +31,8 @@ rm -rf "$bdir/payload"
 mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
 cp "$bdir"/src/*.ko "$bdir/payload/modules/"
 cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
-	"$ROOT"/userspace/rdlock-lock-bench "$bdir/payload/bin/"
+	"$ROOT"/userspace/rdlock-lock-bench "$ROOT"/userspace/rdlock-bench \
+	"$bdir/payload/bin/"
 cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
 cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
 echo "$bdir/payload"
