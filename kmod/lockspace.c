@@ -29,6 +29,9 @@
 #include "lockspace-pri.h"
 #include "uapi_check.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /* The list of lockspaces and their users. */
 DEFINE_MUTEX(rdlock_ls_mutex);
 static LIST_HEAD(rdlock_ls_list);
@@ -539,10 +542,12 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
 	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
+	trace_rdlock_lock_request(lk, 0);
 	ret = ls->ops->acquire(&ls->cfg, &lk->ticket,
 			       rdlock_deadline(&lk->opts));
 	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
+	trace_rdlock_lock_done(lk, ret);
 	if (ret)
 		rdlock_lock_unlist(lk);
 	else
@@ -732,6 +737,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
 	if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
+	trace_rdlock_convert_done(lk, ret);
 	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
 	return ret;
 }
@@ -748,6 +754,7 @@ void rdlock_unlock(struct rdlock_lock *lk)
 {
 	struct rdlock_ls *ls = lk->ls;
 
+	trace_rdlock_unlock(lk, 0);
 	ls->ops->release(&ls->cfg, &lk->ticket);
 	rdlock_lock_unlist(lk);
 	rdlock_lock_free(lk);

@@ -168,7 +168,8 @@ static inline int rdlock_ls_check_name(const char *name, bool padded)
 	if (!len || len >= RDLOCK_LS_NAME_MAX)
 		return -EINVAL;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("_.:-", name[i]))
+		if (!isascii(name[i]) ||
+		    (!isalnum(name[i]) && !strchr("_.:-", name[i])))
 			return -EINVAL;
 	if (padded && !rdlock_all_zero(name + len, RDLOCK_LS_NAME_MAX - len))
 		return -EINVAL;
