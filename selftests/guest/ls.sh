@@ -18,11 +18,8 @@ rdl_backend_arg "$BACKEND"
 
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
 	rdl_step "ls_test ($BACKEND)" ls_test
-	for f in /sys/kernel/debug/rdlock/lockspaces /sys/kernel/debug/rdlock/protocols; do
-		[ -r "$f" ] || continue
-		echo "# node $RDLOCK_NODE_ID $(basename "$f"):"
-		sed 's/^/#   /' "$f"
-	done
+	echo "# node $RDLOCK_NODE_ID protocol counters:"
+	sed 's/^/#   /' /sys/kernel/debug/rdlock/protocols
 fi
 rdl_stop
 rdl_finish

@@ -1758,7 +1758,8 @@ TEST_F(uapi, ls_lock_rejects)
 		   "LOCK 64-byte name, lease_slots 256");
 	EXPECT_NE(0, l.handle);
 	EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
-	lock_init(&l, "\0\xff binary\n", RDLOCK_LOCK_SH, 0, 0);
+	lock_init(&l, "x", RDLOCK_LOCK_SH, 0, 0);
+	memcpy(l.name, "\0\xff binary\n", 10);
 	l.name_len = 10;
 	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
 		   "LOCK binary name");
