@@ -6,7 +6,10 @@
 # the RDMA primitives with an exact cluster-wide count, run the bakery lock
 # against the CAS spinlock with every node on one lock, and measure the
 # primitives and an uncontended lock next to perftest's ib_atomic_lat in the
-# same guests, for both atomic backends. Sets up everything it needs.
+# same guests, for both atomic backends; then the lock benchmark of the
+# product path (rdlock-bench: lockspaces and locks by name, bakery and CAS
+# spinlock side by side, contended and uncontended) and "rdlockctl lock"
+# guarding a counter in node 0's memory. Sets up everything it needs.
 #
 # usage: demo.sh [NODES]
 
@@ -29,6 +32,10 @@ rc=0
 "$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
 	--payload "$payload" --log-dir "$logs/lockbench" \
 	-- sh guest/lockbench.sh verbs || rc=$?
+# ... locks by name through /dev/rdlock, and rdlockctl lock ...
+"$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
+	--payload "$payload" --log-dir "$logs/rdlockbench" \
+	-- sh guest/rdlockbench.sh || rc=$?
 # ... and the latency comparison between nodes 0 and 1, for each backend.
 for backend in verbs twosided; do
 	"$ROOT/scripts/cluster.sh" --kernel stock --nodes 2 --timeout 900 \
@@ -48,6 +55,11 @@ done
 for backend in verbs twosided; do
 	echo "=============================== latency node 0 -> 1, $backend"
 	cat "$logs/bench-$backend/node0.out"
+done
+echo "=============================== locks by name (rdlock-bench), rdlockctl lock"
+for ((i = 0; i < nodes; i++)); do
+	grep -v '^ok\|^TAP\|^1\.\.\|^#json\|^RDLOCK-GUEST-EXIT' \
+		"$logs/rdlockbench/node$i.out" || true
 done
 echo "demo: logs in $logs"
 exit $rc

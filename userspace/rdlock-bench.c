@@ -885,6 +885,7 @@ static void print_contended(const struct env *e, const struct opts *o,
 			    const struct result *r, __u32 n)
 {
 	const struct result *b = NULL, *c = NULL;
+	char mm[48];
 	__u32 i;
 
 	printf("rdlock-bench: node %u of %u, %u clients per node, %u locks, ",
@@ -897,7 +898,7 @@ static void print_contended(const struct env *e, const struct opts *o,
 		printf("%u acquisitions per client\n", o->ops);
 	printf("acquire latency (the lock call only) in usec; %s\n",
 	       "cluster percentiles from a histogram, 8 buckets per octave");
-	printf("%-8s %-7s %9s %10s %9s %9s %9s %9s %7s %6s %13s\n", "proto",
+	printf("%-8s %-7s %9s %10s %9s %9s %9s %9s %7s %6s %14s\n", "proto",
 	       "scope", "acq", "acq/s", "p50", "p99", "p99.9", "max",
 	       "ops/acq", "jain", "client min/max");
 	for (i = 0; i < n; i++) {
@@ -906,13 +907,13 @@ static void print_contended(const struct env *e, const struct opts *o,
 		       (unsigned long long)r[i].acq, r[i].rate, r[i].st.p50,
 		       r[i].st.p99, r[i].p999, r[i].st.max,
 		       ratio(r[i].ops, r[i].lsacq));
-		printf("%-8s %-7s %9llu %10.1f %9.1f %9.1f %9.1f %9.1f %7.2f %6.3f %6llu/%-6llu\n",
+		snprintf(mm, sizeof(mm), "%llu/%llu", (unsigned long long)r[i].cl_min,
+			 (unsigned long long)r[i].cl_max);
+		printf("%-8s %-7s %9llu %10.1f %9.1f %9.1f %9.1f %9.1f %7.2f %6.3f %14s\n",
 		       proto_names[r[i].proto], "cluster",
 		       (unsigned long long)r[i].c_acq, r[i].c_rate, r[i].c_p50,
 		       r[i].c_p99, r[i].c_p999, r[i].c_max,
-		       ratio(r[i].c_ops, r[i].c_lsacq), r[i].jain,
-		       (unsigned long long)r[i].cl_min,
-		       (unsigned long long)r[i].cl_max);
+		       ratio(r[i].c_ops, r[i].c_lsacq), r[i].jain, mm);
 		if (r[i].proto == RDLOCK_PROTO_BAKERY)
 			b = &r[i];
 		else if (r[i].proto == RDLOCK_PROTO_CASLOCK)
