@@ -57,10 +57,13 @@ struct rdlock_proto_cfg {
  * @node: home node of the lock word.
  * @slot: slot of the lock word in @node's table.
  * @mode: enum rdlock_mode.
- * @prev: bakery: the word the acquiring FA returned.
+ * @prev: bakery: the word the acquiring FA returned; CAS spinlock: the bits
+ *	held.
  * @k: slots of a multi-slot lease (section 5.1); 0 means 1. At most
  *	BAKERY_K_MAX, or BAKERY_UPD_K_MAX on an update word.
- * @upgraded: an update ticket that may write (set by upgrade).
+ * @upgraded: an update ticket that may write (set by upgrade). The holder
+ *	may clear it to stop writing; the ticket still keeps readers out
+ *	until released, and upgrade sets it again at once.
  * @revoked: bakery: a lease reset took the ticket away while it was held
  *	(only during an upgrade); release does nothing.
  * @granted_at: when the lock was granted, or upgraded (leases).

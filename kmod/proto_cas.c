@@ -14,7 +14,10 @@
  * update bits are clear; readers keep coming and going beside it. Upgrade:
  * CAS update -> update | writer, which succeeds only once the reader count
  * is 0; the writer bit then keeps new readers out. Release subtracts what
- * was added with FETCH_AND_ADD. An acquirer retries a failed CAS after a
+ * was added with FETCH_AND_ADD: the ticket's @prev keeps the bits it holds,
+ * so a caller that ends an upgrade by clearing @upgraded still gives back
+ * the writer bit (which keeps readers out until then, as the bakery's
+ * update ticket does). An acquirer retries a failed CAS after a
  * random exponential back-off (it sleeps: no CPU spins). No queue, so no
  * fairness (an upgrade can starve behind a stream of readers): it exists
  * to be measured against the bakery lock in the same run. Multi-slot
@@ -98,8 +101,10 @@ static int rdlock_cas_acquire(const struct rdlock_proto_cfg *cfg,
 			     rdlock_cas_conflicts(t->mode), &waited, deadline);
 	if (waited)
 		rdlock_proto_count(cfg, waits);
-	if (!ret)
+	if (!ret) {
+		t->prev = rdlock_cas_delta(t->mode);
 		t->granted_at = ktime_get();
+	}
 	return ret;
 }
 
@@ -111,6 +116,8 @@ static int rdlock_cas_upgrade(const struct rdlock_proto_cfg *cfg,
 
 	if (!cfg->update_word || t->mode != RDLOCK_MODE_UPDATE || t->upgraded)
 		return -EINVAL;
+	if (t->prev & RDLOCK_CAS_WRITER)
+		goto upgraded;	/* upgraded before: the bit is still ours */
 	/* Any reader conflicts: the writer bit may go on only at count 0. */
 	ret = rdlock_cas_add(cfg, t, RDLOCK_CAS_UPDATE, RDLOCK_CAS_WRITER,
 			     ~RDLOCK_CAS_UPDATE, &waited, deadline);
@@ -118,6 +125,8 @@ static int rdlock_cas_upgrade(const struct rdlock_proto_cfg *cfg,
 		rdlock_proto_count(cfg, upgrade_waits);
 	if (ret)
 		return ret;	/* still the update holder */
+	t->prev |= RDLOCK_CAS_WRITER;
+upgraded:
 	t->upgraded = true;
 	t->granted_at = ktime_get();
 	rdlock_proto_count(cfg, upgrades);
@@ -127,12 +136,10 @@ static int rdlock_cas_upgrade(const struct rdlock_proto_cfg *cfg,
 static void rdlock_cas_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t)
 {
-	u64 held = rdlock_cas_delta(t->mode), old;
+	u64 old;
 
-	if (t->upgraded)
-		held |= RDLOCK_CAS_WRITER;
 	/* FAA, not WRITE: NIC writes are not atomic with NIC atomics. */
-	rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, -held, 0, &old);
+	rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, -t->prev, 0, &old);
 }
 
 const struct rdlock_proto_ops rdlock_proto_caslock = {
