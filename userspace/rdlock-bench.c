@@ -59,6 +59,7 @@
 #define  S_LSACQ	2	/* lockspace acquires (debugfs) */
 #define  S_ERRORS	3	/* nodes that failed */
 #define  S_RATE		4	/* acquisitions/s of the nodes, x1000 */
+#define  S_CLIENTS	5	/* clients: every node must run as many */
 #define  S_NR		8
 #define R_HIST		(R_SUM + S_NR)
 #define HIST_BUCKETS	160	/* [0]: < 1 us; 8 per octave above */
@@ -622,7 +623,8 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	if (add(e, R_SUM + S_ACQ, r->acq) || add(e, R_SUM + S_OPS, r->ops) ||
 	    add(e, R_SUM + S_LSACQ, r->lsacq) ||
 	    add(e, R_SUM + S_ERRORS, r->failed) ||
-	    add(e, R_SUM + S_RATE, (__u64)(r->rate * 1000)))
+	    add(e, R_SUM + S_RATE, (__u64)(r->rate * 1000)) ||
+	    add(e, R_SUM + S_CLIENTS, nc))
 		goto out;
 	for (i = 0; i < HIST_BUCKETS; i++)
 		if (add(e, R_HIST + i, hist[i]))
@@ -687,6 +689,12 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 			r->cl_max = r->cl_counts[i];
 	}
 	r->jain = sum2 > 0 ? s1 * s1 / (all * sum2) : 0;
+	if (sums[S_CLIENTS] != all) {
+		fprintf(stderr, "rdlock-bench: %llu clients in the cluster, not %u: %s\n",
+			(unsigned long long)sums[S_CLIENTS], all,
+			"every node needs the same --clients");
+		r->failed = true;
+	}
 	if (sq != r->c_acq) {
 		fprintf(stderr, "rdlock-bench: per-client counts add up to %llu, not %llu\n",
 			(unsigned long long)sq, (unsigned long long)r->c_acq);
