@@ -2066,9 +2066,9 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(0, ls_unlock(fd, hu));
 	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 0), ENOENT,
 		   "CONVERT after UNLOCK");
-	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h), 0,
-		   "TRY EX after the update holder left");
+	/* Not TRY: the failed TRYs' tickets may still be finishing. */
+	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_EX, 0, 5000, &h),
+		   0, "LOCK EX after the update holder left");
 	EXPECT_EQ(0, ls_unlock(fd2, h));
 
 	/* Plain shared and exclusive locks do not convert. */
@@ -2133,9 +2133,10 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 				      RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
 		   "TRY EX from the file holding EX");
 	close(fd2);
-	expect_err(_metadata, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h), 0,
-		   "TRY EX after the holder closed its file");
+	/* Not TRY: the failed TRY's ticket may still be finishing. */
+	expect_err(_metadata, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 5000,
+				      &h), 0,
+		   "LOCK EX after the holder closed its file");
 	EXPECT_EQ(0, ls_unlock(self->fd, h));
 
 	/* A waiter killed by a fatal signal ends its wait and leaves no trace. */
