@@ -23,8 +23,11 @@
 #                              connected, 3 nodes
 #
 # Every step's logs are kept under $RDLOCK_TEST_LOGS (default build/logs).
-# Ends with "N passed, N failed, N skipped" and exits non-zero on failure.
-# RDLOCK_TEST_KERNELS selects kernels (default "debug stock").
+# Each step prints one "ok"/"not ok" line with its wall time in brackets; a
+# failing step also prints, as "#" lines on stdout, what CI needs to tell
+# why (failing results, splats, the end of the failing node's output or
+# build log). Ends with "N passed, N failed, N skipped" and exits non-zero
+# on failure. RDLOCK_TEST_KERNELS selects kernels (default "debug stock").
 
 set -uo pipefail
 
@@ -37,26 +40,38 @@ skipped=0
 
 log() { echo "run-tests: $*" >&2; }
 
-# Record one step that is a single test.
+# Seconds since $1 (a $SECONDS value), as the "[N s]" of a result line.
+took() { echo "[$((SECONDS - $1)) s]"; }
+
+# Print the last $2 lines of file $1 as diagnostics ("#   " lines).
+show_tail()
+{
+	[ -s "$1" ] || return 0
+	echo "#   --- last $2 lines of $1:"
+	tail -n "$2" "$1" | sed 's/^/#   /'
+}
+
+# Record one step that is a single test: single NAME RC START [LOG].
 single()
 {
-	local name=$1 rc=$2
+	local name=$1 rc=$2 start=$3 log=${4:-}
 
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
-		echo "ok - $name"
+		echo "ok - $name $(took "$start")"
 	else
 		failed=$((failed + 1))
-		echo "not ok - $name (see $LOGS)"
+		echo "not ok - $name (see $LOGS) $(took "$start")"
+		[ -z "$log" ] || show_tail "$log" 30
 	fi
 }
 
 # Add the counts of a line "passed=P failed=F skipped=S ..." (tapcount.py)
 # or "cluster: P passed, F failed, S skipped"; a failed step with no
-# failing test still counts as one failure.
+# failing test still counts as one failure. Returns 1 if the step failed.
 tally()
 {
-	local name=$1 rc=$2 line=$3 p f s
+	local name=$1 rc=$2 line=$3 start=$4 p f s
 
 	if [[ $line =~ passed=([0-9]+)\ failed=([0-9]+)\ skipped=([0-9]+) ]] ||
 	   [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
@@ -67,61 +82,101 @@ tally()
 	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then
-		echo "ok - $name ($p passed, $s skipped)"
-	else
-		echo "not ok - $name ($p passed, $f failed; see $LOGS)"
+		echo "ok - $name ($p passed, $s skipped) $(took "$start")"
+		return 0
 	fi
+	echo "not ok - $name ($p passed, $f failed; see $LOGS) $(took "$start")"
+	return 1
+}
+
+# Why a cluster step failed, from its log directory $1 and output $2: the
+# cluster summary, then per failing node its failing results, its kernel
+# splats and the end of its output (of its console too if it never
+# finished).
+cluster_diagnose()
+{
+	local dir=$1 out=$2 line node
+
+	grep -E '^(cluster\.sh:|RESULT|cluster:)' "$out" | sed 's/^/#   /'
+	while read -r line; do
+		[[ $line =~ ^RESULT\ node=([0-9]+)\ .*failed=([0-9]+)\ .*exit=([a-z0-9]+)\ splat=([01]) ]] ||
+			continue
+		node=${BASH_REMATCH[1]}
+		[ "${BASH_REMATCH[2]}" -ne 0 ] || continue
+		echo "#   --- node $node (exit ${BASH_REMATCH[3]}; none: killed at the timeout) failing results:"
+		grep -E 'not ok|Bail out!|[a-z_]+\.c:[0-9]+:|  FAIL  ' \
+			"$dir/node$node.out" | head -n 40 | sed 's/^/#   /'
+		if [ -s "$dir/node$node.splats" ]; then
+			echo "#   --- node $node kernel splats (first 40 lines):"
+			head -n 40 "$dir/node$node.splats" | sed 's/^/#   /'
+		fi
+		show_tail "$dir/node$node.out" 30
+		[ "${BASH_REMATCH[3]}" = 0 ] ||
+			show_tail "$dir/node$node.console" 15
+	done < "$dir/summary"
 }
 
 host_tests()
 {
-	local rc out
+	local rc out start
 
+	start=$SECONDS
 	make -C "$ROOT" modules > "$LOGS/host-build.log" 2>&1
 	rc=$?
-	grep -E '(warning|error):' "$LOGS/host-build.log" && rc=1
-	single "host: modules build warning-free with W=1" $rc
+	grep -E '(warning|error):' "$LOGS/host-build.log" | sed 's/^/#   /' &&
+		rc=1
+	single "host: modules build warning-free with W=1" $rc $start \
+		"$LOGS/host-build.log"
 
+	start=$SECONDS
 	make -C "$ROOT" sparse > "$LOGS/sparse.log" 2>&1
-	single "host: sparse (C=2) clean" $?
+	single "host: sparse (C=2) clean" $? $start "$LOGS/sparse.log"
 
+	start=$SECONDS
 	"$ROOT/scripts/checkpatch.sh" > "$LOGS/checkpatch.log" 2>&1
-	single "host: checkpatch --strict clean" $?
+	single "host: checkpatch --strict clean" $? $start "$LOGS/checkpatch.log"
 
+	start=$SECONDS
 	make -C "$ROOT" userspace selftests > "$LOGS/userspace-build.log" 2>&1
-	single "host: userspace and selftests build with -Werror" $?
+	single "host: userspace and selftests build with -Werror" $? $start \
+		"$LOGS/userspace-build.log"
 
+	start=$SECONDS
 	make -s -C "$ROOT/userspace" test > "$LOGS/userspace-test.log" 2>&1
 	rc=$?
 	out=$(python3 "$ROOT/scripts/tapcount.py" "$LOGS/userspace-test.log")
-	tally "host: userspace unit tests" $rc "$out"
+	tally "host: userspace unit tests" $rc "$out" $start ||
+		grep -E '^[ #]*(not ok|Bail out!)' "$LOGS/userspace-test.log" |
+		head -n 40 | sed 's/^/#   /'
 }
 
 # cluster_step KERNEL NAME NODES TIMEOUT -- CMD...
 cluster_step()
 {
-	local kernel=$1 name=$2 nodes=$3 timeout=$4 rc line
+	local kernel=$1 name=$2 nodes=$3 timeout=$4 rc line start=$SECONDS
+	local out=$LOGS/$kernel-$name.log
 	shift 5
 
 	"$ROOT/scripts/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
 		--timeout "$timeout" --payload "$ROOT/build/$kernel/payload" \
-		--log-dir "$LOGS/$kernel-$name" -- "$@" \
-		> "$LOGS/$kernel-$name.log" 2>&1
+		--log-dir "$LOGS/$kernel-$name" -- "$@" > "$out" 2>&1
 	rc=$?
-	line=$(grep '^cluster:' "$LOGS/$kernel-$name.log" | tail -n 1)
-	tally "$kernel: $name" $rc "$line"
+	line=$(grep '^cluster:' "$out" | tail -n 1)
+	tally "$kernel: $name" $rc "$line" $start ||
+		cluster_diagnose "$LOGS/$kernel-$name" "$out"
 }
 
 guest_tests()
 {
-	local kernel=$1
+	local kernel=$1 start=$SECONDS
 
 	if ! RDLOCK_BUILD_LOG="$LOGS/$kernel-build.log" \
 	     "$ROOT/scripts/payload.sh" "$kernel" > /dev/null; then
-		single "$kernel: kernel and modules build" 1
+		single "$kernel: kernel and modules build" 1 $start \
+			"$LOGS/$kernel-build.log"
 		return
 	fi
-	single "$kernel: kernel and modules build" 0
+	single "$kernel: kernel and modules build" 0 $start
 
 	if [ "$kernel" = debug ]; then
 		cluster_step debug kunit 1 300 -- sh guest/kunit.sh
@@ -139,13 +194,17 @@ guest_tests()
 
 main()
 {
+	local start=$SECONDS
+
 	"$ROOT/scripts/host-setup.sh" >&2 || { log "host setup failed"; exit 2; }
+	echo "# host setup $(took $start)"
 	rm -rf "$LOGS"
 	mkdir -p "$LOGS"
 	host_tests
 	for kernel in $KERNELS; do
 		guest_tests "$kernel"
 	done
+	echo "# total $(took $start)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 }
