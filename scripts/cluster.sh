@@ -251,10 +251,26 @@ start_guest()
 	qemu_pids+=($!)
 }
 
-# Wait for all guests to power off; kill the stragglers at the deadline.
+# Have all guests reported their command's exit status?
+all_exited()
+{
+	local i
+
+	for ((i = 0; i < nodes; i++)); do
+		grep -q '^RDLOCK-GUEST-EXIT ' "$log_dir/node$i.out" || return 1
+	done
+}
+
+# Wait for all guests to power off; kill the stragglers at the deadline,
+# or POWEROFF_GRACE seconds after the last guest reported its exit status:
+# its end barrier and power-off take seconds, and a guest that hangs on the
+# way down would otherwise hold the step until its timeout. Its results are
+# complete by then; the kill is logged.
+POWEROFF_GRACE=60
+
 wait_guests()
 {
-	local deadline=$((SECONDS + timeout)) pid alive
+	local deadline=$((SECONDS + timeout)) pid alive exited=
 
 	while :; do
 		alive=0
@@ -262,6 +278,16 @@ wait_guests()
 			kill -0 "$pid" 2> /dev/null && alive=1
 		done
 		[ $alive -eq 1 ] || return 0
+		if [ -z "$exited" ] && all_exited; then
+			exited=$SECONDS
+		fi
+		if [ -n "$exited" ] &&
+		   [ $((SECONDS - exited)) -ge $POWEROFF_GRACE ]; then
+			log "every guest reported its exit but not all powered off within $POWEROFF_GRACE s; killing them"
+			kill "${qemu_pids[@]}" 2> /dev/null || true
+			wait "${qemu_pids[@]}" 2> /dev/null || true
+			return 0
+		fi
 		if [ $SECONDS -ge $deadline ]; then
 			log "timeout after $timeout s, killing the guests"
 			kill "${qemu_pids[@]}" 2> /dev/null || true
