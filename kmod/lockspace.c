@@ -120,24 +120,35 @@ static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 			     u32 min_slots)
 {
-	u64 off, geometry, old;
+	u64 off = 0, geometry, old;
 	int ret;
 
-	ret = rdlock_ls_op(dir, RDLOCK_XOP_FAA, RDLOCK_LS_ALLOC, ls->attr.slots,
-			   0, &off);
-	if (ret)
-		return ret;
-	if (RDLOCK_LS_REGIONS + off + ls->attr.slots > min_slots) {
-		geometry = RDLOCK_LS_GEOMETRY_FAILED;
-		ret = -ENOSPC;
-	} else {
-		geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
+	/*
+	 * Allocate by CAS, and only what fits: a region that does not fit
+	 * must not take the room of smaller ones created later.
+	 */
+	for (;;) {
+		if (RDLOCK_LS_REGIONS + off + ls->attr.slots > min_slots) {
+			ret = -ENOSPC;
+			break;
+		}
+		ret = rdlock_ls_op(dir, RDLOCK_XOP_CAS, RDLOCK_LS_ALLOC, off,
+				   off + ls->attr.slots, &old);
+		if (ret || old == off)
+			break;
+		off = old;
 	}
-	/* Policy first: a node that sees the geometry may read it at once. */
-	ret = ret ?: rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 2, 0,
-				  rdlock_ls_policy(&ls->attr), &old);
-	if (ret && ret != -ENOSPC)
+	if (ret)
 		geometry = RDLOCK_LS_GEOMETRY_FAILED;
+	else
+		geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
+	/* Policy first: a node that sees the geometry may read it at once. */
+	if (!ret) {
+		ret = rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 2, 0,
+				   rdlock_ls_policy(&ls->attr), &old);
+		if (ret)
+			geometry = RDLOCK_LS_GEOMETRY_FAILED;
+	}
 	rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
 	if (!ret) {
 		ls->base = geometry >> 32;

@@ -443,6 +443,8 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 	ret = rdlock_check_lock_req(&r);
 	if (ret)
 		return ret;
+	if (!f->ls)
+		return -EBADFD;
 	opts = (struct rdlock_lock_opts){
 		.flags = r.flags,
 		.timeout_ms = r.timeout_ms,
@@ -517,6 +519,8 @@ static long rdlock_ioc_unlock(struct rdlock_file *f, void __user *argp)
 	ret = rdlock_check_unlock(&u);
 	if (ret)
 		return ret;
+	if (!f->ls)
+		return -EBADFD;
 	lk = rdlock_file_get_lock(f, u.handle, &ret);
 	if (!lk)
 		return ret;
@@ -539,6 +543,8 @@ static long rdlock_ioc_convert(struct rdlock_file *f, void __user *argp)
 	ret = rdlock_check_convert(&c);
 	if (ret)
 		return ret;
+	if (!f->ls)
+		return -EBADFD;
 	lk = rdlock_file_get_lock(f, c.handle, &ret);
 	if (!lk)
 		return ret;
@@ -564,6 +570,8 @@ static long rdlock_ioc_query(struct rdlock_file *f, void __user *argp)
 	ret = rdlock_check_query(&q);
 	if (ret)
 		return ret;
+	if (!f->ls)
+		return -EBADFD;
 	mutex_lock(&f->mutex);
 	lk = xa_load(&f->locks, q.handle);
 	if (lk) {
@@ -583,7 +591,10 @@ static long rdlock_ioc_query(struct rdlock_file *f, void __user *argp)
 	return copy_to_user(argp, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
-/* The lock ioctls of a file that has joined a lockspace. */
+/*
+ * The lock ioctls; each validates its argument before it looks at the
+ * file's lockspace (-EBADFD when it has joined none).
+ */
 static long rdlock_lock_ioctl(struct rdlock_file *f, unsigned int cmd,
 			      void __user *argp)
 {
@@ -591,9 +602,7 @@ static long rdlock_lock_ioctl(struct rdlock_file *f, unsigned int cmd,
 
 	if (down_read_killable(&f->sem))
 		return -EINTR;
-	if (!f->ls)
-		ret = -EBADFD;
-	else if (cmd == RDLOCK_IOC_LOCK)
+	if (cmd == RDLOCK_IOC_LOCK)
 		ret = rdlock_ioc_lock(f, argp);
 	else if (cmd == RDLOCK_IOC_UNLOCK)
 		ret = rdlock_ioc_unlock(f, argp);

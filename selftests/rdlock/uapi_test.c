@@ -2189,9 +2189,12 @@ TEST_F(uapi, ls_names_full)
 		   "LOCK the held name again");
 	EXPECT_EQ(0, ls_unlock(self->fd, h));
 	EXPECT_EQ(0, ls_unlock(self->fd, ha));
+	/* Name entries are never freed while the cluster is up. */
 	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_EX, 0, 0, &hb),
-		   0, "LOCK the 2nd name once the 1st is free");
-	EXPECT_EQ(0, ls_unlock(self->fd, hb));
+		   ENOSPC, "LOCK the 2nd name once the 1st is free");
+	expect_err(_metadata, ls_lock(self->fd, "a", RDLOCK_LOCK_EX, 0, 0, &ha),
+		   0, "LOCK the 1st name again");
+	EXPECT_EQ(0, ls_unlock(self->fd, ha));
 }
 
 struct perm_case {

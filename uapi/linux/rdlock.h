@@ -195,7 +195,8 @@ enum rdlock_lock_mode {
  *	leases of T ms (a stalled holder is reset by waiters after 2T).
  * @omega_us: polling unit of waiters; 0: measured READ latency.
  * @slots: lock-table slots the lockspace takes on every node, even, 2 ..
- *	RDLOCK_LS_SLOTS_MAX; it holds @slots / 2 names per node at once.
+ *	RDLOCK_LS_SLOTS_MAX; it holds @slots / 2 distinct names per node
+ *	while the cluster is up (a name's entry is never freed).
  * @uid: owner of the lockspace (for @mode).
  * @gid: group of the lockspace (for @mode).
  * @mode: permission bits as for a file, at most 0777: read lets a caller
