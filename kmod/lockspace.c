@@ -721,8 +721,10 @@ EXPORT_SYMBOL_GPL(rdlock_lock_mode);
  *
  * Return: 0; -EALREADY when @lk is in @mode already; -EOPNOTSUPP for any
  * other conversion (unlock and lock instead); -EINVAL for bad @opts;
- * -EAGAIN, -ETIMEDOUT or -EINTR when the upgrade did not happen, in which
- * case the lock is still held in RDLOCK_LOCK_UP.
+ * -ETIMEDOUT, -EINTR or, with RDLOCK_LKF_TRY, -EAGAIN when the upgrade did
+ * not happen, in which case the lock is still held in RDLOCK_LOCK_UP; in a
+ * lockspace with leases -EAGAIN can also mean a stall reset revoked the
+ * lock: it is no longer held, and rdlock_unlock() only frees it.
  */
 int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		   const struct rdlock_lock_opts *opts)
