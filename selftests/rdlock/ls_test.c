@@ -91,12 +91,6 @@ struct ls_env {
 	__u32 barrier_timeout, base;
 };
 
-/* 0 or errno. */
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) < 0 ? errno : 0;
-}
-
 static void ls_name_set(char *dst, const char *name)
 {
 	memset(dst, 0, RDLOCK_LS_NAME_MAX);
@@ -116,7 +110,7 @@ static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
 	c.lease_ms = lease_ms;
 	c.slots = slots;
 	c.mode = mode;
-	return xioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
+	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
 }
 
 static int ls_by_name(int fd, unsigned long req, const char *name)
@@ -126,52 +120,7 @@ static int ls_by_name(int fd, unsigned long req, const char *name)
 	memset(&n, 0, sizeof(n));
 	n.version = RDLOCK_UAPI_VERSION;
 	ls_name_set(n.name, name);
-	return xioctl(fd, req, &n);
-}
-
-static int ls_lock(int fd, const char *name, __u32 mode, __u32 flags,
-		   __u32 timeout_ms, __u32 *handle)
-{
-	struct rdlock_lock_req l;
-	int ret;
-
-	memset(&l, 0, sizeof(l));
-	l.version = RDLOCK_UAPI_VERSION;
-	l.flags = flags;
-	l.mode = mode;
-	l.timeout_ms = timeout_ms;
-	l.name_len = strlen(name);
-	memcpy(l.name, name, l.name_len);
-	ret = xioctl(fd, RDLOCK_IOC_LOCK, &l);
-	*handle = ret ? 0 : l.handle;
-	return ret;
-}
-
-static int ls_unlock(int fd, __u32 handle)
-{
-	struct rdlock_unlock_req u = {
-		.version = RDLOCK_UAPI_VERSION, .handle = handle,
-	};
-
-	return xioctl(fd, RDLOCK_IOC_UNLOCK, &u);
-}
-
-static int ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags)
-{
-	struct rdlock_convert_req c = {
-		.version = RDLOCK_UAPI_VERSION, .flags = flags,
-		.handle = handle, .mode = mode,
-	};
-
-	return xioctl(fd, RDLOCK_IOC_CONVERT, &c);
-}
-
-static int ls_query(int fd, __u32 handle, struct rdlock_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->version = RDLOCK_UAPI_VERSION;
-	q->handle = handle;
-	return xioctl(fd, RDLOCK_IOC_QUERY, q);
+	return rdl_ioctl(fd, req, &n);
 }
 
 /* A file of /dev/rdlock joined to @ls, or -errno. */
@@ -311,7 +260,7 @@ TEST_F_TIMEOUT(ls, attributes, 600)
 		c.uid = 1;
 		c.gid = 1;
 		c.mode = 0600;
-		got = xioctl(self->c.dev, RDLOCK_IOC_LS_CREATE, &c);
+		got = rdl_ioctl(self->c.dev, RDLOCK_IOC_LS_CREATE, &c);
 		EXPECT_EQ(0, got)
 			TH_LOG("LS_CREATE attaching to node 0's: %s",
 			       strerror(got));
@@ -326,8 +275,8 @@ TEST_F_TIMEOUT(ls, attributes, 600)
 		__u32 h;
 
 		ASSERT_LE(0, fd);
-		EXPECT_EQ(0, ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
-		EXPECT_EQ(0, ls_unlock(fd, h));
+		EXPECT_EQ(0, rdl_ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
 		close(fd);
 	}
 	teardown_ls(_metadata, &self->c, ls, R_ATTR + 2);
@@ -430,7 +379,7 @@ static void check_query(int fd, int tfd, struct worker *w, __u32 name,
 	if (w->queried[name])
 		return;
 	w->queried[name] = true;
-	err = ls_query(fd, handle, &q);
+	err = rdl_ls_query(fd, handle, &q);
 	if (err) {
 		fail(w, "QUERY %s (%u): %s", str, name, err);
 		return;
@@ -465,11 +414,11 @@ static int update_section(int fd, int tfd, struct worker *w, __u32 name,
 
 	if (read_section(tfd, w, name, &before))
 		return -1;
-	err = rand_r(seed) % 2 ? ls_convert(fd, handle, RDLOCK_LOCK_EX,
-					    RDLOCK_LKF_TRY) : EAGAIN;
+	err = rand_r(seed) % 2 ? rdl_ls_convert(fd, handle, RDLOCK_LOCK_EX,
+						RDLOCK_LKF_TRY, 0) : EAGAIN;
 	if (err == EAGAIN) {
 		w->upgrade_waits++;
-		err = ls_convert(fd, handle, RDLOCK_LOCK_EX, 0);
+		err = rdl_ls_convert(fd, handle, RDLOCK_LOCK_EX, 0, 0);
 	}
 	if (err) {
 		fail(w, "CONVERT %s to EX (name %u): %s", "UP", name, err);
@@ -481,7 +430,7 @@ static int update_section(int fd, int tfd, struct worker *w, __u32 name,
 	if (seen != before)
 		w->violations++;	/* a writer got in beside us */
 	if (rand_r(seed) % 2) {
-		err = ls_convert(fd, handle, RDLOCK_LOCK_UP, 0);
+		err = rdl_ls_convert(fd, handle, RDLOCK_LOCK_UP, 0, 0);
 		if (err) {
 			fail(w, "CONVERT %s back to UP (name %u): %s", "EX",
 			     name, err);
@@ -514,7 +463,7 @@ static void *exclusion_main(void *arg)
 
 		mode = pick_mode(&seed, w->update);
 		snprintf(str, sizeof(str), "hot%u", name);
-		err = ls_lock(fd, str, mode, 0, 0, &h);
+		err = rdl_ls_lock(fd, str, mode, 0, 0, &h);
 		if (err) {
 			fail(w, "LOCK %s (%u): %s", str, name, err);
 			break;
@@ -527,7 +476,7 @@ static void *exclusion_main(void *arg)
 			read_section(tfd, w, name, &c);
 		else
 			update_section(fd, tfd, w, name, h, &seed);
-		err = ls_unlock(fd, h);
+		err = rdl_ls_unlock(fd, h);
 		if (err)
 			fail(w, "UNLOCK %s (%u): %s", str, name, err);
 	}
@@ -661,7 +610,7 @@ static void *fair_main(void *arg)
 				 strerror(err));
 			break;
 		}
-		err = ls_lock(fd, "fair", RDLOCK_LOCK_EX, 0, 0, &h);
+		err = rdl_ls_lock(fd, "fair", RDLOCK_LOCK_EX, 0, 0, &h);
 		if (err) {
 			snprintf(w->err, sizeof(w->err), "LOCK: %s", strerror(err));
 			break;
@@ -675,7 +624,7 @@ static void *fair_main(void *arg)
 		if (err)
 			snprintf(w->err, sizeof(w->err), "grant: %s",
 				 strerror(err));
-		err = ls_unlock(fd, h);
+		err = rdl_ls_unlock(fd, h);
 		if (err && !w->err[0])
 			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
 				 strerror(err));
@@ -781,7 +730,7 @@ static void *reader_main(void *arg)
 				      S + S_GAVE_UP, 1, 0, NULL);
 			break;
 		}
-		err = ls_lock(fd, "stream", RDLOCK_LOCK_SH, 0, 0, &h);
+		err = rdl_ls_lock(fd, "stream", RDLOCK_LOCK_SH, 0, 0, &h);
 		if (err)
 			break;
 		r->iterations++;
@@ -791,9 +740,9 @@ static void *reader_main(void *arg)
 			r->violations++;
 		usleep(STREAM_HOLD_US);
 		if (!err)
-			err = ls_unlock(fd, h);
+			err = rdl_ls_unlock(fd, h);
 		else
-			ls_unlock(fd, h);
+			rdl_ls_unlock(fd, h);
 	}
 	if (err)
 		snprintf(r->err, sizeof(r->err), "reader: %s", strerror(err));
@@ -831,7 +780,7 @@ static void stream_writer(struct __test_metadata *_metadata,
 		       (unsigned long long)v, readers);
 	usleep(500000);
 	t = rdl_now();
-	err = ls_lock(fd, "stream", RDLOCK_LOCK_EX, 0, STREAM_WRITER_MS, &h);
+	err = rdl_ls_lock(fd, "stream", RDLOCK_LOCK_EX, 0, STREAM_WRITER_MS, &h);
 	t = rdl_now() - t;
 	EXPECT_EQ(0, err)
 		TH_LOG("writer: LOCK EX among readers: %s after %.1f s",
@@ -851,7 +800,7 @@ static void stream_writer(struct __test_metadata *_metadata,
 		usleep(STREAM_HOLD_US);
 		EXPECT_EQ(0, rdl_xop(c->fd, RDLOCK_TEST_OP_WRITE, 0,
 				     S + S_WRITER_IN, 0, 0, NULL));
-		EXPECT_EQ(0, ls_unlock(fd, h));
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
 		printf("# writer granted after %.2f s among %u readers\n", t,
 		       readers);
 	}
@@ -911,17 +860,17 @@ TEST_F_TIMEOUT(ls, many_names, 900)
 		int err;
 
 		snprintf(name, sizeof(name), "node%u-name%u", e->self, i);
-		err = ls_lock(fd, name, mode, 0, 60000, &h);
+		err = rdl_ls_lock(fd, name, mode, 0, 60000, &h);
 		if (!err) {
-			err = ls_query(fd, h, &q);
+			err = rdl_ls_query(fd, h, &q);
 			if (!err && q.home_node < RDLOCK_MAX_NODES)
 				homes[q.home_node]++;
 			if (!err && (q.mode != mode || q.home_node >= e->nr_nodes))
 				err = EPROTO;
 			if (!err)
-				err = ls_unlock(fd, h);
+				err = rdl_ls_unlock(fd, h);
 			else
-				ls_unlock(fd, h);
+				rdl_ls_unlock(fd, h);
 		}
 		if (err && failed++ < 5)
 			TH_LOG("%s: %s", name, strerror(err));

@@ -93,3 +93,71 @@ int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		 timeout_s);
 	return -1;
 }
+
+int rdl_ioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) < 0 ? errno : 0;
+}
+
+void rdl_lock_init(struct rdlock_lock_req *l, const char *name, __u32 mode,
+		   __u32 flags, __u32 timeout_ms)
+{
+	memset(l, 0, sizeof(*l));
+	l->version = RDLOCK_UAPI_VERSION;
+	l->flags = flags;
+	l->mode = mode;
+	l->timeout_ms = timeout_ms;
+	l->name_len = strlen(name);
+	memcpy(l->name, name, l->name_len);
+}
+
+void rdl_convert_init(struct rdlock_convert_req *c, __u32 handle,
+		      __u32 mode, __u32 flags, __u32 timeout_ms)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = RDLOCK_UAPI_VERSION;
+	c->flags = flags;
+	c->handle = handle;
+	c->mode = mode;
+	c->timeout_ms = timeout_ms;
+}
+
+/* @handle (may be NULL) gets the lock's handle, 0 on failure. */
+int rdl_ls_lock(int fd, const char *name, __u32 mode, __u32 flags,
+		__u32 timeout_ms, __u32 *handle)
+{
+	struct rdlock_lock_req l;
+	int ret;
+
+	rdl_lock_init(&l, name, mode, flags, timeout_ms);
+	ret = rdl_ioctl(fd, RDLOCK_IOC_LOCK, &l);
+	if (handle)
+		*handle = ret ? 0 : l.handle;
+	return ret;
+}
+
+int rdl_ls_unlock(int fd, __u32 handle)
+{
+	struct rdlock_unlock_req u = {
+		.version = RDLOCK_UAPI_VERSION, .handle = handle,
+	};
+
+	return rdl_ioctl(fd, RDLOCK_IOC_UNLOCK, &u);
+}
+
+int rdl_ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags,
+		   __u32 timeout_ms)
+{
+	struct rdlock_convert_req c;
+
+	rdl_convert_init(&c, handle, mode, flags, timeout_ms);
+	return rdl_ioctl(fd, RDLOCK_IOC_CONVERT, &c);
+}
+
+int rdl_ls_query(int fd, __u32 handle, struct rdlock_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->version = RDLOCK_UAPI_VERSION;
+	q->handle = handle;
+	return rdl_ioctl(fd, RDLOCK_IOC_QUERY, q);
+}

@@ -18,4 +18,17 @@ double rdl_now(void);
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		__u64 gen, char *msg, size_t len);
 
+/* /dev/rdlock lock calls: 0 or the errno of the failed ioctl. */
+int rdl_ioctl(int fd, unsigned long req, void *arg);
+void rdl_lock_init(struct rdlock_lock_req *l, const char *name, __u32 mode,
+		   __u32 flags, __u32 timeout_ms);
+void rdl_convert_init(struct rdlock_convert_req *c, __u32 handle,
+		      __u32 mode, __u32 flags, __u32 timeout_ms);
+int rdl_ls_lock(int fd, const char *name, __u32 mode, __u32 flags,
+		__u32 timeout_ms, __u32 *handle);
+int rdl_ls_unlock(int fd, __u32 handle);
+int rdl_ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags,
+		   __u32 timeout_ms);
+int rdl_ls_query(int fd, __u32 handle, struct rdlock_query *q);
+
 #endif /* _RDLOCK_SELFTEST_TESTLIB_H */

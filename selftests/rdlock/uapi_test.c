@@ -37,6 +37,7 @@
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
+#include "testlib.h"
 
 #include <kselftest_harness.h>
 
@@ -82,12 +83,6 @@ static const char *ename(int e)
 	}
 	snprintf(buf, sizeof(buf), "errno %d", e);
 	return buf;
-}
-
-/* 0 or the errno of a failed ioctl. */
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) < 0 ? errno : 0;
 }
 
 static int snapshot(int fd, struct snap *s)
@@ -184,7 +179,7 @@ static void reject(struct __test_metadata *_metadata, int fd,
 	int got;
 
 	ASSERT_EQ(0, snapshot(fd, &before));
-	got = xioctl(fd, req, arg);
+	got = rdl_ioctl(fd, req, arg);
 	EXPECT_EQ(err, got) {
 		TH_LOG("%s: got %s, expected %s", what, ename(got), ename(err));
 	}
@@ -197,7 +192,7 @@ static void reject(struct __test_metadata *_metadata, int fd,
 static void expect_ok(struct __test_metadata *_metadata, int fd,
 		      unsigned long req, void *arg, const char *what)
 {
-	int got = xioctl(fd, req, arg);
+	int got = rdl_ioctl(fd, req, arg);
 
 	ASSERT_EQ(0, got) {
 		TH_LOG("%s: got %s, expected success", what, ename(got));
@@ -405,7 +400,7 @@ static int test_op(int tfd, __u32 op, __u32 node, __u32 slot, __u64 a0,
 	struct rdlock_test_op o = {
 		.op = op, .node = node, .slot = slot, .arg0 = a0, .arg1 = a1,
 	};
-	int ret = xioctl(tfd, RDLOCK_TEST_IOC_OP, &o);
+	int ret = rdl_ioctl(tfd, RDLOCK_TEST_IOC_OP, &o);
 
 	if (!ret && val)
 		*val = o.result;
@@ -460,29 +455,6 @@ static void ls_name_init(struct rdlock_ls_name *n, const char *name)
 	memcpy(n->name, name, ls_name_len(name));
 }
 
-static void lock_init(struct rdlock_lock_req *l, const char *name, __u32 mode,
-		      __u32 flags, __u32 timeout_ms)
-{
-	memset(l, 0, sizeof(*l));
-	l->version = RDLOCK_UAPI_VERSION;
-	l->flags = flags;
-	l->mode = mode;
-	l->timeout_ms = timeout_ms;
-	l->name_len = strlen(name);
-	memcpy(l->name, name, l->name_len);
-}
-
-static void convert_init(struct rdlock_convert_req *c, __u32 handle,
-			 __u32 mode, __u32 flags, __u32 timeout_ms)
-{
-	memset(c, 0, sizeof(*c));
-	c->version = RDLOCK_UAPI_VERSION;
-	c->flags = flags;
-	c->handle = handle;
-	c->mode = mode;
-	c->timeout_ms = timeout_ms;
-}
-
 /* The calls, each returning 0 or the errno. */
 static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
 		     __u32 flags, __u32 uid, __u32 gid, __u32 mode)
@@ -492,7 +464,7 @@ static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
 	ls_create_init(&c, name, proto, slots, flags, mode);
 	c.uid = uid;
 	c.gid = gid;
-	return xioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
+	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
 }
 
 static int ls_remove(int fd, const char *name)
@@ -500,7 +472,7 @@ static int ls_remove(int fd, const char *name)
 	struct rdlock_ls_name n;
 
 	ls_name_init(&n, name);
-	return xioctl(fd, RDLOCK_IOC_LS_REMOVE, &n);
+	return rdl_ioctl(fd, RDLOCK_IOC_LS_REMOVE, &n);
 }
 
 static int ls_join(int fd, const char *name)
@@ -508,58 +480,19 @@ static int ls_join(int fd, const char *name)
 	struct rdlock_ls_name n;
 
 	ls_name_init(&n, name);
-	return xioctl(fd, RDLOCK_IOC_JOIN, &n);
+	return rdl_ioctl(fd, RDLOCK_IOC_JOIN, &n);
 }
 
 static int ls_leave(int fd)
 {
-	return xioctl(fd, RDLOCK_IOC_LEAVE, NULL);
-}
-
-static int ls_lock(int fd, const char *name, __u32 mode, __u32 flags,
-		   __u32 timeout_ms, __u32 *handle)
-{
-	struct rdlock_lock_req l;
-	int ret;
-
-	lock_init(&l, name, mode, flags, timeout_ms);
-	ret = xioctl(fd, RDLOCK_IOC_LOCK, &l);
-	if (handle)
-		*handle = ret ? 0 : l.handle;
-	return ret;
-}
-
-static int ls_unlock(int fd, __u32 handle)
-{
-	struct rdlock_unlock_req u = {
-		.version = RDLOCK_UAPI_VERSION, .handle = handle,
-	};
-
-	return xioctl(fd, RDLOCK_IOC_UNLOCK, &u);
-}
-
-static int ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags,
-		      __u32 timeout_ms)
-{
-	struct rdlock_convert_req c;
-
-	convert_init(&c, handle, mode, flags, timeout_ms);
-	return xioctl(fd, RDLOCK_IOC_CONVERT, &c);
-}
-
-static int ls_query(int fd, __u32 handle, struct rdlock_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->version = RDLOCK_UAPI_VERSION;
-	q->handle = handle;
-	return xioctl(fd, RDLOCK_IOC_QUERY, q);
+	return rdl_ioctl(fd, RDLOCK_IOC_LEAVE, NULL);
 }
 
 /* Mode of a held lock as QUERY reports it, or -errno. */
 static int ls_mode(int fd, __u32 handle)
 {
 	struct rdlock_query q;
-	int ret = ls_query(fd, handle, &q);
+	int ret = rdl_ls_query(fd, handle, &q);
 
 	return ret ? -ret : (int)q.mode;
 }
@@ -641,7 +574,7 @@ static void run_field_cases(struct __test_metadata *_metadata, int fd,
 		memcpy(buf, valid, size);
 		apply_pokes(buf, &cases[i]);
 		snprintf(what, sizeof(what), "%s %s", call, cases[i].what);
-		expect_err(_metadata, xioctl(fd, req, buf), cases[i].err, what);
+		expect_err(_metadata, rdl_ioctl(fd, req, buf), cases[i].err, what);
 	}
 }
 
@@ -735,13 +668,13 @@ static void create_bad_names(struct __test_metadata *_metadata, int fd,
 	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
 		memcpy(c->name, bad_ls_names[i].name, sizeof(c->name));
 		snprintf(what, sizeof(what), "%s%s", prefix, bad_ls_names[i].what);
-		got = xioctl(fd, RDLOCK_IOC_LS_CREATE, c);
+		got = rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, c);
 		expect_err(_metadata, got, EINVAL, what);
 		if (!got) {
 			memset(&n, 0, sizeof(n));
 			n.version = RDLOCK_UAPI_VERSION;
 			memcpy(n.name, c->name, sizeof(n.name));
-			xioctl(fd, RDLOCK_IOC_LS_REMOVE, &n);
+			rdl_ioctl(fd, RDLOCK_IOC_LS_REMOVE, &n);
 		}
 	}
 }
@@ -1338,7 +1271,7 @@ static int unprivileged_child(const struct snap *want, const char *ip)
 	}
 
 #define CHILD_EXPECT_EPERM(req, arg, what) do {				\
-	got = xioctl(fd, req, arg);					\
+	got = rdl_ioctl(fd, req, arg);					\
 	if (got != EPERM) {						\
 		fprintf(stderr, "# %s as nobody: got %s, expected EPERM\n", \
 			what, ename(got));				\
@@ -1540,9 +1473,9 @@ TEST_F(uapi, ls_down)
 	create_bad_names(_metadata, self->fd, &c, "LS_CREATE while down, ");
 
 	ls_name_init(&n, "uapi_down");
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n), ENOENT,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n), ENOENT,
 		   "LS_REMOVE of an unknown lockspace");
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_JOIN, &n), ENOENT,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n), ENOENT,
 		   "JOIN of an unknown lockspace");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_REMOVE, &n,
 			sizeof(n), ls_name_cases, ARRAY_SIZE(ls_name_cases),
@@ -1552,13 +1485,13 @@ TEST_F(uapi, ls_down)
 
 	/* Not joined: EBADFD, but only for well-formed arguments. */
 	expect_err(_metadata, ls_leave(self->fd), EBADFD, "LEAVE, not joined");
-	lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), EBADFD,
+	rdl_lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), EBADFD,
 		   "LOCK, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
 			lock_cases, ARRAY_SIZE(lock_cases), "LOCK, not joined,");
-	convert_init(&cv, 1, RDLOCK_LOCK_EX, 0, 0);
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_CONVERT, &cv), EBADFD,
+	rdl_convert_init(&cv, 1, RDLOCK_LOCK_EX, 0, 0);
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_CONVERT, &cv), EBADFD,
 		   "CONVERT, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_CONVERT, &cv,
 			sizeof(cv), convert_cases, ARRAY_SIZE(convert_cases),
@@ -1566,7 +1499,7 @@ TEST_F(uapi, ls_down)
 	memset(&ul, 0, sizeof(ul));
 	ul.version = RDLOCK_UAPI_VERSION;
 	ul.handle = 1;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_UNLOCK, &ul), EBADFD,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_UNLOCK, &ul), EBADFD,
 		   "UNLOCK, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_UNLOCK, &ul,
 			sizeof(ul), unlock_cases, ARRAY_SIZE(unlock_cases),
@@ -1574,7 +1507,7 @@ TEST_F(uapi, ls_down)
 	memset(&q, 0, sizeof(q));
 	q.version = RDLOCK_UAPI_VERSION;
 	q.handle = 1;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_QUERY, &q), EBADFD,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_QUERY, &q), EBADFD,
 		   "QUERY, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_QUERY, &q, sizeof(q),
 			query_cases, ARRAY_SIZE(query_cases), "QUERY, not joined,");
@@ -1634,7 +1567,7 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 	c.omega_us = 0xffffffff;
 	c.uid = 0xffffffff;
 	c.gid = 0xffffffff;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), 0,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), 0,
 		   "LS_CREATE digits name, ~0 lease, omega, uid and gid");
 	expect_err(_metadata, ls_remove(self->fd, LS_NAME_31), 0,
 		   "LS_REMOVE 31-char name");
@@ -1675,7 +1608,7 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 		   "LS_CREATE twice, other slots, flags and mode");
 	/* Validation still comes first. */
 	ls_create_init(&c, LS_PLAIN, RDLOCK_PROTO_BAKERY, 3, 0, 0666);
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), EINVAL,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), EINVAL,
 		   "LS_CREATE existing name, odd slots");
 }
 
@@ -1692,12 +1625,12 @@ TEST_F(uapi, ls_join)
 	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
 		memcpy(n.name, bad_ls_names[i].name, sizeof(n.name));
 		snprintf(what, sizeof(what), "JOIN %s", bad_ls_names[i].what);
-		got = xioctl(self->fd, RDLOCK_IOC_JOIN, &n);
+		got = rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n);
 		expect_err(_metadata, got, EINVAL, what);
 		if (!got)
 			ls_leave(self->fd);
 		snprintf(what, sizeof(what), "LS_REMOVE %s", bad_ls_names[i].what);
-		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n),
+		expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n),
 			   EINVAL, what);
 	}
 	expect_err(_metadata, ls_join(self->fd, "uapi_nosuch"), ENOENT,
@@ -1715,7 +1648,7 @@ TEST_F(uapi, ls_join)
 		   "JOIN an unknown lockspace while joined");
 	ls_name_init(&n, LS_UPD);
 	n.version = 0;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_JOIN, &n), EINVAL,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n), EINVAL,
 		   "JOIN version 0 while joined");
 
 	/* Another file joins on its own. */
@@ -1739,39 +1672,39 @@ TEST_F(uapi, ls_lock_rejects)
 	int fd2;
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
-	lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
+	rdl_lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
 			lock_cases, ARRAY_SIZE(lock_cases), "LOCK");
 	/* Nothing was taken: another file gets it at once. */
 	fd2 = open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
-	expect_err(_metadata, ls_lock(fd2, "victim", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h), 0,
+	expect_err(_metadata, rdl_ls_lock(fd2, "victim", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h), 0,
 		   "TRY EX after the rejected LOCKs");
-	EXPECT_EQ(0, ls_unlock(fd2, h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
 
 	/* The limits themselves are fine. */
 	memset(l.name, 'n', sizeof(l.name));
 	l.name_len = RDLOCK_RES_NAME_MAX;
 	l.lease_slots = 256;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
 		   "LOCK 64-byte name, lease_slots 256");
 	EXPECT_NE(0, l.handle);
-	EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
-	lock_init(&l, "x", RDLOCK_LOCK_SH, 0, 0);
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, l.handle));
+	rdl_lock_init(&l, "x", RDLOCK_LOCK_SH, 0, 0);
 	memcpy(l.name, "\0\xff binary\n", 10);
 	l.name_len = 10;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
 		   "LOCK binary name");
-	EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, l.handle));
 
 	/* Update locks need an update lockspace; validation comes first. */
-	expect_err(_metadata, ls_lock(self->fd, "victim", RDLOCK_LOCK_UP, 0, 0,
-				      NULL), EOPNOTSUPP,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "victim", RDLOCK_LOCK_UP, 0, 0,
+					  NULL), EOPNOTSUPP,
 		   "LOCK UP without RDLOCK_LS_UPDATE");
-	lock_init(&l, "victim", RDLOCK_LOCK_UP, 0, 0);
+	rdl_lock_init(&l, "victim", RDLOCK_LOCK_UP, 0, 0);
 	l.pad = 1;
-	expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), EINVAL,
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), EINVAL,
 		   "LOCK UP without RDLOCK_LS_UPDATE, pad 1");
 	close(fd2);
 }
@@ -1815,9 +1748,9 @@ static void check_compat(struct __test_metadata *_metadata, int a, int b,
 			continue;
 		snprintf(what, sizeof(what), "%s: %s held, TRY %s", ls,
 			 mode_names[compat[i].held], mode_names[compat[i].want]);
-		ASSERT_EQ(0, ls_lock(a, "compat", compat[i].held, 0, 0, &ha));
+		ASSERT_EQ(0, rdl_ls_lock(a, "compat", compat[i].held, 0, 0, &ha));
 		t = rdl_now_s();
-		got = ls_lock(b, "compat", compat[i].want, RDLOCK_LKF_TRY, 0, &hb);
+		got = rdl_ls_lock(b, "compat", compat[i].want, RDLOCK_LKF_TRY, 0, &hb);
 		expect_err(_metadata, got, bakery ? compat[i].err_bakery :
 			   compat[i].err_cas, what);
 		/* "At once": no waiting for the holder. */
@@ -1825,8 +1758,8 @@ static void check_compat(struct __test_metadata *_metadata, int a, int b,
 			TH_LOG("%s took %.2f s", what, rdl_now_s() - t);
 		}
 		if (!got)
-			EXPECT_EQ(0, ls_unlock(b, hb));
-		EXPECT_EQ(0, ls_unlock(a, ha));
+			EXPECT_EQ(0, rdl_ls_unlock(b, hb));
+		EXPECT_EQ(0, rdl_ls_unlock(a, ha));
 	}
 }
 
@@ -1846,14 +1779,14 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 	{
 		struct rdlock_lock_req l;
 
-		lock_init(&l, "lease", RDLOCK_LOCK_UP, 0, 0);
+		rdl_lock_init(&l, "lease", RDLOCK_LOCK_UP, 0, 0);
 		l.lease_slots = RDLOCK_LEASE_SLOTS_MAX_UPDATE + 1;
-		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l),
+		expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l),
 			   EINVAL, "LOCK UP, lease_slots 17 in an update lockspace");
 		l.lease_slots = RDLOCK_LEASE_SLOTS_MAX_UPDATE;
-		expect_err(_metadata, xioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+		expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
 			   "LOCK UP, lease_slots 16 in an update lockspace");
-		EXPECT_EQ(0, ls_unlock(self->fd, l.handle));
+		EXPECT_EQ(0, rdl_ls_unlock(self->fd, l.handle));
 	}
 
 	/* Every mode; QUERY tells what is held and where. */
@@ -1862,11 +1795,11 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 		char what[64];
 
 		snprintf(what, sizeof(what), "LOCK %s", mode_names[h3]);
-		expect_err(_metadata, ls_lock(self->fd, "qname", h3, 0, 0, &h), 0,
+		expect_err(_metadata, rdl_ls_lock(self->fd, "qname", h3, 0, 0, &h), 0,
 			   what);
 		EXPECT_NE(0, h);
 		usleep(150 * 1000);
-		ASSERT_EQ(0, ls_query(self->fd, h, &q));
+		ASSERT_EQ(0, rdl_ls_query(self->fd, h, &q));
 		EXPECT_EQ(h3, q.mode);
 		EXPECT_EQ(h, q.handle);
 		EXPECT_EQ(NODE, q.home_node);
@@ -1884,42 +1817,42 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 			EXPECT_LE(info.first_free_slot + RAW_TEST_SLOTS, q.slot);
 			EXPECT_GT(info.table_slots, q.slot);
 		}
-		EXPECT_EQ(0, ls_unlock(self->fd, h));
+		EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	}
 	if (tfd >= 0)
 		close(tfd);
 
 	/* Unknown handles: never given, already released. */
-	expect_err(_metadata, ls_unlock(self->fd, 0), ENOENT, "UNLOCK handle 0");
-	expect_err(_metadata, ls_unlock(self->fd, 0xffffffff), ENOENT,
+	expect_err(_metadata, rdl_ls_unlock(self->fd, 0), ENOENT, "UNLOCK handle 0");
+	expect_err(_metadata, rdl_ls_unlock(self->fd, 0xffffffff), ENOENT,
 		   "UNLOCK handle ~0");
-	expect_err(_metadata, ls_query(self->fd, 0xffffffff, &q), ENOENT,
+	expect_err(_metadata, rdl_ls_query(self->fd, 0xffffffff, &q), ENOENT,
 		   "QUERY handle ~0");
-	ASSERT_EQ(0, ls_lock(self->fd, "twice", RDLOCK_LOCK_EX, 0, 0, &h));
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
-	expect_err(_metadata, ls_unlock(self->fd, h), ENOENT, "double UNLOCK");
-	expect_err(_metadata, ls_query(self->fd, h, &q), ENOENT,
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "twice", RDLOCK_LOCK_EX, 0, 0, &h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	expect_err(_metadata, rdl_ls_unlock(self->fd, h), ENOENT, "double UNLOCK");
+	expect_err(_metadata, rdl_ls_query(self->fd, h, &q), ENOENT,
 		   "QUERY after UNLOCK");
-	expect_err(_metadata, ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
 		   ENOENT, "CONVERT after UNLOCK");
 	/* Another file's handles are not ours. */
-	ASSERT_EQ(0, ls_lock(fd2, "theirs", RDLOCK_LOCK_SH, 0, 0, &h2));
-	ASSERT_EQ(0, ls_lock(self->fd, "mine", RDLOCK_LOCK_SH, 0, 0, &h));
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "theirs", RDLOCK_LOCK_SH, 0, 0, &h2));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "mine", RDLOCK_LOCK_SH, 0, 0, &h));
 	if (h2 != h) {
-		expect_err(_metadata, ls_unlock(self->fd, h2), ENOENT,
+		expect_err(_metadata, rdl_ls_unlock(self->fd, h2), ENOENT,
 			   "UNLOCK another file's handle");
-		expect_err(_metadata, ls_query(self->fd, h2, &q), ENOENT,
+		expect_err(_metadata, rdl_ls_query(self->fd, h2, &q), ENOENT,
 			   "QUERY another file's handle");
 	}
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
-	EXPECT_EQ(0, ls_unlock(fd2, h2));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
 
 	check_compat(_metadata, self->fd, fd2, LS_UPD, true, true);
 
 	/* A timed request gives up after about its timeout. */
-	ASSERT_EQ(0, ls_lock(self->fd, "timed", RDLOCK_LOCK_EX, 0, 0, &h));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "timed", RDLOCK_LOCK_EX, 0, 0, &h));
 	t = rdl_now_s();
-	expect_err(_metadata, ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 300, &h2),
+	expect_err(_metadata, rdl_ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 300, &h2),
 		   ETIMEDOUT, "LOCK EX, 300 ms, EX held");
 	t = rdl_now_s() - t;
 	EXPECT_LE(0.29, t);
@@ -1927,32 +1860,32 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 		TH_LOG("300 ms timeout took %.2f s", t);
 	}
 	t = rdl_now_s();
-	expect_err(_metadata, ls_lock(fd2, "timed", RDLOCK_LOCK_SH, 0, 200, &h2),
+	expect_err(_metadata, rdl_ls_lock(fd2, "timed", RDLOCK_LOCK_SH, 0, 200, &h2),
 		   ETIMEDOUT, "LOCK SH, 200 ms, EX held");
 	EXPECT_LE(0.19, rdl_now_s() - t);
 	/* The waiters that gave up left nothing behind. */
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
-	expect_err(_metadata, ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 5000, &h2),
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	expect_err(_metadata, rdl_ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 5000, &h2),
 		   0, "LOCK EX after the timed-out waiters");
-	EXPECT_EQ(0, ls_unlock(fd2, h2));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
 
 	/* One file, one name, two handles: they conflict like any two. */
-	ASSERT_EQ(0, ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 0, &h));
-	ASSERT_EQ(0, ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 0, &h2));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 0, &h));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 0, &h2));
 	EXPECT_NE(h, h2);
-	expect_err(_metadata, ls_lock(self->fd, "dup", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h3), EAGAIN,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "dup", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h3), EAGAIN,
 		   "TRY EX while the same file holds SH twice");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
-	EXPECT_EQ(0, ls_unlock(self->fd, h2));
-	ASSERT_EQ(0, ls_lock(self->fd, "dup", RDLOCK_LOCK_EX, 0, 0, &h));
-	expect_err(_metadata, ls_lock(self->fd, "dup", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h2));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "dup", RDLOCK_LOCK_EX, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_lock(self->fd, "dup", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
 		   "TRY EX again from the file holding EX");
-	expect_err(_metadata, ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 200,
-				      &h2), ETIMEDOUT,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "dup", RDLOCK_LOCK_SH, 0, 200,
+					  &h2), ETIMEDOUT,
 		   "timed SH from the file holding EX");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	close(fd2);
 
 	/* The same in the other lockspaces (no update locks there). */
@@ -1967,7 +1900,7 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 	fd2 = open_joined(LS_CAS);
 	ASSERT_LE(0, fd2);
 	check_compat(_metadata, self->fd, fd2, LS_CAS, false, false);
-	expect_err(_metadata, ls_lock(self->fd, "x", RDLOCK_LOCK_UP, 0, 0, NULL),
+	expect_err(_metadata, rdl_ls_lock(self->fd, "x", RDLOCK_LOCK_UP, 0, 0, NULL),
 		   EOPNOTSUPP, "LOCK UP in a CAS spinlock lockspace");
 	close(fd2);
 	ASSERT_EQ(0, ls_leave(self->fd));
@@ -1991,37 +1924,37 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, ls_join(fd, ls));
 	fd2 = open_joined(ls);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, ls_lock(fd, "conv", RDLOCK_LOCK_UP, 0, 0, &hu));
+	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_UP, 0, 0, &hu));
 
-	convert_init(&cv, hu, RDLOCK_LOCK_EX, 0, 0);
+	rdl_convert_init(&cv, hu, RDLOCK_LOCK_EX, 0, 0);
 	run_field_cases(_metadata, fd, RDLOCK_IOC_CONVERT, &cv, sizeof(cv),
 			convert_cases, ARRAY_SIZE(convert_cases), "CONVERT");
 	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
-	expect_err(_metadata, ls_convert(fd, 0xffffffff, RDLOCK_LOCK_EX, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, 0xffffffff, RDLOCK_LOCK_EX, 0, 0),
 		   ENOENT, "CONVERT unknown handle");
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_UP, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_UP, 0, 0),
 		   EALREADY, "CONVERT UP to UP");
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_SH, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_SH, 0, 0),
 		   EOPNOTSUPP, "CONVERT UP to SH");
-	EXPECT_EQ(0, ls_unlock(fd, hu));
+	EXPECT_EQ(0, rdl_ls_unlock(fd, hu));
 
 	/* A reader first; the update lock is granted beside it at once. */
-	ASSERT_EQ(0, ls_lock(fd2, "conv", RDLOCK_LOCK_SH, 0, 0, &hs));
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_SH, 0, 0, &hs));
 	snprintf(what, sizeof(what), "%s: TRY UP beside a reader", ls);
-	expect_err(_metadata, ls_lock(fd, "conv", RDLOCK_LOCK_UP, RDLOCK_LKF_TRY,
-				      0, &hu), 0, what);
+	expect_err(_metadata, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_UP, RDLOCK_LKF_TRY,
+					  0, &hu), 0, what);
 	ASSERT_NE(0, hu);
 	/* The upgrade waits for the reader: fails, and keeps UP. */
 	t = rdl_now_s();
 	snprintf(what, sizeof(what), "%s: TRY CONVERT UP to EX, reader ahead", ls);
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
-					 0), EAGAIN, what);
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
+					     0), EAGAIN, what);
 	EXPECT_GT(2.0, rdl_now_s() - t);
 	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
 	t = rdl_now_s();
 	snprintf(what, sizeof(what), "%s: CONVERT UP to EX, 300 ms, reader ahead",
 		 ls);
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 300),
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 300),
 		   ETIMEDOUT, what);
 	t = rdl_now_s() - t;
 	EXPECT_LE(0.29, t);
@@ -2030,66 +1963,66 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	/* Still one update holder, and later readers as compat[] says. */
 	snprintf(what, sizeof(what), "%s: TRY UP beside UP after a failed upgrade",
 		 ls);
-	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_UP,
-				      RDLOCK_LKF_TRY, 0, &h), EAGAIN, what);
+	expect_err(_metadata, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_UP,
+					  RDLOCK_LKF_TRY, 0, &h), EAGAIN, what);
 	snprintf(what, sizeof(what), "%s: TRY SH beside UP after a failed upgrade",
 		 ls);
 	h = 0;
-	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
-				      RDLOCK_LKF_TRY, 0, &h),
+	expect_err(_metadata, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h),
 		   bakery ? EAGAIN : 0, what);
 	if (h)
-		EXPECT_EQ(0, ls_unlock(fd2, h));
-	EXPECT_EQ(0, ls_unlock(fd2, hs));
+		EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, hs));
 
 	snprintf(what, sizeof(what), "%s: CONVERT UP to EX, reader gone", ls);
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 5000), 0,
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 5000), 0,
 		   what);
 	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(fd, hu));
-	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
-				      RDLOCK_LKF_TRY, 0, &h), EAGAIN,
+	expect_err(_metadata, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h), EAGAIN,
 		   "TRY SH while upgraded");
-	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_UP,
-				      RDLOCK_LKF_TRY, 0, &h), EAGAIN,
+	expect_err(_metadata, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_UP,
+					  RDLOCK_LKF_TRY, 0, &h), EAGAIN,
 		   "TRY UP while upgraded");
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 0),
 		   EALREADY, "CONVERT upgraded to EX");
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_SH, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_SH, 0, 0),
 		   EOPNOTSUPP, "CONVERT upgraded to SH");
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_UP, 0, 0), 0,
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_UP, 0, 0), 0,
 		   "CONVERT upgraded back to UP");
 	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
 	/* And up again with TRY, nobody in the way. */
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
-					 0), 0, "TRY CONVERT UP to EX, nobody there");
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
+					     0), 0, "TRY CONVERT UP to EX, nobody there");
 	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(fd, hu));
-	EXPECT_EQ(0, ls_unlock(fd, hu));
-	expect_err(_metadata, ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 0), ENOENT,
+	EXPECT_EQ(0, rdl_ls_unlock(fd, hu));
+	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 0), ENOENT,
 		   "CONVERT after UNLOCK");
 	/* Not TRY: the failed TRYs' tickets may still be finishing. */
-	expect_err(_metadata, ls_lock(fd2, "conv", RDLOCK_LOCK_EX, 0, 5000, &h),
+	expect_err(_metadata, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_EX, 0, 5000, &h),
 		   0, "LOCK EX after the update holder left");
-	EXPECT_EQ(0, ls_unlock(fd2, h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
 
 	/* Plain shared and exclusive locks do not convert. */
-	ASSERT_EQ(0, ls_lock(fd, "conv", RDLOCK_LOCK_SH, 0, 0, &h));
-	expect_err(_metadata, ls_convert(fd, h, RDLOCK_LOCK_EX, 0, 0),
+	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_SH, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_EX, 0, 0),
 		   EOPNOTSUPP, "CONVERT SH to EX");
-	expect_err(_metadata, ls_convert(fd, h, RDLOCK_LOCK_UP, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_UP, 0, 0),
 		   EOPNOTSUPP, "CONVERT SH to UP");
-	expect_err(_metadata, ls_convert(fd, h, RDLOCK_LOCK_SH, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_SH, 0, 0),
 		   EALREADY, "CONVERT SH to SH");
 	EXPECT_EQ(RDLOCK_LOCK_SH, ls_mode(fd, h));
-	EXPECT_EQ(0, ls_unlock(fd, h));
-	ASSERT_EQ(0, ls_lock(fd, "conv", RDLOCK_LOCK_EX, 0, 0, &h));
-	expect_err(_metadata, ls_convert(fd, h, RDLOCK_LOCK_SH, 0, 0),
+	EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_EX, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_SH, 0, 0),
 		   EOPNOTSUPP, "CONVERT EX to SH");
-	expect_err(_metadata, ls_convert(fd, h, RDLOCK_LOCK_UP, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_UP, 0, 0),
 		   EOPNOTSUPP, "CONVERT EX to UP");
-	expect_err(_metadata, ls_convert(fd, h, RDLOCK_LOCK_EX, 0, 0),
+	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_EX, 0, 0),
 		   EALREADY, "CONVERT EX to EX");
 	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(fd, h));
-	EXPECT_EQ(0, ls_unlock(fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd, h));
 	close(fd2);
 	EXPECT_EQ(0, ls_leave(fd));
 }
@@ -2113,34 +2046,34 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	fd2 = open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
-	ASSERT_EQ(0, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
-	ASSERT_EQ(0, ls_lock(fd2, "rel2", RDLOCK_LOCK_SH, 0, 0, &h2));
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "rel2", RDLOCK_LOCK_SH, 0, 0, &h2));
 	EXPECT_EQ(0, ls_leave(fd2));
-	expect_err(_metadata, ls_unlock(fd2, h1), EBADFD, "UNLOCK after LEAVE");
-	expect_err(_metadata, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h), 0,
+	expect_err(_metadata, rdl_ls_unlock(fd2, h1), EBADFD, "UNLOCK after LEAVE");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h), 0,
 		   "TRY EX of a name the leaving file held EX");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
-	expect_err(_metadata, ls_lock(self->fd, "rel2", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h), 0,
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	expect_err(_metadata, rdl_ls_lock(self->fd, "rel2", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h), 0,
 		   "TRY EX of a name the leaving file held SH");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 
 	/* Closing does too. */
 	ASSERT_EQ(0, ls_join(fd2, LS_PLAIN));
-	ASSERT_EQ(0, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
-	expect_err(_metadata, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
+	expect_err(_metadata, rdl_ls_lock(fd2, "rel1", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
 		   "TRY EX from the file holding EX");
 	close(fd2);
 	/* Not TRY: the failed TRY's ticket may still be finishing. */
-	expect_err(_metadata, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 5000,
-				      &h), 0,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 5000,
+					  &h), 0,
 		   "LOCK EX after the holder closed its file");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 
 	/* A waiter killed by a fatal signal ends its wait and leaves no trace. */
-	ASSERT_EQ(0, ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 0, &h));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 0, &h));
 	ASSERT_EQ(0, pipe(pipefd));
 	fflush(stderr);
 	pid = fork();
@@ -2151,7 +2084,7 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 		close(pipefd[0]);
 		if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
 			_exit(1);
-		ls_lock(cfd, "rel1", RDLOCK_LOCK_EX, 0, 0, NULL);
+		rdl_ls_lock(cfd, "rel1", RDLOCK_LOCK_EX, 0, 0, NULL);
 		_exit(2);	/* granted while the parent holds it */
 	}
 	close(pipefd[1]);
@@ -2165,10 +2098,10 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 		TH_LOG("waiter status 0x%x: not killed while waiting", status);
 	}
 	EXPECT_GT(10.0, rdl_now_s() - t);
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	fd2 = open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
-	expect_err(_metadata, ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 5000, &h),
+	expect_err(_metadata, rdl_ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 5000, &h),
 		   0, "LOCK EX after the killed waiter");
 	close(fd2);
 }
@@ -2179,22 +2112,22 @@ TEST_F(uapi, ls_names_full)
 	__u32 ha, hb, h;
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_TINY));
-	ASSERT_EQ(0, ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &ha));
-	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_SH, 0, 0, &hb),
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &ha));
+	expect_err(_metadata, rdl_ls_lock(self->fd, "b", RDLOCK_LOCK_SH, 0, 0, &hb),
 		   ENOSPC, "LOCK a 2nd name, 1 name per node");
-	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_EX,
-				      RDLOCK_LKF_TRY, 0, &hb), ENOSPC,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "b", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &hb), ENOSPC,
 		   "TRY LOCK a 2nd name, 1 name per node");
-	expect_err(_metadata, ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &h), 0,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &h), 0,
 		   "LOCK the held name again");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
-	EXPECT_EQ(0, ls_unlock(self->fd, ha));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, ha));
 	/* Name entries are never freed while the cluster is up. */
-	expect_err(_metadata, ls_lock(self->fd, "b", RDLOCK_LOCK_EX, 0, 0, &hb),
+	expect_err(_metadata, rdl_ls_lock(self->fd, "b", RDLOCK_LOCK_EX, 0, 0, &hb),
 		   ENOSPC, "LOCK the 2nd name once the 1st is free");
-	expect_err(_metadata, ls_lock(self->fd, "a", RDLOCK_LOCK_EX, 0, 0, &ha),
+	expect_err(_metadata, rdl_ls_lock(self->fd, "a", RDLOCK_LOCK_EX, 0, 0, &ha),
 		   0, "LOCK the 1st name again");
-	EXPECT_EQ(0, ls_unlock(self->fd, ha));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, ha));
 }
 
 struct perm_case {
@@ -2247,7 +2180,7 @@ static int ls_unprivileged_child(void)
 	if (fd < 0)
 		return 100;
 	ls_create_init(&c, "perm_new", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
-	CHILD_EXPECT(EPERM, xioctl(fd, RDLOCK_IOC_LS_CREATE, &c), "LS_CREATE");
+	CHILD_EXPECT(EPERM, rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c), "LS_CREATE");
 	CHILD_EXPECT(EPERM, ls_remove(fd, "perm_rw"), "LS_REMOVE");
 	for (i = 0; i < ARRAY_SIZE(perm_cases); i++) {
 		const struct perm_case *p = &perm_cases[i];
@@ -2261,20 +2194,20 @@ static int ls_unprivileged_child(void)
 			continue;
 		}
 		snprintf(what, sizeof(what), "LOCK SH in %s", p->ls);
-		got = ls_lock(fd, "p", RDLOCK_LOCK_SH, RDLOCK_LKF_TRY, 0, &h);
+		got = rdl_ls_lock(fd, "p", RDLOCK_LOCK_SH, RDLOCK_LKF_TRY, 0, &h);
 		CHILD_EXPECT(p->sh, got, what);
 		if (!got)
-			CHILD_EXPECT(0, ls_unlock(fd, h), "UNLOCK");
+			CHILD_EXPECT(0, rdl_ls_unlock(fd, h), "UNLOCK");
 		snprintf(what, sizeof(what), "LOCK EX in %s", p->ls);
-		got = ls_lock(fd, "p", RDLOCK_LOCK_EX, RDLOCK_LKF_TRY, 0, &h);
+		got = rdl_ls_lock(fd, "p", RDLOCK_LOCK_EX, RDLOCK_LKF_TRY, 0, &h);
 		CHILD_EXPECT(p->ex, got, what);
 		if (!got)
-			CHILD_EXPECT(0, ls_unlock(fd, h), "UNLOCK");
+			CHILD_EXPECT(0, rdl_ls_unlock(fd, h), "UNLOCK");
 		snprintf(what, sizeof(what), "LOCK UP in %s", p->ls);
-		got = ls_lock(fd, "p", RDLOCK_LOCK_UP, RDLOCK_LKF_TRY, 0, &h);
+		got = rdl_ls_lock(fd, "p", RDLOCK_LOCK_UP, RDLOCK_LKF_TRY, 0, &h);
 		CHILD_EXPECT(p->up, got, what);
 		if (!got)
-			CHILD_EXPECT(0, ls_unlock(fd, h), "UNLOCK");
+			CHILD_EXPECT(0, rdl_ls_unlock(fd, h), "UNLOCK");
 		CHILD_EXPECT(0, ls_leave(fd), "LEAVE");
 	}
 	close(fd);
@@ -2311,9 +2244,9 @@ TEST_F(uapi, ls_unprivileged)
 	expect_err(_metadata, ls_remove(self->fd, "perm_new"), ENOENT,
 		   "LS_REMOVE of what nobody tried to create");
 	ASSERT_EQ(0, ls_join(self->fd, "perm_none"));
-	expect_err(_metadata, ls_lock(self->fd, "p", RDLOCK_LOCK_EX, 0, 0, &h), 0,
+	expect_err(_metadata, rdl_ls_lock(self->fd, "p", RDLOCK_LOCK_EX, 0, 0, &h), 0,
 		   "root LOCK EX in a mode 0 lockspace");
-	EXPECT_EQ(0, ls_unlock(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	EXPECT_EQ(0, ls_leave(self->fd));
 	for (i = 0; i < ARRAY_SIZE(perm_cases); i++)
 		EXPECT_EQ(0, ls_remove(self->fd, perm_cases[i].ls));
@@ -2348,7 +2281,7 @@ TEST_F(uapi, ls_remove)
 		   "LS_CREATE a removed lockspace again");
 	fd2 = open_joined("uapi_rm");
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(0, ls_lock(fd2, "held", RDLOCK_LOCK_EX, 0, 0, NULL));
+	EXPECT_EQ(0, rdl_ls_lock(fd2, "held", RDLOCK_LOCK_EX, 0, 0, NULL));
 	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), EBUSY,
 		   "LS_REMOVE while a file holds a lock");
 	close(fd2);
