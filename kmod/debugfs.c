@@ -53,6 +53,9 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 		   cl->words_be ? "big-endian" : "little-endian",
 		   cl->result_be ? "big-endian" : "little-endian");
 	seq_printf(m, "table_slots: %u\n", cl->table.slots);
+	/* Lockspaces joined in another epoch are lost (design.rst). */
+	seq_printf(m, "epoch: %u\ntable_incarnation: %#llx\n", cl->epoch,
+		   cl->table.incarnation);
 	seq_printf(m, "rejected_connections: %lld\n",
 		   (long long)atomic64_read(&cl->rejected));
 	spin_unlock_bh(&cl->lock);
@@ -178,6 +181,8 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 		   ls->attr.omega_us);
 	seq_printf(m, "slots: %u\nbase: %u\nnodes: %u\n", ls->attr.slots,
 		   ls->base, ls->nr_nodes);
+	seq_printf(m, "epoch: %u\nlost: %s\n", ls->epoch,
+		   str_yes_no(rdlock_ls_stale(ls)));
 	seq_printf(m, "resolves: %lld\nprobes: %lld\n",
 		   (long long)atomic64_read(&ls->resolves),
 		   (long long)atomic64_read(&ls->probes));
@@ -201,6 +206,7 @@ void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
 void rdlock_debugfs_ls_remove(struct rdlock_ls *ls)
 {
 	debugfs_remove_recursive(ls->debugfs);
+	ls->debugfs = NULL;
 }
 
 void rdlock_debugfs_init(void)

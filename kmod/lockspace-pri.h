@@ -121,6 +121,11 @@ struct rdlock_lock {
  * @entries: name entries per node.
  * @nodes: home nodes, ascending.
  * @nr_nodes: number of @nodes.
+ * @epoch: rdlock_xport_epoch() when the lockspace joined the cluster; once
+ *	it differs, the tables the lockspace lives in may be gone: locks fail
+ *	with -ESHUTDOWN and the lockspace leaves the list of this node's.
+ * @incarnation: rdlock_xport_node_incarnation() of every node at the same
+ *	time: a release goes only to a home that still has that table.
  * @res_lock: protects @res, @lru, @nr_unused and rdlock_res.refs.
  * @res: names known on this node, by hash.
  * @lru: names no lock uses, oldest first.
@@ -150,6 +155,8 @@ struct rdlock_ls {
 	u32 entries;
 	u32 nodes[RDLOCK_MAX_NODES];
 	u32 nr_nodes;
+	u32 epoch;
+	u64 incarnation[RDLOCK_MAX_NODES];
 	spinlock_t res_lock;		/* @res, @lru, @nr_unused, refs */
 	DECLARE_HASHTABLE(res, 8);
 	struct list_head lru;
@@ -173,6 +180,7 @@ struct rdlock_ls *rdlock_ls_find(const char *name);
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);
+bool rdlock_ls_stale(const struct rdlock_ls *ls);
 int rdlock_lock_acquire(struct rdlock_lock *lk);
 struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 				      size_t len, enum rdlock_lock_mode mode,

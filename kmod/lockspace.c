@@ -102,13 +102,16 @@ static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 
 	ls->nr_nodes = 0;
 	*min_slots = U32_MAX;
+	/* The epoch first: a change from here on shows as a stale lockspace. */
+	ls->epoch = rdlock_xport_epoch();
 	if (!rdlock_xport_ready())
 		return -ENOTCONN;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		if (!rdlock_xport_node_configured(i))
 			continue;
 		slots = rdlock_xport_node_slots(i);
-		if (!slots)
+		ls->incarnation[i] = rdlock_xport_node_incarnation(i);
+		if (!slots || !ls->incarnation[i])
 			return -ENOTCONN;
 		*min_slots = min(*min_slots, slots);
 		ls->nodes[ls->nr_nodes++] = i;
@@ -218,11 +221,56 @@ static int rdlock_ls_join_cluster(struct rdlock_ls *ls)
 	return -ENOSPC;
 }
 
+/**
+ * rdlock_ls_stale() - did the cluster lose tables since the lockspace joined
+ * @ls: the lockspace.
+ *
+ * Return: true once this node's cluster went down or a node came back with
+ * a new table (rdlock_xport_epoch()): the lockspace's directory entry, name
+ * entries or lock words may be gone, so it takes no more locks.
+ */
+bool rdlock_ls_stale(const struct rdlock_ls *ls)
+{
+	return ls->epoch != rdlock_xport_epoch();
+}
+
+/* A call's error, as -ESHUTDOWN when the lockspace was lost meanwhile. */
+static int rdlock_ls_error(const struct rdlock_ls *ls, int ret)
+{
+	return ret && rdlock_ls_stale(ls) ? -ESHUTDOWN : ret;
+}
+
+/*
+ * Take stale lockspaces off this node's list, so that their names can be
+ * created and joined anew in the current epoch. Their users keep them
+ * until they close them; the uapi's creation reference goes now, as
+ * nobody could remove it by name any more.
+ */
+static void rdlock_ls_detach_stale(void)
+{
+	struct rdlock_ls *ls, *tmp;
+
+	lockdep_assert_held(&rdlock_ls_mutex);
+	list_for_each_entry_safe(ls, tmp, &rdlock_ls_list, list) {
+		if (!rdlock_ls_stale(ls))
+			continue;
+		pr_warn("lockspace %s: lost with the cluster epoch it joined\n",
+			ls->name);
+		list_del_init(&ls->list);
+		rdlock_debugfs_ls_remove(ls);
+		if (ls->created) {
+			ls->created = false;
+			rdlock_ls_put_locked(ls);
+		}
+	}
+}
+
 static struct rdlock_ls *rdlock_ls_lookup(const char *name)
 {
 	struct rdlock_ls *ls;
 
 	lockdep_assert_held(&rdlock_ls_mutex);
+	rdlock_ls_detach_stale();
 	list_for_each_entry(ls, &rdlock_ls_list, list)
 		if (!strcmp(ls->name, name))
 			return ls;
@@ -328,7 +376,7 @@ void rdlock_ls_put_locked(struct rdlock_ls *ls)
 	if (--ls->users)
 		return;
 	WARN_ON(!list_empty(&ls->locks));
-	list_del(&ls->list);
+	list_del_init(&ls->list);
 	rdlock_debugfs_ls_remove(ls);
 	rdlock_res_free_all(ls);
 	kfree(ls);
@@ -540,12 +588,14 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
 	struct rdlock_res *res = lk->res;
 	int ret = 0;
 
+	if (rdlock_ls_stale(ls))
+		return -ESHUTDOWN;
 	mutex_lock(&res->resolve_mutex);
 	if (!res->resolved)
 		ret = rdlock_res_resolve(ls, res);
 	mutex_unlock(&res->resolve_mutex);
 	if (ret)
-		return ret;
+		return rdlock_ls_error(ls, ret);
 
 	memset(&lk->ticket, 0, sizeof(lk->ticket));
 	lk->ticket.node = res->home;
@@ -558,6 +608,8 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
 			       rdlock_deadline(&lk->opts));
 	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
+	/* Failed because the tables went: say so, not how it showed. */
+	ret = rdlock_ls_error(ls, ret);
 	trace_rdlock_lock_done(lk, ret);
 	if (ret)
 		rdlock_lock_unlist(lk);
@@ -623,7 +675,8 @@ EXPORT_SYMBOL_GPL(rdlock_ls_close);
  * -EOPNOTSUPP for an update lock where the lockspace has none, -EAGAIN when
  * RDLOCK_LKF_TRY found it busy or a lease reset revoked the ticket (retry),
  * -ETIMEDOUT after @opts->timeout_ms, -EINTR on a fatal signal, -ENOSPC
- * when the home node has no free name entry, or a transport error.
+ * when the home node has no free name entry, -ESHUTDOWN when the lockspace
+ * was lost (rdlock_ls_stale()), or a transport error.
  */
 struct rdlock_lock *rdlock_lock(struct rdlock_ls *ls, const void *name,
 				size_t len, enum rdlock_lock_mode mode,
@@ -724,7 +777,8 @@ EXPORT_SYMBOL_GPL(rdlock_lock_mode);
  * -ETIMEDOUT, -EINTR or, with RDLOCK_LKF_TRY, -EAGAIN when the upgrade did
  * not happen, in which case the lock is still held in RDLOCK_LOCK_UP; in a
  * lockspace with leases -EAGAIN can also mean a stall reset revoked the
- * lock: it is no longer held, and rdlock_unlock() only frees it.
+ * lock: it is no longer held, and rdlock_unlock() only frees it;
+ * -ESHUTDOWN when the lockspace was lost.
  */
 int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		   const struct rdlock_lock_opts *opts)
@@ -746,10 +800,13 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	}
 	if (mode != RDLOCK_LOCK_EX)
 		return -EOPNOTSUPP;
+	if (rdlock_ls_stale(ls))
+		return -ESHUTDOWN;
 	rdlock_lock_set_state(lk, RDLOCK_LK_CONVERTING);
 	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
 	if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
+	ret = rdlock_ls_error(ls, ret);
 	trace_rdlock_convert_done(lk, ret);
 	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
 	return ret;
@@ -761,14 +818,18 @@ EXPORT_SYMBOL_GPL(rdlock_convert);
  * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
  *
  * Never fails: a lost connection or an expired lease is the protocol's to
- * handle.
+ * handle. The release goes to the lock's home only while the home has the
+ * table the lock was taken in: into a new one it would corrupt another
+ * lock word.
  */
 void rdlock_unlock(struct rdlock_lock *lk)
 {
 	struct rdlock_ls *ls = lk->ls;
+	u32 home = lk->ticket.node;
 
 	trace_rdlock_unlock(lk, 0);
-	ls->ops->release(&ls->cfg, &lk->ticket);
+	if (rdlock_xport_node_incarnation(home) == ls->incarnation[home])
+		ls->ops->release(&ls->cfg, &lk->ticket);
 	rdlock_lock_unlist(lk);
 	rdlock_lock_free(lk);
 }
@@ -784,6 +845,7 @@ bool rdlock_ls_any(void)
 	bool any;
 
 	mutex_lock(&rdlock_ls_mutex);
+	rdlock_ls_detach_stale();
 	any = !list_empty(&rdlock_ls_list);
 	mutex_unlock(&rdlock_ls_mutex);
 	return any;

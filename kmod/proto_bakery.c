@@ -6,7 +6,7 @@
  *
  * Acquire takes a ticket with one FETCH_AND_ADD and is granted at once when
  * the returned word allows. Otherwise it polls the word with RDMA READs,
- * sleeping wait_count x omega between them (never spinning a CPU). An
+ * sleeping holds_ahead x omega between them (never spinning a CPU). An
  * over-limit ticket is withdrawn by CAS and retried after a random
  * exponential back-off until the holder that crossed COUNT_MAX resets the
  * word. With leases, a waiter that sees no progress for twice the lease
@@ -95,8 +95,11 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	for (;;) {
-		/* Algorithm 2 line 20: the more tickets ahead, the longer. */
-		ahead = clamp_t(u32, bakery_wait_count(t->prev, val, bm), 1,
+		/*
+		 * Algorithm 2 line 20: the more ahead, the longer; counting
+		 * only the critical sections that delay us (bakery.rst).
+		 */
+		ahead = clamp_t(u32, bakery_holds_ahead(t->prev, val, bm), 1,
 				RDLOCK_BAKERY_WAIT_CAP);
 		ret = rdlock_proto_sleep(ahead * omega, deadline);
 		if (ret)

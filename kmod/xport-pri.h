@@ -38,7 +38,7 @@
 #define RDLOCK_RECONNECT_MAX_MS	2000
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
-#define RDLOCK_WIRE_VERSION	1
+#define RDLOCK_WIRE_VERSION	2
 
 enum rdlock_wire_type {
 	RDLOCK_WIRE_ATOMIC_REQ	= 1,
@@ -94,6 +94,7 @@ struct rdlock_cm_pdata {
 	__le64 table_addr;
 	__le32 rkey;
 	__le32 pad;
+	__le64 table_incarnation;
 };
 
 enum rdlock_reject_reason {
@@ -127,6 +128,7 @@ struct rdlock_table {
 	bool mapped;
 	struct ib_mr *mr;
 	bool registered;
+	u64 incarnation;	/* random, per allocation: tells a restart */
 };
 
 /* A message buffer of a connection's TX or RX ring. */
@@ -200,6 +202,7 @@ struct rdlock_node {
 	u32 rkey;
 	u32 table_slots;
 	bool words_be;				/* table words big-endian */
+	u64 incarnation;			/* of its table, 0: unknown */
 	u32 connects;
 	unsigned int backoff_ms;
 	struct delayed_work connect_work;	/* active side only */
@@ -229,6 +232,7 @@ struct rdlock_cluster {
 	struct list_head conns;
 	wait_queue_head_t conns_wait;
 	atomic64_t rejected;
+	u32 epoch;				/* see rdlock_xport_epoch() */
 	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
 };
 

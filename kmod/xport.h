@@ -61,5 +61,7 @@ u32 rdlock_xport_node_slots(u32 node);
 int rdlock_xport_backend(void);
 bool rdlock_xport_ready(void);
 bool rdlock_xport_node_configured(u32 node);
+u32 rdlock_xport_epoch(void);
+u64 rdlock_xport_node_incarnation(u32 node);
 
 #endif /* _RDLOCK_XPORT_H */

@@ -300,6 +300,7 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 	pd->src_node = cpu_to_le32(cl->self);
 	pd->dst_node = cpu_to_le32(dst);
 	pd->table_slots = cpu_to_le32(t->slots);
+	pd->table_incarnation = cpu_to_le64(t->incarnation);
 	if (t->registered) {
 		pd->table_addr = cpu_to_le64(t->mr->iova);
 		pd->rkey = cpu_to_le32(t->mr->rkey);
@@ -573,6 +574,22 @@ out:
 	rdlock_conn_put(conn);
 }
 
+/*
+ * Called with rdlock_cl.lock held when a peer connects. A new incarnation
+ * of a table we knew means the peer restarted with a zeroed table: lock
+ * words and directory entries the lockspaces rely on are gone, so their
+ * epoch ends.
+ */
+static void rdlock_learn_incarnation(struct rdlock_node *node, u64 incarnation)
+{
+	if (node->incarnation && node->incarnation != incarnation) {
+		pr_warn("node %u restarted with a new lock table: lockspaces of this cluster epoch are invalid\n",
+			node->id);
+		WRITE_ONCE(rdlock_cl.epoch, rdlock_cl.epoch + 1);
+	}
+	WRITE_ONCE(node->incarnation, incarnation);
+}
+
 static int rdlock_cm_established(struct rdlock_conn *conn,
 				 struct rdma_cm_event *ev)
 {
@@ -625,6 +642,8 @@ static int rdlock_cm_established(struct rdlock_conn *conn,
 		node->rkey = le32_to_cpu(conn->peer.rkey);
 		node->table_slots = le32_to_cpu(conn->peer.table_slots);
 		node->words_be = conn->peer.flags & RDLOCK_PDATA_WORDS_BE;
+		rdlock_learn_incarnation(node,
+					 le64_to_cpu(conn->peer.table_incarnation));
 		node->adv = adv;
 		node->adv_known = true;
 		rdlock_try_resolve_backend();
@@ -812,6 +831,10 @@ void rdlock_cluster_down(void)
 	lockdep_assert_held(&cl->cfg_mutex);
 	spin_lock_bh(&cl->lock);
 	cl->up = false;
+	/* Our table goes: whatever lockspaces hold dies with this epoch. */
+	WRITE_ONCE(cl->epoch, cl->epoch + 1);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		WRITE_ONCE(cl->nodes[i].incarnation, 0);
 	id = cl->listen_id;
 	cl->listen_id = NULL;
 	spin_unlock_bh(&cl->lock);

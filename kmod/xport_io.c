@@ -17,6 +17,7 @@
 
 #include <linux/slab.h>
 #include <linux/gfp.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/atomic.h>
 
@@ -76,6 +77,7 @@ int rdlock_table_alloc(u32 slots)
 	if (!t->mem)
 		return -ENOMEM;
 	t->slots = slots;
+	WRITE_ONCE(t->incarnation, get_random_u64() ?: 1);
 	return 0;
 }
 
@@ -98,6 +100,7 @@ void rdlock_table_free(void)
 		t->mem = NULL;
 	}
 	t->slots = 0;
+	WRITE_ONCE(t->incarnation, 0);
 }
 
 struct rdlock_sync_wr {
@@ -1027,6 +1030,40 @@ u32 rdlock_xport_node_slots(u32 node)
 	return slots;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_slots, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_epoch() - the cluster epoch, for layers that cache tables
+ *
+ * Changes whenever a lock table that callers may have written to is lost:
+ * this node's cluster went down (its table is freed, and with it every
+ * connection), or a peer came back with a new, zeroed table.
+ *
+ * Return: the epoch; compare it for equality only.
+ */
+u32 rdlock_xport_epoch(void)
+{
+	return READ_ONCE(rdlock_cl.epoch);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_epoch, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_node_incarnation() - which table a node has now
+ * @node: node id, this one included.
+ *
+ * Return: a random non-zero value per allocation of the node's table, 0
+ * while unknown (this node down, or the peer never connected since).
+ */
+u64 rdlock_xport_node_incarnation(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return 0;
+	if (node == READ_ONCE(cl->self))
+		return READ_ONCE(cl->table.incarnation);
+	return READ_ONCE(cl->nodes[node].incarnation);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_incarnation, RDLOCK_INTERNAL);
 
 int rdlock_xport_backend(void)
 {

@@ -30,6 +30,9 @@ report()
 
 power_off()
 {
+	# On the console: a guest that hangs after this line hangs in the
+	# kernel's power-off, not in this script.
+	echo "rdlock-init: powering off" > /dev/kmsg
 	poweroff -f
 	# Only reached if the kernel cannot power off: -no-reboot makes QEMU
 	# exit on reset instead.
@@ -100,7 +103,9 @@ UP_PORT=7770
 STARTED_PORT=7771
 nc -ll -p $UP_PORT -e true &
 
-answers() { nc -w 1 "$1" "$2" < /dev/null > /dev/null 2>&1; }
+# nc's -w bounds only the connect: a peer that powers off between accept
+# and close would keep nc waiting for the close for minutes.
+answers() { timeout 3 nc -w 1 "$1" "$2" < /dev/null > /dev/null 2>&1; }
 
 for peer in $RDLOCK_NODE_ADDRS; do
 	[ "$peer" = "$addr" ] && continue
@@ -109,7 +114,8 @@ for peer in $RDLOCK_NODE_ADDRS; do
 		tries=$((tries + 1))
 		if [ $tries -ge 120 ]; then
 			ip neigh > $OUT
-			ip -s link show eth0 > $OUT
+			# busybox ip has no -s: the counters tell a dead RX.
+			cat /proc/net/dev > $OUT
 			fail "peer $peer is not up"
 		fi
 		sleep 1
@@ -123,6 +129,7 @@ report $?
 
 # End barrier: do not power off while a peer still waits for us to be up,
 # i.e. until every peer has started or is gone already (finished or dead).
+echo "rdlock-init: end barrier" > /dev/kmsg
 for peer in $RDLOCK_NODE_ADDRS; do
 	[ "$peer" = "$addr" ] && continue
 	until answers "$peer" $STARTED_PORT; do

@@ -21,6 +21,11 @@
 #             reject           refused connections and recovery, 2 nodes
 #             reconnect        a node leaves and rejoins; unload while
 #                              connected, 3 nodes
+#             devremove        a node loses its RDMA device under held
+#                              and waiting locks and rejoins with a new
+#                              table: ESHUTDOWN, no hang, exclusion
+#                              after; 3 nodes (debug: two-sided backend,
+#                              stock: verbs)
 #
 # Every step's logs are kept under $RDLOCK_TEST_LOGS (default build/logs).
 # Each step prints one "ok"/"not ok" line with its wall time in brackets; a
@@ -190,6 +195,11 @@ guest_tests()
 	cluster_step "$kernel" lockspace-twosided 3 900 -- sh guest/ls.sh twosided
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
 	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh
+	if [ "$kernel" = debug ]; then
+		cluster_step debug devremove 3 600 -- sh guest/devremove.sh twosided
+	else
+		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
+	fi
 }
 
 main()

@@ -44,7 +44,6 @@
 #include "bench.h"
 #include "../selftests/rdlock/testlib.h"
 
-#define LOCK_DEV	"/dev/rdlock"
 #define RAW_SLOTS	1024	/* F .. F + 1023: raw slots below lockspaces */
 #define MAX_CLIENTS	64	/* per node */
 #define MAX_ALL_CLIENTS	128	/* in the cluster */
@@ -284,15 +283,9 @@ static void spin_us(__u32 us)
 		;
 }
 
-static void set_name(char *dst, const char *src)
-{
-	memset(dst, 0, RDLOCK_LS_NAME_MAX);
-	strncpy(dst, src, RDLOCK_LS_NAME_MAX - 1);
-}
-
 static int ls_ioctl(unsigned long cmd, void *arg)
 {
-	int fd = open(LOCK_DEV, O_RDWR | O_CLOEXEC), ret = 0;
+	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC), ret = 0;
 
 	if (fd < 0)
 		return errno;
@@ -304,24 +297,19 @@ static int ls_ioctl(unsigned long cmd, void *arg)
 
 static int ls_remove(const char *name)
 {
-	struct rdlock_ls_name n = { .version = RDLOCK_UAPI_VERSION };
+	struct rdlock_ls_name n;
 
-	set_name(n.name, name);
+	rdl_ls_name_init(&n, name);
 	return ls_ioctl(RDLOCK_IOC_LS_REMOVE, &n);
 }
 
 /* Same attributes on every node; EEXIST from an earlier run: remove, again. */
 static int ls_create(const struct opts *o, const char *name, __u32 proto)
 {
-	struct rdlock_ls_create c = {
-		.version = RDLOCK_UAPI_VERSION,
-		.proto = proto,
-		.slots = o->ls_slots,
-		.mode = 0600,
-	};
+	struct rdlock_ls_create c;
 	int err;
 
-	set_name(c.name, name);
+	rdl_ls_create_init(&c, name, proto, o->ls_slots, 0, 0600);
 	err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
 	if (err == EEXIST && !ls_remove(name))
 		err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
@@ -337,15 +325,11 @@ static int ls_create(const struct opts *o, const char *name, __u32 proto)
 /* The file joined to @ls, or -1 with a message in @c->err. */
 static int client_join(struct client *c)
 {
-	struct rdlock_ls_name n = { .version = RDLOCK_UAPI_VERSION };
-	int fd = open(LOCK_DEV, O_RDWR | O_CLOEXEC);
+	int fd = rdl_open_joined(c->ls);
 
-	set_name(n.name, c->ls);
-	if (fd < 0 || ioctl(fd, RDLOCK_IOC_JOIN, &n) < 0) {
+	if (fd < 0) {
 		snprintf(c->err, sizeof(c->err), "JOIN %s: %s", c->ls,
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
+			 strerror(-fd));
 		return -1;
 	}
 	return fd;
@@ -355,33 +339,24 @@ static int client_join(struct client *c)
 static int lock_name(struct client *c, const char *name, __u32 mode,
 		     __u32 *handle)
 {
-	struct rdlock_lock_req r = {
-		.version = RDLOCK_UAPI_VERSION,
-		.mode = mode,
-		.name_len = strlen(name),
-	};
+	int err = rdl_ls_lock(c->fd, name, mode, 0, 0, handle);
 
-	memcpy(r.name, name, r.name_len);
-	if (ioctl(c->fd, RDLOCK_IOC_LOCK, &r) < 0) {
+	if (err) {
 		snprintf(c->err, sizeof(c->err), "%s lock %s in %s: %s",
 			 mode == RDLOCK_LOCK_SH ? "shared" : "exclusive", name,
-			 c->ls, strerror(errno));
+			 c->ls, strerror(err));
 		return -1;
 	}
-	*handle = r.handle;
 	return 0;
 }
 
 static int unlock_handle(struct client *c, __u32 handle, const char *name)
 {
-	struct rdlock_unlock_req u = {
-		.version = RDLOCK_UAPI_VERSION,
-		.handle = handle,
-	};
+	int err = rdl_ls_unlock(c->fd, handle);
 
-	if (ioctl(c->fd, RDLOCK_IOC_UNLOCK, &u) < 0) {
+	if (err) {
 		snprintf(c->err, sizeof(c->err), "unlock %s in %s: %s", name,
-			 c->ls, strerror(errno));
+			 c->ls, strerror(err));
 		return -1;
 	}
 	return 0;
@@ -1122,9 +1097,9 @@ static int env_open(struct env *e, const struct opts *o, bool need_status)
 	}
 	if (!need_status)
 		return 0;
-	fd = open(LOCK_DEV, O_RDWR | O_CLOEXEC);
+	fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, RDLOCK_IOC_STATUS, &s) < 0) {
-		fprintf(stderr, "rdlock-bench: %s: %s\n", LOCK_DEV, strerror(errno));
+		fprintf(stderr, "rdlock-bench: %s: %s\n", RDLOCK_DEV, strerror(errno));
 		return -1;
 	}
 	close(fd);

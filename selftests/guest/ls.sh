@@ -36,6 +36,28 @@ example_checks() {
 		rdl_step "rmmod rdlock_example" rdl_rmmod rdlock_example
 }
 
+# The rdlock tracepoints: one uncontended lock and unlock must log exactly
+# one request, one successful grant and one unlock of that lockspace.
+trace_checks() {
+	tr=/sys/kernel/tracing
+	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+	if [ ! -d $tr/events/rdlock ]; then
+		rdl_ok "tracepoints # SKIP no tracefs with rdlock events"
+		return 0
+	fi
+	echo > $tr/trace
+	echo 1 > $tr/events/rdlock/enable
+	rdlockctl lock ctl traced -- true
+	echo 0 > $tr/events/rdlock/enable
+	sed -n 's/^.* \(rdlock_[a-z_]*\): ls=ctl .*status=\(-*[0-9]*\)$/\1 \2/p' \
+		$tr/trace > /tmp/rdlock-events
+	sed 's/^/# trace: /' /tmp/rdlock-events
+	rdl_step "tracepoints: request, grant, unlock" \
+		test "$(cat /tmp/rdlock-events)" = "$(printf '%s\n' \
+			'rdlock_lock_request 0' 'rdlock_lock_done 0' \
+			'rdlock_unlock 0')"
+}
+
 # rdlockctl lock on node 0 alone: exit statuses like flock(1).
 ctl_checks() {
 	rdl_step "rdlockctl ls-create" rdlockctl ls-create ctl --slots 8 &&
@@ -50,6 +72,7 @@ ctl_checks() {
 		rdlockctl lock -s ctl n -- rdlockctl lock -s -n ctl n -- true
 	rdl_step "rdlockctl lock -u needs an update lockspace" \
 		sh -c '! rdlockctl lock -u ctl n -- true'
+	trace_checks
 	rdl_step "rdlockctl ls-remove" rdlockctl ls-remove ctl
 }
 

@@ -51,7 +51,6 @@
 
 #include <kselftest_harness.h>
 
-#define DEV		"/dev/rdlock"
 #define NR_HOT		4
 #define MAX_THREADS	16
 #define RAW_SLOTS	1024	/* F .. F + 1023 are ours */
@@ -91,51 +90,14 @@ struct ls_env {
 	__u32 barrier_timeout, base;
 };
 
-static void ls_name_set(char *dst, const char *name)
-{
-	memset(dst, 0, RDLOCK_LS_NAME_MAX);
-	memcpy(dst, name, strnlen(name, RDLOCK_LS_NAME_MAX - 1));
-}
-
 static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
 		     __u32 flags, __u32 lease_ms, __u32 mode)
 {
 	struct rdlock_ls_create c;
 
-	memset(&c, 0, sizeof(c));
-	c.version = RDLOCK_UAPI_VERSION;
-	c.flags = flags;
-	ls_name_set(c.name, name);
-	c.proto = proto;
+	rdl_ls_create_init(&c, name, proto, slots, flags, mode);
 	c.lease_ms = lease_ms;
-	c.slots = slots;
-	c.mode = mode;
 	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
-}
-
-static int ls_by_name(int fd, unsigned long req, const char *name)
-{
-	struct rdlock_ls_name n;
-
-	memset(&n, 0, sizeof(n));
-	n.version = RDLOCK_UAPI_VERSION;
-	ls_name_set(n.name, name);
-	return rdl_ioctl(fd, req, &n);
-}
-
-/* A file of /dev/rdlock joined to @ls, or -errno. */
-static int open_joined(const char *ls)
-{
-	int fd = open(DEV, O_RDWR | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = ls_by_name(fd, RDLOCK_IOC_JOIN, ls);
-	if (ret) {
-		close(fd);
-		return -ret;
-	}
-	return fd;
 }
 
 struct ls_ctx {
@@ -167,7 +129,7 @@ FIXTURE_SETUP(ls)
 	ASSERT_GE(MAX_THREADS, e->threads);
 	self->c.fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->c.fd);
-	self->c.dev = open(DEV, O_RDWR | O_CLOEXEC);
+	self->c.dev = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->c.dev);
 	ASSERT_EQ(0, ioctl(self->c.fd, RDLOCK_TEST_IOC_INFO, &info));
 	ASSERT_EQ(1, info.ready);
@@ -215,7 +177,7 @@ static void teardown_ls(struct __test_metadata *_metadata,
 	int got;
 
 	BARRIER(c, barrier_rel);
-	got = ls_by_name(c->dev, RDLOCK_IOC_LS_REMOVE, name);
+	got = rdl_ls_by_name(c->dev, RDLOCK_IOC_LS_REMOVE, name);
 	EXPECT_EQ(0, got)
 		TH_LOG("LS_REMOVE %s: %s", name, strerror(got));
 }
@@ -251,15 +213,10 @@ TEST_F_TIMEOUT(ls, attributes, 600)
 				       others[i].what, strerror(got));
 		}
 		/* What is this node's own may differ. */
-		memset(&c, 0, sizeof(c));
-		c.version = RDLOCK_UAPI_VERSION;
-		ls_name_set(c.name, ls);
-		c.proto = RDLOCK_PROTO_BAKERY;
-		c.slots = 64;
+		rdl_ls_create_init(&c, ls, RDLOCK_PROTO_BAKERY, 64, 0, 0600);
 		c.omega_us = 50;
 		c.uid = 1;
 		c.gid = 1;
-		c.mode = 0600;
 		got = rdl_ioctl(self->c.dev, RDLOCK_IOC_LS_CREATE, &c);
 		EXPECT_EQ(0, got)
 			TH_LOG("LS_CREATE attaching to node 0's: %s",
@@ -271,7 +228,7 @@ TEST_F_TIMEOUT(ls, attributes, 600)
 		TH_LOG("LS_CREATE again on the same node: %s", strerror(got));
 	/* Everybody can lock in it: a name taken by all, one at a time. */
 	{
-		int fd = open_joined(ls);
+		int fd = rdl_open_joined(ls);
 		__u32 h;
 
 		ASSERT_LE(0, fd);
@@ -447,7 +404,7 @@ static void *exclusion_main(void *arg)
 	struct worker *w = arg;
 	const struct ls_env *e = w->env;
 	unsigned int seed = e->self * 7919 + w->index * 104729 + w->region;
-	int fd = open_joined(w->ls), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	int fd = rdl_open_joined(w->ls), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
 	__u32 it;
 
 	if (fd < 0 || tfd < 0) {
@@ -592,7 +549,7 @@ static void *fair_main(void *arg)
 {
 	struct fair_worker *w = arg;
 	const struct ls_env *e = w->env;
-	int fd = open_joined("ls_fair"), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	int fd = rdl_open_joined("ls_fair"), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
 	__u64 arrival, grant;
 	__u32 it, h;
 	int err;
@@ -709,7 +666,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	const struct ls_env *e = r->env;
-	int fd = open_joined("ls_stream"), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	int fd = rdl_open_joined("ls_stream"), tfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
 	double deadline = rdl_now() + STREAM_DEADLINE_S;
 	__u32 S = e->base + R_STREAM, h;
 	__u64 v;
@@ -763,7 +720,7 @@ static void stream_writer(struct __test_metadata *_metadata,
 	__u32 S = e->base + R_STREAM, readers = (e->nr_nodes - 1) * e->threads;
 	__u64 v = 0, gave_up = 0, running = 0;
 	double end = rdl_now() + 120, t;
-	int fd = open_joined("ls_stream"), err;
+	int fd = rdl_open_joined("ls_stream"), err;
 	__u32 h;
 
 	ASSERT_LE(0, fd);
@@ -851,7 +808,7 @@ TEST_F_TIMEOUT(ls, many_names, 900)
 
 	setup_ls(_metadata, &self->c, "ls_names", RDLOCK_PROTO_BAKERY, 512, 0,
 		 R_NAMES + N_BARRIER);
-	fd = open_joined("ls_names");
+	fd = rdl_open_joined("ls_names");
 	ASSERT_LE(0, fd);
 	for (i = 0; i < e->names; i++) {
 		__u32 mode = i % 2 ? RDLOCK_LOCK_EX : RDLOCK_LOCK_SH;

@@ -5,6 +5,7 @@
  * across the cluster made of those operations.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,4 +161,55 @@ int rdl_ls_query(int fd, __u32 handle, struct rdlock_query *q)
 	q->version = RDLOCK_UAPI_VERSION;
 	q->handle = handle;
 	return rdl_ioctl(fd, RDLOCK_IOC_QUERY, q);
+}
+
+/* At most RDLOCK_LS_NAME_MAX bytes: names without a NUL are tested too. */
+static size_t rdl_ls_name_len(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len < RDLOCK_LS_NAME_MAX ? len : RDLOCK_LS_NAME_MAX;
+}
+
+void rdl_ls_create_init(struct rdlock_ls_create *c, const char *name,
+			__u32 proto, __u32 slots, __u32 flags, __u32 mode)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = RDLOCK_UAPI_VERSION;
+	c->flags = flags;
+	memcpy(c->name, name, rdl_ls_name_len(name));
+	c->proto = proto;
+	c->slots = slots;
+	c->mode = mode;
+}
+
+void rdl_ls_name_init(struct rdlock_ls_name *n, const char *name)
+{
+	memset(n, 0, sizeof(*n));
+	n->version = RDLOCK_UAPI_VERSION;
+	memcpy(n->name, name, rdl_ls_name_len(name));
+}
+
+/* LS_REMOVE or JOIN of @name: 0 or the errno. */
+int rdl_ls_by_name(int fd, unsigned long req, const char *name)
+{
+	struct rdlock_ls_name n;
+
+	rdl_ls_name_init(&n, name);
+	return rdl_ioctl(fd, req, &n);
+}
+
+/* A fresh file of /dev/rdlock joined to @ls, or -errno. */
+int rdl_open_joined(const char *ls)
+{
+	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = rdl_ls_by_name(fd, RDLOCK_IOC_JOIN, ls);
+	if (ret) {
+		close(fd);
+		return -ret;
+	}
+	return fd;
 }

@@ -8,6 +8,7 @@
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 
+#define RDLOCK_DEV		"/dev/rdlock"
 #define TEST_DEV		"/dev/rdlock_test"
 #define BARRIER_POLL_US		2000
 
@@ -30,5 +31,10 @@ int rdl_ls_unlock(int fd, __u32 handle);
 int rdl_ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags,
 		   __u32 timeout_ms);
 int rdl_ls_query(int fd, __u32 handle, struct rdlock_query *q);
+void rdl_ls_create_init(struct rdlock_ls_create *c, const char *name,
+			__u32 proto, __u32 slots, __u32 flags, __u32 mode);
+void rdl_ls_name_init(struct rdlock_ls_name *n, const char *name);
+int rdl_ls_by_name(int fd, unsigned long req, const char *name);
+int rdl_open_joined(const char *ls);
 
 #endif /* _RDLOCK_SELFTEST_TESTLIB_H */

@@ -41,8 +41,6 @@
 
 #include <kselftest_harness.h>
 
-#define DEV		"/dev/rdlock"
-#define TEST_DEV	"/dev/rdlock_test"
 #define NOBODY		65534
 #define READY_TIMEOUT_S	60
 #define CLUSTER		7
@@ -428,40 +426,13 @@ static int open_test_dev(struct rdlock_test_info *info)
 #define LS_SLOTS	64	/* of the test's lockspaces: 32 names */
 #define RAW_TEST_SLOTS	1024	/* above first_free_slot, for raw tests */
 
-/* At most RDLOCK_LS_NAME_MAX bytes: names without a NUL are tested too. */
-static size_t ls_name_len(const char *name)
-{
-	size_t len = strlen(name);
-
-	return len < RDLOCK_LS_NAME_MAX ? len : RDLOCK_LS_NAME_MAX;
-}
-
-static void ls_create_init(struct rdlock_ls_create *c, const char *name,
-			   __u32 proto, __u32 slots, __u32 flags, __u32 mode)
-{
-	memset(c, 0, sizeof(*c));
-	c->version = RDLOCK_UAPI_VERSION;
-	c->flags = flags;
-	memcpy(c->name, name, ls_name_len(name));
-	c->proto = proto;
-	c->slots = slots;
-	c->mode = mode;
-}
-
-static void ls_name_init(struct rdlock_ls_name *n, const char *name)
-{
-	memset(n, 0, sizeof(*n));
-	n->version = RDLOCK_UAPI_VERSION;
-	memcpy(n->name, name, ls_name_len(name));
-}
-
 /* The calls, each returning 0 or the errno. */
 static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
 		     __u32 flags, __u32 uid, __u32 gid, __u32 mode)
 {
 	struct rdlock_ls_create c;
 
-	ls_create_init(&c, name, proto, slots, flags, mode);
+	rdl_ls_create_init(&c, name, proto, slots, flags, mode);
 	c.uid = uid;
 	c.gid = gid;
 	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
@@ -469,18 +440,12 @@ static int ls_create(int fd, const char *name, __u32 proto, __u32 slots,
 
 static int ls_remove(int fd, const char *name)
 {
-	struct rdlock_ls_name n;
-
-	ls_name_init(&n, name);
-	return rdl_ioctl(fd, RDLOCK_IOC_LS_REMOVE, &n);
+	return rdl_ls_by_name(fd, RDLOCK_IOC_LS_REMOVE, name);
 }
 
 static int ls_join(int fd, const char *name)
 {
-	struct rdlock_ls_name n;
-
-	ls_name_init(&n, name);
-	return rdl_ioctl(fd, RDLOCK_IOC_JOIN, &n);
+	return rdl_ls_by_name(fd, RDLOCK_IOC_JOIN, name);
 }
 
 static int ls_leave(int fd)
@@ -499,27 +464,7 @@ static int ls_mode(int fd, __u32 handle)
 
 static int open_dev(void)
 {
-	return open(DEV, O_RDWR | O_CLOEXEC);
-}
-
-static double rdl_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* A fresh file joined to @ls, or -1. */
-static int open_joined(const char *ls)
-{
-	int fd = open_dev();
-
-	if (fd >= 0 && ls_join(fd, ls)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 }
 
 static void expect_err(struct __test_metadata *_metadata, int got, int want,
@@ -773,9 +718,9 @@ FIXTURE(uapi) {
 
 FIXTURE_SETUP(uapi)
 {
-	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	self->fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) {
-		TH_LOG("cannot open %s: %s", DEV, strerror(errno));
+		TH_LOG("cannot open %s: %s", RDLOCK_DEV, strerror(errno));
 	}
 	self_ip(self->ip, sizeof(self->ip));
 }
@@ -1257,9 +1202,9 @@ static int unprivileged_child(const struct snap *want, const char *ip)
 		return 100;
 	}
 	/* The node is 0666: anyone may open it and ask for STATUS. */
-	fd = open(DEV, O_RDWR | O_CLOEXEC);
+	fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "# nobody cannot open %s: %s\n", DEV,
+		fprintf(stderr, "# nobody cannot open %s: %s\n", RDLOCK_DEV,
 			strerror(errno));
 		return 100;
 	}
@@ -1436,7 +1381,7 @@ TEST_F_TIMEOUT(uapi, up_connecting, 60)
 	{
 		struct rdlock_ls_create lc;
 
-		ls_create_init(&lc, "uapi_conn", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+		rdl_ls_create_init(&lc, "uapi_conn", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
 		reject(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &lc, ENOTCONN,
 		       "LS_CREATE while connecting", false);
 	}
@@ -1464,7 +1409,7 @@ TEST_F(uapi, ls_down)
 	struct rdlock_query q;
 
 	ASSERT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
-	ls_create_init(&c, "uapi_down", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	rdl_ls_create_init(&c, "uapi_down", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
 	reject(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c, ENOTCONN,
 	       "LS_CREATE while down", true);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c,
@@ -1472,7 +1417,7 @@ TEST_F(uapi, ls_down)
 			"LS_CREATE while down,");
 	create_bad_names(_metadata, self->fd, &c, "LS_CREATE while down, ");
 
-	ls_name_init(&n, "uapi_down");
+	rdl_ls_name_init(&n, "uapi_down");
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n), ENOENT,
 		   "LS_REMOVE of an unknown lockspace");
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n), ENOENT,
@@ -1545,7 +1490,7 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 		       self->ip, READY_TIMEOUT_S);
 	}
 
-	ls_create_init(&c, "uapi_rejected", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	rdl_ls_create_init(&c, "uapi_rejected", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c,
 			sizeof(c), ls_create_cases, ARRAY_SIZE(ls_create_cases),
 			"LS_CREATE");
@@ -1561,8 +1506,8 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 					RDLOCK_PROTO_CASLOCK, 4, 0, NOBODY,
 					NOBODY, 0777), 0,
 		   "LS_CREATE lowercase name, mode 0777");
-	ls_create_init(&c, LS_NAME_DIGITS, RDLOCK_PROTO_BAKERY, 2,
-		       RDLOCK_LS_UPDATE, 0);
+	rdl_ls_create_init(&c, LS_NAME_DIGITS, RDLOCK_PROTO_BAKERY, 2,
+			   RDLOCK_LS_UPDATE, 0);
 	c.lease_ms = 0xffffffff;
 	c.omega_us = 0xffffffff;
 	c.uid = 0xffffffff;
@@ -1607,7 +1552,7 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 					0600), EEXIST,
 		   "LS_CREATE twice, other slots, flags and mode");
 	/* Validation still comes first. */
-	ls_create_init(&c, LS_PLAIN, RDLOCK_PROTO_BAKERY, 3, 0, 0666);
+	rdl_ls_create_init(&c, LS_PLAIN, RDLOCK_PROTO_BAKERY, 3, 0, 0666);
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), EINVAL,
 		   "LS_CREATE existing name, odd slots");
 }
@@ -1619,7 +1564,7 @@ TEST_F(uapi, ls_join)
 	size_t i;
 	int fd2, got;
 
-	ls_name_init(&n, LS_PLAIN);
+	rdl_ls_name_init(&n, LS_PLAIN);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_JOIN, &n, sizeof(n),
 			ls_name_cases, ARRAY_SIZE(ls_name_cases), "JOIN");
 	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
@@ -1646,7 +1591,7 @@ TEST_F(uapi, ls_join)
 		   "JOIN a second lockspace");
 	expect_err(_metadata, ls_join(self->fd, "uapi_nosuch"), EBUSY,
 		   "JOIN an unknown lockspace while joined");
-	ls_name_init(&n, LS_UPD);
+	rdl_ls_name_init(&n, LS_UPD);
 	n.version = 0;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n), EINVAL,
 		   "JOIN version 0 while joined");
@@ -1676,7 +1621,7 @@ TEST_F(uapi, ls_lock_rejects)
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
 			lock_cases, ARRAY_SIZE(lock_cases), "LOCK");
 	/* Nothing was taken: another file gets it at once. */
-	fd2 = open_joined(LS_PLAIN);
+	fd2 = rdl_open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
 	expect_err(_metadata, rdl_ls_lock(fd2, "victim", RDLOCK_LOCK_EX,
 					  RDLOCK_LKF_TRY, 0, &h), 0,
@@ -1749,13 +1694,13 @@ static void check_compat(struct __test_metadata *_metadata, int a, int b,
 		snprintf(what, sizeof(what), "%s: %s held, TRY %s", ls,
 			 mode_names[compat[i].held], mode_names[compat[i].want]);
 		ASSERT_EQ(0, rdl_ls_lock(a, "compat", compat[i].held, 0, 0, &ha));
-		t = rdl_now_s();
+		t = rdl_now();
 		got = rdl_ls_lock(b, "compat", compat[i].want, RDLOCK_LKF_TRY, 0, &hb);
 		expect_err(_metadata, got, bakery ? compat[i].err_bakery :
 			   compat[i].err_cas, what);
 		/* "At once": no waiting for the holder. */
-		EXPECT_GT(2.0, rdl_now_s() - t) {
-			TH_LOG("%s took %.2f s", what, rdl_now_s() - t);
+		EXPECT_GT(2.0, rdl_now() - t) {
+			TH_LOG("%s took %.2f s", what, rdl_now() - t);
 		}
 		if (!got)
 			EXPECT_EQ(0, rdl_ls_unlock(b, hb));
@@ -1772,7 +1717,7 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 	double t;
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_UPD));
-	fd2 = open_joined(LS_UPD);
+	fd2 = rdl_open_joined(LS_UPD);
 	ASSERT_LE(0, fd2);
 
 	/* Update lockspaces take fewer lease slots. */
@@ -1851,18 +1796,18 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 
 	/* A timed request gives up after about its timeout. */
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "timed", RDLOCK_LOCK_EX, 0, 0, &h));
-	t = rdl_now_s();
+	t = rdl_now();
 	expect_err(_metadata, rdl_ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 300, &h2),
 		   ETIMEDOUT, "LOCK EX, 300 ms, EX held");
-	t = rdl_now_s() - t;
+	t = rdl_now() - t;
 	EXPECT_LE(0.29, t);
 	EXPECT_GT(10.0, t) {
 		TH_LOG("300 ms timeout took %.2f s", t);
 	}
-	t = rdl_now_s();
+	t = rdl_now();
 	expect_err(_metadata, rdl_ls_lock(fd2, "timed", RDLOCK_LOCK_SH, 0, 200, &h2),
 		   ETIMEDOUT, "LOCK SH, 200 ms, EX held");
-	EXPECT_LE(0.19, rdl_now_s() - t);
+	EXPECT_LE(0.19, rdl_now() - t);
 	/* The waiters that gave up left nothing behind. */
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	expect_err(_metadata, rdl_ls_lock(fd2, "timed", RDLOCK_LOCK_EX, 0, 5000, &h2),
@@ -1891,13 +1836,13 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 	/* The same in the other lockspaces (no update locks there). */
 	ASSERT_EQ(0, ls_leave(self->fd));
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
-	fd2 = open_joined(LS_PLAIN);
+	fd2 = rdl_open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
 	check_compat(_metadata, self->fd, fd2, LS_PLAIN, false, true);
 	close(fd2);
 	ASSERT_EQ(0, ls_leave(self->fd));
 	ASSERT_EQ(0, ls_join(self->fd, LS_CAS));
-	fd2 = open_joined(LS_CAS);
+	fd2 = rdl_open_joined(LS_CAS);
 	ASSERT_LE(0, fd2);
 	check_compat(_metadata, self->fd, fd2, LS_CAS, false, false);
 	expect_err(_metadata, rdl_ls_lock(self->fd, "x", RDLOCK_LOCK_UP, 0, 0, NULL),
@@ -1905,7 +1850,7 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 	close(fd2);
 	ASSERT_EQ(0, ls_leave(self->fd));
 	ASSERT_EQ(0, ls_join(self->fd, LS_CASUPD));
-	fd2 = open_joined(LS_CASUPD);
+	fd2 = rdl_open_joined(LS_CASUPD);
 	ASSERT_LE(0, fd2);
 	check_compat(_metadata, self->fd, fd2, LS_CASUPD, true, false);
 	close(fd2);
@@ -1922,7 +1867,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	int fd2;
 
 	ASSERT_EQ(0, ls_join(fd, ls));
-	fd2 = open_joined(ls);
+	fd2 = rdl_open_joined(ls);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_UP, 0, 0, &hu));
 
@@ -1945,18 +1890,18 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 					  0, &hu), 0, what);
 	ASSERT_NE(0, hu);
 	/* The upgrade waits for the reader: fails, and keeps UP. */
-	t = rdl_now_s();
+	t = rdl_now();
 	snprintf(what, sizeof(what), "%s: TRY CONVERT UP to EX, reader ahead", ls);
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
 					     0), EAGAIN, what);
-	EXPECT_GT(2.0, rdl_now_s() - t);
+	EXPECT_GT(2.0, rdl_now() - t);
 	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
-	t = rdl_now_s();
+	t = rdl_now();
 	snprintf(what, sizeof(what), "%s: CONVERT UP to EX, 300 ms, reader ahead",
 		 ls);
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 300),
 		   ETIMEDOUT, what);
-	t = rdl_now_s() - t;
+	t = rdl_now() - t;
 	EXPECT_LE(0.29, t);
 	EXPECT_GT(10.0, t);
 	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
@@ -2043,7 +1988,7 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	double t;
 
 	/* LEAVE releases every lock of the file. */
-	fd2 = open_joined(LS_PLAIN);
+	fd2 = rdl_open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
 	ASSERT_EQ(0, rdl_ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 0, &h1));
@@ -2079,7 +2024,7 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		int cfd = open_joined(LS_PLAIN);
+		int cfd = rdl_open_joined(LS_PLAIN);
 
 		close(pipefd[0]);
 		if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
@@ -2092,14 +2037,14 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	close(pipefd[0]);
 	usleep(300 * 1000);	/* let it queue */
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	t = rdl_now_s();
+	t = rdl_now();
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		TH_LOG("waiter status 0x%x: not killed while waiting", status);
 	}
-	EXPECT_GT(10.0, rdl_now_s() - t);
+	EXPECT_GT(10.0, rdl_now() - t);
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
-	fd2 = open_joined(LS_PLAIN);
+	fd2 = rdl_open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
 	expect_err(_metadata, rdl_ls_lock(fd2, "rel1", RDLOCK_LOCK_EX, 0, 5000, &h),
 		   0, "LOCK EX after the killed waiter");
@@ -2179,7 +2124,7 @@ static int ls_unprivileged_child(void)
 	fd = open_dev();
 	if (fd < 0)
 		return 100;
-	ls_create_init(&c, "perm_new", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	rdl_ls_create_init(&c, "perm_new", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
 	CHILD_EXPECT(EPERM, rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c), "LS_CREATE");
 	CHILD_EXPECT(EPERM, ls_remove(fd, "perm_rw"), "LS_REMOVE");
 	for (i = 0; i < ARRAY_SIZE(perm_cases); i++) {
@@ -2279,7 +2224,7 @@ TEST_F(uapi, ls_remove)
 	expect_err(_metadata, ls_create(self->fd, "uapi_rm", RDLOCK_PROTO_CASLOCK,
 					2, 0, 0, 0, 0600), 0,
 		   "LS_CREATE a removed lockspace again");
-	fd2 = open_joined("uapi_rm");
+	fd2 = rdl_open_joined("uapi_rm");
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(0, rdl_ls_lock(fd2, "held", RDLOCK_LOCK_EX, 0, 0, NULL));
 	expect_err(_metadata, ls_remove(self->fd, "uapi_rm"), EBUSY,
@@ -2379,11 +2324,11 @@ TEST_HARNESS_MAIN
 
 int main(int argc, char **argv)
 {
-	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
 		ksft_print_header();
-		ksft_exit_fail_msg("cannot open %s: %s (%s)\n", DEV,
+		ksft_exit_fail_msg("cannot open %s: %s (%s)\n", RDLOCK_DEV,
 				   strerror(errno),
 				   "load rdlock.ko; this test runs in the guest");
 	}

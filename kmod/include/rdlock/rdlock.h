@@ -17,6 +17,9 @@
  * when a remote operation timed out, -EIO/-ECONNRESET when a connection
  * failed under it. Such a failure of an acquisition never leaves a ticket
  * behind that blocks others: it is completed in the background.
+ * -ESHUTDOWN: the lockspace was lost with a lock table (this node's cluster
+ * went down, or a node restarted with a new table); close it and open the
+ * name again. Documentation/rdlock/kernel-api.rst has the details.
  */
 #ifndef _RDLOCK_RDLOCK_H
 #define _RDLOCK_RDLOCK_H
