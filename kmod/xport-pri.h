@@ -155,6 +155,12 @@ struct rdlock_conn {
 	struct list_head entry;			/* rdlock_cl.conns */
 	u32 node;				/* the peer */
 	bool active;				/* we sent the request */
+	/*
+	 * Serialises the rdma_cm handler's QP set-up and connect with
+	 * release_work's teardown: without it a QP created after
+	 * release_work looked would outlive the connection and the CQ.
+	 */
+	struct mutex setup_mutex;
 	bool connect_sent;			/* QP may see traffic */
 	unsigned long flags;			/* RDLOCK_CONN_* bits */
 	enum rdlock_conn_state state;		/* under rdlock_cl.lock */

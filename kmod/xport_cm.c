@@ -131,6 +131,7 @@ static struct rdlock_conn *rdlock_conn_create(u32 node, bool active)
 	conn->node = node;
 	conn->active = active;
 	conn->state = RDLOCK_CONN_CONNECTING;
+	mutex_init(&conn->setup_mutex);
 	spin_lock_init(&conn->tx_lock);
 	spin_lock_init(&conn->post_lock);
 	atomic_set(&conn->req_credits, RDLOCK_REQ_CREDITS);
@@ -150,6 +151,7 @@ static void rdlock_conn_free(struct kref *ref)
 	struct rdlock_conn *conn = container_of(ref, struct rdlock_conn, ref);
 
 	xa_destroy(&conn->pending);
+	mutex_destroy(&conn->setup_mutex);
 	kfree(conn);
 }
 
@@ -212,13 +214,22 @@ static void rdlock_conn_release_work(struct work_struct *work)
 	if (was_established && conn->node != rdlock_cl.self)
 		pr_info("disconnected from node %u\n", conn->node);
 
+	/*
+	 * RDLOCK_CONN_FAILED is set, so once we hold setup_mutex the handler
+	 * creates no QP and connects nothing: conn->qp is final here.
+	 */
+	mutex_lock(&conn->setup_mutex);
 	if (conn->qp && conn->connect_sent) {
 		rdma_disconnect(conn->cm_id);
 		ib_drain_qp(conn->qp);
 	}
 	rdlock_conn_fail_pending(conn, -ECONNRESET);
-	if (conn->qp)
+	if (conn->qp) {
 		rdma_destroy_qp(conn->cm_id);
+		conn->qp = NULL;
+	}
+	mutex_unlock(&conn->setup_mutex);
+	/* Outside setup_mutex: it waits for the handler, which takes it. */
 	if (conn->cm_id)
 		rdma_destroy_id(conn->cm_id);
 	rdlock_conn_free_bufs(conn);
@@ -410,6 +421,13 @@ static void rdlock_conn_param(struct rdma_conn_param *param,
 /* ------------------------------------------------------------------ */
 /* Connection state machine                                           */
 
+/* Called with conn->setup_mutex held: may the handler build on @conn? */
+static int rdlock_conn_setup_allowed(struct rdlock_conn *conn)
+{
+	lockdep_assert_held(&conn->setup_mutex);
+	return test_bit(RDLOCK_CONN_FAILED, &conn->flags) ? -ECONNRESET : 0;
+}
+
 /* Undo a connection whose id rdma_cm destroys (or that never had one). */
 static void rdlock_conn_abort(struct rdlock_conn *conn)
 {
@@ -451,8 +469,15 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	conn->cm_id = id;
 	conn->peer = *pd;
 	id->context = conn;
+	/*
+	 * rdlock_cluster_down() cannot fail this connection yet: it destroys
+	 * the listener first, which waits for this handler. A QP event can,
+	 * once the QP exists; setup_mutex keeps its teardown until we return.
+	 */
+	mutex_lock(&conn->setup_mutex);
 	ret = rdlock_conn_create_qp(conn);
 	if (ret) {
+		mutex_unlock(&conn->setup_mutex);
 		pr_err("node %u: cannot set up queue pair: %d\n", src, ret);
 		rdlock_conn_abort(conn);
 		reason = RDLOCK_REJ_NO_RESOURCES;
@@ -465,6 +490,7 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	param.private_data_len = sizeof(reply);
 	conn->connect_sent = true;
 	ret = rdma_accept(id, &param);
+	mutex_unlock(&conn->setup_mutex);
 	if (ret) {
 		pr_err("node %u: accept failed: %d\n", src, ret);
 		rdlock_conn_fail(conn);
@@ -673,12 +699,20 @@ static int rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ret = rdlock_conn_create_qp(conn);
+		mutex_lock(&conn->setup_mutex);
+		ret = rdlock_conn_setup_allowed(conn);
+		if (!ret)
+			ret = rdlock_conn_create_qp(conn);
+		mutex_unlock(&conn->setup_mutex);
 		if (!ret)
 			ret = rdma_resolve_route(id, RDLOCK_CM_TIMEOUT_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = rdlock_cm_connect(conn);
+		mutex_lock(&conn->setup_mutex);
+		ret = rdlock_conn_setup_allowed(conn);
+		if (!ret)
+			ret = rdlock_cm_connect(conn);
+		mutex_unlock(&conn->setup_mutex);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		ret = rdlock_cm_established(conn, ev);
