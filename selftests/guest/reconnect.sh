@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Reconnection, on 3 guests: once the cluster is ready, node 2 leaves
-# (down) and comes back (up). Nodes 0 and 1 must see it connect a second
+# (down) and comes back (up), after first churning through quick up/down
+# cycles that take the cluster down while its own loopback connection and
+# the others' connections to it are half set up (a QP created under a
+# teardown would leak, and ib_free_cq would warn). Nodes 0 and 1 must see it connect a second
 # time without being touched, the cluster must become ready again, and the
 # exact-count transport test must pass on the re-formed cluster. At the
 # end node 1 unloads rdlock while still connected to live peers.
@@ -18,6 +21,18 @@ export RDLOCK_BARRIER_TIMEOUT RDLOCK_K
 connects_of_2() {
 	rdlockctl status --json |
 		sed -n 's/.*{"id": 2, [^}]*"connects": \([0-9]*\)}.*/\1/p'
+}
+
+# Up and down $1 times, down after 0, 25, 50, ... ms: every stage of
+# connection set-up gets interrupted by a teardown.
+churn() {
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		rdlockctl up || return 1
+		usleep $((i % 12 * 25000))
+		rdlockctl down || return 1
+		i=$((i + 1))
+	done
 }
 
 # Poll (at most 120 s) until node 2 has been connected at least twice.
@@ -44,6 +59,7 @@ if rdl_start ""; then
 		# Let the others see the first connection before leaving.
 		sleep 2
 		rdl_step "node 2 leaves" rdlockctl down &&
+		rdl_step "node 2 churns: 24 quick up/down cycles" churn 24 &&
 		rdl_step "node 2 rejoins" rdlockctl up
 	else
 		rdl_step "node 2 connected a second time" saw_rejoin
