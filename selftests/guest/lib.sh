@@ -57,6 +57,24 @@ rdl_node_addr() {
 	return 1
 }
 
+# Out-of-band signals between guests, for tests that take rdlock itself
+# down: rdl_signal PORT answers on PORT (7772 and up; guest-init.sh has
+# 7770 and 7771) from now on; rdl_wait_signal NODE PORT SEC waits at most
+# SEC seconds for node NODE to answer there.
+rdl_signal() {
+	nc -ll -p "$1" -e true &
+}
+
+rdl_wait_signal() {
+	rdl_addr=$(rdl_node_addr "$1") || return 1
+	rdl_left=$3
+	until timeout 3 nc -w 1 "$rdl_addr" "$2" </dev/null >/dev/null 2>&1; do
+		rdl_left=$((rdl_left - 1))
+		[ "$rdl_left" -gt 0 ] || return 1
+		sleep 1
+	done
+}
+
 rdl_check_env() {
 	case "$RDLOCK_NODE_ID:$RDLOCK_NR_NODES" in
 	*[!0-9:]* | :* | *:)

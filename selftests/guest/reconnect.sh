@@ -16,6 +16,7 @@
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 RDLOCK_K=${RDLOCK_K:-200}
 export RDLOCK_BARRIER_TIMEOUT RDLOCK_K
+REJOINED_PORT=7772
 
 # Connections established to node 2, as this node's STATUS reports them.
 connects_of_2() {
@@ -60,8 +61,13 @@ if rdl_start ""; then
 		sleep 2
 		rdl_step "node 2 leaves" rdlockctl down &&
 		rdl_step "node 2 churns: 24 quick up/down cycles" churn 24 &&
-		rdl_step "node 2 rejoins" rdlockctl up
+		rdl_step "node 2 rejoins" rdlockctl up &&
+			rdl_signal $REJOINED_PORT
 	else
+		# Node 2 connects now and then while it churns: only its signal
+		# tells the last rejoin.
+		rdl_step "node 2 rejoined for good" \
+			rdl_wait_signal 2 $REJOINED_PORT 300 &&
 		rdl_step "node 2 connected a second time" saw_rejoin
 	fi
 	rdl_step "ready again" rdlockctl wait --timeout 120 &&
