@@ -3,9 +3,10 @@
 #
 # Reconnection, on 3 guests: once the cluster is ready, node 2 leaves
 # (down) and comes back (up), after first churning through quick up/down
-# cycles that take the cluster down while its own loopback connection and
-# the others' connections to it are half set up (a QP created under a
-# teardown would leak, and ib_free_cq would warn). Nodes 0 and 1 must see it connect a second
+# cycles (from rdlockctl, then faster from xport_test --churn) that take
+# the cluster down while its own loopback connection and the others'
+# connections to it are half set up (a QP created under a teardown would
+# leak, and ib_free_cq would warn). Nodes 0 and 1 must see it connect a second
 # time without being touched, the cluster must become ready again, and the
 # exact-count transport test must pass on the re-formed cluster. At the
 # end node 1 unloads rdlock while still connected to live peers.
@@ -60,7 +61,9 @@ if rdl_start ""; then
 		# Let the others see the first connection before leaving.
 		sleep 2
 		rdl_step "node 2 leaves" rdlockctl down &&
-		rdl_step "node 2 churns: 24 quick up/down cycles" churn 24 &&
+		rdl_step "node 2 churns: 24 up/down cycles by rdlockctl" churn 24 &&
+		rdl_step "node 2 churns: 200 up/down cycles, 0-50 ms apart" \
+			xport_test --churn 200 &&
 		rdl_step "node 2 rejoins" rdlockctl up &&
 			rdl_signal $REJOINED_PORT
 	else
