@@ -452,7 +452,7 @@ static int churn(const char *arg)
 
 	n = strtol(arg, &end, 10);
 	if (*end || n < 1 || n > 100000) {
-		fprintf(stderr, "--churn: bad cycle count '%s'\n", arg);
+		fprintf(stderr, "bad --churn cycle count '%s'\n", arg);
 		return 2;
 	}
 	fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
