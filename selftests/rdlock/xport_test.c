@@ -444,7 +444,7 @@ static int final_barrier(void)
 #define CHURN_STEP_US	250
 #define CHURN_STEPS	200
 
-static int churn(const char *arg)
+static int up_down_cycles(const char *arg)
 {
 	char *end;
 	long i, n;
@@ -490,7 +490,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--final-barrier"))
 		return final_barrier();
 	if (argc == 3 && !strcmp(argv[1], "--churn"))
-		return churn(argv[2]);
+		return up_down_cycles(argv[2]);
 	if (argc > 1) {
 		fprintf(stderr, "usage: %s [--final-barrier | --churn N]\n",
 			argv[0]);
