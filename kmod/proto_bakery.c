@@ -7,13 +7,13 @@
  * Acquire takes a ticket with one FETCH_AND_ADD and is granted at once when
  * the returned word allows. Otherwise it polls the word with RDMA READs,
  * sleeping holds_ahead x omega between them (never spinning a CPU). An
- * over-limit ticket is withdrawn by CAS and retried after a random
- * exponential back-off until the holder that crossed COUNT_MAX resets the
- * word. With leases, a waiter that sees no progress for twice the lease
- * times the tickets still ahead of it resets the stalled holders by CAS and
- * fails with -EAGAIN. On an update word (section 5.2) an update ticket is
- * granted beside readers and upgrades, once every earlier reader is done,
- * by polling the same way. See Documentation/rdlock/bakery.rst for where
+ * over-limit ticket is withdrawn by CAS; the acquirer polls the word with
+ * READs after random exponential back-offs until the holder that crossed
+ * COUNT_MAX resets it, and then takes a ticket again. With leases, a waiter
+ * that sees no progress for twice the lease times the tickets still ahead
+ * of it resets the stalled holders by CAS and fails with -EAGAIN. On an
+ * update word (section 5.2) an update ticket is granted beside readers and
+ * upgrades, once every earlier reader is done, by polling the same way. See Documentation/rdlock/bakery.rst for where
  * and why this deviates from the paper's pseudocode.
  */
 #include <linux/ktime.h>
@@ -147,16 +147,13 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
  */
 static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
 					struct rdlock_ticket *t,
-					enum bakery_mode bm, u64 *seen,
+					enum bakery_mode bm, u64 val, u64 *seen,
 					ktime_t *first)
 {
 	struct bakery_fields a, b;
-	u64 val, old;
+	u64 old;
 	int ret;
 
-	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
-	if (ret || !bakery_over_limit(val, bm))
-		return ret;
 	/* Over-limit FAs and withdraws move the max fields: watch n only. */
 	bakery_unpack(*seen, bm, &a);
 	bakery_unpack(val, bm, &b);
@@ -175,6 +172,38 @@ static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
 		return -EAGAIN;
 	}
 	return ret;
+}
+
+/*
+ * Algorithm 1 lines 4-7, after the withdraw: back off until a READ shows
+ * the word reset, and only then take a ticket again. The paper retries the
+ * FA itself, but every over-limit FA puts a delta in the word until its
+ * withdraw, and the responsible holder's reset CAS only matches a word
+ * without one: several acquirers retrying FAs starve that CAS (bakery.rst).
+ */
+static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
+				     struct rdlock_ticket *t,
+				     enum bakery_mode bm, unsigned long deadline,
+				     unsigned int *backoff, u64 *seen,
+				     ktime_t *first)
+{
+	u64 val;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_backoff(backoff, deadline);
+		if (ret)
+			return ret;
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
+		if (ret || !bakery_over_limit(val, bm))
+			return ret;
+		if (cfg->lease_ms) {
+			ret = rdlock_bakery_overflow_stall(cfg, t, bm, val,
+							   seen, first);
+			if (ret)
+				return ret;
+		}
+	}
 }
 
 static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
@@ -214,12 +243,11 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 		if (bakery_over_limit(prev, bm)) {
 			/* Algorithm 1 lines 4-7: not a ticket; wait for reset. */
 			ret = rdlock_bakery_withdraw(cfg, t, bm, prev + delta);
-			if (!ret && cfg->lease_ms)
-				ret = rdlock_bakery_overflow_stall(cfg, t, bm,
-								   &seen,
-								   &first);
 			if (!ret)
-				ret = rdlock_proto_backoff(&backoff, deadline);
+				ret = rdlock_bakery_await_reset(cfg, t, bm,
+								deadline,
+								&backoff, &seen,
+								&first);
 			if (ret)
 				return ret;
 			rdlock_proto_count(cfg, retries);

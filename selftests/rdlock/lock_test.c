@@ -693,6 +693,27 @@ TEST_F_TIMEOUT(lock, caslock_update, 1800)
 	run_update(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_CASLOCK);
 }
 
+/* The counters of a bakery word, for a failure message. */
+static const char *lock_word_str(int fd, __u32 node, __u32 slot,
+				 bool update_word, char *buf, size_t size)
+{
+	enum bakery_mode m = update_word ? BAKERY_UPD_SHARED : BAKERY_SHARED;
+	struct bakery_fields f;
+	__u64 w;
+
+	if (rdl_xop(fd, RDLOCK_TEST_OP_READ, node, slot, 0, 0, &w)) {
+		snprintf(buf, size, "word unreadable");
+		return buf;
+	}
+	bakery_unpack(w, m, &f);
+	snprintf(buf, size,
+		 "word %#llx: nX %u maxX %u, nS %u maxS %u, nU %u maxU %u",
+		 (unsigned long long)w, f.n[BAKERY_CLS_X], f.max[BAKERY_CLS_X],
+		 f.n[BAKERY_CLS_S], f.max[BAKERY_CLS_S], f.n[BAKERY_CLS_U],
+		 f.max[BAKERY_CLS_U]);
+	return buf;
+}
+
 struct ms_worker {
 	struct rdlock_test_lock_bench b;
 	int err;
@@ -754,8 +775,10 @@ static void run_multislot(struct __test_metadata *_metadata, int fd,
 	for (i = 0; i < e->threads; i++) {
 		pthread_join(tid[i], NULL);
 		EXPECT_EQ(0, w[i].err)
-			TH_LOG("thread %u (k %u): %s", i, w[i].b.lock.k,
-			       strerror(w[i].err));
+			TH_LOG("thread %u (k %u): %s; %s", i, w[i].b.lock.k,
+			       strerror(w[i].err),
+			       lock_word_str(fd, e->nr_nodes - 1, base + MS_LOCK,
+					     update_word, msg, sizeof(msg)));
 		grants += w[i].b.exclusive_grants;
 		if (!w[i].err)
 			slots += (__u64)w[i].b.lock.k *
