@@ -13,8 +13,9 @@
  * that sees no progress for twice the lease times the tickets still ahead
  * of it resets the stalled holders by CAS and fails with -EAGAIN. On an
  * update word (section 5.2) an update ticket is granted beside readers and
- * upgrades, once every earlier reader is done, by polling the same way. See Documentation/rdlock/bakery.rst for where
- * and why this deviates from the paper's pseudocode.
+ * upgrades, once every earlier reader is done, by polling the same way.
+ * See Documentation/rdlock/bakery.rst for where and why this deviates from
+ * the paper's pseudocode.
  */
 #include <linux/ktime.h>
 #include <linux/jiffies.h>
