@@ -9,7 +9,7 @@
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
 
-RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-600}
+RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-1200}
 # Acquisitions of the overflow test. Stock: 70000, COUNT_MAX is crossed
 # twice. Debug (KASAN under TCG): 34000, crossed once; the lock's home node
 # takes its share with local calls in a minute, but with the two-sided
