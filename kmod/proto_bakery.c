@@ -143,8 +143,9 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 /*
  * Algorithm 1 lines 7-8: an over-limit word whose done counters have not
  * moved for the stall time of its outstanding tickets lost the holder that
- * should reset it; reset it to zero ourselves. @first is when @seen, the
- * first word of this run of failures, was returned.
+ * should reset it; reset it to zero ourselves. @val is the word a READ
+ * just returned; @first is when @seen, the first word of this run of
+ * over-limit READs, was returned.
  */
 static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
 					struct rdlock_ticket *t,
@@ -185,10 +186,10 @@ static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
 static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
 				     struct rdlock_ticket *t,
 				     enum bakery_mode bm, unsigned long deadline,
-				     unsigned int *backoff, u64 *seen,
-				     ktime_t *first)
+				     unsigned int *backoff)
 {
-	u64 val;
+	u64 val, seen = 0;
+	ktime_t first = 0;
 	int ret;
 
 	for (;;) {
@@ -200,7 +201,7 @@ static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
 			return ret;
 		if (cfg->lease_ms) {
 			ret = rdlock_bakery_overflow_stall(cfg, t, bm, val,
-							   seen, first);
+							   &seen, &first);
 			if (ret)
 				return ret;
 		}
@@ -226,9 +227,8 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 				 unsigned long deadline)
 {
 	enum bakery_mode bm;
-	u64 delta, prev, seen = 0;
+	u64 delta, prev;
 	unsigned int backoff = 0;
-	ktime_t first = 0;
 	int ret;
 
 	ret = rdlock_proto_check(cfg, t);
@@ -247,8 +247,7 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 			if (!ret)
 				ret = rdlock_bakery_await_reset(cfg, t, bm,
 								deadline,
-								&backoff, &seen,
-								&first);
+								&backoff);
 			if (ret)
 				return ret;
 			rdlock_proto_count(cfg, retries);

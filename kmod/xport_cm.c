@@ -421,11 +421,17 @@ static void rdlock_conn_param(struct rdma_conn_param *param,
 /* ------------------------------------------------------------------ */
 /* Connection state machine                                           */
 
-/* Called with conn->setup_mutex held: may the handler build on @conn? */
-static int rdlock_conn_setup_allowed(struct rdlock_conn *conn)
+/* One set-up step of the handler, unless the connection already failed. */
+static int rdlock_conn_setup_step(struct rdlock_conn *conn,
+				  int (*step)(struct rdlock_conn *conn))
 {
-	lockdep_assert_held(&conn->setup_mutex);
-	return test_bit(RDLOCK_CONN_FAILED, &conn->flags) ? -ECONNRESET : 0;
+	int ret = -ECONNRESET;
+
+	mutex_lock(&conn->setup_mutex);
+	if (!test_bit(RDLOCK_CONN_FAILED, &conn->flags))
+		ret = step(conn);
+	mutex_unlock(&conn->setup_mutex);
+	return ret;
 }
 
 /* Undo a connection whose id rdma_cm destroys (or that never had one). */
@@ -601,6 +607,16 @@ out:
 }
 
 /*
+ * Called with rdlock_cl.lock held when a lock table that lockspaces may
+ * have written to is lost: see rdlock_xport_epoch().
+ */
+static void rdlock_end_epoch(void)
+{
+	lockdep_assert_held(&rdlock_cl.lock);
+	WRITE_ONCE(rdlock_cl.epoch, rdlock_cl.epoch + 1);
+}
+
+/*
  * Called with rdlock_cl.lock held when a peer connects. A new incarnation
  * of a table we knew means the peer restarted with a zeroed table: lock
  * words and directory entries the lockspaces rely on are gone, so their
@@ -611,7 +627,7 @@ static void rdlock_learn_incarnation(struct rdlock_node *node, u64 incarnation)
 	if (node->incarnation && node->incarnation != incarnation) {
 		pr_warn("node %u restarted with a new lock table: lockspaces of this cluster epoch are invalid\n",
 			node->id);
-		WRITE_ONCE(rdlock_cl.epoch, rdlock_cl.epoch + 1);
+		rdlock_end_epoch();
 	}
 	WRITE_ONCE(node->incarnation, incarnation);
 }
@@ -699,20 +715,12 @@ static int rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		mutex_lock(&conn->setup_mutex);
-		ret = rdlock_conn_setup_allowed(conn);
-		if (!ret)
-			ret = rdlock_conn_create_qp(conn);
-		mutex_unlock(&conn->setup_mutex);
+		ret = rdlock_conn_setup_step(conn, rdlock_conn_create_qp);
 		if (!ret)
 			ret = rdma_resolve_route(id, RDLOCK_CM_TIMEOUT_MS);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		mutex_lock(&conn->setup_mutex);
-		ret = rdlock_conn_setup_allowed(conn);
-		if (!ret)
-			ret = rdlock_cm_connect(conn);
-		mutex_unlock(&conn->setup_mutex);
+		ret = rdlock_conn_setup_step(conn, rdlock_cm_connect);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		ret = rdlock_cm_established(conn, ev);
@@ -866,7 +874,7 @@ void rdlock_cluster_down(void)
 	spin_lock_bh(&cl->lock);
 	cl->up = false;
 	/* Our table goes: whatever lockspaces hold dies with this epoch. */
-	WRITE_ONCE(cl->epoch, cl->epoch + 1);
+	rdlock_end_epoch();
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		WRITE_ONCE(cl->nodes[i].incarnation, 0);
 	id = cl->listen_id;

@@ -6,10 +6,10 @@
 # cycles (from rdlockctl, then faster from xport_test --churn) that take
 # the cluster down while its own loopback connection and the others'
 # connections to it are half set up (a QP created under a teardown would
-# leak, and ib_free_cq would warn). Nodes 0 and 1 must see it connect a second
-# time without being touched, the cluster must become ready again, and the
-# exact-count transport test must pass on the re-formed cluster. At the
-# end node 1 unloads rdlock while still connected to live peers.
+# leak, and ib_free_cq would warn). Nodes 0 and 1 must see it connect a
+# second time without being touched, the cluster must become ready again,
+# and the exact-count transport test must pass on the re-formed cluster.
+# At the end node 1 unloads rdlock while still connected to live peers.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
