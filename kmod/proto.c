@@ -85,7 +85,8 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
  * @arg1: second operand.
  * @value: the value the operation returned.
  *
- * Also keeps the READ latency to each node that omega defaults to.
+ * Also keeps the READ latency to each node that omega defaults to (not for
+ * a simulated transport: its latencies would skew the real ones).
  *
  * Return: as rdlock_xport_exec().
  */
@@ -96,14 +97,20 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 	ktime_t start = ktime_get();
 	int ret;
 
-	ret = rdlock_xport_exec(op, t->node, t->slot, arg0, arg1, value, 0);
+	if (cfg->xport)
+		ret = cfg->xport->exec(cfg->xport_priv, op, t->node, t->slot,
+				       arg0, arg1, value);
+	else
+		ret = rdlock_xport_exec(op, t->node, t->slot, arg0, arg1,
+					value, 0);
 	t->remote_ops++;
 	rdlock_proto_count(cfg, remote_ops);
 	if (op < RDLOCK_XOP_NR)
 		__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
 						   ops) +
 				     op * sizeof(atomic64_t));
-	if (!ret && op == RDLOCK_XOP_READ && t->node < RDLOCK_MAX_NODES) {
+	if (!ret && op == RDLOCK_XOP_READ && !cfg->xport &&
+	    t->node < RDLOCK_MAX_NODES) {
 		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 		u64 old = READ_ONCE(rdlock_read_ns[t->node]);
 
@@ -129,6 +136,17 @@ u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node)
 	if (node < RDLOCK_MAX_NODES)
 		ns = READ_ONCE(rdlock_read_ns[node]);
 	return ns ? max_t(u64, ns, RDLOCK_OMEGA_MIN_NS) : RDLOCK_OMEGA_DEFAULT_NS;
+}
+
+/**
+ * rdlock_proto_now() - this node's clock, as the lock protocols see it
+ * @cfg: the lockspace's policy (a simulated transport has its own clock).
+ *
+ * Return: the time.
+ */
+ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg)
+{
+	return cfg->xport ? cfg->xport->now(cfg->xport_priv) : ktime_get();
 }
 
 /**
@@ -210,6 +228,17 @@ int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 	queue_work(rdlock_proto_wq, &f->work);
 	return 0;
 }
+
+/**
+ * rdlock_proto_flush() - wait for every ticket finished in the background
+ *
+ * For a simulated transport's owner, before the simulation goes away.
+ */
+void rdlock_proto_flush(void)
+{
+	flush_workqueue(rdlock_proto_wq);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);
 
 int rdlock_proto_init(void)
 {

@@ -32,24 +32,45 @@ enum rdlock_mode {
 struct rdlock_proto_stats;
 
 /**
+ * struct rdlock_proto_xport - the transport as a protocol sees it
+ * @exec: one synchronous operation on (@node, @slot), as rdlock_xport_exec()
+ *	with the transport's default timeout.
+ * @now: this node's clock, for leases and stall detection.
+ *
+ * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
+ * proto_kunit.c runs the real protocols against a simulated cluster through
+ * it, with delays, errors and paused clocks injected.
+ */
+struct rdlock_proto_xport {
+	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u32 slot,
+		    u64 arg0, u64 arg1, u64 *value);
+	ktime_t (*now)(void *priv);
+};
+
+/**
  * struct rdlock_proto_cfg - per-lockspace protocol policy
  * @lease_ms: 0: a holder keeps the lock until it releases it (what a file
  *	system needs); T: DSLR leases (section 5.1): a holder of k slots
- *	owns the lock for k x T and past that does not release by FA; a
- *	waiter that sees no progress for 2T x the tickets still ahead of it
- *	resets the word and fails with -EAGAIN.
+ *	owns the lock for k x T; a waiter that sees no progress for 2T x the
+ *	tickets still ahead of it resets the word and fails with -EAGAIN; a
+ *	release counts only a ticket the word still shows (CAS).
  * @omega_us: polling unit; 0: the measured READ latency to the home node.
  * @update_word: the lock words use the six-counter layout of section 5.2;
  *	%RDLOCK_MODE_UPDATE is valid only then.
  * @stats: if not NULL, counted into as well as the global
  *	rdlock_proto_stats; never used by background work, so it only has
  *	to outlive the calls that pass this cfg.
+ * @xport: NULL for the real transport; else a simulated one, which must
+ *	outlive background work too (rdlock_proto_flush()).
+ * @xport_priv: passed to @xport's calls.
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
 	unsigned int omega_us;
 	bool update_word;
 	struct rdlock_proto_stats *stats;
+	const struct rdlock_proto_xport *xport;
+	void *xport_priv;
 };
 
 /**
@@ -59,6 +80,8 @@ struct rdlock_proto_cfg {
  * @mode: enum rdlock_mode.
  * @prev: bakery: the word the acquiring FA returned; CAS spinlock: the bits
  *	held.
+ * @word: bakery: the word as last seen (the first compare value of a
+ *	release by CAS).
  * @k: slots of a multi-slot lease (section 5.1); 0 means 1. At most
  *	BAKERY_K_MAX, or BAKERY_UPD_K_MAX on an update word.
  * @upgraded: an update ticket that may write (set by upgrade). The holder
@@ -75,6 +98,7 @@ struct rdlock_ticket {
 	u32 slot;
 	enum rdlock_mode mode;
 	u64 prev;
+	u64 word;
 	u32 k;
 	bool upgraded;
 	bool revoked;
@@ -94,7 +118,9 @@ struct rdlock_ticket {
  *	-EINVAL for a bad @t->k, or for %RDLOCK_MODE_UPDATE without
  *	@cfg->update_word.
  * @release: give the lock up; sleeps; never fails the caller's release
- *	(lost connections and leases are handled inside).
+ *	(lost connections and leases are handled inside). With leases, a
+ *	ticket a reset revoked is not released: the word decides, whatever
+ *	the holder's clock says.
  * @upgrade: let the holder of a granted %RDLOCK_MODE_UPDATE ticket write:
  *	sleeps until every earlier reader is done, then sets @t->upgraded
  *	and returns 0. -ETIMEDOUT at @deadline or -EINTR on a fatal signal:
@@ -122,7 +148,7 @@ struct rdlock_proto_ops {
  * @retries: new tickets after a revocation or an over-limit word.
  * @stall_resets: stalled holders skipped by a lease reset.
  * @overflow_resets: words reset to zero after crossing COUNT_MAX.
- * @lease_expiries: releases past the lease, or found revoked.
+ * @lease_expiries: releases that found their ticket revoked by a reset.
  * @abandoned: acquisitions that timed out or were killed while waiting.
  * @upgrades: update holders upgraded to writers.
  * @upgrade_waits: upgrades that had to wait for readers.
@@ -156,12 +182,14 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 		    struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 		    u64 arg1, u64 *value);
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
+ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 int rdlock_proto_sleep(u64 ns, unsigned long deadline);
 int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline);
 int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
 			      void (*finish)(const struct rdlock_proto_cfg *cfg,
 					     struct rdlock_ticket *t));
+void rdlock_proto_flush(void);
 int rdlock_proto_init(void);
 void rdlock_proto_exit(void);
 

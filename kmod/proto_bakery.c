@@ -11,7 +11,9 @@
  * READs after random exponential back-offs until the holder that crossed
  * COUNT_MAX resets it, and then takes a ticket again. With leases, a waiter
  * that sees no progress for twice the lease times the tickets still ahead
- * of it resets the stalled holders by CAS and fails with -EAGAIN. On an
+ * of it resets the stalled holders by CAS and fails with -EAGAIN, and a
+ * holder releases by a CAS that applies only while the word still shows
+ * its ticket, so a revoked holder's late release changes nothing. On an
  * update word (section 5.2) an update ticket is granted beside readers and
  * upgrades, once every earlier reader is done, by polling the same way.
  * See Documentation/rdlock/bakery.rst for where and why this deviates from
@@ -91,7 +93,7 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 	u64 omega = rdlock_proto_omega_ns(cfg, t->node);
 	u64 seen = val, new, old;
 	s64 stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
-	ktime_t progress = ktime_get();
+	ktime_t progress = rdlock_proto_now(cfg);
 	u32 ahead;
 	int ret;
 
@@ -109,14 +111,16 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		if (ret)
 			return ret;
 		t->polls++;
-		if (bakery_granted(t->prev, val, bm, t->k))
+		if (bakery_granted(t->prev, val, bm, t->k)) {
+			t->word = val;
 			return 0;
+		}
 		if (bakery_skipped(t->prev, val, bm, t->k))
 			return -EAGAIN;
 		if (val != seen) {
 			seen = val;
 			stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
-			progress = ktime_get();
+			progress = rdlock_proto_now(cfg);
 			continue;
 		}
 		/*
@@ -125,7 +129,7 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		 * under-estimates how long the word has been still.
 		 */
 		if (!cfg->lease_ms ||
-		    ktime_ms_delta(ktime_get(), progress) < stall_ms)
+		    ktime_ms_delta(rdlock_proto_now(cfg), progress) < stall_ms)
 			continue;
 		if (!bakery_stall_reset(t->prev, val, bm, t->k, &new))
 			continue;
@@ -161,10 +165,10 @@ static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
 	bakery_unpack(val, bm, &b);
 	if (!bakery_over_limit(*seen, bm) || memcmp(a.n, b.n, sizeof(a.n))) {
 		*seen = val;
-		*first = ktime_get();
+		*first = rdlock_proto_now(cfg);
 		return 0;
 	}
-	if (ktime_ms_delta(ktime_get(), *first) <
+	if (ktime_ms_delta(rdlock_proto_now(cfg), *first) <
 	    rdlock_bakery_stall_ms(cfg, val, val, bm))
 		return 0;
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, val, BAKERY_RESET_TO,
@@ -217,7 +221,7 @@ static void rdlock_bakery_finish(const struct rdlock_proto_cfg *cfg,
 {
 	if (!rdlock_bakery_wait(cfg, t, rdlock_bakery_mode(cfg, t), t->prev,
 				0)) {
-		t->granted_at = ktime_get();
+		t->granted_at = rdlock_proto_now(cfg);
 		rdlock_bakery_release(cfg, t);
 	}
 }
@@ -254,6 +258,7 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 			continue;
 		}
 		t->prev = prev;
+		t->word = prev + delta;
 		if (bakery_granted_at_fa(prev, bm))
 			break;
 		rdlock_proto_count(cfg, waits);
@@ -274,7 +279,7 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 					    t->node, t->slot);
 		return ret;
 	}
-	t->granted_at = ktime_get();
+	t->granted_at = rdlock_proto_now(cfg);
 	return 0;
 }
 
@@ -298,7 +303,9 @@ static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
 		return ret;
 	if (bakery_skipped(t->prev, val, BAKERY_UPD_UPGRADE, t->k)) {
 		ret = -EAGAIN;
-	} else if (!bakery_granted(t->prev, val, BAKERY_UPD_UPGRADE, t->k)) {
+	} else if (bakery_granted(t->prev, val, BAKERY_UPD_UPGRADE, t->k)) {
+		t->word = val;
+	} else {
 		rdlock_proto_count(cfg, upgrade_waits);
 		ret = rdlock_bakery_wait(cfg, t, BAKERY_UPD_UPGRADE, val,
 					 deadline);
@@ -312,7 +319,7 @@ static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
 		return ret;
 	t->upgraded = true;
 	/* The writer's lease starts now, as a waiter's clock does. */
-	t->granted_at = ktime_get();
+	t->granted_at = rdlock_proto_now(cfg);
 	rdlock_proto_count(cfg, upgrades);
 	return 0;
 }
@@ -339,6 +346,35 @@ static void rdlock_bakery_reset(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
+/*
+ * With leases a reset may revoke the ticket at any moment, so the release
+ * is a CAS whose compare value shows the ticket still held (hazard (d)). The
+ * paper's FA followed by an undo lets waiters see the increment of a revoked
+ * ticket before the undo lands and be granted beside a live holder; and the
+ * holder's clock cannot tell it was revoked: a paused node's clock does not
+ * see the pause. The first compare is the word as the holder last saw it,
+ * so an uncontended release still takes one operation.
+ *
+ * Return: 0 when released, -EAGAIN when the ticket was revoked, or the
+ * error of an operation.
+ */
+static int rdlock_bakery_release_cas(const struct rdlock_proto_cfg *cfg,
+				     struct rdlock_ticket *t,
+				     enum bakery_mode bm, u64 delta)
+{
+	u64 cur = t->word, old;
+	int ret;
+
+	while (bakery_release_valid(t->prev, cur, bm, t->k)) {
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, cur, cur + delta,
+				      &old);
+		if (ret || old == cur)
+			return ret;
+		cur = old;
+	}
+	return -EAGAIN;
+}
+
 static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t)
 {
@@ -346,37 +382,19 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 	enum bakery_mode bm = rdlock_bakery_mode(cfg, t);
 	/* Arithmetic of the ticket's class: an upgrade is still a U ticket. */
 	enum bakery_mode am = bm == BAKERY_UPD_UPGRADE ? BAKERY_UPD_UPDATE : bm;
-	u64 delta = bakery_release_delta(am, t->k), rel, cur, new, old;
-	bool responsible = bakery_reset_responsible(t->prev, am, t->k);
+	u64 delta = bakery_release_delta(am, t->k), rel;
+	int ret;
 
 	if (t->revoked)
 		return;
-	/*
-	 * Past its lease (k leases for k slots, section 5.1) a holder does
-	 * not release by FA (4.8), unless it must reset the word (Algorithm 3
-	 * line 1); a revoked release is undone below either way.
-	 */
-	if (cfg->lease_ms && !responsible &&
-	    ktime_ms_delta(ktime_get(), t->granted_at) >=
-	    (s64)cfg->lease_ms * t->k) {
+	/* Without leases nothing but this release ends the ticket: one FA. */
+	if (cfg->lease_ms)
+		ret = rdlock_bakery_release_cas(cfg, t, bm, delta);
+	else
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, delta, 0, &rel);
+	if (ret == -EAGAIN)
 		rdlock_proto_count(cfg, lease_expiries);
-		return;
-	}
-	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, delta, 0, &rel))
-		return;
-	/* Hazard (d): the ticket may have been revoked meanwhile. */
-	if (!bakery_release_valid(t->prev, rel, bm, t->k)) {
-		rdlock_proto_count(cfg, lease_expiries);
-		cur = rel + delta;
-		while (bakery_release_undo(rel, cur, am, t->k, &new)) {
-			if (rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, cur, new,
-					    &old) || old == cur)
-				break;
-			cur = old;
-		}
-		return;
-	}
-	if (!responsible)
+	if (ret || !bakery_reset_responsible(t->prev, am, t->k))
 		return;
 	/*
 	 * The reset waits for every other holder of the epoch to release,

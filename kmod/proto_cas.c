@@ -103,7 +103,7 @@ static int rdlock_cas_acquire(const struct rdlock_proto_cfg *cfg,
 		rdlock_proto_count(cfg, waits);
 	if (!ret) {
 		t->prev = rdlock_cas_delta(t->mode);
-		t->granted_at = ktime_get();
+		t->granted_at = rdlock_proto_now(cfg);
 	}
 	return ret;
 }
@@ -128,7 +128,7 @@ static int rdlock_cas_upgrade(const struct rdlock_proto_cfg *cfg,
 	t->prev |= RDLOCK_CAS_WRITER;
 upgraded:
 	t->upgraded = true;
-	t->granted_at = ktime_get();
+	t->granted_at = rdlock_proto_now(cfg);
 	rdlock_proto_count(cfg, upgrades);
 	return 0;
 }

@@ -497,21 +497,6 @@ static inline u64 bakery_release_delta(enum bakery_mode mode, u32 k)
 }
 
 /**
- * bakery_undo_delta() - FA operand that takes back a delta
- * @delta: a value from bakery_acquire_delta() or bakery_release_delta().
- *
- * This is the paper's FA(-1). It borrows across fields if a reset landed
- * between the two FAs, so prefer the CAS helpers bakery_withdraw() and
- * bakery_release_undo(); use this only where no reset can intervene.
- *
- * Return: the two's complement of @delta.
- */
-static inline u64 bakery_undo_delta(u64 delta)
-{
-	return 0 - delta;
-}
-
-/**
  * bakery_over_limit() - has any ticket counter reached COUNT_MAX
  * @w: lock word.
  * @mode: any mode of the word.
@@ -862,18 +847,20 @@ static inline bool bakery_withdraw(u64 cur, enum bakery_mode mode, u32 k,
 }
 
 /**
- * bakery_release_valid() - did a release FA count a ticket still ours
+ * bakery_release_valid() - may a release count this ticket in this word
  * @prev: word the acquiring FA returned.
- * @rel: word the release FA returned (or a READ before a CAS release).
+ * @cur: the word a release CAS would replace.
  * @mode: lock mode (%BAKERY_UPD_UPGRADE if the update holder upgraded).
  * @k: slots taken.
  *
  * Hazard (d): the lease may have run out and a reset may have revoked the
- * ticket. The release is valid if @rel still shows the ticket granted and not
- * skipped and, for a reader, its own k slots still outstanding
- * (nS + k <= maxS). Otherwise the caller undoes it with bakery_release_undo().
+ * ticket. The release is valid if @cur still shows the ticket granted and
+ * not skipped and, for a reader, its own k slots still outstanding
+ * (nS + k <= maxS). With leases the release is CAS(@cur, @cur + delta),
+ * made only while this holds: an FA would show waiters the increment of a
+ * revoked ticket before anything could take it back.
  *
- * Return: true if the release stands.
+ * Return: true if the release may count the ticket.
  */
 static inline bool bakery_release_valid(u64 prev, u64 rel,
 					enum bakery_mode mode, u32 k)
@@ -884,30 +871,6 @@ static inline bool bakery_release_valid(u64 prev, u64 rel,
 		return false;
 	return (bakery_strict_mask(mode) & BAKERY_CLS_BIT(own)) ||
 	       bakery_n(rel, mode, own) + k <= bakery_max(rel, mode, own);
-}
-
-/**
- * bakery_release_undo() - CAS value that takes back an invalid release
- * @rel: word the invalid release FA returned.
- * @cur: the CAS compare: at first @rel + bakery_release_delta(), after a
- *	failed CAS the value it returned.
- * @mode: lock mode of the release.
- * @k: slots released.
- * @new: the CAS swap value.
- *
- * Like bakery_withdraw(): FA(-k) would borrow if the word was reset to zero
- * in between, so the undo is refused once bakery_same_epoch() fails.
- *
- * Return: true with @new set; false if the increment is already gone.
- */
-static inline bool bakery_release_undo(u64 rel, u64 cur, enum bakery_mode mode,
-				       u32 k, u64 *new)
-{
-	if (bakery_n(cur, mode, bakery_mode_class(mode)) < k ||
-	    !bakery_same_epoch(rel, cur, mode))
-		return false;
-	*new = cur - bakery_release_delta(mode, k);
-	return true;
 }
 
 #endif /* _RDLOCK_LOCKWORD_BAKERY_H */

@@ -147,13 +147,35 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 		     (int)RDLOCK_TEST_MODE_NR != (int)RDLOCK_MODE_NR);
 	if (l->proto >= ARRAY_SIZE(rdlock_test_protos) ||
 	    l->mode >= RDLOCK_MODE_NR || l->handle || l->remote_ops ||
-	    (l->flags & ~RDLOCK_TEST_LOCK_UPDATE_WORD) ||
+	    (l->flags & ~(RDLOCK_TEST_LOCK_UPDATE_WORD |
+			  RDLOCK_TEST_LOCK_STILL_CLOCK)) ||
 	    l->slot < RDLOCK_XPORT_RESERVED_SLOTS)
 		return -EINVAL;
 	if (!rdlock_xport_node_configured(l->node))
 		return -ENOENT;
 	return 0;
 }
+
+static int rdlock_test_still_exec(void *priv, enum rdlock_xop op, u32 node,
+				  u32 slot, u64 arg0, u64 arg1, u64 *value)
+{
+	return rdlock_xport_exec(op, node, slot, arg0, arg1, value, 0);
+}
+
+/*
+ * @priv is the clock's value itself, not a pointer: a ticket released in
+ * the background keeps a copy of the cfg after the handle is freed.
+ */
+static ktime_t rdlock_test_still_now(void *priv)
+{
+	return (ktime_t)(unsigned long)priv;
+}
+
+/* RDLOCK_TEST_LOCK_STILL_CLOCK: the real transport, a clock that stopped. */
+static const struct rdlock_proto_xport rdlock_test_still_xport = {
+	.exec	= rdlock_test_still_exec,
+	.now	= rdlock_test_still_now,
+};
 
 static unsigned long rdlock_test_deadline(u32 timeout_ms)
 {
@@ -198,6 +220,11 @@ static long rdlock_test_ioc_lock(struct rdlock_test_file *tf,
 	ret = h->ops->acquire(&h->cfg, &h->ticket, deadline);
 	if (ret)
 		goto free;
+	if (l.flags & RDLOCK_TEST_LOCK_STILL_CLOCK) {
+		BUILD_BUG_ON(sizeof(ktime_t) > sizeof(void *));
+		h->cfg.xport = &rdlock_test_still_xport;
+		h->cfg.xport_priv = (void *)(unsigned long)h->ticket.granted_at;
+	}
 	ret = xa_alloc(&tf->held, &l.handle, h, xa_limit_31b, GFP_KERNEL);
 	if (ret)
 		goto release;

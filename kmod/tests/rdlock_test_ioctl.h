@@ -87,6 +87,12 @@ enum rdlock_test_mode {
 
 /* rdlock_test_lock.flags */
 #define RDLOCK_TEST_LOCK_UPDATE_WORD	0x1	/* six-counter update word */
+/*
+ * The holder's clock stands still from its grant to its release, as a
+ * paused guest's does: a holder that sleeps before UNLOCK believes it
+ * held the lock for no time at all (lease tests).
+ */
+#define RDLOCK_TEST_LOCK_STILL_CLOCK	0x2
 
 /**
  * struct rdlock_test_lock - take a lock word directly with a protocol
@@ -145,7 +151,7 @@ struct rdlock_test_upgrade {
  * @retries: new tickets after a revocation or an over-limit word.
  * @stall_resets: lease resets.
  * @overflow_resets: resets to zero after crossing COUNT_MAX.
- * @lease_expiries: releases past the lease or found revoked.
+ * @lease_expiries: releases that found their ticket revoked.
  * @abandoned: acquisitions that timed out or were killed.
  * @upgrades: successful upgrades.
  * @upgrade_waits: upgrades that waited for readers.

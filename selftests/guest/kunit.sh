@@ -8,6 +8,11 @@
 
 rc=0
 found=0
+# The protocol suite runs the real protocols of rdlock.ko.
+if ! insmod /rdlock/modules/rdlock.ko; then
+	echo "not ok - insmod rdlock"
+	exit 1
+fi
 for ko in /rdlock/modules/*_kunit.ko; do
 	[ -e "$ko" ] || continue
 	found=1
@@ -29,6 +34,7 @@ for ko in /rdlock/modules/*_kunit.ko; do
 	fi
 	rmmod "$name" || rc=1
 done
+rmmod rdlock || rc=1
 if [ $found -eq 0 ]; then
 	echo "not ok - no KUnit modules in the payload"
 	rc=1

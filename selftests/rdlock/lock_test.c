@@ -86,6 +86,17 @@
 #define MS_EXCLUSIVE_EVERY	3
 /* Single-node tests: 16 slots per node, homed on that node. */
 #define NODE_REGION		REGION(6)
+/* Lease-stall test: all on node 0 but the data (node 1 % N). */
+#define LST_REGION		REGION(7)
+#define LST_LOCK		0
+#define LST_COUNTER		1
+#define LST_FLAG		2
+#define LST_TOTAL		3
+#define LST_HELD		4	/* round + 1: the stalled holder holds */
+#define LST_STOP		5	/* round + 1: hammering ends */
+#define LST_RESETS		6
+#define LST_BARRIER		7
+#define LST_SLOTS		8
 #define LOCK_TIMEOUT_MS		120000
 
 struct lock_env {
@@ -116,48 +127,66 @@ static __u32 slot(const struct lock_env *e, __u32 proto, __u32 what,
 	return e->base + REGION(proto) + what + lock;
 }
 
-/* One operation on a data slot; records the first error. */
-static int data_op(int fd, struct worker *w, __u32 op, __u32 what,
-		   __u32 lock, __u64 arg, __u64 *val)
+/* Where a lock's critical section works: a counter and a writer flag. */
+struct section {
+	__u32 node, counter, flag;
+};
+
+static struct section lock_section(const struct lock_env *e, __u32 proto,
+				   __u32 lock)
 {
-	const struct lock_env *e = w->env;
-	int err = rdl_xop(fd, op, data_home(e, lock),
-			  slot(e, w->proto, what, lock), arg, 0, val);
+	struct section s = {
+		.node = data_home(e, lock),
+		.counter = slot(e, proto, COUNTER_SLOT, lock),
+		.flag = slot(e, proto, FLAG_SLOT, lock),
+	};
+
+	return s;
+}
+
+/* One operation on a data slot; records the first error. */
+static int data_op(int fd, struct worker *w, __u32 op, __u32 node,
+		   __u32 where, __u64 arg, __u64 *val)
+{
+	int err = rdl_xop(fd, op, node, where, arg, 0, val);
 
 	if (err && !w->err[0])
-		snprintf(w->err, sizeof(w->err), "op %u on lock %u: %s", op,
-			 lock, strerror(err));
+		snprintf(w->err, sizeof(w->err), "op %u on node %u slot %u: %s",
+			 op, node, where, strerror(err));
 	return err;
 }
 
-static int critical_section(int fd, struct worker *w, __u32 lock,
+/*
+ * A reader checks the writer flag twice; a writer marks it, increments the
+ * counter non-atomically and checks its mark is still there. Returns 0, or
+ * -1 on an operation error (recorded in @w).
+ */
+static int critical_section(int fd, struct worker *w, const struct section *s,
 			    bool exclusive)
 {
 	__u64 mark = ((__u64)w->env->self << 32) | (w->index + 1), flag, c;
+	__u32 n = s->node;
 
-	if (data_op(fd, w, RDLOCK_TEST_OP_READ, FLAG_SLOT, lock, 0, &flag))
+	if (data_op(fd, w, RDLOCK_TEST_OP_READ, n, s->flag, 0, &flag))
 		return -1;
 	if (flag)
 		w->violations++;	/* a writer is inside with us */
 	if (!exclusive) {
-		if (data_op(fd, w, RDLOCK_TEST_OP_READ, COUNTER_SLOT, lock, 0, &c) ||
-		    data_op(fd, w, RDLOCK_TEST_OP_READ, FLAG_SLOT, lock, 0, &flag))
+		if (data_op(fd, w, RDLOCK_TEST_OP_READ, n, s->counter, 0, &c) ||
+		    data_op(fd, w, RDLOCK_TEST_OP_READ, n, s->flag, 0, &flag))
 			return -1;
 		if (flag)
 			w->violations++;
 		return 0;
 	}
-	if (data_op(fd, w, RDLOCK_TEST_OP_WRITE, FLAG_SLOT, lock, mark, NULL) ||
-	    data_op(fd, w, RDLOCK_TEST_OP_READ, COUNTER_SLOT, lock, 0, &c) ||
-	    data_op(fd, w, RDLOCK_TEST_OP_WRITE, COUNTER_SLOT, lock, c + 1, NULL) ||
-	    data_op(fd, w, RDLOCK_TEST_OP_READ, FLAG_SLOT, lock, 0, &flag))
+	if (data_op(fd, w, RDLOCK_TEST_OP_WRITE, n, s->flag, mark, NULL) ||
+	    data_op(fd, w, RDLOCK_TEST_OP_READ, n, s->counter, 0, &c) ||
+	    data_op(fd, w, RDLOCK_TEST_OP_WRITE, n, s->counter, c + 1, NULL) ||
+	    data_op(fd, w, RDLOCK_TEST_OP_READ, n, s->flag, 0, &flag))
 		return -1;
 	if (flag != mark)
 		w->violations++;	/* another writer was inside */
-	if (data_op(fd, w, RDLOCK_TEST_OP_WRITE, FLAG_SLOT, lock, 0, NULL))
-		return -1;
-	w->grants[lock]++;
-	return 0;
+	return data_op(fd, w, RDLOCK_TEST_OP_WRITE, n, s->flag, 0, NULL);
 }
 
 static void *worker_main(void *arg)
@@ -186,9 +215,12 @@ static void *worker_main(void *arg)
 				 strerror(errno));
 			break;
 		}
+		struct section sec = lock_section(e, w->proto, lock);
+
 		w->acquires++;
 		w->remote_ops += l.remote_ops;
-		critical_section(fd, w, lock, exclusive);
+		if (!critical_section(fd, w, &sec, exclusive) && exclusive)
+			w->grants[lock]++;
 		if (ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle) < 0 &&
 		    !w->err[0])
 			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
@@ -220,7 +252,8 @@ FIXTURE_SETUP(lock)
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_INFO, &info));
 	ASSERT_EQ(1, info.ready);
-	ASSERT_LE(info.first_free_slot + REGION(7), info.table_slots);
+	ASSERT_LE(info.first_free_slot + LST_REGION + LST_SLOTS,
+		  info.table_slots);
 	e->base = info.first_free_slot;
 }
 
@@ -906,12 +939,18 @@ TEST_F_TIMEOUT(lock, multislot_leases, 120)
 				   LEASE_MS, 2000, NULL));
 	s1 = file_stats(fd2);
 	EXPECT_EQ(s0.stall_resets + 1, s1.stall_resets);
+	/* The reset skipped both tickets; the revoked holder changes nothing. */
+	EXPECT_EQ(bakery_word_pack(2, 0, 2, 0), own_word(self->fd, e, 1));
+	s0 = file_stats(self->fd);
 	EXPECT_EQ(0, unlock(self->fd, h));
+	s1 = file_stats(self->fd);
+	EXPECT_EQ(s0.lease_expiries + 1, s1.lease_expiries);
+	EXPECT_EQ(bakery_word_pack(2, 0, 2, 0), own_word(self->fd, e, 1));
 
 	/*
-	 * A holder of k slots owns the lock for k leases: after 1 s a k = 4
-	 * holder (1.6 s) still releases by FA, a k = 1 holder (0.4 s) no
-	 * longer does and the word stays stalled.
+	 * A holder of k slots owns the lock for k leases, but past them its
+	 * release still counts as long as no reset revoked it: the word, not
+	 * the holder's clock, decides. Both holders release after 1 s.
 	 */
 	ASSERT_EQ(0, lock_own(self->fd, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 2, 0, 4,
 			      LEASE_MS, 0, &h));
@@ -931,10 +970,14 @@ TEST_F_TIMEOUT(lock, multislot_leases, 120)
 	s0 = file_stats(self->fd);
 	EXPECT_EQ(0, unlock(self->fd, h));
 	s1 = file_stats(self->fd);
-	EXPECT_EQ(s0.lease_expiries + 1, s1.lease_expiries);
-	EXPECT_EQ(bakery_word_pack(0, 0, 1, 0), own_word(self->fd, e, 3));
-	EXPECT_EQ(ETIMEDOUT, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 3, 0,
-				      1, LEASE_MS, 300, NULL));
+	EXPECT_EQ(s0.lease_expiries, s1.lease_expiries);
+	/* One CAS from the word as the holder saw it at its grant. */
+	EXPECT_EQ(s0.ops[RDLOCK_TEST_OP_CAS - 1] + 1, s1.ops[RDLOCK_TEST_OP_CAS - 1]);
+	EXPECT_EQ(s0.remote_ops + 1, s1.remote_ops);
+	EXPECT_EQ(bakery_word_pack(1, 0, 1, 0), own_word(self->fd, e, 3));
+	EXPECT_EQ(0, lock_own(fd2, e, 0, RDLOCK_TEST_MODE_EXCLUSIVE, 3, 0, 1,
+			      LEASE_MS, 300, &h2));
+	EXPECT_EQ(0, unlock(fd2, h2));
 
 	/*
 	 * An upgrade stuck behind a reader past its lease gives up its own
@@ -1108,6 +1151,224 @@ TEST_F(lock, protocol_counters)
 	EXPECT_LE(read + 1, protocol_counter("ops_read"));
 	EXPECT_LE(cas + 1, protocol_counter("ops_cas"));
 	EXPECT_LE(upgrades + 1, protocol_counter("upgrades"));
+}
+
+/*
+ * Issue 11: leases after a stalled holder. Per round one node takes the
+ * lock (exclusive, or shared every other round) with a clock that stands
+ * still, as a paused guest's does, and sleeps for four leases before it
+ * releases. The others hammer the lock in random modes meanwhile: they
+ * queue behind the stalled holder, one of them resets it after two leases
+ * of stillness, and they keep going while the holder wakes up and
+ * releases late. That release must find the ticket revoked and change
+ * nothing; no two live holders may ever conflict (writer flag) and the
+ * counter must equal the exclusive grants exactly.
+ */
+#define LST_LEASE_MS		1000
+#define LST_STALL_MS		(4 * LST_LEASE_MS)
+#define LST_AFTER_ITERS		20	/* the woken node's own acquisitions */
+
+struct lst_worker {
+	struct worker w;
+	__u32 round;
+	bool until_stop;	/* else LST_AFTER_ITERS acquisitions */
+	__u64 again, resets;
+};
+
+static __u32 lst_slot(const struct lock_env *e, __u32 what)
+{
+	return e->base + LST_REGION + what;
+}
+
+static void *lst_main(void *arg)
+{
+	struct lst_worker *lw = arg;
+	struct worker *w = &lw->w;
+	const struct lock_env *e = w->env;
+	unsigned int seed = e->self * 7919 + w->index * 104729 + lw->round;
+	struct section sec = {
+		.node = 1 % e->nr_nodes,
+		.counter = lst_slot(e, LST_COUNTER),
+		.flag = lst_slot(e, LST_FLAG),
+	};
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	__u32 it = 0;
+	__u64 stop;
+
+	if (fd < 0) {
+		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
+		return NULL;
+	}
+	while (!w->err[0]) {
+		bool exclusive = rand_r(&seed) % 2;
+		struct rdlock_test_lock l = {
+			.proto = RDLOCK_TEST_PROTO_BAKERY, .mode = exclusive,
+			.node = 0, .slot = lst_slot(e, LST_LOCK),
+			.lease_ms = LST_LEASE_MS, .timeout_ms = 60000,
+		};
+
+		if (lw->until_stop) {
+			if (data_op(fd, w, RDLOCK_TEST_OP_READ, 0,
+				    lst_slot(e, LST_STOP), 0, &stop))
+				break;
+			if (stop > lw->round)
+				break;
+		} else if (it++ == LST_AFTER_ITERS) {
+			break;
+		}
+		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
+			if (errno == EAGAIN) {
+				lw->again++;	/* a reset ended the attempt */
+				continue;
+			}
+			snprintf(w->err, sizeof(w->err), "LOCK: %s",
+				 strerror(errno));
+			break;
+		}
+		w->acquires++;
+		if (!critical_section(fd, w, &sec, exclusive) && exclusive)
+			w->grants[0]++;
+		if (ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle) < 0 &&
+		    !w->err[0])
+			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
+				 strerror(errno));
+	}
+	lw->resets = file_stats(fd).stall_resets;
+	close(fd);
+	return NULL;
+}
+
+/* Run the hammering threads of one round; adds up into @sum. */
+static void lst_hammer(const struct lock_env *e, __u32 round, bool until_stop,
+		       struct lst_worker *sum)
+{
+	struct lst_worker lw[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u32 i, n;
+
+	memset(lw, 0, sizeof(lw));
+	for (n = 0; n < e->threads; n++) {
+		lw[n].w.env = e;
+		lw[n].w.index = n;
+		lw[n].round = round;
+		lw[n].until_stop = until_stop;
+		if (pthread_create(&tid[n], NULL, lst_main, &lw[n])) {
+			snprintf(sum->w.err, sizeof(sum->w.err),
+				 "pthread_create failed");
+			break;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(tid[i], NULL);
+		if (lw[i].w.err[0] && !sum->w.err[0])
+			memcpy(sum->w.err, lw[i].w.err, sizeof(sum->w.err));
+		sum->w.grants[0] += lw[i].w.grants[0];
+		sum->w.violations += lw[i].w.violations;
+		sum->w.acquires += lw[i].w.acquires;
+		sum->again += lw[i].again;
+		sum->resets += lw[i].resets;
+	}
+}
+
+static __u32 stall_node(const struct lock_env *e, __u32 round)
+{
+	return (round + 1) % e->nr_nodes;
+}
+
+TEST_F_TIMEOUT(lock, bakery_lease_stall, 900)
+{
+	const struct lock_env *e = &self->env;
+	struct rdlock_test_proto_stats s0, s1;
+	struct lst_worker sum;
+	__u64 held, total = 0, counter = 0, resets = 0, revoked = 0;
+	__u32 rounds, r, stalled = 0, h;
+	char msg[160];
+	double end;
+	int hfd;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_LEASE_ROUNDS", 4, &rounds));
+	memset(&sum, 0, sizeof(sum));
+	for (r = 0; r < rounds; r++) {
+		ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes,
+					 e->barrier_timeout,
+					 lst_slot(e, LST_BARRIER), 2 * r + 1,
+					 msg, sizeof(msg)))
+			TH_LOG("%s", msg);
+		if (e->self == stall_node(e, r)) {
+			struct rdlock_test_lock l = {
+				.proto = RDLOCK_TEST_PROTO_BAKERY,
+				.mode = r % 2 ? RDLOCK_TEST_MODE_SHARED :
+						RDLOCK_TEST_MODE_EXCLUSIVE,
+				.node = 0, .slot = lst_slot(e, LST_LOCK),
+				.lease_ms = LST_LEASE_MS, .timeout_ms = 60000,
+				.flags = RDLOCK_TEST_LOCK_STILL_CLOCK,
+			};
+
+			hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+			ASSERT_LE(0, hfd);
+			ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
+			h = l.handle;
+			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+					     lst_slot(e, LST_HELD), r + 1, 0,
+					     NULL));
+			usleep(LST_STALL_MS * 1000);
+			s0 = file_stats(hfd);
+			EXPECT_EQ(0, unlock(hfd, h));
+			s1 = file_stats(hfd);
+			/* Revoked: the release found it so and did nothing. */
+			revoked += s1.lease_expiries - s0.lease_expiries;
+			stalled++;
+			close(hfd);
+			lst_hammer(e, r, false, &sum);
+			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+					     lst_slot(e, LST_STOP), r + 1, 0,
+					     NULL));
+		} else {
+			end = rdl_now() + 120;
+			do {
+				ASSERT_EQ(0, rdl_xop(self->fd,
+						     RDLOCK_TEST_OP_READ, 0,
+						     lst_slot(e, LST_HELD), 0,
+						     0, &held));
+				usleep(1000);
+			} while (held <= r && rdl_now() < end);
+			ASSERT_LT(r, held);
+			lst_hammer(e, r, true, &sum);
+		}
+		ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes,
+					 e->barrier_timeout,
+					 lst_slot(e, LST_BARRIER), 2 * r + 2,
+					 msg, sizeof(msg)))
+			TH_LOG("%s", msg);
+	}
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     lst_slot(e, LST_TOTAL), sum.w.grants[0], 0, NULL));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     lst_slot(e, LST_RESETS), sum.resets, 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 lst_slot(e, LST_BARRIER), 2 * rounds + 1, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     lst_slot(e, LST_TOTAL), 0, 0, &total));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 1 % e->nr_nodes,
+			     lst_slot(e, LST_COUNTER), 0, 0, &counter));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     lst_slot(e, LST_RESETS), 0, 0, &resets));
+	EXPECT_EQ('\0', sum.w.err[0])
+		TH_LOG("%s", sum.w.err);
+	EXPECT_EQ(0, sum.w.violations);
+	EXPECT_EQ(total, counter);
+	/* Every stalled holder was reset, and found out at its release. */
+	EXPECT_EQ(stalled, revoked);
+	EXPECT_LE(rounds, resets);
+	printf("# node %u: %u rounds, %llu acquisitions, %llu exclusive, %llu EAGAIN\n",
+	       e->self, rounds, (unsigned long long)sum.w.acquires,
+	       (unsigned long long)sum.w.grants[0],
+	       (unsigned long long)sum.again);
+	printf("# cluster: %llu stall resets, %llu exclusive grants, counter %llu\n",
+	       (unsigned long long)resets, (unsigned long long)total,
+	       (unsigned long long)counter);
 }
 
 TEST_HARNESS_MAIN

@@ -15,7 +15,7 @@
 static unsigned int tap_n, tap_failed;
 static const char * const stat_names[BKM_NR_STATS] = {
 	"overflow resets", "zero resets", "stall resets", "withdraws after reset",
-	"readers granted past siblings", "releases undone", "upgrades", "grants",
+	"readers granted past siblings", "revoked releases refused", "upgrades", "grants",
 };
 
 static void host_fail(struct bakery_tctx *t, const char *what, u64 got, u64 want)
