@@ -1021,7 +1021,8 @@ TEST_F_TIMEOUT(lock, update_inputs, 120)
 		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_UPDATE,
 					   sl, 0, 0, 0, 0, NULL));
 		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_SHARED,
-					   sl, 2, 0, 0, 0, NULL));
+					   sl, RDLOCK_TEST_LOCK_STILL_CLOCK << 1,
+					   0, 0, 0, NULL));
 		EXPECT_EQ(EINVAL, lock_own(fd, e, proto, RDLOCK_TEST_MODE_NR, sl,
 					   upd, 0, 0, 0, NULL));
 		/* k: 0 means 1; at most BAKERY_K_MAX, BAKERY_UPD_K_MAX. */
