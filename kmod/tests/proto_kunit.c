@@ -45,8 +45,8 @@ struct sim_node {
  * struct proto_sim - a simulated cluster and the checker of its lock
  * @lock: makes every operation on @table atomic, as the home's backend.
  * @table: the lock words, by node and slot.
- * @delay_us: each operation waits up to this long before it executes and
- *	again before its result returns.
+ * @delay_us: each operation may wait up to this long before it executes
+ *	and again before its result returns (sim_delay()).
  * @nodes: the nodes, the xport_priv of their threads.
  * @readers: live holders inside in shared mode.
  * @writers: live holders inside in exclusive mode.
@@ -70,14 +70,21 @@ struct proto_sim {
 	bool stop;
 };
 
+/*
+ * One operation in four sleeps for a random time; the others only yield,
+ * which is enough to reorder threads: every sleep under TCG costs about a
+ * millisecond.
+ */
 static void sim_delay(struct proto_sim *sim)
 {
-	u32 us = sim->delay_us ? get_random_u32_below(sim->delay_us + 1) : 0;
+	u32 r = get_random_u32();
 
-	if (us)
-		usleep_range(us, us + 10);
-	else
+	if (sim->delay_us && !(r & 3)) {
+		r = (r >> 2) % sim->delay_us + 1;
+		usleep_range(r, r + 10);
+	} else {
 		cond_resched();
+	}
 }
 
 static int sim_exec(void *priv, enum rdlock_xop op, u32 node, u32 slot,
@@ -341,11 +348,11 @@ static int sim_round(struct proto_sim *sim,
 }
 
 static const struct sim_params sim_cases[] = {
-	{ "bakery, no lease", &rdlock_proto_bakery, false, 0, 50, 100, 10 },
-	{ "bakery update word, no lease", &rdlock_proto_bakery, true, 0, 50, 100, 10 },
-	{ "caslock", &rdlock_proto_caslock, false, 0, 50, 100, 10 },
-	{ "caslock update", &rdlock_proto_caslock, true, 0, 50, 100, 10 },
-	{ "bakery, lease, no stall", &rdlock_proto_bakery, false, 200, 50, 100, 10 },
+	{ "bakery, no lease", &rdlock_proto_bakery, false, 0, 50, 150, 3 },
+	{ "bakery update word, no lease", &rdlock_proto_bakery, true, 0, 50, 150, 3 },
+	{ "caslock", &rdlock_proto_caslock, false, 0, 50, 150, 3 },
+	{ "caslock update", &rdlock_proto_caslock, true, 0, 50, 150, 3 },
+	{ "bakery, lease, no stall", &rdlock_proto_bakery, false, 200, 50, 150, 3 },
 	{ "bakery, exclusive holder stalls", &rdlock_proto_bakery, false, 40, 50, 12, 8,
 	  RDLOCK_MODE_EXCLUSIVE, true },
 	{ "bakery, shared holder stalls", &rdlock_proto_bakery, false, 40, 50, 12, 8,
