@@ -232,10 +232,12 @@ int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 /**
  * rdlock_proto_flush() - wait for every ticket finished in the background
  *
- * For a simulated transport's owner, before the simulation goes away.
+ * For a simulated transport's owner, before the simulation goes away. Twice:
+ * a finished ticket's release may queue the reset its ticket owes.
  */
 void rdlock_proto_flush(void)
 {
+	flush_workqueue(rdlock_proto_wq);
 	flush_workqueue(rdlock_proto_wq);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);

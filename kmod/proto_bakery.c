@@ -117,7 +117,8 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		}
 		if (bakery_skipped(t->prev, val, bm, t->k))
 			return -EAGAIN;
-		if (val != seen) {
+		/* Algorithm 2: only a finished ticket restarts the clock. */
+		if (bakery_progress(seen, val, bm)) {
 			seen = val;
 			stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 			progress = rdlock_proto_now(cfg);
@@ -156,14 +157,11 @@ static int rdlock_bakery_overflow_stall(const struct rdlock_proto_cfg *cfg,
 					enum bakery_mode bm, u64 val, u64 *seen,
 					ktime_t *first)
 {
-	struct bakery_fields a, b;
 	u64 old;
 	int ret;
 
 	/* Over-limit FAs and withdraws move the max fields: watch n only. */
-	bakery_unpack(*seen, bm, &a);
-	bakery_unpack(val, bm, &b);
-	if (!bakery_over_limit(*seen, bm) || memcmp(a.n, b.n, sizeof(a.n))) {
+	if (!bakery_over_limit(*seen, bm) || bakery_progress(*seen, val, bm)) {
 		*seen = val;
 		*first = rdlock_proto_now(cfg);
 		return 0;
@@ -265,12 +263,13 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 		ret = rdlock_bakery_wait(cfg, t, bm, prev, deadline);
 		if (!ret)
 			break;
-		if (ret == -EAGAIN && cfg->lease_ms)
-			return ret;	/* leases: the caller retries */
-		if (ret == -EAGAIN) {
-			rdlock_proto_count(cfg, retries);
-			continue;
-		}
+		/*
+		 * A reset took the ticket: the caller retries. Without leases
+		 * only a table that was reset under us does that, and a new
+		 * ticket on it would hide the fact.
+		 */
+		if (ret == -EAGAIN)
+			return ret;
 		if (ret != -ETIMEDOUT && ret != -EINTR)
 			return ret;
 		rdlock_proto_count(cfg, abandoned);

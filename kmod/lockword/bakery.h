@@ -591,6 +591,30 @@ static inline bool bakery_same_epoch(u64 old, u64 cur, enum bakery_mode mode)
 }
 
 /**
+ * bakery_progress() - did any ticket finish between two reads
+ * @old: a word seen earlier.
+ * @cur: a word seen later.
+ * @mode: any mode of the word.
+ *
+ * Algorithm 2 restarts a waiter's stall clock when an n field changes, not
+ * on any change: new arrivals move only the max fields, and counting them
+ * as progress would let steady arrivals keep a dead holder from ever being
+ * reset. A reset to zero changes n too (unless it was zero already, when
+ * nothing was held).
+ *
+ * Return: true if a done counter differs.
+ */
+static inline bool bakery_progress(u64 old, u64 cur, enum bakery_mode mode)
+{
+	int c;
+
+	for (c = 0; c < BAKERY_NR_CLS; c++)
+		if (bakery_n(old, mode, c) != bakery_n(cur, mode, c))
+			return true;
+	return false;
+}
+
+/**
  * bakery_reset_from_stale() - should the responsible holder stop its CAS loop
  * @cur: the word the last CAS returned (or a READ).
  * @from: bakery_reset_from() of the holder's ticket.

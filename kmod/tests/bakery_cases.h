@@ -625,6 +625,41 @@ static void bk_run_stale(struct bakery_tctx *t)
 	}
 }
 
+/* ---- progress for the stall clock ------------------------------------- */
+
+struct bk_progress_case {
+	const char *name;
+	enum bakery_mode mode;
+	u64 old;
+	u64 cur;
+	bool progress;
+};
+
+static const struct bk_progress_case bk_progress_cases[] = {
+	{ "unchanged", BK_X, BKW(1, 2, 3, 4), BKW(1, 2, 3, 4), 0 },
+	{ "arrivals only", BK_X, BKW(1, 2, 3, 4), BKW(1, 2, 9, 7), 0 },
+	{ "over-limit FA and withdraw", BK_S, BKW(9, 32767, 9, 32768), BKW(9, 32767, 9, 32771), 0 },
+	{ "exclusive released", BK_X, BKW(1, 2, 3, 4), BKW(2, 2, 3, 4), 1 },
+	{ "shared released", BK_S, BKW(1, 2, 3, 4), BKW(1, 3, 3, 4), 1 },
+	{ "stall reset", BK_X, BKW(1, 2, 3, 4), BKW(3, 4, 3, 4), 1 },
+	{ "reset to zero", BK_X, BKW(3, 4, 3, 4), 0, 1 },
+	{ "upd update released", BK_UU, BKU(0, 0, 0, 0, 1, 2), BKU(0, 1, 0, 0, 1, 2), 1 },
+	{ "upd arrivals only", BK_UU, BKU(0, 0, 0, 0, 1, 2), BKU(0, 0, 0, 3, 4, 5), 0 },
+};
+
+static void bk_run_progress(struct bakery_tctx *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bk_progress_cases); i++) {
+		const struct bk_progress_case *c = &bk_progress_cases[i];
+
+		bk_begin(t, c->name, i);
+		bk_eq(t, "progress", bakery_progress(c->old, c->cur, c->mode), c->progress);
+		bk_end(t);
+	}
+}
+
 /* ---- reference model ---------------------------------------------------- */
 
 #define BKM_ACTORS	12
@@ -1141,6 +1176,7 @@ static const struct bakery_case_group bakery_case_groups[] = {
 	{ "withdraw", bk_run_withdraw },
 	{ "release", bk_run_release },
 	{ "reset_from_stale", bk_run_stale },
+	{ "progress", bk_run_progress },
 	{ "model_base", bk_run_model_base },
 	{ "model_update", bk_run_model_upd },
 };

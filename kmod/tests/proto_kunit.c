@@ -55,8 +55,10 @@ struct sim_node {
  * @grants: live acquisitions.
  * @writes: live exclusive acquisitions (what @counter must be).
  * @again: acquisitions ended by -EAGAIN (a reset) and retried.
+ * @timeouts: acquisitions that reached a short deadline (abandoned).
  * @errors: any other failed acquisition.
  * @stop: the threads that run until told stop.
+ * @stalling: the stalled holder has not released yet.
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
@@ -66,8 +68,9 @@ struct proto_sim {
 	atomic_t readers, writers;
 	u64 counter;
 	atomic_t violations;
-	atomic64_t grants, writes, again, errors;
+	atomic64_t grants, writes, again, timeouts, errors;
 	bool stop;
+	bool stalling;
 };
 
 /*
@@ -147,6 +150,9 @@ static const struct rdlock_proto_xport sim_xport = {
  * @iters: acquisitions per thread per round (without a stall).
  * @stall_mode: with a stall: the stalled holder's mode.
  * @stall: a holder stalls each round for four leases, clock stopped.
+ * @deadline_ms: while the holder stalls, the hammering threads' acquire
+ *	deadline (else 30 s): they time out and come back, a steady stream
+ *	of new tickets (each abandoned one is finished in the background).
  */
 struct sim_params {
 	const char *name;
@@ -158,6 +164,7 @@ struct sim_params {
 	u32 iters;
 	enum rdlock_mode stall_mode;
 	bool stall;
+	u32 deadline_ms;
 };
 
 struct sim_thread {
@@ -222,18 +229,26 @@ static int sim_thread_fn(void *arg)
 	struct sim_thread *st = arg;
 	struct proto_sim *sim = st->sim;
 	const struct sim_params *p = st->p;
-	u32 done = 0;
+	u32 done = 0, ms;
 	int ret;
 
 	while (st->iters ? done < st->iters : !READ_ONCE(sim->stop)) {
+		ms = p->deadline_ms && READ_ONCE(sim->stalling) ?
+		     p->deadline_ms : 30000;
 		struct rdlock_ticket t = {
 			.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
 			.mode = sim_random_mode(p),
 		};
 
-		ret = p->ops->acquire(&st->cfg, &t, jiffies + 30 * HZ);
+		ret = p->ops->acquire(&st->cfg, &t,
+				      jiffies + msecs_to_jiffies(ms));
 		if (ret == -EAGAIN) {
 			atomic64_inc(&sim->again);
+			continue;
+		}
+		if (ret == -ETIMEDOUT && ms == p->deadline_ms) {
+			/* The ticket is finished in the background. */
+			atomic64_inc(&sim->timeouts);
 			continue;
 		}
 		if (ret) {
@@ -330,11 +345,13 @@ static int sim_round(struct proto_sim *sim,
 		atomic64_inc(&sim->errors);
 		return 0;
 	}
+	WRITE_ONCE(sim->stalling, true);
 	for (i = 0; i < nr - SIM_THREADS; i++)
 		sim_start(&st[i], i);
 	msleep(stall_ms);
 	atomic64_add((u64)stall_ms * NSEC_PER_MSEC, &last->hidden_ns);
 	p->ops->release(&hcfg, &h);
+	WRITE_ONCE(sim->stalling, false);
 	for (i = nr - SIM_THREADS; i < nr; i++)
 		sim_start(&st[i], i);
 	for (i = nr - SIM_THREADS; i < nr; i++)
@@ -361,6 +378,8 @@ static const struct sim_params sim_cases[] = {
 	  50, 12, 8, RDLOCK_MODE_EXCLUSIVE, true },
 	{ "bakery update word, update holder stalls", &rdlock_proto_bakery, true, 40, 50,
 	  12, 8, RDLOCK_MODE_UPDATE, true },
+	{ "bakery, holder stalls, waiters time out and return", &rdlock_proto_bakery,
+	  false, 40, 50, 12, 8, RDLOCK_MODE_EXCLUSIVE, true, 10 },
 };
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
@@ -401,7 +420,10 @@ static void sim_test(struct kunit *test)
 	if (p->stall) {
 		/* Every stalled holder was reset and found out at release. */
 		KUNIT_EXPECT_EQ(test, revoked, p->rounds);
-		KUNIT_EXPECT_GE(test, atomic64_read(&sim->again), p->rounds);
+		/* The resetting waiter gives up its ticket (unless abandoned). */
+		if (!p->deadline_ms)
+			KUNIT_EXPECT_GE(test, atomic64_read(&sim->again),
+					p->rounds);
 	} else if (!p->lease_ms) {
 		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->again), 0);
 	}
@@ -410,10 +432,12 @@ static void sim_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, &t, jiffies + HZ), 0);
 	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
 	p->ops->release(&st->cfg, &t);
-	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %d stalled holders revoked\n",
+	if (p->deadline_ms)
+		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), p->rounds);
+	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %d stalled holders revoked\n",
 		   p->rounds, atomic64_read(&sim->grants),
 		   atomic64_read(&sim->writes), atomic64_read(&sim->again),
-		   revoked);
+		   atomic64_read(&sim->timeouts), revoked);
 }
 
 static struct kunit_case proto_sim_cases[] = {
