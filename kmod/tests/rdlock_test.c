@@ -450,6 +450,9 @@ static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_test_ioc_upgrade(file->private_data, argp);
 	case RDLOCK_TEST_IOC_STATS:
 		return rdlock_test_ioc_stats(file->private_data, argp);
+	case RDLOCK_TEST_IOC_FLUSH:
+		rdlock_proto_flush();
+		return 0;
 	default:
 		return -ENOTTY;
 	}

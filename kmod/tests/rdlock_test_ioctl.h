@@ -214,5 +214,7 @@ struct rdlock_test_lock_bench {
 	_IOWR(RDLOCK_TEST_IOC_MAGIC, 7, struct rdlock_test_upgrade)
 #define RDLOCK_TEST_IOC_STATS \
 	_IOR(RDLOCK_TEST_IOC_MAGIC, 8, struct rdlock_test_proto_stats)
+/* Wait for this node's background protocol work (abandoned tickets, resets). */
+#define RDLOCK_TEST_IOC_FLUSH	_IO(RDLOCK_TEST_IOC_MAGIC, 9)
 
 #endif /* _RDLOCK_TEST_IOCTL_H */

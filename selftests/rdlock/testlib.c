@@ -57,6 +57,28 @@ double rdl_now(void)
 }
 
 /*
+ * Counter @name of the "name: value" debugfs file @file under
+ * /sys/kernel/debug/rdlock (e.g. "protocols", "lockspaces/LS/stats");
+ * -1 if the file or the counter is missing.
+ */
+long long rdl_debugfs_counter(const char *file, const char *name)
+{
+	char path[256], key[64];
+	long long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/*
  * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
  * for @nr_nodes * @gen, for at most @timeout_s seconds. ENOTCONN means the
  * add was not executed, so it is retried; any other error (a timeout may

@@ -1982,6 +1982,7 @@ TEST_F_TIMEOUT(uapi, ls_convert, 120)
 TEST_F_TIMEOUT(uapi, ls_release, 120)
 {
 	int fd2, pipefd[2], status;
+	long long waits;
 	__u32 h1, h2, h;
 	char c;
 	pid_t pid;
@@ -2019,6 +2020,8 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 
 	/* A waiter killed by a fatal signal ends its wait and leaves no trace. */
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 0, &h));
+	waits = rdl_debugfs_counter("lockspaces/" LS_PLAIN "/stats", "waits");
+	ASSERT_LE(0, waits);
 	ASSERT_EQ(0, pipe(pipefd));
 	fflush(stderr);
 	pid = fork();
@@ -2035,7 +2038,13 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	close(pipefd[1]);
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
 	close(pipefd[0]);
-	usleep(300 * 1000);	/* let it queue */
+	/* Kill it once it holds a ticket and waits (the lockspace counts it). */
+	t = rdl_now() + 30;
+	while (rdl_debugfs_counter("lockspaces/" LS_PLAIN "/stats", "waits") ==
+	       waits && rdl_now() < t)
+		usleep(1000);
+	ASSERT_EQ(waits + 1,
+		  rdl_debugfs_counter("lockspaces/" LS_PLAIN "/stats", "waits"));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	t = rdl_now();
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
