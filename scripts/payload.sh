@@ -20,6 +20,8 @@ bdir=$ROOT/build/$kernel
 out=${RDLOCK_BUILD_LOG:-/dev/stderr}
 
 eval "$("$ROOT/scripts/kernel.sh" "$kernel")"
+# The log may live in build/ itself, which a fresh clone does not have.
+mkdir -p "$(dirname "$out")"
 {
 	mkdir -p "$bdir/src"
 	rsync -a --delete --exclude /build --exclude .git "$ROOT/" "$bdir/src/"

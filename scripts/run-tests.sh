@@ -26,6 +26,8 @@
 #                              table: ESHUTDOWN, no hang, exclusion
 #                              after; 3 nodes (debug: two-sided backend,
 #                              stock: verbs)
+#   demo:   README's first command (scripts/demo.sh) in a fresh git clone
+#           of this commit, with the stock kernel
 #
 # Every step's logs are kept under $RDLOCK_TEST_LOGS (default build/logs).
 # Each step prints one "ok"/"not ok" line with its wall time in brackets; a
@@ -204,6 +206,29 @@ guest_tests()
 	fi
 }
 
+# The main job as a user meets it: README's first command, ./scripts/demo.sh,
+# in a fresh clone of this commit, so nothing the steps above built (build/,
+# binaries) can hide a missing step. Its output and logs go to
+# $LOGS/demo.log and $LOGS/demo/.
+demo_step()
+{
+	local name="stock: demo (README's first command, fresh clone)"
+	local start=$SECONDS dir rc
+
+	if ! git -C "$ROOT" rev-parse --verify -q HEAD > /dev/null; then
+		skipped=$((skipped + 1))
+		echo "ok - $name # SKIP not a git checkout"
+		return
+	fi
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/rdlock-demo.XXXXXX")
+	git clone -q "$ROOT" "$dir/rdlock" > "$LOGS/demo.log" 2>&1 &&
+		"$dir/rdlock/scripts/demo.sh" >> "$LOGS/demo.log" 2>&1
+	rc=$?
+	[ -d "$dir/rdlock/build/demo" ] && cp -r "$dir/rdlock/build/demo" "$LOGS/demo"
+	rm -rf "$dir"
+	single "$name" $rc $start "$LOGS/demo.log"
+}
+
 main()
 {
 	local start=$SECONDS
@@ -216,6 +241,9 @@ main()
 	for kernel in $KERNELS; do
 		guest_tests "$kernel"
 	done
+	case " $KERNELS " in
+	*" stock "*) demo_step ;;
+	esac
 	echo "# total $(took $start)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
