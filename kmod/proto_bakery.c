@@ -31,6 +31,13 @@
 
 /* An over-limit word waits for its reset for at most this many polls. */
 #define RDLOCK_BAKERY_WAIT_CAP	1000U
+/*
+ * Polls that saw no ticket finish double the next sleep, up to this: the
+ * delay this adds to a grant is at most the time already waited, and a
+ * waiter behind a long hold stops polling hard (bakery.rst, protocol
+ * deviation 6).
+ */
+#define RDLOCK_BAKERY_IDLE_MAX_NS	(10 * NSEC_PER_MSEC)
 
 /* The encoding's mode of @t: layout, class and, once upgraded, the rule. */
 static enum bakery_mode rdlock_bakery_mode(const struct rdlock_proto_cfg *cfg,
@@ -94,6 +101,8 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 	u64 seen = val, new, old;
 	s64 stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 	ktime_t progress = rdlock_proto_now(cfg);
+	unsigned int idle = 0;
+	u64 ns;
 	u32 ahead;
 	int ret;
 
@@ -104,7 +113,11 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		 */
 		ahead = clamp_t(u32, bakery_holds_ahead(t->prev, val, bm), 1,
 				RDLOCK_BAKERY_WAIT_CAP);
-		ret = rdlock_proto_sleep(ahead * omega, deadline);
+		ns = ahead * omega;
+		if (idle)
+			ns = max(ns, min_t(u64, omega << min(idle, 16U),
+					   RDLOCK_BAKERY_IDLE_MAX_NS));
+		ret = rdlock_proto_sleep(ns, deadline);
 		if (ret)
 			return ret;
 		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
@@ -119,11 +132,13 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 			return -EAGAIN;
 		/* Algorithm 2: only a finished ticket restarts the clock. */
 		if (bakery_progress(seen, val, bm)) {
+			idle = 0;
 			seen = val;
 			stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 			progress = rdlock_proto_now(cfg);
 			continue;
 		}
+		idle++;
 		/*
 		 * Leases: both clocks are taken on this node after the READ
 		 * that showed no change, so a descheduled waiter only ever
