@@ -63,7 +63,7 @@ double rdl_now(void)
  */
 long long rdl_debugfs_counter(const char *file, const char *name)
 {
-	char path[256], key[64];
+	char path[256], line[256], key[64];
 	long long v, found = -1;
 	FILE *f;
 
@@ -71,8 +71,10 @@ long long rdl_debugfs_counter(const char *file, const char *name)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fscanf(f, "%63[^:]: %lld\n", key, &v) == 2)
-		if (!strcmp(key, name))
+	/* Lines that are not "name: number" ("protocol: bakery") are skipped. */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 &&
+		    !strcmp(key, name))
 			found = v;
 	fclose(f);
 	return found;
