@@ -84,9 +84,31 @@ module_param_cb(table_slots, &rdlock_slots_ops, &rdlock_table_slots_param,
 MODULE_PARM_DESC(table_slots,
 		 "8-byte slots in this node's lock table (9..524288, default 32768; lockspaces need more than 1225); read when the cluster goes up");
 
-module_param_named(op_timeout_ms, rdlock_op_timeout_ms, uint, 0644);
+/* 0 would give every synchronous operation up at once. */
+#define RDLOCK_OP_TIMEOUT_MAX_MS	3600000U
+
+static int rdlock_op_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (!ms || ms > RDLOCK_OP_TIMEOUT_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(rdlock_op_timeout_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops rdlock_op_timeout_ops = {
+	.set = rdlock_op_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(op_timeout_ms, &rdlock_op_timeout_ops, &rdlock_op_timeout_ms,
+		0644);
 MODULE_PARM_DESC(op_timeout_ms,
-		 "default timeout of a synchronous remote operation (default 5000)");
+		 "default timeout of a synchronous remote operation (1..3600000, default 5000)");
 
 /* ------------------------------------------------------------------ */
 /* Configuration ioctls                                               */

@@ -11,8 +11,17 @@ RDLOCK_NODE_ID=${RDLOCK_NODE_ID:-0}
 RDLOCK_NODE_ADDRS=${RDLOCK_NODE_ADDRS:-10.77.0.1}
 export RDLOCK_NODE_ID RDLOCK_NODE_ADDRS
 
+# A zero operation timeout is refused, at load time and later.
+rdl_step "insmod rdlock.ko op_timeout_ms=0 refused" \
+	sh -c "! insmod $RDL/modules/rdlock.ko op_timeout_ms=0 2>/dev/null &&
+	       ! grep -q '^rdlock ' /proc/modules"
 if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
    rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko"; then
+	P=/sys/module/rdlock/parameters/op_timeout_ms
+	rdl_step "op_timeout_ms: 0 and 3600001 refused, 3600000 taken" \
+		sh -c "! echo 0 > $P 2>/dev/null && ! echo 3600001 > $P 2>/dev/null &&
+		       [ \$(cat $P) = 5000 ] && echo 3600000 > $P &&
+		       [ \$(cat $P) = 3600000 ] && echo 5000 > $P"
 	rdl_step "uapi_test" uapi_test
 	rdl_step "uapi_test left the cluster down" \
 		sh -c 'rdlockctl status --json | grep -q "\"state\": \"down\""'
