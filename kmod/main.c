@@ -60,18 +60,27 @@ module_param_cb(backend, &rdlock_backend_ops, NULL, 0644);
 MODULE_PARM_DESC(backend,
 		 "atomic backend: auto (verbs if every node can), verbs, twosided; read when the cluster goes up");
 
-static int rdlock_slots_set(const char *val, const struct kernel_param *kp)
+/* Take the unsigned parameter @val into @dst only if it is in [@min, @max]. */
+static int rdlock_param_set_range(const char *val, unsigned int min,
+				  unsigned int max, unsigned int *dst)
 {
 	unsigned int n;
 	int ret = kstrtouint(val, 0, &n);
 
 	if (ret)
 		return ret;
-	/* One registration of physically contiguous memory: at most 4 MiB. */
-	if (n <= RDLOCK_XPORT_RESERVED_SLOTS || n > (4U << 20) / sizeof(u64))
+	if (n < min || n > max)
 		return -EINVAL;
-	WRITE_ONCE(rdlock_table_slots_param, n);
+	WRITE_ONCE(*dst, n);
 	return 0;
+}
+
+static int rdlock_slots_set(const char *val, const struct kernel_param *kp)
+{
+	/* One registration of physically contiguous memory: at most 4 MiB. */
+	return rdlock_param_set_range(val, RDLOCK_XPORT_RESERVED_SLOTS + 1,
+				      (4U << 20) / sizeof(u64),
+				      &rdlock_table_slots_param);
 }
 
 static const struct kernel_param_ops rdlock_slots_ops = {
@@ -89,15 +98,8 @@ MODULE_PARM_DESC(table_slots,
 
 static int rdlock_op_timeout_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms;
-	int ret = kstrtouint(val, 0, &ms);
-
-	if (ret)
-		return ret;
-	if (!ms || ms > RDLOCK_OP_TIMEOUT_MAX_MS)
-		return -EINVAL;
-	WRITE_ONCE(rdlock_op_timeout_ms, ms);
-	return 0;
+	return rdlock_param_set_range(val, 1, RDLOCK_OP_TIMEOUT_MAX_MS,
+				      &rdlock_op_timeout_ms);
 }
 
 static const struct kernel_param_ops rdlock_op_timeout_ops = {

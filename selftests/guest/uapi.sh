@@ -11,17 +11,30 @@ RDLOCK_NODE_ID=${RDLOCK_NODE_ID:-0}
 RDLOCK_NODE_ADDRS=${RDLOCK_NODE_ADDRS:-10.77.0.1}
 export RDLOCK_NODE_ID RDLOCK_NODE_ADDRS
 
+# param_bounds NAME LOW HIGH: rdlock.ko's parameter NAME refuses LOW - 1
+# and HIGH + 1 through sysfs, keeping its value, and takes LOW and HIGH;
+# its value is restored afterwards.
+param_bounds() {
+	pb_file=/sys/module/rdlock/parameters/$1
+	pb_was=$(cat "$pb_file") || return 1
+	! echo $(($2 - 1)) > "$pb_file" 2>/dev/null &&
+	! echo $(($3 + 1)) > "$pb_file" 2>/dev/null &&
+	[ "$(cat "$pb_file")" = "$pb_was" ] &&
+	echo "$2" > "$pb_file" && [ "$(cat "$pb_file")" = "$2" ] &&
+	echo "$3" > "$pb_file" && [ "$(cat "$pb_file")" = "$3" ] &&
+	echo "$pb_was" > "$pb_file"
+}
+
 # A zero operation timeout is refused, at load time and later.
 rdl_step "insmod rdlock.ko op_timeout_ms=0 refused" \
 	sh -c "! insmod $RDL/modules/rdlock.ko op_timeout_ms=0 2>/dev/null &&
 	       ! grep -q '^rdlock ' /proc/modules"
 if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
    rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko"; then
-	P=/sys/module/rdlock/parameters/op_timeout_ms
-	rdl_step "op_timeout_ms: 0 and 3600001 refused, 3600000 taken" \
-		sh -c "! echo 0 > $P 2>/dev/null && ! echo 3600001 > $P 2>/dev/null &&
-		       [ \$(cat $P) = 5000 ] && echo 3600000 > $P &&
-		       [ \$(cat $P) = 3600000 ] && echo 5000 > $P"
+	rdl_step "op_timeout_ms: 0 and 3600001 refused, 1 and 3600000 taken" \
+		param_bounds op_timeout_ms 1 3600000
+	rdl_step "table_slots: 8 and 524289 refused, 9 and 524288 taken" \
+		param_bounds table_slots 9 524288
 	rdl_step "uapi_test" uapi_test
 	rdl_step "uapi_test left the cluster down" \
 		sh -c 'rdlockctl status --json | grep -q "\"state\": \"down\""'
