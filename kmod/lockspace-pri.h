@@ -133,7 +133,6 @@ struct rdlock_lock {
  * @locks_lock: protects @locks.
  * @locks: every lock of this node in the lockspace, granted or waiting.
  * @async_pending: rdlock_lock_async() calls not completed yet.
- * @async_wq: woken when @async_pending drops to 0.
  * @resolves: names looked up in the home node's entries.
  * @probes: entries probed for them.
  * @debugfs: the lockspace's debugfs directory.
@@ -164,7 +163,6 @@ struct rdlock_ls {
 	spinlock_t locks_lock;		/* @locks */
 	struct list_head locks;
 	atomic_t async_pending;
-	wait_queue_head_t async_wq;
 	atomic64_t resolves;
 	atomic64_t probes;
 	struct dentry *debugfs;

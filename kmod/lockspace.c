@@ -25,6 +25,7 @@
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
 
 #include "lockspace-pri.h"
 #include "uapi_check.h"
@@ -337,7 +338,6 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	INIT_LIST_HEAD(&ls->lru);
 	spin_lock_init(&ls->locks_lock);
 	INIT_LIST_HEAD(&ls->locks);
-	init_waitqueue_head(&ls->async_wq);
 
 	ret = rdlock_ls_join_cluster(ls);
 	if (ret) {
@@ -654,7 +654,7 @@ EXPORT_SYMBOL_GPL(rdlock_ls_open);
  */
 void rdlock_ls_close(struct rdlock_ls *ls)
 {
-	wait_event(ls->async_wq, !atomic_read(&ls->async_pending));
+	wait_var_event(&ls->async_pending, !atomic_read(&ls->async_pending));
 	mutex_lock(&rdlock_ls_mutex);
 	rdlock_ls_put_locked(ls);
 	mutex_unlock(&rdlock_ls_mutex);
@@ -709,8 +709,12 @@ static void rdlock_lock_async_work(struct work_struct *work)
 		lk = NULL;
 	}
 	done(arg, ret, lk);
+	/*
+	 * rdlock_ls_close() may free @ls as soon as the count is 0: a hashed
+	 * wait queue keyed by the address, unlike one inside @ls, outlives it.
+	 */
 	if (atomic_dec_and_test(&ls->async_pending))
-		wake_up(&ls->async_wq);
+		wake_up_var(&ls->async_pending);
 }
 
 /**

@@ -183,6 +183,7 @@ struct rdlock_conn {
 	atomic_t onesided_credits;
 	wait_queue_head_t credit_wait;
 	struct xarray pending;			/* two-sided requests by id */
+	atomic_t rx_count;			/* messages received */
 	u32 next_id;
 
 	struct work_struct release_work;

@@ -670,6 +670,11 @@ static int rdlock_cm_established(struct rdlock_conn *conn,
 
 	node = &cl->nodes[conn->node];
 	old = node->conn;
+	/* Its own failure may release it once the lock is dropped. */
+	if (old == conn)
+		old = NULL;
+	else if (old)
+		kref_get(&old->ref);
 	node->conn = conn;
 	node->connects++;
 	node->backoff_ms = 0;
@@ -692,8 +697,10 @@ static int rdlock_cm_established(struct rdlock_conn *conn,
 	}
 	spin_unlock_bh(&cl->lock);
 
-	if (old && old != conn)
+	if (old) {
 		rdlock_conn_fail(old);
+		rdlock_conn_put(old);
+	}
 	if (setup)
 		queue_work(rdlock_wq, &cl->local_setup_work);
 	else if (conn->node == cl->self)

@@ -36,6 +36,7 @@ struct rdlock_xreq {
 	u64 arg0;
 	u64 arg1;
 	u32 id;				/* two-sided: key in conn->pending */
+	u32 rx_seen;			/* two-sided: conn->rx_count at post */
 	bool raw;			/* probe: no byte-order conversion */
 	bool onesided;
 	unsigned long flags;
@@ -551,9 +552,14 @@ static int rdlock_post_twosided(struct rdlock_xreq *req)
 		msg->req.arg1 = cpu_to_le64(req->arg1);
 	}
 	tx->req_id = req->id;
+	req->rx_seen = atomic_read(&conn->rx_count);
 	ret = rdlock_tx_post(conn, tx);
-	if (ret)
-		xa_erase_bh(&conn->pending, req->id);
+	/*
+	 * A teardown between publishing and the failed post has finished
+	 * the request already: then it counts as started.
+	 */
+	if (ret && xa_erase_bh(&conn->pending, req->id) != req)
+		ret = 0;
 	return ret;
 }
 
@@ -693,14 +699,20 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 		goto done;
 	if (!test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
 		/*
-		 * Give up. A two-sided request is withdrawn; a one-sided one
-		 * cannot be, so the connection is failed, which flushes it.
-		 * Either way the operation may or may not have taken effect.
+		 * Give up; the operation may or may not take effect. A
+		 * two-sided request stays pending, holding its credit, until
+		 * its late answer or the connection's end finishes it; but a
+		 * peer that sent nothing at all since the request went out
+		 * has a stalled link or device, and a one-sided operation
+		 * cannot be withdrawn: both fail the connection, which
+		 * flushes what is in flight and reconnects.
 		 */
-		if (req->onesided)
+		if (req->onesided ||
+		    atomic_read(&req->conn->rx_count) == req->rx_seen) {
+			pr_warn_ratelimited("node %u: no answer in time, reconnecting\n",
+					    req->node);
 			rdlock_conn_fail(req->conn);
-		else
-			rdlock_pending_finish(req->conn, req->id, -ETIMEDOUT, 0);
+		}
 		return -ETIMEDOUT;
 	}
 	/* The outcome is being delivered right now. */
@@ -721,8 +733,9 @@ done:
  * @timeout_ms: 0 for the module's op_timeout_ms.
  *
  * Context: process context, may sleep.
- * Return: as rdlock_xport_submit(), or -ETIMEDOUT (the operation may then
- * still have been applied), -ECONNRESET or -EIO when the connection failed.
+ * Return: as rdlock_xport_submit(), or -ETIMEDOUT (the operation may have
+ * been applied; the connection is failed and reconnected), -ECONNRESET or
+ * -EIO when the connection failed.
  */
 int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
 		      u64 arg1, u64 *value, unsigned int timeout_ms)
@@ -895,6 +908,7 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	atomic64_inc(&rdlock_cl.nodes[conn->node].stats.msgs_recv);
+	atomic_inc(&conn->rx_count);
 	type = le16_to_cpu(msg->hdr.type);
 	id = le64_to_cpu(msg->hdr.id);
 

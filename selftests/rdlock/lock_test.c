@@ -359,11 +359,6 @@ static struct rdlock_test_proto_stats file_stats(int fd)
  * releases late. That release must find the ticket revoked and change
  * nothing; no two live holders may ever conflict (writer flag) and the
  * counter must equal the exclusive grants exactly.
- *
- * It runs before the overflow test: after that test's 36000 acquisitions
- * on the two-sided backend, one node's operations to the lock's home
- * timed out in this test's first round (a transport defect still open;
- * Documentation/rdlock/testing.rst).
  */
 #define LST_LEASE_MS		1000
 #define LST_STALL_MS		(4 * LST_LEASE_MS)
