@@ -186,7 +186,8 @@ static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
 {
 	if (attr->proto >= RDLOCK_PROTO_NR || attr->flags & ~RDLOCK_LS_FLAGS ||
 	    attr->slots < 2 || attr->slots > RDLOCK_LS_SLOTS_MAX ||
-	    attr->slots % 2)
+	    attr->slots % 2 ||
+	    (attr->lease_ms && attr->lease_ms < RDLOCK_LEASE_MS_MIN))
 		return -EINVAL;
 	return 0;
 }

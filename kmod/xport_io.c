@@ -818,6 +818,10 @@ int rdlock_probe_atomics(struct rdlock_conn *conn)
 		goto done;
 	}
 
+	/* The device wrote slot 0 by DMA: make the CPU's view current. */
+	ib_dma_sync_single_for_cpu(conn->dev->ibdev,
+				   sg_dma_address(&cl->table.sg), sizeof(u64),
+				   DMA_BIDIRECTIONAL);
 	stored = READ_ONCE(cl->table.mem[0]);
 	if (first != 0 || (stored != rdlock_word_to(2, true) &&
 			   stored != rdlock_word_to(2, false))) {

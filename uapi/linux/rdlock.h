@@ -182,6 +182,13 @@ enum rdlock_lock_mode {
 #define RDLOCK_LEASE_SLOTS_MAX		256
 #define RDLOCK_LEASE_SLOTS_MAX_UPDATE	16
 
+/*
+ * Smallest non-zero struct rdlock_ls_create.lease_ms: ten times the longest
+ * pause between a waiter's polls, so that waiters do not reset holders
+ * that are merely between two of their polls.
+ */
+#define RDLOCK_LEASE_MS_MIN	100
+
 /* Largest struct rdlock_ls_create.slots. */
 #define RDLOCK_LS_SLOTS_MAX	65536
 
@@ -192,7 +199,8 @@ enum rdlock_lock_mode {
  * @name: lockspace name, NUL-padded; see RDLOCK_LS_NAME_MAX.
  * @proto: enum rdlock_proto_id.
  * @lease_ms: 0: holders keep locks until they release them; T: DSLR
- *	leases of T ms (a stalled holder is reset by waiters after 2T).
+ *	leases of T ms (a stalled holder is reset by waiters after 2T), at
+ *	least RDLOCK_LEASE_MS_MIN.
  * @omega_us: polling unit of waiters; 0: measured READ latency.
  * @slots: lock-table slots the lockspace takes on every node, even, 2 ..
  *	RDLOCK_LS_SLOTS_MAX; it holds @slots / 2 distinct names per node

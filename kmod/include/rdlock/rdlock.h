@@ -36,7 +36,7 @@ struct rdlock_lock;
  * @flags: RDLOCK_LS_* (RDLOCK_LS_UPDATE: the lockspace allows update locks).
  * @lease_ms: 0: holders keep locks until they release them (what a file
  *	system needs); T: DSLR leases, a holder stalled for 2T is reset by
- *	its waiters.
+ *	its waiters; T is at least RDLOCK_LEASE_MS_MIN.
  * @omega_us: polling unit of waiters on this node; 0: measured.
  * @slots: lock-table slots taken on every node (even; @slots / 2 names can
  *	be in use per node).
