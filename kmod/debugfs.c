@@ -186,6 +186,9 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "resolves: %lld\nprobes: %lld\n",
 		   (long long)atomic64_read(&ls->resolves),
 		   (long long)atomic64_read(&ls->probes));
+	seq_printf(m, "finishing: %d\nfinishing_max: %u\nbusy_refusals: %lld\n",
+		   atomic_read(&ls->cfg.quota->finishing), ls->cfg.quota->max,
+		   (long long)atomic64_read(&ls->cfg.quota->refused));
 	rdlock_proto_stats_show(m, &ls->stats);
 	/* Hundredths: what one acquisition (and its release) costs. */
 	seq_printf(m, "remote_ops_per_acquire_x100: %lld\n",

@@ -38,6 +38,12 @@
 #define RDLOCK_LS_GEOMETRY_FAILED	U64_MAX
 /* Unused names this node keeps resolved before it forgets the oldest. */
 #define RDLOCK_LS_RES_CACHE	1024
+/*
+ * Tickets of one lockspace that TRY or timed-out acquisitions on this node
+ * may leave finishing in the background; beyond, such acquisitions get
+ * -EBUSY (a caller looping TRY would otherwise grow memory without bound).
+ */
+#define RDLOCK_LS_FINISHING_MAX	64
 
 /**
  * struct rdlock_res - a lock name as this node knows it

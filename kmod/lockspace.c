@@ -21,6 +21,7 @@
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -325,6 +326,11 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return ERR_PTR(-ENOMEM);
+	ls->cfg.quota = rdlock_proto_quota_alloc(RDLOCK_LS_FINISHING_MAX);
+	if (!ls->cfg.quota) {
+		kfree(ls);
+		return ERR_PTR(-ENOMEM);
+	}
 	strscpy(ls->name, name, sizeof(ls->name));
 	ls->attr = *attr;
 	ls->ops = rdlock_ls_protos[attr->proto];
@@ -341,6 +347,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 
 	ret = rdlock_ls_join_cluster(ls);
 	if (ret) {
+		rdlock_proto_quota_put(ls->cfg.quota);
 		kfree(ls);
 		return ERR_PTR(ret);
 	}
@@ -379,6 +386,8 @@ void rdlock_ls_put_locked(struct rdlock_ls *ls)
 	list_del_init(&ls->list);
 	rdlock_debugfs_ls_remove(ls);
 	rdlock_res_free_all(ls);
+	/* Tickets it abandoned may still be finishing: they hold the quota. */
+	rdlock_proto_quota_put(ls->cfg.quota);
 	kfree(ls);
 }
 
@@ -428,7 +437,7 @@ static struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 	if (res)
 		return res;
 
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	new = kzalloc(sizeof(*new), GFP_NOFS);
 	if (!new)
 		return NULL;
 	new->hash = hash;
@@ -521,7 +530,7 @@ struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 	ret = rdlock_ls_check_lock(ls, len, mode, opts);
 	if (ret)
 		return ERR_PTR(ret);
-	lk = kzalloc(sizeof(*lk), GFP_KERNEL);
+	lk = kzalloc(sizeof(*lk), GFP_NOFS);
 	if (!lk)
 		return ERR_PTR(-ENOMEM);
 	lk->res = rdlock_res_get(ls, name, len);
@@ -576,13 +585,7 @@ static void rdlock_lock_unlist(struct rdlock_lock *lk)
 	spin_unlock(&lk->ls->locks_lock);
 }
 
-/**
- * rdlock_lock_acquire() - take a prepared lock; sleeps
- * @lk: from rdlock_lock_alloc().
- *
- * Return: 0 when granted, else as rdlock_lock() (the lock stays allocated).
- */
-int rdlock_lock_acquire(struct rdlock_lock *lk)
+static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 {
 	struct rdlock_ls *ls = lk->ls;
 	struct rdlock_res *res = lk->res;
@@ -590,7 +593,9 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
 
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
-	mutex_lock(&res->resolve_mutex);
+	/* Another task resolving the name may wait on the home for seconds. */
+	if (mutex_lock_killable(&res->resolve_mutex))
+		return -EINTR;
 	if (!res->resolved)
 		ret = rdlock_res_resolve(ls, res);
 	mutex_unlock(&res->resolve_mutex);
@@ -615,6 +620,22 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
 		rdlock_lock_unlist(lk);
 	else
 		rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
+	return ret;
+}
+
+/**
+ * rdlock_lock_acquire() - take a prepared lock; sleeps
+ * @lk: from rdlock_lock_alloc().
+ *
+ * Return: 0 when granted, else as rdlock_lock() (the lock stays allocated).
+ */
+int rdlock_lock_acquire(struct rdlock_lock *lk)
+{
+	/* The caller may be a file system's writeback: no reclaim into it. */
+	unsigned int nofs = memalloc_nofs_save();
+	int ret = __rdlock_lock_acquire(lk);
+
+	memalloc_nofs_restore(nofs);
 	return ret;
 }
 
@@ -674,9 +695,11 @@ EXPORT_SYMBOL_GPL(rdlock_ls_close);
  * Return: the held lock, or ERR_PTR(): -EINVAL for bad arguments,
  * -EOPNOTSUPP for an update lock where the lockspace has none, -EAGAIN when
  * RDLOCK_LKF_TRY found it busy or a lease reset revoked the ticket (retry),
- * -ETIMEDOUT after @opts->timeout_ms, -EINTR on a fatal signal, -ENOSPC
- * when the home node has no free name entry, -ESHUTDOWN when the lockspace
- * was lost (rdlock_ls_stale()), or a transport error.
+ * -ETIMEDOUT after @opts->timeout_ms, -EBUSY with RDLOCK_LKF_TRY or a
+ * timeout while RDLOCK_LS_FINISHING_MAX tickets such calls gave up on are
+ * still finishing in the background (nothing taken), -EINTR on a fatal
+ * signal, -ENOSPC when the home node has no free name entry, -ESHUTDOWN
+ * when the lockspace was lost (rdlock_ls_stale()), or a transport error.
  */
 struct rdlock_lock *rdlock_lock(struct rdlock_ls *ls, const void *name,
 				size_t len, enum rdlock_lock_mode mode,
@@ -728,7 +751,7 @@ static void rdlock_lock_async_work(struct work_struct *work)
  * @arg: passed to @done.
  *
  * Validates the request at once; the acquisition then runs in an rdlock
- * worker. Does not sleep beyond a GFP_KERNEL allocation.
+ * worker. Does not sleep beyond a GFP_NOFS allocation.
  *
  * Return: 0 when queued (@done will be called), else -EINVAL,
  * -EOPNOTSUPP or -ENOMEM and @done is not called.
@@ -789,6 +812,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 {
 	struct rdlock_lock_opts o = opts ? *opts : (struct rdlock_lock_opts){};
 	struct rdlock_ls *ls = lk->ls;
+	unsigned int nofs;
 	int ret;
 
 	if (mode >= RDLOCK_LOCK_MODE_NR ||
@@ -807,7 +831,9 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
 	rdlock_lock_set_state(lk, RDLOCK_LK_CONVERTING);
+	nofs = memalloc_nofs_save();
 	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
+	memalloc_nofs_restore(nofs);
 	if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
 	ret = rdlock_ls_error(ls, ret);
@@ -830,10 +856,13 @@ void rdlock_unlock(struct rdlock_lock *lk)
 {
 	struct rdlock_ls *ls = lk->ls;
 	u32 home = lk->ticket.node;
+	unsigned int nofs;
 
 	trace_rdlock_unlock(lk, 0);
+	nofs = memalloc_nofs_save();
 	if (rdlock_xport_node_incarnation(home) == ls->incarnation[home])
 		ls->ops->release(&ls->cfg, &lk->ticket);
+	memalloc_nofs_restore(nofs);
 	rdlock_lock_unlist(lk);
 	rdlock_lock_free(lk);
 }
@@ -857,7 +886,9 @@ bool rdlock_ls_any(void)
 
 int rdlock_ls_init(void)
 {
-	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND, 0);
+	/* Writeback may wait for an async grant: it must run under pressure. */
+	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				       0);
 	return rdlock_ls_wq ? 0 : -ENOMEM;
 }
 

@@ -5,7 +5,9 @@
  * ticket in the background, so that a waiter that times out or is killed
  * never leaves a ticket that would stall everybody behind it.
  */
+#include <linux/mempool.h>
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -31,7 +33,16 @@
 struct rdlock_proto_stats rdlock_proto_stats;
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_stats, RDLOCK_INTERNAL);
 static u64 rdlock_read_ns[RDLOCK_MAX_NODES];	/* EWMA of READ latency */
-static struct workqueue_struct *rdlock_proto_wq;
+/*
+ * Abandoned tickets and overflow resets on queues of their own, so that
+ * however many tickets are being finished, a reset is never queued behind
+ * them. Both may be what a file system's writeback waits for: they must
+ * make progress under memory pressure (WQ_MEM_RECLAIM, a mempool).
+ */
+static struct workqueue_struct *rdlock_proto_finish_wq;
+static struct workqueue_struct *rdlock_proto_reset_wq;
+static mempool_t *rdlock_proto_work_pool;
+#define RDLOCK_PROTO_WORK_RESERVE	16
 
 /**
  * __rdlock_proto_count() - count one event
@@ -185,71 +196,184 @@ int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline)
 				  NSEC_PER_USEC, deadline);
 }
 
-struct rdlock_proto_finish {
+struct rdlock_proto_work {
 	struct work_struct work;
 	struct rdlock_proto_cfg cfg;
 	struct rdlock_ticket ticket;
-	void (*finish)(const struct rdlock_proto_cfg *cfg,
-		       struct rdlock_ticket *t);
+	void (*fn)(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t);
 };
 
-static void rdlock_proto_finish_work(struct work_struct *work)
+static void rdlock_proto_quota_free(struct kref *ref)
 {
-	struct rdlock_proto_finish *f =
-		container_of(work, struct rdlock_proto_finish, work);
-
-	f->finish(&f->cfg, &f->ticket);
-	kfree(f);
+	kfree(container_of(ref, struct rdlock_proto_quota, ref));
 }
 
 /**
- * rdlock_proto_finish_later() - complete a ticket in the background
+ * rdlock_proto_quota_alloc() - a bound on an owner's abandoned tickets
+ * @max: at least 1; see &struct rdlock_proto_quota.
+ *
+ * Return: the quota with the owner's reference, or NULL.
+ */
+struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max)
+{
+	struct rdlock_proto_quota *q = kzalloc(sizeof(*q), GFP_KERNEL);
+
+	if (q) {
+		kref_init(&q->ref);
+		q->max = max;
+	}
+	return q;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_quota_alloc, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_quota_put() - drop the owner's reference
+ * @q: the quota, or NULL; freed once no ticket of it is being finished.
+ */
+void rdlock_proto_quota_put(struct rdlock_proto_quota *q)
+{
+	if (q)
+		kref_put(&q->ref, rdlock_proto_quota_free);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_quota_put, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_admit() - may an acquisition that can be abandoned start
+ * @cfg: the lockspace's policy.
+ * @deadline: the acquisition's; 0 (none) is always admitted: only a fatal
+ *	signal can abandon it, once per task.
+ *
+ * A caller looping TRY or short timeouts leaves a ticket to finish in the
+ * background at every failure; its quota bounds how many at once.
+ *
+ * Return: 0, or -EBUSY while the quota is used up (nothing was taken).
+ */
+int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
+		       unsigned long deadline)
+{
+	struct rdlock_proto_quota *q = cfg->quota;
+
+	if (!deadline || !q || atomic_read(&q->finishing) < q->max)
+		return 0;
+	atomic64_inc(&q->refused);
+	return -EBUSY;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_admit, RDLOCK_INTERNAL);
+
+static void rdlock_proto_work_fn(struct work_struct *work)
+{
+	struct rdlock_proto_work *w =
+		container_of(work, struct rdlock_proto_work, work);
+	struct rdlock_proto_quota *q = w->cfg.quota;
+	unsigned int nofs = memalloc_nofs_save();
+
+	w->fn(&w->cfg, &w->ticket);
+	memalloc_nofs_restore(nofs);
+	if (q) {
+		atomic_dec(&q->finishing);
+		kref_put(&q->ref, rdlock_proto_quota_free);
+	}
+	mempool_free(w, rdlock_proto_work_pool);
+}
+
+/*
+ * Never fails: from the mempool, which waits for an element to come back
+ * rather than lose the ticket (the caller is in process context).
+ */
+static void rdlock_proto_queue(struct workqueue_struct *wq,
+			       const struct rdlock_proto_cfg *cfg,
+			       const struct rdlock_ticket *t,
+			       void (*fn)(const struct rdlock_proto_cfg *cfg,
+					  struct rdlock_ticket *t),
+			       struct rdlock_proto_quota *q)
+{
+	struct rdlock_proto_work *w = mempool_alloc(rdlock_proto_work_pool,
+						    GFP_NOFS);
+
+	w->cfg = *cfg;
+	w->cfg.stats = NULL;
+	w->cfg.quota = q;
+	w->ticket = *t;
+	w->fn = fn;
+	if (q) {
+		kref_get(&q->ref);
+		atomic_inc(&q->finishing);
+	}
+	INIT_WORK(&w->work, rdlock_proto_work_fn);
+	queue_work(wq, &w->work);
+}
+
+/**
+ * rdlock_proto_finish_later() - complete an abandoned ticket in the background
  * @cfg: the policy, copied without its @stats: the lockspace that owns
- *	them may be gone by the time the worker runs.
+ *	them may be gone by the time the worker runs. Its @quota counts the
+ *	ticket until @finish returns.
  * @t: the ticket, copied.
  * @finish: waits for the ticket and releases it; runs in a worker.
- *
- * Return: 0 or -ENOMEM.
  */
-int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
-			      const struct rdlock_ticket *t,
-			      void (*finish)(const struct rdlock_proto_cfg *cfg,
-					     struct rdlock_ticket *t))
+void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
+			       const struct rdlock_ticket *t,
+			       void (*finish)(const struct rdlock_proto_cfg *cfg,
+					      struct rdlock_ticket *t))
 {
-	struct rdlock_proto_finish *f = kmalloc(sizeof(*f), GFP_KERNEL);
+	rdlock_proto_queue(rdlock_proto_finish_wq, cfg, t, finish, cfg->quota);
+}
 
-	if (!f)
-		return -ENOMEM;
-	f->cfg = *cfg;
-	f->cfg.stats = NULL;
-	f->ticket = *t;
-	f->finish = finish;
-	INIT_WORK(&f->work, rdlock_proto_finish_work);
-	queue_work(rdlock_proto_wq, &f->work);
-	return 0;
+/**
+ * rdlock_proto_reset_later() - reset a lock word in the background
+ * @cfg: as for rdlock_proto_finish_later(); no quota is counted.
+ * @t: the ticket that owes the reset, copied.
+ * @reset: waits for the epoch's other holders and resets; runs in a worker.
+ */
+void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t,
+			      void (*reset)(const struct rdlock_proto_cfg *cfg,
+					    struct rdlock_ticket *t))
+{
+	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset, NULL);
 }
 
 /**
  * rdlock_proto_flush() - wait for every ticket finished in the background
  *
- * For a simulated transport's owner, before the simulation goes away. Twice:
- * a finished ticket's release may queue the reset its ticket owes.
+ * For a simulated transport's owner, before the simulation goes away, and
+ * for tests that count what background work did. A finished ticket's
+ * release may queue the reset its ticket owes: resets are flushed after.
  */
 void rdlock_proto_flush(void)
 {
-	flush_workqueue(rdlock_proto_wq);
-	flush_workqueue(rdlock_proto_wq);
+	flush_workqueue(rdlock_proto_finish_wq);
+	flush_workqueue(rdlock_proto_reset_wq);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);
 
 int rdlock_proto_init(void)
 {
-	rdlock_proto_wq = alloc_workqueue("rdlock_proto", WQ_UNBOUND, 0);
-	return rdlock_proto_wq ? 0 : -ENOMEM;
+	rdlock_proto_work_pool =
+		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
+					    sizeof(struct rdlock_proto_work));
+	if (!rdlock_proto_work_pool)
+		return -ENOMEM;
+	rdlock_proto_finish_wq = alloc_workqueue("rdlock_finish",
+						 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	rdlock_proto_reset_wq = alloc_workqueue("rdlock_reset",
+						WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rdlock_proto_finish_wq || !rdlock_proto_reset_wq) {
+		rdlock_proto_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Background tickets end once the transport fails their operations. */
 void rdlock_proto_exit(void)
 {
-	destroy_workqueue(rdlock_proto_wq);
+	if (rdlock_proto_finish_wq)
+		destroy_workqueue(rdlock_proto_finish_wq);
+	if (rdlock_proto_reset_wq)
+		destroy_workqueue(rdlock_proto_reset_wq);
+	mempool_destroy(rdlock_proto_work_pool);
+	rdlock_proto_finish_wq = NULL;
+	rdlock_proto_reset_wq = NULL;
+	rdlock_proto_work_pool = NULL;
 }

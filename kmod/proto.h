@@ -8,6 +8,7 @@
 #define _RDLOCK_PROTO_H
 
 #include <linux/atomic.h>
+#include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
@@ -48,6 +49,22 @@ struct rdlock_proto_xport {
 };
 
 /**
+ * struct rdlock_proto_quota - a bound on one owner's abandoned tickets
+ * @ref: the owner's reference and one per ticket finishing in the
+ *	background, which may outlive the owner.
+ * @finishing: the owner's tickets finishing in the background now.
+ * @max: while @finishing is at least this, acquisitions with a deadline are
+ *	refused with -EBUSY before they take a ticket (rdlock_proto_admit()).
+ * @refused: acquisitions so refused.
+ */
+struct rdlock_proto_quota {
+	struct kref ref;
+	atomic_t finishing;
+	unsigned int max;
+	atomic64_t refused;
+};
+
+/**
  * struct rdlock_proto_cfg - per-lockspace protocol policy
  * @lease_ms: 0: a holder keeps the lock until it releases it (what a file
  *	system needs); T: DSLR leases (section 5.1): a holder of k slots
@@ -63,6 +80,7 @@ struct rdlock_proto_xport {
  * @xport: NULL for the real transport; else a simulated one, which must
  *	outlive background work too (rdlock_proto_flush()).
  * @xport_priv: passed to @xport's calls.
+ * @quota: NULL, or the bound on the owner's abandoned tickets.
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
@@ -71,6 +89,7 @@ struct rdlock_proto_cfg {
 	struct rdlock_proto_stats *stats;
 	const struct rdlock_proto_xport *xport;
 	void *xport_priv;
+	struct rdlock_proto_quota *quota;
 };
 
 /**
@@ -112,7 +131,8 @@ struct rdlock_ticket {
  * @name: as shown in debugfs and benchmarks.
  * @acquire: take @t->node/slot in @t->mode; sleeps. Returns 0 when
  *	granted; -EAGAIN when a lease reset revoked or ended the attempt
- *	(retry); -ETIMEDOUT at @deadline (jiffies; 0: none) or -EINTR on a
+ *	(retry); -EBUSY, with a deadline, while @cfg->quota is used up
+ *	(nothing taken); -ETIMEDOUT at @deadline (jiffies; 0: none) or -EINTR on a
  *	fatal signal, in which case any ticket already taken is completed
  *	and released in the background; or a transport error.
  *	-EINVAL for a bad @t->k, or for %RDLOCK_MODE_UPDATE without
@@ -185,10 +205,18 @@ u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 int rdlock_proto_sleep(u64 ns, unsigned long deadline);
 int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline);
-int rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
+struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max);
+void rdlock_proto_quota_put(struct rdlock_proto_quota *q);
+int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
+		       unsigned long deadline);
+void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
+			       const struct rdlock_ticket *t,
+			       void (*finish)(const struct rdlock_proto_cfg *cfg,
+					      struct rdlock_ticket *t));
+void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
-			      void (*finish)(const struct rdlock_proto_cfg *cfg,
-					     struct rdlock_ticket *t));
+			      void (*reset)(const struct rdlock_proto_cfg *cfg,
+					    struct rdlock_ticket *t));
 void rdlock_proto_flush(void);
 int rdlock_proto_init(void);
 void rdlock_proto_exit(void);

@@ -248,7 +248,7 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 	unsigned int backoff = 0;
 	int ret;
 
-	ret = rdlock_proto_check(cfg, t);
+	ret = rdlock_proto_check(cfg, t) ?: rdlock_proto_admit(cfg, deadline);
 	if (ret)
 		return ret;
 	bm = rdlock_bakery_mode(cfg, t);
@@ -288,9 +288,7 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 		if (ret != -ETIMEDOUT && ret != -EINTR)
 			return ret;
 		rdlock_proto_count(cfg, abandoned);
-		if (rdlock_proto_finish_later(cfg, t, rdlock_bakery_finish))
-			pr_warn_ratelimited("rdlock: cannot finish an abandoned ticket; node %u slot %u stalls until reset\n",
-					    t->node, t->slot);
+		rdlock_proto_finish_later(cfg, t, rdlock_bakery_finish);
 		return ret;
 	}
 	t->granted_at = rdlock_proto_now(cfg);
@@ -414,8 +412,7 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 	 * The reset waits for every other holder of the epoch to release,
 	 * which must not delay this caller: do it in the background.
 	 */
-	if (rdlock_proto_finish_later(cfg, t, rdlock_bakery_reset))
-		rdlock_bakery_reset(cfg, t);
+	rdlock_proto_reset_later(cfg, t, rdlock_bakery_reset);
 }
 
 const struct rdlock_proto_ops rdlock_proto_bakery = {

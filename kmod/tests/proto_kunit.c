@@ -440,8 +440,69 @@ static void sim_test(struct kunit *test)
 		   atomic64_read(&sim->timeouts), revoked);
 }
 
+/*
+ * A caller looping TRY on a held lock leaves a ticket finishing in the
+ * background at every failure: its quota refuses the next TRY with -EBUSY
+ * before it takes a ticket, and gives room back as the tickets finish.
+ */
+static void sim_quota_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_bakery };
+	struct rdlock_proto_quota *q = rdlock_proto_quota_alloc(2);
+	struct rdlock_ticket h = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.mode = RDLOCK_MODE_EXCLUSIVE,
+	};
+	struct rdlock_ticket t;
+	struct rdlock_proto_cfg cfg = {};
+	struct proto_sim *sim;
+	u64 word;
+	int i;
+
+	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	spin_lock_init(&sim->lock);
+	for (i = 0; i < SIM_NODES; i++)
+		sim->nodes[i].sim = sim;
+	sim_cfg(&cfg, &p, &sim->nodes[1], NULL);
+	cfg.quota = q;
+
+	KUNIT_ASSERT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &h, 0), 0);
+	for (i = 0; i < 2; i++) {
+		t = h;
+		t.mode = RDLOCK_MODE_SHARED;
+		KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t,
+								  jiffies),
+				-ETIMEDOUT);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->finishing), 2);
+	word = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+	t = h;
+	t.remote_ops = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, jiffies),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 0U);
+	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT], word);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&q->refused), 1LL);
+	/* Waiting without a deadline is never refused. */
+	KUNIT_EXPECT_EQ(test, rdlock_proto_admit(&cfg, 0), 0);
+
+	rdlock_proto_bakery.release(&cfg, &h);
+	rdlock_proto_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->finishing), 0);
+	t = h;
+	t.remote_ops = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, jiffies),
+			0);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	rdlock_proto_bakery.release(&cfg, &t);
+	rdlock_proto_quota_put(q);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
+	KUNIT_CASE(sim_quota_test),
 	{}
 };
 

@@ -14,12 +14,14 @@
  * under a writer, is a violation too.
  *
  * The overflow test takes one bakery lock RDLOCK_OVERFLOW_TOTAL times
- * (default 70000; guest/lock.sh sets 34000 on the debug kernel, which
- * crosses it once) across the cluster, mostly shared so that the 16-bit
- * ticket counters cross COUNT_MAX (32768) repeatedly; every 50th
- * acquisition is exclusive and increments a counter non-atomically. The
- * counter must equal the exclusive grants exactly and the nodes together
- * must have reset the word at least total / 32768 times.
+ * (default 3000) across the cluster, mostly shared; every 50th acquisition
+ * is exclusive and increments a counter non-atomically. Node 0 first sets
+ * the free word's ticket counters OVF_HEADROOM acquisitions of each class
+ * short of COUNT_MAX (32768), so the cluster crosses COUNT_MAX early in
+ * the run, withdraws over-limit tickets, resets the word and goes on from
+ * zero, without the 32768 acquisitions it would take from a zero word.
+ * The counter must equal the exclusive grants exactly and the nodes
+ * together must have reset the word exactly once.
  *
  * The update-lock test takes one hot lock on an update word in random
  * shared, update and exclusive modes; update holders upgrade half of the
@@ -33,7 +35,7 @@
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LOCK_ITERS (M, default 100),
  * RDLOCK_THREADS (T, default 2), RDLOCK_BARRIER_TIMEOUT (s, default 300),
  * RDLOCK_UPDATE_ITERS (default 60), RDLOCK_MULTISLOT_ITERS (default 150),
- * RDLOCK_OVERFLOW_TOTAL (default 70000).
+ * RDLOCK_OVERFLOW_TOTAL (default 3000, at least 2 x OVF_HEADROOM x 50).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,8 +66,10 @@
 #define OVF_COUNTER	(REGION(2) + 1)		/* on node 0 */
 #define OVF_TOTAL	(REGION(2) + 2)		/* on node 0 */
 #define OVF_RESETS	(REGION(2) + 3)		/* on node 0 */
-#define OVF_BARRIER	(REGION(2) + 4)		/* and + 5, on node 0 */
+#define OVF_BARRIER	(REGION(2) + 4)		/* to + 6, on node 0 */
 #define OVF_EXCLUSIVE_EVERY	50
+/* Exclusive acquisitions before the preset word crosses COUNT_MAX. */
+#define OVF_HEADROOM		10
 /* Update-lock test, one region per protocol; data on node 1 % N. */
 #define UPD_REGION(proto)	REGION(3 + (proto))
 #define UPD_LOCK		0	/* on node 0 */
@@ -612,7 +616,20 @@ static void *overflow_main(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(lock, bakery_overflow, 3000)
+/*
+ * A free word (n == max) OVF_HEADROOM exclusive and OVF_HEADROOM x 50
+ * shared acquisitions short of COUNT_MAX: whichever class gets there first
+ * crosses it, within the run's first 2 x OVF_HEADROOM x 50 acquisitions.
+ */
+static __u64 overflow_preset(void)
+{
+	__u32 x = BAKERY_COUNT_MAX - OVF_HEADROOM;
+	__u32 s = BAKERY_COUNT_MAX - OVF_HEADROOM * OVF_EXCLUSIVE_EVERY;
+
+	return bakery_word_pack(x, s, x, s);
+}
+
+TEST_F_TIMEOUT(lock, bakery_overflow, 1500)
 {
 	const struct lock_env *e = &self->env;
 	struct overflow_worker w[MAX_THREADS];
@@ -622,9 +639,19 @@ TEST_F_TIMEOUT(lock, bakery_overflow, 3000)
 	__u32 i, want;
 	char msg[160];
 
-	ASSERT_EQ(0, rdl_env_u32("RDLOCK_OVERFLOW_TOTAL", 70000, &want));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_OVERFLOW_TOTAL", 3000, &want));
+	/* Enough to cross, too few to cross a second time from zero. */
+	ASSERT_LE(2 * OVF_HEADROOM * OVF_EXCLUSIVE_EVERY, want);
+	ASSERT_GT(BAKERY_COUNT_MAX, want);
 	resets_before = protocol_counter("overflow_resets");
 	ASSERT_LE(0, resets_before);
+	if (e->self == 0)
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE,
+				     e->nr_nodes - 1, e->base + OVF_LOCK,
+				     overflow_preset(), 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 e->base + OVF_BARRIER, 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < e->threads; i++) {
 		w[i].env = e;
@@ -640,7 +667,8 @@ TEST_F_TIMEOUT(lock, bakery_overflow, 3000)
 		grants += w[i].b.exclusive_grants;
 	}
 	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 e->base + OVF_BARRIER, 1, msg, sizeof(msg)))
+				 e->base + OVF_BARRIER + 1, 1, msg,
+				 sizeof(msg)))
 		TH_LOG("%s", msg);
 	ASSERT_EQ(0, flush_background(self->fd));
 	resets_after = protocol_counter("overflow_resets");
@@ -652,7 +680,7 @@ TEST_F_TIMEOUT(lock, bakery_overflow, 3000)
 			     e->base + OVF_RESETS,
 			     resets_after - resets_before, 0, NULL));
 	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 e->base + OVF_BARRIER + 1, 1, msg,
+				 e->base + OVF_BARRIER + 2, 1, msg,
 				 sizeof(msg)))
 		TH_LOG("%s", msg);
 	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
@@ -662,7 +690,7 @@ TEST_F_TIMEOUT(lock, bakery_overflow, 3000)
 	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
 			     e->base + OVF_RESETS, 0, 0, &resets));
 	EXPECT_EQ(total, counter);
-	EXPECT_LE(want / 32768, resets);
+	EXPECT_EQ(1, resets);
 	printf("# node %u: %llu exclusive grants in the cluster, ", e->self,
 	       (unsigned long long)total);
 	printf("counter %llu, %llu overflow resets\n",

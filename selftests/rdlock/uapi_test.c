@@ -2060,6 +2060,62 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	close(fd2);
 }
 
+#define LS_PLAIN_STATS	"lockspaces/" LS_PLAIN "/stats"
+
+/*
+ * Every TRY that fails on a held bakery lock leaves a ticket finishing in
+ * the background: a bounded number per lockspace, then EBUSY before any
+ * ticket is taken; waiting without a limit is never refused.
+ */
+TEST_F_TIMEOUT(uapi, ls_try_bound, 120)
+{
+	long long max, refused, i;
+	__u32 h, h2;
+	int fd2;
+	double t;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
+	fd2 = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	max = rdl_debugfs_counter(LS_PLAIN_STATS, "finishing_max");
+	refused = rdl_debugfs_counter(LS_PLAIN_STATS, "busy_refusals");
+	ASSERT_LT(0, max);
+	ASSERT_LE(0, refused);
+	ASSERT_EQ(0, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "bound", RDLOCK_LOCK_EX, 0, 0, &h));
+	for (i = 0; i < max; i++)
+		ASSERT_EQ(EAGAIN, rdl_ls_lock(fd2, "bound", RDLOCK_LOCK_SH,
+					      RDLOCK_LKF_TRY, 0, &h2))
+			TH_LOG("TRY %lld of %lld", i + 1, max);
+	EXPECT_EQ(max, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
+	expect_err(_metadata, rdl_ls_lock(fd2, "bound", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h2), EBUSY,
+		   "TRY with the lockspace's quota used up");
+	expect_err(_metadata, rdl_ls_lock(fd2, "other", RDLOCK_LOCK_SH, 0, 1,
+					  &h2), EBUSY,
+		   "timed LOCK of another name with the quota used up");
+	EXPECT_EQ(refused + 2,
+		  rdl_debugfs_counter(LS_PLAIN_STATS, "busy_refusals"));
+	EXPECT_EQ(max, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
+	/* Without a limit: granted (another name, so it does not wait). */
+	expect_err(_metadata, rdl_ls_lock(fd2, "other", RDLOCK_LOCK_SH, 0, 0,
+					  &h2), 0,
+		   "LOCK without a limit with the quota used up");
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
+
+	/* The holder leaves: every abandoned ticket finishes, room is back. */
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	t = rdl_now() + 60;
+	while (rdl_debugfs_counter(LS_PLAIN_STATS, "finishing") && rdl_now() < t)
+		usleep(10000);
+	EXPECT_EQ(0, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
+	expect_err(_metadata, rdl_ls_lock(fd2, "bound", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h2), 0,
+		   "TRY EX once the abandoned tickets finished");
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
+	close(fd2);
+}
+
 /* A lockspace of 2 slots holds one name per node at once. */
 TEST_F(uapi, ls_names_full)
 {
