@@ -95,6 +95,44 @@ static inline bool rdlock_sockaddr_equal(const struct sockaddr_storage *a,
 	return false;
 }
 
+/* The IPv4 address inside @sa, a plain or a v4-mapped IPv6 one, or 0. */
+static inline __be32 rdlock_sockaddr_v4(const struct sockaddr *sa)
+{
+	const struct sockaddr_in6 *x = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+	if (sa->sa_family == AF_INET6 && !x->sin6_addr.s6_addr32[0] &&
+	    !x->sin6_addr.s6_addr32[1] &&
+	    x->sin6_addr.s6_addr32[2] == htonl(0x0000ffff))
+		return x->sin6_addr.s6_addr32[3];
+	return 0;
+}
+
+/**
+ * rdlock_sockaddr_same_host() - does a connection come from a node's address
+ * @node: the node's configured address.
+ * @from: the source address of a connection request.
+ *
+ * Ports differ (a connection comes from an ephemeral port) and rdma_cm may
+ * present an IPv4 source as v4-mapped IPv6: both are the same host.
+ *
+ * Return: true if the addresses (and IPv6 scopes) are equal.
+ */
+static inline bool rdlock_sockaddr_same_host(const struct sockaddr_storage *node,
+					     const struct sockaddr *from)
+{
+	const struct sockaddr_in6 *x = (const void *)node, *y = (const void *)from;
+	__be32 a = rdlock_sockaddr_v4((const struct sockaddr *)node);
+
+	if (a || rdlock_sockaddr_v4(from))
+		return a == rdlock_sockaddr_v4(from);
+	if (node->ss_family != AF_INET6 || from->sa_family != AF_INET6)
+		return false;
+	return x->sin6_scope_id == y->sin6_scope_id &&
+	       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+}
+
 /**
  * rdlock_check_config() - validate RDLOCK_IOC_SET_CONFIG's argument
  * @cfg: the copied-in structure.

@@ -105,6 +105,7 @@ enum rdlock_reject_reason {
 	RDLOCK_REJ_NOT_READY	= 5,
 	RDLOCK_REJ_BACKEND	= 6,
 	RDLOCK_REJ_NO_RESOURCES	= 7,
+	RDLOCK_REJ_ADDRESS	= 8,
 };
 
 struct rdlock_cm_reject {

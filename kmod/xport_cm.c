@@ -34,6 +34,7 @@ static const char *const rdlock_reject_names[] = {
 	[RDLOCK_REJ_NOT_READY]		= "not ready",
 	[RDLOCK_REJ_BACKEND]		= "atomic backend mismatch",
 	[RDLOCK_REJ_NO_RESOURCES]	= "no resources",
+	[RDLOCK_REJ_ADDRESS]		= "source address",
 };
 
 static const char *rdlock_backend_name(int backend)
@@ -363,6 +364,12 @@ static void rdlock_try_resolve_backend(void)
 		rdlock_backend_name(ret));
 }
 
+/* Where a connection request came from. */
+static struct sockaddr *rdlock_cm_peer_addr(struct rdma_cm_id *id)
+{
+	return (struct sockaddr *)&id->route.addr.dst_addr;
+}
+
 /* Validate a connection request; 0 or an rdlock_reject_reason. */
 static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 				struct rdma_cm_id *id, u32 *src)
@@ -382,6 +389,14 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	if (dst != cl->self || *src >= RDLOCK_MAX_NODES ||
 	    !cl->nodes[*src].configured)
 		return RDLOCK_REJ_NODE;
+	/*
+	 * The ids in the private data are the peer's word: only the node's
+	 * configured address may speak for it (as fs/dlm), or any host on
+	 * the fabric would get our table's rkey and replace its connection.
+	 */
+	if (!rdlock_sockaddr_same_host(&cl->nodes[*src].addr,
+				       rdlock_cm_peer_addr(id)))
+		return RDLOCK_REJ_ADDRESS;
 	if (*src > cl->self)
 		return RDLOCK_REJ_DIRECTION;
 	if (*src == cl->self)
@@ -507,8 +522,9 @@ reject:
 	/* A node that is still starting is no misconfiguration. */
 	if (reason != RDLOCK_REJ_NOT_READY) {
 		atomic64_inc(&cl->rejected);
-		pr_warn_ratelimited("refused connection from node %u: %s\n",
-				    src, rdlock_reject_names[reason]);
+		pr_warn_ratelimited("refused connection from node %u: %s (from %pISc)\n",
+				    src, rdlock_reject_names[reason],
+				    rdlock_cm_peer_addr(id));
 	}
 	rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
 	rej.reason = cpu_to_le16(reason);

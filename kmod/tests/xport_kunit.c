@@ -105,6 +105,51 @@ static void rdlock_sockaddr_equal_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdlock_sockaddr_equal(&x, &y));
 }
 
+#define A4(p, a, b, c, d) \
+	{ .family = AF_INET, .port = (p), .addr = V4(a, b, c, d) }
+#define A6(p, scope, ...) \
+	{ .family = AF_INET6, .port = (p), .scope_id = (scope), \
+	  .addr = __VA_ARGS__ }
+
+static const struct {
+	const char *name;
+	struct rdlock_addr node, from;
+	bool same;
+} rdlock_same_host_cases[] = {
+	{ "v4, other port", A4(1, 10, 0, 0, 1), A4(40000, 10, 0, 0, 1), true },
+	{ "v4, other address", A4(1, 10, 0, 0, 1), A4(1, 10, 0, 0, 2), false },
+	{ "v4 node, v4-mapped source", A4(1, 10, 0, 0, 1),
+	  A6(9, 0, { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 }), true },
+	{ "v4 node, other v4-mapped source", A4(1, 10, 0, 0, 1),
+	  A6(9, 0, { [10] = 0xff, [11] = 0xff, 10, 0, 0, 3 }), false },
+	{ "v4 node, v6 source", A4(1, 10, 0, 0, 1),
+	  A6(1, 0, { 0xfe, 0x80, [15] = 1 }), false },
+	{ "v6, other port, same scope", A6(1, 2, { 0xfe, 0x80, [15] = 1 }),
+	  A6(7, 2, { 0xfe, 0x80, [15] = 1 }), true },
+	{ "v6, other scope", A6(1, 2, { 0xfe, 0x80, [15] = 1 }),
+	  A6(1, 3, { 0xfe, 0x80, [15] = 1 }), false },
+	{ "v6, other address", A6(1, 0, { 0xfd, [15] = 1 }),
+	  A6(1, 0, { 0xfd, [15] = 2 }), false },
+};
+
+static void rdlock_sockaddr_same_host_test(struct kunit *test)
+{
+	struct sockaddr_storage node, from;
+	const struct sockaddr *sa = (const struct sockaddr *)&from;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rdlock_same_host_cases); i++) {
+		const struct rdlock_addr *n = &rdlock_same_host_cases[i].node;
+		const struct rdlock_addr *f = &rdlock_same_host_cases[i].from;
+
+		KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(n, &node), 0);
+		KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(f, &from), 0);
+		KUNIT_EXPECT_EQ_MSG(test, rdlock_sockaddr_same_host(&node, sa),
+				    rdlock_same_host_cases[i].same, "%s",
+				    rdlock_same_host_cases[i].name);
+	}
+}
+
 /* ---------------------------------------------------------------- */
 /* Structures                                                       */
 
@@ -280,6 +325,7 @@ static void rdlock_backend_admits_test(struct kunit *test)
 static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_addr_test, rdlock_addr_gen_params),
 	KUNIT_CASE(rdlock_sockaddr_equal_test),
+	KUNIT_CASE(rdlock_sockaddr_same_host_test),
 	KUNIT_CASE(rdlock_config_test),
 	KUNIT_CASE(rdlock_peer_test),
 	KUNIT_CASE(rdlock_status_test),
