@@ -84,10 +84,12 @@ int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 	return 0;
 }
 
-static int rdlock_ls_op(u32 node, int op, u32 slot, u64 arg0, u64 arg1,
-			u64 *value)
+/* An operation on the table @node had when @ls joined, and no other. */
+static int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
+			u32 slot, u64 arg0, u64 arg1, u64 *value)
 {
-	return rdlock_xport_exec(op, node, slot, arg0, arg1, value, 0);
+	return rdlock_xport_exec(op, node, ls->incarnation[node], slot, arg0,
+				 arg1, value, 0);
 }
 
 /* What the directory records so that every node checks the same policy. */
@@ -137,7 +139,7 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 			ret = -ENOSPC;
 			break;
 		}
-		ret = rdlock_ls_op(dir, RDLOCK_XOP_CAS, RDLOCK_LS_ALLOC, off,
+		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, RDLOCK_LS_ALLOC, off,
 				   off + ls->attr.slots, &old);
 		if (ret || old == off)
 			break;
@@ -149,12 +151,12 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 		geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
 	/* Policy first: a node that sees the geometry may read it at once. */
 	if (!ret) {
-		ret = rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 2, 0,
+		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + 2, 0,
 				   rdlock_ls_policy(&ls->attr), &old);
 		if (ret)
 			geometry = RDLOCK_LS_GEOMETRY_FAILED;
 	}
-	rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
+	rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
 	if (!ret) {
 		ls->base = geometry >> 32;
 		ls->entries = ls->attr.slots / 2;
@@ -171,7 +173,7 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 	int ret;
 
 	for (;;) {
-		ret = rdlock_ls_op(dir, RDLOCK_XOP_READ, entry + 1, 0, 0,
+		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ, entry + 1, 0, 0,
 				   &geometry);
 		if (ret || geometry)
 			break;
@@ -184,7 +186,7 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 		return ret;
 	if (geometry == RDLOCK_LS_GEOMETRY_FAILED)
 		return -ENOSPC;
-	ret = rdlock_ls_op(dir, RDLOCK_XOP_READ, entry + 2, 0, 0, &policy);
+	ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ, entry + 2, 0, 0, &policy);
 	if (ret)
 		return ret;
 	if (policy != rdlock_ls_policy(&ls->attr) ||
@@ -212,7 +214,7 @@ static int rdlock_ls_join_cluster(struct rdlock_ls *ls)
 	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES; i++) {
 		entry = RDLOCK_LS_DIR +
 			3 * ((ls->tag + i) % RDLOCK_LS_DIR_ENTRIES);
-		ret = rdlock_ls_op(dir, RDLOCK_XOP_CAS, entry, 0, ls->tag, &old);
+		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry, 0, ls->tag, &old);
 		if (ret)
 			return ret;
 		if (!old)
@@ -236,10 +238,14 @@ bool rdlock_ls_stale(const struct rdlock_ls *ls)
 	return ls->epoch != rdlock_xport_epoch();
 }
 
-/* A call's error, as -ESHUTDOWN when the lockspace was lost meanwhile. */
+/*
+ * A call's error, as -ESHUTDOWN when the lockspace was lost meanwhile
+ * (-ESTALE: a home has another table than the one the lockspace joined).
+ */
 static int rdlock_ls_error(const struct rdlock_ls *ls, int ret)
 {
-	return ret && rdlock_ls_stale(ls) ? -ESHUTDOWN : ret;
+	return ret == -ESTALE || (ret && rdlock_ls_stale(ls)) ? -ESHUTDOWN :
+								 ret;
 }
 
 /*
@@ -492,7 +498,7 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 	for (i = 0; i < ls->entries; i++) {
 		tag = ls->base + 2 * ((first + i) % ls->entries);
 		atomic64_inc(&ls->probes);
-		ret = rdlock_ls_op(home, RDLOCK_XOP_CAS, tag, 0, res->hash,
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tag, 0, res->hash,
 				   &old);
 		if (ret)
 			return ret;
@@ -607,6 +613,7 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	lk->ticket.slot = res->slot;
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
+	lk->ticket.incarnation = ls->incarnation[res->home];
 	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
 	trace_rdlock_lock_request(lk, 0);
 	ret = ls->ops->acquire(&ls->cfg, &lk->ticket,
@@ -848,20 +855,18 @@ EXPORT_SYMBOL_GPL(rdlock_convert);
  * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
  *
  * Never fails: a lost connection or an expired lease is the protocol's to
- * handle. The release goes to the lock's home only while the home has the
- * table the lock was taken in: into a new one it would corrupt another
- * lock word.
+ * handle. The release reaches the lock's home only while the home has the
+ * table the lock was taken in (the ticket's incarnation): in a new one it
+ * would corrupt another lock word.
  */
 void rdlock_unlock(struct rdlock_lock *lk)
 {
 	struct rdlock_ls *ls = lk->ls;
-	u32 home = lk->ticket.node;
 	unsigned int nofs;
 
 	trace_rdlock_unlock(lk, 0);
 	nofs = memalloc_nofs_save();
-	if (rdlock_xport_node_incarnation(home) == ls->incarnation[home])
-		ls->ops->release(&ls->cfg, &lk->ticket);
+	ls->ops->release(&ls->cfg, &lk->ticket);
 	memalloc_nofs_restore(nofs);
 	rdlock_lock_unlist(lk);
 	rdlock_lock_free(lk);

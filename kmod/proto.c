@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/random.h>
 #include <linux/workqueue.h>
@@ -112,8 +113,8 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 		ret = cfg->xport->exec(cfg->xport_priv, op, t->node, t->slot,
 				       arg0, arg1, value);
 	else
-		ret = rdlock_xport_exec(op, t->node, t->slot, arg0, arg1,
-					value, 0);
+		ret = rdlock_xport_exec(op, t->node, t->incarnation, t->slot,
+					arg0, arg1, value, 0);
 	t->remote_ops++;
 	rdlock_proto_count(cfg, remote_ops);
 	if (op < RDLOCK_XOP_NR)
@@ -177,6 +178,40 @@ int rdlock_proto_sleep(u64 ns, unsigned long deadline)
 	set_current_state(TASK_KILLABLE);
 	schedule_hrtimeout_range(&kt, ktime_to_ns(kt) / 8, HRTIMER_MODE_REL);
 	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+/**
+ * rdlock_proto_retry() - may a failed READ of a ticket be tried again
+ * @cfg: the lockspace's policy.
+ * @t: the ticket, with the incarnation of the table it was taken in.
+ * @err: the failed operation's error.
+ * @backoff_us: back-off state, 0 at first.
+ *
+ * A READ changes nothing, so a ticket whose poll failed (a connection
+ * blip, a timeout) keeps waiting for as long as its home keeps the table
+ * it was taken in: giving it up would leave it in the word for good. Sleeps
+ * the next back-off, up to a second, before saying yes.
+ *
+ * Return: true to READ again; false once the table is gone (or unknown:
+ * incarnation 0) or for -ESTALE, -EINVAL and -ENOENT.
+ */
+bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
+			const struct rdlock_ticket *t, int err,
+			unsigned int *backoff_us)
+{
+	u64 now;
+
+	if (!t->incarnation || err == -ESTALE || err == -EINVAL ||
+	    err == -ENOENT || (cfg->xport && !cfg->xport->incarnation))
+		return false;
+	now = cfg->xport ? cfg->xport->incarnation(cfg->xport_priv, t->node) :
+			   rdlock_xport_node_incarnation(t->node);
+	if (now != t->incarnation)
+		return false;
+	*backoff_us = clamp_t(unsigned int, 2 * *backoff_us,
+			      RDLOCK_BACKOFF_MIN_US, USEC_PER_SEC);
+	msleep(*backoff_us / USEC_PER_MSEC ?: 1);
+	return true;
 }
 
 /**

@@ -37,6 +37,8 @@ struct rdlock_proto_stats;
  * @exec: one synchronous operation on (@node, @slot), as rdlock_xport_exec()
  *	with the transport's default timeout.
  * @now: this node's clock, for leases and stall detection.
+ * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
+ *	NULL: unknown, and a failed poll ends the wait.
  *
  * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
  * proto_kunit.c runs the real protocols against a simulated cluster through
@@ -46,6 +48,7 @@ struct rdlock_proto_xport {
 	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u32 slot,
 		    u64 arg0, u64 arg1, u64 *value);
 	ktime_t (*now)(void *priv);
+	u64 (*incarnation)(void *priv, u32 node);
 };
 
 /**
@@ -108,6 +111,9 @@ struct rdlock_proto_cfg {
  *	until released, and upgrade sets it again at once.
  * @revoked: bakery: a lease reset took the ticket away while it was held
  *	(only during an upgrade); release does nothing.
+ * @incarnation: the home's table the ticket is taken in; 0: whichever it
+ *	has. Operations on another table fail with -ESTALE: a ticket never
+ *	outlives its table.
  * @granted_at: when the lock was granted, or upgraded (leases).
  * @remote_ops: remote operations this acquisition took.
  * @polls: READs while waiting.
@@ -121,6 +127,7 @@ struct rdlock_ticket {
 	u32 k;
 	bool upgraded;
 	bool revoked;
+	u64 incarnation;
 	ktime_t granted_at;
 	u32 remote_ops;
 	u32 polls;
@@ -204,6 +211,9 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 int rdlock_proto_sleep(u64 ns, unsigned long deadline);
+bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
+			const struct rdlock_ticket *t, int err,
+			unsigned int *backoff_us);
 int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline);
 struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max);
 void rdlock_proto_quota_put(struct rdlock_proto_quota *q);

@@ -101,7 +101,7 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 	u64 seen = val, new, old;
 	s64 stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 	ktime_t progress = rdlock_proto_now(cfg);
-	unsigned int idle = 0;
+	unsigned int idle = 0, retry_us = 0;
 	u64 ns;
 	u32 ahead;
 	int ret;
@@ -121,8 +121,13 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		if (ret)
 			return ret;
 		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
-		if (ret)
+		if (ret) {
+			/* The ticket is still in the word: keep waiting. */
+			if (rdlock_proto_retry(cfg, t, ret, &retry_us))
+				continue;
 			return ret;
+		}
+		retry_us = 0;
 		t->polls++;
 		if (bakery_granted(t->prev, val, bm, t->k)) {
 			t->word = val;
@@ -150,8 +155,12 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		if (!bakery_stall_reset(t->prev, val, bm, t->k, &new))
 			continue;
 		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, val, new, &old);
-		if (ret)
+		if (ret) {
+			/* Done or not, the next READ tells (bakery_skipped()). */
+			if (rdlock_proto_retry(cfg, t, ret, &retry_us))
+				continue;
 			return ret;
+		}
 		if (old == val) {
 			rdlock_proto_count(cfg, stall_resets);
 			return -EAGAIN;	/* our own ticket went with it */

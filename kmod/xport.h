@@ -42,8 +42,9 @@ typedef void (*rdlock_xdone_t)(void *ctx, int status, u64 value);
 
 int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
 			u64 arg1, rdlock_xdone_t done, void *ctx);
-int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
-		      u64 arg1, u64 *value, unsigned int timeout_ms);
+int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
+		      u32 slot, u64 arg0, u64 arg1, u64 *value,
+		      unsigned int timeout_ms);
 
 /* One-way messages between nodes for protocol notifications. */
 #define RDLOCK_XMSG_PAYLOAD	40

@@ -35,6 +35,7 @@ struct rdlock_xreq {
 	u32 slot;
 	u64 arg0;
 	u64 arg1;
+	u64 incarnation;		/* of the target table; 0: any */
 	u32 id;				/* two-sided: key in conn->pending */
 	u32 rx_seen;			/* two-sided: conn->rx_count at post */
 	bool raw;			/* probe: no byte-order conversion */
@@ -619,6 +620,15 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	conn = rdlock_conn_get_ready(req->node, &ret);
 	if (!conn)
 		return ret;
+	/*
+	 * A connection lives no longer than the tables at both ends: one
+	 * made to the table the caller means is the only way to reach it.
+	 */
+	if (req->incarnation && req->op != RDLOCK_XOP_PING &&
+	    le64_to_cpu(conn->peer.table_incarnation) != req->incarnation) {
+		rdlock_conn_put(conn);
+		return -ESTALE;
+	}
 	backend = READ_ONCE(cl->backend);
 	if (req->op != RDLOCK_XOP_PING &&
 	    req->slot >= READ_ONCE(cl->nodes[req->node].table_slots)) {
@@ -726,6 +736,9 @@ done:
  * rdlock_xport_exec() - perform an operation and wait for its outcome
  * @op: the operation.
  * @node: the home node of @slot.
+ * @incarnation: the table of @node the operation is meant for
+ *	(rdlock_xport_node_incarnation() when the caller started using it);
+ *	0: whichever @node has now.
  * @slot: slot in @node's table (ignored for RDLOCK_XOP_PING).
  * @arg0: first operand.
  * @arg1: second operand.
@@ -733,12 +746,14 @@ done:
  * @timeout_ms: 0 for the module's op_timeout_ms.
  *
  * Context: process context, may sleep.
- * Return: as rdlock_xport_submit(), or -ETIMEDOUT (the operation may have
- * been applied; the connection is failed and reconnected), -ECONNRESET or
- * -EIO when the connection failed.
+ * Return: as rdlock_xport_submit(), or -ESTALE when @node has another table
+ * than @incarnation (it restarted: nothing was done), -ETIMEDOUT (the
+ * operation may have been applied), -ECONNRESET or -EIO when the
+ * connection failed.
  */
-int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
-		      u64 arg1, u64 *value, unsigned int timeout_ms)
+int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
+		      u32 slot, u64 arg0, u64 arg1, u64 *value,
+		      unsigned int timeout_ms)
 {
 	unsigned long deadline;
 	struct rdlock_xreq *req;
@@ -750,6 +765,7 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
 	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, arg1);
 	if (!req)
 		return -ENOMEM;
+	req->incarnation = incarnation;
 	ret = rdlock_xreq_start(req, deadline);
 	if (!ret)
 		ret = rdlock_xreq_wait(req, deadline, value);

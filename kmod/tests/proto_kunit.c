@@ -32,6 +32,8 @@
 #define SIM_THREADS		2	/* per node */
 #define SIM_LOCK_NODE		0
 #define SIM_LOCK_SLOT		1
+/* The tables never restart here: one incarnation for all. */
+#define SIM_INCARNATION		1
 
 struct proto_sim;
 
@@ -47,6 +49,8 @@ struct sim_node {
  * @table: the lock words, by node and slot.
  * @delay_us: each operation may wait up to this long before it executes
  *	and again before its result returns (sim_delay()).
+ * @read_fail_pct: this share of READs fails with -ECONNRESET, as on a
+ *	connection blip, without being executed.
  * @nodes: the nodes, the xport_priv of their threads.
  * @readers: live holders inside in shared mode.
  * @writers: live holders inside in exclusive mode.
@@ -56,6 +60,7 @@ struct sim_node {
  * @writes: live exclusive acquisitions (what @counter must be).
  * @again: acquisitions ended by -EAGAIN (a reset) and retried.
  * @timeouts: acquisitions that reached a short deadline (abandoned).
+ * @xfails: operations failed on purpose (@read_fail_pct).
  * @errors: any other failed acquisition.
  * @stop: the threads that run until told stop.
  * @stalling: the stalled holder has not released yet.
@@ -64,11 +69,12 @@ struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
 	u64 table[SIM_NODES][4];
 	u32 delay_us;
+	u32 read_fail_pct;
 	struct sim_node nodes[SIM_NODES];
 	atomic_t readers, writers;
 	u64 counter;
 	atomic_t violations;
-	atomic64_t grants, writes, again, timeouts, errors;
+	atomic64_t grants, writes, again, timeouts, errors, xfails;
 	bool stop;
 	bool stalling;
 };
@@ -101,6 +107,11 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node, u32 slot,
 		return -EINVAL;
 	w = &sim->table[node][slot];
 	sim_delay(sim);
+	if (op == RDLOCK_XOP_READ && sim->read_fail_pct &&
+	    get_random_u32_below(100) < sim->read_fail_pct) {
+		atomic64_inc(&sim->xfails);
+		return -ECONNRESET;
+	}
 	spin_lock(&sim->lock);
 	v = *w;
 	switch (op) {
@@ -134,9 +145,15 @@ static ktime_t sim_now(void *priv)
 	return ktime_sub_ns(ktime_get(), atomic64_read(&n->hidden_ns));
 }
 
+static u64 sim_incarnation(void *priv, u32 node)
+{
+	return SIM_INCARNATION;
+}
+
 static const struct rdlock_proto_xport sim_xport = {
-	.exec	= sim_exec,
-	.now	= sim_now,
+	.exec		= sim_exec,
+	.now		= sim_now,
+	.incarnation	= sim_incarnation,
 };
 
 /**
@@ -165,6 +182,7 @@ struct sim_params {
 	enum rdlock_mode stall_mode;
 	bool stall;
 	u32 deadline_ms;
+	u32 read_fail_pct;
 };
 
 struct sim_thread {
@@ -237,6 +255,7 @@ static int sim_thread_fn(void *arg)
 		     p->deadline_ms : 30000;
 		struct rdlock_ticket t = {
 			.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
 			.mode = sim_random_mode(p),
 		};
 
@@ -310,12 +329,14 @@ static int sim_round(struct proto_sim *sim,
 	struct rdlock_proto_cfg hcfg = {};
 	struct rdlock_ticket h = {
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
 		.mode = p->stall_mode,
 	};
 	int i, nr = SIM_NODES * SIM_THREADS, ret;
 	u32 stall_ms = 4 * p->lease_ms;
 
 	sim->delay_us = p->delay_us;
+	sim->read_fail_pct = p->read_fail_pct;
 	WRITE_ONCE(sim->stop, false);
 	for (i = 0; i < nr; i++) {
 		memset(&st[i], 0, sizeof(st[i]));
@@ -380,6 +401,13 @@ static const struct sim_params sim_cases[] = {
 	  12, 8, RDLOCK_MODE_UPDATE, true },
 	{ "bakery, holder stalls, waiters time out and return", &rdlock_proto_bakery,
 	  false, 40, 50, 12, 8, RDLOCK_MODE_EXCLUSIVE, true, 10 },
+	/* Issue 8: a failed poll kept its ticket in the word for good. */
+	{ "bakery, 5% of READs fail", &rdlock_proto_bakery, false, 0, 50, 150, 3,
+	  .read_fail_pct = 5 },
+	{ "bakery update word, 5% of READs fail", &rdlock_proto_bakery, true, 0, 50,
+	  150, 3, .read_fail_pct = 5 },
+	{ "bakery, holder stalls, 5% of READs fail", &rdlock_proto_bakery, false, 40,
+	  50, 12, 8, RDLOCK_MODE_EXCLUSIVE, true, .read_fail_pct = 5 },
 };
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
@@ -394,6 +422,7 @@ static void sim_test(struct kunit *test)
 	const struct sim_params *p = test->param_value;
 	struct rdlock_ticket t = {
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
 		.mode = RDLOCK_MODE_EXCLUSIVE,
 	};
 	struct sim_thread *st;
@@ -427,17 +456,21 @@ static void sim_test(struct kunit *test)
 	} else if (!p->lease_ms) {
 		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->again), 0);
 	}
+	if (p->read_fail_pct)
+		KUNIT_EXPECT_GT(test, atomic64_read(&sim->xfails), 0);
 	/* No ticket left behind: a writer is granted by its first operation. */
+	sim->read_fail_pct = 0;
 	sim_cfg(&st->cfg, p, &sim->nodes[0], NULL);
 	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, &t, jiffies + HZ), 0);
 	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
 	p->ops->release(&st->cfg, &t);
 	if (p->deadline_ms)
 		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), p->rounds);
-	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %d stalled holders revoked\n",
+	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld failed READs, %d stalled holders revoked\n",
 		   p->rounds, atomic64_read(&sim->grants),
 		   atomic64_read(&sim->writes), atomic64_read(&sim->again),
-		   atomic64_read(&sim->timeouts), revoked);
+		   atomic64_read(&sim->timeouts), atomic64_read(&sim->xfails),
+		   revoked);
 }
 
 /*
@@ -451,6 +484,7 @@ static void sim_quota_test(struct kunit *test)
 	struct rdlock_proto_quota *q = rdlock_proto_quota_alloc(2);
 	struct rdlock_ticket h = {
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
 		.mode = RDLOCK_MODE_EXCLUSIVE,
 	};
 	struct rdlock_ticket t;

@@ -44,8 +44,8 @@ static int rdlock_test_check(const struct rdlock_test_op *op)
 
 static int rdlock_test_exec(struct rdlock_test_op *op)
 {
-	return rdlock_xport_exec(rdlock_test_xops[op->op], op->node, op->slot,
-				 op->arg0, op->arg1, &op->result,
+	return rdlock_xport_exec(rdlock_test_xops[op->op], op->node, 0,
+				 op->slot, op->arg0, op->arg1, &op->result,
 				 op->timeout_ms);
 }
 
@@ -159,7 +159,7 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 static int rdlock_test_still_exec(void *priv, enum rdlock_xop op, u32 node,
 				  u32 slot, u64 arg0, u64 arg1, u64 *value)
 {
-	return rdlock_xport_exec(op, node, slot, arg0, arg1, value, 0);
+	return rdlock_xport_exec(op, node, 0, slot, arg0, arg1, value, 0);
 }
 
 /*
@@ -328,9 +328,10 @@ static long rdlock_test_ioc_stats(struct rdlock_test_file *tf,
 static int rdlock_test_rmw(u32 node, u32 slot)
 {
 	u64 v;
-	int ret = rdlock_xport_exec(RDLOCK_XOP_READ, node, slot, 0, 0, &v, 0);
+	int ret = rdlock_xport_exec(RDLOCK_XOP_READ, node, 0, slot, 0, 0, &v,
+				    0);
 
-	return ret ? ret : rdlock_xport_exec(RDLOCK_XOP_WRITE, node, slot,
+	return ret ? ret : rdlock_xport_exec(RDLOCK_XOP_WRITE, node, 0, slot,
 					     v + 1, 0, &v, 0);
 }
 
