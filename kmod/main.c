@@ -283,7 +283,9 @@ static long rdlock_ioc_status(void __user *argp)
  * @ls: the joined lockspace, or NULL.
  * @may_write: the joiner may take exclusive and update locks.
  * @mutex: protects @locks and rdlock_lock.busy.
- * @locks: handle -> struct rdlock_lock.
+ * @locks: handle -> struct rdlock_lock; at most RDLOCK_FILE_LOCKS_MAX, so
+ *	that a user allowed into a lockspace cannot pin unbounded memory.
+ * @nr_locks: how many.
  */
 struct rdlock_file {
 	struct rw_semaphore sem;
@@ -291,6 +293,7 @@ struct rdlock_file {
 	bool may_write;
 	struct mutex mutex;		/* @locks, rdlock_lock.busy */
 	struct xarray locks;
+	unsigned int nr_locks;		/* in @locks */
 };
 
 static int rdlock_open(struct inode *inode, struct file *file)
@@ -306,6 +309,15 @@ static int rdlock_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Forget the file's lock @handle (the caller unlocks it). */
+static void rdlock_file_erase(struct rdlock_file *f, unsigned long handle)
+{
+	mutex_lock(&f->mutex);
+	if (xa_erase(&f->locks, handle))
+		f->nr_locks--;
+	mutex_unlock(&f->mutex);
+}
+
 /* Release every lock of the file and leave its lockspace; sem held. */
 static void rdlock_file_leave(struct rdlock_file *f)
 {
@@ -313,7 +325,7 @@ static void rdlock_file_leave(struct rdlock_file *f)
 	unsigned long handle;
 
 	xa_for_each(&f->locks, handle, lk) {
-		xa_erase(&f->locks, handle);
+		rdlock_file_erase(f, handle);
 		rdlock_unlock(lk);
 	}
 	mutex_lock(&rdlock_ls_mutex);
@@ -482,18 +494,26 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 		goto free;
 	}
 	lk->owner = task_tgid_nr(current);
+	/* Full before waiting: -ENOLCK at once, not after a grant. */
+	mutex_lock(&f->mutex);
+	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK : 0;
+	mutex_unlock(&f->mutex);
+	if (ret)
+		goto free;
 	ret = rdlock_lock_acquire(lk);
 	if (ret)
 		goto free;
 	mutex_lock(&f->mutex);
-	ret = xa_alloc(&f->locks, &handle, lk, xa_limit_31b, GFP_KERNEL);
+	/* Other threads of the file may have filled it meanwhile. */
+	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK :
+	      xa_alloc(&f->locks, &handle, lk, xa_limit_31b, GFP_KERNEL);
+	if (!ret)
+		f->nr_locks++;
 	mutex_unlock(&f->mutex);
 	if (ret)
 		goto unlock;
 	if (put_user(handle, &((struct rdlock_lock_req __user *)argp)->handle)) {
-		mutex_lock(&f->mutex);
-		xa_erase(&f->locks, handle);
-		mutex_unlock(&f->mutex);
+		rdlock_file_erase(f, handle);
 		ret = -EFAULT;
 		goto unlock;
 	}
@@ -548,9 +568,7 @@ static long rdlock_ioc_unlock(struct rdlock_file *f, void __user *argp)
 	lk = rdlock_file_get_lock(f, u.handle, &ret);
 	if (!lk)
 		return ret;
-	mutex_lock(&f->mutex);
-	xa_erase(&f->locks, u.handle);
-	mutex_unlock(&f->mutex);
+	rdlock_file_erase(f, u.handle);
 	rdlock_unlock(lk);
 	return 0;
 }

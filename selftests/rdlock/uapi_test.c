@@ -2116,6 +2116,51 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, 120)
 	close(fd2);
 }
 
+/* One file holds at most RDLOCK_FILE_LOCKS_MAX locks; close frees them. */
+TEST_F_TIMEOUT(uapi, ls_file_locks_max, 300)
+{
+	__u32 h, first = 0, i;
+	int fd2;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
+	for (i = 0; i < RDLOCK_FILE_LOCKS_MAX; i++) {
+		ASSERT_EQ(0, rdl_ls_lock(self->fd, "many", RDLOCK_LOCK_SH,
+					 RDLOCK_LKF_TRY, 0, &h))
+			TH_LOG("shared lock %u of %u", i + 1,
+			       RDLOCK_FILE_LOCKS_MAX);
+		if (!i)
+			first = h;
+	}
+	expect_err(_metadata, rdl_ls_lock(self->fd, "many", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h), ENOLCK,
+		   "one lock more than RDLOCK_FILE_LOCKS_MAX");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "another", RDLOCK_LOCK_SH,
+					  0, 0, &h), ENOLCK,
+		   "a waiting lock of another name, file full");
+	/* Another file of the same process is not affected. */
+	fd2 = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, rdl_ls_lock(fd2, "many", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h), 0,
+		   "another file's shared lock");
+	close(fd2);
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, first));
+	expect_err(_metadata, rdl_ls_lock(self->fd, "many", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h), 0,
+		   "a lock again once one is unlocked");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "many", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h), ENOLCK,
+		   "full again");
+	/* Leaving releases all of them: an exclusive TRY gets in at once. */
+	EXPECT_EQ(0, ls_leave(self->fd));
+	fd2 = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, rdl_ls_lock(fd2, "many", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h), 0,
+		   "TRY EX once the full file left");
+	close(fd2);
+}
+
 /* A lockspace of 2 slots holds one name per node at once. */
 TEST_F(uapi, ls_names_full)
 {

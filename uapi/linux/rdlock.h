@@ -158,6 +158,8 @@ struct rdlock_status {
 #define RDLOCK_LS_NAME_MAX	32
 /* Lock (resource) names: 1 .. RDLOCK_RES_NAME_MAX arbitrary bytes. */
 #define RDLOCK_RES_NAME_MAX	64
+/* Locks one open file may hold at once; RDLOCK_IOC_LOCK fails with ENOLCK. */
+#define RDLOCK_FILE_LOCKS_MAX	4096
 
 /* Lock protocols: struct rdlock_ls_create.proto. */
 enum rdlock_proto_id {
