@@ -132,6 +132,51 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 }
 
 /**
+ * rdlock_proto_op_must() - an operation that must happen, as rdlock_proto_op()
+ * @cfg: the lockspace's policy.
+ * @t: the ticket.
+ * @op: the operation.
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @value: the value the operation returned.
+ *
+ * For what ends a ticket's life (a release, a withdraw, a reset): one
+ * refused before it was sent (-ENOTCONN: the connection to the home is
+ * being made again after a blip) is tried again while the home keeps the
+ * ticket's table, instead of leaving the ticket in the word. An operation
+ * that failed after it was sent may or may not have been applied: that
+ * error is returned.
+ *
+ * Return: as rdlock_proto_op().
+ */
+int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
+			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
+			 u64 arg1, u64 *value)
+{
+	unsigned int backoff_us = 0;
+	int ret;
+
+	do {
+		ret = rdlock_proto_op(cfg, t, op, arg0, arg1, value);
+	} while (ret == -ENOTCONN &&
+		 rdlock_proto_retry(cfg, t, ret, &backoff_us));
+	return ret;
+}
+
+/**
+ * rdlock_proto_release_failed() - say so when a release may be lost
+ * @t: the ticket.
+ * @ret: what the release's operation returned; 0 and -ESTALE (the table is
+ *	gone, and the ticket with it) are no loss.
+ */
+void rdlock_proto_release_failed(const struct rdlock_ticket *t, int ret)
+{
+	if (ret && ret != -ESTALE)
+		pr_warn_ratelimited("rdlock: node %u slot %u: release failed after it was sent (%d): the lock may stay held\n",
+				    t->node, t->slot, ret);
+}
+
+/**
  * rdlock_proto_omega_ns() - the polling unit for a lock on @node
  * @cfg: the lockspace's policy.
  * @node: the lock's home node.

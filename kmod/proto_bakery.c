@@ -79,7 +79,8 @@ static int rdlock_bakery_withdraw(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	while (bakery_withdraw(cur, bm, t->k, &new)) {
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, cur, new, &old);
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur, new,
+					   &old);
 		if (ret || old == cur)
 			return ret;
 		cur = old;
@@ -354,8 +355,8 @@ static void rdlock_bakery_reset(const struct rdlock_proto_cfg *cfg,
 	unsigned int backoff = 0;
 
 	for (;;) {
-		if (rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, from,
-				    BAKERY_RESET_TO, &old))
+		if (rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, from,
+					 BAKERY_RESET_TO, &old))
 			return;
 		if (old == from) {
 			rdlock_proto_count(cfg, overflow_resets);
@@ -387,8 +388,8 @@ static int rdlock_bakery_release_cas(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	while (bakery_release_valid(t->prev, cur, bm, t->k)) {
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, cur, cur + delta,
-				      &old);
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
+					   cur + delta, &old);
 		if (ret || old == cur)
 			return ret;
 		cur = old;
@@ -412,9 +413,12 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 	if (cfg->lease_ms)
 		ret = rdlock_bakery_release_cas(cfg, t, bm, delta);
 	else
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, delta, 0, &rel);
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, delta, 0,
+					   &rel);
 	if (ret == -EAGAIN)
 		rdlock_proto_count(cfg, lease_expiries);
+	else
+		rdlock_proto_release_failed(t, ret);
 	if (ret || !bakery_reset_responsible(t->prev, am, t->k))
 		return;
 	/*

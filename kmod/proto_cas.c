@@ -139,7 +139,10 @@ static void rdlock_cas_release(const struct rdlock_proto_cfg *cfg,
 	u64 old;
 
 	/* FAA, not WRITE: NIC writes are not atomic with NIC atomics. */
-	rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, -t->prev, 0, &old);
+	int ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, -t->prev, 0,
+				       &old);
+
+	rdlock_proto_release_failed(t, ret);
 }
 
 const struct rdlock_proto_ops rdlock_proto_caslock = {

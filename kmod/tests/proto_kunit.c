@@ -51,6 +51,8 @@ struct sim_node {
  *	and again before its result returns (sim_delay()).
  * @read_fail_pct: this share of READs fails with -ECONNRESET, as on a
  *	connection blip, without being executed.
+ * @op_fail_pct: this share of FAAs and CASes is refused with -ENOTCONN,
+ *	unsent, as while the connection is being made again.
  * @nodes: the nodes, the xport_priv of their threads.
  * @readers: live holders inside in shared mode.
  * @writers: live holders inside in exclusive mode.
@@ -70,6 +72,7 @@ struct proto_sim {
 	u64 table[SIM_NODES][4];
 	u32 delay_us;
 	u32 read_fail_pct;
+	u32 op_fail_pct;
 	struct sim_node nodes[SIM_NODES];
 	atomic_t readers, writers;
 	u64 counter;
@@ -111,6 +114,11 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node, u32 slot,
 	    get_random_u32_below(100) < sim->read_fail_pct) {
 		atomic64_inc(&sim->xfails);
 		return -ECONNRESET;
+	}
+	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
+	    sim->op_fail_pct && get_random_u32_below(100) < sim->op_fail_pct) {
+		atomic64_inc(&sim->xfails);
+		return -ENOTCONN;
 	}
 	spin_lock(&sim->lock);
 	v = *w;
@@ -183,6 +191,7 @@ struct sim_params {
 	bool stall;
 	u32 deadline_ms;
 	u32 read_fail_pct;
+	u32 op_fail_pct;
 };
 
 struct sim_thread {
@@ -237,6 +246,13 @@ static void sim_section(struct proto_sim *sim, bool write)
 	sim_leave(sim, write);
 }
 
+/* An error the schedule injected: an upgrade it fails keeps the lock. */
+static bool sim_injected(const struct sim_params *p, int ret)
+{
+	return (ret == -ECONNRESET && p->read_fail_pct) ||
+	       (ret == -ENOTCONN && p->op_fail_pct);
+}
+
 static enum rdlock_mode sim_random_mode(const struct sim_params *p)
 {
 	return get_random_u32_below(p->update_word ? RDLOCK_MODE_NR : 2);
@@ -270,6 +286,8 @@ static int sim_thread_fn(void *arg)
 			atomic64_inc(&sim->timeouts);
 			continue;
 		}
+		if (ret == -ENOTCONN && p->op_fail_pct)
+			continue;	/* the FA was not sent: nothing taken */
 		if (ret) {
 			atomic64_inc(&sim->errors);
 			break;
@@ -284,7 +302,7 @@ static int sim_thread_fn(void *arg)
 				sim_section(sim, true);
 			else if (ret == -EAGAIN)
 				atomic64_inc(&sim->again);
-			else
+			else if (!sim_injected(p, ret))
 				atomic64_inc(&sim->errors);
 		}
 		p->ops->release(&st->cfg, &t);
@@ -337,6 +355,7 @@ static int sim_round(struct proto_sim *sim,
 
 	sim->delay_us = p->delay_us;
 	sim->read_fail_pct = p->read_fail_pct;
+	sim->op_fail_pct = p->op_fail_pct;
 	WRITE_ONCE(sim->stop, false);
 	for (i = 0; i < nr; i++) {
 		memset(&st[i], 0, sizeof(st[i]));
@@ -361,7 +380,7 @@ static int sim_round(struct proto_sim *sim,
 	sim_cfg(&hcfg, p, last, &hstats);
 	do {
 		ret = p->ops->acquire(&hcfg, &h, jiffies + 30 * HZ);
-	} while (ret == -EAGAIN);
+	} while (ret == -EAGAIN || sim_injected(p, ret));
 	if (ret) {
 		atomic64_inc(&sim->errors);
 		return 0;
@@ -408,6 +427,14 @@ static const struct sim_params sim_cases[] = {
 	  150, 3, .read_fail_pct = 5 },
 	{ "bakery, holder stalls, 5% of READs fail", &rdlock_proto_bakery, false, 40,
 	  50, 12, 8, RDLOCK_MODE_EXCLUSIVE, true, .read_fail_pct = 5 },
+	/* Releases, withdraws and resets refused unsent were dropped. */
+	{ "bakery, 5% of FAA/CAS refused unsent", &rdlock_proto_bakery, false, 0, 50,
+	  150, 3, .op_fail_pct = 5 },
+	{ "bakery, lease, 5% of READs fail, 5% of FAA/CAS refused unsent",
+	  &rdlock_proto_bakery, false, 40, 50, 12, 8, RDLOCK_MODE_SHARED, true,
+	  .read_fail_pct = 5, .op_fail_pct = 5 },
+	{ "caslock update, 5% of FAA/CAS refused unsent", &rdlock_proto_caslock, true,
+	  0, 50, 150, 3, .op_fail_pct = 5 },
 };
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
@@ -456,10 +483,11 @@ static void sim_test(struct kunit *test)
 	} else if (!p->lease_ms) {
 		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->again), 0);
 	}
-	if (p->read_fail_pct)
+	if (p->read_fail_pct || p->op_fail_pct)
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->xfails), 0);
 	/* No ticket left behind: a writer is granted by its first operation. */
 	sim->read_fail_pct = 0;
+	sim->op_fail_pct = 0;
 	sim_cfg(&st->cfg, p, &sim->nodes[0], NULL);
 	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, &t, jiffies + HZ), 0);
 	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
