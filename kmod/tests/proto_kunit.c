@@ -494,7 +494,7 @@ static void sim_test(struct kunit *test)
 	p->ops->release(&st->cfg, &t);
 	if (p->deadline_ms)
 		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), p->rounds);
-	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld failed READs, %d stalled holders revoked\n",
+	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld injected failures, %d stalled holders revoked\n",
 		   p->rounds, atomic64_read(&sim->grants),
 		   atomic64_read(&sim->writes), atomic64_read(&sim->again),
 		   atomic64_read(&sim->timeouts), atomic64_read(&sim->xfails),
