@@ -176,6 +176,12 @@ struct rdlock_ls {
 
 /* rdlock_ls_mutex protects the list of lockspaces and their @users. */
 extern struct mutex rdlock_ls_mutex;
+/*
+ * rdlock_ls_join_mutex serialises opening lockspaces, which takes remote
+ * operations; taken before rdlock_ls_mutex, which is never held across
+ * them.
+ */
+extern struct mutex rdlock_ls_join_mutex;
 
 int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 			 enum rdlock_lock_mode mode,

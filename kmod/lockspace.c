@@ -36,6 +36,8 @@
 
 /* The list of lockspaces and their users. */
 DEFINE_MUTEX(rdlock_ls_mutex);
+/* Opening lockspaces, one at a time: held across remote operations. */
+DEFINE_MUTEX(rdlock_ls_join_mutex);
 static LIST_HEAD(rdlock_ls_list);
 static struct workqueue_struct *rdlock_ls_wq;
 
@@ -308,8 +310,10 @@ static bool rdlock_ls_same_attr(const struct rdlock_ls_attr *a,
  * @name: valid name (rdlock_ls_check_name()).
  * @attr: valid attributes (rdlock_ls_check_attr()).
  *
- * Caller holds rdlock_ls_mutex. The first open on this node finds or
- * creates the lockspace in the cluster, which takes remote operations.
+ * Caller holds rdlock_ls_join_mutex, not rdlock_ls_mutex: the first open
+ * on this node finds or creates the lockspace in the cluster, which takes
+ * remote operations (seconds when a node is slow), and rdlock_ls_mutex is
+ * what exiting processes need to leave their lockspaces.
  *
  * Return: the lockspace with one more user, or ERR_PTR(-EEXIST) when it
  * exists with other attributes, -ENOSPC when the directory or the tables
@@ -321,14 +325,19 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	struct rdlock_ls *ls;
 	int ret;
 
-	lockdep_assert_held(&rdlock_ls_mutex);
+	lockdep_assert_held(&rdlock_ls_join_mutex);
+	mutex_lock(&rdlock_ls_mutex);
 	ls = rdlock_ls_lookup(name);
 	if (ls) {
-		if (!rdlock_ls_same_attr(&ls->attr, attr))
-			return ERR_PTR(-EEXIST);
-		ls->users++;
-		return ls;
+		if (rdlock_ls_same_attr(&ls->attr, attr))
+			ls->users++;
+		else
+			ls = ERR_PTR(-EEXIST);
 	}
+	mutex_unlock(&rdlock_ls_mutex);
+	if (ls)
+		return ls;
+
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return ERR_PTR(-ENOMEM);
@@ -351,15 +360,18 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	spin_lock_init(&ls->locks_lock);
 	INIT_LIST_HEAD(&ls->locks);
 
+	/* Nobody else can open it meanwhile: rdlock_ls_join_mutex. */
 	ret = rdlock_ls_join_cluster(ls);
 	if (ret) {
 		rdlock_proto_quota_put(ls->cfg.quota);
 		kfree(ls);
 		return ERR_PTR(ret);
 	}
+	mutex_lock(&rdlock_ls_mutex);
 	ls->users = 1;
 	list_add_tail(&ls->list, &rdlock_ls_list);
 	rdlock_debugfs_ls_add(ls);
+	mutex_unlock(&rdlock_ls_mutex);
 	return ls;
 }
 
@@ -668,9 +680,10 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(attr);
 	if (ret)
 		return ERR_PTR(ret);
-	mutex_lock(&rdlock_ls_mutex);
+	if (mutex_lock_killable(&rdlock_ls_join_mutex))
+		return ERR_PTR(-EINTR);
 	ls = rdlock_ls_open_locked(name, attr);
-	mutex_unlock(&rdlock_ls_mutex);
+	mutex_unlock(&rdlock_ls_join_mutex);
 	return ls;
 }
 EXPORT_SYMBOL_GPL(rdlock_ls_open);

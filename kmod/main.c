@@ -360,23 +360,28 @@ static long rdlock_ioc_ls_create(void __user *argp)
 		return ret;
 	if (!rdlock_xport_ready())
 		return -ENOTCONN;
+	if (mutex_lock_killable(&rdlock_ls_join_mutex))
+		return -EINTR;
 	mutex_lock(&rdlock_ls_mutex);
 	ls = rdlock_ls_find(c.name);
-	if (ls && ls->created) {
+	if (ls && ls->created)
 		ret = -EEXIST;
+	mutex_unlock(&rdlock_ls_mutex);
+	if (ret)
 		goto out;
-	}
 	ls = rdlock_ls_open_locked(c.name, &attr);
 	if (IS_ERR(ls)) {
 		ret = PTR_ERR(ls);
 		goto out;
 	}
+	mutex_lock(&rdlock_ls_mutex);
 	ls->created = true;
 	ls->uid = make_kuid(current_user_ns(), c.uid);
 	ls->gid = make_kgid(current_user_ns(), c.gid);
 	ls->mode = c.mode;
-out:
 	mutex_unlock(&rdlock_ls_mutex);
+out:
+	mutex_unlock(&rdlock_ls_join_mutex);
 	return ret;
 }
 
