@@ -110,8 +110,9 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	if (cfg->xport)
-		ret = cfg->xport->exec(cfg->xport_priv, op, t->node, t->slot,
-				       arg0, arg1, value);
+		ret = cfg->xport->exec(cfg->xport_priv, op, t->node,
+				       t->incarnation, t->slot, arg0, arg1,
+				       value);
 	else
 		ret = rdlock_xport_exec(op, t->node, t->incarnation, t->slot,
 					arg0, arg1, value, 0);

@@ -34,8 +34,9 @@ struct rdlock_proto_stats;
 
 /**
  * struct rdlock_proto_xport - the transport as a protocol sees it
- * @exec: one synchronous operation on (@node, @slot), as rdlock_xport_exec()
- *	with the transport's default timeout.
+ * @exec: one synchronous operation on (@node, @slot) of table
+ *	@incarnation, as rdlock_xport_exec() with the transport's default
+ *	timeout.
  * @now: this node's clock, for leases and stall detection.
  * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
  *	NULL: unknown, and a failed poll ends the wait.
@@ -45,8 +46,8 @@ struct rdlock_proto_stats;
  * it, with delays, errors and paused clocks injected.
  */
 struct rdlock_proto_xport {
-	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u32 slot,
-		    u64 arg0, u64 arg1, u64 *value);
+	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u64 incarnation,
+		    u32 slot, u64 arg0, u64 arg1, u64 *value);
 	ktime_t (*now)(void *priv);
 	u64 (*incarnation)(void *priv, u32 node);
 };

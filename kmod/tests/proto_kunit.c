@@ -26,13 +26,14 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "lockword/bakery.h"
 #include "proto.h"
 
 #define SIM_NODES		3
 #define SIM_THREADS		2	/* per node */
 #define SIM_LOCK_NODE		0
 #define SIM_LOCK_SLOT		1
-/* The tables never restart here: one incarnation for all. */
+/* The tables' first incarnation; sim_restart_test() restarts one. */
 #define SIM_INCARNATION		1
 
 struct proto_sim;
@@ -49,6 +50,7 @@ struct sim_node {
  * @table: the lock words, by node and slot.
  * @delay_us: each operation may wait up to this long before it executes
  *	and again before its result returns (sim_delay()).
+ * @incarnation: each node's table's, as the transport checks it.
  * @read_fail_pct: this share of READs fails with -ECONNRESET, as on a
  *	connection blip, without being executed.
  * @op_fail_pct: this share of FAAs and CASes is refused with -ENOTCONN,
@@ -71,6 +73,7 @@ struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
 	u64 table[SIM_NODES][4];
 	u32 delay_us;
+	u64 incarnation[SIM_NODES];
 	u32 read_fail_pct;
 	u32 op_fail_pct;
 	struct sim_node nodes[SIM_NODES];
@@ -99,8 +102,8 @@ static void sim_delay(struct proto_sim *sim)
 	}
 }
 
-static int sim_exec(void *priv, enum rdlock_xop op, u32 node, u32 slot,
-		    u64 arg0, u64 arg1, u64 *value)
+static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
+		    u64 incarnation, u32 slot, u64 arg0, u64 arg1, u64 *value)
 {
 	struct sim_node *n = priv;
 	struct proto_sim *sim = n->sim;
@@ -121,6 +124,11 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node, u32 slot,
 		return -ENOTCONN;
 	}
 	spin_lock(&sim->lock);
+	/* As the transport: only a connection to that table reaches it. */
+	if (incarnation && incarnation != sim->incarnation[node]) {
+		spin_unlock(&sim->lock);
+		return -ESTALE;
+	}
 	v = *w;
 	switch (op) {
 	case RDLOCK_XOP_READ:
@@ -155,7 +163,21 @@ static ktime_t sim_now(void *priv)
 
 static u64 sim_incarnation(void *priv, u32 node)
 {
-	return SIM_INCARNATION;
+	struct sim_node *n = priv;
+	u64 inc;
+
+	if (node >= SIM_NODES)
+		return 0;
+	spin_lock(&n->sim->lock);
+	inc = n->sim->incarnation[node];
+	spin_unlock(&n->sim->lock);
+	return inc;
+}
+
+static void sim_node_init(struct proto_sim *sim, int i)
+{
+	sim->nodes[i].sim = sim;
+	sim->incarnation[i] = SIM_INCARNATION;
 }
 
 static const struct rdlock_proto_xport sim_xport = {
@@ -464,7 +486,7 @@ static void sim_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
 	spin_lock_init(&sim->lock);
 	for (i = 0; i < SIM_NODES; i++)
-		sim->nodes[i].sim = sim;
+		sim_node_init(sim, i);
 
 	for (r = 0; r < p->rounds; r++)
 		revoked += sim_round(sim, p, st);
@@ -526,7 +548,7 @@ static void sim_quota_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
 	spin_lock_init(&sim->lock);
 	for (i = 0; i < SIM_NODES; i++)
-		sim->nodes[i].sim = sim;
+		sim_node_init(sim, i);
 	sim_cfg(&cfg, &p, &sim->nodes[1], NULL);
 	cfg.quota = q;
 
@@ -562,9 +584,67 @@ static void sim_quota_test(struct kunit *test)
 	rdlock_proto_quota_put(q);
 }
 
+/*
+ * The lock's home restarts with a zeroed table while a holder holds and an
+ * abandoned ticket is being finished: neither may touch the new table (a
+ * release or a poll there would corrupt or grant on an unrelated word),
+ * both end, and the new table's lock is free for a ticket taken in it.
+ */
+static void sim_restart_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_bakery };
+	struct rdlock_ticket h = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_EXCLUSIVE,
+	};
+	struct rdlock_proto_stats stats = {};
+	struct rdlock_proto_cfg cfg = {};
+	struct rdlock_ticket t;
+	struct proto_sim *sim;
+	int i;
+
+	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
+	spin_lock_init(&sim->lock);
+	for (i = 0; i < SIM_NODES; i++)
+		sim_node_init(sim, i);
+	sim_cfg(&cfg, &p, &sim->nodes[1], &stats);
+
+	KUNIT_ASSERT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &h, 0), 0);
+	t = h;
+	KUNIT_ASSERT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, jiffies),
+			-ETIMEDOUT);
+	/* The home restarts: a zeroed table, a new incarnation. */
+	spin_lock(&sim->lock);
+	memset(sim->table[SIM_LOCK_NODE], 0, sizeof(sim->table[0]));
+	sim->incarnation[SIM_LOCK_NODE]++;
+	spin_unlock(&sim->lock);
+
+	rdlock_proto_bakery.release(&cfg, &h);
+	rdlock_proto_flush();
+	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT], 0ULL);
+	/* A ticket of the old table cannot even start. */
+	t = h;
+	t.remote_ops = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, 0),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT], 0ULL);
+	/* One taken in the new table is granted by its FA. */
+	t = h;
+	t.remote_ops = 0;
+	t.incarnation = SIM_INCARNATION + 1;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, jiffies),
+			0);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT],
+			bakery_acquire_delta(BAKERY_EXCLUSIVE, 1));
+	rdlock_proto_bakery.release(&cfg, &t);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
 	KUNIT_CASE(sim_quota_test),
+	KUNIT_CASE(sim_restart_test),
 	{}
 };
 

@@ -157,9 +157,11 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 }
 
 static int rdlock_test_still_exec(void *priv, enum rdlock_xop op, u32 node,
-				  u32 slot, u64 arg0, u64 arg1, u64 *value)
+				  u64 incarnation, u32 slot, u64 arg0,
+				  u64 arg1, u64 *value)
 {
-	return rdlock_xport_exec(op, node, 0, slot, arg0, arg1, value, 0);
+	return rdlock_xport_exec(op, node, incarnation, slot, arg0, arg1,
+				 value, 0);
 }
 
 /*
