@@ -133,6 +133,43 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 }
 
 /**
+ * rdlock_proto_read() - READ a ticket's word, riding through blips
+ * @cfg: the lockspace's policy.
+ * @t: the ticket.
+ * @val: the word.
+ * @retry_us: back-off state of rdlock_proto_retry(), 0 at first; kept by
+ *	the caller across the READs of one wait.
+ * @deadline: jiffies, or 0 for none.
+ *
+ * A READ changes nothing: one that failed is tried again while
+ * rdlock_proto_retry() says so, since the ticket (or the wait for a reset)
+ * is still there.
+ *
+ * Return: 0; -ETIMEDOUT at @deadline or -EINTR on a fatal signal while
+ * retrying; or the error of the last READ once retrying ends.
+ */
+int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
+		      struct rdlock_ticket *t, u64 *val,
+		      unsigned int *retry_us, unsigned long deadline)
+{
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, val);
+		if (!ret) {
+			*retry_us = 0;
+			return 0;
+		}
+		if (!rdlock_proto_retry(cfg, t, ret, retry_us))
+			return ret;
+		if (deadline && time_after_eq(jiffies, deadline))
+			return -ETIMEDOUT;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
+/**
  * rdlock_proto_op_must() - an operation that must happen, as rdlock_proto_op()
  * @cfg: the lockspace's policy.
  * @t: the ticket.

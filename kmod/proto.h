@@ -209,6 +209,9 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 		    struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 		    u64 arg1, u64 *value);
+int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
+		      struct rdlock_ticket *t, u64 *val,
+		      unsigned int *retry_us, unsigned long deadline);
 int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value);

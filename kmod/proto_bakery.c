@@ -121,14 +121,9 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		ret = rdlock_proto_sleep(ns, deadline);
 		if (ret)
 			return ret;
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
-		if (ret) {
-			/* The ticket is still in the word: keep waiting. */
-			if (rdlock_proto_retry(cfg, t, ret, &retry_us))
-				continue;
+		ret = rdlock_proto_read(cfg, t, &val, &retry_us, deadline);
+		if (ret)
 			return ret;
-		}
-		retry_us = 0;
 		t->polls++;
 		if (bakery_granted(t->prev, val, bm, t->k)) {
 			t->word = val;
@@ -215,6 +210,7 @@ static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
 				     enum bakery_mode bm, unsigned long deadline,
 				     unsigned int *backoff)
 {
+	unsigned int retry_us = 0;
 	u64 val, seen = 0;
 	ktime_t first = 0;
 	int ret;
@@ -223,7 +219,7 @@ static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
 		ret = rdlock_proto_backoff(backoff, deadline);
 		if (ret)
 			return ret;
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
+		ret = rdlock_proto_read(cfg, t, &val, &retry_us, deadline);
 		if (ret || !bakery_over_limit(val, bm))
 			return ret;
 		if (cfg->lease_ms) {
@@ -313,6 +309,7 @@ static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_ticket *t,
 				 unsigned long deadline)
 {
+	unsigned int retry_us = 0;
 	u64 val;
 	int ret;
 
@@ -320,7 +317,7 @@ static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
 		return -EINVAL;
 	if (t->revoked)
 		return -EAGAIN;
-	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
+	ret = rdlock_proto_read(cfg, t, &val, &retry_us, deadline);
 	if (ret)
 		return ret;
 	if (bakery_skipped(t->prev, val, BAKERY_UPD_UPGRADE, t->k)) {
