@@ -237,6 +237,7 @@ static void *worker_main(void *arg)
 FIXTURE(lock) {
 	int fd;
 	struct lock_env env;
+	double start;
 };
 
 FIXTURE_SETUP(lock)
@@ -244,6 +245,7 @@ FIXTURE_SETUP(lock)
 	struct lock_env *e = &self->env;
 	struct rdlock_test_info info;
 
+	self->start = rdl_now();
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_LOCK_ITERS", 100, &e->iters));
@@ -261,8 +263,10 @@ FIXTURE_SETUP(lock)
 	e->base = info.first_free_slot;
 }
 
+/* Where the step's time goes: the suite's budget is planned on it. */
 FIXTURE_TEARDOWN(lock)
 {
+	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
 	close(self->fd);
 }
 
