@@ -59,6 +59,8 @@
 #define  S_ERRORS	3	/* nodes that failed */
 #define  S_RATE		4	/* acquisitions/s of the nodes, x1000 */
 #define  S_CLIENTS	5	/* clients: every node must run as many */
+#define  S_MSGS		6	/* transport messages sent (debugfs nodes) */
+#define  S_MSGS_NODES	7	/* nodes that could count them */
 #define  S_NR		8
 #define R_HIST		(R_SUM + S_NR)
 #define HIST_BUCKETS	160	/* [0]: < 1 us; 8 per octave above */
@@ -129,8 +131,11 @@ struct result {
 	struct stats st;
 	double p999;
 	__u64 ops, lsacq;	/* debugfs deltas */
+	__u64 msgs;		/* messages sent over the run, if have_msgs */
+	bool have_msgs;
 	/* cluster */
-	__u64 c_acq, c_ops, c_lsacq, c_errors;
+	__u64 c_acq, c_ops, c_lsacq, c_errors, c_msgs, c_msgs_nodes;
+	__u64 c_hist[HIST_BUCKETS];
 	double c_rate, c_p50, c_p99, c_p999, c_max;
 	double jain;
 	__u64 cl_min, cl_max;
@@ -529,6 +534,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 			 const struct zipf *z, struct result *r)
 {
 	__u64 ops0 = 0, acq0 = 0, ops1 = 0, acq1 = 0, hist[HIST_BUCKETS] = { 0 };
+	unsigned long long msgs0 = 0, msgs1 = 0;
 	__u64 sums[S_NR], h, sq = 0;
 	struct client cl[MAX_CLIENTS];
 	__u32 i, j, nc = o->clients, all = e->nr_nodes * nc, *merged;
@@ -555,6 +561,8 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	}
 	if (ls_stats(r->ls, &ops0, &acq0) || barrier(e, o, "start barrier"))
 		goto out;
+	/* After the barrier: its own polls are not the protocol's messages. */
+	r->have_msgs = !bench_msgs_sent(&msgs0);
 
 	stop_all = 0;
 	t0 = bench_now();
@@ -574,6 +582,11 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	}
 	if (ls_stats(r->ls, &ops1, &acq1))
 		r->failed = true;
+	/* Only a figure, not a result: a node without it is not a failure. */
+	if (r->have_msgs && !bench_msgs_sent(&msgs1) && msgs1 >= msgs0)
+		r->msgs = msgs1 - msgs0;
+	else
+		r->have_msgs = false;
 	r->ops = ops1 - ops0;
 	r->lsacq = acq1 - acq0;
 	r->rate = r->secs > 0 ? r->acq / r->secs : 0;
@@ -599,7 +612,8 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	    add(e, R_SUM + S_LSACQ, r->lsacq) ||
 	    add(e, R_SUM + S_ERRORS, r->failed) ||
 	    add(e, R_SUM + S_RATE, (__u64)(r->rate * 1000)) ||
-	    add(e, R_SUM + S_CLIENTS, nc))
+	    add(e, R_SUM + S_CLIENTS, nc) || add(e, R_SUM + S_MSGS, r->msgs) ||
+	    add(e, R_SUM + S_MSGS_NODES, r->have_msgs))
 		goto out;
 	for (i = 0; i < HIST_BUCKETS; i++)
 		if (add(e, R_HIST + i, hist[i]))
@@ -617,6 +631,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 			goto out;
 		h += hist[i];
 	}
+	memcpy(r->c_hist, hist, sizeof(hist));
 	for (i = 0; i < all; i++)
 		if (raw_op(e, RDLOCK_TEST_OP_READ, 0, e->base + R_CLIENTS + i, 0,
 			   &r->cl_counts[i]))
@@ -644,6 +659,8 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	r->c_ops = sums[S_OPS];
 	r->c_lsacq = sums[S_LSACQ];
 	r->c_errors = sums[S_ERRORS];
+	r->c_msgs = sums[S_MSGS];
+	r->c_msgs_nodes = sums[S_MSGS_NODES];
 	r->c_rate = sums[S_RATE] / 1000.0;
 	if (h) {
 		r->c_p50 = hist_percentile(hist, h, 500);
@@ -972,6 +989,33 @@ static void json_stats(FILE *f, const char *key, const struct stats *s)
 	fprintf(f, "}");
 }
 
+/*
+ * The cluster's latency histogram, for a CDF: the upper edge of every
+ * non-empty bucket in microseconds and its count (the last bucket also
+ * holds everything above its edge).
+ */
+static void json_hist(FILE *f, const __u64 *h)
+{
+	const char *sep = "";
+	int b;
+
+	fprintf(f, ", \"hist\": {\"buckets_per_octave\": %d, \"upper_us\": [",
+		HIST_PER_OCT);
+	for (b = 0; b < HIST_BUCKETS; b++)
+		if (h[b]) {
+			fprintf(f, "%s%.3f", sep, b ? pow(2, (double)b / HIST_PER_OCT) : 1.0);
+			sep = ", ";
+		}
+	fprintf(f, "], \"count\": [");
+	sep = "";
+	for (b = 0; b < HIST_BUCKETS; b++)
+		if (h[b]) {
+			fprintf(f, "%s%llu", sep, (unsigned long long)h[b]);
+			sep = ", ";
+		}
+	fprintf(f, "]}");
+}
+
 static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 		       const struct result *p)
 {
@@ -1004,6 +1048,8 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	ju(f, &first, "remote_ops", p->ops);
 	ju(f, &first, "acquires", p->lsacq);
 	jf(f, &first, "remote_ops_per_acquire", ratio(p->ops, p->lsacq));
+	if (p->have_msgs)
+		ju(f, &first, "msgs_sent", p->msgs);
 	fprintf(f, "}");
 	first = false;
 	jo(f, &first, "cluster");
@@ -1018,11 +1064,18 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	ju(f, &first, "client_min", p->cl_min);
 	ju(f, &first, "client_max", p->cl_max);
 	ju(f, &first, "failed_nodes", p->c_errors);
+	/* Every node's messages, or the sum would be short. */
+	if (p->c_msgs_nodes == e->nr_nodes) {
+		ju(f, &first, "msgs_sent", p->c_msgs);
+		jf(f, &first, "msgs_per_acquire", ratio(p->c_msgs, p->c_acq));
+	}
 	fprintf(f, ", \"clients\": [");
 	for (k = 0; k < e->nr_nodes * o->clients; k++)
 		fprintf(f, "%s%llu", k ? ", " : "",
 			(unsigned long long)p->cl_counts[k]);
-	fprintf(f, "]}}");
+	fprintf(f, "]");
+	json_hist(f, p->c_hist);
+	fprintf(f, "}}");
 }
 
 static int write_json(const struct env *e, const struct opts *o,

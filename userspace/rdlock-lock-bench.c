@@ -6,7 +6,8 @@
  * next to the raw FETCH_AND_ADD latency to the same node in the same run.
  *
  * Run it on one node for uncontended figures, or on every node at once
- * against the same --node/--slot for contended ones.
+ * against the same --node/--slot for contended ones. --json FILE writes
+ * the figures and every sample, for reports that merge the nodes' samples.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +28,67 @@ static const char *const proto_names[] = { "bakery", "caslock" };
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rdlock-lock-bench --node N [--slot S] [--iterations I]\n"
-		   "                         [--shared] [--device PATH]\n\n"
+		   "                         [--shared] [--device PATH] [--json FILE]\n\n"
 		   "Takes and releases a lock word on node N I times (default 500,\n"
 		   "exclusive) with each protocol (bakery at slot S, the CAS spinlock\n"
 		   "at S+1), then times I raw FAAs on (N, S+2),\n"
 		   "and prints p50/p99/max of acquire+release, throughput, remote\n"
-		   "operations per acquisition, and p50 as a multiple of 2 FAAs.\n");
+		   "operations per acquisition, and p50 as a multiple of 2 FAAs;\n"
+		   "--json FILE: the same with p99.9 and every sample (usec).\n");
+}
+
+/* Sorted samples in microseconds, as a JSON array. */
+static void json_samples(FILE *f, const __u32 *s, __u32 n)
+{
+	__u32 i;
+
+	fprintf(f, "[");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%.3f", i ? ", " : "", s[i] / 1000.0);
+	fprintf(f, "]");
+}
+
+static int write_json(const char *path, const struct rdlock_test_info *info,
+		      __u32 node, __u32 slot, int shared, __u32 iters,
+		      __u32 *const samples[2], const struct stats *st,
+		      const double *secs, const double *ops,
+		      const struct stats *faa)
+{
+	FILE *f = fopen(path, "w");
+	__u32 p;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"tool\": \"rdlock-lock-bench\", \"node\": %u, ",
+		info->node_id);
+	fprintf(f, "\"home_node\": %u, \"slot\": %u, \"mode\": \"%s\", ", node,
+		slot, shared ? "shared" : "exclusive");
+	fprintf(f, "\"iterations\": %u, \"latency\": \"acquire_release\",\n", iters);
+	fprintf(f, "  \"raw_faa\": {\"p50_us\": %.3f, \"p99_us\": %.3f},\n",
+		faa->p50, faa->p99);
+	fprintf(f, "  \"protocols\": [\n");
+	for (p = 0; p < 2; p++) {
+		fprintf(f, "    {\"proto\": \"%s\", \"seconds\": %.6f, ",
+			proto_names[p], secs[p]);
+		fprintf(f, "\"acq_per_s\": %.3f, \"remote_ops_per_acquire\": %.3f, ",
+			iters / secs[p], ops[p]);
+		fprintf(f, "\"p50_us\": %.3f, \"p99_us\": %.3f, \"p999_us\": %.3f, ",
+			st[p].p50, st[p].p99, percentile_pm(samples[p], iters, 999));
+		/* JSON has no inf: 0 if the FAAs were too fast to time. */
+		fprintf(f, "\"max_us\": %.3f, \"p50_over_2faa\": %.3f,\n",
+			st[p].max, faa->p50 > 0 ? st[p].p50 / (2 * faa->p50) : 0);
+		fprintf(f, "     \"samples_us\": ");
+		json_samples(f, samples[p], iters);
+		fprintf(f, "}%s\n", p ? "" : ",");
+	}
+	fprintf(f, "  ]\n}\n");
+	if (fclose(f)) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -43,18 +99,19 @@ int main(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "shared", no_argument, NULL, 'S' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *device = "/dev/rdlock_test";
-	__u32 node = 0, slot = 0, iters = 500, p, *samples;
+	const char *device = "/dev/rdlock_test", *json = NULL;
+	__u32 node = 0, slot = 0, iters = 500, p, *samples, *kept[2];
 	struct rdlock_test_info info;
 	struct rdlock_test_bench fb;
 	struct stats st[2], faa;
 	double secs[2], ops[2];
-	int opt, fd, have_node = 0, shared = 0;
+	int opt, fd, have_node = 0, shared = 0, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, "n:s:i:Sd:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:i:Sd:j:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			have_node = !parse_u32_arg(optarg, &node);
@@ -76,6 +133,9 @@ int main(int argc, char **argv)
 		case 'd':
 			device = optarg;
 			break;
+		case 'j':
+			json = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -93,8 +153,11 @@ int main(int argc, char **argv)
 	}
 	if (!slot)
 		slot = info.first_free_slot;
+	/* Each protocol's samples are kept (sorted) for --json. */
 	samples = calloc(iters, sizeof(*samples));
-	if (!samples)
+	kept[0] = calloc(iters, sizeof(*samples));
+	kept[1] = calloc(iters, sizeof(*samples));
+	if (!samples || !kept[0] || !kept[1])
 		return 1;
 
 	for (p = 0; p < 2; p++) {
@@ -103,7 +166,7 @@ int main(int argc, char **argv)
 			.lock = { .proto = p, .mode = !shared, .node = node,
 				  .slot = slot + p },
 			.iterations = iters,
-			.samples = (__u64)(uintptr_t)samples,
+			.samples = (__u64)(uintptr_t)kept[p],
 		};
 		double t0 = bench_now();
 
@@ -114,7 +177,7 @@ int main(int argc, char **argv)
 		}
 		secs[p] = bench_now() - t0;
 		ops[p] = (double)b.remote_ops / iters;
-		compute_stats(samples, iters, &st[p]);
+		compute_stats(kept[p], iters, &st[p]);
 	}
 
 	memset(&fb, 0, sizeof(fb));
@@ -141,9 +204,14 @@ int main(int argc, char **argv)
 		       iters / secs[p], ops[p], st[p].p50 / (2 * faa.p50));
 	printf("raw FAA p50 %.2f usec; bakery/caslock throughput %.2fx\n",
 	       faa.p50, secs[1] / secs[0]);
+	if (json && write_json(json, &info, node, slot, shared, iters, kept, st,
+			       secs, ops, &faa))
+		ret = 1;
 	free(samples);
+	free(kept[0]);
+	free(kept[1]);
 	close(fd);
-	return 0;
+	return ret;
 bad:
 	usage(stderr);
 	return 2;

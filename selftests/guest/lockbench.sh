@@ -7,11 +7,14 @@
 # operations per acquisition side by side (rdlock-lock-bench). A benchmark:
 # it reports, it asserts nothing about speed.
 #   lockbench.sh [verbs|twosided]	(default verbs)
+# Results: $RDLOCK_BENCH_DIR (default /tmp)/lock-bench.json, also printed
+# with "#json " in front (every sample: the demo's report merges the nodes).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
 
 BACKEND=${1:-verbs}
+OUT=${RDLOCK_BENCH_DIR:-/tmp}
 rdl_backend_arg "$BACKEND"
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-900}
 export RDLOCK_BARRIER_TIMEOUT
@@ -19,7 +22,11 @@ export RDLOCK_BARRIER_TIMEOUT
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
 	rdl_step "rdlock-lock-bench, all nodes on one lock ($BACKEND)" \
 		rdlock-lock-bench --node 0 --slot 600 \
-		--iterations "${RDLOCK_LOCKBENCH_ITERS:-300}"
+		--iterations "${RDLOCK_LOCKBENCH_ITERS:-300}" \
+		--json "$OUT/lock-bench.json"
+	if [ -r "$OUT/lock-bench.json" ]; then
+		sed 's/^/#json /' "$OUT/lock-bench.json"
+	fi
 fi
 rdl_stop
 rdl_finish
