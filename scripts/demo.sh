@@ -2,14 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # demo.sh - the main job: boot a QEMU/rxe cluster of Debian-kernel guests
-# (3 by default), form an rdlock cluster, show each node's view of it, prove
-# the RDMA primitives with an exact cluster-wide count, run the bakery lock
-# against the CAS spinlock with every node on one lock, and measure the
-# primitives and an uncontended lock next to perftest's ib_atomic_lat in the
-# same guests, for both atomic backends; then the lock benchmark of the
-# product path (rdlock-bench: lockspaces and locks by name, bakery and CAS
-# spinlock side by side, contended and uncontended) and "rdlockctl lock"
-# guarding a counter in node 0's memory. Sets up everything it needs.
+# (3 by default), form an rdlock cluster, prove the RDMA primitives with an
+# exact cluster-wide count, run the bakery lock against the CAS spinlock
+# with every node on one lock word, then the lock benchmark of the product
+# path (rdlock-bench: lockspaces and locks by name, contended and
+# uncontended) and "rdlockctl lock" guarding a counter in node 0's memory,
+# and measure the primitives and an uncontended lock next to perftest's
+# ib_atomic_lat, for both atomic backends. Sets up everything it needs.
+#
+# Standard output is for a person: a progress line per guest run, then one
+# screen of report (scripts/demo-report.py: the cluster, the exact count, a
+# table per workload with the protocols side by side, verdict ratios), then
+# where the rest is. Everything else goes to build/demo/: setup.log and
+# build.log, each run's cluster.log and per-node logs (node*.out), the
+# report's report.json (every figure) and report.png (the plot).
+# Exits non-zero if any step failed, after saying which and where its log is.
 #
 # usage: demo.sh [NODES]
 
@@ -18,48 +25,84 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 nodes=${1:-3}
 logs=$ROOT/build/demo
+total=5
+failed=()
 
-"$ROOT/scripts/host-setup.sh" >&2
-echo "demo: building the modules and tools for Debian's kernel" >&2
-payload=$(RDLOCK_BUILD_LOG="$ROOT/build/demo-build.log" \
-	  "$ROOT/scripts/payload.sh" stock)
 rm -rf "$logs"
+mkdir -p "$logs"
 
-rc=0
-"$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
-	--payload "$payload" --log-dir "$logs" -- sh guest/demo.sh || rc=$?
-# ... the protocols under contention, every node on one lock ...
-"$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
-	--payload "$payload" --log-dir "$logs/lockbench" \
-	-- sh guest/lockbench.sh verbs || rc=$?
-# ... locks by name through /dev/rdlock, and rdlockctl lock ...
-"$ROOT/scripts/cluster.sh" --kernel stock --nodes "$nodes" --timeout 900 \
-	--payload "$payload" --log-dir "$logs/rdlockbench" \
-	-- sh guest/rdlockbench.sh || rc=$?
-# ... and the latency comparison between nodes 0 and 1, for each backend.
-for backend in verbs twosided; do
-	"$ROOT/scripts/cluster.sh" --kernel stock --nodes 2 --timeout 900 \
-		--payload "$payload" --bin /usr/bin/ib_atomic_lat \
-		--log-dir "$logs/bench-$backend" -- sh guest/bench.sh "$backend" ||
-		rc=$?
-done
+# setup_failed WHAT LOG...: a step that must work for anything else to run.
+setup_failed()
+{
+	local what=$1 f
 
-for ((i = 0; i < nodes; i++)); do
-	echo "=============================== node $i"
-	cat "$logs/node$i.out"
-done
-echo "=============================== one lock, every node at once"
-for ((i = 0; i < nodes; i++)); do
-	grep -v '^ok\|^TAP\|^1\.\.' "$logs/lockbench/node$i.out" || true
-done
-for backend in verbs twosided; do
-	echo "=============================== latency node 0 -> 1, $backend"
-	cat "$logs/bench-$backend/node0.out"
-done
-echo "=============================== locks by name (rdlock-bench), rdlockctl lock"
-for ((i = 0; i < nodes; i++)); do
-	grep -v '^ok\|^TAP\|^1\.\.\|^#json\|^RDLOCK-GUEST-EXIT' \
-		"$logs/rdlockbench/node$i.out" || true
-done
-echo "demo: logs in $logs"
-exit $rc
+	shift
+	echo " FAILED"
+	echo "demo: $what failed; see $*"
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "demo: the end of $f:"
+		tail -n 5 "$f" | sed 's/^/demo:   /'
+	done
+	exit 1
+}
+
+printf 'demo: host setup and build (the first run installs packages; log: %s)...' \
+	"$logs/setup.log"
+"$ROOT/scripts/host-setup.sh" > "$logs/setup.log" 2>&1 ||
+	setup_failed "host setup" "$logs/setup.log"
+payload=$(RDLOCK_BUILD_LOG="$logs/build.log" \
+	  "$ROOT/scripts/payload.sh" stock 2>> "$logs/setup.log") ||
+	setup_failed "the build for Debian's kernel" "$logs/build.log" \
+		"$logs/setup.log"
+echo " done"
+
+# run N TITLE GUESTS SUBDIR [CLUSTER-OPTIONS] -- GUEST-COMMAND...: guest run
+# N of $total. cluster.sh's own output goes to SUBDIR/cluster.log beside the
+# node logs; demo-report.py reads the steps file for the runs' status.
+run()
+{
+	local n=$1 title=$2 guests=$3 sub=$4 dir start rc=0
+
+	shift 4
+	dir=$logs/$sub
+	mkdir -p "$dir"
+	printf 'demo: [%d/%d] %s (%d guests)...' "$n" "$total" "$title" "$guests"
+	start=$SECONDS
+	"$ROOT/scripts/cluster.sh" --kernel stock --nodes "$guests" --timeout 900 \
+		--payload "$payload" --log-dir "$dir" "$@" \
+		> "$dir/cluster.log" 2>&1 || rc=$?
+	printf '%s\t%s\t%d\t%d\n' "$title" "$sub" "$rc" $((SECONDS - start)) \
+		>> "$logs/steps"
+	if [ "$rc" -eq 0 ]; then
+		echo " ok ($((SECONDS - start)) s)"
+	else
+		echo " FAILED ($((SECONDS - start)) s; logs: ${dir%/.}/)"
+		failed+=("[$n/$total] $title: exit $rc, see ${dir%/.}/cluster.log and node*.out")
+	fi
+}
+
+run 1 "the cluster forms, exact count of the primitives" "$nodes" . \
+	-- sh guest/demo.sh
+run 2 "one lock word, every node at once (bakery, CAS spinlock)" "$nodes" \
+	lockbench -- sh guest/lockbench.sh verbs
+run 3 "locks by name through /dev/rdlock, rdlockctl lock" "$nodes" \
+	rdlockbench -- sh guest/rdlockbench.sh
+run 4 "node 0 -> 1 latency against perftest, verbs backend" 2 bench-verbs \
+	--bin /usr/bin/ib_atomic_lat -- sh guest/bench.sh verbs
+run 5 "node 0 -> 1 latency against perftest, two-sided backend" 2 \
+	bench-twosided --bin /usr/bin/ib_atomic_lat -- sh guest/bench.sh twosided
+
+echo
+if ! python3 "$ROOT/scripts/demo-report.py" "$logs" 2> "$logs/report.log"; then
+	failed+=("the report (scripts/demo-report.py): see $logs/report.log")
+fi
+echo
+echo "demo: logs in $logs/ (node*.out: cluster and exact count; lockbench/,"
+echo "demo:   rdlockbench/, bench-verbs/, bench-twosided/: a directory per run)"
+if [ ${#failed[@]} -gt 0 ]; then
+	for f in "${failed[@]}"; do
+		echo "demo: FAILED $f"
+	done
+	exit 1
+fi

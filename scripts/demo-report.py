@@ -1,0 +1,906 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""demo-report.py - the demo's report, from the logs of its guest runs.
+
+usage: demo-report.py [--no-plot] [LOGDIR]     (default build/demo)
+
+Reads what scripts/demo.sh's guest clusters left in LOGDIR (node*.out of
+the cluster and exact-count run, lockbench/, rdlockbench/, bench-verbs/,
+bench-twosided/, each cluster's summary, and demo.sh's steps file) and
+prints one screen: the cluster, the exact-count proof, a table per
+workload with the protocols side by side, the transport next to perftest,
+and verdict lines that are ratios measured in this run. Writes every
+figure to LOGDIR/report.json and plots the latency CDF and throughput per
+protocol with gnuplot to LOGDIR/report.png (or .svg).
+
+Only what the tools printed is reported; a figure the logs do not hold is
+"n/a". Exits 0 once the report is printed, even with figures missing (the
+guest runs' own status is demo.sh's business), 2 on bad usage.
+"""
+
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+PROTOS = ("bakery", "caslock")
+PROTO_NAMES = {"bakery": "bakery", "caslock": "CAS spinlock"}
+WIDTH = 100
+
+
+# --------------------------------------------------------------------------
+# Reading the logs
+
+def read_lines(path):
+    """The file's lines, or [] if it is not there (a step that never ran)."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def node_files(d):
+    """node<i>.out of directory d, by node number."""
+    out = {}
+    for p in glob.glob(os.path.join(d, "node*.out")):
+        m = re.fullmatch(r"node(\d+)\.out", os.path.basename(p))
+        if m:
+            out[int(m.group(1))] = read_lines(p)
+    return dict(sorted(out.items()))
+
+
+def json_objects(lines):
+    """Every JSON object a guest script printed as '#json ' lines.
+
+    rdlockbench.sh prints several files back to back with the prefix on
+    every line, so the text is joined and decoded object after object.
+    """
+    text = "\n".join(ln[6:] for ln in lines if ln.startswith("#json "))
+    dec = json.JSONDecoder()
+    objs, i = [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            break
+        try:
+            obj, i = dec.raw_decode(text, i)
+        except ValueError:
+            # A truncated file (a guest killed mid-print): skip to the next
+            # object that starts a line.
+            j = text.find("\n{", i + 1)
+            if j < 0:
+                break
+            i = j + 1
+            continue
+        if isinstance(obj, dict):
+            objs.append(obj)
+    return objs
+
+
+def num(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def tap_results(lines):
+    """(name -> ok) of the TAP result lines, nested or not."""
+    res = {}
+    for ln in lines:
+        m = re.match(r"\s*(not ok|ok) \d+ (.*?)\s*(#.*)?$", ln)
+        if m:
+            res[m.group(2)] = m.group(1) == "ok"
+    return res
+
+
+def cluster_summary(d):
+    """(passed, failed, skipped) of cluster.sh's summary file, or None."""
+    for ln in read_lines(os.path.join(d, "summary")):
+        m = re.match(r"cluster: (\d+) passed, (\d+) failed, (\d+) skipped", ln)
+        if m:
+            return tuple(int(x) for x in m.groups())
+    return None
+
+
+# --------------------------------------------------------------------------
+# The cluster and the exact count (guest/demo.sh)
+
+def cluster_size(nodes):
+    """Nodes in a run: what the guests were told, not the logs that exist."""
+    n = max(nodes, default=-1) + 1
+    for lines in nodes.values():
+        for ln in lines:
+            m = re.match(r"(?:not )?ok \d+ configure node \d+ of (\d+)", ln)
+            if m:
+                n = max(n, int(m.group(1)))
+    return n
+
+
+def parse_formation(d):
+    nodes = node_files(d)
+    r = {"nodes": cluster_size(nodes), "per_node": {}}
+    for i, lines in nodes.items():
+        n = {"status": {}, "peers": {}, "rdma_links": [], "counters": {}}
+        section = None
+        for ln in lines:
+            if re.match(r"# node \d+: the cluster as this node sees it", ln):
+                section = "status"
+                continue
+            if re.match(r"# node \d+: RDMA devices", ln):
+                section = "rdma"
+                continue
+            if not ln.startswith("#   "):
+                section = None
+            m = re.match(r"# node \d+: exact-count counter on node (\d+) = (\d+), "
+                         r"nodes x K = (\d+)", ln)
+            if m:
+                n["counters"][int(m.group(1))] = int(m.group(2))
+                n["expected"] = int(m.group(3))
+                continue
+            m = re.match(r"(?:not )?ok \d+ primitives, incl\. (\d+) adds per node", ln)
+            if m:
+                n["k"] = int(m.group(1))
+                n["primitives_ok"] = ln.startswith("ok")
+                continue
+            body = ln[4:].strip()
+            if section == "status":
+                m = re.match(r"(state|cluster|node|backend): (\S+)$", body)
+                if m:
+                    n["status"][m.group(1)] = m.group(2)
+                m = re.match(r"(\d+)\s+(\S+)\s+(\S+)\s+(\d+)$", body)
+                if m:
+                    n["peers"][int(m.group(1))] = {
+                        "state": m.group(2), "flags": m.group(3),
+                        "connects": int(m.group(4))}
+            elif section == "rdma" and body.startswith("link "):
+                m = re.match(r"link (\S+) state (\S+).*?netdev (\S+)", body)
+                if m:
+                    n["rdma_links"].append({"link": m.group(1), "state": m.group(2),
+                                            "netdev": m.group(3)})
+        tap = tap_results(lines)
+        if "xport.exact_count" in tap:
+            n["exact_count_ok"] = tap["xport.exact_count"]
+        r["per_node"][i] = n
+    for ln in read_lines(os.path.join(d, "node0.console")):
+        m = re.search(r"Linux version (\S+)", ln)
+        if m:
+            r["kernel"] = m.group(1)
+            break
+    return r
+
+
+def summarize_formation(f):
+    per = f["per_node"].values()
+    s = {"nodes": f["nodes"], "kernel": f.get("kernel")}
+    backends = {n["status"].get("backend") for n in per} - {None}
+    s["backend"] = backends.pop() if len(backends) == 1 else (
+        "/".join(sorted(backends)) if backends else None)
+    s["backend_agreed"] = sum(1 for n in per if n["status"].get("backend"))
+    s["cluster_id"] = next((n["status"]["cluster"] for n in per
+                            if "cluster" in n["status"]), None)
+    # Each node's own view: how many of the nodes it sees ready.
+    s["ready_views"] = {i: sum(1 for p in n["peers"].values() if p["state"] == "ready")
+                        for i, n in f["per_node"].items() if n["peers"]}
+    s["verbs_atomics"] = None
+    views = [n["peers"] for n in per if n["peers"]]
+    if views:
+        s["verbs_atomics"] = sum(1 for p in views[0].values()
+                                 if "verbs-atomics" in p["flags"])
+    s["devices"] = {i: n["rdma_links"] for i, n in f["per_node"].items()
+                    if n["rdma_links"]}
+    ks = {n.get("k") for n in per} - {None}
+    s["k"] = ks.pop() if len(ks) == 1 else None
+    s["exact_count_ok"] = sum(1 for n in per if n.get("exact_count_ok"))
+    s["exact_count_ran"] = sum(1 for n in per if "exact_count_ok" in n)
+    # Every node reads every counter; they must all agree.
+    seen = {}
+    for n in per:
+        for t, v in n["counters"].items():
+            seen.setdefault(t, set()).add(v)
+    s["counters"] = {t: (vs.pop() if len(vs) == 1 else sorted(vs))
+                     for t, vs in sorted(seen.items())}
+    return s
+
+
+# --------------------------------------------------------------------------
+# Workload 1: every node on one lock word (guest/lockbench.sh)
+
+def parse_lock_bench_text(lines):
+    """rdlock-lock-bench's table: the first one in lines, or None."""
+    r = None
+    for ln in lines:
+        m = re.match(r"node (\d+) -> lock on node (\d+) slots \S+, (\w+), "
+                     r"(\d+) iterations", ln)
+        if m:
+            r = {"node": int(m.group(1)), "home_node": int(m.group(2)),
+                 "mode": m.group(3), "iterations": int(m.group(4)),
+                 "protocols": {}}
+            continue
+        if r is None:
+            continue
+        m = re.match(r"(bakery|caslock)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x$",
+                     ln)
+        if m:
+            v = [num(x) for x in m.groups()[1:]]
+            r["protocols"][m.group(1)] = {
+                "p50_us": v[0], "p99_us": v[1], "max_us": v[2], "acq_per_s": v[3],
+                "remote_ops_per_acquire": v[4], "p50_over_2faa": v[5]}
+            continue
+        m = re.match(r"raw FAA p50 (\S+) usec", ln)
+        if m:
+            r["raw_faa_p50_us"] = num(m.group(1))
+            return r
+    return r
+
+
+def parse_lockbench(d):
+    nodes = {}
+    backend = None
+    files = node_files(d)
+    for i, lines in files.items():
+        for ln in lines:
+            m = re.match(r"(?:not )?ok \d+ rdlock-lock-bench, all nodes on one lock "
+                         r"\((\w+)\)", ln)
+            if m:
+                backend = m.group(1)
+        js = [o for o in json_objects(lines) if o.get("tool") == "rdlock-lock-bench"]
+        r = parse_lock_bench_text(lines)
+        if js:
+            j = js[0]
+            r = r or {}
+            r.update({"node": j.get("node"), "home_node": j.get("home_node"),
+                      "mode": j.get("mode"), "iterations": j.get("iterations")})
+            r["protocols"] = {p["proto"]: p for p in j.get("protocols", [])
+                              if p.get("proto")}
+        if r and r.get("protocols"):
+            nodes[i] = r
+    return {"backend": backend, "per_node": nodes, "nodes": cluster_size(files)}
+
+
+def jain(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs or sum(x * x for x in xs) == 0:
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def nearest_rank(sorted_xs, q):
+    """Nearest-rank percentile, as the tools compute them."""
+    if not sorted_xs:
+        return None
+    rank = math.ceil(len(sorted_xs) * q)
+    return sorted_xs[max(rank, 1) - 1]
+
+
+def summarize_lockbench(lb, unc):
+    """The cluster's figures per protocol, from every node's.
+
+    With every node's samples (rdlock-lock-bench --json) the percentiles
+    are the cluster's own; without them, the highest of the nodes' own
+    (marked as such).
+    """
+    per = lb["per_node"]
+    out = {"nodes": lb["nodes"], "nodes_reported": len(per), "backend": lb["backend"],
+           "protocols": {}}
+    if not per:
+        return out
+    first = next(iter(per.values()))
+    out["iterations"] = first.get("iterations")
+    out["mode"] = first.get("mode")
+    out["home_node"] = first.get("home_node")
+    for p in PROTOS:
+        rows = [n["protocols"][p] for n in per.values() if p in n["protocols"]]
+        if not rows:
+            continue
+        f = {"nodes": len(rows)}
+        rates = [r.get("acq_per_s") for r in rows]
+        # A node missing from the sum would make it look slower.
+        if len(rows) < lb["nodes"]:
+            rates.append(None)
+        f["acq_per_s"] = sum(rates) if None not in rates else None
+        f["throughput_is"] = "sum of the nodes' acquisitions per second"
+        iters = [n.get("iterations") or 0 for n in per.values() if p in n["protocols"]]
+        ops = [r.get("remote_ops_per_acquire") for r in rows]
+        if None not in ops and sum(iters):
+            f["remote_ops_per_acquire"] = sum(o * k for o, k in zip(ops, iters)) / sum(iters)
+        f["jain"] = jain(rates) if len(rates) > 1 and None not in rates else None
+        f["jain_of"] = "the nodes' acquisitions per second"
+        samples = [r.get("samples_us") for r in rows]
+        if all(isinstance(s, list) and s for s in samples):
+            merged = sorted(x for s in samples for x in s)
+            f["latency_from"] = "every node's samples"
+            f["samples"] = len(merged)
+            for k, q in (("p50_us", .5), ("p99_us", .99), ("p999_us", .999)):
+                f[k] = nearest_rank(merged, q)
+            f["max_us"] = merged[-1]
+            f["_cdf"] = merged
+        else:
+            f["latency_from"] = "highest of the nodes' own percentiles"
+            for k in ("p50_us", "p99_us", "p999_us", "max_us"):
+                vs = [r.get(k) for r in rows]
+                f[k] = max(vs) if vs and None not in vs else None
+        f["msgs_per_acquire"] = None
+        u = unc.get(lb["backend"] or "verbs", {}).get("lock", {}).get(p, {})
+        f["uncontended_over_2faa"] = u.get("p50_over_2faa")
+        out["protocols"][p] = f
+    return out
+
+
+# --------------------------------------------------------------------------
+# Workload 2: locks by name through /dev/rdlock (guest/rdlockbench.sh)
+
+def parse_rdlockbench(d):
+    files = node_files(d)
+    r = {"per_node": {}, "counter": {}, "racy": {}, "nodes": cluster_size(files)}
+    for i, lines in files.items():
+        n = {}
+        for o in json_objects(lines):
+            if o.get("mode") in ("contended", "uncontended"):
+                n.setdefault(o["mode"], o)
+        for ln in lines:
+            m = re.match(r"# node \d+: backend (\w+)", ln)
+            if m:
+                n["backend"] = m.group(1)
+            m = re.match(r"# node \d+: counter under 'rdlockctl lock -x demo counter' = "
+                         r"(\d+), nodes x rounds = (\d+)", ln)
+            if m:
+                r["counter"][i] = (int(m.group(1)), int(m.group(2)))
+            m = re.match(r"# node \d+: the same without the lock = (\d+)", ln)
+            if m:
+                r["racy"][i] = int(m.group(1))
+            m = re.match(r"(?:not )?ok \d+ rdlockctl lock: (\d+) exclusive", ln)
+            if m:
+                r["rounds"] = int(m.group(1))
+        r["per_node"][i] = n
+    return r
+
+
+def proto_entry(obj, p):
+    for e in (obj or {}).get("protocols", []):
+        if e.get("proto") == p:
+            return e
+    return None
+
+
+def hist_cdf(h):
+    """(upper edge us, cumulative fraction) of a cluster histogram."""
+    if not isinstance(h, dict):
+        return None
+    ups, cnts = h.get("upper_us") or [], h.get("count") or []
+    total = sum(cnts)
+    if not total or len(ups) != len(cnts):
+        return None
+    pts, seen = [], 0
+    for u, c in zip(ups, cnts):
+        seen += c
+        pts.append((u, seen / total))
+    return pts
+
+
+def summarize_rdlockbench(rb):
+    per = rb["per_node"]
+    out = {"nodes": rb["nodes"], "protocols": {}}
+    # Every node prints the cluster's figures; the lowest-numbered node's.
+    cont = next((n["contended"] for n in per.values() if "contended" in n), None)
+    backends = {n.get("backend") for n in per.values()} - {None}
+    out["backend"] = backends.pop() if len(backends) == 1 else None
+    if cont:
+        for k in ("nodes", "clients_per_node", "locks", "zipf", "read_ratio", "cs_us",
+                  "duration_s"):
+            out[k] = cont.get(k)
+    for p in PROTOS:
+        e = proto_entry(cont, p)
+        f = {}
+        if e and isinstance(e.get("cluster"), dict):
+            c = e["cluster"]
+            f = {"acq_per_s": c.get("acq_per_s"), "p50_us": c.get("p50_us"),
+                 "p99_us": c.get("p99_us"), "p999_us": c.get("p999_us"),
+                 "max_us": c.get("max_us"), "acquisitions": c.get("acquisitions"),
+                 "remote_ops_per_acquire": c.get("remote_ops_per_acquire"),
+                 "msgs_per_acquire": c.get("msgs_per_acquire"),
+                 "msgs_sent": c.get("msgs_sent"),
+                 "jain": c.get("jain"), "jain_of": "every client's acquisitions",
+                 "client_min": c.get("client_min"), "client_max": c.get("client_max"),
+                 "failed_nodes": c.get("failed_nodes"), "failed": e.get("failed"),
+                 "latency_from": "the cluster's histogram (8 buckets per octave)"}
+            f["_cdf"] = hist_cdf(c.get("hist"))
+        # Uncontended: every node measured its own turn; the median of them.
+        ratios, nodes_u = [], {}
+        for i, n in per.items():
+            u = proto_entry(n.get("uncontended"), p)
+            if u and not u.get("failed"):
+                nodes_u[i] = {
+                    "home_node": u.get("home_node"),
+                    "acquire_release_p50_us": (u.get("acquire_release") or {}).get("p50_us"),
+                    "raw_faa_p50_us": (u.get("raw_faa") or {}).get("p50_us"),
+                    "ratio": u.get("acquire_release_p50_over_2faa"),
+                    "remote_ops_per_acquire": u.get("remote_ops_per_acquire")}
+                if num(u.get("acquire_release_p50_over_2faa")):
+                    ratios.append(u["acquire_release_p50_over_2faa"])
+        f["uncontended_per_node"] = nodes_u
+        f["uncontended_over_2faa"] = statistics.median(ratios) if ratios else None
+        f["uncontended_over_2faa_is"] = "median of the nodes' p50 ratios"
+        if f:
+            out["protocols"][p] = f
+    return out
+
+
+# --------------------------------------------------------------------------
+# Transport and uncontended kernel locks, node 0 -> 1 (guest/bench.sh)
+
+def parse_bench(d):
+    lines = read_lines(os.path.join(d, "node0.out"))
+    r = {"ops": {}, "lock": {}}
+    in_xport = False
+    for ln in lines:
+        m = re.match(r"\s*Device\s*:\s*(\S+)", ln) or \
+            re.search(r"\sDevice\s+:\s+(\S+)", ln)
+        if m and "device" not in r:
+            r["device"] = m.group(1)
+        m = re.match(r"node (\d+) \(from node (\d+)\), slot \d+, backend (\w+), "
+                     r"(\d+) iterations", ln)
+        if m:
+            r.update({"to": int(m.group(1)), "from": int(m.group(2)),
+                      "backend": m.group(3), "iterations": int(m.group(4))})
+            in_xport = True
+            continue
+        m = re.match(r"(FAA|CAS|READ|WRITE|PING)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$",
+                     ln)
+        if m and in_xport:
+            v = [num(x) for x in m.groups()[1:]]
+            r["ops"][m.group(1)] = dict(zip(("p50", "p99", "mean", "min", "max"), v))
+            continue
+        m = re.match(r"vs ib_atomic_lat: FAA p50 (\S+) / t_typical (\S+) = (\S+)x", ln)
+        if m:
+            r["perftest_t_typical_us"] = num(m.group(2))
+            r["faa_p50_over_perftest"] = num(m.group(3))
+        m = re.search(r"FAA p99 (\S+) / 99% (\S+) = (\S+)x", ln)
+        if m:
+            r["perftest_p99_us"] = num(m.group(2))
+            r["faa_p99_over_perftest"] = num(m.group(3))
+        if ln.startswith("node ") and "-> lock on node" in ln:
+            in_xport = False
+    lk = parse_lock_bench_text(lines)
+    if lk:
+        r["lock"] = lk["protocols"]
+        r["lock_raw_faa_p50_us"] = lk.get("raw_faa_p50_us")
+    tap = tap_results(lines)
+    r["perftest_ok"] = next((v for k, v in tap.items() if k.startswith("ib_atomic_lat")),
+                            None)
+    return r
+
+
+# --------------------------------------------------------------------------
+# Formatting
+
+def fmt(v, kind="us"):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "n/a"
+    if kind == "ratio":
+        # The tools write 0 for a ratio they could not form.
+        return f"{v:.2f}x" if v > 0 else "n/a"
+    if kind == "jain":
+        return f"{v:.3f}"
+    if kind == "ops":
+        return f"{v:.2f}"
+    if kind == "rate":
+        return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+    # microseconds: 3 significant digits is all emulation is good for
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or not b:
+        return None
+    return a / b
+
+
+NBSP = "\u00a0"
+
+
+def wrap(text, indent="  "):
+    """Lines of at most WIDTH columns, broken at spaces but not at NBSP."""
+    out, cur = [], indent
+    for w in text.split(" "):
+        w = w.replace(NBSP, " ")
+        if len(cur) + len(w) + 1 > WIDTH and cur.strip():
+            out.append(cur.rstrip())
+            cur = indent + "  "
+        cur += w + " "
+    out.append(cur.rstrip())
+    return out
+
+
+TABLE_HEAD = ("protocol", "acq/s", "p50 us", "p99 us", "p99.9 us", "ops/acq",
+              "msgs/acq", "Jain", "uncont./2FAA")
+TABLE_W = (-13, 9, 9, 9, 9, 8, 9, 7, 13)
+
+
+def table_row(cells):
+    return " ".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}"
+                    for c, w in zip(cells, TABLE_W)).rstrip()
+
+
+def workload_table(title, protos, marker=""):
+    lines = [*wrap(title, ""), "  " + table_row(TABLE_HEAD)]
+    for p in PROTOS:
+        f = protos.get(p)
+        if not f:
+            lines.append("  " + table_row((p,) + ("n/a",) * 8))
+            continue
+        lat = [fmt(f.get(k)) + (marker if f.get(k) is not None else "")
+               for k in ("p50_us", "p99_us", "p999_us")]
+        lines.append("  " + table_row((
+            p, fmt(f.get("acq_per_s"), "rate"), *lat,
+            fmt(f.get("remote_ops_per_acquire"), "ops"),
+            fmt(f.get("msgs_per_acquire"), "ops"), fmt(f.get("jain"), "jain"),
+            fmt(f.get("uncontended_over_2faa"), "ratio"))))
+    return lines
+
+
+def vs(protos, key):
+    b, c = protos.get("bakery", {}), protos.get("caslock", {})
+    return ratio(b.get(key), c.get(key))
+
+
+# --------------------------------------------------------------------------
+# The plot
+
+def gp_quote(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_plot(logdir, curves, bars):
+    """report.png (or .svg) with gnuplot: (path, None) or (None, why)."""
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return None, "gnuplot is not installed (package gnuplot-nox)"
+    if not curves and not any(v is not None for _, vals in bars for v in vals):
+        return None, "no figures to plot"
+    pdir = os.path.join(logdir, "plot")
+    os.makedirs(pdir, exist_ok=True)
+    for old in glob.glob(os.path.join(pdir, "cdf*.dat")):
+        os.unlink(old)
+    plots = []
+    for k, (title, pts, style) in enumerate(curves):
+        path = os.path.join(pdir, f"cdf{k}.dat")
+        with open(path, "w") as f:
+            for x, y in pts:
+                f.write(f"{x:.6g} {y:.6g}\n")
+        plots.append(f"{gp_quote(path)} using 1:2 with {style} title {gp_quote(title)}")
+    bar_path = os.path.join(pdir, "throughput.dat")
+    with open(bar_path, "w") as f:
+        f.write("workload " + " ".join(PROTOS) + "\n")
+        for name, vals in bars:
+            f.write(gp_quote(name) + " " +
+                    " ".join("?" if v is None else f"{v:.6g}" for v in vals) + "\n")
+    body = [
+        "set datafile missing '?'",
+        "set multiplot layout 1,2",
+        "set title 'Latency CDF per protocol (log x)'",
+        "set logscale x", "set xlabel 'latency, microseconds'",
+        "set ylabel 'fraction of acquisitions'", "set yrange [0:1.02]",
+        "set key bottom right", "set grid",
+    ]
+    if plots:
+        body.append("plot " + ", \\\n     ".join(plots))
+    else:
+        body += ["set label 1 'no latency figures in the logs' at graph 0.3,0.5",
+                 "plot [1:10] NaN notitle", "unset label 1"]
+    body += [
+        "unset logscale x", "set title 'Throughput per protocol'",
+        "set xlabel ''", "set ylabel 'acquisitions per second (cluster)'",
+        "set yrange [0:*]", "set style data histograms",
+        "set style histogram clustered gap 1", "set style fill solid 0.7 border -1",
+        "set boxwidth 0.9", "set key top left", "set xtics nomirror",
+        f"set xrange [-0.6:{len(bars) - 0.4}]",
+        f"plot {gp_quote(bar_path)} using 2:xtic(1) title columnheader(2), "
+        f"'' using 3 title columnheader(3)",
+        "unset multiplot",
+    ]
+    script = os.path.join(pdir, "report.gp")
+    errs = []
+    # pngcairo where gnuplot has it, gd's png, else SVG: all in gnuplot-nox.
+    for term, ext in (("pngcairo size 1400,560 font ',10'", "png"),
+                      ("png size 1400,560", "png"), ("svg size 1400,560", "svg")):
+        out = os.path.join(logdir, "report." + ext)
+        with open(script, "w") as f:
+            f.write(f"set terminal {term}\nset output {gp_quote(out)}\n")
+            f.write("\n".join(body) + "\n")
+        try:
+            p = subprocess.run([gp, script], capture_output=True, text=True,
+                               timeout=60, check=False)
+        except (OSError, subprocess.SubprocessError) as e:
+            errs.append(str(e))
+            continue
+        if p.returncode == 0 and os.path.getsize(out) > 0:
+            for stale in ("png", "svg"):
+                sp = os.path.join(logdir, "report." + stale)
+                if stale != ext and os.path.exists(sp):
+                    os.unlink(sp)
+            return out, None
+        errs.append(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else
+                    f"exit {p.returncode}")
+    return None, "gnuplot failed: " + "; ".join(errs)
+
+
+def cdf_points(f):
+    """A curve for the CDF panel: every sample or bucket, else percentiles."""
+    pts = f.get("_cdf")
+    if pts and isinstance(pts[0], (int, float)):
+        n = len(pts)
+        return [(x, (i + 1) / n) for i, x in enumerate(pts)], "steps", ""
+    if pts:
+        return pts, "steps", ""
+    pp = [(f.get(k), q) for k, q in (("p50_us", .5), ("p99_us", .99),
+                                      ("p999_us", .999), ("max_us", 1.0))]
+    pp = [(x, q) for x, q in pp if x is not None]
+    if len(pp) >= 2:
+        return pp, "points pt 7 ps 1.2", " p50/p99/p99.9/max"
+    return None, None, None
+
+
+# --------------------------------------------------------------------------
+
+def main(argv):
+    args = [a for a in argv[1:] if a != "--no-plot"]
+    if len(args) > 1 or any(a.startswith("-") for a in args):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    logdir = args[0] if args else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "build", "demo")
+    logdir = os.path.normpath(logdir)
+    if not os.path.isdir(logdir):
+        print(f"demo-report: no such directory: {logdir}", file=sys.stderr)
+        return 2
+
+    form = parse_formation(logdir)
+    fs = summarize_formation(form)
+    bench = {b: parse_bench(os.path.join(logdir, "bench-" + b))
+             for b in ("verbs", "twosided")}
+    lb_raw = parse_lockbench(os.path.join(logdir, "lockbench"))
+    lb = summarize_lockbench(lb_raw, bench)
+    rb_raw = parse_rdlockbench(os.path.join(logdir, "rdlockbench"))
+    rb = summarize_rdlockbench(rb_raw)
+
+    out = []
+    n = fs["nodes"]
+    kern = f"Debian kernel {fs['kernel']}" if fs.get("kernel") else "kernel n/a"
+    out.append(f"rdlock demo: {n or 'n/a'} QEMU guests, soft-RoCE (rxe), {kern}")
+
+    # The cluster formed.
+    views = fs["ready_views"]
+    if views:
+        allready = all(v == n for v in views.values()) and len(views) == n
+        view = (f"every node sees {n}/{n} ready" if allready else
+                "ready as seen per node: " +
+                ", ".join(f"node {i} {v}/{n}" for i, v in views.items()))
+    else:
+        view = "node views n/a"
+    if not n:
+        out.append("Cluster: n/a (no node logs of the cluster run)")
+    else:
+        out += wrap(f"Cluster {fs.get('cluster_id') or 'n/a'} formed: {n} nodes, {view}; "
+                    f"backend {fs.get('backend') or 'n/a'}"
+                    + (f" on {fs['backend_agreed']}/{n}" if fs.get("backend") else "")
+                    + (f"; verbs atomics {fs['verbs_atomics']}/{n}"
+                       if fs.get("verbs_atomics") is not None else ""), "")
+    devs = fs["devices"]
+    if devs:
+        kinds = {(lk["link"], lk["state"], lk["netdev"]) for ls in devs.values() for lk in ls}
+        if len(kinds) == 1 and len(devs) == n:
+            link, state, nd = kinds.pop()
+            dline = f"devices: {link} on {nd} on every node, {state}"
+        else:
+            dline = "devices: " + "; ".join(
+                f"node {i} " + ", ".join(f"{lk['link']} on {lk['netdev']} {lk['state']}"
+                                         for lk in ls) for i, ls in devs.items())
+    else:
+        pdev = bench["verbs"].get("device") or bench["twosided"].get("device")
+        dline = (f"devices: {pdev} (perftest on node 0; the logs list no others)"
+                 if pdev else "devices: n/a")
+    out += wrap(dline)
+
+    # The exact-count proof.
+    k, exp = fs.get("k"), (n * fs["k"] if fs.get("k") else None)
+    ran, ok = fs["exact_count_ran"], fs["exact_count_ok"]
+    ctrs = fs["counters"]
+    if ctrs:
+        exact = all(v == exp for v in ctrs.values()) and len(ctrs) == n
+        vals = ", ".join(str(v) for v in ctrs.values())
+        tail = f"read {vals}" + (" (exact)" if exact else f" (NOT all {exp})")
+    else:
+        tail = "values not in these logs"
+    if k:
+        out += wrap(f"Exact count: {n} nodes x {k} FETCH_AND_ADDs on a counter on every "
+                    f"node; each must end at {n}{NBSP}x{NBSP}{k}{NBSP}={NBSP}{exp}: {tail}; "
+                    f"xport.exact_count ok on {ok}/{ran} nodes", "")
+    else:
+        out.append("Exact count: n/a (no exact-count step in the logs)")
+
+    # Workload tables.
+    tables = []
+    lbp = lb["protocols"]
+    lb_marker = "*" if any(f.get("latency_from", "").startswith("highest")
+                           for f in lbp.values()) else ""
+    t1 = (f"1. One lock word on node {lb.get('home_node', 'n/a')}, all {lb['nodes'] or 'n/a'} "
+          f"nodes at once, {lb.get('iterations', 'n/a')} {lb.get('mode') or 'n/a'} "
+          f"acquire+release each "
+          f"(kernel, {lb.get('backend') or 'n/a'})")
+    out.append("")
+    out += workload_table(t1, lbp, lb_marker)
+    tables.append(("one lock word", lbp))
+    rbp = rb["protocols"]
+    shared = rb.get("read_ratio")
+    t2 = (f"2. Locks by name (/dev/rdlock, {rb.get('backend') or 'n/a'}): "
+          f"{rb.get('nodes') or 'n/a'} nodes x {rb.get('clients_per_node', 'n/a')} clients, "
+          f"{rb.get('locks', 'n/a')} names, zipf {rb.get('zipf', 'n/a')}, "
+          f"{'n/a' if shared is None else f'{shared * 100:.0f}%'} shared, "
+          f"CS{NBSP}{rb.get('cs_us', 'n/a')}{NBSP}us, {rb.get('duration_s', 'n/a')}{NBSP}s")
+    out.append("")
+    out += workload_table(t2, rbp)
+    tables.append(("locks by name", rbp))
+    notes = ("Latency: 1 acquire+release, 2 the lock call. ops/acq: remote operations on "
+             "the lock's home node per acquisition, release included; msgs/acq: transport "
+             "messages of all nodes per acquisition; Jain: 1 over the nodes' acq/s, 2 over "
+             "the clients' acquisitions; uncont./2FAA: uncontended acquire+release p50 over "
+             "two raw FAA p50s to the same home (1: node 0 -> 1 below; 2: median of nodes).")
+    if lb_marker:
+        notes += (" *: highest of the nodes' own percentiles (these logs carry no "
+                  "samples to merge).")
+    out += wrap(notes, "  ")
+
+    # Transport and uncontended locks between nodes 0 and 1, per backend.
+    out.append("")
+    out.append("Node 0 -> node 1, uncontended, p50 us: rdlock-xport-bench, perftest, "
+               "rdlock-lock-bench")
+    head = ("backend", "FAA", "CAS", "READ", "WRITE", "perftest", "FAA/perftest",
+            "bakery (/2FAA)", "caslock (/2FAA)")
+    tw = (-9, 7, 7, 7, 7, 9, 12, 14, 15)
+
+    def row(cells):
+        return "  " + " ".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}"
+                               for c, w in zip(cells, tw)).rstrip()
+    out.append(row(head))
+    for b, r in bench.items():
+        ops = r["ops"]
+        lk = r["lock"]
+        out.append(row((
+            b, *(fmt(ops.get(o, {}).get("p50")) for o in ("FAA", "CAS", "READ", "WRITE")),
+            fmt(r.get("perftest_t_typical_us")), fmt(r.get("faa_p50_over_perftest"), "ratio"),
+            *(f"{fmt(lk.get(p, {}).get('p50_us'))} "
+              f"({fmt(lk.get(p, {}).get('p50_over_2faa'), 'ratio')})" for p in PROTOS))))
+
+    # Verdict: ratios of this run only.
+    out.append("")
+    out.append("Verdict, ratios measured in this run (protocols: bakery vs CAS spinlock):")
+    verdict = []
+    for name, protos in tables:
+        parts = []
+        for key, label in (("acq_per_s", "throughput"), ("p99_us", "p99"),
+                           ("p999_us", "p99.9")):
+            v = vs(protos, key)
+            if v is not None:
+                parts.append(f"{label} {v:.2f}x")
+        jb, jc = protos.get("bakery", {}).get("jain"), protos.get("caslock", {}).get("jain")
+        if jb is not None and jc is not None:
+            parts.append(f"Jain {jb:.3f} vs {jc:.3f}")
+        if parts:
+            verdict.append(f"{name}: " + ", ".join(parts))
+    unc = []
+    for (name, protos), where in zip(tables, ("kernel", "/dev/rdlock")):
+        b = protos.get("bakery", {}).get("uncontended_over_2faa")
+        c = protos.get("caslock", {}).get("uncontended_over_2faa")
+        if b is not None and c is not None:
+            unc.append(f"{b:.2f}x vs {c:.2f}x ({where})")
+    if unc:
+        verdict.append("uncontended acquire+release / 2 raw FAAs: "
+                       + ", ".join(unc))
+    tr = [f"{b} {r['faa_p50_over_perftest']:.2f}x" for b, r in bench.items()
+          if r.get("faa_p50_over_perftest") is not None]
+    fv = ratio(bench["twosided"]["ops"].get("FAA", {}).get("p50"),
+               bench["verbs"]["ops"].get("FAA", {}).get("p50"))
+    if tr or fv is not None:
+        verdict.append("transport FAA p50 / perftest t_typical: "
+                       + (", ".join(tr) if tr else "n/a")
+                       + (f"; twosided / verbs {fv:.2f}x" if fv is not None else ""))
+    ctr = rb_raw["counter"]
+    if ctr:
+        got, want = next(iter(ctr.values()))
+        racy = next(iter(rb_raw["racy"].values()), None)
+        rounds = rb_raw.get("rounds")
+        nxr = (f"{rb_raw['nodes']} nodes x {rounds} rounds" if rounds
+               else "nodes x rounds")
+        verdict.append(f"rdlockctl lock: counter {got}, {nxr} = {want}"
+                       + (" (exact)" if got == want else " (NOT exact)")
+                       + (f"; the same without the lock: {racy}" if racy is not None else ""))
+    for v in verdict or ["n/a (no benchmark figures in the logs)"]:
+        out += wrap("- " + v, "  ")
+
+    # Guest steps, as demo.sh recorded them (or the clusters' summaries).
+    steps = []
+    for ln in read_lines(os.path.join(logdir, "steps")):
+        parts = ln.split("\t")
+        if len(parts) >= 4:
+            steps.append({"name": parts[0], "log_dir": parts[1], "rc": int(parts[2]),
+                          "seconds": int(parts[3])})
+    if not steps:
+        for sub in (".", "lockbench", "rdlockbench", "bench-verbs", "bench-twosided"):
+            d = os.path.join(logdir, sub)
+            s = cluster_summary(d)
+            if os.path.isdir(d) and (s or node_files(d)):
+                steps.append({"name": "cluster" if sub == "." else sub, "log_dir": sub,
+                              "rc": None if s is None else int(s[1] > 0)})
+    tap = [cluster_summary(os.path.join(logdir, st["log_dir"])) for st in steps]
+    tp = sum(t[0] for t in tap if t)
+    tf = sum(t[1] for t in tap if t)
+    okc = sum(1 for st in steps if st["rc"] == 0)
+    out.append("")
+    out.append(f"Guest runs: {okc}/{len(steps)} passed; TAP results {tp} ok, {tf} not ok"
+               + ("" if all(tap) else " (some summaries missing)"))
+
+    # JSON of every figure; private keys (curves) stay out.
+    def clean(o):
+        if isinstance(o, dict):
+            return {str(k): clean(v) for k, v in o.items() if not str(k).startswith("_")}
+        if isinstance(o, list):
+            return [clean(v) for v in o]
+        return o
+    report = {
+        "log_dir": logdir, "cluster": fs, "cluster_per_node": form["per_node"],
+        "workloads": {"one_lock_word": lb, "locks_by_name": rb},
+        "one_lock_word_per_node": lb_raw["per_node"],
+        "locks_by_name_per_node": rb_raw["per_node"],
+        "transport": bench,
+        "rdlockctl_lock_counter": {"per_node": rb_raw["counter"], "racy": rb_raw["racy"]},
+        "verdict": verdict, "steps": steps,
+    }
+
+    plot, why = None, "not asked for (--no-plot)"
+    if "--no-plot" not in argv:
+        curves = []
+        for w, ((name, protos), lat) in enumerate(zip(tables, ("acquire+release",
+                                                              "lock call"))):
+            for c, p in enumerate(PROTOS):
+                f = protos.get(p, {})
+                # The highest of the nodes' percentiles is no distribution.
+                if not f or f.get("latency_from", "").startswith("highest"):
+                    continue
+                pts, style, sfx = cdf_points(f)
+                if pts:
+                    # A colour per protocol, a dash type per workload.
+                    style += f" lw 2 lc {c + 1} dt {w + 1}"
+                    curves.append((f"{p}, {name} ({lat}){sfx}", pts, style))
+        bars = [(name, [protos.get(p, {}).get("acq_per_s") for p in PROTOS])
+                for name, protos in tables]
+        try:
+            plot, why = write_plot(logdir, curves, bars)
+        except OSError as e:
+            plot, why = None, str(e)
+    report["plot"] = plot
+    jpath = os.path.join(logdir, "report.json")
+    with open(jpath, "w") as f:
+        json.dump(clean(report), f, indent=1, sort_keys=False)
+        f.write("\n")
+    out.append(f"Figures: {jpath}")
+    out.append(f"Plot: {plot} (latency CDF, throughput per protocol)" if plot
+               else f"Plot: none ({why})")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
