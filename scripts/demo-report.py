@@ -753,7 +753,9 @@ def main(argv):
     out.append("")
     out += workload_table(t2, rbp)
     tables.append(("locks by name", rbp))
-    notes = ("Latency: 1 acquire+release, 2 the lock call. ops/acq: remote operations on "
+    notes = ("1: acq/s sums the nodes' own runs, which start without a barrier. "
+             "Latency: 1 acquire+release, 2 the lock call. "
+             "ops/acq: remote operations on "
              "the lock's home node per acquisition, release included; msgs/acq: transport "
              "messages of all nodes per acquisition; Jain: 1 over the nodes' acq/s, 2 over "
              "the clients' acquisitions; uncont./2FAA: uncontended acquire+release p50 over "
