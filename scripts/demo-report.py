@@ -753,7 +753,8 @@ def main(argv):
     out.append("")
     out += workload_table(t2, rbp)
     tables.append(("locks by name", rbp))
-    notes = ("1: acq/s sums the nodes' own runs, which start without a barrier. "
+    notes = ("1: acq/s sums the nodes' own runs, each protocol started on every node "
+             "at once by a barrier. "
              "Latency: 1 acquire+release, 2 the lock call. "
              "ops/acq: remote operations on "
              "the lock's home node per acquisition, release included; msgs/acq: transport "

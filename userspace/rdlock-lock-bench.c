@@ -22,19 +22,26 @@
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 #include "bench.h"
+#include "../selftests/rdlock/testlib.h"
+
+#define BARRIER_TIMEOUT_S	300
 
 static const char *const proto_names[] = { "bakery", "caslock" };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rdlock-lock-bench --node N [--slot S] [--iterations I]\n"
-		   "                         [--shared] [--device PATH] [--json FILE]\n\n"
+		   "                         [--shared] [--device PATH] [--json FILE]\n"
+		   "                         [--barrier NODES]\n\n"
 		   "Takes and releases a lock word on node N I times (default 500,\n"
 		   "exclusive) with each protocol (bakery at slot S, the CAS spinlock\n"
 		   "at S+1), then times I raw FAAs on (N, S+2),\n"
 		   "and prints p50/p99/max of acquire+release, throughput, remote\n"
 		   "operations per acquisition, and p50 as a multiple of 2 FAAs;\n"
-		   "--json FILE: the same with p99.9 and every sample (usec).\n");
+		   "--json FILE: the same with p99.9 and every sample (usec);\n"
+		   "--barrier NODES: NODES nodes run this at once; each protocol\n"
+		   "starts on all of them together (barrier on node 0, slots S+3\n"
+		   "and S+4), so that they contend for the lock all along.\n");
 }
 
 /* Sorted samples in microseconds, as a JSON array. */
@@ -100,18 +107,22 @@ int main(int argc, char **argv)
 		{ "shared", no_argument, NULL, 'S' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "barrier", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *device = "/dev/rdlock_test", *json = NULL;
-	__u32 node = 0, slot = 0, iters = 500, p, *samples, *kept[2];
+	__u32 node = 0, slot = 0, iters = 500, barrier = 0, p, *samples;
+	__u32 *kept[2];
+	char msg[160];
 	struct rdlock_test_info info;
 	struct rdlock_test_bench fb;
 	struct stats st[2], faa;
 	double secs[2], ops[2];
 	int opt, fd, have_node = 0, shared = 0, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, "n:s:i:Sd:j:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:s:i:Sd:j:b:h", opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			have_node = !parse_u32_arg(optarg, &node);
@@ -135,6 +146,10 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			json = optarg;
+			break;
+		case 'b':
+			if (parse_u32_arg(optarg, &barrier) || !barrier)
+				goto bad;
 			break;
 		case 'h':
 			usage(stdout);
@@ -168,8 +183,15 @@ int main(int argc, char **argv)
 			.iterations = iters,
 			.samples = (__u64)(uintptr_t)kept[p],
 		};
-		double t0 = bench_now();
+		double t0;
 
+		/* Without it, the nodes' runs hardly overlap. */
+		if (barrier && rdl_barrier(fd, barrier, BARRIER_TIMEOUT_S,
+					   slot + 3 + p, 1, msg, sizeof(msg))) {
+			fprintf(stderr, "rdlock-lock-bench: %s\n", msg);
+			return 1;
+		}
+		t0 = bench_now();
 		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK_BENCH, &b) < 0) {
 			fprintf(stderr, "LOCK_BENCH %s: %s\n", proto_names[p],
 				strerror(errno));

@@ -22,6 +22,7 @@ export RDLOCK_BARRIER_TIMEOUT
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
 	rdl_step "rdlock-lock-bench, all nodes on one lock ($BACKEND)" \
 		rdlock-lock-bench --node 0 --slot 600 \
+		--barrier "$RDLOCK_NR_NODES" \
 		--iterations "${RDLOCK_LOCKBENCH_ITERS:-300}" \
 		--json "$OUT/lock-bench.json"
 	if [ -r "$OUT/lock-bench.json" ]; then
