@@ -3,11 +3,14 @@
  * rdlockctl - configure and inspect the rdlock cluster through /dev/rdlock.
  *
  * Every subcommand is one entry of cmds[]. Exit status: 0 success, 1
- * failure, 2 usage error; "lock" exits with its command's status.
+ * failure, 2 usage error or a configuration file that cannot be read or
+ * is invalid; "lock" exits with its command's status.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include <linux/rdlock.h>
 
 #include "addr.h"
+#include "conf.h"
 
 #define DEFAULT_DEVICE		"/dev/rdlock"
 #define WAIT_POLL_MS		50
@@ -29,8 +33,6 @@
 #define EXIT_NOT_FOUND		127
 #define LS_DEFAULT_SLOTS	1024
 #define LS_DEFAULT_MODE		0666
-#define LS_NAME_CHARS \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-"
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 static const char *device = DEFAULT_DEVICE;
@@ -144,19 +146,6 @@ static int bad_usage(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int parse_u32(const char *s, __u32 *v)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s || *end || x > 0xffffffffULL || s[0] == '-')
-		return -EINVAL;
-	*v = (__u32)x;
-	return 0;
-}
-
 static int cmd_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -177,7 +166,7 @@ static int cmd_config(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "c:n:a:p:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			if (parse_u32(optarg, &cfg.cluster_id) || !cfg.cluster_id)
+			if (rdlock_parse_u32(optarg, &cfg.cluster_id) || !cfg.cluster_id)
 				return bad_usage("bad cluster id '%s' (non-zero 32-bit number)",
 						 optarg);
 			have_cluster = 1;
@@ -247,10 +236,53 @@ static int cmd_del_peer(int argc, char **argv)
 	return do_ioctl(RDLOCK_IOC_DEL_PEER, &p, what);
 }
 
+static int up_config(const char *path, __u32 timeout, int dry_run);
+static int unconfigured(void);
+
+/*
+ * up: connect. up --config FILE: configure from FILE, then connect (see
+ * up_config()). Plain "up" on a node that was never configured reads
+ * RDLOCK_CONF_DEFAULT_PATH if it exists; otherwise, and on a configured
+ * node, it only connects, as it always did.
+ */
 static int cmd_up(int argc, char **argv)
 {
-	if (argc != 1)
-		return bad_usage("up: unexpected argument '%s'", argv[1]);
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	__u32 timeout = WAIT_DEFAULT_SEC;
+	int opt, dry_run = 0, have_timeout = 0;
+	const char *path = NULL;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			path = optarg;
+			break;
+		case 't':
+			if (rdlock_parse_u32(optarg, &timeout))
+				return bad_usage("bad timeout '%s' (seconds)", optarg);
+			have_timeout = 1;
+			break;
+		case 'n':
+			dry_run = 1;
+			break;
+		default:
+			return bad_usage("%s: bad option", "up");
+		}
+	}
+	if (optind != argc)
+		return bad_usage("up: unexpected argument '%s'", argv[optind]);
+	if (!path && (have_timeout || dry_run))
+		return bad_usage("%s: --timeout and --dry-run need --config FILE",
+				 "up");
+	if (path)
+		return up_config(path, timeout, dry_run);
+	if (unconfigured() && access(RDLOCK_CONF_DEFAULT_PATH, F_OK) == 0)
+		return up_config(RDLOCK_CONF_DEFAULT_PATH, timeout, 0);
 	return do_ioctl(RDLOCK_IOC_UP, NULL, "up");
 }
 
@@ -411,24 +443,15 @@ static double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cmd_wait(int argc, char **argv)
+/* Wait at most @timeout s until the cluster is ready; 0 or 1 for exit. */
+static int wait_ready(__u32 timeout)
 {
-	static const struct option opts[] = {
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
 	struct rdlock_status st;
-	__u32 timeout = WAIT_DEFAULT_SEC, i;
 	double deadline;
-	int opt, fd;
+	int fd;
+	__u32 i;
 
-	while ((opt = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
-		if (opt != 't' || parse_u32(optarg, &timeout))
-			return bad_usage("%s: bad option or timeout", "wait");
-	}
-	if (optind != argc)
-		return bad_usage("wait: unexpected argument '%s'", argv[optind]);
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
@@ -456,21 +479,26 @@ static int cmd_wait(int argc, char **argv)
 	return 1;
 }
 
+static int cmd_wait(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	__u32 timeout = WAIT_DEFAULT_SEC;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+		if (opt != 't' || rdlock_parse_u32(optarg, &timeout))
+			return bad_usage("%s: bad option or timeout", "wait");
+	}
+	if (optind != argc)
+		return bad_usage("wait: unexpected argument '%s'", argv[optind]);
+	return wait_ready(timeout);
+}
+
 /* ------------------------------------------------------------------ */
 /* Lockspaces and locks                                               */
-
-/* A lockspace name: 1 .. 31 of [A-Za-z0-9_.:-], NUL-padded into @out. */
-static int parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX])
-{
-	size_t len = strlen(s);
-
-	if (!len || len >= RDLOCK_LS_NAME_MAX ||
-	    strspn(s, LS_NAME_CHARS) != len)
-		return -EINVAL;
-	memset(out, 0, RDLOCK_LS_NAME_MAX);
-	memcpy(out, s, len);
-	return 0;
-}
 
 /* Why a lockspace or lock ioctl failed, as a hint after the error. */
 static const char *ls_hint(int e)
@@ -510,17 +538,6 @@ static int ls_ioctl(int fd, unsigned long req, void *arg, const char *what,
 	return e;
 }
 
-static int parse_proto(const char *s, __u32 *proto)
-{
-	if (!strcmp(s, "bakery"))
-		*proto = RDLOCK_PROTO_BAKERY;
-	else if (!strcmp(s, "caslock"))
-		*proto = RDLOCK_PROTO_CASLOCK;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 static int cmd_ls_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -549,20 +566,20 @@ static int cmd_ls_create(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			if (parse_proto(optarg, &c.proto))
+			if (rdlock_parse_proto(optarg, &c.proto))
 				return bad_usage("bad protocol '%s' (bakery or caslock)",
 						 optarg);
 			break;
 		case 'l':
-			if (parse_u32(optarg, &c.lease_ms))
+			if (rdlock_parse_u32(optarg, &c.lease_ms))
 				return bad_usage("bad lease '%s' (milliseconds)", optarg);
 			break;
 		case 'o':
-			if (parse_u32(optarg, &c.omega_us))
+			if (rdlock_parse_u32(optarg, &c.omega_us))
 				return bad_usage("bad omega '%s' (microseconds)", optarg);
 			break;
 		case 's':
-			if (parse_u32(optarg, &c.slots) || c.slots < 2 ||
+			if (rdlock_parse_u32(optarg, &c.slots) || c.slots < 2 ||
 			    c.slots % 2 || c.slots > RDLOCK_LS_SLOTS_MAX)
 				return bad_usage("bad slot count '%s' (even, 2..65536)",
 						 optarg);
@@ -571,11 +588,11 @@ static int cmd_ls_create(int argc, char **argv)
 			c.flags |= RDLOCK_LS_UPDATE;
 			break;
 		case 'u':
-			if (parse_u32(optarg, &c.uid))
+			if (rdlock_parse_u32(optarg, &c.uid))
 				return bad_usage("bad uid '%s' (a number)", optarg);
 			break;
 		case 'g':
-			if (parse_u32(optarg, &c.gid))
+			if (rdlock_parse_u32(optarg, &c.gid))
 				return bad_usage("bad gid '%s' (a number)", optarg);
 			break;
 		case 'm':
@@ -593,7 +610,7 @@ static int cmd_ls_create(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return bad_usage("%s: needs exactly one NAME", "ls-create");
-	if (parse_ls_name(argv[optind], c.name))
+	if (rdlock_parse_ls_name(argv[optind], c.name))
 		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				 argv[optind]);
 	fd = open_dev();
@@ -614,7 +631,7 @@ static int cmd_ls_remove(int argc, char **argv)
 		return bad_usage("%s: needs NAME", "ls-remove");
 	memset(&n, 0, sizeof(n));
 	n.version = RDLOCK_UAPI_VERSION;
-	if (parse_ls_name(argv[1], n.name))
+	if (rdlock_parse_ls_name(argv[1], n.name))
 		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				 argv[1]);
 	fd = open_dev();
@@ -738,7 +755,7 @@ static int cmd_lock(int argc, char **argv)
 
 	memset(&j, 0, sizeof(j));
 	j.version = RDLOCK_UAPI_VERSION;
-	if (parse_ls_name(ls, j.name))
+	if (rdlock_parse_ls_name(ls, j.name))
 		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				 ls);
 	len = strlen(name);
@@ -790,6 +807,248 @@ static int cmd_lock(int argc, char **argv)
 	return status;
 }
 
+/* ------------------------------------------------------------------ */
+/* The configuration file                                             */
+
+/* Never configured? Quietly no when the device or STATUS fails. */
+static int unconfigured(void)
+{
+	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
+	struct rdlock_status st;
+	int fd = open(device, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	st.version = RDLOCK_UAPI_VERSION;
+	st.nr_nodes = RDLOCK_MAX_NODES;
+	st.nodes = (__u64)(unsigned long)nodes;
+	if (ioctl(fd, RDLOCK_IOC_STATUS, &st) < 0)
+		st.state = RDLOCK_CLUSTER_DOWN;
+	close(fd);
+	return st.state == RDLOCK_CLUSTER_UNCONFIGURED;
+}
+
+/* The whole file, NUL-terminated, or NULL with errno set. */
+static char *read_conf(const char *path)
+{
+	size_t n, size = RDLOCK_CONF_FILE_MAX + 2;
+	char *buf = malloc(size);
+	FILE *f;
+
+	if (!buf)
+		return NULL;
+	f = fopen(path, "re");
+	if (!f) {
+		free(buf);
+		return NULL;
+	}
+	n = fread(buf, 1, size - 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	if (memchr(buf, '\0', n)) {
+		free(buf);
+		errno = EILSEQ;
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+#define MAX_LOCAL_ADDRS	64
+
+/* This host's IP addresses, for the file's nodes without "self". */
+static unsigned int local_addrs(struct rdlock_addr *out, unsigned int max)
+{
+	struct ifaddrs *ifs, *ifa;
+	unsigned int n = 0;
+
+	if (getifaddrs(&ifs)) {
+		err_msg("getifaddrs: %s", strerror(errno));
+		return 0;
+	}
+	for (ifa = ifs; ifa && n < max; ifa = ifa->ifa_next) {
+		if (!ifa->ifa_addr)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		if (ifa->ifa_addr->sa_family == AF_INET) {
+			const struct sockaddr_in *s = (void *)ifa->ifa_addr;
+
+			out[n].family = AF_INET;
+			memcpy(out[n].addr, &s->sin_addr, 4);
+			n++;
+		} else if (ifa->ifa_addr->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *s = (void *)ifa->ifa_addr;
+
+			out[n].family = AF_INET6;
+			out[n].scope_id = s->sin6_scope_id;
+			memcpy(out[n].addr, &s->sin6_addr, 16);
+			n++;
+		}
+	}
+	freeifaddrs(ifs);
+	return n;
+}
+
+/* Write @val to rdlock.ko's parameter @name; 0 or the errno. */
+static int write_param(const char *name, const char *val)
+{
+	char path[sizeof(RDLOCK_CONF_PARAM_DIR) + RDLOCK_CONF_OPT_NAME_MAX];
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, e = 0;
+
+	snprintf(path, sizeof(path), RDLOCK_CONF_PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		e = errno;
+	else if ((size_t)n != len)
+		e = EIO;
+	if (close(fd) && !e)
+		e = errno;
+	return e;
+}
+
+/*
+ * Do what rdlock_conf_print() shows: check that the cluster is down and
+ * every option a parameter of the module, write the options, configure,
+ * up; then, if the file has lockspaces, wait for the cluster and create
+ * them (all that can be, however many fail).
+ */
+static int apply_conf(const char *path, const struct rdlock_conf *conf,
+		      __u32 self, __u32 timeout)
+{
+	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
+	const struct rdlock_conf_option *o;
+	struct rdlock_cluster_config cfg;
+	struct rdlock_ls_create c;
+	struct rdlock_status st;
+	char param[sizeof(RDLOCK_CONF_PARAM_DIR) + RDLOCK_CONF_OPT_NAME_MAX];
+	unsigned int i;
+	int fd, e, ret = 0;
+
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	e = get_status(fd, &st, nodes);
+	close(fd);
+	if (e)
+		return 1;
+	if (st.state != RDLOCK_CLUSTER_UNCONFIGURED &&
+	    st.state != RDLOCK_CLUSTER_DOWN) {
+		err_msg("%s: the cluster is %s: run 'down' first", path,
+			cluster_state_name(st.state));
+		return 1;
+	}
+	/* Every name first, so that a misspelt one changes nothing. */
+	for (i = 0; i < conf->nr_options; i++) {
+		o = &conf->options[i];
+		snprintf(param, sizeof(param), RDLOCK_CONF_PARAM_DIR "%s",
+			 o->name);
+		if (access(param, W_OK)) {
+			err_msg("%s: line %u: option %s: not a parameter of rdlock.ko (%s)",
+				path, o->line, o->name, strerror(errno));
+			return 1;
+		}
+	}
+	for (i = 0; i < conf->nr_options; i++) {
+		o = &conf->options[i];
+		e = write_param(o->name, o->value);
+		if (e) {
+			err_msg("%s: line %u: option %s %s: %s (%s)", path,
+				o->line, o->name, o->value, strerror(e),
+				errno_name(e));
+			return 1;
+		}
+	}
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.version = RDLOCK_UAPI_VERSION;
+	cfg.cluster_id = conf->cluster_id;
+	cfg.node_id = self;
+	for (i = 0; i < conf->nr_nodes; i++)
+		if (conf->nodes[i].id == self)
+			cfg.addr = conf->nodes[i].addr;
+	if (do_ioctl(RDLOCK_IOC_SET_CONFIG, &cfg, "set config"))
+		return 1;
+	for (i = 0; i < conf->nr_nodes; i++)
+		if (conf->nodes[i].id != self &&
+		    add_peer(conf->nodes[i].id, &conf->nodes[i].addr))
+			return 1;
+	if (do_ioctl(RDLOCK_IOC_UP, NULL, "up"))
+		return 1;
+	if (!conf->nr_ls)
+		return 0;
+
+	if (wait_ready(timeout)) {
+		err_msg("%s: the cluster is up but not ready: no lockspace created",
+			path);
+		return 1;
+	}
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < conf->nr_ls; i++) {
+		c = conf->ls[i].c;
+		if (!conf->ls[i].has_uid)
+			c.uid = getuid();
+		if (!conf->ls[i].has_gid)
+			c.gid = getgid();
+		if (ls_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c, "create lockspace",
+			     c.name)) {
+			err_msg("%s: line %u: lockspace %s not created", path,
+				conf->ls[i].line, c.name);
+			ret = 1;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+/* up --config FILE [--timeout SEC] [--dry-run]. Bad file: EXIT_USAGE. */
+static int up_config(const char *path, __u32 timeout, int dry_run)
+{
+	static struct rdlock_addr local[MAX_LOCAL_ADDRS];
+	static struct rdlock_conf conf;
+	char err[RDLOCK_CONF_ERR_MAX];
+	unsigned int nr_local = 0;
+	char *text;
+	__u32 self;
+	int ret;
+
+	text = read_conf(path);
+	if (!text) {
+		err_msg("%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	ret = rdlock_conf_parse(text, &conf, err, sizeof(err));
+	free(text);
+	if (ret) {
+		err_msg("%s: %s", path, err);
+		return EXIT_USAGE;
+	}
+	if (!conf.has_self)
+		nr_local = local_addrs(local, MAX_LOCAL_ADDRS);
+	if (rdlock_conf_find_self(&conf, local, nr_local, &self, err,
+				  sizeof(err))) {
+		err_msg("%s: %s", path, err);
+		return EXIT_USAGE;
+	}
+	if (dry_run) {
+		rdlock_conf_print(&conf, self, timeout, stdout);
+		return 0;
+	}
+	return apply_conf(path, &conf, self, timeout);
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	(void)argc;
@@ -804,7 +1063,12 @@ static const struct cmd cmds[] = {
 	  "set this node's configuration (forgets all peers), then add peers" },
 	{ "add-peer", cmd_add_peer, "ID ADDR", "add a peer while down" },
 	{ "del-peer", cmd_del_peer, "ID", "remove a peer while down" },
-	{ "up", cmd_up, "", "connect to every node" },
+	{ "up", cmd_up, "[--config FILE [--timeout SEC] [--dry-run]]",
+	  "connect to every node; with --config, first configure from FILE\n"
+	  "      (options, nodes) and after create its lockspaces once ready\n"
+	  "      (waiting at most SEC s, default 60); --dry-run only checks FILE\n"
+	  "      and prints the equivalent commands. Without --config, a node\n"
+	  "      never configured reads " RDLOCK_CONF_DEFAULT_PATH " if it exists" },
 	{ "down", cmd_down, "", "disconnect from every node" },
 	{ "status", cmd_status, "[--json]", "show cluster and node states" },
 	{ "wait", cmd_wait, "[--timeout SEC]",
