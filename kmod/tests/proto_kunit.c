@@ -344,6 +344,28 @@ static void sim_cfg(struct rdlock_proto_cfg *cfg, const struct sim_params *p,
 	cfg->xport_priv = node;
 }
 
+/* Has a stall reset skipped the bakery ticket @h in the word? */
+static bool sim_skipped(struct proto_sim *sim, const struct sim_params *p,
+			const struct rdlock_ticket *h)
+{
+	enum bakery_mode bm;
+	u64 w;
+
+	if (!p->update_word)
+		bm = h->mode == RDLOCK_MODE_SHARED ? BAKERY_SHARED :
+						     BAKERY_EXCLUSIVE;
+	else if (h->mode == RDLOCK_MODE_SHARED)
+		bm = BAKERY_UPD_SHARED;
+	else if (h->mode == RDLOCK_MODE_UPDATE)
+		bm = BAKERY_UPD_UPDATE;
+	else
+		bm = BAKERY_UPD_EXCLUSIVE;
+	spin_lock(&sim->lock);
+	w = sim->table[h->node][h->slot];
+	spin_unlock(&sim->lock);
+	return bakery_skipped(h->prev, w, bm, h->k);
+}
+
 /* A thread that cannot start counts as an error and as done at once. */
 static void sim_start(struct sim_thread *st, int i)
 {
@@ -374,6 +396,8 @@ static int sim_round(struct proto_sim *sim,
 	};
 	int i, nr = SIM_NODES * SIM_THREADS, ret;
 	u32 stall_ms = 4 * p->lease_ms;
+	unsigned long until;
+	ktime_t start;
 
 	sim->delay_us = p->delay_us;
 	sim->read_fail_pct = p->read_fail_pct;
@@ -410,8 +434,18 @@ static int sim_round(struct proto_sim *sim,
 	WRITE_ONCE(sim->stalling, true);
 	for (i = 0; i < nr - SIM_THREADS; i++)
 		sim_start(&st[i], i);
+	start = ktime_get();
 	msleep(stall_ms);
-	atomic64_add((u64)stall_ms * NSEC_PER_MSEC, &last->hidden_ns);
+	/*
+	 * Four leases are twice what the waiters must wait before they reset
+	 * it; on a loaded guest they may take longer: stall until the word
+	 * shows the reset (the event), for at most 20 s.
+	 */
+	until = jiffies + 20 * HZ;
+	while (!sim_skipped(sim, p, &h) && time_before(jiffies, until))
+		msleep(10);
+	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)),
+		     &last->hidden_ns);
 	p->ops->release(&hcfg, &h);
 	WRITE_ONCE(sim->stalling, false);
 	for (i = nr - SIM_THREADS; i < nr; i++)
