@@ -4,6 +4,10 @@
 # make modules      rdlock.ko, rdlock_test.ko and, with KUnit, the KUnit suites
 # make check-style  sparse (C=2) and checkpatch --strict; fails on findings
 # make test         the whole suite: scripts/run-tests.sh
+# make dkms-install  rdlock.ko through DKMS, rebuilt for every new kernel
+#                    (DKMS_KERNEL=VERSION: for that kernel, not the running one)
+# make dkms-uninstall  remove it from DKMS and /usr/src
+# make install-tools  rdlockctl, the systemd unit and an example rdlock.conf
 
 # The running kernel's build tree, else the newest Debian headers package:
 # our hosts run a kernel without one, and modules are tested in guests.
@@ -18,6 +22,7 @@ endif
 KBUILD_FLAGS := -C $(KDIR) M=$(CURDIR) W=1
 
 .PHONY: all modules userspace selftests check-style checkpatch sparse test clean
+.PHONY: dkms-add dkms-install dkms-uninstall install-tools
 
 all: modules userspace selftests
 
@@ -49,3 +54,43 @@ clean:
 	$(MAKE) $(KBUILD_FLAGS) clean
 	$(MAKE) -C userspace clean
 	$(MAKE) -C selftests/rdlock clean
+
+# DKMS (Debian package dkms): the module's sources and dkms.conf go to
+# /usr/src/rdlock-$(DKMS_VERSION); DKMS builds them for $(DKMS_KERNEL) and
+# again for every kernel installed later. Re-running replaces that version.
+DKMS_VERSION ?= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_KERNEL ?= $(shell uname -r)
+DKMS_SRC := /usr/src/rdlock-$(DKMS_VERSION)
+
+dkms-add:
+	@command -v dkms > /dev/null || { echo "dkms-add: install the dkms package"; exit 1; }
+	if [ -n "$$(dkms status -m rdlock -v $(DKMS_VERSION))" ]; then \
+		dkms remove -m rdlock -v $(DKMS_VERSION) --all; fi
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp --parents Kbuild COPYING $$(find LICENSES kmod uapi -type f \
+		\( -name '*.[ch]' -o -path 'LICENSES/*' \)) $(DKMS_SRC)/
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(DKMS_VERSION)"/' dkms.conf \
+		> $(DKMS_SRC)/dkms.conf
+	dkms add -m rdlock -v $(DKMS_VERSION)
+
+dkms-install: dkms-add
+	dkms build -m rdlock -v $(DKMS_VERSION) -k $(DKMS_KERNEL)
+	dkms install -m rdlock -v $(DKMS_VERSION) -k $(DKMS_KERNEL)
+
+dkms-uninstall:
+	dkms remove -m rdlock -v $(DKMS_VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+# rdlockctl, rdlock.service and /etc/rdlock/rdlock.conf.example, under
+# $(DESTDIR); "systemctl daemon-reload" and "systemctl enable rdlock" after.
+SBINDIR ?= /usr/sbin
+UNITDIR ?= /lib/systemd/system
+
+install-tools: userspace
+	install -D -m 0755 userspace/rdlockctl $(DESTDIR)$(SBINDIR)/rdlockctl
+	mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/sbin/rdlockctl|$(SBINDIR)/rdlockctl|' packaging/rdlock.service \
+		> $(DESTDIR)$(UNITDIR)/rdlock.service
+	install -D -m 0644 packaging/rdlock.conf.example \
+		$(DESTDIR)/etc/rdlock/rdlock.conf.example
