@@ -286,11 +286,28 @@ static int cmd_up(int argc, char **argv)
 	return do_ioctl(RDLOCK_IOC_UP, NULL, "up");
 }
 
+static int down_config(const char *path);
+
+/* down: disconnect. down --config FILE: see down_config(). */
 static int cmd_down(int argc, char **argv)
 {
-	if (argc != 1)
-		return bad_usage("down: unexpected argument '%s'", argv[1]);
-	return do_ioctl(RDLOCK_IOC_DOWN, NULL, "down");
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = NULL;
+	int opt;
+
+	if (argc == 1)
+		return do_ioctl(RDLOCK_IOC_DOWN, NULL, "down");
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'c')
+			return bad_usage("%s: bad option", "down");
+		path = optarg;
+	}
+	if (optind != argc)
+		return bad_usage("down: unexpected argument '%s'", argv[optind]);
+	return down_config(path);
 }
 
 static const char *cluster_state_name(__u32 s)
@@ -1013,15 +1030,11 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 	return ret;
 }
 
-/* up --config FILE [--timeout SEC] [--dry-run]. Bad file: EXIT_USAGE. */
-static int up_config(const char *path, __u32 timeout, int dry_run)
+/* The file's text parsed into *conf; 0, or EXIT_USAGE after the error. */
+static int load_conf(const char *path, struct rdlock_conf *conf)
 {
-	static struct rdlock_addr local[MAX_LOCAL_ADDRS];
-	static struct rdlock_conf conf;
 	char err[RDLOCK_CONF_ERR_MAX];
-	unsigned int nr_local = 0;
 	char *text;
-	__u32 self;
 	int ret;
 
 	text = read_conf(path);
@@ -1029,12 +1042,70 @@ static int up_config(const char *path, __u32 timeout, int dry_run)
 		err_msg("%s: %s", path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	ret = rdlock_conf_parse(text, &conf, err, sizeof(err));
+	ret = rdlock_conf_parse(text, conf, err, sizeof(err));
 	free(text);
 	if (ret) {
 		err_msg("%s: %s", path, err);
 		return EXIT_USAGE;
 	}
+	return 0;
+}
+
+/*
+ * down --config FILE: what stopping the systemd unit does. Remove the
+ * file's lockspaces from this node (those it no longer has do not
+ * matter: down refuses while any is left), then down; a cluster already
+ * down or never configured is no error. 0, 1 or EXIT_USAGE.
+ */
+static int down_config(const char *path)
+{
+	static struct rdlock_conf conf;
+	struct rdlock_ls_name n;
+	unsigned int i;
+	int fd, e, ret;
+
+	ret = load_conf(path, &conf);
+	if (ret)
+		return ret;
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < conf.nr_ls; i++) {
+		memset(&n, 0, sizeof(n));
+		n.version = RDLOCK_UAPI_VERSION;
+		memcpy(n.name, conf.ls[i].c.name, sizeof(n.name));
+		if (ioctl(fd, RDLOCK_IOC_LS_REMOVE, &n) == 0 || errno == ENOENT)
+			continue;
+		e = errno;
+		err_msg("%s: line %u: remove lockspace %s: %s (%s)%s", path,
+			conf.ls[i].line, n.name, strerror(e), errno_name(e),
+			ls_hint(e));
+		ret = 1;
+	}
+	if (ioctl(fd, RDLOCK_IOC_DOWN) < 0 && errno != EALREADY &&
+	    errno != ENXIO) {
+		e = errno;
+		err_msg("down: %s (%s)%s", strerror(e), errno_name(e),
+			e == EBUSY ? " (this node still has lockspaces)" : "");
+		ret = 1;
+	}
+	close(fd);
+	return ret;
+}
+
+/* up --config FILE [--timeout SEC] [--dry-run]. Bad file: EXIT_USAGE. */
+static int up_config(const char *path, __u32 timeout, int dry_run)
+{
+	static struct rdlock_addr local[MAX_LOCAL_ADDRS];
+	static struct rdlock_conf conf;
+	char err[RDLOCK_CONF_ERR_MAX];
+	unsigned int nr_local = 0;
+	__u32 self;
+	int ret;
+
+	ret = load_conf(path, &conf);
+	if (ret)
+		return ret;
 	if (!conf.has_self)
 		nr_local = local_addrs(local, MAX_LOCAL_ADDRS);
 	if (rdlock_conf_find_self(&conf, local, nr_local, &self, err,
@@ -1069,7 +1140,9 @@ static const struct cmd cmds[] = {
 	  "      (waiting at most SEC s, default 60); --dry-run only checks FILE\n"
 	  "      and prints the equivalent commands. Without --config, a node\n"
 	  "      never configured reads " RDLOCK_CONF_DEFAULT_PATH " if it exists" },
-	{ "down", cmd_down, "", "disconnect from every node" },
+	{ "down", cmd_down, "[--config FILE]",
+	  "disconnect from every node; with --config, first remove FILE's\n"
+	  "      lockspaces from this node, and a cluster already down is no error" },
 	{ "status", cmd_status, "[--json]", "show cluster and node states" },
 	{ "wait", cmd_wait, "[--timeout SEC]",
 	  "wait until every node is connected (default 60 s)" },
