@@ -443,7 +443,7 @@ static int sim_round(struct proto_sim *sim,
 	 */
 	until = jiffies + 20 * HZ;
 	while (!sim_skipped(sim, p, &h) && time_before(jiffies, until))
-		msleep(10);
+		msleep(20);
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)),
 		     &last->hidden_ns);
 	p->ops->release(&hcfg, &h);
