@@ -26,6 +26,10 @@
 #                              table: ESHUTDOWN, no hang, exclusion
 #                              after; 3 nodes (debug: two-sided backend,
 #                              stock: verbs)
+#             conf             the configuration-file path: a shared
+#                              /etc/rdlock/rdlock.conf, rdlockctl up
+#                              --config and down --config, refused files;
+#                              3 nodes, stock kernel only
 #   demo:   README's first command (scripts/demo.sh) in a fresh git clone
 #           of this commit, with the stock kernel
 #
@@ -203,6 +207,7 @@ guest_tests()
 		cluster_step debug devremove 3 600 -- sh guest/devremove.sh twosided
 	else
 		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
+		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
 	fi
 }
 

@@ -151,7 +151,7 @@ if [ -n "${up:-}" ]; then
 		sh -c "! rdlockctl up --config $CONF"
 
 	rdl_step "lockspace conf-a: defaults" \
-		ls_has conf-a "slots: 1024" "lease_ms: 0" "flags: 0"
+		ls_has conf-a "slots: 1024" "lease_ms: 0" "flags: 0x0"
 	rdl_step "lockspace conf-b: caslock, 8 slots" \
 		ls_has conf-b "slots: 8" "lease_ms: 0"
 	rdl_step "lockspace conf-c: update locks, 1000 ms leases" \
