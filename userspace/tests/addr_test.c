@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "../addr.h"
+#include "tap.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define X10		"1234567890"
@@ -100,18 +101,6 @@ static const struct peer_case peer_cases[] = {
 	{ .in = "00000000000000001=10.77.0.1", .ret = -EINVAL },
 };
 
-static int test_nr;
-static int failed;
-
-static void result(int ok, const char *fmt, const char *arg)
-{
-	printf("%s %d ", ok ? "ok" : "not ok", ++test_nr);
-	printf(fmt, arg);
-	printf("\n");
-	if (!ok)
-		failed++;
-}
-
 static int check_addr(const struct addr_case *c)
 {
 	struct rdlock_addr a, want;
@@ -193,6 +182,5 @@ int main(void)
 		       peer_cases[i].ret ? "peer refuses '%s'" : "peer parses '%s'",
 		       peer_cases[i].in);
 	result(check_format_small(), "format %s", "reports a short buffer");
-	printf("# %d passed, %d failed\n", test_nr - failed, failed);
-	return failed ? 1 : 0;
+	return tap_finish();
 }

@@ -13,6 +13,7 @@
 
 #include "../addr.h"
 #include "../conf.h"
+#include "tap.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -236,18 +237,6 @@ static const struct self_case self_cases[] = {
 };
 
 static struct rdlock_conf conf;
-static int test_nr;
-static int failed;
-
-static void result(int ok, const char *fmt, const char *arg)
-{
-	printf("%s %d ", ok ? "ok" : "not ok", ++test_nr);
-	printf(fmt, arg);
-	printf("\n");
-	if (!ok)
-		failed++;
-}
-
 static struct rdlock_addr local[2];
 
 static void init_local(void)
@@ -425,6 +414,5 @@ int main(void)
 	result(check_too_long(), "conf refuses %s", "a file over 64 KiB");
 	result(check_long_line(), "conf %s", "takes lines of up to 1023 characters");
 	result(check_short_err(), "conf %s", "cuts messages to the buffer");
-	printf("# %d passed, %d failed\n", test_nr - failed, failed);
-	return failed ? 1 : 0;
+	return tap_finish();
 }
