@@ -25,8 +25,6 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define CONF_MAX_WORDS		32
-#define LS_DEFAULT_SLOTS	1024
-#define LS_DEFAULT_MODE		0666
 #define LS_NAME_CHARS \
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-"
 #define OPT_NAME_CHARS		"abcdefghijklmnopqrstuvwxyz0123456789_"

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <linux/rdlock.h>
 
+/* ls-create defaults, for the command line and the file alike. */
+#define LS_DEFAULT_SLOTS	1024
+#define LS_DEFAULT_MODE		0666
+
 #define RDLOCK_CONF_DEFAULT_PATH	"/etc/rdlock/rdlock.conf"
 /* Where "option NAME VALUE" writes VALUE, as /sys/module/rdlock/parameters/NAME. */
 #define RDLOCK_CONF_PARAM_DIR		"/sys/module/rdlock/parameters/"

@@ -31,8 +31,6 @@
 #define EXIT_USAGE		2
 #define EXIT_CANNOT_EXEC	126	/* as the shell and flock(1) */
 #define EXIT_NOT_FOUND		127
-#define LS_DEFAULT_SLOTS	1024
-#define LS_DEFAULT_MODE		0666
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 static const char *device = DEFAULT_DEVICE;
