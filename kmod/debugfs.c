@@ -58,6 +58,12 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 		   cl->table.incarnation);
 	seq_printf(m, "rejected_connections: %lld\n",
 		   (long long)atomic64_read(&cl->rejected));
+	seq_printf(m, "resent_requests: %lld\nreplayed_requests: %lld\n",
+		   (long long)atomic64_read(&cl->resent),
+		   (long long)atomic64_read(&cl->replayed));
+	seq_printf(m, "stale_requests: %lld\nlost_replies_injected: %lld\n",
+		   (long long)atomic64_read(&cl->stale_requests),
+		   (long long)atomic64_read(&cl->lost_replies));
 	spin_unlock_bh(&cl->lock);
 	return 0;
 }
@@ -215,6 +221,9 @@ void rdlock_debugfs_ls_remove(struct rdlock_ls *ls)
 void rdlock_debugfs_init(void)
 {
 	rdlock_debugfs_dir = debugfs_create_dir("rdlock", NULL);
+	/* Fault injection for tests: answers to drop, each with its link. */
+	debugfs_create_atomic_t("inject_lost_replies", 0600, rdlock_debugfs_dir,
+				&rdlock_cl.inject_lost_replies);
 	debugfs_create_file("cluster", 0444, rdlock_debugfs_dir, NULL,
 			    &rdlock_cluster_fops);
 	debugfs_create_file("nodes", 0444, rdlock_debugfs_dir, NULL,

@@ -38,7 +38,17 @@
 #define RDLOCK_RECONNECT_MAX_MS	2000
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
-#define RDLOCK_WIRE_VERSION	2
+#define RDLOCK_WIRE_VERSION	3
+
+/*
+ * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
+ * each hold one of its slots at the home until the outcome is known, so
+ * that a request sent again after a connection failure is answered from
+ * the home's record instead of applied twice (design.rst, "Exactly once").
+ */
+#define RDLOCK_REPLAY_SLOTS	RDLOCK_REQ_CREDITS
+/* A copy is sent again for up to this many op timeouts. */
+#define RDLOCK_REPLAY_WINDOW_FACTOR	4
 
 enum rdlock_wire_type {
 	RDLOCK_WIRE_ATOMIC_REQ	= 1,
@@ -64,6 +74,10 @@ struct rdlock_wire_msg {
 			__le32 slot;
 			__le64 arg0;
 			__le64 arg1;
+			/* gen 0: a READ or PING, answered without a record */
+			__le32 replay_slot;
+			__le32 pad;
+			__le64 gen;
 		} req;
 		struct {
 			__le32 status;
@@ -199,6 +213,29 @@ struct rdlock_node_stats {
 	atomic64_t served;			/* two-sided ops executed for it */
 };
 
+/* The home's record of the last request a peer sent on one replay slot. */
+struct rdlock_replay_entry {
+	u64 requester;		/* the peer's table incarnation then */
+	u64 gen;		/* 0: none */
+	u64 value;
+	int status;
+};
+
+/**
+ * struct rdlock_replay - exactly-once requests between us and one peer
+ * @lock: serialises a record's check, the operation and the new record:
+ *	a request and its copy sent again may arrive on two connections.
+ * @ent: as home: the last request of each of the peer's replay slots.
+ * @busy: as requester: our replay slots to the peer in use.
+ * @wait: requesters waiting for a free slot.
+ */
+struct rdlock_replay {
+	spinlock_t lock;		/* a record's check and update */
+	struct rdlock_replay_entry ent[RDLOCK_REPLAY_SLOTS];
+	unsigned long busy[BITS_TO_LONGS(RDLOCK_REPLAY_SLOTS)];
+	wait_queue_head_t wait;
+};
+
 struct rdlock_node {
 	u32 id;
 	bool configured;
@@ -215,6 +252,7 @@ struct rdlock_node {
 	unsigned int backoff_ms;
 	struct delayed_work connect_work;	/* active side only */
 	struct rdlock_node_stats stats;
+	struct rdlock_replay replay;
 };
 
 struct rdlock_cluster {
@@ -240,6 +278,12 @@ struct rdlock_cluster {
 	struct list_head conns;
 	wait_queue_head_t conns_wait;
 	atomic64_t rejected;
+	atomic64_t resent;			/* requests we sent again */
+	atomic64_t replayed;			/* answered from a record */
+	atomic64_t stale_requests;		/* older than their record */
+	/* Fault injection: replies to drop by failing the connection. */
+	atomic_t inject_lost_replies;
+	atomic64_t lost_replies;
 	u32 epoch;				/* see rdlock_xport_epoch() */
 	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
 };

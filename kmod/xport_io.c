@@ -15,6 +15,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/gfp.h>
 #include <linux/random.h>
@@ -38,6 +39,8 @@ struct rdlock_xreq {
 	u64 incarnation;		/* of the target table; 0: any */
 	u32 id;				/* two-sided: key in conn->pending */
 	u32 rx_seen;			/* two-sided: conn->rx_count at post */
+	u32 replay_slot;		/* recorded requests: our slot */
+	u64 gen;			/* recorded requests: their number */
 	bool raw;			/* probe: no byte-order conversion */
 	bool onesided;
 	unsigned long flags;
@@ -51,6 +54,8 @@ struct rdlock_xreq {
 };
 
 static struct kmem_cache *rdlock_xreq_cache;
+/* Numbers recorded requests, never 0 (design.rst, "Exactly once"). */
+static atomic64_t rdlock_replay_gen;
 
 /* ------------------------------------------------------------------ */
 /* Byte order                                                         */
@@ -70,6 +75,20 @@ static u64 rdlock_word_to(u64 val, bool be)
 /* ------------------------------------------------------------------ */
 /* The lock table                                                     */
 
+/* A new table answers nothing the old one did. */
+static void rdlock_replay_forget(void)
+{
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		struct rdlock_replay *rp = &rdlock_cl.nodes[i].replay;
+
+		spin_lock_bh(&rp->lock);
+		memset(rp->ent, 0, sizeof(rp->ent));
+		spin_unlock_bh(&rp->lock);
+	}
+}
+
 int rdlock_table_alloc(u32 slots)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
@@ -80,6 +99,7 @@ int rdlock_table_alloc(u32 slots)
 		return -ENOMEM;
 	t->slots = slots;
 	WRITE_ONCE(t->incarnation, get_random_u64() ?: 1);
+	rdlock_replay_forget();
 	return 0;
 }
 
@@ -551,6 +571,8 @@ static int rdlock_post_twosided(struct rdlock_xreq *req)
 		msg->req.slot = cpu_to_le32(req->slot);
 		msg->req.arg0 = cpu_to_le64(req->arg0);
 		msg->req.arg1 = cpu_to_le64(req->arg1);
+		msg->req.replay_slot = cpu_to_le32(req->replay_slot);
+		msg->req.gen = cpu_to_le64(req->gen);
 	}
 	tx->req_id = req->id;
 	req->rx_seen = atomic_read(&conn->rx_count);
@@ -700,25 +722,51 @@ int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_submit, RDLOCK_INTERNAL);
 
-static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
-			    u64 *value)
+static long rdlock_jiffies_left(unsigned long until)
 {
-	long left = max_t(long, deadline - jiffies, 1);
+	return max_t(long, (long)(until - jiffies), 1);
+}
 
-	if (wait_for_completion_timeout(&req->comp, left))
+/*
+ * Wait for @req's outcome until @deadline; a recorded request, answered
+ * once and sent again after its connection's end, goes on waiting until
+ * @window (the same for any other).
+ */
+static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
+			    unsigned long window, u64 *value)
+{
+	bool stalled;
+
+	if (wait_for_completion_timeout(&req->comp,
+					rdlock_jiffies_left(deadline)))
 		goto done;
+	/*
+	 * A peer that sent nothing at all since the request went out has a
+	 * stalled link or device, and a one-sided operation cannot be
+	 * withdrawn: both fail the connection, which flushes what is in
+	 * flight and reconnects. A two-sided request to a peer that answers
+	 * others is just late.
+	 */
+	stalled = req->onesided ||
+		  atomic_read(&req->conn->rx_count) == req->rx_seen;
+	if (time_before(jiffies, window)) {
+		if (stalled) {
+			pr_warn_ratelimited("node %u: no answer in time, reconnecting\n",
+					    req->node);
+			rdlock_conn_fail(req->conn);
+			stalled = false;
+		}
+		if (wait_for_completion_timeout(&req->comp,
+						rdlock_jiffies_left(window)))
+			goto done;
+	}
 	if (!test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
 		/*
 		 * Give up; the operation may or may not take effect. A
 		 * two-sided request stays pending, holding its credit, until
-		 * its late answer or the connection's end finishes it; but a
-		 * peer that sent nothing at all since the request went out
-		 * has a stalled link or device, and a one-sided operation
-		 * cannot be withdrawn: both fail the connection, which
-		 * flushes what is in flight and reconnects.
+		 * its late answer or the connection's end finishes it.
 		 */
-		if (req->onesided ||
-		    atomic_read(&req->conn->rx_count) == req->rx_seen) {
+		if (stalled) {
 			pr_warn_ratelimited("node %u: no answer in time, reconnecting\n",
 					    req->node);
 			rdlock_conn_fail(req->conn);
@@ -730,6 +778,108 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 done:
 	*value = req->value;
 	return req->status;
+}
+
+/*
+ * Requests that change a word, to a peer serving them with its CPU: the
+ * home records each answer per replay slot, so the request can be sent
+ * again when its connection fails before the answer arrives.
+ */
+static bool rdlock_xreq_recorded(const struct rdlock_xreq *req)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	return (req->op == RDLOCK_XOP_WRITE || req->op == RDLOCK_XOP_FAA ||
+		req->op == RDLOCK_XOP_CAS) &&
+	       req->node < RDLOCK_MAX_NODES && req->node != cl->self &&
+	       READ_ONCE(cl->backend) == RDLOCK_BACKEND_TWOSIDED;
+}
+
+static int rdlock_replay_slot_take(struct rdlock_replay *rp)
+{
+	unsigned long i;
+
+	do {
+		i = find_first_zero_bit(rp->busy, RDLOCK_REPLAY_SLOTS);
+		if (i >= RDLOCK_REPLAY_SLOTS)
+			return -EBUSY;
+	} while (test_and_set_bit(i, rp->busy));
+	return i;
+}
+
+/* Failures after which a recorded request is sent again. */
+static bool rdlock_xreq_resend(int ret)
+{
+	return ret == -ECONNRESET || ret == -EIO || ret == -ENOTCONN ||
+	       ret == -EAGAIN || ret == -ETIMEDOUT;
+}
+
+/* Make @req, finished and out of flight, ready to be started again. */
+static void rdlock_xreq_rearm(struct rdlock_xreq *req)
+{
+	if (req->conn) {
+		rdlock_conn_put(req->conn);
+		req->conn = NULL;
+	}
+	clear_bit(RDLOCK_XREQ_DONE, &req->flags);
+	reinit_completion(&req->comp);
+	req->status = 0;
+	req->value = 0;
+}
+
+/*
+ * Exactly once: @req takes one of our replay slots to its home and a new
+ * number; whenever its connection fails before the answer arrived, it is
+ * sent again with the same slot and number to the same table, and the home
+ * answers a copy of a request it applied from its record. Until the window
+ * closes: the connection manager reconnects within seconds, and a home
+ * that restarted has a table for which the outcome no longer matters.
+ */
+static int rdlock_xreq_exec_recorded(struct rdlock_xreq *req,
+				     unsigned long deadline, u64 *value)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_replay *rp = &cl->nodes[req->node].replay;
+	u64 asked = req->incarnation;
+	unsigned long window;
+	unsigned int backoff_ms = 0;
+	bool sent = false;
+	int slot, ret;
+
+	window = jiffies + msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
+					    READ_ONCE(rdlock_op_timeout_ms));
+	slot = -EBUSY;
+	wait_event_timeout(rp->wait,
+			   (slot = rdlock_replay_slot_take(rp)) >= 0,
+			   rdlock_jiffies_left(deadline));
+	if (slot < 0)
+		return -ETIMEDOUT;
+	req->replay_slot = slot;
+	req->gen = atomic64_inc_return(&rdlock_replay_gen);
+	for (;;) {
+		ret = rdlock_xreq_start(req, sent ? window : deadline);
+		if (!ret) {
+			/* Copies go to the table the first one reached. */
+			if (!req->incarnation)
+				req->incarnation =
+				le64_to_cpu(req->conn->peer.table_incarnation);
+			sent = true;
+			ret = rdlock_xreq_wait(req, deadline, window, value);
+		}
+		if (!sent || !rdlock_xreq_resend(ret) ||
+		    !time_before(jiffies, window) || !READ_ONCE(cl->up))
+			break;
+		rdlock_xreq_rearm(req);
+		backoff_ms = clamp(2 * backoff_ms, 1U, 200U);
+		msleep(backoff_ms);
+		atomic64_inc(&cl->resent);
+	}
+	clear_bit(slot, rp->busy);
+	wake_up(&rp->wait);
+	/* The caller named no table: to it, the one it reached just failed. */
+	if (ret == -ESTALE && !asked)
+		ret = -ECONNRESET;
+	return ret;
 }
 
 /**
@@ -744,6 +894,11 @@ done:
  * @arg1: second operand.
  * @value: receives the returned value (see enum rdlock_xop).
  * @timeout_ms: 0 for the module's op_timeout_ms.
+ *
+ * With the two-sided backend, an operation that changes a word and whose
+ * connection fails before the answer arrives is sent again, and applied
+ * once (rdlock_xreq_exec_recorded()): its outcome is unknown only if no
+ * connection to the same table comes back within a few op timeouts.
  *
  * Context: process context, may sleep.
  * Return: as rdlock_xport_submit(), or -ESTALE when @node has another table
@@ -766,9 +921,13 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 	if (!req)
 		return -ENOMEM;
 	req->incarnation = incarnation;
-	ret = rdlock_xreq_start(req, deadline);
-	if (!ret)
-		ret = rdlock_xreq_wait(req, deadline, value);
+	if (rdlock_xreq_recorded(req)) {
+		ret = rdlock_xreq_exec_recorded(req, deadline, value);
+	} else {
+		ret = rdlock_xreq_start(req, deadline);
+		if (!ret)
+			ret = rdlock_xreq_wait(req, deadline, deadline, value);
+	}
 	rdlock_xreq_put(req);
 	return ret;
 }
@@ -877,10 +1036,60 @@ static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
 	rdlock_tx_post(conn, tx);
 }
 
+/*
+ * Apply a peer's request unless it is a copy of one applied already: then
+ * answer from the record (design.rst, "Exactly once").
+ */
+static int rdlock_serve_recorded(struct rdlock_conn *conn,
+				 const struct rdlock_wire_msg *msg, u64 *value,
+				 bool *applied)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_replay *rp = &cl->nodes[conn->node].replay;
+	u64 requester = le64_to_cpu(conn->peer.table_incarnation);
+	u32 rslot = le32_to_cpu(msg->req.replay_slot);
+	u64 gen = le64_to_cpu(msg->req.gen);
+	struct rdlock_replay_entry *e;
+	int ret;
+
+	*applied = false;
+	if (!gen)
+		return rdlock_table_exec(le32_to_cpu(msg->req.op),
+					 le32_to_cpu(msg->req.slot),
+					 le64_to_cpu(msg->req.arg0),
+					 le64_to_cpu(msg->req.arg1), value);
+	if (rslot >= RDLOCK_REPLAY_SLOTS)
+		return -EINVAL;
+	e = &rp->ent[rslot];
+	spin_lock_bh(&rp->lock);
+	if (e->requester == requester && e->gen == gen) {
+		ret = e->status;
+		*value = e->value;
+		atomic64_inc(&cl->replayed);
+	} else if (e->requester == requester && gen < e->gen) {
+		/* Its sender has had its outcome and moved on: never apply. */
+		ret = -EALREADY;
+		atomic64_inc(&cl->stale_requests);
+	} else {
+		ret = rdlock_table_exec(le32_to_cpu(msg->req.op),
+					le32_to_cpu(msg->req.slot),
+					le64_to_cpu(msg->req.arg0),
+					le64_to_cpu(msg->req.arg1), value);
+		e->requester = requester;
+		e->gen = gen;
+		e->status = ret;
+		e->value = *value;
+		*applied = true;
+	}
+	spin_unlock_bh(&rp->lock);
+	return ret;
+}
+
 static void rdlock_serve_atomic(struct rdlock_conn *conn,
 				const struct rdlock_wire_msg *msg, u64 id)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
+	bool applied = false;
 	u64 value = 0;
 	int ret;
 
@@ -893,11 +1102,14 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	if (READ_ONCE(cl->backend) == RDLOCK_BACKEND_VERBS)
 		ret = -EPROTO;
 	else
-		ret = rdlock_table_exec(le32_to_cpu(msg->req.op),
-					le32_to_cpu(msg->req.slot),
-					le64_to_cpu(msg->req.arg0),
-					le64_to_cpu(msg->req.arg1), &value);
+		ret = rdlock_serve_recorded(conn, msg, &value, &applied);
 	atomic64_inc(&cl->nodes[conn->node].stats.served);
+	/* Fault injection: applied, but the answer is lost with the link. */
+	if (applied && atomic_dec_if_positive(&cl->inject_lost_replies) >= 0) {
+		atomic64_inc(&cl->lost_replies);
+		rdlock_conn_fail(conn);
+		return;
+	}
 	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, value);
 }
 
@@ -1119,6 +1331,12 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_configured, RDLOCK_INTERNAL);
 
 int rdlock_io_init(void)
 {
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		spin_lock_init(&rdlock_cl.nodes[i].replay.lock);
+		init_waitqueue_head(&rdlock_cl.nodes[i].replay.wait);
+	}
 	rdlock_xreq_cache = KMEM_CACHE(rdlock_xreq, 0);
 	return rdlock_xreq_cache ? 0 : -ENOMEM;
 }

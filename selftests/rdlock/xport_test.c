@@ -13,7 +13,10 @@
  *   F + 0		counter of the exact-count test (every node)
  *   F + 1		barrier of the exact-count test (node 0 only)
  *   F + 2		final barrier, "xport_test --final-barrier" (node 0 only)
- *   F + 3 .. F + 7	unused
+ *   F + 3		final barrier's acknowledgements (node 0 only)
+ *   F + 4		counter of the lost-replies test (every node)
+ *   F + 5		barrier of the lost-replies test (node 0 only)
+ *   F + 6, F + 7	unused
  *   F + 8 + i		round trips of node i (on every node)
  * Each barrier slot is used for one generation only, so no test depends
  * on another having run.
@@ -48,6 +51,8 @@
 #define SLOT_BARRIER		1
 #define SLOT_FINAL_BARRIER	2
 #define SLOT_FINAL_ACK		3
+#define SLOT_LOST_COUNTER	4
+#define SLOT_LOST_BARRIER	5
 #define SLOT_ROUND_TRIP		8
 #define SLOTS_NEEDED		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
 #define MAX_THREADS		64
@@ -144,6 +149,21 @@ struct counter_ctx {
 };
 
 /*
+ * FAA 1 on @node's @slot. ENOTCONN says the FAA was not sent (the link to
+ * @node is being made again): send it once the link is back, within 30 s.
+ */
+static int faa_sent(int fd, __u32 node, __u32 slot, __u64 *v)
+{
+	double end = rdl_now() + 30;
+	int err;
+
+	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, node, slot, 1, 0, v)) ==
+	       ENOTCONN && rdl_now() < end)
+		usleep(20000);
+	return err;
+}
+
+/*
  * Thread @index does FAA numbers index, index + T, ... below K, each on
  * every target in turn. Per target, the values one thread gets must rise
  * and every value any thread here gets must be new and below N * K.
@@ -159,8 +179,7 @@ static void *counter_thread(void *arg)
 	for (i = c->index; i < e->k; i += e->threads) {
 		for (t = 0; t < e->nr_nodes; t++) {
 			__u64 v = 0, bit, *word;
-			int err = rdl_xop(c->fd, RDLOCK_TEST_OP_FAA, t, c->slot, 1, 0,
-				      &v);
+			int err = faa_sent(c->fd, t, c->slot, &v);
 
 			if (err) {
 				snprintf(c->err, sizeof(c->err),
@@ -196,20 +215,24 @@ static void *counter_thread(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(xport, exact_count, 900)
+/*
+ * Every node's threads FAA @slot on every node (K of @e each); then, after
+ * the barrier on node 0's @barrier, every counter must be exactly N x K.
+ */
+static void exact_count(struct __test_metadata *_metadata, int fd,
+			const struct env *e, __u32 slot, __u32 barrier)
 {
-	const struct env *e = &self->env;
 	struct counter_ctx ctx[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
 	__u64 words = ((__u64)e->nr_nodes * e->k + 63) / 64, *bitmaps;
-	__u32 slot = self->base + SLOT_COUNTER, i, t;
+	__u32 i, t;
 	char msg[160];
 
 	bitmaps = calloc(words * e->nr_nodes, sizeof(*bitmaps));
 	ASSERT_NE(NULL, bitmaps);
 	for (i = 0; i < e->threads; i++) {
 		ctx[i] = (struct counter_ctx){
-			.fd = self->fd, .env = e, .slot = slot, .index = i,
+			.fd = fd, .env = e, .slot = slot, .index = i,
 			.bitmaps = bitmaps, .words = words,
 		};
 		ASSERT_EQ(0, pthread_create(&tid[i], NULL, counter_thread,
@@ -223,13 +246,13 @@ TEST_F_TIMEOUT(xport, exact_count, 900)
 	}
 
 	/* Even after a failure: the other nodes wait for us here. */
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 self->base + SLOT_BARRIER, 1, msg, sizeof(msg))) {
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout, barrier,
+				 1, msg, sizeof(msg))) {
 		TH_LOG("%s", msg);
 	}
 	for (t = 0; t < e->nr_nodes; t++) {
 		__u64 v = 0;
-		int err = rdl_xop(self->fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v);
+		int err = rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v);
 
 		EXPECT_EQ(0, err) {
 			TH_LOG("READ counter on node %u: %s", t, strerror(err));
@@ -240,6 +263,71 @@ TEST_F_TIMEOUT(xport, exact_count, 900)
 		}
 	}
 	free(bitmaps);
+}
+
+TEST_F_TIMEOUT(xport, exact_count, 900)
+{
+	exact_count(_metadata, self->fd, &self->env, self->base + SLOT_COUNTER,
+		    self->base + SLOT_BARRIER);
+}
+
+static int write_debugfs(const char *file, unsigned int v)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
+	f = fopen(path, "w");
+	if (!f)
+		return errno;
+	ret = fprintf(f, "%u\n", v) < 0 ? EIO : 0;
+	if (fclose(f) && !ret)
+		ret = errno;
+	return ret;
+}
+
+/*
+ * A link that fails after the home applied a request but before its answer
+ * arrived (a blip: both tables stay) must lose nothing and apply nothing
+ * twice: with the two-sided backend every node's home drops the answers of
+ * LOST_REPLIES applied requests, failing the connection each time, while
+ * the exact-count test runs. Every FAA must succeed with a value of its
+ * own, the counters must be exact, and each lost answer must have been
+ * replayed from the home's record.
+ */
+#define LOST_REPLIES	4
+#define LOST_REPLIES_K	300
+
+TEST_F_TIMEOUT(xport, exact_count_lost_replies, 900)
+{
+	struct env e = self->env;
+	long long lost, replayed, lost0, replayed0;
+
+	if (self->info.backend != RDLOCK_BACKEND_TWOSIDED)
+		SKIP(return, "answers are recorded by the two-sided backend only");
+	e.k = e.k < LOST_REPLIES_K ? e.k : LOST_REPLIES_K;
+	/* Each node's peers send it (N - 1) x K FAAs: enough to lose some. */
+	ASSERT_LE(2, e.nr_nodes);
+	lost0 = rdl_debugfs_counter("cluster", "lost_replies_injected");
+	replayed0 = rdl_debugfs_counter("cluster", "replayed_requests");
+	ASSERT_LE(0, lost0);
+	ASSERT_LE(0, replayed0);
+	ASSERT_EQ(0, write_debugfs("inject_lost_replies", LOST_REPLIES));
+	exact_count(_metadata, self->fd, &e, self->base + SLOT_LOST_COUNTER,
+		    self->base + SLOT_LOST_BARRIER);
+	/* Whatever happened above: leave no injection for later tests. */
+	ASSERT_EQ(0, write_debugfs("inject_lost_replies", 0));
+	lost = rdl_debugfs_counter("cluster", "lost_replies_injected") - lost0;
+	replayed = rdl_debugfs_counter("cluster", "replayed_requests") -
+		   replayed0;
+	ksft_print_msg("%lld answers lost here, %lld copies answered from the record\n",
+		       lost, replayed);
+	EXPECT_EQ(LOST_REPLIES, lost);
+	EXPECT_LE(lost, replayed) {
+		TH_LOG("%lld answers lost here, %lld copies answered from the record",
+		       lost, replayed);
+	}
 }
 
 /* Distinct per (tag, this node, target), with every byte different. */
