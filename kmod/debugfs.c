@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock debugfs: /sys/kernel/debug/rdlock/{cluster,nodes,protocols} and
- * lockspaces/NAME/{locks,stats}.
+ * lockspaces/NAME/{locks,stats,entries}.
  * What an administrator needs to see why a cluster is not ready, and the
  * per-peer counters that show what the protocols cost.
  */
@@ -192,6 +192,20 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "resolves: %lld\nprobes: %lld\n",
 		   (long long)atomic64_read(&ls->resolves),
 		   (long long)atomic64_read(&ls->probes));
+	/* Name entries: this node's references and what it freed. */
+	spin_lock(&ls->res_lock);
+	seq_printf(m, "names_unused: %u\nnames_unused_max: %u\nname_drops_pending: %u\n",
+		   ls->nr_unused, ls->res_cache, ls->nr_drops);
+	spin_unlock(&ls->res_lock);
+	seq_printf(m, "entry_references: %lld\nentry_ref_drops: %lld\n",
+		   (long long)atomic64_read(&ls->references),
+		   (long long)atomic64_read(&ls->ref_drops));
+	seq_printf(m, "entries_reclaimed: %lld\nentries_busy_at_free: %lld\n",
+		   (long long)atomic64_read(&ls->reclaimed),
+		   (long long)atomic64_read(&ls->busy_at_free));
+	seq_printf(m, "resolve_retries: %lld\nentry_ref_errors: %lld\n",
+		   (long long)atomic64_read(&ls->resolve_retries),
+		   (long long)atomic64_read(&ls->ref_errors));
 	seq_printf(m, "finishing: %d\nfinishing_max: %u\nbusy_refusals: %lld\n",
 		   atomic_read(&ls->cfg.quota->finishing), ls->cfg.quota->max,
 		   (long long)atomic64_read(&ls->cfg.quota->refused));
@@ -203,6 +217,25 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_ls_stats);
 
+/*
+ * The lockspace's name entries whose home is this node, read through the
+ * transport like any other access to the table.
+ */
+static int rdlock_ls_entries_show(struct seq_file *m, void *v)
+{
+	struct rdlock_ls *ls = m->private;
+	u64 used, refs, freeing;
+	int ret;
+
+	ret = rdlock_ls_home_entries(ls, &used, &refs, &freeing);
+	if (ret)
+		return ret;
+	seq_printf(m, "entries: %u\nused: %llu\nreferences: %llu\nfreeing: %llu\n",
+		   ls->entries, used, refs, freeing);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_ls_entries);
+
 void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
 {
 	ls->debugfs = debugfs_create_dir(ls->name, rdlock_debugfs_ls_dir);
@@ -210,6 +243,8 @@ void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
 			    &rdlock_ls_locks_fops);
 	debugfs_create_file("stats", 0444, ls->debugfs, ls,
 			    &rdlock_ls_stats_fops);
+	debugfs_create_file("entries", 0444, ls->debugfs, ls,
+			    &rdlock_ls_entries_fops);
 }
 
 void rdlock_debugfs_ls_remove(struct rdlock_ls *ls)

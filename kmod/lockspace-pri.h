@@ -7,6 +7,7 @@
 #ifndef _RDLOCK_LOCKSPACE_PRI_H
 #define _RDLOCK_LOCKSPACE_PRI_H
 
+#include <linux/bits.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -28,7 +29,11 @@
  *	dir entry e: 3 words at RDLOCK_LS_DIR + 3e: tag, geometry, policy
  *	allocation:  1 word: slots handed out so far after RDLOCK_LS_REGIONS
  *	regions:     per lockspace, @slots / 2 name entries of 2 words:
- *		     name tag, lock word
+ *		     name tag word, lock word
+ *
+ * A name tag word is 0 (free) or the name's tag (48 bits), a freeing flag
+ * and the number of references nodes hold on the entry (one per node
+ * that has the name resolved): see "Reclaim" in design.rst.
  */
 #define RDLOCK_LS_DIR_ENTRIES	64
 #define RDLOCK_LS_DIR		RDLOCK_XPORT_FIRST_LS_SLOT
@@ -36,8 +41,24 @@
 #define RDLOCK_LS_REGIONS	(RDLOCK_LS_ALLOC + 1)
 /* Geometry word of a directory entry whose region could not be allocated. */
 #define RDLOCK_LS_GEOMETRY_FAILED	U64_MAX
-/* Unused names this node keeps resolved before it forgets the oldest. */
+/* Name tag word: tag << RDLOCK_LS_TAG_SHIFT | freeing | references. */
+#define RDLOCK_LS_TAG_SHIFT	16
+#define RDLOCK_LS_FREEING	BIT_ULL(15)
+#define RDLOCK_LS_REFS_MAX	0x7fffULL
+#define RDLOCK_LS_TAG_MASK	(~0ULL << RDLOCK_LS_TAG_SHIFT)
+/*
+ * Entries a name may take on its home node, from its start entry on: it
+ * is looked for in all of them (freed entries leave holes in the probe
+ * sequence), and a new name claims the first free one.
+ */
+#define RDLOCK_LS_NAME_WINDOW	16
+/*
+ * Unused names this node keeps resolved before it forgets the oldest (and
+ * drops its reference on their entries): at most this, and at most
+ * entries / RDLOCK_LS_RES_CACHE_SHARE of the lockspace.
+ */
 #define RDLOCK_LS_RES_CACHE	1024
+#define RDLOCK_LS_RES_CACHE_SHARE	4
 /*
  * Tickets of one lockspace that TRY or timed-out acquisitions on this node
  * may leave finishing in the background; beyond, such acquisitions get
@@ -48,13 +69,17 @@
 /**
  * struct rdlock_res - a lock name as this node knows it
  * @hnode: in rdlock_ls.res, by @hash.
- * @lru: on rdlock_ls.lru while no lock uses it.
+ * @lru: on rdlock_ls.lru while no lock uses it; on rdlock_ls.drops once
+ *	forgotten, until its entry reference is dropped.
  * @refs: locks of this node using it (under rdlock_ls.res_lock).
- * @hash: the name's tag in the home node's name entries (never 0).
+ * @hash: the name's hash: home node, start entry and @tag.
+ * @tag: the name's tag word with no reference (never 0).
  * @resolve_mutex: serialises finding the name entry.
- * @resolved: @home and @slot are valid; an entry never moves once found.
+ * @resolved: @home and @slot are valid, and this node holds one reference
+ *	on the entry until it forgets the name: the entry cannot be freed
+ *	or handed to another name meanwhile.
  * @home: node whose table holds the lock word.
- * @slot: the lock word; its tag is the slot before.
+ * @slot: the lock word; its tag word is the slot before.
  * @len: bytes of @name.
  * @name: the name.
  */
@@ -63,6 +88,7 @@ struct rdlock_res {
 	struct list_head lru;
 	unsigned int refs;
 	u64 hash;
+	u64 tag;
 	struct mutex resolve_mutex;	/* finding the name's entry */
 	bool resolved;
 	u32 home;
@@ -132,15 +158,33 @@ struct rdlock_lock {
  *	with -ESHUTDOWN and the lockspace leaves the list of this node's.
  * @incarnation: rdlock_xport_node_incarnation() of every node at the same
  *	time: a release goes only to a home that still has that table.
- * @res_lock: protects @res, @lru, @nr_unused and rdlock_res.refs.
+ * @res_lock: protects @res, @lru, @nr_unused, @drops, @nr_drops,
+ *	@dropping, @dying and rdlock_res.refs.
  * @res: names known on this node, by hash.
  * @lru: names no lock uses, oldest first.
  * @nr_unused: length of @lru.
+ * @res_cache: most names kept on @lru.
+ * @drops: names forgotten whose entry reference @drop_work drops.
+ * @nr_drops: length of @drops.
+ * @dropping: @drop_work is queued or running; it clears this once it
+ *	finds @drops empty.
+ * @dying: the last user is gone: @drop_work frees the lockspace after the
+ *	last drop.
+ * @drop_work: drops entry references of forgotten names.
  * @locks_lock: protects @locks.
  * @locks: every lock of this node in the lockspace, granted or waiting.
  * @async_pending: rdlock_lock_async() calls not completed yet.
  * @resolves: names looked up in the home node's entries.
  * @probes: entries probed for them.
+ * @references: entry references this node holds (resolved names).
+ * @ref_drops: references dropped.
+ * @reclaimed: entries this node freed (last reference, idle lock word).
+ * @busy_at_free: entries whose last reference went while their lock word
+ *	was busy: kept, with no reference, until a probe frees them.
+ * @resolve_retries: resolutions that met another entry of their name
+ *	referenced before theirs, and joined it.
+ * @ref_errors: references left in place because the operation that
+ *	would drop them failed (the entry stays taken).
  * @debugfs: the lockspace's debugfs directory.
  */
 struct rdlock_ls {
@@ -162,15 +206,27 @@ struct rdlock_ls {
 	u32 nr_nodes;
 	u32 epoch;
 	u64 incarnation[RDLOCK_MAX_NODES];
-	spinlock_t res_lock;		/* @res, @lru, @nr_unused, refs */
+	spinlock_t res_lock;		/* see above */
 	DECLARE_HASHTABLE(res, 8);
 	struct list_head lru;
 	unsigned int nr_unused;
+	unsigned int res_cache;
+	struct list_head drops;
+	unsigned int nr_drops;
+	bool dropping;
+	bool dying;
+	struct work_struct drop_work;
 	spinlock_t locks_lock;		/* @locks */
 	struct list_head locks;
 	atomic_t async_pending;
 	atomic64_t resolves;
 	atomic64_t probes;
+	atomic64_t references;
+	atomic64_t ref_drops;
+	atomic64_t reclaimed;
+	atomic64_t busy_at_free;
+	atomic64_t resolve_retries;
+	atomic64_t ref_errors;
 	struct dentry *debugfs;
 };
 
@@ -197,6 +253,8 @@ struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 				      const struct rdlock_lock_opts *opts);
 void rdlock_lock_free(struct rdlock_lock *lk);
 bool rdlock_ls_any(void);
+int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
+			   u64 *freeing);
 int rdlock_ls_init(void);
 void rdlock_ls_exit(void);
 

@@ -6,13 +6,14 @@
  * lowest configured node: the first node to claim the name's entry (by
  * CAS) allocates the lockspace a region at the same offset of every node's
  * table and publishes its geometry and policy; the others read and check
- * them. A lock name hashes to a home node and a start entry in the region;
- * it claims the first free entry from there by CAS of its tag, or finds
- * its tag already there (linear probing). Entries never move or get freed
- * while the cluster is up, so each name has exactly one lock word and no
- * two names ever share one: no false conflict, hence no deadlock that the
- * names alone would not have. Every access, the home node's own included,
- * goes through the transport's atomic backend.
+ * them. A lock name hashes to a home node and a window of entries in the
+ * region; it joins the entry of the window that holds its tag, or claims a
+ * free one, by CAS of its tag word, which counts the nodes that have the
+ * name resolved. The last node to forget the name frees the entry once its
+ * lock word is idle (design.rst, "Reclaim"), so each name has exactly one
+ * lock word in use and no two names ever share one: no false conflict,
+ * hence no deadlock that the names alone would not have. Every access, the
+ * home node's own included, goes through the transport's atomic backend.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +21,7 @@
 #include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -29,6 +31,7 @@
 #include <linux/wait_bit.h>
 
 #include "lockspace-pri.h"
+#include "lockword/bakery.h"
 #include "uapi_check.h"
 
 #define CREATE_TRACE_POINTS
@@ -40,6 +43,8 @@ DEFINE_MUTEX(rdlock_ls_mutex);
 DEFINE_MUTEX(rdlock_ls_join_mutex);
 static LIST_HEAD(rdlock_ls_list);
 static struct workqueue_struct *rdlock_ls_wq;
+
+static void rdlock_ls_drop_work(struct work_struct *work);
 
 /* Fixed: every node must hash a name to the same entry. */
 static const siphash_key_t rdlock_ls_dir_key = {
@@ -357,6 +362,8 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	spin_lock_init(&ls->res_lock);
 	hash_init(ls->res);
 	INIT_LIST_HEAD(&ls->lru);
+	INIT_LIST_HEAD(&ls->drops);
+	INIT_WORK(&ls->drop_work, rdlock_ls_drop_work);
 	spin_lock_init(&ls->locks_lock);
 	INIT_LIST_HEAD(&ls->locks);
 
@@ -367,6 +374,9 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 		kfree(ls);
 		return ERR_PTR(ret);
 	}
+	/* Unused names of one node hold at most a share of the entries. */
+	ls->res_cache = clamp_t(u32, ls->entries / RDLOCK_LS_RES_CACHE_SHARE, 1,
+				RDLOCK_LS_RES_CACHE);
 	mutex_lock(&rdlock_ls_mutex);
 	ls->users = 1;
 	list_add_tail(&ls->list, &rdlock_ls_list);
@@ -375,38 +385,42 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	return ls;
 }
 
-static void rdlock_res_free_all(struct rdlock_ls *ls)
-{
-	struct rdlock_res *res;
-	struct hlist_node *tmp;
-	int bkt;
-
-	hash_for_each_safe(ls->res, bkt, tmp, res, hnode) {
-		WARN_ON(res->refs);
-		hash_del(&res->hnode);
-		kfree(res);
-	}
-}
-
 /**
  * rdlock_ls_put_locked() - drop a user; the last frees the lockspace here
  * @ls: the lockspace.
  *
  * Caller holds rdlock_ls_mutex. The cluster's directory keeps the entry:
  * another node may still use the lockspace, and this node may reopen it.
+ * The names this node resolved give their entry references back in
+ * @ls->drop_work, which takes remote operations and then frees @ls.
  */
 void rdlock_ls_put_locked(struct rdlock_ls *ls)
 {
+	struct rdlock_res *res;
+	struct hlist_node *tmp;
+	bool queue;
+	int bkt;
+
 	lockdep_assert_held(&rdlock_ls_mutex);
 	if (--ls->users)
 		return;
 	WARN_ON(!list_empty(&ls->locks));
 	list_del_init(&ls->list);
 	rdlock_debugfs_ls_remove(ls);
-	rdlock_res_free_all(ls);
-	/* Tickets it abandoned may still be finishing: they hold the quota. */
-	rdlock_proto_quota_put(ls->cfg.quota);
-	kfree(ls);
+	spin_lock(&ls->res_lock);
+	hash_for_each_safe(ls->res, bkt, tmp, res, hnode) {
+		WARN_ON(res->refs);
+		hash_del(&res->hnode);
+		list_move_tail(&res->lru, &ls->drops);
+		ls->nr_drops++;
+	}
+	ls->nr_unused = 0;
+	ls->dying = true;
+	queue = !ls->dropping;
+	ls->dropping = true;
+	spin_unlock(&ls->res_lock);
+	if (queue)
+		queue_work(rdlock_ls_wq, &ls->drop_work);
 }
 
 /* ------------------------------------------------------------------ */
@@ -418,6 +432,160 @@ static u64 rdlock_res_hash(const struct rdlock_ls *ls, const void *name,
 	siphash_key_t key = { { ls->tag, ls->base } };
 
 	return siphash(name, len, &key) ?: 1;
+}
+
+static u64 rdlock_entry_refs(u64 v)
+{
+	return v & RDLOCK_LS_REFS_MAX;
+}
+
+/* A tag word that holds @tag with references and is not being freed. */
+static bool rdlock_entry_live(u64 v, u64 tag)
+{
+	return (v & RDLOCK_LS_TAG_MASK) == tag && !(v & RDLOCK_LS_FREEING) &&
+	       rdlock_entry_refs(v);
+}
+
+/* Tag word slot of entry @i of the window of a name starting at @first. */
+static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
+{
+	return ls->base + 2 * ((first + i) % ls->entries);
+}
+
+static u32 rdlock_res_window(const struct rdlock_ls *ls)
+{
+	return min_t(u32, ls->entries, RDLOCK_LS_NAME_WINDOW);
+}
+
+static u32 rdlock_res_first(const struct rdlock_ls *ls,
+			    const struct rdlock_res *res)
+{
+	return (res->hash >> 32) % ls->entries;
+}
+
+/*
+ * Does the lock word show neither holder nor waiter: the CAS spinlock's
+ * is 0, a bakery word's done counters equal its ticket counters (they
+ * count up and are not 0 after use).
+ */
+static bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
+{
+	enum bakery_mode mode = ls->attr.flags & RDLOCK_LS_UPDATE ?
+				BAKERY_UPD_SHARED : BAKERY_SHARED;
+	int c;
+
+	if (ls->attr.proto != RDLOCK_PROTO_BAKERY)
+		return !w;
+	for (c = 0; c < BAKERY_NR_CLS; c++)
+		if (bakery_cls_bits(mode, c) &&
+		    bakery_n(w, mode, c) != bakery_max(w, mode, c))
+			return false;
+	return true;
+}
+
+/*
+ * The caller set the freeing flag on the tag word at @tslot (holding @tag,
+ * no reference): nobody can take a reference, so the lock word can only
+ * become idler. Free the entry if it is idle, else put it back unreferenced
+ * for a later probe to free. Return: true if freed.
+ */
+static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
+				     u32 tslot, u64 tag)
+{
+	u64 w, old;
+	bool idle;
+	int ret;
+
+	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0, &w);
+	idle = !ret && rdlock_ls_word_idle(ls, w);
+	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
+			   tag | RDLOCK_LS_FREEING, idle ? 0 : tag, &old);
+	if (ret || old != (tag | RDLOCK_LS_FREEING)) {
+		/* Unknown outcome: the entry may stay taken, never shared. */
+		atomic64_inc(&ls->ref_errors);
+		if (!rdlock_ls_stale(ls))
+			pr_warn_ratelimited("lockspace %s: entry %u:%u left in freeing state (%d)\n",
+					    ls->name, home, tslot, ret);
+		return false;
+	}
+	atomic64_inc(idle ? &ls->reclaimed : &ls->busy_at_free);
+	return idle;
+}
+
+/*
+ * Drop the reference this node holds on the entry at @tslot; the last one
+ * frees it if its lock word is idle. A failed CAS may or may not have been
+ * applied: the reference then stays (taking it off twice could free an
+ * entry in use, and another name would get its lock word).
+ */
+static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
+			       u64 tag)
+{
+	u64 expect = tag | 1, new, old;
+	int ret;
+
+	for (;;) {
+		new = rdlock_entry_refs(expect) == 1 ? tag | RDLOCK_LS_FREEING :
+						       expect - 1;
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot, expect, new,
+				   &old);
+		if (!ret && old == expect)
+			break;
+		if (ret || !rdlock_entry_live(old, tag)) {
+			atomic64_inc(&ls->ref_errors);
+			/* A lost lockspace's tables may be gone: say nothing. */
+			if (!rdlock_ls_stale(ls))
+				pr_warn_ratelimited("lockspace %s: reference on entry %u:%u not dropped (%d, %#llx)\n",
+						    ls->name, home, tslot, ret,
+						    ret ? 0ULL : old);
+			atomic64_dec(&ls->references);
+			return;
+		}
+		expect = old;
+	}
+	atomic64_inc(&ls->ref_drops);
+	atomic64_dec(&ls->references);
+	if (new & RDLOCK_LS_FREEING)
+		rdlock_entry_finish_free(ls, home, tslot, tag);
+}
+
+/* Give a forgotten name's entry reference back, then free it. */
+static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	if (res->resolved)
+		rdlock_entry_unref(ls, res->home, res->slot - 1, res->tag);
+	kfree(res);
+}
+
+static void rdlock_ls_drop_work(struct work_struct *work)
+{
+	struct rdlock_ls *ls = container_of(work, struct rdlock_ls, drop_work);
+	unsigned int nofs = memalloc_nofs_save();
+	struct rdlock_res *res;
+	bool dying;
+
+	spin_lock(&ls->res_lock);
+	for (;;) {
+		res = list_first_entry_or_null(&ls->drops, struct rdlock_res,
+					       lru);
+		if (!res)
+			break;
+		list_del(&res->lru);
+		spin_unlock(&ls->res_lock);
+		rdlock_res_release(ls, res);
+		spin_lock(&ls->res_lock);
+		/* Counted until done: debugfs readers wait for 0. */
+		ls->nr_drops--;
+	}
+	ls->dropping = false;
+	dying = ls->dying;
+	spin_unlock(&ls->res_lock);
+	memalloc_nofs_restore(nofs);
+	if (!dying)
+		return;
+	/* Tickets it abandoned may still be finishing: they hold the quota. */
+	rdlock_proto_quota_put(ls->cfg.quota);
+	kfree(ls);
 }
 
 static struct rdlock_res *rdlock_res_lookup(struct rdlock_ls *ls, u64 hash,
@@ -459,6 +627,7 @@ static struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 	if (!new)
 		return NULL;
 	new->hash = hash;
+	new->tag = (hash >> RDLOCK_LS_TAG_SHIFT ?: 1) << RDLOCK_LS_TAG_SHIFT;
 	new->len = len;
 	memcpy(new->name, name, len);
 	mutex_init(&new->resolve_mutex);
@@ -479,49 +648,266 @@ static struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 	return res;
 }
 
-/* Unused names stay resolved until too many are. */
+/*
+ * Unused names stay resolved until too many are; the oldest is forgotten
+ * and its entry reference dropped in the background (remote operations).
+ */
 static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
 {
-	struct rdlock_res *old = NULL;
+	struct rdlock_res *old;
+	bool queue = false;
 
 	spin_lock(&ls->res_lock);
 	if (!--res->refs) {
 		list_add_tail(&res->lru, &ls->lru);
-		if (++ls->nr_unused > RDLOCK_LS_RES_CACHE) {
+		if (++ls->nr_unused > ls->res_cache) {
 			old = list_first_entry(&ls->lru, struct rdlock_res, lru);
-			list_del(&old->lru);
 			hash_del(&old->hnode);
+			list_move_tail(&old->lru, &ls->drops);
 			ls->nr_unused--;
+			ls->nr_drops++;
+			queue = !ls->dropping;
+			ls->dropping = true;
 		}
 	}
 	spin_unlock(&ls->res_lock);
-	kfree(old);
+	if (queue)
+		queue_work(rdlock_ls_wq, &ls->drop_work);
 }
 
-/* Find or claim the name's entry on its home node. */
-static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
+/*
+ * No free entry for a name on @home: forget this node's unused names homed
+ * there, and drop their references now (the caller may then find room).
+ * Return: true if there were any.
+ */
+static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 {
-	u32 home = ls->nodes[res->hash % ls->nr_nodes];
-	u32 first = (res->hash >> 32) % ls->entries, i, tag;
+	struct rdlock_res *res, *tmp;
+	LIST_HEAD(victims);
+
+	spin_lock(&ls->res_lock);
+	list_for_each_entry_safe(res, tmp, &ls->lru, lru) {
+		if (!res->resolved || res->home != home)
+			continue;
+		hash_del(&res->hnode);
+		list_move_tail(&res->lru, &victims);
+		ls->nr_unused--;
+	}
+	list_for_each_entry_safe(res, tmp, &ls->drops, lru) {
+		if (!res->resolved || res->home != home)
+			continue;
+		list_move_tail(&res->lru, &victims);
+		ls->nr_drops--;
+	}
+	spin_unlock(&ls->res_lock);
+	if (list_empty(&victims))
+		return false;
+	list_for_each_entry_safe(res, tmp, &victims, lru) {
+		list_del(&res->lru);
+		rdlock_res_release(ls, res);
+	}
+	return true;
+}
+
+/*
+ * Take a reference on the entry at @tslot for @res, whose tag word was
+ * seen as @expect (0: free): claim it if free, join it if it holds @res's
+ * tag. Return: 1 if taken, 0 if it is another name's or being freed now,
+ * or an error.
+ */
+static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
+			     u32 tslot, u64 expect)
+{
 	u64 old;
 	int ret;
 
-	atomic64_inc(&ls->resolves);
-	for (i = 0; i < ls->entries; i++) {
-		tag = ls->base + 2 * ((first + i) % ls->entries);
-		atomic64_inc(&ls->probes);
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tag, 0, res->hash,
-				   &old);
+	for (;;) {
+		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_CAS, tslot, expect,
+				   expect ? expect + 1 : res->tag | 1, &old);
 		if (ret)
 			return ret;
-		if (!old || old == res->hash) {
-			res->home = home;
-			res->slot = tag + 1;
+		if (old == expect)
+			return 1;
+		if (old && (old & ~RDLOCK_LS_REFS_MAX) != res->tag)
+			return 0;
+		/* One reference more than the word holds: none is leaked. */
+		if (rdlock_entry_refs(old) == RDLOCK_LS_REFS_MAX)
+			return -ENOSPC;
+		expect = old;
+	}
+}
+
+/*
+ * An entry with no reference whose lock word was busy when its last
+ * reference went: free it now if the word is idle. Return: true if freed.
+ */
+static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
+				     u32 tslot, u64 seen)
+{
+	u64 old;
+
+	if (rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot, seen,
+			 seen | RDLOCK_LS_FREEING, &old) || old != seen)
+		return false;
+	return rdlock_entry_finish_free(ls, home, tslot,
+					seen & RDLOCK_LS_TAG_MASK);
+}
+
+/*
+ * Read the name's whole window (a freed entry leaves a hole before later
+ * ones), then take a reference on, in this order: the first entry of the
+ * name with references, the first without, the first free entry, the
+ * first unreferenced entry of another name whose lock word has become
+ * idle (freed first). Return: the index taken, -EAGAIN if the entry
+ * changed before the reference was taken (read again), or an error.
+ */
+static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	int live = -1, dormant = -1, free = -1, unused = -1, pick, ret;
+	u32 first = rdlock_res_first(ls, res), i;
+	u64 v, seen[RDLOCK_LS_NAME_WINDOW];
+
+	for (i = 0; i < rdlock_res_window(ls); i++) {
+		atomic64_inc(&ls->probes);
+		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_READ,
+				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
+		if (ret)
+			return ret;
+		seen[i] = v;
+		if (!v) {
+			if (free < 0)
+				free = i;
+		} else if ((v & ~RDLOCK_LS_REFS_MAX) == res->tag) {
+			if (rdlock_entry_refs(v) && live < 0)
+				live = i;
+			else if (!rdlock_entry_refs(v) && dormant < 0)
+				dormant = i;
+		} else if (!(v & ~RDLOCK_LS_TAG_MASK) && unused < 0) {
+			unused = i;
+		}
+	}
+	pick = live >= 0 ? live : dormant >= 0 ? dormant : free;
+	if (pick < 0 && unused >= 0 &&
+	    rdlock_entry_free_unused(ls, res->home,
+				     rdlock_entry_slot(ls, first, unused),
+				     seen[unused])) {
+		pick = unused;
+		seen[pick] = 0;
+	}
+	if (pick < 0)
+		return -ENOSPC;
+	ret = rdlock_entry_take(ls, res, rdlock_entry_slot(ls, first, pick),
+				seen[pick]);
+	if (ret < 0)
+		return ret;
+	return ret ? pick : -EAGAIN;
+}
+
+/*
+ * After taking a reference on entry @got: is there another entry of the
+ * name with references? @other: its index (the lowest), or -1.
+ * Return: 0 or a transport error.
+ */
+static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
+			     int got, int *other)
+{
+	u32 first = rdlock_res_first(ls, res), i;
+	u64 v;
+	int ret;
+
+	*other = -1;
+	for (i = 0; i < rdlock_res_window(ls); i++) {
+		if (i == got)
+			continue;
+		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_READ,
+				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
+		if (ret)
+			return ret;
+		if (rdlock_entry_live(v, res->tag)) {
+			*other = i;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Find or claim the name's entry on its home node and hold a reference on
+ * it. Entries freed in the window leave holes, so two nodes can claim two
+ * entries for one name at once; each then looks at the whole window, and
+ * a reference taken while an entry of the name already had one is given
+ * back, its taker joins that entry (design.rst, "Reclaim").
+ */
+static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	unsigned int attempt = 0;
+	bool shrunk = false;
+	int got, other, ret;
+
+	res->home = ls->nodes[res->hash % ls->nr_nodes];
+	atomic64_inc(&ls->resolves);
+	for (;;) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		got = rdlock_res_probe(ls, res);
+		if (got == -EAGAIN)
+			continue;
+		if (got == -ENOSPC && !shrunk) {
+			shrunk = true;
+			if (rdlock_res_shrink(ls, res->home))
+				continue;
+		}
+		if (got < 0)
+			return got;
+		atomic64_inc(&ls->references);
+		res->slot = rdlock_entry_slot(ls, rdlock_res_first(ls, res),
+					      got) + 1;
+		ret = rdlock_res_verify(ls, res, got, &other);
+		if (!ret && other < 0) {
 			res->resolved = true;
 			return 0;
 		}
+		rdlock_entry_unref(ls, res->home, res->slot - 1, res->tag);
+		if (ret)
+			return ret;
+		atomic64_inc(&ls->resolve_retries);
+		/* Both may have seen the other: part at random. */
+		schedule_timeout_killable(1 + get_random_u32_below(1U <<
+						min(attempt++, 6U)));
 	}
-	return -ENOSPC;
+}
+
+/**
+ * rdlock_ls_home_entries() - this node's name entries of a lockspace
+ * @ls: the lockspace.
+ * @used: entries holding a name.
+ * @refs: references on them, summed.
+ * @freeing: entries being freed.
+ *
+ * Reads every entry of the region on this node, through the transport.
+ *
+ * Return: 0 or a transport error.
+ */
+int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
+			   u64 *freeing)
+{
+	u32 self = rdlock_xport_self(), i;
+	u64 v;
+	int ret;
+
+	*used = 0;
+	*refs = 0;
+	*freeing = 0;
+	for (i = 0; i < ls->entries; i++) {
+		ret = rdlock_ls_op(ls, self, RDLOCK_XOP_READ,
+				   ls->base + 2 * i, 0, 0, &v);
+		if (ret)
+			return ret;
+		*used += !!v;
+		*refs += rdlock_entry_refs(v);
+		*freeing += !!(v & RDLOCK_LS_FREEING);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -24,13 +24,25 @@
  * fairness	bakery, one exclusive name: each acquisition takes an
  *		arrival number (FAA right before LOCK) and a grant number (FAA
  *		inside); the largest number of later arrivals granted before
- *		an earlier one must stay below the cluster's thread count.
+ *		an earlier one must stay below the cluster's thread count
+ *		(every node resolves the name before the threads start).
  * stream	readers on every node but the last keep taking a shared lock
  *		(holding it a while) until told to stop; the last node asks
  *		for the exclusive lock and must get it while all readers are
  *		still running.
  * names	every node takes RDLOCK_LS_NAMES (200) distinct names once:
  *		no error, and every node is the home of some.
+ * reclaim	name entries are freed once no node uses them: node 0 locks
+ *		and unlocks four times as many throwaway names as the
+ *		lockspace has entries (none may fail), and every name it
+ *		forgot freed its entry (debugfs counts, exact, and the
+ *		homes' entries hold only its cached names); the others then
+ *		take fresh names. A name held by node 1 ("keep") and one it
+ *		has only resolved ("shared") keep their lock words through
+ *		node 0 forgetting them under a second flood. Node 1 then
+ *		holds names until ENOSPC, which must come from a home with
+ *		every entry taken; once released, the last node takes new
+ *		names again.
  *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LS_ITERS (M, default 50),
  * RDLOCK_THREADS (T, default 2), RDLOCK_FAIR_ITERS (default 30),
@@ -76,8 +88,19 @@
 #define R_NAMES		384
 #define  N_HOMES	0	/* + home node: names homed there */
 #define  N_BARRIER	48	/* + 0 .. 3 */
+#define R_RECLAIM	440
+#define  RC_BARRIER	0	/* + 0 .. 10 */
+#define  RC_N0_UNUSED	16	/* node 0's cached names after the flood */
+#define  RC_USED	17	/* entries used, summed over homes */
+#define  RC_REFS	18	/* their references */
+#define  RC_KEEP	19	/* (home << 32 | slot) + 1 of "keep" */
+#define  RC_SHARED	20	/* the same of "shared" */
+#define  RC_FULL	21	/* homes with every entry taken */
 #define R_FAIR_ORDER	512	/* + grant number: arrival number + 1 */
 #define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
+
+/* Name entries per node of the reclaim test's lockspace. */
+#define RC_ENTRIES	16
 
 #define STREAM_HOLD_US		20000
 #define STREAM_DEADLINE_S	120
@@ -605,12 +628,24 @@ TEST_F_TIMEOUT(ls, bakery_fairness, 900)
 	pthread_t tid[MAX_THREADS];
 	__u64 overtakes = 0, v;
 	static __u64 order[FAIR_MAX];
+	int fd;
 
 	ASSERT_GE(FAIR_MAX, total)
 		TH_LOG("at most %u acquisitions: lower RDLOCK_FAIR_ITERS",
 		       FAIR_MAX);
 	setup_ls(_metadata, &self->c, "ls_fair", RDLOCK_PROTO_BAKERY, 64, 0,
 		 R_FAIR + F_BARRIER);
+	/*
+	 * Resolve the name on every node first: finding its entry (two reads
+	 * of its window) is no place in the queue, and a node still doing
+	 * it while the others take tickets would count as overtaken.
+	 */
+	fd = rdl_open_joined("ls_fair");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rdl_ls_lock(fd, "fair", RDLOCK_LOCK_EX, 0, 0, &h));
+	ASSERT_EQ(0, rdl_ls_unlock(fd, h));
+	close(fd);
+	BARRIER(&self->c, R_FAIR + F_BARRIER + 3);
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < e->threads; i++) {
 		w[i].env = e;
@@ -852,6 +887,242 @@ TEST_F_TIMEOUT(ls, many_names, 900)
 	}
 	printf("\n");
 	teardown_ls(_metadata, &self->c, "ls_names", R_NAMES + N_BARRIER + 2);
+}
+
+/* ls_reclaim's debugfs counter @name on this node. */
+static long long reclaim_stat(const char *name)
+{
+	return rdl_debugfs_counter("lockspaces/ls_reclaim/stats", name);
+}
+
+static long long reclaim_entries(const char *name)
+{
+	return rdl_debugfs_counter("lockspaces/ls_reclaim/entries", name);
+}
+
+/* Wait for the references of forgotten names to be dropped. */
+static int reclaim_drops_done(void)
+{
+	double end = rdl_now() + 120;
+
+	while (reclaim_stat("name_drops_pending") != 0) {
+		if (rdl_now() > end)
+			return -1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Lock and unlock @count names "@prefix%u" on @fd; returns failures. */
+static __u32 lock_names(int fd, const char *prefix, __u32 count, int *err)
+{
+	__u32 i, h, failed = 0;
+	char name[48];
+	int e;
+
+	*err = 0;
+	for (i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "%s%u", prefix, i);
+		e = rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, 0, 60000, &h);
+		if (!e)
+			e = rdl_ls_unlock(fd, h);
+		if (e && !failed++)
+			*err = e;
+	}
+	return failed;
+}
+
+/* Lock @name, note where its lock word is ((home << 32 | slot) + 1). */
+static int lock_where(int fd, const char *name, __u32 *h, __u64 *where)
+{
+	struct rdlock_query q;
+	int err = rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, 0, 60000, h);
+
+	if (!err)
+		err = rdl_ls_query(fd, *h, &q);
+	if (!err)
+		*where = ((__u64)q.home_node << 32 | q.slot) + 1;
+	return err;
+}
+
+TEST_F_TIMEOUT(ls, name_reclaim, 900)
+{
+	const struct ls_env *e = &self->c.env;
+	const __u32 fill = 4 * RC_ENTRIES * e->nr_nodes;
+	__u64 v, keep = 0, shared = 0, where = 0;
+	__u32 i, h, keep_h = 0, held[2 * RC_ENTRIES * RDLOCK_MAX_NODES];
+	__u32 nr_held = 0, failed;
+	long long unused, drops, reclaimed;
+	int fd, err;
+
+	setup_ls(_metadata, &self->c, "ls_reclaim", RDLOCK_PROTO_BAKERY,
+		 2 * RC_ENTRIES, 0, R_RECLAIM + RC_BARRIER);
+	ASSERT_EQ(RC_ENTRIES, reclaim_entries("entries"));
+	ASSERT_EQ(RC_ENTRIES / 4, reclaim_stat("names_unused_max"));
+
+	/* 1: node 0 fills the lockspace four times over with throwaways. */
+	if (!e->self) {
+		fd = rdl_open_joined("ls_reclaim");
+		ASSERT_LE(0, fd);
+		failed = lock_names(fd, "junk", fill, &err);
+		close(fd);
+		EXPECT_EQ(0, failed)
+			TH_LOG("%u of %u throwaway names failed, first: %s",
+			       failed, fill, strerror(err));
+		ASSERT_EQ(0, reclaim_drops_done());
+		unused = reclaim_stat("names_unused");
+		EXPECT_GE(RC_ENTRIES / 4, unused);
+		EXPECT_EQ(unused, reclaim_stat("entry_references"));
+		EXPECT_EQ(fill - unused, reclaim_stat("entry_ref_drops"));
+		EXPECT_EQ(fill - unused, reclaim_stat("entries_reclaimed"));
+		EXPECT_EQ(0, reclaim_stat("entries_busy_at_free"));
+		EXPECT_EQ(0, reclaim_stat("resolve_retries"));
+		EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_WRITE, 0,
+				     e->base + R_RECLAIM + RC_N0_UNUSED,
+				     unused, 0, NULL));
+		printf("# %u throwaway names, %lld still cached, %lld entries reclaimed\n",
+		       fill, unused, reclaim_stat("entries_reclaimed"));
+	}
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 1);
+	/* Only node 0's cached names hold entries, every node counting. */
+	EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_FAA, 0,
+			     e->base + R_RECLAIM + RC_USED,
+			     reclaim_entries("used"), 0, NULL));
+	EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_FAA, 0,
+			     e->base + R_RECLAIM + RC_REFS,
+			     reclaim_entries("references"), 0, NULL));
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 2);
+	ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + R_RECLAIM + RC_N0_UNUSED, 0, 0, &v));
+	unused = v;
+	ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + R_RECLAIM + RC_USED, 0, 0, &v));
+	EXPECT_EQ(unused, v);
+	ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + R_RECLAIM + RC_REFS, 0, 0, &v));
+	EXPECT_EQ(unused, v);
+
+	/*
+	 * 2: the others take fresh names; node 1 holds "keep" and has
+	 * "shared" resolved, unused. Node 0 uses both, then forgets them
+	 * under a second flood: neither entry may be freed.
+	 */
+	fd = rdl_open_joined("ls_reclaim");
+	ASSERT_LE(0, fd);
+	if (e->self) {
+		char prefix[32];
+
+		snprintf(prefix, sizeof(prefix), "node%u-fresh", e->self);
+		failed = lock_names(fd, prefix, RC_ENTRIES / 2, &err);
+		EXPECT_EQ(0, failed)
+			TH_LOG("%u fresh names failed, first: %s", failed,
+			       strerror(err));
+	}
+	if (e->self == 1) {
+		ASSERT_EQ(0, lock_where(fd, "shared", &h, &where));
+		ASSERT_EQ(0, rdl_ls_unlock(fd, h));
+		EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_WRITE, 0,
+				     e->base + R_RECLAIM + RC_SHARED, where, 0,
+				     NULL));
+		ASSERT_EQ(0, lock_where(fd, "keep", &keep_h, &where));
+		EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_WRITE, 0,
+				     e->base + R_RECLAIM + RC_KEEP, where, 0,
+				     NULL));
+	}
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 3);
+	ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + R_RECLAIM + RC_KEEP, 0, 0, &keep));
+	ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + R_RECLAIM + RC_SHARED, 0, 0, &shared));
+	ASSERT_NE(0, keep);
+	ASSERT_NE(0, shared);
+	if (!e->self) {
+		drops = reclaim_stat("entry_ref_drops");
+		reclaimed = reclaim_stat("entries_reclaimed");
+		ASSERT_EQ(0, lock_where(fd, "shared", &h, &where));
+		EXPECT_EQ(shared, where);
+		ASSERT_EQ(0, rdl_ls_unlock(fd, h));
+		EXPECT_EQ(EAGAIN, rdl_ls_lock(fd, "keep", RDLOCK_LOCK_EX,
+					      RDLOCK_LKF_TRY, 0, &h));
+		failed = lock_names(fd, "churn", fill, &err);
+		EXPECT_EQ(0, failed)
+			TH_LOG("%u churn names failed, first: %s", failed,
+			       strerror(err));
+		ASSERT_EQ(0, reclaim_drops_done());
+		/* Every name forgotten was freed but the two others use. */
+		unused = reclaim_stat("names_unused");
+		drops = reclaim_stat("entry_ref_drops") - drops;
+		reclaimed = reclaim_stat("entries_reclaimed") - reclaimed;
+		EXPECT_EQ(0, reclaim_stat("entry_ref_errors"));
+		EXPECT_EQ(drops - 2, reclaimed)
+			TH_LOG("%lld references dropped, %lld entries freed",
+			       drops, reclaimed);
+		ASSERT_EQ(0, lock_where(fd, "shared", &h, &where));
+		EXPECT_EQ(shared, where);
+		ASSERT_EQ(0, rdl_ls_unlock(fd, h));
+		EXPECT_EQ(EAGAIN, rdl_ls_lock(fd, "keep", RDLOCK_LOCK_EX,
+					      RDLOCK_LKF_TRY, 0, &h));
+	}
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 4);
+	if (e->self == 1)
+		EXPECT_EQ(0, rdl_ls_unlock(fd, keep_h));
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 5);
+	if (!e->self) {
+		/* The same lock word: the entry was never handed on. */
+		ASSERT_EQ(0, lock_where(fd, "keep", &h, &where));
+		EXPECT_EQ(keep, where);
+		ASSERT_EQ(0, rdl_ls_unlock(fd, h));
+	}
+	EXPECT_EQ(0, reclaim_stat("entry_ref_errors"));
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 6);
+
+	/*
+	 * 3: node 1 holds fresh names until one finds its home's entries
+	 * all in use: ENOSPC, and that home's entries are all taken.
+	 */
+	if (e->self == 1) {
+		err = 0;
+		for (i = 0; i < ARRAY_SIZE(held) && !err; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "full%u", i);
+			err = rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, 0, 60000,
+					  &held[nr_held]);
+			if (!err)
+				nr_held++;
+		}
+		EXPECT_EQ(ENOSPC, err)
+			TH_LOG("%u names held, then %s", nr_held,
+			       strerror(err));
+		EXPECT_GE(RC_ENTRIES * e->nr_nodes, nr_held);
+	}
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 7);
+	if (reclaim_entries("used") == RC_ENTRIES)
+		EXPECT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_FAA, 0,
+				     e->base + R_RECLAIM + RC_FULL, 1, 0, NULL));
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 8);
+	ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
+			     e->base + R_RECLAIM + RC_FULL, 0, 0, &v));
+	EXPECT_LE(1, v)
+		TH_LOG("ENOSPC, but no home has all its entries taken");
+	if (e->self == 1) {
+		for (i = 0; i < nr_held; i++)
+			EXPECT_EQ(0, rdl_ls_unlock(fd, held[i]));
+		ASSERT_EQ(0, reclaim_drops_done());
+		printf("# %u names held at ENOSPC\n", nr_held);
+	}
+	BARRIER(&self->c, R_RECLAIM + RC_BARRIER + 9);
+	/* Released and forgotten: anyone can name new locks again. */
+	if (e->self == e->nr_nodes - 1) {
+		failed = lock_names(fd, "after", RC_ENTRIES / 2, &err);
+		EXPECT_EQ(0, failed)
+			TH_LOG("%u names failed after ENOSPC, first: %s",
+			       failed, strerror(err));
+	}
+	close(fd);
+	EXPECT_EQ(0, reclaim_stat("entry_ref_errors"));
+	teardown_ls(_metadata, &self->c, "ls_reclaim",
+		    R_RECLAIM + RC_BARRIER + 10);
 }
 
 TEST_HARNESS_MAIN
