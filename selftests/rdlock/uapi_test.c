@@ -2161,7 +2161,7 @@ TEST_F_TIMEOUT(uapi, ls_file_locks_max, 300)
 	close(fd2);
 }
 
-/* A lockspace of 2 slots holds one name per node at once. */
+/* A lockspace of 2 slots holds one name in use per node at once. */
 TEST_F(uapi, ls_names_full)
 {
 	__u32 ha, hb, h;
@@ -2177,11 +2177,15 @@ TEST_F(uapi, ls_names_full)
 		   "LOCK the held name again");
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, ha));
-	/* Name entries are never freed while the cluster is up. */
+	/* An unused name's entry is reclaimed for the next (design.rst). */
 	expect_err(_metadata, rdl_ls_lock(self->fd, "b", RDLOCK_LOCK_EX, 0, 0, &hb),
-		   ENOSPC, "LOCK the 2nd name once the 1st is free");
+		   0, "LOCK the 2nd name once the 1st is unused");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "a", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &ha), ENOSPC,
+		   "TRY LOCK the 1st name while the 2nd is held");
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, hb));
 	expect_err(_metadata, rdl_ls_lock(self->fd, "a", RDLOCK_LOCK_EX, 0, 0, &ha),
-		   0, "LOCK the 1st name again");
+		   0, "LOCK the 1st name again once the 2nd is unused");
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, ha));
 }
 
