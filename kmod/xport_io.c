@@ -727,6 +727,14 @@ static long rdlock_jiffies_left(unsigned long until)
 	return max_t(long, (long)(until - jiffies), 1);
 }
 
+/* No answer from a stalled peer: flush what is in flight, reconnect. */
+static void rdlock_xreq_reconnect(struct rdlock_xreq *req)
+{
+	pr_warn_ratelimited("node %u: no answer in time, reconnecting\n",
+			    req->node);
+	rdlock_conn_fail(req->conn);
+}
+
 /*
  * Wait for @req's outcome until @deadline; a recorded request, answered
  * once and sent again after its connection's end, goes on waiting until
@@ -750,12 +758,9 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 	stalled = req->onesided ||
 		  atomic_read(&req->conn->rx_count) == req->rx_seen;
 	if (time_before(jiffies, window)) {
-		if (stalled) {
-			pr_warn_ratelimited("node %u: no answer in time, reconnecting\n",
-					    req->node);
-			rdlock_conn_fail(req->conn);
-			stalled = false;
-		}
+		if (stalled)
+			rdlock_xreq_reconnect(req);
+		stalled = false;
 		if (wait_for_completion_timeout(&req->comp,
 						rdlock_jiffies_left(window)))
 			goto done;
@@ -766,11 +771,8 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 		 * two-sided request stays pending, holding its credit, until
 		 * its late answer or the connection's end finishes it.
 		 */
-		if (stalled) {
-			pr_warn_ratelimited("node %u: no answer in time, reconnecting\n",
-					    req->node);
-			rdlock_conn_fail(req->conn);
-		}
+		if (stalled)
+			rdlock_xreq_reconnect(req);
 		return -ETIMEDOUT;
 	}
 	/* The outcome is being delivered right now. */
