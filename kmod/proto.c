@@ -169,6 +169,33 @@ int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
+/*
+ * @op, sent again while it is refused before it was sent (-ENOTCONN: the
+ * connection to the home is being made again after a blip) and the home
+ * keeps the ticket's table; @killable: also ends, with -ENOTCONN, at
+ * @deadline (jiffies, 0: none) or on a fatal signal.
+ */
+static int rdlock_proto_op_resent(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t, enum rdlock_xop op,
+				  u64 arg0, u64 arg1, u64 *value,
+				  bool killable, unsigned long deadline)
+{
+	unsigned int backoff_us = 0;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_op(cfg, t, op, arg0, arg1, value);
+		if (ret != -ENOTCONN)
+			return ret;
+		/* A TRY (a deadline passed) costs one operation, no sleep. */
+		if (killable && ((deadline && time_after_eq(jiffies, deadline)) ||
+				 fatal_signal_pending(current)))
+			return ret;
+		if (!rdlock_proto_retry(cfg, t, ret, &backoff_us))
+			return ret;
+	}
+}
+
 /**
  * rdlock_proto_op_must() - an operation that must happen, as rdlock_proto_op()
  * @cfg: the lockspace's policy.
@@ -182,8 +209,9 @@ int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
  * refused before it was sent (-ENOTCONN: the connection to the home is
  * being made again after a blip) is tried again while the home keeps the
  * ticket's table, instead of leaving the ticket in the word. An operation
- * that failed after it was sent may or may not have been applied: that
- * error is returned.
+ * whose connection failed after it was sent is sent again by the
+ * two-sided transport; what still fails may or may not have been applied:
+ * that error is returned.
  *
  * Return: as rdlock_proto_op().
  */
@@ -191,14 +219,32 @@ int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value)
 {
-	unsigned int backoff_us = 0;
-	int ret;
+	return rdlock_proto_op_resent(cfg, t, op, arg0, arg1, value, false, 0);
+}
 
-	do {
-		ret = rdlock_proto_op(cfg, t, op, arg0, arg1, value);
-	} while (ret == -ENOTCONN &&
-		 rdlock_proto_retry(cfg, t, ret, &backoff_us));
-	return ret;
+/**
+ * rdlock_proto_op_take() - an operation that takes a ticket or a lock
+ * @cfg: the lockspace's policy.
+ * @t: the ticket.
+ * @op: the operation.
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @value: the value the operation returned.
+ * @deadline: the acquisition's, in jiffies; 0: none.
+ *
+ * An acquisition waits through a connection blip as it waits for the
+ * lock: refused unsent (-ENOTCONN), the operation is tried again while the
+ * home keeps the ticket's table, until @deadline or a fatal signal. A file
+ * system then sees a blip as a slow grant, not as a failed lock.
+ *
+ * Return: as rdlock_proto_op(); -ENOTCONN: nothing was sent by @deadline.
+ */
+int rdlock_proto_op_take(const struct rdlock_proto_cfg *cfg,
+			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
+			 u64 arg1, u64 *value, unsigned long deadline)
+{
+	return rdlock_proto_op_resent(cfg, t, op, arg0, arg1, value, true,
+				      deadline);
 }
 
 /**

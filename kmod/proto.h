@@ -215,6 +215,9 @@ int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value);
+int rdlock_proto_op_take(const struct rdlock_proto_cfg *cfg,
+			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
+			 u64 arg1, u64 *value, unsigned long deadline);
 void rdlock_proto_release_failed(const struct rdlock_ticket *t, int ret);
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);

@@ -261,7 +261,8 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 	delta = bakery_acquire_delta(bm, t->k);
 	rdlock_proto_count(cfg, acquires);
 	for (;;) {
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_FAA, delta, 0, &prev);
+		ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_FAA, delta, 0,
+					   &prev, deadline);
 		if (ret)
 			return ret;
 		if (bakery_over_limit(prev, bm)) {

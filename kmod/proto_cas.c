@@ -72,8 +72,8 @@ static int rdlock_cas_add(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	for (;;) {
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, expect,
-				      expect + delta, &old);
+		ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_CAS, expect,
+					   expect + delta, &old, deadline);
 		if (ret || old == expect)
 			return ret;
 		if (!(old & conflicts)) {

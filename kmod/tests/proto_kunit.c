@@ -54,7 +54,8 @@ struct sim_node {
  * @read_fail_pct: this share of READs fails with -ECONNRESET, as on a
  *	connection blip, without being executed.
  * @op_fail_pct: this share of FAAs and CASes is refused with -ENOTCONN,
- *	unsent, as while the connection is being made again.
+ *	unsent, as while the connection is being made again: an acquisition
+ *	must wait through it (any error of acquire fails the schedule).
  * @nodes: the nodes, the xport_priv of their threads.
  * @readers: live holders inside in shared mode.
  * @writers: live holders inside in exclusive mode.
@@ -308,8 +309,6 @@ static int sim_thread_fn(void *arg)
 			atomic64_inc(&sim->timeouts);
 			continue;
 		}
-		if (ret == -ENOTCONN && p->op_fail_pct)
-			continue;	/* the FA was not sent: nothing taken */
 		if (ret) {
 			atomic64_inc(&sim->errors);
 			break;
