@@ -19,6 +19,7 @@
 #include <linux/rdlock.h>
 
 #include "backend.h"
+#include "replay.h"
 #include "xport.h"
 
 #define RDLOCK_SQ_DEPTH		256
@@ -211,14 +212,6 @@ struct rdlock_node_stats {
 	atomic64_t bytes;
 	atomic64_t errors;
 	atomic64_t served;			/* two-sided ops executed for it */
-};
-
-/* The home's record of the last request a peer sent on one replay slot. */
-struct rdlock_replay_entry {
-	u64 requester;		/* the peer's table incarnation then */
-	u64 gen;		/* 0: none */
-	u64 value;
-	int status;
 };
 
 /**

@@ -1064,15 +1064,17 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 		return -EINVAL;
 	e = &rp->ent[rslot];
 	spin_lock_bh(&rp->lock);
-	if (e->requester == requester && e->gen == gen) {
+	switch (rdlock_replay_check(e, requester, gen)) {
+	case RDLOCK_REPLAY_ANSWER:
 		ret = e->status;
 		*value = e->value;
 		atomic64_inc(&cl->replayed);
-	} else if (e->requester == requester && gen < e->gen) {
-		/* Its sender has had its outcome and moved on: never apply. */
+		break;
+	case RDLOCK_REPLAY_STALE:
 		ret = -EALREADY;
 		atomic64_inc(&cl->stale_requests);
-	} else {
+		break;
+	default:
 		ret = rdlock_table_exec(le32_to_cpu(msg->req.op),
 					le32_to_cpu(msg->req.slot),
 					le64_to_cpu(msg->req.arg0),

@@ -199,6 +199,8 @@ static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
 	h->ticket.slot = l->slot;
 	h->ticket.mode = mode;
 	h->ticket.k = l->k;
+	/* As a lockspace does: the ticket lives and dies with this table. */
+	h->ticket.incarnation = rdlock_xport_node_incarnation(l->node);
 	return rdlock_test_deadline(l->timeout_ms);
 }
 

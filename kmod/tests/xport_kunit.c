@@ -9,6 +9,7 @@
 
 #include "../uapi_check.h"
 #include "../backend.h"
+#include "../replay.h"
 
 /* ---------------------------------------------------------------- */
 /* Addresses                                                        */
@@ -322,6 +323,74 @@ static void rdlock_backend_admits_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdlock_backend_admits(A, &auto_yes));
 }
 
+/*
+ * The home's record of one replay slot, fed the requests of a sender in
+ * arrival order: each step is (sender's table incarnation, number) and
+ * the verdict the home must reach; the record follows the applied ones.
+ */
+struct rdlock_replay_step {
+	u64 requester, gen;
+	enum rdlock_replay_verdict expect;
+};
+
+struct rdlock_replay_case {
+	const char *name;
+	unsigned int n;
+	struct rdlock_replay_step step[6];
+};
+
+#define APPLY	RDLOCK_REPLAY_APPLY
+#define ANSWER	RDLOCK_REPLAY_ANSWER
+#define STALE	RDLOCK_REPLAY_STALE
+
+static const struct rdlock_replay_case rdlock_replay_cases[] = {
+	{ "first request", 1, { { 7, 1, APPLY } } },
+	{ "copy after a lost answer", 2, { { 7, 5, APPLY }, { 7, 5, ANSWER } } },
+	{ "copy answered twice", 3,
+	  { { 7, 5, APPLY }, { 7, 5, ANSWER }, { 7, 5, ANSWER } } },
+	{ "next request", 2, { { 7, 5, APPLY }, { 7, 9, APPLY } } },
+	{ "late copy of an earlier request", 3,
+	  { { 7, 5, APPLY }, { 7, 9, APPLY }, { 7, 5, STALE } } },
+	{ "late copy never applied after the next", 4,
+	  { { 7, 5, APPLY }, { 7, 9, APPLY }, { 7, 5, STALE },
+	    { 7, 9, ANSWER } } },
+	{ "sender restarted, numbers from 1", 3,
+	  { { 7, 5, APPLY }, { 8, 1, APPLY }, { 8, 1, ANSWER } } },
+	{ "old life's copy after a restart", 3,
+	  { { 7, 5, APPLY }, { 8, 1, APPLY }, { 7, 5, APPLY } } },
+	{ "same number, other life", 2, { { 7, 5, APPLY }, { 8, 5, APPLY } } },
+};
+
+static void rdlock_replay_desc(const struct rdlock_replay_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_replay, rdlock_replay_cases, rdlock_replay_desc);
+
+static void rdlock_replay_check_test(struct kunit *test)
+{
+	const struct rdlock_replay_case *c = test->param_value;
+	struct rdlock_replay_entry e = { };
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct rdlock_replay_step *s = &c->step[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, rdlock_replay_check(&e, s->requester,
+							      s->gen),
+				    s->expect, "step %u", i);
+		if (s->expect == APPLY) {
+			e.requester = s->requester;
+			e.gen = s->gen;
+		}
+	}
+}
+
+#undef APPLY
+#undef ANSWER
+#undef STALE
+
 static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_addr_test, rdlock_addr_gen_params),
 	KUNIT_CASE(rdlock_sockaddr_equal_test),
@@ -332,6 +401,7 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_backend_resolve_test,
 			 rdlock_backend_gen_params),
 	KUNIT_CASE(rdlock_backend_admits_test),
+	KUNIT_CASE_PARAM(rdlock_replay_check_test, rdlock_replay_gen_params),
 	{}
 };
 

@@ -131,6 +131,7 @@ struct ls_ctx {
 
 FIXTURE(ls) {
 	struct ls_ctx c;
+	double start;
 };
 
 FIXTURE_SETUP(ls)
@@ -138,6 +139,7 @@ FIXTURE_SETUP(ls)
 	struct ls_env *e = &self->c.env;
 	struct rdlock_test_info info;
 
+	self->start = rdl_now();
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_LS_ITERS", 50, &e->iters));
@@ -160,8 +162,10 @@ FIXTURE_SETUP(ls)
 	e->base = info.first_free_slot;
 }
 
+/* Where the step's time goes: the suite's budget is planned on it. */
 FIXTURE_TEARDOWN(ls)
 {
+	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
 	close(self->c.dev);
 	close(self->c.fd);
 }

@@ -80,11 +80,35 @@ long long rdl_debugfs_counter(const char *file, const char *name)
 	return found;
 }
 
+/* A READ that failed so may be made again: it changes nothing. */
+bool rdl_read_again(int err)
+{
+	return err == ENOTCONN || err == ECONNRESET || err == EIO;
+}
+
+/* Write @v to the debugfs knob @file under /sys/kernel/debug/rdlock: 0 or errno. */
+int rdl_debugfs_write(const char *file, unsigned int v)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
+	f = fopen(path, "w");
+	if (!f)
+		return errno;
+	ret = fprintf(f, "%u\n", v) < 0 ? EIO : 0;
+	if (fclose(f) && !ret)
+		ret = errno;
+	return ret;
+}
+
 /*
  * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
  * for @nr_nodes * @gen, for at most @timeout_s seconds. ENOTCONN means the
  * add was not executed, so it is retried; any other error (a timeout may
- * have executed it) fails.
+ * have executed it) fails. A READ that a failed link ended (ECONNRESET,
+ * EIO) is simply made again: it changes nothing.
  * Return: 0, or -1 with a message in @msg.
  */
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
@@ -104,7 +128,7 @@ int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 	}
 	while (rdl_now() < end) {
 		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
-		if (err && err != ENOTCONN) {
+		if (err && !rdl_read_again(err)) {
 			snprintf(msg, len, "barrier READ on node 0 slot %u: %s",
 				 slot, strerror(err));
 			return -1;

@@ -3,6 +3,7 @@
 #ifndef _RDLOCK_SELFTEST_TESTLIB_H
 #define _RDLOCK_SELFTEST_TESTLIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include <linux/rdlock.h>
@@ -17,6 +18,8 @@ int rdl_xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
 int rdl_env_u32(const char *name, __u32 def, __u32 *val);
 double rdl_now(void);
 long long rdl_debugfs_counter(const char *file, const char *name);
+int rdl_debugfs_write(const char *file, unsigned int v);
+bool rdl_read_again(int err);
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		__u64 gen, char *msg, size_t len);
 

@@ -271,22 +271,6 @@ TEST_F_TIMEOUT(xport, exact_count, 900)
 		    self->base + SLOT_BARRIER);
 }
 
-static int write_debugfs(const char *file, unsigned int v)
-{
-	char path[256];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
-	f = fopen(path, "w");
-	if (!f)
-		return errno;
-	ret = fprintf(f, "%u\n", v) < 0 ? EIO : 0;
-	if (fclose(f) && !ret)
-		ret = errno;
-	return ret;
-}
-
 /*
  * A link that fails after the home applied a request but before its answer
  * arrived (a blip: both tables stay) must lose nothing and apply nothing
@@ -313,11 +297,11 @@ TEST_F_TIMEOUT(xport, exact_count_lost_replies, 900)
 	replayed0 = rdl_debugfs_counter("cluster", "replayed_requests");
 	ASSERT_LE(0, lost0);
 	ASSERT_LE(0, replayed0);
-	ASSERT_EQ(0, write_debugfs("inject_lost_replies", LOST_REPLIES));
+	ASSERT_EQ(0, rdl_debugfs_write("inject_lost_replies", LOST_REPLIES));
 	exact_count(_metadata, self->fd, &e, self->base + SLOT_LOST_COUNTER,
 		    self->base + SLOT_LOST_BARRIER);
 	/* Whatever happened above: leave no injection for later tests. */
-	ASSERT_EQ(0, write_debugfs("inject_lost_replies", 0));
+	ASSERT_EQ(0, rdl_debugfs_write("inject_lost_replies", 0));
 	lost = rdl_debugfs_counter("cluster", "lost_replies_injected") - lost0;
 	replayed = rdl_debugfs_counter("cluster", "replayed_requests") -
 		   replayed0;
