@@ -32,16 +32,6 @@ enum rdlock_xop {
 #define RDLOCK_XPORT_FIRST_LS_SLOT	(RDLOCK_XPORT_RESERVED_SLOTS + \
 					 RDLOCK_XPORT_RAW_SLOTS)
 
-/*
- * Completion of an asynchronous operation. Runs in softirq context (CQ
- * completion) or, for a two-sided operation on this node's own table, in
- * the submitter's context: never sleep in it. @status is 0 or a negative
- * errno; @value is valid only when @status is 0.
- */
-typedef void (*rdlock_xdone_t)(void *ctx, int status, u64 value);
-
-int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
-			u64 arg1, rdlock_xdone_t done, void *ctx);
 int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 		      u32 slot, u64 arg0, u64 arg1, u64 *value,
 		      unsigned int timeout_ms);

@@ -46,8 +46,6 @@ struct rdlock_xreq {
 	unsigned long flags;
 	int status;
 	u64 value;
-	rdlock_xdone_t done;		/* NULL: a sleeping waiter */
-	void *ctx;
 	struct completion comp;
 	u64 dma;
 	u64 buf ____cacheline_aligned;	/* DMA target of one-sided ops */
@@ -454,8 +452,6 @@ static void rdlock_xreq_finish(struct rdlock_xreq *req, int status, u64 value)
 	if (!test_and_set_bit(RDLOCK_XREQ_DONE, &req->flags)) {
 		req->status = status;
 		req->value = value;
-		if (req->done)
-			req->done(req->ctx, status, value);
 		complete(&req->comp);
 	}
 	rdlock_xreq_put(req);
@@ -690,38 +686,6 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	return 0;
 }
 
-/**
- * rdlock_xport_submit() - start an operation on a node's lock table
- * @op: the operation.
- * @node: the home node of @slot; our own id is fine.
- * @slot: slot in @node's table (ignored for RDLOCK_XOP_PING).
- * @arg0: first operand (see enum rdlock_xop).
- * @arg1: second operand.
- * @done: called once with the outcome, unless this returns an error.
- * @ctx: passed to @done.
- *
- * Context: any but hardirq; does not sleep.
- * Return: 0 if @done will be called, -EAGAIN when the connection has too
- * many operations in flight, -ENOENT for an unknown node, -ENOTCONN when it
- * is not connected, -EINVAL for a bad @op or @slot, -ENOMEM.
- */
-int rdlock_xport_submit(enum rdlock_xop op, u32 node, u32 slot, u64 arg0,
-			u64 arg1, rdlock_xdone_t done, void *ctx)
-{
-	struct rdlock_xreq *req;
-	int ret;
-
-	req = rdlock_xreq_alloc(GFP_ATOMIC, op, node, slot, arg0, arg1);
-	if (!req)
-		return -ENOMEM;
-	req->done = done;
-	req->ctx = ctx;
-	ret = rdlock_xreq_start(req, 0);
-	rdlock_xreq_put(req);
-	return ret;
-}
-EXPORT_SYMBOL_NS_GPL(rdlock_xport_submit, RDLOCK_INTERNAL);
-
 static long rdlock_jiffies_left(unsigned long until)
 {
 	return max_t(long, (long)(until - jiffies), 1);
@@ -903,7 +867,9 @@ static int rdlock_xreq_exec_recorded(struct rdlock_xreq *req,
  * connection to the same table comes back within a few op timeouts.
  *
  * Context: process context, may sleep.
- * Return: as rdlock_xport_submit(), or -ESTALE when @node has another table
+ * Return: 0; -EAGAIN when the connection has too many operations in
+ * flight, -ENOENT for an unknown node, -ENOTCONN when it is not connected,
+ * -EINVAL for a bad @op or @slot, -ENOMEM, -ESTALE when @node has another table
  * than @incarnation (it restarted: nothing was done), -ETIMEDOUT (the
  * operation may have been applied), -ECONNRESET or -EIO when the
  * connection failed.
