@@ -1877,6 +1877,15 @@ int main(int argc, char **argv)
 			e.nr_nodes, o.clients, MAX_ALL_CLIENTS);
 		return 2;
 	}
+	/*
+	 * Barrier generations go on from an earlier invocation on the same
+	 * --slot-off: every node left its last barrier, and none can have
+	 * passed our first one yet, so the slot holds gen * nodes plus the
+	 * nodes already at our first.
+	 */
+	if (raw_op(&e, RDLOCK_TEST_OP_READ, 0, e.base + R_BARRIER, 0, &e.gen))
+		return 1;
+	e.gen /= e.nr_nodes;
 	zipf_init(&z, o.locks, o.zipf);
 	for (i = 0; i < o.nr_protos; i++) {
 		int err = o.uncontended ?
