@@ -29,7 +29,12 @@ import subprocess
 import sys
 
 PROTOS = ("bakery", "caslock")
-PROTO_NAMES = {"bakery": "bakery", "caslock": "CAS spinlock"}
+# Locks by name (guest/rdlockbench.sh): the stock kernel's fs/dlm beside them.
+RB_PROTOS = PROTOS + ("dlm",)
+PROTO_NAMES = {"bakery": "bakery", "caslock": "CAS spinlock", "dlm": "fs/dlm"}
+# Goals of the fs/dlm comparison (issue 7 section 3).
+DLM_GOAL_X = 5.0
+HOT_GOAL_DEV = 0.10
 WIDTH = 100
 
 
@@ -344,9 +349,17 @@ def parse_rdlockbench(d):
     for i, lines in files.items():
         n = {}
         for o in json_objects(lines):
-            if o.get("mode") in ("contended", "uncontended"):
+            if o.get("workload") == "hot":
+                n.setdefault("hot", o)
+            elif o.get("mode") in ("contended", "uncontended"):
                 n.setdefault(o["mode"], o)
         for ln in lines:
+            m = re.match(r"# node \d+: fs/dlm: (.*)$", ln)
+            if m:
+                n["dlm_why"] = m.group(1)
+            m = re.match(r"# node \d+: fs/dlm up: (.*)$", ln)
+            if m:
+                n["dlm_up"] = m.group(1)
             m = re.match(r"# node \d+: backend (\w+)", ln)
             if m:
                 n["backend"] = m.group(1)
@@ -397,9 +410,22 @@ def summarize_rdlockbench(rb):
         for k in ("nodes", "clients_per_node", "locks", "zipf", "read_ratio", "cs_us",
                   "duration_s"):
             out[k] = cont.get(k)
-    for p in PROTOS:
+    # fs/dlm: up on every node, or why not (the guests' own words first).
+    whys = [f"node {i}: {n['dlm_why']}" for i, n in per.items() if n.get("dlm_why")]
+    ups = [n["dlm_up"] for n in per.values() if n.get("dlm_up")]
+    out["dlm_up"] = ups[0] if ups else None
+    for obj in [cont] + [n.get("uncontended") for n in per.values()]:
+        e = proto_entry(obj, "dlm")
+        if e and e.get("absent"):
+            whys.append(e["absent"])
+    out["dlm_absent"] = "; ".join(dict.fromkeys(whys)) or None
+    hot = next((n["hot"] for n in per.values() if "hot" in n), None)
+    out["hot"] = summarize_hot(hot)
+    for p in RB_PROTOS:
         e = proto_entry(cont, p)
         f = {}
+        if e and e.get("absent"):
+            f["absent"] = e["absent"]
         if e and isinstance(e.get("cluster"), dict):
             c = e["cluster"]
             f = {"acq_per_s": c.get("acq_per_s"), "p50_us": c.get("p50_us"),
@@ -429,8 +455,49 @@ def summarize_rdlockbench(rb):
         f["uncontended_per_node"] = nodes_u
         f["uncontended_over_2faa"] = statistics.median(ratios) if ratios else None
         f["uncontended_over_2faa_is"] = "median of the nodes' p50 ratios"
+        # Acquire+release (fs/dlm: lock+unlock) of a name homed (mastered)
+        # on the next node: the median of the nodes' p50s.
+        ar = [u["acquire_release_p50_us"] for u in nodes_u.values()
+              if num(u.get("acquire_release_p50_us"))]
+        f["remote_acq_rel_p50_us"] = statistics.median(ar) if ar else None
+        f["remote_home_ok"] = all(
+            u.get("home_node") == (i + 1) % (rb["nodes"] or 1)
+            for i, u in nodes_u.items()) if nodes_u else None
         if f:
             out["protocols"][p] = f
+    return out
+
+
+def summarize_hot(obj):
+    """One hot name from every node: per protocol, the grants' split by node."""
+    if not obj:
+        return None
+    nodes, nc = obj.get("nodes"), obj.get("clients_per_node")
+    out = {"nodes": nodes, "clients_per_node": nc, "cs_us": obj.get("cs_us"),
+           "duration_s": obj.get("duration_s"), "protocols": {}}
+    for p in RB_PROTOS:
+        e = proto_entry(obj, p)
+        if not e:
+            continue
+        if e.get("absent"):
+            out["protocols"][p] = {"absent": e["absent"]}
+            continue
+        c = e.get("cluster") or {}
+        cl = c.get("clients") or []
+        f = {"acq_per_s": c.get("acq_per_s"), "p50_us": c.get("p50_us"),
+             "p99_us": c.get("p99_us"), "acquisitions": c.get("acquisitions"),
+             "failed": e.get("failed")}
+        if nodes and nc and len(cl) == nodes * nc and sum(cl):
+            grants = [sum(cl[k * nc:(k + 1) * nc]) for k in range(nodes)]
+            total = sum(grants)
+            shares = [g / total for g in grants]
+            f["grants_per_node"] = grants
+            f["shares"] = shares
+            # The farthest a node's share is from 1/nodes, relative to it.
+            f["max_dev_from_equal"] = max(abs(x * nodes - 1) for x in shares)
+            f["top_node"] = max(range(nodes), key=lambda k: grants[k])
+            f["top_share"] = max(shares)
+        out["protocols"][p] = f
     return out
 
 
@@ -534,10 +601,13 @@ def table_row(cells):
                     for c, w in zip(cells, TABLE_W)).rstrip()
 
 
-def workload_table(title, protos, marker=""):
+def workload_table(title, protos, marker="", names=PROTOS, absent=None):
     lines = [*wrap(title, ""), "  " + table_row(TABLE_HEAD)]
-    for p in PROTOS:
+    for p in names:
         f = protos.get(p)
+        if p == "dlm" and (absent or (f or {}).get("absent")) and not (f or {}).get("acq_per_s"):
+            lines += wrap(f"{p:<13} ABSENT: {absent or f['absent']}", "  ")
+            continue
         if not f:
             lines.append("  " + table_row((p,) + ("n/a",) * 8))
             continue
@@ -583,7 +653,7 @@ def write_plot(logdir, curves, bars):
         plots.append(f"{gp_quote(path)} using 1:2 with {style} title {gp_quote(title)}")
     bar_path = os.path.join(pdir, "throughput.dat")
     with open(bar_path, "w") as f:
-        f.write("workload " + " ".join(PROTOS) + "\n")
+        f.write("workload " + " ".join(RB_PROTOS) + "\n")
         for name, vals in bars:
             f.write(gp_quote(name) + " " +
                     " ".join("?" if v is None else f"{v:.6g}" for v in vals) + "\n")
@@ -608,7 +678,7 @@ def write_plot(logdir, curves, bars):
         "set boxwidth 0.9", "set key top left", "set xtics nomirror",
         f"set xrange [-0.6:{len(bars) - 0.4}]",
         f"plot {gp_quote(bar_path)} using 2:xtic(1) title columnheader(2), "
-        f"'' using 3 title columnheader(3)",
+        f"'' using 3 title columnheader(3), '' using 4 title columnheader(4)",
         "unset multiplot",
     ]
     script = os.path.join(pdir, "report.gp")
@@ -751,8 +821,35 @@ def main(argv):
           f"{'n/a' if shared is None else f'{shared * 100:.0f}%'} shared, "
           f"CS{NBSP}{rb.get('cs_us', 'n/a')}{NBSP}us, {rb.get('duration_s', 'n/a')}{NBSP}s")
     out.append("")
-    out += workload_table(t2, rbp)
+    out += workload_table(t2, rbp, names=RB_PROTOS, absent=rb.get("dlm_absent"))
     tables.append(("locks by name", rbp))
+    hot = rb.get("hot")
+    out.append("")
+    if hot:
+        out += wrap(f"3. One hot name, {hot.get('nodes') or 'n/a'} nodes x "
+                    f"{hot.get('clients_per_node', 'n/a')} client, exclusive, "
+                    f"CS{NBSP}{hot.get('cs_us', 'n/a')}{NBSP}us, "
+                    f"{hot.get('duration_s', 'n/a')}{NBSP}s: who gets the grants", "")
+        out.append("  " + " ".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}" for c, w in zip(
+            ("protocol", "acq/s", "p50 us", "p99 us", "grants per node (share)",
+             "max off equal"), (-13, 9, 9, 9, 34, 13))).rstrip())
+        for p in RB_PROTOS:
+            f = hot["protocols"].get(p)
+            if not f or f.get("absent"):
+                if p == "dlm" or f:
+                    out += wrap(f"{p:<13} ABSENT: "
+                                f"{(f or {}).get('absent') or rb.get('dlm_absent') or 'n/a'}", "  ")
+                continue
+            g = f.get("grants_per_node")
+            gs = (" ".join(f"{x}({y * 100:.0f}%)" for x, y in zip(g, f["shares"]))
+                  if g else "n/a")
+            dev = f.get("max_dev_from_equal")
+            out.append("  " + " ".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}" for c, w in zip(
+                (p, fmt(f.get("acq_per_s"), "rate"), fmt(f.get("p50_us")),
+                 fmt(f.get("p99_us")), gs, "n/a" if dev is None else f"{dev * 100:.0f}%"),
+                (-13, 9, 9, 9, 34, 13))).rstrip())
+    else:
+        out.append("3. One hot name: n/a (no figures in the logs)")
     notes = ("1: acq/s sums the nodes' own runs, each protocol started on every node "
              "at once by a barrier. "
              "Latency: 1 acquire+release, 2 the lock call. "
@@ -760,7 +857,10 @@ def main(argv):
              "the lock's home node per acquisition, release included; msgs/acq: transport "
              "messages of all nodes per acquisition; Jain: 1 over the nodes' acq/s, 2 over "
              "the clients' acquisitions; uncont./2FAA: uncontended acquire+release p50 over "
-             "two raw FAA p50s to the same home (1: node 0 -> 1 below; 2: median of nodes).")
+             "two raw FAA p50s to the same home (1: node 0 -> 1 below; 2: median of nodes). "
+             "dlm: the stock kernel's fs/dlm (dlm.ko, corosync, dlm_controld without "
+             "fencing) on the same guests, a new lock and an unlock per acquisition; "
+             "no ops/msgs counters. 3: max off equal is the largest |share x nodes - 1|.")
     if lb_marker:
         notes += (" *: highest of the nodes' own percentiles (these logs carry no "
                   "samples to merge).")
@@ -789,7 +889,8 @@ def main(argv):
 
     # Verdict: ratios of this run only.
     out.append("")
-    out.append("Verdict, ratios measured in this run (protocols: bakery vs CAS spinlock):")
+    out.append("Verdict, ratios measured in this run (protocols: bakery vs CAS spinlock; "
+               "rdlock vs fs/dlm):")
     verdict = []
     for name, protos in tables:
         parts = []
@@ -812,6 +913,40 @@ def main(argv):
     if unc:
         verdict.append("uncontended acquire+release / 2 raw FAAs: "
                        + ", ".join(unc))
+    # fs/dlm: rdlock's remote-home acquire+release against fs/dlm's
+    # remote-master lock+unlock, and the hot name's grants.
+    if rb.get("dlm_absent"):
+        verdict.append(f"fs/dlm ABSENT, no comparison: {rb['dlm_absent']}")
+    d = rbp.get("dlm", {}).get("remote_acq_rel_p50_us")
+    if d is not None:
+        parts = []
+        for p in PROTOS:
+            r = rbp.get(p, {}).get("remote_acq_rel_p50_us")
+            x = ratio(d, r)
+            if x is not None:
+                parts.append(f"{PROTO_NAMES[p]} {fmt(r)} us = {x:.2f}x faster"
+                             + (" (met)" if x >= DLM_GOAL_X else " (NOT met)"))
+        if parts:
+            verdict.append(f"vs fs/dlm, name homed/mastered on the next node, "
+                           f"acquire+release p50 (median of nodes; goal {DLM_GOAL_X:.0f}x): "
+                           f"fs/dlm lock+unlock {fmt(d)} us"
+                           + ("" if rbp["dlm"].get("remote_home_ok") else
+                              " (master NOT on the next node everywhere)")
+                           + "; " + ", ".join(parts))
+    if hot:
+        parts = []
+        for p in RB_PROTOS:
+            f = hot["protocols"].get(p, {})
+            dev = f.get("max_dev_from_equal")
+            if dev is None:
+                continue
+            parts.append(f"{PROTO_NAMES[p]} {dev * 100:.0f}%"
+                         + (" (met)" if dev <= HOT_GOAL_DEV else " (NOT met)")
+                         + (f", node {f['top_node']} took {f['top_share'] * 100:.0f}%"
+                            if dev > HOT_GOAL_DEV else ""))
+        if parts:
+            verdict.append(f"one hot name, grants off equal at worst "
+                           f"(goal within {HOT_GOAL_DEV * 100:.0f}%): " + ", ".join(parts))
     tr = [f"{b} {r['faa_p50_over_perftest']:.2f}x" for b, r in bench.items()
           if r.get("faa_p50_over_perftest") is not None]
     fv = ratio(bench["twosided"]["ops"].get("FAA", {}).get("p50"),
@@ -877,7 +1012,7 @@ def main(argv):
         curves = []
         for w, ((name, protos), lat) in enumerate(zip(tables, ("acquire+release",
                                                               "lock call"))):
-            for c, p in enumerate(PROTOS):
+            for c, p in enumerate(RB_PROTOS if name == "locks by name" else PROTOS):
                 f = protos.get(p, {})
                 # The highest of the nodes' percentiles is no distribution.
                 if not f or f.get("latency_from", "").startswith("highest"):
@@ -887,7 +1022,7 @@ def main(argv):
                     # A colour per protocol, a dash type per workload.
                     style += f" lw 2 lc {c + 1} dt {w + 1}"
                     curves.append((f"{p}, {name} ({lat}){sfx}", pts, style))
-        bars = [(name, [protos.get(p, {}).get("acq_per_s") for p in PROTOS])
+        bars = [(name, [protos.get(p, {}).get("acq_per_s") for p in RB_PROTOS])
                 for name, protos in tables]
         try:
             plot, why = write_plot(logdir, curves, bars)

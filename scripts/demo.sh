@@ -5,8 +5,9 @@
 # (3 by default), form an rdlock cluster, prove the RDMA primitives with an
 # exact cluster-wide count, run the bakery lock against the CAS spinlock
 # with every node on one lock word, then the lock benchmark of the product
-# path (rdlock-bench: lockspaces and locks by name, contended and
-# uncontended) and "rdlockctl lock" guarding a counter in node 0's memory,
+# path (rdlock-bench: lockspaces and locks by name, contended, uncontended
+# and one hot name, with the stock kernel's fs/dlm beside rdlock's
+# protocols) and "rdlockctl lock" guarding a counter in node 0's memory,
 # and measure the primitives and an uncontended lock next to perftest's
 # ib_atomic_lat, for both atomic backends. Sets up everything it needs.
 #
@@ -57,6 +58,13 @@ payload=$(RDLOCK_BUILD_LOG="$logs/build.log" \
 		"$logs/setup.log"
 echo " done"
 
+# fs/dlm beside rdlock (run 3): Debian's corosync and dlm_controld, with
+# their libraries, in the guests (host-setup.sh installs them).
+FSDLM_BINS=()
+for f in corosync corosync-quorumtool dlm_controld dlm_tool; do
+	FSDLM_BINS+=(--bin "/usr/sbin/$f")
+done
+
 # run N TITLE GUESTS SUBDIR [CLUSTER-OPTIONS] -- GUEST-COMMAND...: guest run
 # N of $total. cluster.sh's own output goes to SUBDIR/cluster.log beside the
 # node logs; demo-report.py reads the steps file for the runs' status.
@@ -86,8 +94,8 @@ run 1 "the cluster forms, exact count of the primitives" "$nodes" . \
 	-- sh guest/demo.sh
 run 2 "one lock word, every node at once (bakery, CAS spinlock)" "$nodes" \
 	lockbench -- sh guest/lockbench.sh verbs
-run 3 "locks by name through /dev/rdlock, rdlockctl lock" "$nodes" \
-	rdlockbench -- sh guest/rdlockbench.sh
+run 3 "locks by name through /dev/rdlock beside fs/dlm, rdlockctl lock" \
+	"$nodes" rdlockbench "${FSDLM_BINS[@]}" -- sh guest/rdlockbench.sh
 run 4 "node 0 -> 1 latency against perftest, verbs backend" 2 bench-verbs \
 	--bin /usr/bin/ib_atomic_lat -- sh guest/bench.sh verbs
 run 5 "node 0 -> 1 latency against perftest, two-sided backend" 2 \

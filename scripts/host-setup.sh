@@ -17,6 +17,9 @@ PACKAGES=(
 	rdma-core ibverbs-providers ibverbs-utils perftest
 	# the demo's report: its plot
 	gnuplot-nox
+	# fs/dlm beside rdlock in the demo: the guests run these binaries
+	# (with their libraries) against the stock kernel's dlm.ko
+	corosync dlm-controld
 )
 
 missing=()
@@ -34,4 +37,11 @@ export DEBIAN_FRONTEND=noninteractive
 if ! apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
 	apt-get update >&2
 	apt-get install -y --no-install-recommends "${missing[@]}" >&2
+fi
+
+# corosync and dlm_controld are here for the guests only: a host that did
+# not have them before does not run them (Debian enables both services).
+if [[ " ${missing[*]} " == *" corosync "* || " ${missing[*]} " == *" dlm-controld "* ]] &&
+   [ -d /run/systemd/system ]; then
+	systemctl disable --now dlm.service corosync.service >&2 || true
 fi

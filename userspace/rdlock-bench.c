@@ -22,6 +22,21 @@
  *
  * --raw-read/--raw-write/--raw-faa/--barrier: small helpers for scripts
  * (a counter in node 0's memory, a one-shot barrier).
+ *
+ * Protocol "dlm" is the stock kernel's fs/dlm beside rdlock's protocols, in
+ * the same workloads and the same run: a lockspace created through
+ * /dev/misc/dlm-control and a file of its /dev/misc/dlm_<ls> per client,
+ * spoken to directly the way libdlm's dlm_ls_lock_wait() and
+ * dlm_ls_unlock_wait() do (a write per request, a read per completion
+ * AST), so that the binary stays static. Every node must run corosync and
+ * dlm_controld with corosync node ids = rdlock node + 1 (rdlockbench.sh).
+ * A lock is a new lock and an unlock per acquisition (lock+unlock, no
+ * conversions). fs/dlm masters a name on the first node to lock it: in
+ * --uncontended, the next node takes an NL lock on each client's name
+ * first and holds it, so that the name is mastered there, as rdlock's
+ * names are homed there. If the lockspace cannot be created on every node
+ * (or --no-dlm WHY), the protocol is "absent" on all of them, with the
+ * reason, and rdlock-bench exits non-zero.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +54,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/dlm_device.h>
+#include <linux/dlmconstants.h>
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 #include "bench.h"
@@ -67,16 +84,23 @@
 #define HIST_PER_OCT	8
 #define R_CLIENTS	(R_HIST + HIST_BUCKETS)	/* + node * C + client */
 #define R_FAA		(R_CLIENTS + MAX_ALL_CLIENTS)	/* + client, any node */
-#define SPAN		(R_FAA + MAX_CLIENTS)	/* 408 */
+#define R_AGREE		(R_FAA + MAX_CLIENTS)	/* nodes where a protocol is up */
+#define SPAN		(R_AGREE + 1)	/* 409 */
 
-static const char *const proto_names[RDLOCK_PROTO_NR] = {
+/* fs/dlm, after rdlock's own protocols; its NL mode, after rdlock's modes. */
+#define PROTO_DLM	RDLOCK_PROTO_NR
+#define NR_PROTOS	(PROTO_DLM + 1)
+#define MODE_DLM_NL	RDLOCK_LOCK_MODE_NR
+
+static const char *const proto_names[NR_PROTOS] = {
 	[RDLOCK_PROTO_BAKERY] = "bakery",
 	[RDLOCK_PROTO_CASLOCK] = "caslock",
+	[PROTO_DLM] = "dlm",
 };
 
 struct opts {
 	const char *prefix;
-	__u32 protos[RDLOCK_PROTO_NR];
+	__u32 protos[NR_PROTOS];
 	__u32 nr_protos;
 	__u32 clients;
 	__u32 locks;
@@ -89,6 +113,8 @@ struct opts {
 	__u32 slot_off;
 	__u32 barrier_timeout;
 	const char *json;
+	const char *no_dlm;	/* fs/dlm is not up here: why */
+	const char *workload;	/* a label for the JSON */
 	bool uncontended;
 };
 
@@ -118,6 +144,8 @@ struct client {
 	__u32 target;		/* uncontended: wanted home node */
 	__u32 home;		/* uncontended: the name's home node */
 	__u32 faa_slot;
+	struct dlm_lksb lksb;	/* fs/dlm: only its address is used */
+	int dlm_master;		/* fs/dlm, uncontended: from debugfs, or -1 */
 	char name[RDLOCK_RES_NAME_MAX + 1];
 	char err[200];
 };
@@ -144,6 +172,10 @@ struct result {
 	__u32 home;
 	struct stats u_acq, u_hold, u_faa;
 	bool failed;
+	/* fs/dlm */
+	int dlm_minor;
+	bool absent;		/* not up on every node */
+	char why[160];
 };
 
 struct env {
@@ -327,10 +359,225 @@ static int ls_create(const struct opts *o, const char *name, __u32 proto)
 	return err;
 }
 
+/*
+ * fs/dlm's devices: /dev/misc/NAME where dlm_controld or udev made it,
+ * else /dev/NAME (devtmpfs). A lockspace's device shows up just after its
+ * creation returns: wait up to @wait_ms for it. An fd or -errno.
+ */
+static int dlm_open_dev(const char *name, int wait_ms)
+{
+	char path[128];
+	int fd, t;
+
+	for (t = 0;; t += 10) {
+		snprintf(path, sizeof(path), "/dev/misc/%s", name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			snprintf(path, sizeof(path), "/dev/%s", name);
+			fd = open(path, O_RDWR | O_CLOEXEC);
+		}
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOENT || t >= wait_ms)
+			return -errno;
+		usleep(10000);
+	}
+}
+
+union dlm_req {
+	struct dlm_write_request r;
+	char b[sizeof(struct dlm_write_request) + DLM_RESNAME_MAXLEN];
+};
+
+static void dlm_req_init(union dlm_req *u, __u8 cmd)
+{
+	memset(u, 0, sizeof(*u));
+	u->r.version[0] = DLM_DEVICE_VERSION_MAJOR;
+	u->r.version[1] = DLM_DEVICE_VERSION_MINOR;
+	u->r.version[2] = DLM_DEVICE_VERSION_PATCH;
+	u->r.cmd = cmd;
+	u->r.is64bit = sizeof(long) == 8;
+}
+
+/* Create or remove a lockspace: write's result (the device's minor), or -errno. */
+static int dlm_ls_request(__u8 cmd, const char *name, __u32 minor, __u32 flags)
+{
+	size_t len = strlen(name);
+	union dlm_req u;
+	int fd, ret;
+
+	if (len >= DLM_LOCKSPACE_LEN)
+		return -ENAMETOOLONG;
+	dlm_req_init(&u, cmd);
+	u.r.i.lspace.flags = flags;
+	u.r.i.lspace.minor = minor;
+	memcpy(u.r.i.lspace.name, name, len + 1);
+	fd = dlm_open_dev("dlm-control", 0);
+	if (fd < 0)
+		return fd;
+	ret = write(fd, &u, sizeof(u.r) + len + 1);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The completion AST of this client's request: its status (0: granted,
+ * -DLM_EUNLOCK: unlocked, else -errno) and the lock id. Blocking ASTs are
+ * not asked for (no bastaddr), so none come.
+ */
+static int dlm_wait_ast(struct client *c, __u32 *lkid)
+{
+	char buf[sizeof(struct dlm_lock_result) + DLM_USER_LVB_LEN];
+	struct dlm_lock_result res;
+	ssize_t n;
+
+	for (;;) {
+		n = read(c->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if ((size_t)n < sizeof(res))
+			return -EPROTO;
+		memcpy(&res, buf, sizeof(res));
+		if (res.user_astaddr != (void *)c)
+			continue;
+		if (lkid)
+			*lkid = res.lksb.sb_lkid;
+		return res.lksb.sb_status;
+	}
+}
+
+/* dlm_ls_lock_wait(): 0 and the lock id, or an errno. */
+static int dlm_lock_wait(struct client *c, const char *name, __u32 mode,
+			 __u32 *lkid)
+{
+	size_t len = strlen(name);
+	union dlm_req u;
+	int st;
+
+	if (len > DLM_RESNAME_MAXLEN)
+		return ENAMETOOLONG;
+	dlm_req_init(&u, DLM_USER_LOCK);
+	u.r.i.lock.mode = mode;
+	u.r.i.lock.namelen = len;
+	u.r.i.lock.castaddr = c;
+	u.r.i.lock.castparam = c;
+	u.r.i.lock.lksb = &c->lksb;
+	memcpy(u.r.i.lock.name, name, len);
+	if (write(c->fd, &u, sizeof(u.r) + len) < 0)
+		return errno;
+	st = dlm_wait_ast(c, lkid);
+	return st < 0 ? -st : st ? EPROTO : 0;
+}
+
+/* dlm_ls_unlock_wait(): 0 or an errno. */
+static int dlm_unlock_wait(struct client *c, __u32 lkid)
+{
+	union dlm_req u;
+	int st;
+
+	dlm_req_init(&u, DLM_USER_UNLOCK);
+	u.r.i.lock.lkid = lkid;
+	u.r.i.lock.castaddr = c;
+	u.r.i.lock.castparam = c;
+	u.r.i.lock.lksb = &c->lksb;
+	if (write(c->fd, &u, sizeof(u.r)) < 0)
+		return errno;
+	st = dlm_wait_ast(c, NULL);
+	return st == -DLM_EUNLOCK ? 0 : st < 0 ? -st : EPROTO;
+}
+
+/*
+ * This node's fs/dlm lockspace for @r (blocks until dlm_controld has joined
+ * it to the cluster's), or why not in @r->why.
+ */
+static int dlm_ls_create(const struct opts *o, struct result *r)
+{
+	int ret;
+
+	if (o->no_dlm) {
+		snprintf(r->why, sizeof(r->why), "%s", o->no_dlm);
+		return -1;
+	}
+	ret = dlm_ls_request(DLM_USER_CREATE_LOCKSPACE, r->ls, 0, 0);
+	if (ret < 0) {
+		snprintf(r->why, sizeof(r->why), "create lockspace %s: %s",
+			 r->ls, strerror(-ret));
+		return -1;
+	}
+	r->dlm_minor = ret;
+	return 0;
+}
+
+static int dlm_ls_remove(struct result *r)
+{
+	int ret = dlm_ls_request(DLM_USER_REMOVE_LOCKSPACE, r->ls,
+				 r->dlm_minor, 0);
+
+	if (ret < 0)
+		fprintf(stderr, "rdlock-bench: remove lockspace %s: %s\n",
+			r->ls, strerror(-ret));
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * The node mastering @name in @ls, from dlm's debugfs while this node
+ * holds a lock on it ("Master Copy": this node; "Master is node N": node
+ * id N = rdlock node N - 1). -1 if not found.
+ */
+static int dlm_master(const char *ls, const char *name, __u32 self)
+{
+	char path[128], line[256], want[128];
+	bool found = false;
+	int nodeid, ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dlm/%s", ls);
+	snprintf(want, sizeof(want), "\"%s\"", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Resource ", 9)) {
+			found = strstr(line, want) != NULL;
+			continue;
+		}
+		if (!found)
+			continue;
+		if (!strncmp(line, "Master Copy", 11)) {
+			ret = self;
+			break;
+		}
+		if (sscanf(line, "Local Copy, Master is node %d", &nodeid) == 1) {
+			ret = nodeid - 1;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
 /* The file joined to @ls, or -1 with a message in @c->err. */
 static int client_join(struct client *c)
 {
-	int fd = rdl_open_joined(c->ls);
+	int fd;
+
+	if (c->proto == PROTO_DLM) {
+		char dev[DLM_LOCKSPACE_LEN + 8];
+
+		snprintf(dev, sizeof(dev), "dlm_%s", c->ls);
+		fd = dlm_open_dev(dev, 5000);
+		if (fd < 0) {
+			snprintf(c->err, sizeof(c->err), "open dlm_%s: %s",
+				 c->ls, strerror(-fd));
+			return -1;
+		}
+		return fd;
+	}
+	fd = rdl_open_joined(c->ls);
 
 	if (fd < 0) {
 		snprintf(c->err, sizeof(c->err), "JOIN %s: %s", c->ls,
@@ -344,7 +591,14 @@ static int client_join(struct client *c)
 static int lock_name(struct client *c, const char *name, __u32 mode,
 		     __u32 *handle)
 {
-	int err = rdl_ls_lock(c->fd, name, mode, 0, 0, handle);
+	int err;
+
+	if (c->proto == PROTO_DLM)
+		err = dlm_lock_wait(c, name, mode == RDLOCK_LOCK_SH ?
+				    DLM_LOCK_PR : mode == MODE_DLM_NL ?
+				    DLM_LOCK_NL : DLM_LOCK_EX, handle);
+	else
+		err = rdl_ls_lock(c->fd, name, mode, 0, 0, handle);
 
 	if (err) {
 		snprintf(c->err, sizeof(c->err), "%s lock %s in %s: %s",
@@ -357,7 +611,8 @@ static int lock_name(struct client *c, const char *name, __u32 mode,
 
 static int unlock_handle(struct client *c, __u32 handle, const char *name)
 {
-	int err = rdl_ls_unlock(c->fd, handle);
+	int err = c->proto == PROTO_DLM ? dlm_unlock_wait(c, handle) :
+		  rdl_ls_unlock(c->fd, handle);
 
 	if (err) {
 		snprintf(c->err, sizeof(c->err), "unlock %s in %s: %s", name,
@@ -527,6 +782,80 @@ static int run_threads(struct client *cl, __u32 nc, void *(*fn)(void *))
 }
 
 /*
+ * Does @r->proto's lockspace exist on every node? Each node adds @ok to
+ * node 0's R_AGREE; read after a barrier, zeroed by node 0 after another
+ * (every later use is behind a barrier node 0 passes after that). -1 if the
+ * coordination itself failed.
+ */
+static int agree(struct env *e, const struct opts *o, bool ok, bool *all)
+{
+	__u64 v;
+
+	if (add(e, R_AGREE, ok) || barrier(e, o, "setup barrier") ||
+	    raw_op(e, RDLOCK_TEST_OP_READ, 0, e->base + R_AGREE, 0, &v) ||
+	    barrier(e, o, "setup read barrier"))
+		return -1;
+	if (e->node == 0 && v &&
+	    raw_op(e, RDLOCK_TEST_OP_WRITE, 0, e->base + R_AGREE, 0, NULL))
+		return -1;
+	*all = v == e->nr_nodes;
+	return 0;
+}
+
+/*
+ * The protocol's lockspace on this node. fs/dlm: on every node or on none
+ * (absent, with the reason); 1 then, 0 when it is up, -1 on an error.
+ */
+static int proto_setup(struct env *e, const struct opts *o, struct result *r)
+{
+	bool ok, all;
+
+	if (r->proto != PROTO_DLM)
+		return ls_create(o, r->ls, r->proto) ? -1 : 0;
+	ok = !dlm_ls_create(o, r);
+	if (agree(e, o, ok, &all)) {
+		if (ok)
+			dlm_ls_remove(r);
+		return -1;
+	}
+	if (all)
+		return 0;
+	if (ok) {
+		dlm_ls_remove(r);
+		snprintf(r->why, sizeof(r->why), "%s",
+			 "fs/dlm is not up on every node");
+	}
+	r->absent = true;
+	/* It goes into JSON strings as it is. */
+	for (char *q = r->why; *q; q++)
+		if (*q == '"' || *q == '\\' || (unsigned char)*q < ' ')
+			*q = '\'';
+	fprintf(stderr, "rdlock-bench: fs/dlm absent on node %u: %s\n",
+		e->node, r->why);
+	return 1;
+}
+
+static void proto_teardown(struct result *r)
+{
+	if (r->proto == PROTO_DLM) {
+		dlm_ls_remove(r);
+		return;
+	}
+	if (ls_remove(r->ls))
+		fprintf(stderr, "rdlock-bench: remove lockspace %s failed\n", r->ls);
+}
+
+/* rdlock's lockspace counters; fs/dlm has none (zeros). */
+static int stats_of(const struct result *r, __u64 *ops, __u64 *acq)
+{
+	if (r->proto == PROTO_DLM) {
+		*ops = *acq = 0;
+		return 0;
+	}
+	return ls_stats(r->ls, ops, acq);
+}
+
+/*
  * Contended run of one protocol; every node runs this at once. Barriers:
  * start, totals added, totals read (node 0 then zeroes what it read).
  */
@@ -546,8 +875,10 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	memset(r, 0, sizeof(*r));
 	r->proto = proto;
 	ls_name(r->ls, o, proto);
-	if (ls_create(o, r->ls, proto))
-		goto out_early;
+	ret = proto_setup(e, o, r);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	ret = -1;
 	if (clients_join(cl, nc, o, r->ls, proto, z, e))
 		goto out;
 	/* Every name's entry is found once before the clock runs. */
@@ -559,10 +890,10 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 			goto out;
 		}
 	}
-	if (ls_stats(r->ls, &ops0, &acq0) || barrier(e, o, "start barrier"))
+	if (stats_of(r, &ops0, &acq0) || barrier(e, o, "start barrier"))
 		goto out;
 	/* After the barrier: its own polls are not the protocol's messages. */
-	r->have_msgs = !bench_msgs_sent(&msgs0);
+	r->have_msgs = proto != PROTO_DLM && !bench_msgs_sent(&msgs0);
 
 	stop_all = 0;
 	t0 = bench_now();
@@ -580,7 +911,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 		r->acq += cl[i].count;
 		total += cl[i].n;
 	}
-	if (ls_stats(r->ls, &ops1, &acq1))
+	if (stats_of(r, &ops1, &acq1))
 		r->failed = true;
 	/* Only a figure, not a result: a node without it is not a failure. */
 	if (r->have_msgs && !bench_msgs_sent(&msgs1) && msgs1 >= msgs0)
@@ -695,9 +1026,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	ret = 0;
 out:
 	clients_free(cl, o->clients);
-	if (ls_remove(r->ls))
-		fprintf(stderr, "rdlock-bench: remove lockspace %s failed\n", r->ls);
-out_early:
+	proto_teardown(r);
 	return ret;
 }
 
@@ -743,8 +1072,23 @@ static int faa_bench(struct client *c, __u32 n, __u32 *out)
 static void *uncontended_name(void *arg)
 {
 	struct client *c = arg;
-	__u32 k;
+	__u32 k, h;
+	int m;
 
+	if (c->proto == PROTO_DLM) {
+		/* Mastered on c->target by its NL lock (dlm_hold_names()). */
+		snprintf(c->name, sizeof(c->name), "d%u.%u", c->node, c->index);
+		if (lock_name(c, c->name, RDLOCK_LOCK_EX, &h)) {
+			stop_all = 1;
+			return NULL;
+		}
+		m = dlm_master(c->ls, c->name, c->node);
+		if (unlock_handle(c, h, c->name))
+			stop_all = 1;
+		c->dlm_master = m;
+		c->home = c->target;
+		return NULL;
+	}
 	for (k = 0; k < NAME_TRIES; k++) {
 		snprintf(c->name, sizeof(c->name), "u%u.%u.%u", c->node,
 			 c->index, k);
@@ -798,23 +1142,58 @@ fail:
 }
 
 /*
+ * fs/dlm, uncontended: this node locks the previous node's clients' names
+ * first, in NL mode, and holds them, so that fs/dlm masters them here (the
+ * first node to lock a name masters it while it has locks), the way
+ * rdlock homes those clients' names on this node. Then a barrier.
+ */
+static int dlm_hold_names(struct env *e, const struct opts *o,
+			  struct client *holder, const char *ls)
+{
+	__u32 i, prev = (e->node + e->nr_nodes - 1) % e->nr_nodes, h;
+	char name[32];
+
+	memset(holder, 0, sizeof(*holder));
+	holder->o = o;
+	holder->ls = ls;
+	holder->proto = PROTO_DLM;
+	holder->node = e->node;
+	holder->fd = client_join(holder);
+	if (holder->fd < 0)
+		goto fail;
+	for (i = 0; i < o->clients; i++) {
+		snprintf(name, sizeof(name), "d%u.%u", prev, i);
+		if (lock_name(holder, name, MODE_DLM_NL, &h))
+			goto fail;
+	}
+	return barrier(e, o, "master barrier");
+fail:
+	fprintf(stderr, "rdlock-bench: %s\n", holder->err);
+	return -1;
+}
+
+/*
  * Node after node (a barrier between turns), so that nothing else runs in
  * the cluster while a node measures.
  */
 static int run_uncontended(struct env *e, const struct opts *o, __u32 proto,
 			   struct result *r)
 {
-	struct client cl[MAX_CLIENTS];
+	struct client cl[MAX_CLIENTS], holder = { .fd = -1 };
 	__u32 i, t, nc = o->clients, n = nc * o->ops, *a = NULL, *h = NULL, *f = NULL;
 	__u64 ops0 = 0, acq0 = 0, ops1 = 0, acq1 = 0;
-	int ret = -1;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->proto = proto;
 	ls_name(r->ls, o, proto);
-	if (ls_create(o, r->ls, proto))
-		return -1;
+	ret = proto_setup(e, o, r);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	ret = -1;
 	if (clients_join(cl, nc, o, r->ls, proto, NULL, e))
+		goto out;
+	if (proto == PROTO_DLM && dlm_hold_names(e, o, &holder, r->ls))
 		goto out;
 	stop_all = 0;
 	for (i = 0; i < nc; i++) {
@@ -828,9 +1207,9 @@ static int run_uncontended(struct env *e, const struct opts *o, __u32 proto,
 		if (t != e->node)
 			continue;
 		if (run_threads(cl, nc, uncontended_name) || stop_all ||
-		    ls_stats(r->ls, &ops0, &acq0) ||
+		    stats_of(r, &ops0, &acq0) ||
 		    run_threads(cl, nc, uncontended_client) ||
-		    ls_stats(r->ls, &ops1, &acq1))
+		    stats_of(r, &ops1, &acq1))
 			r->failed = true;
 	}
 	if (barrier(e, o, "end barrier"))
@@ -861,9 +1240,10 @@ static int run_uncontended(struct env *e, const struct opts *o, __u32 proto,
 	compute_stats(f, n, &r->u_faa);
 	r->ops = ops1 - ops0;
 	r->lsacq = acq1 - acq0;
-	r->home = cl[0].home;
+	r->home = proto == PROTO_DLM ? (__u32)cl[0].dlm_master : cl[0].home;
 	for (i = 1; i < nc; i++)
-		if (cl[i].home != r->home)
+		if ((proto == PROTO_DLM ? (__u32)cl[i].dlm_master : cl[i].home) !=
+		    r->home)
 			r->home = ~0U;
 	ret = 0;
 out:
@@ -871,8 +1251,9 @@ out:
 	free(h);
 	free(f);
 	clients_free(cl, o->clients);
-	if (ls_remove(r->ls))
-		fprintf(stderr, "rdlock-bench: remove lockspace %s failed\n", r->ls);
+	if (holder.fd >= 0)
+		close(holder.fd);
+	proto_teardown(r);
 	return ret;
 }
 
@@ -902,6 +1283,10 @@ static void print_contended(const struct env *e, const struct opts *o,
 	       "scope", "acq", "acq/s", "p50", "p99", "p99.9", "max",
 	       "ops/acq", "jain", "client min/max");
 	for (i = 0; i < n; i++) {
+		if (r[i].absent) {
+			printf("%-8s absent: %s\n", proto_names[r[i].proto], r[i].why);
+			continue;
+		}
 		printf("%-8s %-7s %9llu %10.1f %9.1f %9.1f %9.1f %9.1f %7.2f\n",
 		       proto_names[r[i].proto], "node",
 		       (unsigned long long)r[i].acq, r[i].rate, r[i].st.p50,
@@ -938,12 +1323,17 @@ static void print_uncontended(const struct env *e, const struct opts *o,
 	       "acq p50", "acq p99", "acq+rel p50", "acq+rel p99", "FAA p50",
 	       "ops/acq");
 	for (i = 0; i < n; i++)
-		printf("%-8s %4d %9.1f %9.1f %11.1f %11.1f %9.1f %7.2f\n",
-		       proto_names[r[i].proto], (int)r[i].home, r[i].u_acq.p50,
-		       r[i].u_acq.p99, r[i].u_hold.p50, r[i].u_hold.p99,
-		       r[i].u_faa.p50, ratio(r[i].ops, r[i].lsacq));
+		if (r[i].absent)
+			printf("%-8s absent: %s\n", proto_names[r[i].proto], r[i].why);
+		else
+			printf("%-8s %4d %9.1f %9.1f %11.1f %11.1f %9.1f %7.2f\n",
+			       proto_names[r[i].proto], (int)r[i].home,
+			       r[i].u_acq.p50, r[i].u_acq.p99, r[i].u_hold.p50,
+			       r[i].u_hold.p99, r[i].u_faa.p50,
+			       ratio(r[i].ops, r[i].lsacq));
 	for (i = 0; i < n; i++)
-		printf("%s: uncontended acquire+release p50 = %.1f us = %.2f x %s%s%.1f us%s\n",
+		if (!r[i].absent)
+			printf("%s: uncontended acquire+release p50 = %.1f us = %.2f x %s%s%.1f us%s\n",
 		       proto_names[r[i].proto], r[i].u_hold.p50,
 		       ratio(r[i].u_hold.p50, 2 * r[i].u_faa.p50),
 		       "two raw FAA round trips ",
@@ -1022,16 +1412,26 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	bool first = true;
 	__u32 k;
 
+	bool dlm = p->proto == PROTO_DLM;
+
 	fprintf(f, "    {");
 	js(f, &first, "proto", proto_names[p->proto]);
 	js(f, &first, "lockspace", p->ls);
-	ju(f, &first, "failed", p->failed);
+	ju(f, &first, "failed", p->failed || p->absent);
+	if (p->absent) {
+		js(f, &first, "absent", p->why);
+		fprintf(f, "}");
+		return;
+	}
 	if (o->uncontended) {
+		/* fs/dlm: the name's master node, from dlm's debugfs. */
 		fprintf(f, ", \"home_node\": %d", (int)p->home);
 		json_stats(f, "acquire", &p->u_acq);
 		json_stats(f, "acquire_release", &p->u_hold);
 		json_stats(f, "raw_faa", &p->u_faa);
-		jf(f, &first, "remote_ops_per_acquire", ratio(p->ops, p->lsacq));
+		if (!dlm)
+			jf(f, &first, "remote_ops_per_acquire",
+			   ratio(p->ops, p->lsacq));
 		jf(f, &first, "acquire_release_p50_over_2faa",
 		   ratio(p->u_hold.p50, 2 * p->u_faa.p50));
 		fprintf(f, "}");
@@ -1045,9 +1445,11 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	jf(f, &first, "p99_us", p->st.p99);
 	jf(f, &first, "p999_us", p->p999);
 	jf(f, &first, "max_us", p->st.max);
-	ju(f, &first, "remote_ops", p->ops);
-	ju(f, &first, "acquires", p->lsacq);
-	jf(f, &first, "remote_ops_per_acquire", ratio(p->ops, p->lsacq));
+	if (!dlm) {
+		ju(f, &first, "remote_ops", p->ops);
+		ju(f, &first, "acquires", p->lsacq);
+		jf(f, &first, "remote_ops_per_acquire", ratio(p->ops, p->lsacq));
+	}
 	if (p->have_msgs)
 		ju(f, &first, "msgs_sent", p->msgs);
 	fprintf(f, "}");
@@ -1059,7 +1461,9 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	jf(f, &first, "p99_us", p->c_p99);
 	jf(f, &first, "p999_us", p->c_p999);
 	jf(f, &first, "max_us", p->c_max);
-	jf(f, &first, "remote_ops_per_acquire", ratio(p->c_ops, p->c_lsacq));
+	if (!dlm)
+		jf(f, &first, "remote_ops_per_acquire",
+		   ratio(p->c_ops, p->c_lsacq));
 	jf(f, &first, "jain", p->jain);
 	ju(f, &first, "client_min", p->cl_min);
 	ju(f, &first, "client_max", p->cl_max);
@@ -1094,6 +1498,8 @@ static int write_json(const struct env *e, const struct opts *o,
 	ju(f, &first, "node", e->node);
 	ju(f, &first, "nodes", e->nr_nodes);
 	js(f, &first, "mode", o->uncontended ? "uncontended" : "contended");
+	if (o->workload)
+		js(f, &first, "workload", o->workload);
 	ju(f, &first, "clients_per_node", o->clients);
 	ju(f, &first, "locks", o->locks);
 	jf(f, &first, "zipf", o->zipf);
@@ -1226,8 +1632,11 @@ static int run_helper(enum helper hp, const char *off_s, const char *val_s,
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rdlock-bench [options]     (on every node at once)\n"
-		   "  --lockspace-prefix P  lockspaces P-bakery, P-caslock (default rdlb)\n"
-		   "  --protocols LIST      bakery,caslock (default both, side by side)\n"
+		   "  --lockspace-prefix P  lockspaces P-bakery, P-caslock, P-dlm (rdlb)\n"
+		   "  --protocols LIST      bakery,caslock,dlm (default bakery,caslock);\n"
+		   "                        dlm: fs/dlm (corosync, dlm_controld running)\n"
+		   "  --no-dlm WHY          fs/dlm is not up on this node: dlm is absent\n"
+		   "                        on every node, for this reason\n"
 		   "  --clients C           threads per node, a /dev/rdlock file each (2)\n"
 		   "  --locks L             lock names lock0 .. lockL-1 (8)\n"
 		   "  --zipf THETA          0 <= THETA < 1; 0 = uniform (0.99)\n"
@@ -1236,11 +1645,12 @@ static void usage(FILE *f)
 		   "  --duration S          seconds per protocol (10), or\n"
 		   "  --ops N               acquisitions per client\n"
 		   "  --json FILE           results as JSON too\n"
+		   "  --workload NAME       a label for the JSON (letters, digits, _.:-)\n"
 		   "  --uncontended         node after node, a name per client homed on\n"
 		   "                        the next node, next to raw FAAs to it\n"
 		   "                        (--ops acquisitions, default 500)\n"
 		   "  --ls-slots N          lockspace size (1024; same on every run)\n"
-		   "  --slot-off OFF        raw slots F+OFF .. F+OFF+407 on node 0 (64)\n"
+		   "  --slot-off OFF        raw slots F+OFF .. F+OFF+408 on node 0 (64)\n"
 		   "  --barrier-timeout S   (RDLOCK_BARRIER_TIMEOUT, default 300)\n"
 		   "Helpers (OFF: raw slot first_free_slot + OFF, on --node, default 0):\n"
 		   "  --raw-read OFF | --raw-write OFF VALUE | --raw-faa OFF VALUE\n"
@@ -1267,10 +1677,10 @@ static int parse_protos(char *s, struct opts *o)
 
 	o->nr_protos = 0;
 	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (p = 0; p < RDLOCK_PROTO_NR; p++)
+		for (p = 0; p < NR_PROTOS; p++)
 			if (!strcmp(tok, proto_names[p]))
 				break;
-		if (p == RDLOCK_PROTO_NR)
+		if (p == NR_PROTOS)
 			return -1;
 		for (i = 0; i < o->nr_protos; i++)
 			if (o->protos[i] == p)
@@ -1316,6 +1726,8 @@ int main(int argc, char **argv)
 		{ "raw-faa", required_argument, NULL, 'F' },
 		{ "barrier", required_argument, NULL, 'b' },
 		{ "node", required_argument, NULL, 'n' },
+		{ "no-dlm", required_argument, NULL, 'D' },
+		{ "workload", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1332,7 +1744,7 @@ int main(int argc, char **argv)
 		.slot_off = 64,
 		.barrier_timeout = 300,
 	};
-	struct result res[RDLOCK_PROTO_NR];
+	struct result res[NR_PROTOS];
 	enum helper hp = H_NONE;
 	const char *hp_arg = NULL;
 	bool have_duration = false, have_ops = false;
@@ -1421,6 +1833,14 @@ int main(int argc, char **argv)
 			     opt == 'F' ? H_FAA : H_BARRIER;
 			hp_arg = optarg;
 			break;
+		case 'D':
+			o.no_dlm = optarg;
+			break;
+		case 'L':
+			if (!valid_prefix(optarg))
+				goto bad;
+			o.workload = optarg;
+			break;
 		case 'n':
 			if (parse_u32_arg(optarg, &node) || node >= RDLOCK_MAX_NODES)
 				goto bad;
@@ -1457,6 +1877,15 @@ int main(int argc, char **argv)
 			e.nr_nodes, o.clients, MAX_ALL_CLIENTS);
 		return 2;
 	}
+	/*
+	 * Barrier generations go on from an earlier invocation on the same
+	 * --slot-off: every node left its last barrier, and none can have
+	 * passed our first one yet, so the slot holds gen * nodes plus the
+	 * nodes already at our first.
+	 */
+	if (raw_op(&e, RDLOCK_TEST_OP_READ, 0, e.base + R_BARRIER, 0, &e.gen))
+		return 1;
+	e.gen /= e.nr_nodes;
 	zipf_init(&z, o.locks, o.zipf);
 	for (i = 0; i < o.nr_protos; i++) {
 		int err = o.uncontended ?
@@ -1475,7 +1904,11 @@ int main(int argc, char **argv)
 	else
 		print_contended(&e, &o, res, o.nr_protos);
 	for (i = 0; i < o.nr_protos; i++)
-		if (res[i].failed || res[i].c_errors) {
+		if (res[i].absent) {
+			printf("rdlock-bench: %s absent: %s\n",
+			       proto_names[res[i].proto], res[i].why);
+			failed = 1;
+		} else if (res[i].failed || res[i].c_errors) {
 			printf("rdlock-bench: %s failed (this node: %s; failed nodes: %llu)\n",
 			       proto_names[res[i].proto], res[i].failed ? "yes" : "no",
 			       (unsigned long long)res[i].c_errors);

@@ -163,3 +163,108 @@ rdl_backend_arg() {
 	echo "usage: $0 verbs|twosided" >&2
 	exit 2
 }
+
+# fs/dlm beside rdlock, for rdlock-bench's "dlm" protocol: corosync (knet,
+# votequorum, every node of RDLOCK_NODE_ADDRS with node id = rdlock node
+# + 1) and dlm_controld without fencing, on the guests' eth0. Waits until
+# corosync counts every node and dlm_controld answers. The daemons' logs
+# are in /tmp/corosync.log and /tmp/dlm_controld.log; on failure,
+# RDL_DLM_WHY says why in one line (and the logs' ends are printed).
+RDL_DLM_WAIT=${RDL_DLM_WAIT:-120}
+rdl_dlm_conf() {
+	cat <<-EOC
+	totem {
+		version: 2
+		cluster_name: rdlock
+		transport: knet
+		crypto_cipher: none
+		crypto_hash: none
+		token: 10000
+	}
+	logging {
+		to_stderr: yes
+		to_syslog: no
+		to_logfile: no
+		timestamp: on
+	}
+	quorum {
+		provider: corosync_votequorum
+	}
+	nodelist {
+	EOC
+	rdl_j=0
+	while [ "$rdl_j" -lt "$RDLOCK_NR_NODES" ]; do
+		printf '\tnode {\n\t\tnodeid: %d\n\t\tname: node%d\n\t\tring0_addr: %s\n\t}\n' \
+			$((rdl_j + 1)) "$rdl_j" "$(rdl_node_addr "$rdl_j")"
+		rdl_j=$((rdl_j + 1))
+	done
+	echo "}"
+}
+
+rdl_dlm_fail() {
+	RDL_DLM_WHY=$1
+	echo "# node $RDLOCK_NODE_ID: fs/dlm: $RDL_DLM_WHY"
+	for rdl_f in /tmp/corosync.log /tmp/dlm_controld.log; do
+		[ -s "$rdl_f" ] || continue
+		echo "# node $RDLOCK_NODE_ID: the end of $rdl_f:"
+		tail -n 8 "$rdl_f" | sed 's/^/#   /'
+	done
+	return 1
+}
+
+rdl_dlm_start() {
+	RDL_DLM_WHY=
+	for rdl_b in corosync corosync-quorumtool dlm_controld dlm_tool; do
+		command -v "$rdl_b" >/dev/null ||
+			{ rdl_dlm_fail "no $rdl_b in the guest"; return 1; }
+	done
+	[ -e /dev/dlm-control ] || [ -e /dev/misc/dlm-control ] ||
+		{ rdl_dlm_fail "no dlm-control device (dlm.ko not loaded?)"; return 1; }
+	mkdir -p /etc/corosync /var/lib/corosync /var/log/cluster \
+		/var/log/dlm_controld /var/run /run /dev/shm /dev/misc /etc/dlm
+	grep -q ' /dev/shm ' /proc/mounts || mount -t tmpfs shm /dev/shm
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config ||
+		{ rdl_dlm_fail "cannot mount configfs"; return 1; }
+	# dlm_controld looks for its devices in /dev/misc (udev's names);
+	# devtmpfs has them in /dev.
+	for rdl_d in dlm-control dlm-monitor dlm_plock; do
+		[ -e "/dev/$rdl_d" ] && [ ! -e "/dev/misc/$rdl_d" ] &&
+			ln -s "../$rdl_d" "/dev/misc/$rdl_d"
+	done
+	rdl_dlm_conf > /etc/corosync/corosync.conf
+	corosync -f > /tmp/corosync.log 2>&1 &
+	RDL_COROSYNC_PID=$!
+	rdl_left=$RDL_DLM_WAIT
+	until corosync-quorumtool -s 2>/dev/null |
+	      grep -q "^Total votes: *$RDLOCK_NR_NODES\$"; do
+		rdl_left=$((rdl_left - 1))
+		[ "$rdl_left" -gt 0 ] || {
+			rdl_dlm_fail "corosync did not count $RDLOCK_NR_NODES nodes within $RDL_DLM_WAIT s"
+			return 1
+		}
+		sleep 1
+	done
+	dlm_controld --foreground --enable_fencing 0 > /tmp/dlm_controld.log 2>&1 &
+	RDL_DLM_CONTROLD_PID=$!
+	# Up once it has told the kernel every node's address (configfs
+	# comms/<nodeid>): a lockspace created before fails with ENOTCONN.
+	until dlm_tool status > /dev/null 2>&1 &&
+	      [ "$(ls /sys/kernel/config/dlm/cluster/comms 2>/dev/null | wc -l)" -ge "$RDLOCK_NR_NODES" ]; do
+		rdl_left=$((rdl_left - 1))
+		[ "$rdl_left" -gt 0 ] || {
+			rdl_dlm_fail "dlm_controld did not configure $RDLOCK_NR_NODES nodes within $RDL_DLM_WAIT s"
+			return 1
+		}
+		sleep 1
+	done
+	echo "# node $RDLOCK_NODE_ID: fs/dlm up: corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $RDLOCK_NR_NODES nodes, dlm_controld without fencing"
+}
+
+# Stop dlm_controld and corosync (the lockspaces are gone by then).
+rdl_dlm_stop() {
+	for rdl_p in $RDL_DLM_CONTROLD_PID $RDL_COROSYNC_PID; do
+		kill "$rdl_p" 2>/dev/null
+	done
+	return 0
+}

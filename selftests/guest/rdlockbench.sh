@@ -3,14 +3,19 @@
 #
 # The lock benchmark of the product path, on every guest at once
 # (rdlock-bench: lockspaces and /dev/rdlock locks by name, bakery and CAS
-# spinlock side by side in one run), then its uncontended mode next to raw
-# FETCH_AND_ADD round trips, then a demo of "rdlockctl lock": every node
+# spinlock side by side in one run, with the stock kernel's fs/dlm beside
+# them: corosync and dlm_controld come up first, see lib.sh), then its
+# uncontended mode next to raw FETCH_AND_ADD round trips (fs/dlm: a name
+# mastered on the next node, as rdlock's are homed there), then one hot
+# name from every node (the grants' split), then a demo of "rdlockctl lock": every node
 # increments a counter in node 0's memory with a non-atomic read and write
 # under an exclusive lock, and the counter must end at nodes x rounds.
 # A benchmark: it reports timings and asserts none; a step fails only when
-# a tool fails (an error, a lock call failing, a lost increment).
+# a tool fails (an error, a lock call failing, a lost increment), or when
+# fs/dlm does not come up: its step fails, says why, and rdlock-bench
+# reports fs/dlm absent with that reason (and fails) but runs the rest.
 #   rdlockbench.sh [verbs|twosided]	(default: the cluster's choice)
-# Results: $RDLOCK_BENCH_DIR (default /tmp)/rdlock-bench{,-uncontended}.json
+# Results: $RDLOCK_BENCH_DIR (default /tmp)/rdlock-bench{,-uncontended,-hot}.json
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -18,6 +23,8 @@
 OUT=${RDLOCK_BENCH_DIR:-/tmp}
 DURATION=${RDLOCK_RDLOCKBENCH_SECS:-10}
 UNC_OPS=${RDLOCK_RDLOCKBENCH_UNC_OPS:-300}
+HOT_SECS=${RDLOCK_RDLOCKBENCH_HOT_SECS:-5}
+PROTOS=bakery,caslock,dlm
 ROUNDS=${RDLOCK_DEMO_ROUNDS:-10}
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
@@ -72,20 +79,33 @@ racy_demo() {
 if rdl_check_env && rdl_start "$PARAM"; then
 	echo "# node $RDLOCK_NODE_ID: backend $(rdlockctl status --json |
 		sed -n 's/.*"backend": "\([a-z]*\)".*/\1/p')"
+	rdl_step "fs/dlm up: corosync and dlm_controld (no fencing)" rdl_dlm_start
+	# fs/dlm absent (on any node): rdlock-bench says so on every node.
+	NO_DLM=
+	[ -n "$RDL_DLM_WHY" ] && NO_DLM="--no-dlm=node $RDLOCK_NODE_ID: $RDL_DLM_WHY"
 	rdl_step "rdlock-bench, contended (2 clients per node, 8 locks, zipf 0.99, 50% shared, ${DURATION} s per protocol)" \
-		rdlock-bench --clients 2 --locks 8 --zipf 0.99 --read-ratio 0.5 \
+		rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
+		--clients 2 --locks 8 --zipf 0.99 --read-ratio 0.5 \
 		--cs-us 20 --duration "$DURATION" --slot-off "$SLOT_CONTENDED" \
 		--json "$OUT/rdlock-bench.json"
 	rdl_step "rdlock-bench --uncontended ($UNC_OPS acquisitions per protocol, node after node)" \
-		rdlock-bench --uncontended --clients 1 --ops "$UNC_OPS" \
+		rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
+		--uncontended --clients 1 --ops "$UNC_OPS" \
 		--slot-off "$SLOT_UNCONTENDED" \
 		--json "$OUT/rdlock-bench-uncontended.json"
-	for f in "$OUT/rdlock-bench.json" "$OUT/rdlock-bench-uncontended.json"; do
+	rdl_step "rdlock-bench, one hot name (1 client per node, exclusive, ${HOT_SECS} s per protocol)" \
+		rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
+		--workload hot --clients 1 --locks 1 --zipf 0 --read-ratio 0 \
+		--cs-us 20 --duration "$HOT_SECS" --slot-off "$SLOT_CONTENDED" \
+		--json "$OUT/rdlock-bench-hot.json"
+	for f in "$OUT/rdlock-bench.json" "$OUT/rdlock-bench-uncontended.json" \
+		 "$OUT/rdlock-bench-hot.json"; do
 		[ -r "$f" ] && sed 's/^/#json /' "$f"
 	done
 	rdl_step "rdlockctl lock: $ROUNDS exclusive read-increment-writes per node of a counter on node 0" \
 		counter_demo
 	rdl_step "the same without the lock (for contrast)" racy_demo
+	rdl_dlm_stop
 fi
 rdl_stop
 rdl_finish

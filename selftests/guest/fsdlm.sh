@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fs/dlm beside rdlock, quickly: bring up corosync and dlm_controld on every
+# node (lib.sh rdl_dlm_start) and run rdlock-bench's "dlm" protocol next to
+# the bakery lock, uncontended (a name mastered on the next node) and on one
+# hot name from every node. A smoke test of what the demo measures.
+
+# shellcheck source=selftests/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
+
+OPS=${RDLOCK_FSDLM_OPS:-100}
+SECS=${RDLOCK_FSDLM_SECS:-3}
+
+if rdl_check_env && rdl_start ""; then
+	rdl_step "corosync and dlm_controld up" rdl_dlm_start
+	NO_DLM=
+	[ -n "$RDL_DLM_WHY" ] && NO_DLM="--no-dlm=node $RDLOCK_NODE_ID: $RDL_DLM_WHY"
+	rdl_step "rdlock-bench --uncontended, bakery and fs/dlm ($OPS each)" \
+		rdlock-bench --uncontended --clients 1 --ops "$OPS" \
+		--protocols bakery,dlm ${NO_DLM:+"$NO_DLM"} --slot-off 512
+	rdl_step "rdlock-bench, one hot name, bakery and fs/dlm ($SECS s each)" \
+		rdlock-bench --clients 1 --locks 1 --zipf 0 --read-ratio 0 \
+		--cs-us 20 --duration "$SECS" --protocols bakery,dlm \
+		${NO_DLM:+"$NO_DLM"} --slot-off 64
+	rdl_dlm_stop
+fi
+rdl_stop
+rdl_finish
