@@ -130,6 +130,10 @@ static void rdlock_proto_stats_show(struct seq_file *m,
 	seq_printf(m, "upgrades: %lld\nupgrade_waits: %lld\n",
 		   (long long)atomic64_read(&s->upgrades),
 		   (long long)atomic64_read(&s->upgrade_waits));
+	seq_printf(m, "notifies: %lld\nnotify_stale: %lld\nrefetches: %lld\n",
+		   (long long)atomic64_read(&s->notifies),
+		   (long long)atomic64_read(&s->notify_stale),
+		   (long long)atomic64_read(&s->refetches));
 }
 
 static int rdlock_protocols_show(struct seq_file *m, void *v)
