@@ -72,6 +72,7 @@
 static const char *const proto_names[RDLOCK_PROTO_NR] = {
 	[RDLOCK_PROTO_BAKERY] = "bakery",
 	[RDLOCK_PROTO_CASLOCK] = "caslock",
+	[RDLOCK_PROTO_CQL] = "cql",
 };
 
 struct opts {
