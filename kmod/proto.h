@@ -11,6 +11,8 @@
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/stddef.h>
+#include <linux/hashtable.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 
@@ -40,10 +42,16 @@ struct rdlock_proto_stats;
  *	notification holds while it wakes a waiter, and what the waiter's
  *	removal waits for.
  *
+ * @gate_lock: protects @gates.
+ * @gates: per lock, this node's clients in its queue (the admission
+ *	gate that keeps the queue from overflowing, cql.rst).
+ *
  * The real node has one (proto_cql.c); a simulated cluster one per node.
  */
 struct rdlock_cql_waiters {
 	struct xarray xa;
+	spinlock_t gate_lock;	/* protects gates */
+	DECLARE_HASHTABLE(gates, 6);
 };
 
 /**
@@ -110,6 +118,9 @@ struct rdlock_proto_quota {
  * @cql_cap_bits: CQL: log2 of the queue capacity (lockword/cql.h); 0:
  *	CQL_CAP_BITS_DEFAULT. A lock takes 1 + 2^@cql_cap_bits slots.
  * @cql_ver_bits: CQL: version bits; 0: CQL_VER_BITS_DEFAULT.
+ * @cql_nodes: CQL: nodes that may use the lockspace's locks; each lets at
+ *	most capacity / @cql_nodes of its clients into one lock's queue at
+ *	a time, so that it never overflows. 0: RDLOCK_MAX_NODES.
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
@@ -121,6 +132,7 @@ struct rdlock_proto_cfg {
 	struct rdlock_proto_quota *quota;
 	u8 cql_cap_bits;
 	u8 cql_ver_bits;
+	u32 cql_nodes;
 };
 
 /**

@@ -31,6 +31,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <linux/rdlock.h>
 
 #include "lockword/cql.h"
 #include "proto.h"
@@ -104,6 +105,8 @@ static bool rdlock_cql_ready;
 void rdlock_cql_waiters_init(struct rdlock_cql_waiters *ws)
 {
 	xa_init_flags(&ws->xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	spin_lock_init(&ws->gate_lock);
+	hash_init(ws->gates);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_init, RDLOCK_INTERNAL);
 
@@ -114,6 +117,7 @@ EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_init, RDLOCK_INTERNAL);
 void rdlock_cql_waiters_destroy(struct rdlock_cql_waiters *ws)
 {
 	WARN_ON(!xa_empty(&ws->xa));
+	WARN_ON(!hash_empty(ws->gates));
 	xa_destroy(&ws->xa);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_destroy, RDLOCK_INTERNAL);
@@ -308,6 +312,8 @@ static int rdlock_cql_wait(const struct rdlock_proto_cfg *cfg,
 
 static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t);
+static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+				  const struct rdlock_ticket *t);
 
 /* Background end of an abandoned waiter: wait for its grant, release. */
 static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
@@ -324,10 +330,158 @@ static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
 		return;
 	ret = rdlock_cql_wait(cfg, t, w, 0);
 	rdlock_cql_waiter_free(ws, w);
-	if (ret)
-		return;	/* the table is gone, and the ticket with it */
+	if (ret) {
+		/* The table is gone, and the ticket with it. */
+		rdlock_cql_gate_leave(ws, t);
+		return;
+	}
 	t->granted_at = rdlock_proto_now(cfg);
 	rdlock_cql_release(cfg, t);
+}
+
+/**
+ * struct rdlock_cql_gate - this node's clients in one lock's queue
+ * @hnode: in &struct rdlock_cql_waiters.gates.
+ * @home: home node of the lock.
+ * @slot: header slot of the lock.
+ * @incarnation: the home's table.
+ * @inside: clients of this node between their enqueue and dequeue.
+ * @users: @inside and those waiting to get in; the last frees the gate.
+ * @wq: those waiting to get in.
+ *
+ * Flat CQL has no reset yet (cql.rst): a queue must never hold more than
+ * its capacity, so each node admits at most capacity / nodes of its own
+ * clients into a lock's queue; the others wait here, on this node,
+ * without remote operations.
+ */
+struct rdlock_cql_gate {
+	struct hlist_node hnode;
+	u32 home;
+	u32 slot;
+	u64 incarnation;
+	u32 inside;
+	u32 users;
+	wait_queue_head_t wq;
+};
+
+static u32 rdlock_cql_gate_key(const struct rdlock_ticket *t)
+{
+	return t->node * 0x9e3779b1U ^ t->slot;
+}
+
+static struct rdlock_cql_gate *
+rdlock_cql_gate_find(struct rdlock_cql_waiters *ws,
+		     const struct rdlock_ticket *t)
+{
+	struct rdlock_cql_gate *g;
+
+	lockdep_assert_held(&ws->gate_lock);
+	hash_for_each_possible(ws->gates, g, hnode, rdlock_cql_gate_key(t))
+		if (g->home == t->node && g->slot == t->slot &&
+		    g->incarnation == t->incarnation)
+			return g;
+	return NULL;
+}
+
+static u32 rdlock_cql_gate_limit(const struct rdlock_proto_cfg *cfg,
+				 const struct cql_layout *l)
+{
+	u32 nodes = cfg->cql_nodes ?: RDLOCK_MAX_NODES;
+
+	return max(cql_capacity(l) / nodes, 1U);
+}
+
+static bool rdlock_cql_gate_try(struct rdlock_cql_waiters *ws,
+				struct rdlock_cql_gate *g, u32 limit)
+{
+	bool in;
+
+	spin_lock_bh(&ws->gate_lock);
+	in = g->inside < limit;
+	g->inside += in;
+	spin_unlock_bh(&ws->gate_lock);
+	return in;
+}
+
+static void rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
+				struct rdlock_cql_gate *g, bool inside)
+{
+	bool last;
+
+	spin_lock_bh(&ws->gate_lock);
+	g->inside -= inside;
+	last = !--g->users;
+	if (last)
+		hash_del(&g->hnode);
+	else if (inside)
+		wake_up(&g->wq);
+	spin_unlock_bh(&ws->gate_lock);
+	if (last)
+		kfree(g);
+}
+
+/*
+ * Get into @t's lock's queue on this node: 0, -ETIMEDOUT at @deadline,
+ * -EINTR on a fatal signal, -ENOMEM.
+ */
+static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_cql_waiters *ws,
+				 const struct rdlock_ticket *t,
+				 const struct cql_layout *l,
+				 unsigned long deadline)
+{
+	struct rdlock_cql_gate *g, *n = kzalloc(sizeof(*n), GFP_NOFS);
+	u32 limit = rdlock_cql_gate_limit(cfg, l);
+	long left;
+
+	if (!n)
+		return -ENOMEM;
+	spin_lock_bh(&ws->gate_lock);
+	g = rdlock_cql_gate_find(ws, t);
+	if (!g) {
+		g = n;
+		n = NULL;
+		g->home = t->node;
+		g->slot = t->slot;
+		g->incarnation = t->incarnation;
+		init_waitqueue_head(&g->wq);
+		hash_add(ws->gates, &g->hnode, rdlock_cql_gate_key(t));
+	}
+	g->users++;
+	spin_unlock_bh(&ws->gate_lock);
+	kfree(n);
+	for (;;) {
+		if (rdlock_cql_gate_try(ws, g, limit))
+			return 0;
+		left = MAX_SCHEDULE_TIMEOUT;
+		if (deadline) {
+			left = (long)(deadline - jiffies);
+			if (left <= 0) {
+				rdlock_cql_gate_put(ws, g, false);
+				return -ETIMEDOUT;
+			}
+		}
+		left = wait_event_killable_timeout(g->wq,
+						   READ_ONCE(g->inside) < limit,
+						   left);
+		if (left < 0) {
+			rdlock_cql_gate_put(ws, g, false);
+			return -EINTR;
+		}
+	}
+}
+
+/* Out of the queue (dequeued, or never enqueued after all). */
+static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+				  const struct rdlock_ticket *t)
+{
+	struct rdlock_cql_gate *g;
+
+	spin_lock_bh(&ws->gate_lock);
+	g = rdlock_cql_gate_find(ws, t);
+	spin_unlock_bh(&ws->gate_lock);
+	if (!WARN_ON_ONCE(!g))
+		rdlock_cql_gate_put(ws, g, true);
 }
 
 static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
@@ -362,14 +516,21 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 	w = rdlock_cql_waiter_new(ws, t);
 	if (IS_ERR(w))
 		return PTR_ERR(w);
+	ret = rdlock_cql_gate_enter(cfg, ws, t, &l, deadline);
+	if (ret) {
+		rdlock_cql_waiter_free(ws, w);
+		return ret;
+	}
 	rdlock_proto_count(cfg, acquires);
 	t->word = 0;
 	ts = (u16)ktime_to_us(rdlock_proto_now(cfg));
 	ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_FAA,
 				   cql_enqueue_delta(&l, m), 0, &prev,
 				   deadline);
-	if (ret)
+	if (ret) {
+		rdlock_cql_gate_leave(ws, t);
 		goto out_free;
+	}
 	t->prev = prev;
 	if (cql_granted_at_enqueue(&l, prev, m))
 		goto granted;
@@ -386,7 +547,7 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 	if (ret) {
 		/* Unless the table is gone, the queue waits for this entry. */
 		rdlock_proto_release_failed(t, ret);
-		goto out_free;
+		goto out_leave;
 	}
 	ret = rdlock_cql_wait(cfg, t, w, deadline);
 	if (ret == -ETIMEDOUT || ret == -EINTR) {
@@ -397,11 +558,13 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 		return ret;
 	}
 	if (ret)
-		goto out_free;
+		goto out_leave;
 granted:
 	rdlock_cql_waiter_free(ws, w);
 	t->granted_at = rdlock_proto_now(cfg);
 	return 0;
+out_leave:
+	rdlock_cql_gate_leave(ws, t);
 out_free:
 	rdlock_cql_waiter_free(ws, w);
 	return ret;
@@ -589,6 +752,7 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 	/* Fig. 7 line 6: dequeue. */
 	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA,
 				   cql_dequeue_delta(&l, m), 0, &prev);
+	rdlock_cql_gate_leave(rdlock_cql_waiters_of(cfg), t);
 	if (ret) {
 		rdlock_proto_release_failed(t, ret);
 		return;
