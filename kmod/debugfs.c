@@ -134,6 +134,8 @@ static void rdlock_proto_stats_show(struct seq_file *m,
 		   (long long)atomic64_read(&s->notifies),
 		   (long long)atomic64_read(&s->notify_stale),
 		   (long long)atomic64_read(&s->refetches));
+	seq_printf(m, "version_resets: %lld\n",
+		   (long long)atomic64_read(&s->version_resets));
 }
 
 static int rdlock_protocols_show(struct seq_file *m, void *v)

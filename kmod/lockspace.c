@@ -124,6 +124,16 @@ static u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr)
 	return p;
 }
 
+/* How many nodes the cluster is configured with. */
+static u32 rdlock_ls_configured_nodes(void)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		n += rdlock_xport_node_configured(i);
+	return n;
+}
+
 /* The cluster's nodes, ascending: homes of names, [0] keeps the directory. */
 static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 {
@@ -341,7 +351,8 @@ static bool rdlock_ls_same_attr(const struct rdlock_ls_attr *a,
  *
  * Return: the lockspace with one more user, or ERR_PTR(-EEXIST) when it
  * exists with other attributes, -ENOSPC when the directory or the tables
- * are full, -ENOTCONN when the cluster is not ready, or -ENOMEM.
+ * are full, -ENOTCONN when the cluster is not ready, -EINVAL for a CQL
+ * queue smaller than the cluster's node count, or -ENOMEM.
  */
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr)
@@ -361,6 +372,14 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	mutex_unlock(&rdlock_ls_mutex);
 	if (ls)
 		return ls;
+
+	/*
+	 * CQL's admission gate lets each node's clients have capacity /
+	 * nodes entries of a queue: at least one needs capacity >= nodes.
+	 */
+	if (attr->proto == RDLOCK_PROTO_CQL &&
+	    BIT(rdlock_ls_cql_queue_bits(attr)) < rdlock_ls_configured_nodes())
+		return ERR_PTR(-EINVAL);
 
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)

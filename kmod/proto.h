@@ -225,6 +225,7 @@ struct rdlock_proto_ops {
  * @notifies: CQL notifications sent (ownership transfers to waiters).
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
+ * @version_resets: CQL locks reset, idle, before their versions wrap.
  */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
@@ -241,6 +242,7 @@ struct rdlock_proto_stats {
 	atomic64_t notifies;
 	atomic64_t notify_stale;
 	atomic64_t refetches;
+	atomic64_t version_resets;
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;

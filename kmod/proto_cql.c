@@ -484,6 +484,30 @@ static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
 		rdlock_cql_gate_put(ws, g, true);
 }
 
+/*
+ * An enqueue that met a reset: READ the header after back-offs until the
+ * reset field is clear (the resetter zeroes the queue: a few operations).
+ * Not how grants are seen; only resets are waited for this way.
+ */
+static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t,
+				  unsigned long deadline)
+{
+	unsigned int backoff = 0, retry_us = 0;
+	u64 h;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_backoff(&backoff, deadline);
+		if (ret)
+			return ret;
+		ret = rdlock_proto_read(cfg, t, &h, &retry_us, deadline);
+		if (ret || !cql_hdr_resetting(h))
+			return ret;
+		t->polls++;
+	}
+}
+
 static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t, unsigned long deadline)
 {
@@ -523,10 +547,18 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 	}
 	rdlock_proto_count(cfg, acquires);
 	t->word = 0;
+again:
 	ts = (u16)ktime_to_us(rdlock_proto_now(cfg));
 	ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_FAA,
 				   cql_enqueue_delta(&l, m), 0, &prev,
 				   deadline);
+	if (!ret && cql_hdr_resetting(prev)) {
+		/* Aborted: the reset's last CAS takes our delta away. */
+		rdlock_proto_count(cfg, retries);
+		ret = rdlock_cql_await_reset(cfg, t, deadline);
+		if (!ret)
+			goto again;
+	}
 	if (ret) {
 		rdlock_cql_gate_leave(ws, t);
 		goto out_free;
@@ -739,6 +771,58 @@ act:
 		kfree(queue);
 }
 
+/*
+ * Version wrap (section 4.4, appendix A), for an idle lock only: a
+ * releaser that left the queue empty with qhead in the second half of its
+ * laps claims the lock by CAS of the reset field (only while the header is
+ * still exactly what its dequeue made it, so nobody is queued), zeroes
+ * the queue (every entry back to the initial version) and then the header,
+ * by CAS since FAAs of aborted enqueuers may come in between. Enqueuers
+ * that meet the reset field wait for it to clear and enqueue again. Far
+ * before the all-ones lap, so that some release finds the lock idle; a lock
+ * that is never idle for that long still reaches it (cql.rst).
+ */
+static void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t,
+				  const struct cql_layout *l, u64 post)
+{
+	u64 claimed, old, cur;
+	u32 i;
+	int ret;
+
+	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
+	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
+	    cql_ver_init(l) / 2 ||
+	    !cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
+		return;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
+	if (ret || old != post)
+		return;	/* somebody came in: a later release tries again */
+	for (i = 0; i < cql_capacity(l); i++) {
+		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
+					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
+					      0, &old);
+		if (ret)
+			goto failed;
+	}
+	cur = claimed;
+	for (;;) {
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
+					   CQL_HDR_INIT, &old);
+		if (ret)
+			goto failed;
+		if (old == cur)
+			break;
+		cur = old;	/* an aborted enqueue added to it */
+	}
+	rdlock_proto_count(cfg, version_resets);
+	return;
+failed:
+	/* The table is gone, or the reset field stays: enqueuers wait. */
+	pr_warn_ratelimited("node %u slot %u: version reset failed (%d)\n",
+			    t->node, t->slot, ret);
+}
+
 static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t)
 {
@@ -758,6 +842,9 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 		return;
 	}
 	rdlock_cql_handover(cfg, t, &l, m, prev);
+	if (cql_hdr_qsize(&l, prev) == 1)
+		rdlock_cql_reset_idle(cfg, t, &l,
+				      prev + cql_dequeue_delta(&l, m));
 }
 
 /* Never an update ticket (acquire refuses them). */

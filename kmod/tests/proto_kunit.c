@@ -927,20 +927,31 @@ static u64 cql_header(struct proto_sim *sim)
 	return h;
 }
 
-/* Wait until the header counts @qsize clients and their entries are in. */
-static bool cql_wait_queued(struct proto_sim *sim, u32 qsize)
+/*
+ * Wait until the header (of layout @l) counts @qsize clients and their
+ * entries are in.
+ */
+static bool cql_wait_queued_l(struct proto_sim *sim,
+			      const struct cql_layout *l, u32 qsize)
 {
 	unsigned long until = jiffies + 10 * HZ;
-	struct cql_layout l;
 
-	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
-	while (cql_hdr_qsize(&l, cql_header(sim)) != qsize) {
+	while (cql_hdr_qsize(l, cql_header(sim)) != qsize) {
 		if (time_after(jiffies, until))
 			return false;
 		usleep_range(5000, 6000);
 	}
 	msleep(20);	/* the populate WRITE follows the FA */
 	return true;
+}
+
+/* The same at the default layout. */
+static bool cql_wait_queued(struct proto_sim *sim, u32 qsize)
+{
+	struct cql_layout l;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	return cql_wait_queued_l(sim, &l, qsize);
 }
 
 static struct proto_sim *cql_sim_new(struct kunit *test)
@@ -1229,6 +1240,80 @@ static void cql_ops_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+/*
+ * Version wrap with 2 version bits and 2 entries: an idle lock whose qhead
+ * reaches lap 1 (half of the usable laps) is reset by the release that
+ * left it idle: one CAS claims it, 2 WRITEs zero the queue, one CAS the
+ * header. A waiter granted across it, and an enqueue that meets a reset
+ * in progress waits for it and enqueues again.
+ */
+static void cql_version_reset_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_client *c, *h, *w;
+	struct cql_layout l;
+	u64 hdr;
+	int i;
+
+	cql_layout_init(&l, 1, 2);
+	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	for (i = 0; i < 100; i++) {
+		cql_client_init(c, sim, 1, i & 1 ? RDLOCK_MODE_SHARED :
+						   RDLOCK_MODE_EXCLUSIVE);
+		c->cfg.cql_cap_bits = 1;
+		c->cfg.cql_ver_bits = 2;
+		KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t,
+							       0), 0);
+		rdlock_proto_cql.release(&c->cfg, &c->t);
+		/* Every second release resets: CAS, 2 WRITEs, CAS. */
+		KUNIT_EXPECT_EQ(test, c->t.remote_ops, i & 1 ? 6U : 2U);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.version_resets),
+				(s64)(i & 1));
+		KUNIT_EXPECT_EQ(test, cql_header(sim),
+				i & 1 ? 0ULL : cql_hdr_pack(&l, 1, 0, 0, 0));
+	}
+	/* A holder and a waiter: the waiter's release resets. */
+	h = c + 1;
+	w = c + 2;
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	h->cfg.cql_cap_bits = 1;
+	h->cfg.cql_ver_bits = 2;
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init(w, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	w->cfg.cql_cap_bits = 1;
+	w->cfg.cql_ver_bits = 2;
+	cql_client_start(test, w);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued_l(sim, &l, 2));
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.version_resets), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
+	/* A reset in progress (node 0's): the enqueue waits, then retries. */
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 1, 0, 0, 1);
+	spin_unlock(&sim->lock);
+	cql_client_init(w, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	w->cfg.cql_cap_bits = 1;
+	w->cfg.cql_ver_bits = 2;
+	cql_client_start(test, w);
+	msleep(100);
+	hdr = cql_header(sim);
+	KUNIT_EXPECT_TRUE(test, cql_hdr_resetting(hdr));
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, hdr), 1U);
+	KUNIT_EXPECT_EQ(test, w->seq, 0);
+	/* The resetter's last CAS: everything, the aborted delta too, 0. */
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = CQL_HDR_INIT;
+	spin_unlock(&sim->lock);
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.retries), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 1, 0, 0, 0));
+	sim_destroy(sim);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
 	KUNIT_CASE(sim_quota_test),
@@ -1238,6 +1323,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_starve_test),
 	KUNIT_CASE(cql_abandon_test),
 	KUNIT_CASE(cql_ops_test),
+	KUNIT_CASE(cql_version_reset_test),
 	{}
 };
 
