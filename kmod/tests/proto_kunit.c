@@ -864,12 +864,15 @@ struct cql_client {
 };
 
 static atomic_t cql_inside = ATOMIC_INIT(0);
+/* The most holders inside at once: the last reader in may leave at once. */
+static atomic_t cql_peak = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(cql_inside_wq);
 
 static int cql_client_fn(void *arg)
 {
 	struct cql_client *c = arg;
 	unsigned long until;
+	int in, peak;
 
 	c->ret = rdlock_proto_cql.acquire(&c->cfg, &c->t,
 					  c->timeout_ms ?
@@ -878,12 +881,15 @@ static int cql_client_fn(void *arg)
 	if (!c->ret) {
 		c->seq = atomic_inc_return(&c->sim->seq);
 		c->acq_ops = c->t.remote_ops - c->t.polls;
-		atomic_inc(&cql_inside);
+		in = atomic_inc_return(&cql_inside);
+		peak = atomic_read(&cql_peak);
+		while (peak < in && !atomic_try_cmpxchg(&cql_peak, &peak, in))
+			;
 		wake_up_all(&cql_inside_wq);
 		if (c->together) {
 			until = jiffies + 10 * HZ;
 			c->met = wait_event_timeout(cql_inside_wq,
-						    atomic_read(&cql_inside) >=
+						    atomic_read(&cql_peak) >=
 						    c->together,
 						    until - jiffies) > 0;
 		}
@@ -1028,6 +1034,7 @@ static void cql_readers_test(struct kunit *test)
 	h = &c[CQL_READERS];
 	w = h + 1;
 	r = h + 2;
+	atomic_set(&cql_peak, 0);
 	cql_client_init(h, sim, 1, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
 	for (i = 0; i < CQL_READERS; i++) {
