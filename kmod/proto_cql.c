@@ -680,6 +680,24 @@ rdlock_cql_fetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 }
 
 /*
+ * Has the queue moved past position @s since our dequeue, i.e. has the
+ * client there been granted and left? Then whatever we were refetching
+ * for it is moot (its slot may even hold a later lap's entry by now).
+ */
+static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l, u32 s)
+{
+	u32 d;
+	u64 h;
+
+	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
+		return false;
+	d = cql_pos_add(l, cql_hdr_qhead(l, h), cql_pos_mask(l) + 1 - s);
+	return d && d <= cql_pos_mask(l) / 2;
+}
+
+/*
  * After the dequeue that returned @prev: Fig. 7 lines 7-19 by
  * cql_release_next(), READing only the entries it looks at. A writer
  * reads from the successor up to the first writer; a reader, only when
@@ -733,6 +751,10 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 					       &count);
 			if (act != CQL_REL_REFETCH || time_after(jiffies, until))
 				break;
+			if (rdlock_cql_passed(cfg, t, l, s)) {
+				act = CQL_REL_DONE;
+				break;
+			}
 			usleep_range(us, 2 * us);
 			us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
 			for (i = 0; i < n; i++) {
@@ -747,6 +769,10 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 			}
 		}
 	}
+	/* A slow releaser may find its successor served and gone. */
+	if ((act == CQL_REL_REFETCH || act == CQL_REL_RESET) && n &&
+	    rdlock_cql_passed(cfg, t, l, s))
+		act = CQL_REL_DONE;
 act:
 	switch (act) {
 	case CQL_REL_NOTIFY:
