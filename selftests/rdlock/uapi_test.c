@@ -1605,12 +1605,15 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 		   EEXIST, "LS_CREATE cql twice, other queue_bits");
 	expect_err(_metadata, ls_remove(self->fd, "uapi_cql"), 0,
 		   "LS_REMOVE cql");
-	/* An update lock in a CQL lockspace: EOPNOTSUPP, as without UPDATE. */
-	rdl_ls_create_init(&c, "uapi_cql", RDLOCK_PROTO_CQL, 34, 0, 0666);
+	/*
+	 * An update lock in a CQL lockspace: EOPNOTSUPP, as without UPDATE.
+	 * Another name: the cluster keeps a removed lockspace's attributes.
+	 */
+	rdl_ls_create_init(&c, "uapi_cql2", RDLOCK_PROTO_CQL, 34, 0, 0666);
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), 0,
 		   "LS_CREATE cql, defaults, 34 slots");
 	{
-		int fd = rdl_open_joined("uapi_cql");
+		int fd = rdl_open_joined("uapi_cql2");
 		__u32 h;
 
 		ASSERT_LE(0, fd);
@@ -1623,7 +1626,7 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 			   "UNLOCK in a cql lockspace");
 		close(fd);
 	}
-	expect_err(_metadata, ls_remove(self->fd, "uapi_cql"), 0,
+	expect_err(_metadata, ls_remove(self->fd, "uapi_cql2"), 0,
 		   "LS_REMOVE cql, defaults");
 }
 
