@@ -130,6 +130,12 @@ static void rdlock_proto_stats_show(struct seq_file *m,
 	seq_printf(m, "upgrades: %lld\nupgrade_waits: %lld\n",
 		   (long long)atomic64_read(&s->upgrades),
 		   (long long)atomic64_read(&s->upgrade_waits));
+	seq_printf(m, "notifies: %lld\nnotify_stale: %lld\nrefetches: %lld\n",
+		   (long long)atomic64_read(&s->notifies),
+		   (long long)atomic64_read(&s->notify_stale),
+		   (long long)atomic64_read(&s->refetches));
+	seq_printf(m, "version_resets: %lld\n",
+		   (long long)atomic64_read(&s->version_resets));
 }
 
 static int rdlock_protocols_show(struct seq_file *m, void *v)
@@ -187,6 +193,10 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 		   ls->attr.omega_us);
 	seq_printf(m, "slots: %u\nbase: %u\nnodes: %u\n", ls->attr.slots,
 		   ls->base, ls->nr_nodes);
+	if (ls->cfg.cql_cap_bits)
+		seq_printf(m, "cql_queue_bits: %u\ncql_version_bits: %u\nentries: %u\n",
+			   ls->cfg.cql_cap_bits, ls->cfg.cql_ver_bits,
+			   ls->entries);
 	seq_printf(m, "epoch: %u\nlost: %s\n", ls->epoch,
 		   str_yes_no(rdlock_ls_stale(ls)));
 	seq_printf(m, "resolves: %lld\nprobes: %lld\n",

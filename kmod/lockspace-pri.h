@@ -29,7 +29,8 @@
  *	dir entry e: 3 words at RDLOCK_LS_DIR + 3e: tag, geometry, policy
  *	allocation:  1 word: slots handed out so far after RDLOCK_LS_REGIONS
  *	regions:     per lockspace, @slots / 2 name entries of 2 words:
- *		     name tag word, lock word
+ *		     name tag word, lock word (CQL: @slots / (2 + 2^queue_bits)
+ *		     entries: tag word, header, then the lock's queue)
  *
  * A name tag word is 0 (free) or the name's tag (48 bits), a freeing flag
  * and the number of references nodes hold on the entry (one per node

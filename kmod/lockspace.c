@@ -32,6 +32,7 @@
 
 #include "lockspace-pri.h"
 #include "lockword/bakery.h"
+#include "lockword/cql.h"
 #include "uapi_check.h"
 
 #define CREATE_TRACE_POINTS
@@ -61,7 +62,16 @@ static_assert(RDLOCK_LOCK_UP == (int)RDLOCK_MODE_UPDATE);
 static const struct rdlock_proto_ops *const rdlock_ls_protos[] = {
 	[RDLOCK_PROTO_BAKERY]	= &rdlock_proto_bakery,
 	[RDLOCK_PROTO_CASLOCK]	= &rdlock_proto_caslock,
+	[RDLOCK_PROTO_CQL]	= &rdlock_proto_cql,
 };
+
+/* The uapi's CQL limits are the encoding's. */
+static_assert(RDLOCK_CQL_QUEUE_BITS_MIN == (int)CQL_CAP_BITS_MIN);
+static_assert(RDLOCK_CQL_QUEUE_BITS_MAX == (int)CQL_CAP_BITS_MAX);
+static_assert(RDLOCK_CQL_QUEUE_BITS_DEFAULT == (int)CQL_CAP_BITS_DEFAULT);
+static_assert(RDLOCK_CQL_VERSION_BITS_MIN == (int)CQL_VER_BITS_MIN);
+static_assert(RDLOCK_CQL_VERSION_BITS_MAX == (int)CQL_VER_BITS_MAX);
+static_assert(RDLOCK_CQL_VERSION_BITS_DEFAULT == (int)CQL_VER_BITS_DEFAULT);
 
 static_assert(ARRAY_SIZE(rdlock_ls_protos) == RDLOCK_PROTO_NR);
 
@@ -99,11 +109,29 @@ static int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 				 arg1, value, 0);
 }
 
-/* What the directory records so that every node checks the same policy. */
+/*
+ * What the directory records so that every node checks the same policy;
+ * CQL's field widths with their defaults resolved (bits 48-52 and 53-57).
+ */
 static u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr)
 {
-	return BIT_ULL(63) | attr->proto | (u64)attr->flags << 8 |
-	       (u64)attr->lease_ms << 16;
+	u64 p = BIT_ULL(63) | attr->proto | (u64)attr->flags << 8 |
+		(u64)attr->lease_ms << 16;
+
+	if (attr->proto == RDLOCK_PROTO_CQL)
+		p |= (u64)rdlock_ls_cql_queue_bits(attr) << 48 |
+		     (u64)rdlock_ls_cql_version_bits(attr) << 53;
+	return p;
+}
+
+/* How many nodes the cluster is configured with. */
+static u32 rdlock_ls_configured_nodes(void)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		n += rdlock_xport_node_configured(i);
+	return n;
 }
 
 /* The cluster's nodes, ascending: homes of names, [0] keeps the directory. */
@@ -166,7 +194,7 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 	rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
 	if (!ret) {
 		ls->base = geometry >> 32;
-		ls->entries = ls->attr.slots / 2;
+		ls->entries = ls->attr.slots / rdlock_ls_entry_slots(&ls->attr);
 	}
 	return ret;
 }
@@ -203,7 +231,7 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 		return -EEXIST;
 	}
 	ls->base = geometry >> 32;
-	ls->entries = ls->attr.slots / 2;
+	ls->entries = ls->attr.slots / rdlock_ls_entry_slots(&ls->attr);
 	return ls->base + ls->attr.slots <= min_slots ? 0 : -ENOSPC;
 }
 
@@ -307,7 +335,8 @@ static bool rdlock_ls_same_attr(const struct rdlock_ls_attr *a,
 				const struct rdlock_ls_attr *b)
 {
 	return a->proto == b->proto && a->flags == b->flags &&
-	       a->lease_ms == b->lease_ms && a->slots == b->slots;
+	       a->lease_ms == b->lease_ms && a->slots == b->slots &&
+	       rdlock_ls_policy(a) == rdlock_ls_policy(b);
 }
 
 /**
@@ -322,7 +351,8 @@ static bool rdlock_ls_same_attr(const struct rdlock_ls_attr *a,
  *
  * Return: the lockspace with one more user, or ERR_PTR(-EEXIST) when it
  * exists with other attributes, -ENOSPC when the directory or the tables
- * are full, -ENOTCONN when the cluster is not ready, or -ENOMEM.
+ * are full, -ENOTCONN when the cluster is not ready, -EINVAL for a CQL
+ * queue smaller than the cluster's node count, or -ENOMEM.
  */
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr)
@@ -343,6 +373,14 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	if (ls)
 		return ls;
 
+	/*
+	 * CQL's admission gate lets each node's clients have capacity /
+	 * nodes entries of a queue: at least one needs capacity >= nodes.
+	 */
+	if (attr->proto == RDLOCK_PROTO_CQL &&
+	    BIT(rdlock_ls_cql_queue_bits(attr)) < rdlock_ls_configured_nodes())
+		return ERR_PTR(-EINVAL);
+
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return ERR_PTR(-ENOMEM);
@@ -357,6 +395,10 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	ls->cfg.lease_ms = attr->lease_ms;
 	ls->cfg.omega_us = attr->omega_us;
 	ls->cfg.update_word = attr->flags & RDLOCK_LS_UPDATE;
+	if (attr->proto == RDLOCK_PROTO_CQL) {
+		ls->cfg.cql_cap_bits = rdlock_ls_cql_queue_bits(attr);
+		ls->cfg.cql_ver_bits = rdlock_ls_cql_version_bits(attr);
+	}
 	ls->cfg.stats = &ls->stats;
 	ls->tag = siphash(name, strlen(name), &rdlock_ls_dir_key) ?: 1;
 	spin_lock_init(&ls->res_lock);
@@ -374,6 +416,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 		kfree(ls);
 		return ERR_PTR(ret);
 	}
+	ls->cfg.cql_nodes = ls->nr_nodes;
 	/* Unused names of one node hold at most a share of the entries. */
 	ls->res_cache = clamp_t(u32, ls->entries / RDLOCK_LS_RES_CACHE_SHARE, 1,
 				RDLOCK_LS_RES_CACHE);
@@ -446,10 +489,14 @@ static bool rdlock_entry_live(u64 v, u64 tag)
 	       rdlock_entry_refs(v);
 }
 
-/* Tag word slot of entry @i of the window of a name starting at @first. */
+/*
+ * Tag word slot of entry @i of the window of a name starting at @first;
+ * the lock (word, and CQL's queue) follows it.
+ */
 static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
 {
-	return ls->base + 2 * ((first + i) % ls->entries);
+	return ls->base + rdlock_ls_entry_slots(&ls->attr) *
+			  ((first + i) % ls->entries);
 }
 
 static u32 rdlock_res_window(const struct rdlock_ls *ls)
@@ -466,7 +513,9 @@ static u32 rdlock_res_first(const struct rdlock_ls *ls,
 /*
  * Does the lock word show neither holder nor waiter: the CAS spinlock's
  * is 0, a bakery word's done counters equal its ticket counters (they
- * count up and are not 0 after use).
+ * count up and are not 0 after use), a CQL header counts nobody in its
+ * queue and no reset (its qhead and the entries' versions stay: the next
+ * name continues the laps, which is what versions are for).
  */
 static bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
 {
@@ -474,6 +523,14 @@ static bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
 				BAKERY_UPD_SHARED : BAKERY_SHARED;
 	int c;
 
+	if (ls->attr.proto == RDLOCK_PROTO_CQL) {
+		struct cql_layout l;
+
+		if (cql_layout_init(&l, ls->cfg.cql_cap_bits,
+				    ls->cfg.cql_ver_bits))
+			return false;
+		return !cql_hdr_qsize(&l, w) && !cql_hdr_resetting(w);
+	}
 	if (ls->attr.proto != RDLOCK_PROTO_BAKERY)
 		return !w;
 	for (c = 0; c < BAKERY_NR_CLS; c++)
@@ -900,7 +957,7 @@ int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 	*freeing = 0;
 	for (i = 0; i < ls->entries; i++) {
 		ret = rdlock_ls_op(ls, self, RDLOCK_XOP_READ,
-				   ls->base + 2 * i, 0, 0, &v);
+				   rdlock_entry_slot(ls, 0, i), 0, 0, &v);
 		if (ret)
 			return ret;
 		*used += !!v;

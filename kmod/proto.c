@@ -89,9 +89,11 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 }
 
 /**
- * rdlock_proto_op() - one remote operation on the ticket's lock word
+ * rdlock_proto_op_at() - one remote operation on a slot of the ticket's lock
  * @cfg: the lockspace's policy (whose stats count the operation).
  * @t: the ticket; counts the operation.
+ * @slot: the slot in @t->node's table: @t->slot, or one after it for a
+ *	lock of several slots (a CQL queue entry).
  * @op: the operation.
  * @arg0: first operand.
  * @arg1: second operand.
@@ -102,19 +104,19 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
  *
  * Return: as rdlock_xport_exec().
  */
-int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
-		    struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
-		    u64 arg1, u64 *value)
+int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t, u32 slot, enum rdlock_xop op,
+		       u64 arg0, u64 arg1, u64 *value)
 {
 	ktime_t start = ktime_get();
 	int ret;
 
 	if (cfg->xport)
 		ret = cfg->xport->exec(cfg->xport_priv, op, t->node,
-				       t->incarnation, t->slot, arg0, arg1,
+				       t->incarnation, slot, arg0, arg1,
 				       value);
 	else
-		ret = rdlock_xport_exec(op, t->node, t->incarnation, t->slot,
+		ret = rdlock_xport_exec(op, t->node, t->incarnation, slot,
 					arg0, arg1, value, 0);
 	t->remote_ops++;
 	rdlock_proto_count(cfg, remote_ops);
@@ -130,6 +132,24 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 		WRITE_ONCE(rdlock_read_ns[t->node], old ? (7 * old + ns) / 8 : ns);
 	}
 	return ret;
+}
+
+/**
+ * rdlock_proto_op() - one remote operation on the ticket's lock word
+ * @cfg: the lockspace's policy (whose stats count the operation).
+ * @t: the ticket; counts the operation.
+ * @op: the operation.
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @value: the value the operation returned.
+ *
+ * Return: as rdlock_proto_op_at() on @t->slot.
+ */
+int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
+		    struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
+		    u64 arg1, u64 *value)
+{
+	return rdlock_proto_op_at(cfg, t, t->slot, op, arg0, arg1, value);
 }
 
 /**
@@ -176,15 +196,16 @@ int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
  * @deadline (jiffies, 0: none) or on a fatal signal.
  */
 static int rdlock_proto_op_resent(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_ticket *t, enum rdlock_xop op,
-				  u64 arg0, u64 arg1, u64 *value,
-				  bool killable, unsigned long deadline)
+				  struct rdlock_ticket *t, u32 slot,
+				  enum rdlock_xop op, u64 arg0, u64 arg1,
+				  u64 *value, bool killable,
+				  unsigned long deadline)
 {
 	unsigned int backoff_us = 0;
 	int ret;
 
 	for (;;) {
-		ret = rdlock_proto_op(cfg, t, op, arg0, arg1, value);
+		ret = rdlock_proto_op_at(cfg, t, slot, op, arg0, arg1, value);
 		if (ret != -ENOTCONN)
 			return ret;
 		/* A TRY (a deadline passed) costs one operation, no sleep. */
@@ -219,7 +240,28 @@ int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value)
 {
-	return rdlock_proto_op_resent(cfg, t, op, arg0, arg1, value, false, 0);
+	return rdlock_proto_op_resent(cfg, t, t->slot, op, arg0, arg1, value,
+				      false, 0);
+}
+
+/**
+ * rdlock_proto_op_at_must() - rdlock_proto_op_must() on another slot
+ * @cfg: the lockspace's policy.
+ * @t: the ticket.
+ * @slot: as for rdlock_proto_op_at().
+ * @op: the operation.
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @value: the value the operation returned.
+ *
+ * Return: as rdlock_proto_op_must().
+ */
+int rdlock_proto_op_at_must(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, u32 slot,
+			    enum rdlock_xop op, u64 arg0, u64 arg1, u64 *value)
+{
+	return rdlock_proto_op_resent(cfg, t, slot, op, arg0, arg1, value,
+				      false, 0);
 }
 
 /**
@@ -243,8 +285,8 @@ int rdlock_proto_op_take(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value, unsigned long deadline)
 {
-	return rdlock_proto_op_resent(cfg, t, op, arg0, arg1, value, true,
-				      deadline);
+	return rdlock_proto_op_resent(cfg, t, t->slot, op, arg0, arg1, value,
+				      true, deadline);
 }
 
 /**
@@ -513,6 +555,8 @@ EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);
 
 int rdlock_proto_init(void)
 {
+	int ret;
+
 	rdlock_proto_work_pool =
 		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
 					    sizeof(struct rdlock_proto_work));
@@ -526,7 +570,10 @@ int rdlock_proto_init(void)
 		rdlock_proto_exit();
 		return -ENOMEM;
 	}
-	return 0;
+	ret = rdlock_cql_init();
+	if (ret)
+		rdlock_proto_exit();
+	return ret;
 }
 
 /* Background tickets end once the transport fails their operations. */
@@ -536,6 +583,7 @@ void rdlock_proto_exit(void)
 		destroy_workqueue(rdlock_proto_finish_wq);
 	if (rdlock_proto_reset_wq)
 		destroy_workqueue(rdlock_proto_reset_wq);
+	rdlock_cql_exit();
 	mempool_destroy(rdlock_proto_work_pool);
 	rdlock_proto_finish_wq = NULL;
 	rdlock_proto_reset_wq = NULL;

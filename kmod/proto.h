@@ -11,7 +11,10 @@
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/stddef.h>
+#include <linux/hashtable.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include "xport.h"
 
@@ -33,6 +36,25 @@ enum rdlock_mode {
 struct rdlock_proto_stats;
 
 /**
+ * struct rdlock_cql_waiters - one node's CQL waiters, by local id
+ * @xa: local id (the low bits of a queue entry's client id) to
+ *	struct rdlock_cql_waiter; its lock (taken with BHs off) is what a
+ *	notification holds while it wakes a waiter, and what the waiter's
+ *	removal waits for.
+ *
+ * @gate_lock: protects @gates.
+ * @gates: per lock, this node's clients in its queue (the admission
+ *	gate that keeps the queue from overflowing, cql.rst).
+ *
+ * The real node has one (proto_cql.c); a simulated cluster one per node.
+ */
+struct rdlock_cql_waiters {
+	struct xarray xa;
+	spinlock_t gate_lock;	/* protects gates */
+	DECLARE_HASHTABLE(gates, 6);
+};
+
+/**
  * struct rdlock_proto_xport - the transport as a protocol sees it
  * @exec: one synchronous operation on (@node, @slot) of table
  *	@incarnation, as rdlock_xport_exec() with the transport's default
@@ -40,6 +62,11 @@ struct rdlock_proto_stats;
  * @now: this node's clock, for leases and stall detection.
  * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
  *	NULL: unknown, and a failed poll ends the wait.
+ * @send_msg: a CQL notification to @node, as rdlock_xport_send_msg();
+ *	delivered by calling rdlock_cql_deliver() on @node's waiters with
+ *	BHs off, in order per pair of nodes.
+ * @self: the id of the node the caller runs on.
+ * @waiters: the waiters of the node the caller runs on.
  *
  * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
  * proto_kunit.c runs the real protocols against a simulated cluster through
@@ -50,6 +77,9 @@ struct rdlock_proto_xport {
 		    u32 slot, u64 arg0, u64 arg1, u64 *value);
 	ktime_t (*now)(void *priv);
 	u64 (*incarnation)(void *priv, u32 node);
+	int (*send_msg)(void *priv, u32 node, const void *payload, size_t len);
+	u32 (*self)(void *priv);
+	struct rdlock_cql_waiters *(*waiters)(void *priv);
 };
 
 /**
@@ -85,6 +115,12 @@ struct rdlock_proto_quota {
  *	outlive background work too (rdlock_proto_flush()).
  * @xport_priv: passed to @xport's calls.
  * @quota: NULL, or the bound on the owner's abandoned tickets.
+ * @cql_cap_bits: CQL: log2 of the queue capacity (lockword/cql.h); 0:
+ *	CQL_CAP_BITS_DEFAULT. A lock takes 1 + 2^@cql_cap_bits slots.
+ * @cql_ver_bits: CQL: version bits; 0: CQL_VER_BITS_DEFAULT.
+ * @cql_nodes: CQL: nodes that may use the lockspace's locks; each lets at
+ *	most capacity / @cql_nodes of its clients into one lock's queue at
+ *	a time, so that it never overflows. 0: RDLOCK_MAX_NODES.
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
@@ -94,6 +130,9 @@ struct rdlock_proto_cfg {
 	const struct rdlock_proto_xport *xport;
 	void *xport_priv;
 	struct rdlock_proto_quota *quota;
+	u8 cql_cap_bits;
+	u8 cql_ver_bits;
+	u32 cql_nodes;
 };
 
 /**
@@ -101,10 +140,11 @@ struct rdlock_proto_cfg {
  * @node: home node of the lock word.
  * @slot: slot of the lock word in @node's table.
  * @mode: enum rdlock_mode.
- * @prev: bakery: the word the acquiring FA returned; CAS spinlock: the bits
- *	held.
+ * @prev: bakery and CQL: the word the acquiring FA returned; CAS spinlock:
+ *	the bits held.
  * @word: bakery: the word as last seen (the first compare value of a
- *	release by CAS).
+ *	release by CAS). CQL: the waiter's local id while a ticket that had
+ *	to wait is finished in the background.
  * @k: slots of a multi-slot lease (section 5.1); 0 means 1. At most
  *	BAKERY_K_MAX, or BAKERY_UPD_K_MAX on an update word.
  * @upgraded: an update ticket that may write (set by upgrade). The holder
@@ -137,6 +177,7 @@ struct rdlock_ticket {
 /**
  * struct rdlock_proto_ops - a lock protocol
  * @name: as shown in debugfs and benchmarks.
+ * @slots: slots one lock takes, from its lock word on (NULL: 1).
  * @acquire: take @t->node/slot in @t->mode; sleeps. Returns 0 when
  *	granted; -EAGAIN when a lease reset revoked or ended the attempt
  *	(retry); -EBUSY, with a deadline, while @cfg->quota is used up
@@ -159,6 +200,7 @@ struct rdlock_ticket {
  */
 struct rdlock_proto_ops {
 	const char *name;
+	u32 (*slots)(const struct rdlock_proto_cfg *cfg);
 	int (*acquire)(const struct rdlock_proto_cfg *cfg,
 		       struct rdlock_ticket *t, unsigned long deadline);
 	void (*release)(const struct rdlock_proto_cfg *cfg,
@@ -180,6 +222,10 @@ struct rdlock_proto_ops {
  * @abandoned: acquisitions that timed out or were killed while waiting.
  * @upgrades: update holders upgraded to writers.
  * @upgrade_waits: upgrades that had to wait for readers.
+ * @notifies: CQL notifications sent (ownership transfers to waiters).
+ * @notify_stale: CQL notifications received that matched no waiter.
+ * @refetches: CQL queue entries read again (not yet populated).
+ * @version_resets: CQL locks reset, idle, before their versions wrap.
  */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
@@ -193,11 +239,24 @@ struct rdlock_proto_stats {
 	atomic64_t abandoned;
 	atomic64_t upgrades;
 	atomic64_t upgrade_waits;
+	atomic64_t notifies;
+	atomic64_t notify_stale;
+	atomic64_t refetches;
+	atomic64_t version_resets;
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;
 extern const struct rdlock_proto_ops rdlock_proto_bakery;
 extern const struct rdlock_proto_ops rdlock_proto_caslock;
+extern const struct rdlock_proto_ops rdlock_proto_cql;
+
+/* proto_cql.c */
+void rdlock_cql_waiters_init(struct rdlock_cql_waiters *w);
+void rdlock_cql_waiters_destroy(struct rdlock_cql_waiters *w);
+void rdlock_cql_deliver(struct rdlock_cql_waiters *w, u32 src,
+			const void *payload, size_t len);
+int rdlock_cql_init(void);
+void rdlock_cql_exit(void);
 
 /* proto.c: what the protocols share */
 void __rdlock_proto_count(const struct rdlock_proto_cfg *cfg, size_t offset);
@@ -212,6 +271,12 @@ int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
 		      struct rdlock_ticket *t, u64 *val,
 		      unsigned int *retry_us, unsigned long deadline);
+int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t, u32 slot, enum rdlock_xop op,
+		       u64 arg0, u64 arg1, u64 *value);
+int rdlock_proto_op_at_must(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, u32 slot,
+			    enum rdlock_xop op, u64 arg0, u64 arg1, u64 *value);
 int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value);

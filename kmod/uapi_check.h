@@ -215,6 +215,44 @@ static inline int rdlock_ls_check_name(const char *name, bool padded)
 }
 
 /**
+ * rdlock_ls_cql_queue_bits() - a CQL lockspace's queue bits, default resolved
+ * @attr: the attributes.
+ *
+ * Return: @attr->queue_bits, or the default for 0.
+ */
+static inline u32 rdlock_ls_cql_queue_bits(const struct rdlock_ls_attr *attr)
+{
+	return attr->queue_bits ?: RDLOCK_CQL_QUEUE_BITS_DEFAULT;
+}
+
+/**
+ * rdlock_ls_cql_version_bits() - a CQL lockspace's version bits, resolved
+ * @attr: the attributes.
+ *
+ * Return: @attr->version_bits, or the default for 0.
+ */
+static inline u32 rdlock_ls_cql_version_bits(const struct rdlock_ls_attr *attr)
+{
+	return attr->version_bits ?: RDLOCK_CQL_VERSION_BITS_DEFAULT;
+}
+
+/**
+ * rdlock_ls_entry_slots() - slots of one name entry: tag word and lock
+ * @attr: the attributes; a CQL queue_bits in range.
+ *
+ * Return: 2, or 2 + the queue capacity for CQL.
+ */
+static inline u32 rdlock_ls_entry_slots(const struct rdlock_ls_attr *attr)
+{
+	u32 bits = rdlock_ls_cql_queue_bits(attr);
+
+	if (attr->proto != RDLOCK_PROTO_CQL)
+		return 2;
+	return 2 + (1U << (bits > RDLOCK_CQL_QUEUE_BITS_MAX ?
+			   RDLOCK_CQL_QUEUE_BITS_MAX : bits));
+}
+
+/**
  * rdlock_ls_check_attr() - are @attr valid lockspace attributes
  * @attr: the attributes.
  *
@@ -226,6 +264,18 @@ static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
 	    attr->slots < 2 || attr->slots > RDLOCK_LS_SLOTS_MAX ||
 	    attr->slots % 2 ||
 	    (attr->lease_ms && attr->lease_ms < RDLOCK_LEASE_MS_MIN))
+		return -EINVAL;
+	if (attr->proto != RDLOCK_PROTO_CQL)
+		return attr->queue_bits || attr->version_bits ? -EINVAL : 0;
+	/* CQL: no leases, no update words, room for one lock at least. */
+	if ((attr->queue_bits &&
+	     (attr->queue_bits < RDLOCK_CQL_QUEUE_BITS_MIN ||
+	      attr->queue_bits > RDLOCK_CQL_QUEUE_BITS_MAX)) ||
+	    (attr->version_bits &&
+	     (attr->version_bits < RDLOCK_CQL_VERSION_BITS_MIN ||
+	      attr->version_bits > RDLOCK_CQL_VERSION_BITS_MAX)) ||
+	    attr->lease_ms || attr->flags & RDLOCK_LS_UPDATE ||
+	    attr->slots < rdlock_ls_entry_slots(attr))
 		return -EINVAL;
 	return 0;
 }
@@ -249,6 +299,8 @@ static inline int rdlock_check_ls_create(const struct rdlock_ls_create *c,
 	attr->lease_ms = c->lease_ms;
 	attr->omega_us = c->omega_us;
 	attr->slots = c->slots;
+	attr->queue_bits = c->queue_bits;
+	attr->version_bits = c->version_bits;
 	return rdlock_ls_check_attr(attr);
 }
 

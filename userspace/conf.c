@@ -60,6 +60,8 @@ int rdlock_parse_proto(const char *s, __u32 *proto)
 		*proto = RDLOCK_PROTO_BAKERY;
 	else if (!strcmp(s, "caslock"))
 		*proto = RDLOCK_PROTO_CASLOCK;
+	else if (!strcmp(s, "cql"))
+		*proto = RDLOCK_PROTO_CQL;
 	else
 		return -EINVAL;
 	return 0;
@@ -72,6 +74,8 @@ const char *rdlock_proto_name(__u32 proto)
 		return "bakery";
 	case RDLOCK_PROTO_CASLOCK:
 		return "caslock";
+	case RDLOCK_PROTO_CQL:
+		return "cql";
 	}
 	return "unknown";
 }
@@ -305,7 +309,7 @@ static int parse_ls_attr(struct rdlock_conf_ls *ls, struct conf_line *l,
 	switch (a) {
 	case LS_PROTO:
 		if (rdlock_parse_proto(val, &c->proto))
-			return lerr(l, "bad protocol '%s' (bakery or caslock)", val);
+			return lerr(l, "bad protocol '%s' (bakery, caslock or cql)", val);
 		break;
 	case LS_LEASE:
 		if (rdlock_parse_u32(val, &c->lease_ms))

@@ -95,6 +95,7 @@
 static const char *const proto_names[NR_PROTOS] = {
 	[RDLOCK_PROTO_BAKERY] = "bakery",
 	[RDLOCK_PROTO_CASLOCK] = "caslock",
+	[RDLOCK_PROTO_CQL] = "cql",
 	[PROTO_DLM] = "dlm",
 };
 

@@ -561,6 +561,8 @@ static int cmd_ls_create(int argc, char **argv)
 		{ "omega-us", required_argument, NULL, 'o' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "update", no_argument, NULL, 'U' },
+		{ "queue-bits", required_argument, NULL, 'Q' },
+		{ "version-bits", required_argument, NULL, 'V' },
 		{ "uid", required_argument, NULL, 'u' },
 		{ "gid", required_argument, NULL, 'g' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -568,6 +570,7 @@ static int cmd_ls_create(int argc, char **argv)
 	};
 	struct rdlock_ls_create c;
 	unsigned long mode;
+	__u32 bits;
 	char *end;
 	int opt, fd, ret;
 
@@ -582,8 +585,24 @@ static int cmd_ls_create(int argc, char **argv)
 		switch (opt) {
 		case 'p':
 			if (rdlock_parse_proto(optarg, &c.proto))
-				return bad_usage("bad protocol '%s' (bakery or caslock)",
+				return bad_usage("bad protocol '%s' (bakery, caslock or cql)",
 						 optarg);
+			break;
+		case 'Q':
+			if (rdlock_parse_u32(optarg, &bits) ||
+			    bits < RDLOCK_CQL_QUEUE_BITS_MIN ||
+			    bits > RDLOCK_CQL_QUEUE_BITS_MAX)
+				return bad_usage("bad queue bits '%s' (1..12)",
+						 optarg);
+			c.queue_bits = bits;
+			break;
+		case 'V':
+			if (rdlock_parse_u32(optarg, &bits) ||
+			    bits < RDLOCK_CQL_VERSION_BITS_MIN ||
+			    bits > RDLOCK_CQL_VERSION_BITS_MAX)
+				return bad_usage("bad version bits '%s' (2..16)",
+						 optarg);
+			c.version_bits = bits;
 			break;
 		case 'l':
 			if (rdlock_parse_u32(optarg, &c.lease_ms))
@@ -1145,10 +1164,13 @@ static const struct cmd cmds[] = {
 	{ "wait", cmd_wait, "[--timeout SEC]",
 	  "wait until every node is connected (default 60 s)" },
 	{ "ls-create", cmd_ls_create,
-	  "NAME [--proto bakery|caslock] [--lease-ms T] [--omega-us U]\n"
-	  "      [--slots N] [--update] [--uid U] [--gid G] [--mode OCTAL]",
+	  "NAME [--proto bakery|caslock|cql] [--lease-ms T] [--omega-us U]\n"
+	  "      [--slots N] [--update] [--queue-bits N] [--version-bits M]\n"
+	  "      [--uid U] [--gid G] [--mode OCTAL]",
 	  "create a lockspace, or attach to the cluster's (same attributes on\n"
-	  "      every node); defaults: bakery, no lease, 1024 slots, mode 0666" },
+	  "      every node); defaults: bakery, no lease, 1024 slots, mode 0666;\n"
+	  "      cql only: --queue-bits (1..12, default 5: 32 queue entries per\n"
+	  "      lock, 34 slots a name) and --version-bits (2..16, default 16)" },
 	{ "ls-remove", cmd_ls_remove, "NAME",
 	  "remove a lockspace from this node (fails while in use)" },
 	{ "lock", cmd_lock,

@@ -154,6 +154,13 @@ static const struct rdlock_poke rdlock_create_cases[] = {
 	  sizeof_field(struct rdlock_ls_create, mode), 01000, -EINVAL },
 	{ "pad = 1", offsetof(struct rdlock_ls_create, pad),
 	  sizeof_field(struct rdlock_ls_create, pad), 1, -EINVAL },
+	{ "queue_bits = 1 (bakery)", offsetof(struct rdlock_ls_create, queue_bits),
+	  sizeof_field(struct rdlock_ls_create, queue_bits), 1, -EINVAL },
+	{ "version_bits = 16 (bakery)",
+	  offsetof(struct rdlock_ls_create, version_bits),
+	  sizeof_field(struct rdlock_ls_create, version_bits), 16, -EINVAL },
+	{ "proto = RDLOCK_PROTO_CQL", offsetof(struct rdlock_ls_create, proto),
+	  sizeof_field(struct rdlock_ls_create, proto), RDLOCK_PROTO_CQL, 0 },
 	{ "reserved = 1", offsetof(struct rdlock_ls_create, reserved),
 	  sizeof_field(struct rdlock_ls_create, reserved), 1, -EINVAL },
 };
@@ -176,6 +183,57 @@ static void rdlock_ls_create_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c.omega_us, attr.omega_us);
 		KUNIT_EXPECT_EQ(test, c.slots, attr.slots);
 	}
+}
+
+/* CQL's attributes: ranges, defaults, slots per name, other protocols. */
+static void rdlock_ls_cql_attr_test(struct kunit *test)
+{
+	struct rdlock_ls_attr a = {
+		.proto = RDLOCK_PROTO_CQL, .slots = 34,
+	};
+
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 34U);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_cql_queue_bits(&a), 5U);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_cql_version_bits(&a), 16U);
+	a.slots = 32;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.queue_bits = 1;
+	a.version_bits = 2;
+	a.slots = 4;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 4U);
+	a.slots = 2;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.slots = RDLOCK_LS_SLOTS_MAX;
+	a.queue_bits = 12;
+	a.version_bits = 16;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 4098U);
+	a.queue_bits = 13;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.queue_bits = 0;
+	a.version_bits = 1;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.version_bits = 17;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.version_bits = 0;
+	a.lease_ms = RDLOCK_LEASE_MS_MIN;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.lease_ms = 0;
+	a.flags = RDLOCK_LS_UPDATE;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.flags = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	a.proto = RDLOCK_PROTO_BAKERY;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 2U);
+	a.version_bits = 16;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.version_bits = 0;
+	a.queue_bits = 5;
+	a.proto = RDLOCK_PROTO_CASLOCK;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
 }
 
 static const struct rdlock_lock_req rdlock_valid_lock = {
@@ -329,6 +387,7 @@ static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_ls_name_test, rdlock_name_gen_params),
 	KUNIT_CASE(rdlock_ls_name_struct_test),
 	KUNIT_CASE_PARAM(rdlock_ls_create_test, rdlock_create_gen_params),
+	KUNIT_CASE(rdlock_ls_cql_attr_test),
 	KUNIT_CASE_PARAM(rdlock_lock_req_test, rdlock_lock_gen_params),
 	KUNIT_CASE(rdlock_lock_try_timeout_test),
 	KUNIT_CASE_PARAM(rdlock_convert_req_test, rdlock_convert_gen_params),

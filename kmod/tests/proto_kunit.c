@@ -27,9 +27,12 @@
 #include <linux/spinlock.h>
 
 #include "lockword/bakery.h"
+#include "lockword/cql.h"
 #include "proto.h"
 
 #define SIM_NODES		3
+/* A CQL lock at SIM_LOCK_SLOT takes 1 + 2^5 slots at the default layout. */
+#define SIM_SLOTS		64
 #define SIM_THREADS		2	/* per node */
 #define SIM_LOCK_NODE		0
 #define SIM_LOCK_SLOT		1
@@ -38,10 +41,22 @@
 
 struct proto_sim;
 
-/* One simulated node: its clock runs @hidden_ns behind the real one. */
+/*
+ * One simulated node: its clock runs @hidden_ns behind the real one;
+ * @waiters are its CQL waiters, which its notifications reach.
+ */
 struct sim_node {
 	struct proto_sim *sim;
 	atomic64_t hidden_ns;
+	struct rdlock_cql_waiters waiters;
+};
+
+/* A notification in flight. */
+struct sim_msg {
+	struct list_head list;
+	u32 src, dst;
+	size_t len;
+	u8 payload[RDLOCK_XMSG_PAYLOAD];
 };
 
 /**
@@ -69,10 +84,17 @@ struct sim_node {
  * @errors: any other failed acquisition.
  * @stop: the threads that run until told stop.
  * @stalling: the stalled holder has not released yet.
+ * @msg_lock: protects @msgs.
+ * @msgs: notifications in flight, in the order sent: one FIFO for all
+ *	pairs of nodes, so each pair's is FIFO too.
+ * @msg_work: delivers @msgs, one at a time, with BHs off as in softirq.
+ * @msg_delay_us: each delivery may first wait up to this long.
+ * @msgs_sent: notifications sent.
+ * @seq: grant order, for the CQL order tests.
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
-	u64 table[SIM_NODES][4];
+	u64 table[SIM_NODES][SIM_SLOTS];
 	u32 delay_us;
 	u64 incarnation[SIM_NODES];
 	u32 read_fail_pct;
@@ -84,6 +106,12 @@ struct proto_sim {
 	atomic64_t grants, writes, again, timeouts, errors, xfails;
 	bool stop;
 	bool stalling;
+	spinlock_t msg_lock;	/* protects msgs */
+	struct list_head msgs;
+	struct work_struct msg_work;
+	u32 msg_delay_us;
+	atomic64_t msgs_sent;
+	atomic_t seq;
 };
 
 /*
@@ -175,16 +203,105 @@ static u64 sim_incarnation(void *priv, u32 node)
 	return inc;
 }
 
+static int sim_send_msg(void *priv, u32 node, const void *payload,
+			size_t len)
+{
+	struct sim_node *n = priv;
+	struct proto_sim *sim = n->sim;
+	struct sim_msg *m;
+
+	if (node >= SIM_NODES || len > RDLOCK_XMSG_PAYLOAD)
+		return -EINVAL;
+	m = kzalloc(sizeof(*m), GFP_NOFS);
+	if (!m)
+		return -EAGAIN;
+	m->src = n - sim->nodes;
+	m->dst = node;
+	m->len = len;
+	memcpy(m->payload, payload, len);
+	spin_lock_bh(&sim->msg_lock);
+	list_add_tail(&m->list, &sim->msgs);
+	spin_unlock_bh(&sim->msg_lock);
+	atomic64_inc(&sim->msgs_sent);
+	queue_work(system_unbound_wq, &sim->msg_work);
+	return 0;
+}
+
+static void sim_msg_work(struct work_struct *work)
+{
+	struct proto_sim *sim = container_of(work, struct proto_sim, msg_work);
+	struct sim_msg *m;
+	u32 r;
+
+	for (;;) {
+		spin_lock_bh(&sim->msg_lock);
+		m = list_first_entry_or_null(&sim->msgs, struct sim_msg, list);
+		if (m)
+			list_del(&m->list);
+		spin_unlock_bh(&sim->msg_lock);
+		if (!m)
+			return;
+		if (READ_ONCE(sim->msg_delay_us)) {
+			r = get_random_u32_below(sim->msg_delay_us) + 1;
+			usleep_range(r, r + 10);
+		}
+		local_bh_disable();
+		rdlock_cql_deliver(&sim->nodes[m->dst].waiters, m->src,
+				   m->payload, m->len);
+		local_bh_enable();
+		kfree(m);
+	}
+}
+
+static u32 sim_self(void *priv)
+{
+	struct sim_node *n = priv;
+
+	return n - n->sim->nodes;
+}
+
+static struct rdlock_cql_waiters *sim_waiters(void *priv)
+{
+	struct sim_node *n = priv;
+
+	return &n->waiters;
+}
+
 static void sim_node_init(struct proto_sim *sim, int i)
 {
 	sim->nodes[i].sim = sim;
 	sim->incarnation[i] = SIM_INCARNATION;
+	rdlock_cql_waiters_init(&sim->nodes[i].waiters);
+	if (!i) {
+		spin_lock_init(&sim->msg_lock);
+		INIT_LIST_HEAD(&sim->msgs);
+		INIT_WORK(&sim->msg_work, sim_msg_work);
+	}
+}
+
+/* Background tickets, then the notifications they sent. */
+static void sim_flush(struct proto_sim *sim)
+{
+	rdlock_proto_flush();
+	flush_work(&sim->msg_work);
+}
+
+static void sim_destroy(struct proto_sim *sim)
+{
+	int i;
+
+	sim_flush(sim);
+	for (i = 0; i < SIM_NODES; i++)
+		rdlock_cql_waiters_destroy(&sim->nodes[i].waiters);
 }
 
 static const struct rdlock_proto_xport sim_xport = {
 	.exec		= sim_exec,
 	.now		= sim_now,
 	.incarnation	= sim_incarnation,
+	.send_msg	= sim_send_msg,
+	.self		= sim_self,
+	.waiters	= sim_waiters,
 };
 
 /**
@@ -201,6 +318,11 @@ static const struct rdlock_proto_xport sim_xport = {
  * @deadline_ms: while the holder stalls, the hammering threads' acquire
  *	deadline (else 30 s): they time out and come back, a steady stream
  *	of new tickets (each abandoned one is finished in the background).
+ * @read_fail_pct: see &struct proto_sim.
+ * @op_fail_pct: see &struct proto_sim.
+ * @msg_delay_us: see &struct proto_sim.
+ * @cql_cap_bits: CQL layout, 0: default.
+ * @cql_ver_bits: CQL layout, 0: default.
  */
 struct sim_params {
 	const char *name;
@@ -215,6 +337,9 @@ struct sim_params {
 	u32 deadline_ms;
 	u32 read_fail_pct;
 	u32 op_fail_pct;
+	u32 msg_delay_us;
+	u8 cql_cap_bits;
+	u8 cql_ver_bits;
 };
 
 struct sim_thread {
@@ -341,6 +466,9 @@ static void sim_cfg(struct rdlock_proto_cfg *cfg, const struct sim_params *p,
 	cfg->stats = stats;
 	cfg->xport = &sim_xport;
 	cfg->xport_priv = node;
+	cfg->cql_cap_bits = p->cql_cap_bits;
+	cfg->cql_ver_bits = p->cql_ver_bits;
+	cfg->cql_nodes = SIM_NODES;
 }
 
 /* Has a stall reset skipped the bakery ticket @h in the word? */
@@ -401,6 +529,7 @@ static int sim_round(struct proto_sim *sim,
 	sim->delay_us = p->delay_us;
 	sim->read_fail_pct = p->read_fail_pct;
 	sim->op_fail_pct = p->op_fail_pct;
+	sim->msg_delay_us = p->msg_delay_us;
 	WRITE_ONCE(sim->stop, false);
 	for (i = 0; i < nr; i++) {
 		memset(&st[i], 0, sizeof(st[i]));
@@ -418,7 +547,7 @@ static int sim_round(struct proto_sim *sim,
 			sim_start(&st[i], i);
 		for (i = 0; i < nr; i++)
 			wait_for_completion(&st[i].done);
-		rdlock_proto_flush();
+		sim_flush(sim);
 		return 0;
 	}
 
@@ -455,7 +584,7 @@ static int sim_round(struct proto_sim *sim,
 	for (i = 0; i < nr - SIM_THREADS; i++)
 		wait_for_completion(&st[i].done);
 	/* Abandoned tickets and resets finish in the background. */
-	rdlock_proto_flush();
+	sim_flush(sim);
 	return atomic64_read(&hstats.lease_expiries);
 }
 
@@ -490,6 +619,16 @@ static const struct sim_params sim_cases[] = {
 	  .read_fail_pct = 5, .op_fail_pct = 5 },
 	{ "caslock update, 5% of FAA/CAS refused unsent", &rdlock_proto_caslock, true,
 	  0, 50, 150, 3, .op_fail_pct = 5 },
+	{ "cql", &rdlock_proto_cql, false, 0, 50, 150, 3 },
+	{ "cql, notifications delayed up to 200 us", &rdlock_proto_cql, false, 0, 50,
+	  150, 3, .msg_delay_us = 200 },
+	{ "cql, 5% of READs fail, 5% of FAA/CAS refused unsent", &rdlock_proto_cql,
+	  false, 0, 50, 150, 3, .read_fail_pct = 5, .op_fail_pct = 5 },
+	{ "cql, capacity 8", &rdlock_proto_cql, false, 0, 50, 150, 3,
+	  .cql_cap_bits = 3 },
+	/* One client per node in the queue: the others wait at the gate. */
+	{ "cql, capacity 4, 16 version bits", &rdlock_proto_cql, false, 0, 50, 150,
+	  3, .cql_cap_bits = 2 },
 };
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
@@ -547,13 +686,30 @@ static void sim_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, &t, jiffies + HZ), 0);
 	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
 	p->ops->release(&st->cfg, &t);
+	if (p->ops == &rdlock_proto_cql) {
+		struct cql_layout l;
+		u64 h = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+
+		cql_layout_init(&l, p->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
+				p->cql_ver_bits ?: CQL_VER_BITS_DEFAULT);
+		/* Empty: every enqueue was dequeued, no reset pending. */
+		KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, h), 0U);
+		KUNIT_EXPECT_EQ(test, cql_hdr_wcnt(&l, h), 0U);
+		KUNIT_EXPECT_EQ(test, cql_hdr_reset_id(h), 0U);
+		/* One dequeue per grant: qhead counts them all. */
+		KUNIT_EXPECT_EQ(test, (u64)cql_hdr_qhead(&l, h),
+				(u64)(atomic64_read(&sim->grants) + 1) &
+				cql_pos_mask(&l));
+		KUNIT_EXPECT_GT(test, atomic64_read(&sim->msgs_sent), 0);
+	}
+	sim_destroy(sim);
 	if (p->deadline_ms)
 		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), p->rounds);
-	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld injected failures, %d stalled holders revoked\n",
+	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld injected failures, %d stalled holders revoked, %lld notifications\n",
 		   p->rounds, atomic64_read(&sim->grants),
 		   atomic64_read(&sim->writes), atomic64_read(&sim->again),
 		   atomic64_read(&sim->timeouts), atomic64_read(&sim->xfails),
-		   revoked);
+		   revoked, atomic64_read(&sim->msgs_sent));
 }
 
 /*
@@ -674,10 +830,507 @@ static void sim_restart_test(struct kunit *test)
 	rdlock_proto_bakery.release(&cfg, &t);
 }
 
+/* ------------------------------------------------------------------ */
+/* CQL: order, readers together, abandoned waiters, operation counts   */
+
+/**
+ * struct cql_client - one CQL acquisition in a thread of its own
+ * @sim: the cluster.
+ * @cfg: its node's policy.
+ * @stats: its counters.
+ * @t: the ticket.
+ * @timeout_ms: the acquisition's deadline (0: none).
+ * @hold_ms: how long it holds.
+ * @together: if set, it holds until this many holders are inside.
+ * @ret: what acquire returned.
+ * @seq: its place in the grant order (sim->seq), 0 if not granted.
+ * @acq_ops: remote operations of the acquisition, less liveness READs.
+ * @met: @together holders were inside at once.
+ * @done: the thread ended.
+ */
+struct cql_client {
+	struct proto_sim *sim;
+	struct rdlock_proto_cfg cfg;
+	struct rdlock_proto_stats stats;
+	struct rdlock_ticket t;
+	u32 timeout_ms;
+	u32 hold_ms;
+	int together;
+	int ret;
+	int seq;
+	u32 acq_ops;
+	bool met;
+	struct completion done;
+};
+
+static atomic_t cql_inside = ATOMIC_INIT(0);
+/* The most holders inside at once: the last reader in may leave at once. */
+static atomic_t cql_peak = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(cql_inside_wq);
+
+static int cql_client_fn(void *arg)
+{
+	struct cql_client *c = arg;
+	unsigned long until;
+	int in, peak;
+
+	c->ret = rdlock_proto_cql.acquire(&c->cfg, &c->t,
+					  c->timeout_ms ?
+					  jiffies + msecs_to_jiffies(c->timeout_ms) :
+					  0);
+	if (!c->ret) {
+		c->seq = atomic_inc_return(&c->sim->seq);
+		c->acq_ops = c->t.remote_ops - c->t.polls;
+		in = atomic_inc_return(&cql_inside);
+		peak = atomic_read(&cql_peak);
+		while (peak < in && !atomic_try_cmpxchg(&cql_peak, &peak, in))
+			;
+		wake_up_all(&cql_inside_wq);
+		if (c->together) {
+			until = jiffies + 10 * HZ;
+			c->met = wait_event_timeout(cql_inside_wq,
+						    atomic_read(&cql_peak) >=
+						    c->together,
+						    until - jiffies) > 0;
+		}
+		if (c->hold_ms)
+			msleep(c->hold_ms);
+		atomic_dec(&cql_inside);
+		rdlock_proto_cql.release(&c->cfg, &c->t);
+	}
+	complete(&c->done);
+	return 0;
+}
+
+static void cql_client_init(struct cql_client *c, struct proto_sim *sim,
+			    int node, enum rdlock_mode mode)
+{
+	static const struct sim_params p = { .ops = &rdlock_proto_cql };
+
+	memset(c, 0, sizeof(*c));
+	c->sim = sim;
+	sim_cfg(&c->cfg, &p, &sim->nodes[node], &c->stats);
+	c->t.node = SIM_LOCK_NODE;
+	c->t.slot = SIM_LOCK_SLOT;
+	c->t.incarnation = SIM_INCARNATION;
+	c->t.mode = mode;
+	init_completion(&c->done);
+}
+
+static void cql_client_start(struct kunit *test, struct cql_client *c)
+{
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cql_client_fn, c,
+						    "rdlock_cql")));
+}
+
+static u64 cql_header(struct proto_sim *sim)
+{
+	u64 h;
+
+	spin_lock(&sim->lock);
+	h = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+	spin_unlock(&sim->lock);
+	return h;
+}
+
+/*
+ * Wait until the header (of layout @l) counts @qsize clients and their
+ * entries are in.
+ */
+static bool cql_wait_queued_l(struct proto_sim *sim,
+			      const struct cql_layout *l, u32 qsize)
+{
+	unsigned long until = jiffies + 10 * HZ;
+
+	while (cql_hdr_qsize(l, cql_header(sim)) != qsize) {
+		if (time_after(jiffies, until))
+			return false;
+		usleep_range(5000, 6000);
+	}
+	msleep(20);	/* the populate WRITE follows the FA */
+	return true;
+}
+
+/* The same at the default layout. */
+static bool cql_wait_queued(struct proto_sim *sim, u32 qsize)
+{
+	struct cql_layout l;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	return cql_wait_queued_l(sim, &l, qsize);
+}
+
+static struct proto_sim *cql_sim_new(struct kunit *test)
+{
+	struct proto_sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
+	spin_lock_init(&sim->lock);
+	for (i = 0; i < SIM_NODES; i++)
+		sim_node_init(sim, i);
+	return sim;
+}
+
+#define CQL_FIFO_WAITERS	9
+
+/*
+ * Exclusive waiters queued one after the other from every node are
+ * granted exactly in their enqueue order, each by one notification.
+ */
+static void cql_fifo_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_client *h, *c;
+	int i;
+
+	c = kunit_kcalloc(test, CQL_FIFO_WAITERS + 1, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[CQL_FIFO_WAITERS];
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 1U);
+	for (i = 0; i < CQL_FIFO_WAITERS; i++) {
+		/* Node 2, 1, 0, 2, ...: order across nodes, not by node. */
+		cql_client_init(&c[i], sim, SIM_NODES - 1 - i % SIM_NODES,
+				RDLOCK_MODE_EXCLUSIVE);
+		c[i].hold_ms = 2;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, i + 2));
+	}
+	h->t.remote_ops = 0;
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	/* FAA, READ of the successor's entry: found a writer, stop. */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U);
+	for (i = 0; i < CQL_FIFO_WAITERS; i++)
+		wait_for_completion(&c[i].done);
+	sim_flush(sim);
+	for (i = 0; i < CQL_FIFO_WAITERS; i++) {
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_EQ(test, c[i].seq, i + 1);
+		/* FAA, populate WRITE; READs only by the 1 s liveness check. */
+		KUNIT_EXPECT_EQ(test, c[i].acq_ops, 2U);
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent),
+			(s64)CQL_FIFO_WAITERS);
+	sim_destroy(sim);
+}
+
+#define CQL_READERS	4
+
+/*
+ * Readers queued behind a writer are admitted together by its release
+ * (case 5); a writer queued after them waits for all of them, and a reader
+ * queued after that writer waits for it (task-fair, no overtaking).
+ */
+static void cql_readers_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_client *c, *h, *w, *r;
+	int i;
+
+	c = kunit_kcalloc(test, CQL_READERS + 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[CQL_READERS];
+	w = h + 1;
+	r = h + 2;
+	atomic_set(&cql_peak, 0);
+	cql_client_init(h, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	for (i = 0; i < CQL_READERS; i++) {
+		cql_client_init(&c[i], sim, i % SIM_NODES, RDLOCK_MODE_SHARED);
+		c[i].together = CQL_READERS;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, i + 2));
+	}
+	cql_client_init(w, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, w);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, CQL_READERS + 2));
+	cql_client_init(r, sim, 0, RDLOCK_MODE_SHARED);
+	cql_client_start(test, r);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, CQL_READERS + 3));
+	h->t.remote_ops = 0;
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	/* FAA, then the readers' entries and the writer's that ends them. */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U + CQL_READERS);
+	for (i = 0; i < CQL_READERS; i++)
+		wait_for_completion(&c[i].done);
+	wait_for_completion(&w->done);
+	wait_for_completion(&r->done);
+	sim_flush(sim);
+	for (i = 0; i < CQL_READERS; i++) {
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_TRUE(test, c[i].met);
+		KUNIT_EXPECT_LE(test, c[i].seq, CQL_READERS);
+	}
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, w->seq, CQL_READERS + 1);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->seq, CQL_READERS + 2);
+	/* 4 readers at once, then the writer, then the reader. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), CQL_READERS + 2LL);
+	sim_destroy(sim);
+}
+
+#define CQL_STREAM	3
+
+struct cql_stream {
+	struct proto_sim *sim;
+	int node;
+	int first_seq;	/* of its first grant */
+	int grants;
+	bool stop;
+	struct completion done;
+};
+
+static int cql_stream_fn(void *arg)
+{
+	struct cql_stream *rs = arg;
+	struct cql_client c;
+	int seq;
+
+	while (!READ_ONCE(rs->stop)) {
+		cql_client_init(&c, rs->sim, rs->node, RDLOCK_MODE_SHARED);
+		if (rdlock_proto_cql.acquire(&c.cfg, &c.t, jiffies + 20 * HZ))
+			break;
+		seq = atomic_inc_return(&rs->sim->seq);
+		if (!rs->grants++)
+			rs->first_seq = seq;
+		usleep_range(500, 1000);
+		rdlock_proto_cql.release(&c.cfg, &c.t);
+	}
+	complete(&rs->done);
+	return 0;
+}
+
+/*
+ * A writer queued behind a reader is not starved by a stream of readers
+ * that keep coming on every node: every one of them queues behind it.
+ */
+static void cql_starve_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_stream *rs;
+	struct cql_client *c, *w;
+	int i;
+
+	c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	rs = kunit_kcalloc(test, CQL_STREAM, sizeof(*rs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rs);
+	w = &c[1];
+	cql_client_init(c, sim, 0, RDLOCK_MODE_SHARED);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0), 0);
+	cql_client_init(w, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	w->hold_ms = 20;
+	cql_client_start(test, w);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	for (i = 0; i < CQL_STREAM; i++) {
+		rs[i].sim = sim;
+		rs[i].node = i;
+		init_completion(&rs[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cql_stream_fn,
+							    &rs[i],
+							    "rdlock_cqlr")));
+	}
+	msleep(100);
+	/* The first reader is still in, the rest queued behind the writer. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&sim->seq), 0);
+	rdlock_proto_cql.release(&c->cfg, &c->t);
+	wait_for_completion(&w->done);
+	msleep(100);
+	for (i = 0; i < CQL_STREAM; i++)
+		WRITE_ONCE(rs[i].stop, true);
+	for (i = 0; i < CQL_STREAM; i++)
+		wait_for_completion(&rs[i].done);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, w->seq, 1);
+	for (i = 0; i < CQL_STREAM; i++) {
+		KUNIT_EXPECT_GT(test, rs[i].grants, 0);
+		KUNIT_EXPECT_GT(test, rs[i].first_seq, w->seq);
+	}
+	sim_destroy(sim);
+}
+
+/*
+ * A waiter that times out leaves nothing behind: its ticket is finished
+ * in the background (granted, then released), the waiter queued after it
+ * is granted, and the lock ends empty; a reader that times out too.
+ */
+static void cql_abandon_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_client *c, *h, *u;
+	struct rdlock_ticket t;
+	struct cql_layout l;
+	u64 hdr;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = c;
+	u = c + 1;
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	t = h->t;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &t,
+						       jiffies + HZ / 20),
+			-ETIMEDOUT);
+	t = h->t;
+	t.mode = RDLOCK_MODE_SHARED;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &t, jiffies),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.abandoned), 2LL);
+	cql_client_init(u, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, u);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 4));
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&u->done);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, u->ret, 0);
+	hdr = cql_header(sim);
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, hdr), 0U);
+	KUNIT_EXPECT_EQ(test, cql_hdr_wcnt(&l, hdr), 0U);
+	KUNIT_EXPECT_EQ(test, cql_hdr_qhead(&l, hdr), 4U);
+	/* Holder to abandoned writer to abandoned reader to u. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 3LL);
+	sim_destroy(sim);
+}
+
+/*
+ * Uncontended: one FAA to acquire, one to release, nothing else; update
+ * locks and multi-slot leases are refused before anything is sent.
+ */
+static void cql_ops_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_layout l;
+	struct cql_client *c;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	for (i = 0; i < 100; i++) {
+		cql_client_init(c, sim, i % SIM_NODES,
+				i & 1 ? RDLOCK_MODE_SHARED :
+					RDLOCK_MODE_EXCLUSIVE);
+		KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t,
+							       0), 0);
+		KUNIT_EXPECT_EQ(test, c->t.remote_ops, 1U);
+		rdlock_proto_cql.release(&c->cfg, &c->t);
+		KUNIT_EXPECT_EQ(test, c->t.remote_ops, 2U);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA]),
+				2LL);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.remote_ops), 2LL);
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 0LL);
+	cql_client_init(c, sim, 1, RDLOCK_MODE_UPDATE);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0),
+			-EOPNOTSUPP);
+	cql_client_init(c, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	c->t.k = 2;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, c->t.remote_ops, 0U);
+	cql_client_init(c, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	c->cfg.cql_cap_bits = CQL_CAP_BITS_MAX + 1;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.slots(&c->cfg), 0U);
+	c->cfg.cql_cap_bits = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.slots(&c->cfg),
+			1U + (1U << CQL_CAP_BITS_DEFAULT));
+	KUNIT_EXPECT_EQ(test, c->t.remote_ops, 0U);
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 100, 0, 0, 0));
+	sim_destroy(sim);
+}
+
+/*
+ * Version wrap with 2 version bits and 2 entries: an idle lock whose qhead
+ * reaches lap 1 (half of the usable laps) is reset by the release that
+ * left it idle: one CAS claims it, 2 WRITEs zero the queue, one CAS the
+ * header. A waiter granted across it, and an enqueue that meets a reset
+ * in progress waits for it and enqueues again.
+ */
+static void cql_version_reset_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_client *c, *h, *w;
+	struct cql_layout l;
+	u64 hdr;
+	int i;
+
+	cql_layout_init(&l, 1, 2);
+	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	for (i = 0; i < 100; i++) {
+		cql_client_init(c, sim, 1, i & 1 ? RDLOCK_MODE_SHARED :
+						   RDLOCK_MODE_EXCLUSIVE);
+		c->cfg.cql_cap_bits = 1;
+		c->cfg.cql_ver_bits = 2;
+		KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t,
+							       0), 0);
+		rdlock_proto_cql.release(&c->cfg, &c->t);
+		/* Every second release resets: CAS, 2 WRITEs, CAS. */
+		KUNIT_EXPECT_EQ(test, c->t.remote_ops, i & 1 ? 6U : 2U);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.version_resets),
+				(s64)(i & 1));
+		KUNIT_EXPECT_EQ(test, cql_header(sim),
+				i & 1 ? 0ULL : cql_hdr_pack(&l, 1, 0, 0, 0));
+	}
+	/* A holder and a waiter: the waiter's release resets. */
+	h = c + 1;
+	w = c + 2;
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	h->cfg.cql_cap_bits = 1;
+	h->cfg.cql_ver_bits = 2;
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init(w, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	w->cfg.cql_cap_bits = 1;
+	w->cfg.cql_ver_bits = 2;
+	cql_client_start(test, w);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued_l(sim, &l, 2));
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.version_resets), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
+	/* A reset in progress (node 0's): the enqueue waits, then retries. */
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 1, 0, 0, 1);
+	spin_unlock(&sim->lock);
+	cql_client_init(w, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	w->cfg.cql_cap_bits = 1;
+	w->cfg.cql_ver_bits = 2;
+	cql_client_start(test, w);
+	msleep(100);
+	hdr = cql_header(sim);
+	KUNIT_EXPECT_TRUE(test, cql_hdr_resetting(hdr));
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, hdr), 1U);
+	KUNIT_EXPECT_EQ(test, w->seq, 0);
+	/* The resetter's last CAS: everything, the aborted delta too, 0. */
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = CQL_HDR_INIT;
+	spin_unlock(&sim->lock);
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.retries), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 1, 0, 0, 0));
+	sim_destroy(sim);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
 	KUNIT_CASE(sim_quota_test),
 	KUNIT_CASE(sim_restart_test),
+	KUNIT_CASE(cql_fifo_test),
+	KUNIT_CASE(cql_readers_test),
+	KUNIT_CASE(cql_starve_test),
+	KUNIT_CASE(cql_abandon_test),
+	KUNIT_CASE(cql_ops_test),
+	KUNIT_CASE(cql_version_reset_test),
 	{}
 };
 

@@ -8,8 +8,10 @@
  *
  * attributes	node 0 creates a lockspace; the others must get EEXIST for
  *		another protocol, slot count, flags or lease, and attach
- *		with the same ones (node-local omega, uid, gid, mode differ).
- * exclusion	per protocol (bakery, CAS spinlock): T threads per node, each
+ *		with the same ones (node-local omega, uid, gid, mode differ);
+ *		the same for a CQL lockspace's queue and version bits (0 and
+ *		the default are the same).
+ * exclusion	per protocol (bakery, CAS spinlock, CQL): T threads per node, each
  *		with its own file joined to the lockspace, take 4 hot names M
  *		times in random modes (7 in 10 exclusive). An exclusive holder
  *		does a non-atomic READ + WRITE increment of the name's counter
@@ -69,8 +71,9 @@
 #define RAW_SLOTS	1024	/* F .. F + 1023 are ours */
 
 /* Raw slots relative to F; barriers and totals on node 0. */
-#define R_ATTR		32	/* barriers + 0 .. 3 */
-#define R_EXCL(p)	(64 + 64 * (p))	/* bakery, CAS spinlock, update */
+#define R_ATTR		32	/* barriers + 0 .. 5 */
+/* Exclusion test regions: R_EXCL0 + 64p; CQL between fair and stream. */
+#define R_EXCL0		64
 #define  X_COUNTER	0	/* + name, on node (name + 1) % N */
 #define  X_FLAG		8	/* + name, on node (name + 1) % N */
 #define  X_TOTAL	16	/* + name */
@@ -107,7 +110,12 @@
 #define STREAM_DEADLINE_S	120
 #define STREAM_WRITER_MS	90000
 
-enum { P_BAKERY, P_CASLOCK, P_UPDATE };
+enum { P_BAKERY, P_CASLOCK, P_UPDATE, P_CQL };
+
+static __u32 r_excl(__u32 p)
+{
+	return p < P_CQL ? R_EXCL0 + 64 * p : 272;
+}
 
 struct ls_env {
 	__u32 self, nr_nodes, iters, threads, fair_iters, names;
@@ -211,6 +219,58 @@ static void teardown_ls(struct __test_metadata *_metadata,
 		TH_LOG("LS_REMOVE %s: %s", name, strerror(got));
 }
 
+static int cql_create(int fd, const char *name, __u8 queue_bits,
+		      __u8 version_bits)
+{
+	struct rdlock_ls_create c;
+
+	rdl_ls_create_init(&c, name, RDLOCK_PROTO_CQL, 64, 0, 0666);
+	c.queue_bits = queue_bits;
+	c.version_bits = version_bits;
+	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
+}
+
+/* Node 0 fixes a CQL lockspace's widths; the others must match them. */
+static void cql_attributes(struct __test_metadata *_metadata,
+			   struct ls_ctx *c)
+{
+	static const char *ls = "ls_attr_cql";
+	int got;
+
+	if (c->env.self == 0)
+		ASSERT_EQ(0, cql_create(c->dev, ls, 4, 0));
+	BARRIER(c, R_ATTR + 3);
+	if (c->env.self != 0) {
+		got = cql_create(c->dev, ls, 3, 0);
+		EXPECT_EQ(EEXIST, got)
+			TH_LOG("LS_CREATE cql, other queue bits: %s",
+			       strerror(got));
+		got = cql_create(c->dev, ls, 4, 15);
+		EXPECT_EQ(EEXIST, got)
+			TH_LOG("LS_CREATE cql, other version bits: %s",
+			       strerror(got));
+		got = cql_create(c->dev, ls, 0, 0);
+		EXPECT_EQ(EEXIST, got)
+			TH_LOG("LS_CREATE cql, default queue bits: %s",
+			       strerror(got));
+		/* 0 is the default, 16: the same policy. */
+		got = cql_create(c->dev, ls, 4, RDLOCK_CQL_VERSION_BITS_DEFAULT);
+		EXPECT_EQ(0, got)
+			TH_LOG("LS_CREATE cql, same bits: %s", strerror(got));
+	}
+	BARRIER(c, R_ATTR + 4);
+	{
+		int fd = rdl_open_joined(ls);
+		__u32 h;
+
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, rdl_ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+		close(fd);
+	}
+	teardown_ls(_metadata, c, ls, R_ATTR + 5);
+}
+
 TEST_F_TIMEOUT(ls, attributes, 600)
 {
 	static const char *ls = "ls_attr";
@@ -266,6 +326,7 @@ TEST_F_TIMEOUT(ls, attributes, 600)
 		close(fd);
 	}
 	teardown_ls(_metadata, &self->c, ls, R_ATTR + 2);
+	cql_attributes(_metadata, &self->c);
 }
 
 struct worker {
@@ -476,16 +537,16 @@ out:
 
 static void run_exclusion(struct __test_metadata *_metadata,
 			  struct ls_ctx *c, const char *ls, __u32 proto,
-			  __u32 flags, __u32 p)
+			  __u32 flags, __u32 p, __u32 slots)
 {
 	const struct ls_env *e = &c->env;
-	__u32 region = R_EXCL(p), i, n, failed = 0;
+	__u32 region = r_excl(p), i, n, failed = 0;
 	__u64 writes[NR_HOT] = { 0 }, violations = 0, acq = 0, up = 0;
 	__u64 waits = 0, down = 0, mismatch = 0, bad = 0;
 	struct worker w[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
 
-	setup_ls(_metadata, c, ls, proto, 256, flags, region + X_BARRIER);
+	setup_ls(_metadata, c, ls, proto, slots, flags, region + X_BARRIER);
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < e->threads; i++) {
 		w[i].env = e;
@@ -553,19 +614,30 @@ static void run_exclusion(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(ls, bakery_exclusion, 900)
 {
 	run_exclusion(_metadata, &self->c, "ls_bakery", RDLOCK_PROTO_BAKERY, 0,
-		      P_BAKERY);
+		      P_BAKERY, 256);
 }
 
 TEST_F_TIMEOUT(ls, caslock_exclusion, 900)
 {
 	run_exclusion(_metadata, &self->c, "ls_caslock", RDLOCK_PROTO_CASLOCK, 0,
-		      P_CASLOCK);
+		      P_CASLOCK, 256);
+}
+
+TEST_F_TIMEOUT(ls, cql_exclusion, 900)
+{
+	/*
+	 * As many names per node as the others (128): with fewer, names are
+	 * reclaimed between uses and may come back in another entry, which
+	 * the home check takes for a disagreement.
+	 */
+	run_exclusion(_metadata, &self->c, "ls_cql", RDLOCK_PROTO_CQL, 0, P_CQL,
+		      128 * (2 + (1 << RDLOCK_CQL_QUEUE_BITS_DEFAULT)));
 }
 
 TEST_F_TIMEOUT(ls, update_exclusion, 900)
 {
 	run_exclusion(_metadata, &self->c, "ls_update", RDLOCK_PROTO_BAKERY,
-		      RDLOCK_LS_UPDATE, P_UPDATE);
+		      RDLOCK_LS_UPDATE, P_UPDATE, 256);
 }
 
 struct fair_worker {

@@ -548,7 +548,22 @@ static const struct field_case ls_create_cases[] = {
 	{ "mode 01000", { F(mode, 01000) }, EINVAL },
 	{ "mode 04755", { F(mode, 04755) }, EINVAL },
 	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
-	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "pad 1", { F8(pad, 1) }, EINVAL },
+	/* CQL attributes on another protocol, or out of range. */
+	{ "queue_bits 1, bakery", { F8(queue_bits, 1) }, EINVAL },
+	{ "version_bits 16, bakery", { F8(version_bits, 16) }, EINVAL },
+	{ "queue_bits 5, caslock",
+	  { F(proto, RDLOCK_PROTO_CASLOCK), F8(queue_bits, 5) }, EINVAL },
+	{ "cql, 2 slots (a lock takes 34)", { F(proto, RDLOCK_PROTO_CQL) },
+	  EINVAL },
+	{ "cql, queue_bits 13", { F(proto, RDLOCK_PROTO_CQL), F8(queue_bits, 13) },
+	  EINVAL },
+	{ "cql, queue_bits 255",
+	  { F(proto, RDLOCK_PROTO_CQL), F8(queue_bits, 255) }, EINVAL },
+	{ "cql, version_bits 1",
+	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 1) }, EINVAL },
+	{ "cql, version_bits 17",
+	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 17) }, EINVAL },
 	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
 	{ "reserved[1]", { F64(reserved[1], 1ULL << 32) }, EINVAL },
 	{ "reserved[2]", { F64(reserved[2], 1) }, EINVAL },
@@ -1555,6 +1570,64 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 	rdl_ls_create_init(&c, LS_PLAIN, RDLOCK_PROTO_BAKERY, 3, 0, 0666);
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), EINVAL,
 		   "LS_CREATE existing name, odd slots");
+
+	/* CQL: bad input is EINVAL and creates nothing; limits are fine. */
+	rdl_ls_create_init(&c, "uapi_cql", RDLOCK_PROTO_CQL, 64, 0, 0666);
+	c.lease_ms = 1000;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql with a lease");
+	rdl_ls_create_init(&c, "uapi_cql", RDLOCK_PROTO_CQL, 64,
+			   RDLOCK_LS_UPDATE, 0666);
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql with RDLOCK_LS_UPDATE");
+	rdl_ls_create_init(&c, "uapi_cql", RDLOCK_PROTO_CQL, 32, 0, 0666);
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql, 32 slots (a name takes 34)");
+	rdl_ls_create_init(&c, "uapi_cql", RDLOCK_PROTO_CQL, 64, 0, 0666);
+	c.queue_bits = RDLOCK_CQL_QUEUE_BITS_MAX;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql, queue_bits 12 in 64 slots");
+	c.queue_bits = RDLOCK_CQL_QUEUE_BITS_MAX + 1;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql, queue_bits 13");
+	c.queue_bits = 0;
+	c.version_bits = RDLOCK_CQL_VERSION_BITS_MIN - 1;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql, version_bits 1");
+	expect_err(_metadata, ls_remove(self->fd, "uapi_cql"), ENOENT,
+		   "LS_REMOVE after rejected cql creations");
+	c.queue_bits = RDLOCK_CQL_QUEUE_BITS_MIN;
+	c.version_bits = RDLOCK_CQL_VERSION_BITS_MIN;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), 0,
+		   "LS_CREATE cql, queue_bits 1, version_bits 2");
+	c.queue_bits = 2;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EEXIST, "LS_CREATE cql twice, other queue_bits");
+	expect_err(_metadata, ls_remove(self->fd, "uapi_cql"), 0,
+		   "LS_REMOVE cql");
+	/*
+	 * An update lock in a CQL lockspace: EOPNOTSUPP, as without UPDATE.
+	 * Another name: the cluster keeps a removed lockspace's attributes.
+	 */
+	rdl_ls_create_init(&c, "uapi_cql2", RDLOCK_PROTO_CQL, 34, 0, 0666);
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c), 0,
+		   "LS_CREATE cql, defaults, 34 slots");
+	{
+		int fd = rdl_open_joined("uapi_cql2");
+		__u32 h;
+
+		ASSERT_LE(0, fd);
+		expect_err(_metadata, rdl_ls_lock(fd, "x", RDLOCK_LOCK_UP, 0, 0,
+						  NULL), EOPNOTSUPP,
+			   "LOCK UP in a cql lockspace");
+		expect_err(_metadata, rdl_ls_lock(fd, "x", RDLOCK_LOCK_EX, 0, 0,
+						  &h), 0, "LOCK EX in a cql lockspace");
+		expect_err(_metadata, rdl_ls_unlock(fd, h), 0,
+			   "UNLOCK in a cql lockspace");
+		close(fd);
+	}
+	expect_err(_metadata, ls_remove(self->fd, "uapi_cql2"), 0,
+		   "LS_REMOVE cql, defaults");
 }
 
 TEST_F(uapi, ls_join)

@@ -165,8 +165,22 @@ struct rdlock_status {
 enum rdlock_proto_id {
 	RDLOCK_PROTO_BAKERY	= 0,	/* DSLR bakery (ticket) lock */
 	RDLOCK_PROTO_CASLOCK	= 1,	/* CAS spinlock baseline */
+	RDLOCK_PROTO_CQL	= 2,	/* DecLock CQL queue-notify lock */
 	RDLOCK_PROTO_NR,
 };
+
+/*
+ * RDLOCK_PROTO_CQL: struct rdlock_ls_create.queue_bits (log2 of each
+ * lock's queue capacity) and .version_bits (entry version width); 0 means
+ * the default. A CQL lock takes 1 + 2^queue_bits slots besides its name's
+ * tag word. Documentation/rdlock/cql.rst.
+ */
+#define RDLOCK_CQL_QUEUE_BITS_MIN	1
+#define RDLOCK_CQL_QUEUE_BITS_MAX	12
+#define RDLOCK_CQL_QUEUE_BITS_DEFAULT	5
+#define RDLOCK_CQL_VERSION_BITS_MIN	2
+#define RDLOCK_CQL_VERSION_BITS_MAX	16
+#define RDLOCK_CQL_VERSION_BITS_DEFAULT	16
 
 /* Lock modes. */
 enum rdlock_lock_mode {
@@ -206,16 +220,22 @@ enum rdlock_lock_mode {
  * @omega_us: polling unit of waiters; 0: measured READ latency.
  * @slots: lock-table slots the lockspace takes on every node, even, 2 ..
  *	RDLOCK_LS_SLOTS_MAX; it holds @slots / 2 distinct names per node
- *	while the cluster is up (a name's entry is never freed).
+ *	(CQL: @slots / (2 + 2^@queue_bits), at least 1) while in use.
  * @uid: owner of the lockspace (for @mode).
  * @gid: group of the lockspace (for @mode).
  * @mode: permission bits as for a file, at most 0777: read lets a caller
  *	join and take shared locks, write also exclusive and update locks.
+ * @queue_bits: RDLOCK_PROTO_CQL only (else 0): RDLOCK_CQL_QUEUE_BITS_MIN ..
+ *	_MAX, 0 for RDLOCK_CQL_QUEUE_BITS_DEFAULT.
+ * @version_bits: RDLOCK_PROTO_CQL only (else 0):
+ *	RDLOCK_CQL_VERSION_BITS_MIN .. _MAX, 0 for the default.
  * @pad: must be zero.
  * @reserved: must be zero.
  *
- * The first node to create a name fixes @flags, @proto, @lease_ms and
- * @slots for the cluster; others must pass the same values. @omega_us,
+ * The first node to create a name fixes @flags, @proto, @lease_ms, @slots,
+ * @queue_bits and @version_bits for the cluster; others must pass the same
+ * values (EEXIST). A CQL lockspace has neither leases nor update locks: a
+ * non-zero @lease_ms or RDLOCK_LS_UPDATE with it is EINVAL. @omega_us,
  * @uid, @gid and @mode are this node's own.
  */
 struct rdlock_ls_create {
@@ -229,7 +249,9 @@ struct rdlock_ls_create {
 	__u32 uid;
 	__u32 gid;
 	__u32 mode;
-	__u32 pad;
+	__u8 queue_bits;
+	__u8 version_bits;
+	__u16 pad;
 	__u64 reserved[4];
 };
 

@@ -183,7 +183,7 @@ static const struct conf_case conf_cases[] = {
 	{ "lockspace --update with a value", HEAD "lockspace a --update=1\n",
 	  "line 4: lockspace a: --update takes no value", NULL },
 	{ "lockspace bad protocol", HEAD "lockspace a --proto mcs\n",
-	  "line 4: bad protocol 'mcs' (bakery or caslock)", NULL },
+	  "line 4: bad protocol 'mcs' (bakery, caslock or cql)", NULL },
 	{ "lockspace odd slots", HEAD "lockspace a --slots 7\n",
 	  "line 4: bad slot count '7' (even, 2..65536)", NULL },
 	{ "lockspace too many slots", HEAD "lockspace a --slots 65538\n",

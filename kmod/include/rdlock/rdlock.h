@@ -39,9 +39,14 @@ struct rdlock_lock;
  *	its waiters; T is at least RDLOCK_LEASE_MS_MIN.
  * @omega_us: polling unit of waiters on this node; 0: measured.
  * @slots: lock-table slots taken on every node (even; @slots / 2 names can
- *	be in use per node).
+ *	be in use per node, @slots / (2 + 2^@queue_bits) with CQL).
+ * @queue_bits: RDLOCK_PROTO_CQL: log2 of each lock's queue capacity,
+ *	RDLOCK_CQL_QUEUE_BITS_MIN.._MAX, 0: default; 0 for other protocols.
+ * @version_bits: RDLOCK_PROTO_CQL: entry version bits,
+ *	RDLOCK_CQL_VERSION_BITS_MIN.._MAX, 0: default; 0 for other protocols.
  *
- * @proto, @flags, @lease_ms and @slots must be the same on every node.
+ * All but @omega_us must be the same on every node (0 and the default
+ * count as the same). CQL takes no @lease_ms and no RDLOCK_LS_UPDATE.
  */
 struct rdlock_ls_attr {
 	u32 proto;
@@ -49,6 +54,8 @@ struct rdlock_ls_attr {
 	u32 lease_ms;
 	u32 omega_us;
 	u32 slots;
+	u8 queue_bits;
+	u8 version_bits;
 };
 
 /**
