@@ -459,8 +459,10 @@ static int dlm_lock_wait(struct client *c, const char *name, __u32 mode,
 	union dlm_req u;
 	int st;
 
-	if (len > DLM_RESNAME_MAXLEN)
-		return ENAMETOOLONG;
+	if (len > DLM_RESNAME_MAXLEN) {
+		errno = ENAMETOOLONG;
+		return errno;
+	}
 	dlm_req_init(&u, DLM_USER_LOCK);
 	u.r.i.lock.mode = mode;
 	u.r.i.lock.namelen = len;
@@ -543,7 +545,7 @@ static int dlm_master(const char *ls, const char *name, __u32 self)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "Resource ", 9)) {
-			found = strstr(line, want) != NULL;
+			found = !!strstr(line, want);
 			continue;
 		}
 		if (!found)
@@ -1332,14 +1334,16 @@ static void print_uncontended(const struct env *e, const struct opts *o,
 			       r[i].u_acq.p50, r[i].u_acq.p99, r[i].u_hold.p50,
 			       r[i].u_hold.p99, r[i].u_faa.p50,
 			       ratio(r[i].ops, r[i].lsacq));
-	for (i = 0; i < n; i++)
-		if (!r[i].absent)
-			printf("%s: uncontended acquire+release p50 = %.1f us = %.2f x %s%s%.1f us%s\n",
+	for (i = 0; i < n; i++) {
+		if (r[i].absent)
+			continue;
+		printf("%s: uncontended acquire+release p50 = %.1f us = %.2f x %s%s%.1f us%s\n",
 		       proto_names[r[i].proto], r[i].u_hold.p50,
 		       ratio(r[i].u_hold.p50, 2 * r[i].u_faa.p50),
 		       "two raw FAA round trips ",
 		       "(FAA p50 to the same home node ", r[i].u_faa.p50,
 		       "; the lock path adds the ioctl and lockspace layers)");
+	}
 }
 
 /* JSON members: "key": value, comma-separated. */
