@@ -51,6 +51,8 @@ int rdlock_auth_set_key(const u8 *key, unsigned int len)
 			return ret;
 		}
 	}
+	if (!tfm && !cl->auth_tfm)
+		return 0;
 	/* crypto_free_shash() zeroes the keyed state (kfree_sensitive). */
 	if (cl->auth_tfm)
 		crypto_free_shash(cl->auth_tfm);
