@@ -28,6 +28,13 @@
 struct rdlock_cluster rdlock_cl;
 struct workqueue_struct *rdlock_wq;
 
+/* What rdma_cm leaves in an IB CM REQ, REP and REJ; one message buffer. */
+static_assert(sizeof(struct rdlock_cm_pdata) == 48);
+static_assert(sizeof(struct rdlock_cm_req_keyed) == 56);
+static_assert(sizeof(struct rdlock_cm_rep_keyed) <= 196);
+static_assert(sizeof(struct rdlock_cm_challenge) <= 148);
+static_assert(sizeof(struct rdlock_wire_msg) <= RDLOCK_MSG_SIZE);
+
 static const char *const rdlock_reject_names[] = {
 	[RDLOCK_REJ_VERSION]		= "protocol version",
 	[RDLOCK_REJ_CLUSTER]		= "cluster id",
