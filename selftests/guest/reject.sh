@@ -17,7 +17,9 @@
 #   4. has no key: both refuse ("cluster key on one side only"), counted;
 #   5. has key B: node 1 refuses the proof ("wrong cluster key"), counted,
 #      and node 0 never connects, so it never learns node 1's table;
-#   6. has key A: both connect and take locks in a lockspace.
+#   6. has key A: both connect and take locks in a lockspace, with the
+#      verbs backend: one-sided atomics with the rkeys the handshake gave
+#      (node 1's in its reply, node 0's in its first message).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -135,7 +137,7 @@ KEY_DONE_PORT=7782
 
 # keyed_conf KEYFILE: the 2-node configuration file with that key file.
 keyed_conf() {
-	printf 'cluster 7\nnode 0 %s\nnode 1 %s\nself %s\nkey_file %s\noption backend twosided\n' \
+	printf 'cluster 7\nnode 0 %s\nnode 1 %s\nself %s\nkey_file %s\noption backend verbs\n' \
 		"$(rdl_node_addr 0)" "$(rdl_node_addr 1)" "$RDLOCK_NODE_ID" \
 		"$1" > "$KEY_CONF"
 }
@@ -157,6 +159,12 @@ keyed_up() {
 keyed_down() {
 	rdl_step "cluster down" rdlockctl down
 	rdl_step "rmmod rdlock" rdl_rmmod rdlock
+}
+
+# Operations this node sent to the other's table.
+peer_ops() {
+	awk -v n=$((1 - RDLOCK_NODE_ID)) '$1 == n { print $4 + $5 + $6 + $7 }' \
+		/sys/kernel/debug/rdlock/nodes
 }
 
 node1_connects() {
@@ -199,6 +207,8 @@ else
 	keyed_up "$KEY_A"
 fi
 if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
+	rdl_step "verbs backend: one-sided, with the handshake's rkeys" \
+		backend_is verbs
 	rdl_step "debugfs: the key is set" \
 		test "$(debugfs_value cluster_key)" = set
 	rdl_step "no message before a proof" \
@@ -215,7 +225,9 @@ if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
 	fi
 	rdl_step "ls-create keyed" rdlockctl ls-create keyed &&
 	rdl_step "lock n$RDLOCK_NODE_ID" rdlockctl lock -w 60 keyed "n$RDLOCK_NODE_ID" -- true &&
-	rdl_step "lock shared" rdlockctl lock -w 60 keyed shared -- true
+	rdl_step "lock shared" rdlockctl lock -w 60 keyed shared -- true &&
+	rdl_step "one-sided operations on node $((1 - RDLOCK_NODE_ID))'s table" \
+		test "$(peer_ops)" -gt 0
 	rdl_signal $KEY_LOCKED_PORT
 	rdl_step "both nodes took their locks" all_locked
 	rdl_step "ls-remove keyed" rdlockctl ls-remove keyed
