@@ -58,6 +58,15 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 		   cl->table.incarnation);
 	seq_printf(m, "rejected_connections: %lld\n",
 		   (long long)atomic64_read(&cl->rejected));
+	seq_printf(m, "cluster_key: %s\n", READ_ONCE(cl->auth_tfm) ? "set" : "none");
+	seq_printf(m, "auth_key_mismatch: %lld\nauth_bad_proof: %lld\n",
+		   (long long)atomic64_read(&cl->auth_key_mismatch),
+		   (long long)atomic64_read(&cl->auth_bad_proof));
+	seq_printf(m, "auth_bad_reply: %lld\nauth_refused_by_peer: %lld\n",
+		   (long long)atomic64_read(&cl->auth_bad_reply),
+		   (long long)atomic64_read(&cl->auth_refused));
+	seq_printf(m, "auth_unauthenticated_msgs: %lld\n",
+		   (long long)atomic64_read(&cl->auth_unauth_msgs));
 	seq_printf(m, "resent_requests: %lld\nreplayed_requests: %lld\n",
 		   (long long)atomic64_read(&cl->resent),
 		   (long long)atomic64_read(&cl->replayed));

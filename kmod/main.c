@@ -167,6 +167,9 @@ static long rdlock_ioc_set_config(void __user *argp)
 	cl->configured = true;
 	spin_unlock_bh(&cl->lock);
 	rdlock_set_node(cfg.node_id, &ss, true);
+	/* A new configuration has no key until one is set for it. */
+	if (cl->auth_tfm)
+		rdlock_auth_set_key(NULL, 0);
 out:
 	mutex_unlock(&cl->cfg_mutex);
 	return ret;
@@ -199,6 +202,37 @@ static long rdlock_ioc_peer(void __user *argp, bool add)
 	else
 		rdlock_set_node(peer.node_id, &ss, add);
 	mutex_unlock(&cl->cfg_mutex);
+	return ret;
+}
+
+/* Set or clear the cluster key: only while down, never read back. */
+static long rdlock_ioc_set_key(void __user *argp)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_cluster_key *k;
+	long ret;
+
+	k = kmalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	if (copy_from_user(k, argp, sizeof(*k))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = rdlock_check_key_arg(k);
+	if (ret)
+		goto out;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (!cl->configured)
+		ret = -ENXIO;
+	else if (cl->up)
+		ret = -EBUSY;
+	else
+		ret = rdlock_auth_set_key(k->key, k->len);
+	mutex_unlock(&cl->cfg_mutex);
+out:
+	kfree_sensitive(k);
 	return ret;
 }
 
@@ -684,6 +718,7 @@ static long rdlock_ioctl(struct file *file, unsigned int cmd,
 	case RDLOCK_IOC_DEL_PEER:
 	case RDLOCK_IOC_UP:
 	case RDLOCK_IOC_DOWN:
+	case RDLOCK_IOC_SET_KEY:
 	case RDLOCK_IOC_LS_CREATE:
 	case RDLOCK_IOC_LS_REMOVE:
 		if (!capable(CAP_SYS_ADMIN))
@@ -702,6 +737,8 @@ static long rdlock_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_ioc_peer(argp, false);
 	case RDLOCK_IOC_UP:
 		return rdlock_ioc_up_down(true);
+	case RDLOCK_IOC_SET_KEY:
+		return rdlock_ioc_set_key(argp);
 	case RDLOCK_IOC_LS_CREATE:
 		return rdlock_ioc_ls_create(argp);
 	case RDLOCK_IOC_LS_REMOVE:

@@ -178,6 +178,24 @@ static inline int rdlock_check_peer(const struct rdlock_peer *peer,
 }
 
 /**
+ * rdlock_check_key_arg() - validate RDLOCK_IOC_SET_KEY's argument
+ * @k: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_key_arg(const struct rdlock_cluster_key *k)
+{
+	if (k->version != RDLOCK_UAPI_VERSION ||
+	    !rdlock_all_zero(k->reserved, sizeof(k->reserved)))
+		return -EINVAL;
+	if (k->len && (k->len < RDLOCK_KEY_MIN || k->len > RDLOCK_KEY_MAX))
+		return -EINVAL;
+	if (!rdlock_all_zero(k->key + k->len, RDLOCK_KEY_MAX - k->len))
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * rdlock_check_status() - validate RDLOCK_IOC_STATUS's input fields
  * @st: the copied-in structure.
  *

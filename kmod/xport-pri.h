@@ -18,6 +18,8 @@
 #include <rdma/rdma_cm.h>
 #include <linux/rdlock.h>
 
+struct crypto_shash;
+
 #include "backend.h"
 #include "replay.h"
 #include "xport.h"
@@ -56,6 +58,7 @@ enum rdlock_wire_type {
 	RDLOCK_WIRE_ATOMIC_REP	= 2,
 	RDLOCK_WIRE_PING	= 3,
 	RDLOCK_WIRE_PONG	= 4,
+	RDLOCK_WIRE_TABLE	= 5,	/* keyed: the requester's table */
 	RDLOCK_WIRE_USER	= 16,	/* + rdlock_xport_set_msg_handler type */
 };
 
@@ -85,6 +88,11 @@ struct rdlock_wire_msg {
 			__le32 pad;
 			__le64 value;
 		} rep;
+		struct {
+			__le64 addr;
+			__le32 rkey;
+			__le32 pad;
+		} table;
 		u8 payload[RDLOCK_XMSG_PAYLOAD];
 	};
 };
@@ -92,6 +100,7 @@ struct rdlock_wire_msg {
 /* Bits of struct rdlock_cm_pdata.flags. */
 #define RDLOCK_PDATA_VERBS_CAPABLE	BIT(0)
 #define RDLOCK_PDATA_WORDS_BE		BIT(1)
+#define RDLOCK_PDATA_KEYED		BIT(2)	/* a cluster key is set */
 
 /*
  * Connection private data, both directions: who we are and where our lock
@@ -112,6 +121,39 @@ struct rdlock_cm_pdata {
 	__le64 table_incarnation;
 };
 
+/*
+ * Cluster key (design.rst, "Peer authentication"). With a key set, the
+ * request carries no table; its first form (nonce 0) asks for a challenge,
+ * which the refusal carries; the second proves the key over the challenge
+ * and the request. The reply proves the key in turn.
+ */
+#define RDLOCK_AUTH_NONCE_LEN		16
+#define RDLOCK_AUTH_REQ_MAC_LEN		16	/* HMAC-SHA256, truncated */
+#define RDLOCK_AUTH_MAC_LEN		32	/* HMAC-SHA256 */
+#define RDLOCK_AUTH_KEY_MIN		16
+#define RDLOCK_AUTH_CHALLENGE_MS	10000	/* a challenge's life */
+
+/* A keyed request: 56 bytes, all rdma_cm leaves in an IB CM REQ. */
+struct rdlock_cm_req_keyed {
+	__le32 magic;
+	__le16 version;
+	u8 backend_mode;
+	u8 flags;
+	__le32 cluster_id;
+	__le32 src_node;
+	__le32 dst_node;
+	__le32 table_slots;
+	__le64 table_incarnation;
+	__le64 nonce;				/* 0: asks for a challenge */
+	u8 mac[RDLOCK_AUTH_REQ_MAC_LEN];
+};
+
+/* A keyed reply: the usual private data and the acceptor's proof. */
+struct rdlock_cm_rep_keyed {
+	struct rdlock_cm_pdata pd;
+	u8 mac[RDLOCK_AUTH_MAC_LEN];
+};
+
 enum rdlock_reject_reason {
 	RDLOCK_REJ_VERSION	= 1,
 	RDLOCK_REJ_CLUSTER	= 2,
@@ -121,12 +163,21 @@ enum rdlock_reject_reason {
 	RDLOCK_REJ_BACKEND	= 6,
 	RDLOCK_REJ_NO_RESOURCES	= 7,
 	RDLOCK_REJ_ADDRESS	= 8,
+	RDLOCK_REJ_CHALLENGE	= 9,	/* keyed: prove the key, no error */
+	RDLOCK_REJ_KEY		= 10,	/* a key on one side only */
+	RDLOCK_REJ_AUTH		= 11,	/* wrong proof of the key */
 };
 
 struct rdlock_cm_reject {
 	__le32 magic;
 	__le16 reason;
 	__le16 pad;
+};
+
+/* The refusal that carries a challenge (RDLOCK_REJ_CHALLENGE). */
+struct rdlock_cm_challenge {
+	struct rdlock_cm_reject rej;
+	u8 nonce[RDLOCK_AUTH_NONCE_LEN];
 };
 
 /* One PD and CQ per device, shared by every queue pair on it. */
@@ -159,6 +210,8 @@ struct rdlock_msgbuf {
 
 /* Bits of struct rdlock_conn.flags. */
 #define RDLOCK_CONN_FAILED	0
+#define RDLOCK_CONN_AUTHED	1	/* keyed: the peer proved the key */
+#define RDLOCK_CONN_TABLE	2	/* keyed, passive: its table arrived */
 
 enum rdlock_conn_state {
 	RDLOCK_CONN_CONNECTING,
@@ -184,6 +237,12 @@ struct rdlock_conn {
 	struct ib_qp *qp;
 	struct rdlock_dev *dev;
 	struct rdlock_cm_pdata peer;		/* what the peer told us */
+	/* Cluster key: the request sent or accepted, and its challenge. */
+	bool keyed;
+	struct rdlock_cm_req_keyed req;
+	u8 challenge[RDLOCK_AUTH_NONCE_LEN];
+	/* keyed, passive: ESTABLISHED and RDLOCK_WIRE_TABLE both seen */
+	atomic_t ready_pending;
 
 	void *bufs;				/* TX then RX messages */
 	u64 bufs_dma;
@@ -246,6 +305,13 @@ struct rdlock_node {
 	struct delayed_work connect_work;	/* active side only */
 	struct rdlock_node_stats stats;
 	struct rdlock_replay replay;
+	/* Cluster key, under rdlock_cl.lock: the challenge we gave it ... */
+	bool chal_issued;
+	unsigned long chal_expires;
+	u8 chal_out[RDLOCK_AUTH_NONCE_LEN];
+	/* ... and the one it gave us, for our next request. */
+	bool chal_got;
+	u8 chal_in[RDLOCK_AUTH_NONCE_LEN];
 };
 
 struct rdlock_cluster {
@@ -271,6 +337,13 @@ struct rdlock_cluster {
 	struct list_head conns;
 	wait_queue_head_t conns_wait;
 	atomic64_t rejected;
+	/* Cluster key: NULL without one; set and freed only while down. */
+	struct crypto_shash *auth_tfm;
+	atomic64_t auth_key_mismatch;		/* a key on one side only */
+	atomic64_t auth_bad_proof;		/* a request's proof wrong */
+	atomic64_t auth_bad_reply;		/* a reply's proof wrong */
+	atomic64_t auth_refused;		/* a peer refused our key */
+	atomic64_t auth_unauth_msgs;		/* messages before the proof */
 	atomic64_t resent;			/* requests we sent again */
 	atomic64_t replayed;			/* answered from a record */
 	atomic64_t stale_requests;		/* older than their record */
@@ -298,6 +371,15 @@ void rdlock_conn_put(struct rdlock_conn *conn);
 struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err);
 int rdlock_cluster_state(void);
 int rdlock_node_state(u32 node);
+int rdlock_conn_ready(struct rdlock_conn *conn);
+
+/* xport_auth.c: the cluster key */
+int rdlock_auth_set_key(const u8 *key, unsigned int len);
+int rdlock_auth_req_mac(const u8 *challenge,
+			const struct rdlock_cm_req_keyed *req, u8 *mac);
+int rdlock_auth_rep_mac(const u8 *challenge,
+			const struct rdlock_cm_req_keyed *req,
+			const struct rdlock_cm_pdata *rep, u8 *mac);
 
 /* xport_io.c: lock table, requests, messages */
 int rdlock_table_alloc(u32 slots);
@@ -309,6 +391,7 @@ void rdlock_conn_free_bufs(struct rdlock_conn *conn);
 int rdlock_conn_post_recvs(struct rdlock_conn *conn);
 void rdlock_conn_fail_pending(struct rdlock_conn *conn, int status);
 int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr);
+int rdlock_conn_send_table(struct rdlock_conn *conn);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
 

@@ -18,6 +18,8 @@
 #include <linux/slab.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/random.h>
+#include <crypto/algapi.h>
 #include <rdma/ib_cm.h>
 
 #include "xport-pri.h"
@@ -25,6 +27,13 @@
 
 struct rdlock_cluster rdlock_cl;
 struct workqueue_struct *rdlock_wq;
+
+/* What rdma_cm leaves in an IB CM REQ, REP and REJ; one message buffer. */
+static_assert(sizeof(struct rdlock_cm_pdata) == 48);
+static_assert(sizeof(struct rdlock_cm_req_keyed) == 56);
+static_assert(sizeof(struct rdlock_cm_rep_keyed) <= 196);
+static_assert(sizeof(struct rdlock_cm_challenge) <= 148);
+static_assert(sizeof(struct rdlock_wire_msg) <= RDLOCK_MSG_SIZE);
 
 static const char *const rdlock_reject_names[] = {
 	[RDLOCK_REJ_VERSION]		= "protocol version",
@@ -35,6 +44,9 @@ static const char *const rdlock_reject_names[] = {
 	[RDLOCK_REJ_BACKEND]		= "atomic backend mismatch",
 	[RDLOCK_REJ_NO_RESOURCES]	= "no resources",
 	[RDLOCK_REJ_ADDRESS]		= "source address",
+	[RDLOCK_REJ_CHALLENGE]		= "challenge",
+	[RDLOCK_REJ_KEY]		= "cluster key on one side only",
+	[RDLOCK_REJ_AUTH]		= "wrong cluster key",
 };
 
 static const char *rdlock_backend_name(int backend)
@@ -137,6 +149,7 @@ static struct rdlock_conn *rdlock_conn_create(u32 node, bool active)
 	spin_lock_init(&conn->post_lock);
 	atomic_set(&conn->req_credits, RDLOCK_REQ_CREDITS);
 	atomic_set(&conn->onesided_credits, RDLOCK_ONESIDED_CREDITS);
+	atomic_set(&conn->ready_pending, 2);
 	init_waitqueue_head(&conn->credit_wait);
 	xa_init_flags(&conn->pending, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	INIT_WORK(&conn->release_work, rdlock_conn_release_work);
@@ -179,6 +192,11 @@ static void rdlock_schedule_connect(struct rdlock_node *node)
 {
 	unsigned int delay = node->backoff_ms;
 
+	/* A challenge to answer: at once, the back-off as it was. */
+	if (node->chal_got) {
+		mod_delayed_work(rdlock_wq, &node->connect_work, 0);
+		return;
+	}
 	/* Doubling back-off: peers that are down are not hammered. */
 	node->backoff_ms = clamp(delay * 2, RDLOCK_RECONNECT_MIN_MS,
 				 RDLOCK_RECONNECT_MAX_MS);
@@ -308,6 +326,8 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 		pd->flags |= RDLOCK_PDATA_VERBS_CAPABLE;
 	if (cl->words_be)
 		pd->flags |= RDLOCK_PDATA_WORDS_BE;
+	if (cl->auth_tfm)
+		pd->flags |= RDLOCK_PDATA_KEYED;
 	pd->cluster_id = cpu_to_le32(cl->cluster_id);
 	pd->src_node = cpu_to_le32(cl->self);
 	pd->dst_node = cpu_to_le32(dst);
@@ -411,6 +431,76 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	return 0;
 }
 
+/* What a keyed request tells of its sender; its table comes later. */
+static void rdlock_req_to_pdata(const struct rdlock_cm_req_keyed *req,
+				struct rdlock_cm_pdata *pd)
+{
+	memset(pd, 0, sizeof(*pd));
+	pd->magic = req->magic;
+	pd->version = req->version;
+	pd->backend_mode = req->backend_mode;
+	pd->flags = req->flags;
+	pd->cluster_id = req->cluster_id;
+	pd->src_node = req->src_node;
+	pd->dst_node = req->dst_node;
+	pd->table_slots = req->table_slots;
+	pd->table_incarnation = req->table_incarnation;
+}
+
+/*
+ * The cluster key's part of validating a request from @src; 0 or a
+ * reason. Both sides must have a key or neither. With a key, the first
+ * request (nonce 0) is given a challenge (RDLOCK_REJ_CHALLENGE, @chal
+ * filled); the second must prove the key over that challenge, which is
+ * then spent: @req and @chal are what the reply's proof covers.
+ */
+static int rdlock_check_key(const void *data, u8 len, u32 src,
+			    struct rdlock_cm_req_keyed *req, u8 *chal)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	const struct rdlock_cm_pdata *pd = data;
+	struct rdlock_node *node = &cl->nodes[src];
+	u8 mac[RDLOCK_AUTH_REQ_MAC_LEN];
+	bool answer;
+	int ret;
+
+	if (!(pd->flags & RDLOCK_PDATA_KEYED) != !cl->auth_tfm) {
+		atomic64_inc(&cl->auth_key_mismatch);
+		return RDLOCK_REJ_KEY;
+	}
+	if (!cl->auth_tfm)
+		return 0;
+	if (len < sizeof(*req))
+		return RDLOCK_REJ_VERSION;
+	memcpy(req, data, sizeof(*req));
+
+	spin_lock_bh(&cl->lock);
+	answer = req->nonce && node->chal_issued &&
+		 time_before(jiffies, node->chal_expires);
+	if (answer) {
+		memcpy(chal, node->chal_out, RDLOCK_AUTH_NONCE_LEN);
+		node->chal_issued = false;	/* one answer per challenge */
+	} else {
+		get_random_bytes(node->chal_out, sizeof(node->chal_out));
+		node->chal_issued = true;
+		node->chal_expires = jiffies +
+			msecs_to_jiffies(RDLOCK_AUTH_CHALLENGE_MS);
+		memcpy(chal, node->chal_out, RDLOCK_AUTH_NONCE_LEN);
+	}
+	spin_unlock_bh(&cl->lock);
+	if (!answer)
+		return RDLOCK_REJ_CHALLENGE;
+
+	ret = rdlock_auth_req_mac(chal, req, mac);
+	if (ret)
+		return RDLOCK_REJ_NO_RESOURCES;
+	if (crypto_memneq(mac, req->mac, sizeof(mac))) {
+		atomic64_inc(&cl->auth_bad_proof);
+		return RDLOCK_REJ_AUTH;
+	}
+	return 0;
+}
+
 static void rdlock_conn_param(struct rdma_conn_param *param,
 			      struct rdlock_conn *conn,
 			      const struct rdma_conn_param *req)
@@ -467,20 +557,32 @@ static void rdlock_conn_abort(struct rdlock_conn *conn)
 static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	const struct rdlock_cm_pdata *pd = ev->param.conn.private_data;
+	u8 len = ev->param.conn.private_data_len;
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdma_conn_param param = {};
-	struct rdlock_cm_reject rej = {};
-	struct rdlock_cm_pdata reply;
+	struct rdlock_cm_challenge rej = {};
+	struct rdlock_cm_rep_keyed reply;
+	struct rdlock_cm_req_keyed req;
+	u8 chal[RDLOCK_AUTH_NONCE_LEN];
 	struct rdlock_conn *conn;
 	int reason, ret;
 	u32 src = 0;
 
 	spin_lock_bh(&cl->lock);
-	reason = rdlock_check_request(pd, ev->param.conn.private_data_len,
-				      id, &src);
+	reason = rdlock_check_request(pd, len, id, &src);
 	spin_unlock_bh(&cl->lock);
+	if (!reason)
+		reason = rdlock_check_key(pd, len, src, &req, chal);
 	if (reason)
 		goto reject;
+
+	/* Our table goes only to a node that proved the key, if there is one. */
+	rdlock_fill_pdata(&reply.pd, src);
+	if (cl->auth_tfm &&
+	    rdlock_auth_rep_mac(chal, &req, &reply.pd, reply.mac)) {
+		reason = RDLOCK_REJ_NO_RESOURCES;
+		goto reject;
+	}
 
 	conn = rdlock_conn_create(src, false);
 	if (!conn) {
@@ -488,7 +590,15 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto reject;
 	}
 	conn->cm_id = id;
-	conn->peer = *pd;
+	if (cl->auth_tfm) {
+		conn->keyed = true;
+		conn->req = req;
+		memcpy(conn->challenge, chal, sizeof(chal));
+		rdlock_req_to_pdata(&req, &conn->peer);
+		set_bit(RDLOCK_CONN_AUTHED, &conn->flags);
+	} else {
+		conn->peer = *pd;
+	}
 	id->context = conn;
 	/*
 	 * rdlock_cluster_down() cannot fail this connection yet: it destroys
@@ -505,10 +615,10 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto reject;
 	}
 
-	rdlock_fill_pdata(&reply, src);
 	rdlock_conn_param(&param, conn, &ev->param.conn);
 	param.private_data = &reply;
-	param.private_data_len = sizeof(reply);
+	param.private_data_len = conn->keyed ? sizeof(reply) :
+					       sizeof(reply.pd);
 	conn->connect_sent = true;
 	ret = rdma_accept(id, &param);
 	mutex_unlock(&conn->setup_mutex);
@@ -519,28 +629,76 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 
 reject:
-	/* A node that is still starting is no misconfiguration. */
-	if (reason != RDLOCK_REJ_NOT_READY) {
+	/* A node still starting or asked to prove the key is no error. */
+	if (reason != RDLOCK_REJ_NOT_READY && reason != RDLOCK_REJ_CHALLENGE) {
 		atomic64_inc(&cl->rejected);
 		pr_warn_ratelimited("refused connection from node %u: %s (from %pISc)\n",
 				    src, rdlock_reject_names[reason],
 				    rdlock_cm_peer_addr(id));
 	}
-	rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
-	rej.reason = cpu_to_le16(reason);
-	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	rej.rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
+	rej.rej.reason = cpu_to_le16(reason);
+	if (reason == RDLOCK_REJ_CHALLENGE)
+		memcpy(rej.nonce, chal, sizeof(rej.nonce));
+	rdma_reject(id, &rej, reason == RDLOCK_REJ_CHALLENGE ? sizeof(rej) :
+			      sizeof(rej.rej), IB_CM_REJ_CONSUMER_DEFINED);
 	return -ECONNREFUSED;	/* rdma_cm destroys the id */
+}
+
+/*
+ * A keyed request: no table, and the proof of the key if the peer gave
+ * us a challenge, else a request for one.
+ */
+static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_node *node = &cl->nodes[conn->node];
+	struct rdlock_cm_req_keyed *req = &conn->req;
+	struct rdlock_cm_pdata pd;
+	bool answer;
+
+	rdlock_fill_pdata(&pd, conn->node);
+	memset(req, 0, sizeof(*req));
+	req->magic = pd.magic;
+	req->version = pd.version;
+	req->backend_mode = pd.backend_mode;
+	req->flags = pd.flags;
+	req->cluster_id = pd.cluster_id;
+	req->src_node = pd.src_node;
+	req->dst_node = pd.dst_node;
+	req->table_slots = pd.table_slots;
+	req->table_incarnation = pd.table_incarnation;
+
+	spin_lock_bh(&cl->lock);
+	answer = node->chal_got;
+	node->chal_got = false;			/* answered once */
+	memcpy(conn->challenge, node->chal_in, sizeof(conn->challenge));
+	spin_unlock_bh(&cl->lock);
+	if (!answer)
+		return 0;
+	req->nonce = cpu_to_le64(get_random_u64() ?: 1);
+	return rdlock_auth_req_mac(conn->challenge, req, req->mac);
 }
 
 static int rdlock_cm_connect(struct rdlock_conn *conn)
 {
 	struct rdma_conn_param param = {};
 	struct rdlock_cm_pdata pd;
+	int ret;
 
-	rdlock_fill_pdata(&pd, conn->node);
 	rdlock_conn_param(&param, conn, NULL);
-	param.private_data = &pd;
-	param.private_data_len = sizeof(pd);
+	if (rdlock_cl.auth_tfm) {
+		conn->keyed = true;
+		ret = rdlock_fill_req_keyed(conn);
+		if (ret)
+			return ret;
+		param.private_data = &conn->req;
+		param.private_data_len = sizeof(conn->req);
+	} else {
+		rdlock_fill_pdata(&pd, conn->node);
+		param.private_data = &pd;
+		param.private_data_len = sizeof(pd);
+	}
 	conn->connect_sent = true;
 	return rdma_connect_locked(conn->cm_id, &param);
 }
@@ -548,6 +706,8 @@ static int rdlock_cm_connect(struct rdlock_conn *conn)
 static void rdlock_cm_rejected(struct rdlock_conn *conn,
 			       struct rdma_cm_event *ev)
 {
+	struct rdlock_cluster *cl = &rdlock_cl;
+	const struct rdlock_cm_challenge *chal;
 	const struct rdlock_cm_reject *rej;
 	u8 len = 0;
 	u16 reason;
@@ -564,6 +724,24 @@ static void rdlock_cm_rejected(struct rdlock_conn *conn,
 	reason = le16_to_cpu(rej->reason);
 	if (reason == RDLOCK_REJ_NOT_READY)
 		return;		/* the peer is still starting: retry */
+	if (reason == RDLOCK_REJ_CHALLENGE) {
+		chal = (const struct rdlock_cm_challenge *)rej;
+		if (!cl->auth_tfm || len < sizeof(*chal)) {
+			atomic64_inc(&cl->auth_key_mismatch);
+			pr_err_ratelimited("node %u: has a cluster key, we have none\n",
+					   conn->node);
+			return;
+		}
+		/* The next request answers it (rdlock_schedule_connect()). */
+		spin_lock_bh(&cl->lock);
+		memcpy(cl->nodes[conn->node].chal_in, chal->nonce,
+		       sizeof(chal->nonce));
+		cl->nodes[conn->node].chal_got = true;
+		spin_unlock_bh(&cl->lock);
+		return;
+	}
+	if (reason == RDLOCK_REJ_KEY || reason == RDLOCK_REJ_AUTH)
+		atomic64_inc(&cl->auth_refused);
 	if (reason < ARRAY_SIZE(rdlock_reject_names) &&
 	    rdlock_reject_names[reason])
 		pr_err_ratelimited("node %u refused us: %s\n", conn->node,
@@ -648,15 +826,49 @@ static void rdlock_learn_incarnation(struct rdlock_node *node, u64 incarnation)
 	WRITE_ONCE(node->incarnation, incarnation);
 }
 
+/*
+ * Keyed, active: does the reply prove the key over our request? A reply
+ * without a key from a peer we sent a keyed request to is refused too.
+ */
+static int rdlock_check_reply_key(struct rdlock_conn *conn,
+				  struct rdma_cm_event *ev)
+{
+	const struct rdlock_cm_rep_keyed *rep = ev->param.conn.private_data;
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u8 mac[RDLOCK_AUTH_MAC_LEN];
+	bool keyed;
+	int ret;
+
+	keyed = rep->pd.flags & RDLOCK_PDATA_KEYED;
+	if (keyed != conn->keyed) {
+		atomic64_inc(&cl->auth_key_mismatch);
+		pr_err_ratelimited("node %u: cluster key on one side only\n",
+				   conn->node);
+		return -EPROTO;
+	}
+	if (!keyed)
+		return 0;
+	if (ev->param.conn.private_data_len < sizeof(*rep))
+		return -EPROTO;
+	ret = rdlock_auth_rep_mac(conn->challenge, &conn->req, &rep->pd, mac);
+	if (ret)
+		return ret;
+	if (crypto_memneq(mac, rep->mac, sizeof(mac))) {
+		atomic64_inc(&cl->auth_bad_reply);
+		pr_err_ratelimited("node %u: its reply does not prove the cluster key\n",
+				   conn->node);
+		return -EACCES;
+	}
+	set_bit(RDLOCK_CONN_AUTHED, &conn->flags);
+	return 0;
+}
+
 static int rdlock_cm_established(struct rdlock_conn *conn,
 				 struct rdma_cm_event *ev)
 {
 	const struct rdlock_cm_pdata *pd = ev->param.conn.private_data;
 	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_conn *old = NULL;
-	struct rdlock_backend_adv adv;
-	struct rdlock_node *node;
-	bool setup = false;
+	int ret;
 
 	if (conn->active) {
 		if (ev->param.conn.private_data_len < sizeof(*pd) ||
@@ -664,8 +876,40 @@ static int rdlock_cm_established(struct rdlock_conn *conn,
 		    le32_to_cpu(pd->src_node) != conn->node ||
 		    le32_to_cpu(pd->cluster_id) != cl->cluster_id)
 			return -EPROTO;
+		ret = rdlock_check_reply_key(conn, ev);
+		if (ret)
+			return ret;
 		conn->peer = *pd;
+		/* Our table only to a peer that proved the key: now. */
+		if (conn->keyed && conn->node != cl->self) {
+			ret = rdlock_conn_send_table(conn);
+			if (ret)
+				return ret;
+		}
+	} else if (conn->keyed && conn->node != cl->self &&
+		   !atomic_dec_and_test(&conn->ready_pending)) {
+		return 0;	/* rdlock_recv_table() finishes */
 	}
+	return rdlock_conn_ready(conn);
+}
+
+/**
+ * rdlock_conn_ready() - an established connection joins its node
+ * @conn: the connection; keyed, the peer proved the key and, passive,
+ *	sent its table.
+ *
+ * Process context or softirq (RDLOCK_WIRE_TABLE).
+ *
+ * Return: 0, or a negative errno when the connection must fail.
+ */
+int rdlock_conn_ready(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *old = NULL;
+	struct rdlock_backend_adv adv;
+	struct rdlock_node *node;
+	bool setup = false;
+
 	rdlock_pdata_adv(&conn->peer, &adv);
 
 	spin_lock_bh(&cl->lock);
@@ -860,6 +1104,8 @@ int rdlock_cluster_up(void)
 		cl->nodes[i].adv_known = false;
 		cl->nodes[i].connects = 0;
 		cl->nodes[i].backoff_ms = 0;
+		cl->nodes[i].chal_issued = false;
+		cl->nodes[i].chal_got = false;
 	}
 	cl->up = true;
 	/* Loopback first: it registers the table and probes the device. */
@@ -1097,7 +1343,12 @@ void rdlock_xport_shutdown(void)
 
 void rdlock_xport_exit(void)
 {
+	struct rdlock_cluster *cl = &rdlock_cl;
+
 	rdlock_xport_shutdown();
+	mutex_lock(&cl->cfg_mutex);
+	rdlock_auth_set_key(NULL, 0);
+	mutex_unlock(&cl->cfg_mutex);
 	ib_unregister_client(&rdlock_ib_client);
 	destroy_workqueue(rdlock_wq);
 	rdlock_io_exit();

@@ -1083,6 +1083,46 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, value);
 }
 
+/**
+ * rdlock_conn_send_table() - keyed: our table to a peer that proved the key
+ * @conn: active connection, established, the peer's reply verified.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_conn_send_table(struct rdlock_conn *conn)
+{
+	struct rdlock_table *t = &rdlock_cl.table;
+	struct rdlock_msgbuf *tx;
+
+	tx = rdlock_tx_get(conn, false);
+	if (!tx)
+		return -EAGAIN;
+	rdlock_msg_init(tx->msg, RDLOCK_WIRE_TABLE, 0, sizeof(tx->msg->table));
+	if (t->registered) {
+		tx->msg->table.addr = cpu_to_le64(t->mr->iova);
+		tx->msg->table.rkey = cpu_to_le32(t->mr->rkey);
+	}
+	return rdlock_tx_post(conn, tx);
+}
+
+/* Keyed, passive: the requester's table, the last step before ready. */
+static void rdlock_recv_table(struct rdlock_conn *conn,
+			      const struct rdlock_wire_msg *msg)
+{
+	if (!conn->keyed || conn->active || conn->node == rdlock_cl.self ||
+	    test_and_set_bit(RDLOCK_CONN_TABLE, &conn->flags)) {
+		pr_err_ratelimited("node %u: unexpected table message\n",
+				   conn->node);
+		rdlock_conn_fail(conn);
+		return;
+	}
+	conn->peer.table_addr = msg->table.addr;
+	conn->peer.rkey = msg->table.rkey;
+	if (atomic_dec_and_test(&conn->ready_pending) &&
+	    rdlock_conn_ready(conn))
+		rdlock_conn_fail(conn);
+}
+
 static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdlock_msgbuf *rx = container_of(wc->wr_cqe,
@@ -1109,12 +1149,23 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdlock_conn_fail(conn);
 		return;
 	}
+	/* Keyed: nothing is served before the peer proved the key. */
+	if (conn->keyed && !test_bit(RDLOCK_CONN_AUTHED, &conn->flags)) {
+		atomic64_inc(&rdlock_cl.auth_unauth_msgs);
+		pr_err_ratelimited("node %u: message before the cluster key was proven\n",
+				   conn->node);
+		rdlock_conn_fail(conn);
+		return;
+	}
 	atomic64_inc(&rdlock_cl.nodes[conn->node].stats.msgs_recv);
 	atomic_inc(&conn->rx_count);
 	type = le16_to_cpu(msg->hdr.type);
 	id = le64_to_cpu(msg->hdr.id);
 
 	switch (type) {
+	case RDLOCK_WIRE_TABLE:
+		rdlock_recv_table(conn, msg);
+		break;
 	case RDLOCK_WIRE_ATOMIC_REQ:
 		rdlock_serve_atomic(conn, msg, id);
 		break;

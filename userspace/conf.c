@@ -6,6 +6,7 @@
  *	cluster ID			once; non-zero 32-bit number
  *	node ID ADDR			once per node, this one included
  *	self ID				optional: this node (else by address)
+ *	key_file PATH			optional: the cluster key, absolute path
  *	option NAME VALUE		a module parameter of rdlock.ko
  *	lockspace NAME [ATTRIBUTES]	created once the cluster is ready
  *
@@ -217,6 +218,24 @@ static int parse_self(struct rdlock_conf *conf, struct conf_line *l)
 			    RDLOCK_MAX_NODES - 1);
 	conf->has_self = 1;
 	conf->self_line = l->line;
+	return 0;
+}
+
+/* The file itself is read when the configuration is applied (key.c). */
+static int parse_key_file(struct rdlock_conf *conf, struct conf_line *l)
+{
+	if (l->nr != 2)
+		return lerr(l, "'key_file' needs one PATH");
+	if (conf->key_file_line)
+		return lerr(l, "'key_file' given twice (first on line %u)",
+			    conf->key_file_line);
+	if (l->w[1][0] != '/')
+		return lerr(l, "key file '%s': not an absolute path", l->w[1]);
+	if (strlen(l->w[1]) >= sizeof(conf->key_file))
+		return lerr(l, "key file path longer than %u characters",
+			    RDLOCK_CONF_PATH_MAX - 1);
+	strcpy(conf->key_file, l->w[1]);
+	conf->key_file_line = l->line;
 	return 0;
 }
 
@@ -445,6 +464,7 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 		{ "cluster", parse_cluster },
 		{ "node", parse_node },
 		{ "self", parse_self },
+		{ "key_file", parse_key_file },
 		{ "option", parse_option },
 		{ "lockspace", parse_lockspace },
 	};
@@ -478,7 +498,7 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 				break;
 		if (i == ARRAY_SIZE(directives))
 			return lerr(&l,
-				    "unknown directive '%s' (cluster, node, self, option or lockspace)",
+				    "unknown directive '%s' (cluster, node, self, key_file, option or lockspace)",
 				    l.w[0]);
 		if (directives[i].fn(conf, &l))
 			return -EINVAL;
@@ -557,6 +577,8 @@ void rdlock_conf_print(const struct rdlock_conf *conf, __u32 self,
 			snprintf(addr, sizeof(addr), "?");
 		fprintf(f, " --peer %u=%s", conf->nodes[i].id, addr);
 	}
+	if (conf->key_file[0])
+		fprintf(f, " --key-file %s", conf->key_file);
 	fprintf(f, "\nrdlockctl up\n");
 	if (conf->nr_ls)
 		fprintf(f, "rdlockctl wait --timeout %u\n", timeout);

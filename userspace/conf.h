@@ -28,6 +28,8 @@
 /* Module parameter names and values, NUL included. */
 #define RDLOCK_CONF_OPT_NAME_MAX	32
 #define RDLOCK_CONF_OPT_VALUE_MAX	64
+/* Longest key file path, NUL included. */
+#define RDLOCK_CONF_PATH_MAX		256
 /* Room for any error message of rdlock_conf_parse(). */
 #define RDLOCK_CONF_ERR_MAX		192
 
@@ -62,6 +64,8 @@ struct rdlock_conf {
 	int has_self;
 	__u32 self;
 	unsigned int self_line;
+	char key_file[RDLOCK_CONF_PATH_MAX];	/* "": no cluster key */
+	unsigned int key_file_line;
 	unsigned int nr_nodes;
 	struct rdlock_conf_node nodes[RDLOCK_MAX_NODES];
 	unsigned int nr_options;

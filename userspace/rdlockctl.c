@@ -24,6 +24,7 @@
 
 #include "addr.h"
 #include "conf.h"
+#include "key.h"
 
 #define DEFAULT_DEVICE		"/dev/rdlock"
 #define WAIT_POLL_MS		50
@@ -144,6 +145,22 @@ static int bad_usage(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* Set the cluster key from a key file (key.h); the key is wiped after. */
+static int set_key(const char *path)
+{
+	struct rdlock_cluster_key k;
+	char err[RDLOCK_KEY_ERR_MAX];
+	int ret;
+
+	if (rdlock_key_read(path, &k, err, sizeof(err))) {
+		err_msg("%s", err);
+		return 1;
+	}
+	ret = do_ioctl(RDLOCK_IOC_SET_KEY, &k, "set cluster key");
+	explicit_bzero(&k, sizeof(k));
+	return ret;
+}
+
 static int cmd_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -151,8 +168,10 @@ static int cmd_config(int argc, char **argv)
 		{ "node", required_argument, NULL, 'n' },
 		{ "addr", required_argument, NULL, 'a' },
 		{ "peer", required_argument, NULL, 'p' },
+		{ "key-file", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *key_file = NULL;
 	struct rdlock_cluster_config cfg;
 	struct rdlock_addr peers[RDLOCK_MAX_NODES];
 	__u32 peer_ids[RDLOCK_MAX_NODES];
@@ -161,7 +180,7 @@ static int cmd_config(int argc, char **argv)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.version = RDLOCK_UAPI_VERSION;
-	while ((opt = getopt_long(argc, argv, "c:n:a:p:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:n:a:p:k:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (rdlock_parse_u32(optarg, &cfg.cluster_id) || !cfg.cluster_id)
@@ -187,6 +206,9 @@ static int cmd_config(int argc, char **argv)
 				return bad_usage("bad peer '%s' (ID=ADDRESS)", optarg);
 			nr_peers++;
 			break;
+		case 'k':
+			key_file = optarg;
+			break;
 		default:
 			return bad_usage("%s: bad option", "config");
 		}
@@ -202,6 +224,8 @@ static int cmd_config(int argc, char **argv)
 	for (i = 0; i < nr_peers; i++)
 		if (add_peer(peer_ids[i], &peers[i]))
 			return 1;
+	if (key_file && set_key(key_file))
+		return 1;
 	return 0;
 }
 
@@ -1017,6 +1041,11 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 		if (conf->nodes[i].id != self &&
 		    add_peer(conf->nodes[i].id, &conf->nodes[i].addr))
 			return 1;
+	if (conf->key_file[0] && set_key(conf->key_file)) {
+		err_msg("%s: line %u: key_file: cluster not started", path,
+			conf->key_file_line);
+		return 1;
+	}
 	if (do_ioctl(RDLOCK_IOC_UP, NULL, "up"))
 		return 1;
 	if (!conf->nr_ls)
@@ -1147,8 +1176,10 @@ static int cmd_help(int argc, char **argv)
 
 static const struct cmd cmds[] = {
 	{ "config", cmd_config,
-	  "--cluster ID --node N --addr ADDR [--peer ID=ADDR]...",
-	  "set this node's configuration (forgets all peers), then add peers" },
+	  "--cluster ID --node N --addr ADDR [--peer ID=ADDR]... [--key-file FILE]",
+	  "set this node's configuration (forgets all peers and the cluster\n"
+	  "      key), then add peers; --key-file: set the cluster key from FILE\n"
+	  "      (16..64 bytes, mode 0600 or stricter)" },
 	{ "add-peer", cmd_add_peer, "ID ADDR", "add a peer while down" },
 	{ "del-peer", cmd_del_peer, "ID", "remove a peer while down" },
 	{ "up", cmd_up, "[--config FILE [--timeout SEC] [--dry-run]]",

@@ -194,6 +194,36 @@ static void rdlock_config_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EAFNOSUPPORT);
 }
 
+static void rdlock_key_arg_test(struct kunit *test)
+{
+	struct rdlock_cluster_key k = {
+		.version = RDLOCK_UAPI_VERSION, .len = RDLOCK_KEY_MIN,
+	};
+
+	memset(k.key, 0xa5, RDLOCK_KEY_MIN);
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), 0);
+	k.len = RDLOCK_KEY_MIN - 1;	/* a non-zero byte after len */
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
+	k.key[RDLOCK_KEY_MIN - 1] = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
+	memset(k.key, 0xa5, RDLOCK_KEY_MAX);
+	k.len = RDLOCK_KEY_MAX;
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), 0);
+	k.len = RDLOCK_KEY_MAX + 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
+	memset(k.key, 0, RDLOCK_KEY_MAX);
+	k.len = 0;			/* clears the key */
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), 0);
+	k.key[0] = 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
+	k.key[0] = 0;
+	k.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
+	k.reserved[1] = 0;
+	k.version = 0;
+	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
+}
+
 static void rdlock_peer_test(struct kunit *test)
 {
 	struct rdlock_peer peer = {
@@ -396,6 +426,7 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE(rdlock_sockaddr_equal_test),
 	KUNIT_CASE(rdlock_sockaddr_same_host_test),
 	KUNIT_CASE(rdlock_config_test),
+	KUNIT_CASE(rdlock_key_arg_test),
 	KUNIT_CASE(rdlock_peer_test),
 	KUNIT_CASE(rdlock_status_test),
 	KUNIT_CASE_PARAM(rdlock_backend_resolve_test,

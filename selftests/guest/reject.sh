@@ -11,6 +11,15 @@
 #   2. cluster id 8: node 1 refuses ("cluster id");
 #   3. cluster 7, backend auto: accepted; both agree on two-sided.
 # Node 1 then checks it counted both kinds of refusal.
+#
+# Then the cluster key (skipped on a kernel without sha256): node 1 comes
+# up with key A from rdlock.conf's key_file and stays so while node 0
+#   4. has no key: both refuse ("cluster key on one side only"), counted;
+#   5. has key B: node 1 refuses the proof ("wrong cluster key"), counted,
+#      and node 0 never connects, so it never learns node 1's table;
+#   6. has key A: both connect and take locks in a lockspace, with the
+#      verbs backend: one-sided atomics with the rkeys the handshake gave
+#      (node 1's in its reply, node 0's in its first message).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -117,4 +126,115 @@ if rdl_step "cluster ready" rdlockctl wait --timeout 240; then
 	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko"
 fi
 rdl_stop
+
+# ---- The cluster key -------------------------------------------------
+
+KEY_A=/tmp/rdlock-a.key
+KEY_B=/tmp/rdlock-b.key
+KEY_CONF=/tmp/rdlock-keyed.conf
+KEY_LOCKED_PORT=7781
+KEY_DONE_PORT=7782
+
+# keyed_conf KEYFILE: the 2-node configuration file with that key file.
+keyed_conf() {
+	printf 'cluster 7\nnode 0 %s\nnode 1 %s\nself %s\nkey_file %s\noption backend verbs\n' \
+		"$(rdl_node_addr 0)" "$(rdl_node_addr 1)" "$RDLOCK_NODE_ID" \
+		"$1" > "$KEY_CONF"
+}
+
+# keyed_up KEYFILE|"": insmod, then up from the file with that key, or
+# configured without one.
+keyed_up() {
+	dmesg -c > /dev/null
+	rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" || return 1
+	if [ -n "$1" ]; then
+		keyed_conf "$1" &&
+		rdl_step "up --config, key_file $1" rdlockctl up --config "$KEY_CONF"
+	else
+		rdl_step "configure without a key" rdl_config &&
+		rdl_step "cluster up" rdlockctl up
+	fi
+}
+
+keyed_down() {
+	rdl_step "cluster down" rdlockctl down
+	rdl_step "rmmod rdlock" rdl_rmmod rdlock
+}
+
+# Operations this node sent to the other's table.
+peer_ops() {
+	awk -v n=$((1 - RDLOCK_NODE_ID)) '$1 == n { print $4 + $5 + $6 + $7 }' \
+		/sys/kernel/debug/rdlock/nodes
+}
+
+node1_connects() {
+	awk '$1 == 1 { print $3 }' /sys/kernel/debug/rdlock/nodes
+}
+
+all_locked() {
+	rdl_wait_signal $((1 - RDLOCK_NODE_ID)) $KEY_LOCKED_PORT 120
+}
+
+if ! grep -q '^name *: sha256$' /proc/crypto; then
+	rdl_ok "# SKIP cluster key: this kernel has no sha256"
+	rdl_finish
+	exit
+fi
+(umask 077 && printf 'rdlock test cluster key A 0123456789' > "$KEY_A" &&
+	printf 'rdlock test cluster key B 0123456789' > "$KEY_B")
+
+if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+	if keyed_up ""; then
+		rdl_step "no key here, a key at node 1: refused" \
+			wait_for 120 logged "node 1 refused us: cluster key on one side only"
+		rdl_step "counted the refusal" \
+			test "$(debugfs_value auth_refused_by_peer)" -ge 1
+		rdl_step "not ready while refused" state_is connecting
+	fi
+	keyed_down
+	if keyed_up "$KEY_B"; then
+		rdl_step "the wrong key: refused" \
+			wait_for 60 logged "node 1 refused us: wrong cluster key"
+		rdl_step "counted the refusal" \
+			test "$(debugfs_value auth_refused_by_peer)" -ge 1
+		rdl_step "never connected to node 1: no table of it" \
+			test "$(node1_connects)" -eq 0
+		rdl_step "not ready while refused" state_is connecting
+	fi
+	keyed_down
+	keyed_up "$KEY_A"
+else
+	keyed_up "$KEY_A"
+fi
+if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
+	rdl_step "verbs backend: one-sided, with the handshake's rkeys" \
+		backend_is verbs
+	rdl_step "debugfs: the key is set" \
+		test "$(debugfs_value cluster_key)" = set
+	rdl_step "no message before a proof" \
+		test "$(debugfs_value auth_unauthenticated_msgs)" -eq 0
+	if [ "$RDLOCK_NODE_ID" -eq 1 ]; then
+		rdl_step "node 1 logged the keyless request's refusal" \
+			logged "refused connection from node 0: cluster key on one side only"
+		rdl_step "node 1 counted it" \
+			test "$(debugfs_value auth_key_mismatch)" -ge 1
+		rdl_step "node 1 logged the wrong proof's refusal" \
+			logged "refused connection from node 0: wrong cluster key"
+		rdl_step "node 1 counted it" \
+			test "$(debugfs_value auth_bad_proof)" -ge 1
+	fi
+	rdl_step "ls-create keyed" rdlockctl ls-create keyed &&
+	rdl_step "lock n$RDLOCK_NODE_ID" rdlockctl lock -w 60 keyed "n$RDLOCK_NODE_ID" -- true &&
+	rdl_step "lock shared" rdlockctl lock -w 60 keyed shared -- true &&
+	rdl_step "one-sided operations on node $((1 - RDLOCK_NODE_ID))'s table" \
+		test "$(peer_ops)" -gt 0
+	rdl_signal $KEY_LOCKED_PORT
+	rdl_step "both nodes took their locks" all_locked
+	rdl_step "ls-remove keyed" rdlockctl ls-remove keyed
+	rdl_signal $KEY_DONE_PORT
+	rdl_step "both nodes left the lockspace" \
+		rdl_wait_signal $((1 - RDLOCK_NODE_ID)) $KEY_DONE_PORT 120
+fi
+keyed_down
+rm -f "$KEY_A" "$KEY_B" "$KEY_CONF"
 rdl_finish

@@ -73,6 +73,27 @@ struct rdlock_peer {
 	__u64 reserved[2];
 };
 
+/* Cluster key lengths in bytes (RDLOCK_IOC_SET_KEY); 0 clears the key. */
+#define RDLOCK_KEY_MIN		16
+#define RDLOCK_KEY_MAX		64
+
+/**
+ * struct rdlock_cluster_key - the cluster's shared secret
+ * @version: RDLOCK_UAPI_VERSION.
+ * @len: bytes of @key used: 0 (no key) or RDLOCK_KEY_MIN..RDLOCK_KEY_MAX.
+ * @key: the key; bytes after @len must be zero.
+ * @reserved: must be zero.
+ *
+ * Every node of a cluster has the same key or none; it is never read
+ * back. Setting the configuration clears it.
+ */
+struct rdlock_cluster_key {
+	__u32 version;
+	__u32 len;
+	__u8 key[RDLOCK_KEY_MAX];
+	__u64 reserved[2];
+};
+
 /* Values of struct rdlock_status.state. */
 enum rdlock_cluster_state {
 	RDLOCK_CLUSTER_UNCONFIGURED	= 0,
@@ -148,6 +169,7 @@ struct rdlock_status {
 #define RDLOCK_IOC_DEL_PEER	_IOW(RDLOCK_IOC_MAGIC, 0x03, struct rdlock_peer)
 #define RDLOCK_IOC_UP		_IO(RDLOCK_IOC_MAGIC, 0x04)
 #define RDLOCK_IOC_DOWN		_IO(RDLOCK_IOC_MAGIC, 0x05)
+#define RDLOCK_IOC_SET_KEY	_IOW(RDLOCK_IOC_MAGIC, 0x07, struct rdlock_cluster_key)
 /* Anyone who can open the device. */
 #define RDLOCK_IOC_STATUS	_IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_status)
 

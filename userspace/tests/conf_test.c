@@ -20,6 +20,8 @@
 #define HEAD		"cluster 7\nnode 0 10.77.0.1\nnode 1 10.77.0.2\n"
 #define CONFIG_0	"rdlockctl config --cluster 7 --node 0 --addr 10.77.0.1 --peer 1=10.77.0.2\nrdlockctl up\n"
 #define CONFIG_1	"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1\nrdlockctl up\n"
+#define KEYED_1		"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1 --key-file /etc/rdlock/cluster.key\nrdlockctl up\n"
+#define DIRECTIVES	"(cluster, node, self, key_file, option or lockspace)"
 #define LS_DEFAULTS	"--proto bakery --lease-ms 0 --omega-us 0 --slots 1024"
 #define WAIT		"rdlockctl wait --timeout 60\n"
 #define X10		"1234567890"
@@ -88,6 +90,8 @@ static const struct conf_case conf_cases[] = {
 	  "echo verbs > /sys/module/rdlock/parameters/backend\n"
 	  "rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2\nrdlockctl up\n" WAIT
 	  "rdlockctl ls-create l " LS_DEFAULTS " --mode 0666\n" },
+	{ "key file", HEAD "key_file /etc/rdlock/cluster.key\n", NULL,
+	  KEYED_1 },
 
 	/* Refused: the file as a whole. */
 	{ "empty file", "", "no 'cluster ID' line", NULL },
@@ -97,10 +101,16 @@ static const struct conf_case conf_cases[] = {
 	{ "self without its node", HEAD "\nself 2\n", "line 5: self 2: no 'node 2' line", NULL },
 
 	/* Refused: one line. */
+	{ "key file twice", HEAD "key_file /a\nkey_file /b\n",
+	  "line 5: 'key_file' given twice (first on line 4)", NULL },
+	{ "key file relative", HEAD "key_file cluster.key\n",
+	  "line 4: key file 'cluster.key': not an absolute path", NULL },
+	{ "key file without a path", HEAD "key_file\n",
+	  "line 4: 'key_file' needs one PATH", NULL },
 	{ "unknown directive", HEAD "nodes 2 10.77.0.3\n",
-	  "line 4: unknown directive 'nodes' (cluster, node, self, option or lockspace)", NULL },
+	  "line 4: unknown directive 'nodes' " DIRECTIVES, NULL },
 	{ "directive case", "Cluster 7\n",
-	  "line 1: unknown directive 'Cluster' (cluster, node, self, option or lockspace)", NULL },
+	  "line 1: unknown directive 'Cluster' " DIRECTIVES, NULL },
 	{ "cluster without id", "cluster\n", "line 1: 'cluster' needs one ID", NULL },
 	{ "cluster with two ids", "cluster 7 8\n", "line 1: 'cluster' needs one ID", NULL },
 	{ "cluster 0", "cluster 0\n", "line 1: bad cluster id '0' (non-zero 32-bit number)", NULL },

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock transport: the cluster key.
+ *
+ * An optional secret shared by every node of a cluster. With it, a
+ * connection is made only between two nodes that each proved they know
+ * the key, by HMAC-SHA256 over the other side's fresh nonce, both
+ * requests' fields (cluster id, both node ids, tables) and the direction;
+ * the key itself never leaves the node. The exchange is in xport_cm.c and
+ * design.rst, "Peer authentication".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/hash.h>
+#include <linux/err.h>
+#include <linux/string.h>
+
+#include "xport-pri.h"
+
+/* Labels keep a proof made for one direction useless in the other. */
+static const char rdlock_auth_req_label[] = "rdlock cluster key: request v3";
+static const char rdlock_auth_rep_label[] = "rdlock cluster key: reply v3";
+
+/**
+ * rdlock_auth_set_key() - set or clear the cluster key
+ * @key: the key; the caller zeroes its copy.
+ * @len: its length, 0 to clear the key.
+ *
+ * Only while the cluster is down (rdlock_cl.cfg_mutex held): no
+ * connection uses the transform then.
+ *
+ * Return: 0 or a negative errno (-ENOENT: the kernel has no hmac(sha256)).
+ */
+int rdlock_auth_set_key(const u8 *key, unsigned int len)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct crypto_shash *tfm = NULL;
+	int ret;
+
+	lockdep_assert_held(&cl->cfg_mutex);
+	if (len) {
+		tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+		if (IS_ERR(tfm)) {
+			pr_err("cannot set the cluster key: no hmac(sha256) (%ld)\n",
+			       PTR_ERR(tfm));
+			return PTR_ERR(tfm);
+		}
+		ret = crypto_shash_setkey(tfm, key, len);
+		if (ret) {
+			crypto_free_shash(tfm);
+			return ret;
+		}
+	}
+	if (!tfm && !cl->auth_tfm)
+		return 0;
+	/* crypto_free_shash() zeroes the keyed state (kfree_sensitive). */
+	if (cl->auth_tfm)
+		crypto_free_shash(cl->auth_tfm);
+	WRITE_ONCE(cl->auth_tfm, tfm);
+	pr_info("cluster key %s\n", tfm ? "set" : "cleared");
+	return 0;
+}
+
+static int rdlock_auth_mac(const char *label, size_t label_len,
+			   const u8 *challenge, const void *a, size_t alen,
+			   const void *b, size_t blen, u8 *out)
+{
+	struct crypto_shash *tfm = rdlock_cl.auth_tfm;
+	int ret;
+
+	if (!tfm)
+		return -ENOKEY;
+	{
+		SHASH_DESC_ON_STACK(desc, tfm);
+
+		desc->tfm = tfm;
+		ret = crypto_shash_init(desc);
+		if (!ret)
+			ret = crypto_shash_update(desc, label, label_len);
+		if (!ret)
+			ret = crypto_shash_update(desc, challenge,
+						  RDLOCK_AUTH_NONCE_LEN);
+		if (!ret)
+			ret = crypto_shash_update(desc, a, alen);
+		if (!ret && b)
+			ret = crypto_shash_update(desc, b, blen);
+		if (!ret)
+			ret = crypto_shash_final(desc, out);
+		shash_desc_zero(desc);
+	}
+	return ret;
+}
+
+/**
+ * rdlock_auth_req_mac() - the requester's proof
+ * @challenge: the acceptor's nonce.
+ * @req: the request, its mac field ignored.
+ * @mac: receives RDLOCK_AUTH_REQ_MAC_LEN bytes.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_auth_req_mac(const u8 *challenge,
+			const struct rdlock_cm_req_keyed *req, u8 *mac)
+{
+	struct rdlock_cm_req_keyed r = *req;
+	u8 full[RDLOCK_AUTH_MAC_LEN];
+	int ret;
+
+	memset(r.mac, 0, sizeof(r.mac));
+	ret = rdlock_auth_mac(rdlock_auth_req_label,
+			      sizeof(rdlock_auth_req_label), challenge,
+			      &r, sizeof(r), NULL, 0, full);
+	if (!ret)
+		memcpy(mac, full, RDLOCK_AUTH_REQ_MAC_LEN);
+	memzero_explicit(full, sizeof(full));
+	return ret;
+}
+
+/**
+ * rdlock_auth_rep_mac() - the acceptor's proof
+ * @challenge: the acceptor's nonce the request answered.
+ * @req: the request as sent, requester's nonce and proof included.
+ * @rep: the reply's private data.
+ * @mac: receives RDLOCK_AUTH_MAC_LEN bytes.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_auth_rep_mac(const u8 *challenge,
+			const struct rdlock_cm_req_keyed *req,
+			const struct rdlock_cm_pdata *rep, u8 *mac)
+{
+	return rdlock_auth_mac(rdlock_auth_rep_label,
+			       sizeof(rdlock_auth_rep_label), challenge,
+			       req, sizeof(*req), rep, sizeof(*rep), mac);
+}
