@@ -207,6 +207,18 @@ static void setup_ls(struct __test_metadata *_metadata, struct ls_ctx *c,
 }
 
 /* Nobody uses @name any more once everybody is here: remove it. */
+/* Join @ls, take and release one name there: everybody can lock in it. */
+static void lock_once(struct __test_metadata *_metadata, const char *ls)
+{
+	int fd = rdl_open_joined(ls);
+	__u32 h;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, rdl_ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	close(fd);
+}
+
 static void teardown_ls(struct __test_metadata *_metadata,
 			struct ls_ctx *c, const char *name,
 			__u32 barrier_rel)
@@ -259,15 +271,7 @@ static void cql_attributes(struct __test_metadata *_metadata,
 			TH_LOG("LS_CREATE cql, same bits: %s", strerror(got));
 	}
 	BARRIER(c, R_ATTR + 4);
-	{
-		int fd = rdl_open_joined(ls);
-		__u32 h;
-
-		ASSERT_LE(0, fd);
-		EXPECT_EQ(0, rdl_ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
-		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
-		close(fd);
-	}
+	lock_once(_metadata, ls);
 	teardown_ls(_metadata, c, ls, R_ATTR + 5);
 }
 
@@ -316,15 +320,7 @@ TEST_F_TIMEOUT(ls, attributes, 600)
 	EXPECT_EQ(EEXIST, got)
 		TH_LOG("LS_CREATE again on the same node: %s", strerror(got));
 	/* Everybody can lock in it: a name taken by all, one at a time. */
-	{
-		int fd = rdl_open_joined(ls);
-		__u32 h;
-
-		ASSERT_LE(0, fd);
-		EXPECT_EQ(0, rdl_ls_lock(fd, "attr", RDLOCK_LOCK_EX, 0, 60000, &h));
-		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
-		close(fd);
-	}
+	lock_once(_metadata, ls);
 	teardown_ls(_metadata, &self->c, ls, R_ATTR + 2);
 	cql_attributes(_metadata, &self->c);
 }
