@@ -253,10 +253,13 @@ static bool rdlock_cql_table_alive(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
- * The liveness check of a waiter that heard nothing for a while: a writer
- * at the head holds the lock (cql_at_head()) whether or not its
- * notification arrived. Returns 1 when granted so, 0 to keep waiting, or
- * -ESTALE once the table is gone.
+ * The liveness check of a waiter that heard nothing for a while: the
+ * header alone may show that it holds the lock (cql_waiter_granted())
+ * whether or not its notification arrived. A notification is lost when a
+ * slow releaser finds the waiter's entry overwritten by a later lap (readers
+ * granted at enqueue may come and go past waiters it has not notified yet)
+ * or with a failed connection. Returns 1 when granted so, 0 to keep
+ * waiting, or -ESTALE once the table is gone.
  */
 static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, u32 pos)
@@ -267,13 +270,13 @@ static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
 
 	if (!rdlock_cql_table_alive(cfg, t))
 		return -ESTALE;
-	if (rdlock_cql_mode(t) != CQL_EXCLUSIVE || rdlock_cql_layout(cfg, &l))
+	if (rdlock_cql_layout(cfg, &l))
 		return 0;
 	t->polls++;
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h);
 	if (ret == -ESTALE)
 		return ret;
-	return !ret && cql_at_head(&l, h, pos);
+	return !ret && cql_waiter_granted(&l, h, pos, rdlock_cql_mode(t));
 }
 
 /*

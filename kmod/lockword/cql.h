@@ -416,6 +416,39 @@ static inline bool cql_at_head(const struct cql_layout *l, u64 h, u32 pos)
 }
 
 /**
+ * cql_waiter_granted() - does the header show that a waiter holds the lock
+ * @l: layout.
+ * @h: a header read after the waiter enqueued.
+ * @pos: the waiter's position (cql_enqueue_pos()).
+ * @mode: its mode.
+ *
+ * A waiter holds the lock once no writer before it is queued. The header
+ * shows that when qhead reached its position (every client before it
+ * dequeued) or passed it: a dequeue beyond the waiter's own position is a
+ * release by a client after it, and FIFO order grants nobody after a
+ * waiter before the waiter itself. A reader also holds it when no writer
+ * is queued at all. Otherwise the header cannot tell, and the waiter waits
+ * for its notification. The liveness check of a waiter whose notification
+ * was lost (its releaser found the entry already overwritten, or the
+ * connection failed) relies on this.
+ *
+ * Return: true if the waiter at @pos holds the lock.
+ */
+static inline bool cql_waiter_granted(const struct cql_layout *l, u64 h,
+				      u32 pos, enum cql_mode mode)
+{
+	u32 mask = cql_pos_mask(l);
+	u32 passed = cql_pos_add(l, cql_hdr_qhead(l, h), mask + 1 - (pos & mask));
+
+	if (cql_hdr_resetting(h))
+		return false;
+	/* A queue never spans half the positions (M >= 2): wrap-safe. */
+	if (passed <= mask / 2)
+		return true;
+	return mode == CQL_SHARED && !cql_hdr_wcnt(l, h);
+}
+
+/**
  * cql_enqueue_overflow() - does an enqueue overflow the queue
  * @l: layout.
  * @prev: header its FA returned.

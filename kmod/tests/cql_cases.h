@@ -339,6 +339,32 @@ static const struct cq_head_case cq_head_cases[] = {
 	{ "the reader released", 2, 3, CQH(2, 3, 7, 1, 1, 0), 7, 1 },
 };
 
+struct cq_waiter_case {
+	const char *name;
+	u32 c, m;
+	enum cql_mode mode;
+	u64 h;
+	u32 pos;
+	bool granted;
+};
+
+static const struct cq_waiter_case cq_waiter_cases[] = {
+	{ "writer at the head", 2, 3, CQ_X, CQH(2, 3, 9, 2, 1, 0), 9, 1 },
+	{ "writer one behind", 2, 3, CQ_X, CQH(2, 3, 9, 2, 2, 0), 10, 0 },
+	{ "writer passed: a later client released", 2, 3, CQ_X, CQH(2, 3, 11, 1, 1, 0),
+	  9, 1 },
+	{ "reader behind a writer", 2, 3, CQ_S, CQH(2, 3, 9, 3, 1, 0), 10, 0 },
+	{ "reader, the writers gone", 2, 3, CQ_S, CQH(2, 3, 10, 2, 0, 0), 11, 1 },
+	{ "reader at the head, a writer after it", 2, 3, CQ_S, CQH(2, 3, 9, 2, 1, 0), 9, 1 },
+	{ "reader passed", 2, 3, CQ_S, CQH(2, 3, 12, 2, 2, 0), 10, 1 },
+	{ "reader passed across the qhead wrap", 2, 3, CQ_S, CQH(2, 3, 1, 2, 1, 0), 30, 1 },
+	{ "writer far behind across the wrap", 2, 3, CQ_X, CQH(2, 3, 30, 3, 3, 0), 0, 0 },
+	{ "position given unmasked", 2, 3, CQ_X, CQH(2, 3, 9, 2, 1, 0), 41, 1 },
+	{ "during a reset nothing is granted", 2, 3, CQ_S, CQH(2, 3, 12, 0, 0, 1), 10, 0 },
+	{ "c5: reader passed by 31", 5, 16, CQ_S, CQH(5, 16, 0x1253, 1, 1, 0), 0x1234, 1 },
+	{ "c5: writer 31 behind", 5, 16, CQ_X, CQH(5, 16, 0x1234, 32, 2, 0), 0x1253, 0 },
+};
+
 static void cq_run_grant(struct cql_tctx *t)
 {
 	unsigned int i;
@@ -366,6 +392,15 @@ static void cq_run_grant(struct cql_tctx *t)
 
 		cq_begin(t, h->name, i);
 		cq_eq(t, "at head", cql_at_head(&l, h->h, h->pos), h->at);
+		cq_end(t);
+	}
+	for (i = 0; i < ARRAY_SIZE(cq_waiter_cases); i++) {
+		const struct cq_waiter_case *w = &cq_waiter_cases[i];
+		struct cql_layout l = cq_layout(t, w->c, w->m);
+
+		cq_begin(t, w->name, i);
+		cq_eq(t, "waiter granted", cql_waiter_granted(&l, w->h, w->pos, w->mode),
+		      w->granted);
 		cq_end(t);
 	}
 }
@@ -1219,6 +1254,11 @@ static void cqm_check(struct cql_tctx *t, struct cql_model *m)
 		if (c->mode == CQL_EXCLUSIVE && c->state == CQM_WAITING)
 			cq_eq(t, "waiting writer at head",
 			      cql_at_head(&m->l, m->hdr, c->pos & cql_pos_mask(&m->l)), j == 0);
+		/* What a waiter's liveness check concludes is never early. */
+		if (c->state == CQM_WAITING &&
+		    cql_waiter_granted(&m->l, m->hdr, c->pos & cql_pos_mask(&m->l), c->mode))
+			cq_eq(t, "liveness check grants only a granted waiter",
+			      cqm_spec_granted(m, j), 1);
 	}
 	for (j = 0; j < CQM_CLIENTS; j++)
 		releasing += m->c[j].state == CQM_RELEASING;

@@ -323,8 +323,6 @@ static const struct rdlock_proto_xport sim_xport = {
  * @msg_delay_us: see &struct proto_sim.
  * @cql_cap_bits: CQL layout, 0: default.
  * @cql_ver_bits: CQL layout, 0: default.
- * @known_hang: if set, the case is skipped with this reason: it hangs
- *	(a known defect), and a hang would stop every later case.
  */
 struct sim_params {
 	const char *name;
@@ -342,7 +340,6 @@ struct sim_params {
 	u32 msg_delay_us;
 	u8 cql_cap_bits;
 	u8 cql_ver_bits;
-	const char *known_hang;
 };
 
 struct sim_thread {
@@ -631,8 +628,7 @@ static const struct sim_params sim_cases[] = {
 	  .cql_cap_bits = 3 },
 	/* One client per node in the queue: the others wait at the gate. */
 	{ "cql, capacity 4, 16 version bits", &rdlock_proto_cql, false, 0, 50, 150,
-	  3, .cql_cap_bits = 2,
-	  .known_hang = "hung in 1 of 3 debug runs (a known CQL defect)" },
+	  3, .cql_cap_bits = 2 },
 };
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
@@ -655,8 +651,6 @@ static void sim_test(struct kunit *test)
 	int i, revoked = 0;
 	u32 r;
 
-	if (p->known_hang)
-		kunit_skip(test, "%s", p->known_hang);
 	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
 	st = kunit_kcalloc(test, SIM_NODES * SIM_THREADS, sizeof(*st),
 			   GFP_KERNEL);
