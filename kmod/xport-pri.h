@@ -97,16 +97,17 @@ struct rdlock_wire_msg {
 	};
 };
 
-/* Bits of struct rdlock_cm_pdata.flags. */
+/* Bits of struct rdlock_cm_hdr.flags. */
 #define RDLOCK_PDATA_VERBS_CAPABLE	BIT(0)
 #define RDLOCK_PDATA_WORDS_BE		BIT(1)
 #define RDLOCK_PDATA_KEYED		BIT(2)	/* a cluster key is set */
 
 /*
- * Connection private data, both directions: who we are and where our lock
- * table is. Must fit the 56 bytes rdma_cm leaves in an IB CM REQ.
+ * Connection private data, both directions: who we are (this header, the
+ * same in a keyed request) and where our lock table is. Must fit the 56
+ * bytes rdma_cm leaves in an IB CM REQ.
  */
-struct rdlock_cm_pdata {
+struct rdlock_cm_hdr {
 	__le32 magic;
 	__le16 version;
 	u8 backend_mode;
@@ -115,6 +116,10 @@ struct rdlock_cm_pdata {
 	__le32 src_node;
 	__le32 dst_node;
 	__le32 table_slots;
+};
+
+struct rdlock_cm_pdata {
+	struct rdlock_cm_hdr hdr;
 	__le64 table_addr;
 	__le32 rkey;
 	__le32 pad;
@@ -135,14 +140,7 @@ struct rdlock_cm_pdata {
 
 /* A keyed request: 56 bytes, all rdma_cm leaves in an IB CM REQ. */
 struct rdlock_cm_req_keyed {
-	__le32 magic;
-	__le16 version;
-	u8 backend_mode;
-	u8 flags;
-	__le32 cluster_id;
-	__le32 src_node;
-	__le32 dst_node;
-	__le32 table_slots;
+	struct rdlock_cm_hdr hdr;
 	__le64 table_incarnation;
 	__le64 nonce;				/* 0: asks for a challenge */
 	u8 mac[RDLOCK_AUTH_REQ_MAC_LEN];

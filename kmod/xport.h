@@ -11,6 +11,7 @@
 #ifndef _RDLOCK_XPORT_H
 #define _RDLOCK_XPORT_H
 
+#include <linux/socket.h>
 #include <linux/types.h>
 
 enum rdlock_xop {
@@ -54,5 +55,16 @@ bool rdlock_xport_ready(void);
 bool rdlock_xport_node_configured(u32 node);
 u32 rdlock_xport_epoch(void);
 u64 rdlock_xport_node_incarnation(u32 node);
+
+/* Cluster configuration (xport_cfg.c): checked by the caller, set while down. */
+struct rdlock_status;
+struct rdlock_node_status;
+int rdlock_xport_configure(u32 cluster_id, u32 node_id,
+			   const struct sockaddr_storage *addr);
+int rdlock_xport_set_peer(u32 node_id, const struct sockaddr_storage *addr);
+int rdlock_xport_set_key(const u8 *key, unsigned int len);
+int rdlock_xport_up_down(bool up, bool (*busy)(void));
+u32 rdlock_xport_status(struct rdlock_status *st,
+			struct rdlock_node_status *ns);
 
 #endif /* _RDLOCK_XPORT_H */

@@ -29,6 +29,7 @@ struct rdlock_cluster rdlock_cl;
 struct workqueue_struct *rdlock_wq;
 
 /* What rdma_cm leaves in an IB CM REQ, REP and REJ; one message buffer. */
+static_assert(sizeof(struct rdlock_cm_hdr) == 24);
 static_assert(sizeof(struct rdlock_cm_pdata) == 48);
 static_assert(sizeof(struct rdlock_cm_req_keyed) == 56);
 static_assert(sizeof(struct rdlock_cm_rep_keyed) <= 196);
@@ -319,19 +320,19 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 	struct rdlock_table *t = &cl->table;
 
 	memset(pd, 0, sizeof(*pd));
-	pd->magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
-	pd->version = cpu_to_le16(RDLOCK_WIRE_VERSION);
-	pd->backend_mode = cl->self_adv.mode;
+	pd->hdr.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
+	pd->hdr.version = cpu_to_le16(RDLOCK_WIRE_VERSION);
+	pd->hdr.backend_mode = cl->self_adv.mode;
 	if (cl->self_adv.verbs_capable)
-		pd->flags |= RDLOCK_PDATA_VERBS_CAPABLE;
+		pd->hdr.flags |= RDLOCK_PDATA_VERBS_CAPABLE;
 	if (cl->words_be)
-		pd->flags |= RDLOCK_PDATA_WORDS_BE;
+		pd->hdr.flags |= RDLOCK_PDATA_WORDS_BE;
 	if (cl->auth_tfm)
-		pd->flags |= RDLOCK_PDATA_KEYED;
-	pd->cluster_id = cpu_to_le32(cl->cluster_id);
-	pd->src_node = cpu_to_le32(cl->self);
-	pd->dst_node = cpu_to_le32(dst);
-	pd->table_slots = cpu_to_le32(t->slots);
+		pd->hdr.flags |= RDLOCK_PDATA_KEYED;
+	pd->hdr.cluster_id = cpu_to_le32(cl->cluster_id);
+	pd->hdr.src_node = cpu_to_le32(cl->self);
+	pd->hdr.dst_node = cpu_to_le32(dst);
+	pd->hdr.table_slots = cpu_to_le32(t->slots);
 	pd->table_incarnation = cpu_to_le64(t->incarnation);
 	if (t->registered) {
 		pd->table_addr = cpu_to_le64(t->mr->iova);
@@ -342,8 +343,8 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 static void rdlock_pdata_adv(const struct rdlock_cm_pdata *pd,
 			     struct rdlock_backend_adv *adv)
 {
-	adv->mode = pd->backend_mode;
-	adv->verbs_capable = pd->flags & RDLOCK_PDATA_VERBS_CAPABLE;
+	adv->mode = pd->hdr.backend_mode;
+	adv->verbs_capable = pd->hdr.flags & RDLOCK_PDATA_VERBS_CAPABLE;
 }
 
 /* Called with rdlock_cl.lock held: can a peer with this advert join? */
@@ -398,14 +399,14 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	struct rdlock_backend_adv adv;
 	u32 dst;
 
-	if (len < sizeof(*pd) || le32_to_cpu(pd->magic) != RDLOCK_WIRE_MAGIC ||
-	    le16_to_cpu(pd->version) != RDLOCK_WIRE_VERSION ||
-	    pd->backend_mode > RDLOCK_BACKEND_TWOSIDED)
+	if (len < sizeof(*pd) || le32_to_cpu(pd->hdr.magic) != RDLOCK_WIRE_MAGIC ||
+	    le16_to_cpu(pd->hdr.version) != RDLOCK_WIRE_VERSION ||
+	    pd->hdr.backend_mode > RDLOCK_BACKEND_TWOSIDED)
 		return RDLOCK_REJ_VERSION;
-	if (le32_to_cpu(pd->cluster_id) != cl->cluster_id)
+	if (le32_to_cpu(pd->hdr.cluster_id) != cl->cluster_id)
 		return RDLOCK_REJ_CLUSTER;
-	*src = le32_to_cpu(pd->src_node);
-	dst = le32_to_cpu(pd->dst_node);
+	*src = le32_to_cpu(pd->hdr.src_node);
+	dst = le32_to_cpu(pd->hdr.dst_node);
 	if (dst != cl->self || *src >= RDLOCK_MAX_NODES ||
 	    !cl->nodes[*src].configured)
 		return RDLOCK_REJ_NODE;
@@ -436,14 +437,7 @@ static void rdlock_req_to_pdata(const struct rdlock_cm_req_keyed *req,
 				struct rdlock_cm_pdata *pd)
 {
 	memset(pd, 0, sizeof(*pd));
-	pd->magic = req->magic;
-	pd->version = req->version;
-	pd->backend_mode = req->backend_mode;
-	pd->flags = req->flags;
-	pd->cluster_id = req->cluster_id;
-	pd->src_node = req->src_node;
-	pd->dst_node = req->dst_node;
-	pd->table_slots = req->table_slots;
+	pd->hdr = req->hdr;
 	pd->table_incarnation = req->table_incarnation;
 }
 
@@ -464,7 +458,7 @@ static int rdlock_check_key(const void *data, u8 len, u32 src,
 	bool answer;
 	int ret;
 
-	if (!(pd->flags & RDLOCK_PDATA_KEYED) != !cl->auth_tfm) {
+	if (!(pd->hdr.flags & RDLOCK_PDATA_KEYED) != !cl->auth_tfm) {
 		atomic64_inc(&cl->auth_key_mismatch);
 		return RDLOCK_REJ_KEY;
 	}
@@ -539,19 +533,25 @@ static int rdlock_conn_setup_step(struct rdlock_conn *conn,
 	return ret;
 }
 
-/* Undo a connection whose id rdma_cm destroys (or that never had one). */
-static void rdlock_conn_abort(struct rdlock_conn *conn)
+/* Refuse a connect request, counted and logged unless it is routine. */
+static void rdlock_cm_refuse(struct rdma_cm_id *id, int reason, u32 src,
+			     const u8 *chal)
 {
-	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_cm_challenge rej = {};
 
-	if (conn->qp)
-		rdma_destroy_qp(conn->cm_id);
-	rdlock_conn_free_bufs(conn);
-	spin_lock_bh(&cl->lock);
-	list_del_init(&conn->entry);
-	spin_unlock_bh(&cl->lock);
-	wake_up_all(&cl->conns_wait);
-	rdlock_conn_put(conn);
+	/* A node still starting or asked to prove the key is no error. */
+	if (reason != RDLOCK_REJ_NOT_READY && reason != RDLOCK_REJ_CHALLENGE) {
+		atomic64_inc(&rdlock_cl.rejected);
+		pr_warn_ratelimited("refused connection from node %u: %s (from %pISc)\n",
+				    src, rdlock_reject_names[reason],
+				    rdlock_cm_peer_addr(id));
+	}
+	rej.rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
+	rej.rej.reason = cpu_to_le16(reason);
+	if (reason == RDLOCK_REJ_CHALLENGE)
+		memcpy(rej.nonce, chal, sizeof(rej.nonce));
+	rdma_reject(id, &rej, reason == RDLOCK_REJ_CHALLENGE ? sizeof(rej) :
+			      sizeof(rej.rej), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
 static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -560,7 +560,6 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	u8 len = ev->param.conn.private_data_len;
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdma_conn_param param = {};
-	struct rdlock_cm_challenge rej = {};
 	struct rdlock_cm_rep_keyed reply;
 	struct rdlock_cm_req_keyed req;
 	u8 chal[RDLOCK_AUTH_NONCE_LEN];
@@ -610,9 +609,10 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ret) {
 		mutex_unlock(&conn->setup_mutex);
 		pr_err("node %u: cannot set up queue pair: %d\n", src, ret);
-		rdlock_conn_abort(conn);
-		reason = RDLOCK_REJ_NO_RESOURCES;
-		goto reject;
+		rdlock_cm_refuse(id, RDLOCK_REJ_NO_RESOURCES, src, NULL);
+		/* The id is the connection's: its one teardown destroys it. */
+		rdlock_conn_fail(conn);
+		return 0;
 	}
 
 	rdlock_conn_param(&param, conn, &ev->param.conn);
@@ -629,20 +629,8 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 
 reject:
-	/* A node still starting or asked to prove the key is no error. */
-	if (reason != RDLOCK_REJ_NOT_READY && reason != RDLOCK_REJ_CHALLENGE) {
-		atomic64_inc(&cl->rejected);
-		pr_warn_ratelimited("refused connection from node %u: %s (from %pISc)\n",
-				    src, rdlock_reject_names[reason],
-				    rdlock_cm_peer_addr(id));
-	}
-	rej.rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
-	rej.rej.reason = cpu_to_le16(reason);
-	if (reason == RDLOCK_REJ_CHALLENGE)
-		memcpy(rej.nonce, chal, sizeof(rej.nonce));
-	rdma_reject(id, &rej, reason == RDLOCK_REJ_CHALLENGE ? sizeof(rej) :
-			      sizeof(rej.rej), IB_CM_REJ_CONSUMER_DEFINED);
-	return -ECONNREFUSED;	/* rdma_cm destroys the id */
+	rdlock_cm_refuse(id, reason, src, chal);
+	return -ECONNREFUSED;	/* no connection: rdma_cm destroys the id */
 }
 
 /*
@@ -659,14 +647,7 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 
 	rdlock_fill_pdata(&pd, conn->node);
 	memset(req, 0, sizeof(*req));
-	req->magic = pd.magic;
-	req->version = pd.version;
-	req->backend_mode = pd.backend_mode;
-	req->flags = pd.flags;
-	req->cluster_id = pd.cluster_id;
-	req->src_node = pd.src_node;
-	req->dst_node = pd.dst_node;
-	req->table_slots = pd.table_slots;
+	req->hdr = pd.hdr;
 	req->table_incarnation = pd.table_incarnation;
 
 	spin_lock_bh(&cl->lock);
@@ -839,7 +820,7 @@ static int rdlock_check_reply_key(struct rdlock_conn *conn,
 	bool keyed;
 	int ret;
 
-	keyed = rep->pd.flags & RDLOCK_PDATA_KEYED;
+	keyed = rep->pd.hdr.flags & RDLOCK_PDATA_KEYED;
 	if (keyed != conn->keyed) {
 		atomic64_inc(&cl->auth_key_mismatch);
 		pr_err_ratelimited("node %u: cluster key on one side only\n",
@@ -872,9 +853,9 @@ static int rdlock_cm_established(struct rdlock_conn *conn,
 
 	if (conn->active) {
 		if (ev->param.conn.private_data_len < sizeof(*pd) ||
-		    le32_to_cpu(pd->magic) != RDLOCK_WIRE_MAGIC ||
-		    le32_to_cpu(pd->src_node) != conn->node ||
-		    le32_to_cpu(pd->cluster_id) != cl->cluster_id)
+		    le32_to_cpu(pd->hdr.magic) != RDLOCK_WIRE_MAGIC ||
+		    le32_to_cpu(pd->hdr.src_node) != conn->node ||
+		    le32_to_cpu(pd->hdr.cluster_id) != cl->cluster_id)
 			return -EPROTO;
 		ret = rdlock_check_reply_key(conn, ev);
 		if (ret)
@@ -947,8 +928,8 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 	} else {
 		node->table_addr = le64_to_cpu(conn->peer.table_addr);
 		node->rkey = le32_to_cpu(conn->peer.rkey);
-		node->table_slots = le32_to_cpu(conn->peer.table_slots);
-		node->words_be = conn->peer.flags & RDLOCK_PDATA_WORDS_BE;
+		node->table_slots = le32_to_cpu(conn->peer.hdr.table_slots);
+		node->words_be = conn->peer.hdr.flags & RDLOCK_PDATA_WORDS_BE;
 		rdlock_learn_incarnation(node,
 					 le64_to_cpu(conn->peer.table_incarnation));
 		node->adv = adv;
@@ -1037,9 +1018,9 @@ static void rdlock_connect_work(struct work_struct *work)
 	id = rdma_create_id(&init_net, rdlock_cm_handler, conn, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id)) {
-		set_bit(RDLOCK_CONN_FAILED, &conn->flags);
-		rdlock_conn_abort(conn);
-		goto retry;
+		/* Its teardown schedules the next attempt. */
+		rdlock_conn_fail(conn);
+		return;
 	}
 	conn->cm_id = id;
 

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock transport: its module parameters and the cluster configuration
+ * (cluster id, this node, peers, key; up and down). The device layer
+ * validates what userspace passes and calls these; nothing above the
+ * transport writes its state.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/rdlock.h>
+
+#include "xport-pri.h"
+#include "uapi_check.h"
+
+int rdlock_backend_param = RDLOCK_BACKEND_NONE;
+unsigned int rdlock_table_slots_param = 32768;
+unsigned int rdlock_op_timeout_ms = 5000;
+
+static const char *const rdlock_backend_param_names[] = {
+	[RDLOCK_BACKEND_NONE]		= "auto",
+	[RDLOCK_BACKEND_VERBS]		= "verbs",
+	[RDLOCK_BACKEND_TWOSIDED]	= "twosided",
+};
+
+static int rdlock_backend_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(rdlock_backend_param_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(rdlock_backend_param, i);
+	return 0;
+}
+
+static int rdlock_backend_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rdlock_backend_param_names[READ_ONCE(rdlock_backend_param)]);
+}
+
+static const struct kernel_param_ops rdlock_backend_ops = {
+	.set = rdlock_backend_set,
+	.get = rdlock_backend_get,
+};
+
+module_param_cb(backend, &rdlock_backend_ops, NULL, 0644);
+MODULE_PARM_DESC(backend,
+		 "atomic backend: auto (verbs if every node can), verbs, twosided; read when the cluster goes up");
+
+/* Take the unsigned parameter @val into @dst only if it is in [@min, @max]. */
+static int rdlock_param_set_range(const char *val, unsigned int min,
+				  unsigned int max, unsigned int *dst)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n < min || n > max)
+		return -EINVAL;
+	WRITE_ONCE(*dst, n);
+	return 0;
+}
+
+static int rdlock_slots_set(const char *val, const struct kernel_param *kp)
+{
+	/* One registration of physically contiguous memory: at most 4 MiB. */
+	return rdlock_param_set_range(val, RDLOCK_XPORT_RESERVED_SLOTS + 1,
+				      (4U << 20) / sizeof(u64),
+				      &rdlock_table_slots_param);
+}
+
+static const struct kernel_param_ops rdlock_slots_ops = {
+	.set = rdlock_slots_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(table_slots, &rdlock_slots_ops, &rdlock_table_slots_param,
+		0644);
+MODULE_PARM_DESC(table_slots,
+		 "8-byte slots in this node's lock table (9..524288, default 32768; lockspaces need more than 1225); read when the cluster goes up");
+
+/* 0 would give every synchronous operation up at once. */
+#define RDLOCK_OP_TIMEOUT_MAX_MS	3600000U
+
+static int rdlock_op_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return rdlock_param_set_range(val, 1, RDLOCK_OP_TIMEOUT_MAX_MS,
+				      &rdlock_op_timeout_ms);
+}
+
+static const struct kernel_param_ops rdlock_op_timeout_ops = {
+	.set = rdlock_op_timeout_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(op_timeout_ms, &rdlock_op_timeout_ops, &rdlock_op_timeout_ms,
+		0644);
+MODULE_PARM_DESC(op_timeout_ms,
+		 "default timeout of a synchronous remote operation (1..3600000, default 5000)");
+
+/* Another node (self included) already has this address? */
+/* Another node (self included) already has this address? */
+static bool rdlock_addr_taken(const struct sockaddr_storage *ss)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (cl->nodes[i].configured &&
+		    rdlock_sockaddr_equal(&cl->nodes[i].addr, ss))
+			return true;
+	return false;
+}
+
+static void rdlock_set_node(u32 id, const struct sockaddr_storage *ss,
+			    bool configured)
+{
+	struct rdlock_node *node = &rdlock_cl.nodes[id];
+
+	spin_lock_bh(&rdlock_cl.lock);
+	node->configured = configured;
+	if (configured)
+		node->addr = *ss;
+	spin_unlock_bh(&rdlock_cl.lock);
+}
+
+/**
+ * rdlock_xport_configure() - set the cluster id and this node
+ * @cluster_id: the cluster's id.
+ * @node_id: this node's id, below RDLOCK_MAX_NODES.
+ * @addr: this node's address.
+ *
+ * Forgets every peer and the key: they belong to the old configuration.
+ *
+ * Return: 0, or -EBUSY while the cluster is up.
+ */
+int rdlock_xport_configure(u32 cluster_id, u32 node_id,
+			   const struct sockaddr_storage *addr)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int ret = 0;
+	u32 i;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (cl->up) {
+		ret = -EBUSY;
+		goto out;
+	}
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		rdlock_set_node(i, NULL, false);
+	spin_lock_bh(&cl->lock);
+	cl->cluster_id = cluster_id;
+	cl->self = node_id;
+	cl->configured = true;
+	spin_unlock_bh(&cl->lock);
+	rdlock_set_node(node_id, addr, true);
+	/* A new configuration has no key until one is set for it. */
+	if (cl->auth_tfm)
+		rdlock_auth_set_key(NULL, 0);
+out:
+	mutex_unlock(&cl->cfg_mutex);
+	return ret;
+}
+
+/**
+ * rdlock_xport_set_peer() - add or remove a peer while the cluster is down
+ * @node_id: the peer's id, below RDLOCK_MAX_NODES.
+ * @addr: its address to add it, NULL to remove it.
+ *
+ * Return: 0; -ENXIO before rdlock_xport_configure(); -EBUSY while up;
+ * -EEXIST for a node id or an address already configured; -ENOENT to
+ * remove a node that is not a configured peer.
+ */
+int rdlock_xport_set_peer(u32 node_id, const struct sockaddr_storage *addr)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int ret = 0;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (!cl->configured)
+		ret = -ENXIO;
+	else if (cl->up)
+		ret = -EBUSY;
+	else if (addr && (cl->nodes[node_id].configured ||
+			  rdlock_addr_taken(addr)))
+		ret = -EEXIST;
+	else if (!addr && (!cl->nodes[node_id].configured ||
+			   node_id == cl->self))
+		ret = -ENOENT;
+	else
+		rdlock_set_node(node_id, addr, addr);
+	mutex_unlock(&cl->cfg_mutex);
+	return ret;
+}
+
+/**
+ * rdlock_xport_set_key() - set or clear the cluster key while down
+ * @key: the key, never read back.
+ * @len: its length, 0 to clear it.
+ *
+ * Return: 0; -ENXIO before rdlock_xport_configure(); -EBUSY while up; or
+ * the error of rdlock_auth_set_key().
+ */
+int rdlock_xport_set_key(const u8 *key, unsigned int len)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int ret;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (!cl->configured)
+		ret = -ENXIO;
+	else if (cl->up)
+		ret = -EBUSY;
+	else
+		ret = rdlock_auth_set_key(key, len);
+	mutex_unlock(&cl->cfg_mutex);
+	return ret;
+}
+
+/**
+ * rdlock_xport_up_down() - bring the cluster up or take it down
+ * @up: which.
+ * @busy: for down: called under the configuration mutex; true refuses
+ *	(the layers above still use the tables).
+ *
+ * Return: 0; -ENXIO before rdlock_xport_configure(); -EALREADY; -EBUSY
+ * when @busy says so; or the error of bringing it up.
+ */
+int rdlock_xport_up_down(bool up, bool (*busy)(void))
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int ret = 0;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (!cl->configured)
+		ret = -ENXIO;
+	else if (cl->up == up)
+		ret = -EALREADY;
+	else if (up)
+		ret = rdlock_cluster_up();
+	else if (busy && busy())
+		ret = -EBUSY;
+	else
+		rdlock_cluster_down();
+	mutex_unlock(&cl->cfg_mutex);
+	return ret;
+}
+
+/**
+ * rdlock_xport_status() - the cluster's state, for RDLOCK_IOC_STATUS
+ * @st: its state, backend, node and cluster ids are filled in.
+ * @ns: RDLOCK_MAX_NODES entries; the configured nodes are filled in.
+ *
+ * Return: the number of configured nodes in @ns.
+ */
+u32 rdlock_xport_status(struct rdlock_status *st,
+			struct rdlock_node_status *ns)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i, n = 0;
+
+	mutex_lock(&cl->cfg_mutex);
+	st->state = rdlock_cluster_state();
+	spin_lock_bh(&cl->lock);
+	st->backend = cl->backend;
+	st->node_id = cl->configured ? cl->self : 0;
+	st->cluster_id = cl->configured ? cl->cluster_id : 0;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		struct rdlock_node *node = &cl->nodes[i];
+
+		if (!node->configured)
+			continue;
+		ns[n].node_id = i;
+		ns[n].connects = node->connects;
+		if (i == cl->self)
+			ns[n].flags |= RDLOCK_NODE_SELF;
+		if (node->adv_known && node->adv.verbs_capable)
+			ns[n].flags |= RDLOCK_NODE_VERBS_ATOMICS;
+		n++;
+	}
+	spin_unlock_bh(&cl->lock);
+	for (i = 0; i < n; i++)
+		ns[i].state = rdlock_node_state(ns[i].node_id);
+	mutex_unlock(&cl->cfg_mutex);
+	return n;
+}
