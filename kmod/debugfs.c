@@ -145,6 +145,12 @@ static void rdlock_proto_stats_show(struct seq_file *m,
 		   (long long)atomic64_read(&s->refetches));
 	seq_printf(m, "version_resets: %lld\n",
 		   (long long)atomic64_read(&s->version_resets));
+	for (op = 0; op < RDLOCK_TICKET_NR; op++)
+		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
+			   (long long)atomic64_read(&s->tickets[op]));
+	seq_printf(m, "ticket_bad_moves: %lld\ntickets_unfinished: %lld\n",
+		   (long long)atomic64_read(&s->ticket_bad_moves),
+		   (long long)atomic64_read(&s->tickets_unfinished));
 }
 
 static int rdlock_protocols_show(struct seq_file *m, void *v)

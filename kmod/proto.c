@@ -85,6 +85,7 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 		return -EINVAL;
 	t->upgraded = false;
 	t->revoked = false;
+	t->state = RDLOCK_TICKET_NEW;	/* each acquisition is a new ticket */
 	return 0;
 }
 
@@ -289,18 +290,127 @@ int rdlock_proto_op_take(const struct rdlock_proto_cfg *cfg,
 				      true, deadline);
 }
 
-/**
- * rdlock_proto_release_failed() - say so when a release may be lost
- * @t: the ticket.
- * @ret: what the release's operation returned; 0 and -ESTALE (the table is
- *	gone, and the ticket with it) are no loss.
+const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR] = {
+	[RDLOCK_TICKET_NEW]		= "new",
+	[RDLOCK_TICKET_ISSUED]		= "issued",
+	[RDLOCK_TICKET_WAITING]		= "waiting",
+	[RDLOCK_TICKET_GRANTED]		= "granted",
+	[RDLOCK_TICKET_ABANDONED]	= "abandoned",
+	[RDLOCK_TICKET_RELEASING]	= "releasing",
+	[RDLOCK_TICKET_DONE]		= "done",
+	[RDLOCK_TICKET_REVOKED]		= "revoked",
+	[RDLOCK_TICKET_LOST]		= "lost",
+	[RDLOCK_TICKET_ORPHANED]	= "orphaned",
+};
+EXPORT_SYMBOL_NS_GPL(rdlock_ticket_state_names, RDLOCK_INTERNAL);
+
+#define RDLOCK_TICKET_ENDS	(BIT(RDLOCK_TICKET_DONE) |		\
+				 BIT(RDLOCK_TICKET_REVOKED) |		\
+				 BIT(RDLOCK_TICKET_LOST) |		\
+				 BIT(RDLOCK_TICKET_ORPHANED))
+
+/*
+ * The ticket life: the states each state may move to. A withdrawn or
+ * aborted ticket (over-limit bakery word, CQL reset) is issued again.
  */
-void rdlock_proto_release_failed(const struct rdlock_ticket *t, int ret)
+static const u16 rdlock_ticket_moves[RDLOCK_TICKET_NR] = {
+	[RDLOCK_TICKET_NEW]	  = BIT(RDLOCK_TICKET_ISSUED) |
+				    RDLOCK_TICKET_ENDS,
+	[RDLOCK_TICKET_ISSUED]	  = BIT(RDLOCK_TICKET_ISSUED) |
+				    BIT(RDLOCK_TICKET_WAITING) |
+				    BIT(RDLOCK_TICKET_GRANTED) |
+				    RDLOCK_TICKET_ENDS,
+	[RDLOCK_TICKET_WAITING]	  = BIT(RDLOCK_TICKET_GRANTED) |
+				    BIT(RDLOCK_TICKET_ABANDONED) |
+				    RDLOCK_TICKET_ENDS,
+	[RDLOCK_TICKET_ABANDONED] = BIT(RDLOCK_TICKET_GRANTED) |
+				    RDLOCK_TICKET_ENDS,
+	[RDLOCK_TICKET_GRANTED]	  = BIT(RDLOCK_TICKET_RELEASING) |
+				    BIT(RDLOCK_TICKET_REVOKED),
+	[RDLOCK_TICKET_RELEASING] = RDLOCK_TICKET_ENDS,
+};
+
+/**
+ * rdlock_ticket_to() - move a ticket to its next state
+ * @cfg: the lockspace's policy (whose stats count the state).
+ * @t: the ticket.
+ * @to: the new state.
+ *
+ * The one place a ticket's state changes. A move the ticket life does not
+ * allow is a protocol bug: counted in ticket_bad_moves and logged, the
+ * state is taken anyway so that the ticket still ends.
+ */
+void rdlock_ticket_to(const struct rdlock_proto_cfg *cfg,
+		      struct rdlock_ticket *t, enum rdlock_ticket_state to)
 {
-	if (ret && ret != -ESTALE)
-		pr_warn_ratelimited("rdlock: node %u slot %u: release failed after it was sent (%d): the lock may stay held\n",
-				    t->node, t->slot, ret);
+	if (WARN_ON_ONCE(to >= RDLOCK_TICKET_NR))
+		return;
+	if (!(rdlock_ticket_moves[t->state] & BIT(to))) {
+		rdlock_proto_count(cfg, ticket_bad_moves);
+		pr_err_ratelimited("node %u slot %u: ticket moved from %s to %s\n",
+				   t->node, t->slot,
+				   rdlock_ticket_state_names[t->state],
+				   rdlock_ticket_state_names[to]);
+	}
+	t->state = to;
+	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats, tickets) +
+			     to * sizeof(atomic64_t));
 }
+EXPORT_SYMBOL_NS_GPL(rdlock_ticket_to, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_ticket_final() - has a ticket ended
+ * @t: the ticket.
+ *
+ * Return: true in a final state, or still new (never taken).
+ */
+bool rdlock_ticket_final(const struct rdlock_ticket *t)
+{
+	return t->state == RDLOCK_TICKET_NEW ||
+	       (RDLOCK_TICKET_ENDS & BIT(t->state));
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_ticket_final, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_ticket_failed() - end a ticket whose operation on the word failed
+ * @cfg: the lockspace's policy.
+ * @t: the ticket, in the word; an operation that withdraws, releases or
+ *	queues it failed (rdlock_proto_op_must()).
+ * @ret: its error. -ESTALE, or -ENOTCONN (a must-operation stops sending
+ *	again only once the table is gone): lost with the table. Anything
+ *	else: the outcome is unknown (orphaned).
+ */
+void rdlock_ticket_failed(const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t, int ret)
+{
+	if (ret == -ESTALE || ret == -ENOTCONN) {
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
+		return;
+	}
+	pr_warn_ratelimited("node %u slot %u: an operation of a %s ticket failed after it was sent (%d): the lock may stay held\n",
+			    t->node, t->slot,
+			    rdlock_ticket_state_names[t->state], ret);
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ORPHANED);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_ticket_failed, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_ticket_take_failed() - end a ticket whose taking operation failed
+ * @cfg: the lockspace's policy.
+ * @t: the ticket, issued.
+ * @ret: the error of rdlock_proto_op_take(): -ENOTCONN (nothing sent by
+ *	the deadline), -EINVAL or -ENOENT (refused before it was sent): the
+ *	word never held it; else as rdlock_ticket_failed().
+ */
+void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, int ret)
+{
+	if (ret == -ENOTCONN || ret == -EINVAL || ret == -ENOENT)
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
+	else
+		rdlock_ticket_failed(cfg, t, ret);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_ticket_take_failed, RDLOCK_INTERNAL);
 
 /**
  * rdlock_proto_omega_ns() - the polling unit for a lock on @node
@@ -475,6 +585,12 @@ static void rdlock_proto_work_fn(struct work_struct *work)
 
 	w->fn(&w->cfg, &w->ticket);
 	memalloc_nofs_restore(nofs);
+	if (!rdlock_ticket_final(&w->ticket)) {
+		rdlock_proto_count(&w->cfg, tickets_unfinished);
+		pr_err_ratelimited("node %u slot %u: background ticket left %s\n",
+				   w->ticket.node, w->ticket.slot,
+				   rdlock_ticket_state_names[w->ticket.state]);
+	}
 	if (q) {
 		atomic_dec(&q->finishing);
 		kref_put(&q->ref, rdlock_proto_quota_free);

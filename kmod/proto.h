@@ -136,6 +136,40 @@ struct rdlock_proto_cfg {
 };
 
 /**
+ * enum rdlock_ticket_state - a ticket's life (design.rst, "Ticket life")
+ * @RDLOCK_TICKET_NEW: nothing sent yet; a ticket that ends here was never
+ *	taken (refused by a check, a quota, a gate).
+ * @RDLOCK_TICKET_ISSUED: the operation that takes it (FA, CAS) is under
+ *	way, or was withdrawn and is about to be sent again.
+ * @RDLOCK_TICKET_WAITING: in the word or the queue, not granted yet.
+ * @RDLOCK_TICKET_GRANTED: held.
+ * @RDLOCK_TICKET_ABANDONED: its caller stopped waiting (deadline, fatal
+ *	signal); a worker waits for the grant and releases it.
+ * @RDLOCK_TICKET_RELEASING: its release is under way.
+ * @RDLOCK_TICKET_DONE: final: released, withdrawn, or never in the word.
+ * @RDLOCK_TICKET_REVOKED: final: a reset took it out of the word.
+ * @RDLOCK_TICKET_LOST: final: its table is gone, and the ticket with it.
+ * @RDLOCK_TICKET_ORPHANED: final, and counted as a defect: an operation
+ *	that changes the word failed with its outcome unknown (the verbs
+ *	backend keeps no record at the home), so the word may hold a ticket
+ *	that nobody will end until a lease or a reset does.
+ * @RDLOCK_TICKET_NR: number of states.
+ */
+enum rdlock_ticket_state {
+	RDLOCK_TICKET_NEW,
+	RDLOCK_TICKET_ISSUED,
+	RDLOCK_TICKET_WAITING,
+	RDLOCK_TICKET_GRANTED,
+	RDLOCK_TICKET_ABANDONED,
+	RDLOCK_TICKET_RELEASING,
+	RDLOCK_TICKET_DONE,
+	RDLOCK_TICKET_REVOKED,
+	RDLOCK_TICKET_LOST,
+	RDLOCK_TICKET_ORPHANED,
+	RDLOCK_TICKET_NR,
+};
+
+/**
  * struct rdlock_ticket - one acquisition, from taking it to releasing it
  * @node: home node of the lock word.
  * @slot: slot of the lock word in @node's table.
@@ -158,6 +192,7 @@ struct rdlock_proto_cfg {
  * @granted_at: when the lock was granted, or upgraded (leases).
  * @remote_ops: remote operations this acquisition took.
  * @polls: READs while waiting.
+ * @state: where it is in its life; only rdlock_ticket_to() changes it.
  */
 struct rdlock_ticket {
 	u32 node;
@@ -172,6 +207,7 @@ struct rdlock_ticket {
 	ktime_t granted_at;
 	u32 remote_ops;
 	u32 polls;
+	enum rdlock_ticket_state state;
 };
 
 /**
@@ -226,6 +262,11 @@ struct rdlock_proto_ops {
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
  * @version_resets: CQL locks reset, idle, before their versions wrap.
+ * @tickets: tickets that reached each state (rdlock_ticket_to()).
+ * @ticket_bad_moves: state changes the ticket life does not allow: a
+ *	protocol bug, logged; tests require 0.
+ * @tickets_unfinished: background tickets whose worker ended with the
+ *	ticket not in a final state: a protocol bug, logged.
  */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
@@ -243,6 +284,9 @@ struct rdlock_proto_stats {
 	atomic64_t notify_stale;
 	atomic64_t refetches;
 	atomic64_t version_resets;
+	atomic64_t tickets[RDLOCK_TICKET_NR];
+	atomic64_t ticket_bad_moves;
+	atomic64_t tickets_unfinished;
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;
@@ -283,7 +327,14 @@ int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_op_take(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value, unsigned long deadline);
-void rdlock_proto_release_failed(const struct rdlock_ticket *t, int ret);
+void rdlock_ticket_to(const struct rdlock_proto_cfg *cfg,
+		      struct rdlock_ticket *t, enum rdlock_ticket_state to);
+bool rdlock_ticket_final(const struct rdlock_ticket *t);
+void rdlock_ticket_failed(const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t, int ret);
+void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, int ret);
+extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 int rdlock_proto_sleep(u64 ns, unsigned long deadline);

@@ -234,15 +234,31 @@ static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
 static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t);
 
+/*
+ * A wait that ended without a grant: -EAGAIN, a reset took the ticket;
+ * else its READs stopped because the table is gone (rdlock_proto_retry()).
+ */
+static void rdlock_bakery_wait_failed(const struct rdlock_proto_cfg *cfg,
+				      struct rdlock_ticket *t, int ret)
+{
+	rdlock_ticket_to(cfg, t, ret == -EAGAIN ? RDLOCK_TICKET_REVOKED :
+						  RDLOCK_TICKET_LOST);
+}
+
 /* Background end of an abandoned ticket: wait for it, then release it. */
 static void rdlock_bakery_finish(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_ticket *t)
 {
-	if (!rdlock_bakery_wait(cfg, t, rdlock_bakery_mode(cfg, t), t->prev,
-				0)) {
-		t->granted_at = rdlock_proto_now(cfg);
-		rdlock_bakery_release(cfg, t);
+	int ret = rdlock_bakery_wait(cfg, t, rdlock_bakery_mode(cfg, t),
+				     t->prev, 0);
+
+	if (ret) {
+		rdlock_bakery_wait_failed(cfg, t, ret);
+		return;
 	}
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
+	t->granted_at = rdlock_proto_now(cfg);
+	rdlock_bakery_release(cfg, t);
 }
 
 static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
@@ -261,19 +277,29 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 	delta = bakery_acquire_delta(bm, t->k);
 	rdlock_proto_count(cfg, acquires);
 	for (;;) {
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
 		ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_FAA, delta, 0,
 					   &prev, deadline);
-		if (ret)
+		if (ret) {
+			rdlock_ticket_take_failed(cfg, t, ret);
 			return ret;
+		}
 		if (bakery_over_limit(prev, bm)) {
 			/* Algorithm 1 lines 4-7: not a ticket; wait for reset. */
 			ret = rdlock_bakery_withdraw(cfg, t, bm, prev + delta);
-			if (!ret)
-				ret = rdlock_bakery_await_reset(cfg, t, bm,
-								deadline,
-								&backoff);
-			if (ret)
+			if (ret) {
+				rdlock_ticket_failed(cfg, t, ret);
 				return ret;
+			}
+			ret = rdlock_bakery_await_reset(cfg, t, bm, deadline,
+							&backoff);
+			if (ret) {
+				/* Withdrawn: nothing of ours is in the word. */
+				rdlock_ticket_to(cfg, t, ret == -ESTALE ?
+						 RDLOCK_TICKET_LOST :
+						 RDLOCK_TICKET_DONE);
+				return ret;
+			}
 			rdlock_proto_count(cfg, retries);
 			continue;
 		}
@@ -281,6 +307,7 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 		t->word = prev + delta;
 		if (bakery_granted_at_fa(prev, bm))
 			break;
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_WAITING);
 		rdlock_proto_count(cfg, waits);
 		ret = rdlock_bakery_wait(cfg, t, bm, prev, deadline);
 		if (!ret)
@@ -290,14 +317,16 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 		 * only a table that was reset under us does that, and a new
 		 * ticket on it would hide the fact.
 		 */
-		if (ret == -EAGAIN)
+		if (ret != -ETIMEDOUT && ret != -EINTR) {
+			rdlock_bakery_wait_failed(cfg, t, ret);
 			return ret;
-		if (ret != -ETIMEDOUT && ret != -EINTR)
-			return ret;
+		}
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ABANDONED);
 		rdlock_proto_count(cfg, abandoned);
 		rdlock_proto_finish_later(cfg, t, rdlock_bakery_finish);
 		return ret;
 	}
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
 	t->granted_at = rdlock_proto_now(cfg);
 	return 0;
 }
@@ -333,6 +362,7 @@ static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
 	if (ret == -EAGAIN) {
 		/* A reset took the ticket: nothing is held any more. */
 		t->revoked = true;
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_REVOKED);
 		rdlock_proto_count(cfg, lease_expiries);
 	}
 	if (ret)
@@ -407,16 +437,21 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 
 	if (t->revoked)
 		return;
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 	/* Without leases nothing but this release ends the ticket: one FA. */
 	if (cfg->lease_ms)
 		ret = rdlock_bakery_release_cas(cfg, t, bm, delta);
 	else
 		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, delta, 0,
 					   &rel);
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN) {
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_REVOKED);
 		rdlock_proto_count(cfg, lease_expiries);
-	else
-		rdlock_proto_release_failed(t, ret);
+	} else if (ret) {
+		rdlock_ticket_failed(cfg, t, ret);
+	} else {
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
+	}
 	if (ret || !bakery_reset_responsible(t->prev, am, t->k))
 		return;
 	/*

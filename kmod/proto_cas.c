@@ -61,11 +61,13 @@ static u64 rdlock_cas_conflicts(enum rdlock_mode mode)
 /*
  * CAS @delta onto the word, starting from the guess @expect, until the
  * word is free of @conflicts. Sleeps between attempts that failed on a
- * conflict; retries at once when only the reader count moved.
+ * conflict; retries at once when only the reader count moved. @take: this
+ * takes the ticket @t, which ends if it fails.
  */
 static int rdlock_cas_add(const struct rdlock_proto_cfg *cfg,
 			  struct rdlock_ticket *t, u64 expect, u64 delta,
-			  u64 conflicts, bool *waited, unsigned long deadline)
+			  u64 conflicts, bool *waited, bool take,
+			  unsigned long deadline)
 {
 	unsigned int backoff = 0;
 	u64 old;
@@ -74,6 +76,8 @@ static int rdlock_cas_add(const struct rdlock_proto_cfg *cfg,
 	for (;;) {
 		ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_CAS, expect,
 					   expect + delta, &old, deadline);
+		if (ret && take)
+			rdlock_ticket_take_failed(cfg, t, ret);
 		if (ret || old == expect)
 			return ret;
 		if (!(old & conflicts)) {
@@ -82,8 +86,12 @@ static int rdlock_cas_add(const struct rdlock_proto_cfg *cfg,
 		}
 		*waited = true;
 		ret = rdlock_proto_backoff(&backoff, deadline);
-		if (ret)
-			return ret;	/* nothing taken: nothing to give back */
+		if (ret) {
+			/* Nothing taken: nothing to give back. */
+			if (take)
+				rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
+			return ret;
+		}
 	}
 }
 
@@ -97,11 +105,15 @@ static int rdlock_cas_acquire(const struct rdlock_proto_cfg *cfg,
 	if (ret)
 		return ret;
 	rdlock_proto_count(cfg, acquires);
+	/* No queue: the ticket is issued until a CAS takes the lock. */
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
 	ret = rdlock_cas_add(cfg, t, 0, rdlock_cas_delta(t->mode),
-			     rdlock_cas_conflicts(t->mode), &waited, deadline);
+			     rdlock_cas_conflicts(t->mode), &waited, true,
+			     deadline);
 	if (waited)
 		rdlock_proto_count(cfg, waits);
 	if (!ret) {
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
 		t->prev = rdlock_cas_delta(t->mode);
 		t->granted_at = rdlock_proto_now(cfg);
 	}
@@ -120,7 +132,7 @@ static int rdlock_cas_upgrade(const struct rdlock_proto_cfg *cfg,
 		goto upgraded;	/* upgraded before: the bit is still ours */
 	/* Any reader conflicts: the writer bit may go on only at count 0. */
 	ret = rdlock_cas_add(cfg, t, RDLOCK_CAS_UPDATE, RDLOCK_CAS_WRITER,
-			     ~RDLOCK_CAS_UPDATE, &waited, deadline);
+			     ~RDLOCK_CAS_UPDATE, &waited, false, deadline);
 	if (waited)
 		rdlock_proto_count(cfg, upgrade_waits);
 	if (ret)
@@ -138,11 +150,15 @@ static void rdlock_cas_release(const struct rdlock_proto_cfg *cfg,
 {
 	u64 old;
 
-	/* FAA, not WRITE: NIC writes are not atomic with NIC atomics. */
-	int ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, -t->prev, 0,
-				       &old);
+	int ret;
 
-	rdlock_proto_release_failed(t, ret);
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
+	/* FAA, not WRITE: NIC writes are not atomic with NIC atomics. */
+	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, -t->prev, 0, &old);
+	if (ret)
+		rdlock_ticket_failed(cfg, t, ret);
+	else
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
 }
 
 const struct rdlock_proto_ops rdlock_proto_caslock = {

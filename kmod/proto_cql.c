@@ -335,9 +335,11 @@ static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
 	rdlock_cql_waiter_free(ws, w);
 	if (ret) {
 		/* The table is gone, and the ticket with it. */
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
 		rdlock_cql_gate_leave(ws, t);
 		return;
 	}
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
 	t->granted_at = rdlock_proto_now(cfg);
 	rdlock_cql_release(cfg, t);
 }
@@ -551,24 +553,31 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 	rdlock_proto_count(cfg, acquires);
 	t->word = 0;
 again:
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
 	ts = (u16)ktime_to_us(rdlock_proto_now(cfg));
 	ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_FAA,
 				   cql_enqueue_delta(&l, m), 0, &prev,
 				   deadline);
-	if (!ret && cql_hdr_resetting(prev)) {
+	if (ret) {
+		rdlock_ticket_take_failed(cfg, t, ret);
+		rdlock_cql_gate_leave(ws, t);
+		goto out_free;
+	}
+	if (cql_hdr_resetting(prev)) {
 		/* Aborted: the reset's last CAS takes our delta away. */
 		rdlock_proto_count(cfg, retries);
 		ret = rdlock_cql_await_reset(cfg, t, deadline);
 		if (!ret)
 			goto again;
-	}
-	if (ret) {
+		rdlock_ticket_to(cfg, t, ret == -ESTALE ? RDLOCK_TICKET_LOST :
+							  RDLOCK_TICKET_DONE);
 		rdlock_cql_gate_leave(ws, t);
 		goto out_free;
 	}
 	t->prev = prev;
 	if (cql_granted_at_enqueue(&l, prev, m))
 		goto granted;
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_WAITING);
 	rdlock_proto_count(cfg, waits);
 	pos = cql_enqueue_pos(&l, prev);
 	xa_lock_bh(&ws->xa);
@@ -581,20 +590,25 @@ again:
 				      RDLOCK_XOP_WRITE, entry, 0, &old);
 	if (ret) {
 		/* Unless the table is gone, the queue waits for this entry. */
-		rdlock_proto_release_failed(t, ret);
+		rdlock_ticket_failed(cfg, t, ret);
 		goto out_leave;
 	}
 	ret = rdlock_cql_wait(cfg, t, w, deadline);
 	if (ret == -ETIMEDOUT || ret == -EINTR) {
 		/* Still queued: the lock must reach us, then we release it. */
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ABANDONED);
 		rdlock_proto_count(cfg, abandoned);
 		t->word = w->id;
 		rdlock_proto_finish_later(cfg, t, rdlock_cql_finish);
 		return ret;
 	}
-	if (ret)
+	if (ret) {
+		/* -ESTALE: the table is gone, and the ticket with it. */
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
 		goto out_leave;
+	}
 granted:
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
 	rdlock_cql_waiter_free(ws, w);
 	t->granted_at = rdlock_proto_now(cfg);
 	return 0;
@@ -862,14 +876,17 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 
 	if (WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
 		return;
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 	/* Fig. 7 line 6: dequeue. */
 	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA,
 				   cql_dequeue_delta(&l, m), 0, &prev);
 	rdlock_cql_gate_leave(rdlock_cql_waiters_of(cfg), t);
 	if (ret) {
-		rdlock_proto_release_failed(t, ret);
+		rdlock_ticket_failed(cfg, t, ret);
 		return;
 	}
+	/* Out of the queue; what follows hands the lock on. */
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
 	rdlock_cql_handover(cfg, t, &l, m, prev);
 	if (cql_hdr_qsize(&l, prev) == 1)
 		rdlock_cql_reset_idle(cfg, t, &l,

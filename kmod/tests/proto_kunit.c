@@ -82,6 +82,7 @@ struct sim_msg {
  * @timeouts: acquisitions that reached a short deadline (abandoned).
  * @xfails: operations failed on purpose (@read_fail_pct).
  * @errors: any other failed acquisition.
+ * @bad_states: a ticket in a state its call's outcome does not allow.
  * @stop: the threads that run until told stop.
  * @stalling: the stalled holder has not released yet.
  * @msg_lock: protects @msgs.
@@ -104,6 +105,7 @@ struct proto_sim {
 	u64 counter;
 	atomic_t violations;
 	atomic64_t grants, writes, again, timeouts, errors, xfails;
+	atomic64_t bad_states;
 	bool stop;
 	bool stalling;
 	spinlock_t msg_lock;	/* protects msgs */
@@ -406,6 +408,20 @@ static enum rdlock_mode sim_random_mode(const struct sim_params *p)
 	return get_random_u32_below(p->update_word ? RDLOCK_MODE_NR : 2);
 }
 
+/*
+ * The ticket life as a caller sees it: granted on success; waiting for a
+ * background worker only when abandoned; else ended.
+ */
+static bool sim_state_after_acquire(const struct rdlock_ticket *t, int ret)
+{
+	if (!ret)
+		return t->state == RDLOCK_TICKET_GRANTED;
+	if ((ret == -ETIMEDOUT || ret == -EINTR) &&
+	    t->state == RDLOCK_TICKET_ABANDONED)
+		return true;
+	return rdlock_ticket_final(t);
+}
+
 static int sim_thread_fn(void *arg)
 {
 	struct sim_thread *st = arg;
@@ -425,6 +441,8 @@ static int sim_thread_fn(void *arg)
 
 		ret = p->ops->acquire(&st->cfg, &t,
 				      jiffies + msecs_to_jiffies(ms));
+		if (!sim_state_after_acquire(&t, ret))
+			atomic64_inc(&sim->bad_states);
 		if (ret == -EAGAIN) {
 			atomic64_inc(&sim->again);
 			continue;
@@ -452,6 +470,8 @@ static int sim_thread_fn(void *arg)
 				atomic64_inc(&sim->errors);
 		}
 		p->ops->release(&st->cfg, &t);
+		if (!rdlock_ticket_final(&t))
+			atomic64_inc(&sim->bad_states);
 	}
 	complete(&st->done);
 	return 0;
@@ -649,6 +669,7 @@ static void sim_test(struct kunit *test)
 	struct sim_thread *st;
 	struct proto_sim *sim;
 	int i, revoked = 0;
+	s64 bad_moves, unfinished, orphaned;
 	u32 r;
 
 	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
@@ -660,8 +681,19 @@ static void sim_test(struct kunit *test)
 	for (i = 0; i < SIM_NODES; i++)
 		sim_node_init(sim, i);
 
+	bad_moves = atomic64_read(&rdlock_proto_stats.ticket_bad_moves);
+	unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
+	orphaned = atomic64_read(&rdlock_proto_stats.tickets[RDLOCK_TICKET_ORPHANED]);
 	for (r = 0; r < p->rounds; r++)
 		revoked += sim_round(sim, p, st);
+	/* Every ticket, abandoned ones included, ended by the ticket life. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->bad_states), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&rdlock_proto_stats.ticket_bad_moves), bad_moves);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&rdlock_proto_stats.tickets_unfinished),
+			unfinished);
+	/* No failure here leaves an outcome unknown. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&rdlock_proto_stats.tickets[RDLOCK_TICKET_ORPHANED]),
+			orphaned);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&sim->violations), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->errors), 0);
@@ -1321,7 +1353,116 @@ static void cql_version_reset_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+/* ---- The ticket life --------------------------------------------------- */
+
+#define TL_MAX_STEPS	6
+
+struct ticket_life_case {
+	const char *name;
+	enum rdlock_ticket_state steps[TL_MAX_STEPS];
+	unsigned int nr;
+	unsigned int bad_moves;
+	bool final;
+};
+
+#define TS(x)	RDLOCK_TICKET_##x
+
+static const struct ticket_life_case ticket_life_cases[] = {
+	{ "granted at once, released", { TS(ISSUED), TS(GRANTED), TS(RELEASING), TS(DONE) },
+	  4, 0, true },
+	{ "waited, granted, released", { TS(ISSUED), TS(WAITING), TS(GRANTED), TS(RELEASING),
+	  TS(DONE) }, 5, 0, true },
+	{ "over-limit word: withdrawn and issued again", { TS(ISSUED), TS(ISSUED), TS(GRANTED) },
+	  3, 0, false },
+	{ "abandoned, then granted and released in the background", { TS(ISSUED), TS(WAITING),
+	  TS(ABANDONED), TS(GRANTED), TS(RELEASING), TS(DONE) }, 6, 0, true },
+	{ "revoked while waiting", { TS(ISSUED), TS(WAITING), TS(REVOKED) }, 3, 0, true },
+	{ "revoked at release (lease)", { TS(ISSUED), TS(GRANTED), TS(RELEASING), TS(REVOKED) },
+	  4, 0, true },
+	{ "lost with its table while waiting", { TS(ISSUED), TS(WAITING), TS(LOST) }, 3, 0, true },
+	{ "release of unknown outcome", { TS(ISSUED), TS(GRANTED), TS(RELEASING), TS(ORPHANED) },
+	  4, 0, true },
+	{ "refused by a check: never taken", { }, 0, 0, true },
+	{ "waiting: not final", { TS(ISSUED), TS(WAITING) }, 2, 0, false },
+	{ "bug: released twice", { TS(ISSUED), TS(GRANTED), TS(RELEASING), TS(DONE),
+	  TS(RELEASING), TS(DONE) }, 6, 1, true },
+	{ "bug: granted without being issued", { TS(GRANTED) }, 1, 1, false },
+	{ "bug: done without a release", { TS(ISSUED), TS(GRANTED), TS(DONE) }, 3, 1, true },
+	{ "bug: abandoned before waiting", { TS(ISSUED), TS(ABANDONED) }, 2, 1, false },
+};
+
+static void ticket_life_test(struct kunit *test)
+{
+	struct rdlock_ticket reused = { .state = RDLOCK_TICKET_DONE };
+	struct rdlock_proto_stats stats = {};
+	struct rdlock_proto_cfg cfg = { .stats = &stats };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(ticket_life_cases); i++) {
+		const struct ticket_life_case *c = &ticket_life_cases[i];
+		struct rdlock_ticket t = { .mode = RDLOCK_MODE_EXCLUSIVE };
+		s64 before = atomic64_read(&stats.ticket_bad_moves);
+
+		KUNIT_ASSERT_EQ(test, rdlock_proto_check(&cfg, &t), 0);
+		for (j = 0; j < c->nr; j++)
+			rdlock_ticket_to(&cfg, &t, c->steps[j]);
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats.ticket_bad_moves) - before,
+				    (s64)c->bad_moves, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, rdlock_ticket_final(&t), c->final, "%s", c->name);
+		if (c->nr)
+			KUNIT_EXPECT_EQ_MSG(test, t.state, c->steps[c->nr - 1], "%s", c->name);
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats.tickets[RDLOCK_TICKET_DONE]), 6);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats.tickets[RDLOCK_TICKET_ORPHANED]), 1);
+	/* A new acquisition starts a new ticket, whatever the struct held. */
+	KUNIT_EXPECT_EQ(test, rdlock_proto_check(&cfg, &reused), 0);
+	KUNIT_EXPECT_EQ(test, reused.state, RDLOCK_TICKET_NEW);
+}
+
+struct ticket_fail_case {
+	const char *name;
+	enum rdlock_ticket_state from;
+	bool take;
+	int err;
+	enum rdlock_ticket_state to;
+};
+
+static const struct ticket_fail_case ticket_fail_cases[] = {
+	{ "take: nothing sent by the deadline", TS(ISSUED), true, -ENOTCONN, TS(DONE) },
+	{ "take: refused for a bad node", TS(ISSUED), true, -ENOENT, TS(DONE) },
+	{ "take: table gone", TS(ISSUED), true, -ESTALE, TS(LOST) },
+	{ "take: flushed after it was sent", TS(ISSUED), true, -EIO, TS(ORPHANED) },
+	{ "take: timed out after it was sent", TS(ISSUED), true, -ETIMEDOUT, TS(ORPHANED) },
+	{ "release: table gone", TS(RELEASING), false, -ESTALE, TS(LOST) },
+	{ "release: resending stopped, table gone", TS(RELEASING), false, -ENOTCONN, TS(LOST) },
+	{ "release: connection reset after it was sent", TS(RELEASING), false, -ECONNRESET,
+	  TS(ORPHANED) },
+	{ "queue entry: table gone", TS(WAITING), false, -ESTALE, TS(LOST) },
+};
+
+static void ticket_fail_test(struct kunit *test)
+{
+	struct rdlock_proto_stats stats = {};
+	struct rdlock_proto_cfg cfg = { .stats = &stats };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ticket_fail_cases); i++) {
+		const struct ticket_fail_case *c = &ticket_fail_cases[i];
+		struct rdlock_ticket t = { .state = c->from };
+
+		if (c->take)
+			rdlock_ticket_take_failed(&cfg, &t, c->err);
+		else
+			rdlock_ticket_failed(&cfg, &t, c->err);
+		KUNIT_EXPECT_EQ_MSG(test, t.state, c->to, "%s", c->name);
+		KUNIT_EXPECT_TRUE_MSG(test, rdlock_ticket_final(&t), "%s", c->name);
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats.ticket_bad_moves), 0);
+}
+
 static struct kunit_case proto_sim_cases[] = {
+	KUNIT_CASE(ticket_life_test),
+	KUNIT_CASE(ticket_fail_test),
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
 	KUNIT_CASE(sim_quota_test),
 	KUNIT_CASE(sim_restart_test),

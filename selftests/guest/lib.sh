@@ -138,6 +138,14 @@ rdl_start() {
 	rdl_step "cluster ready" rdlockctl wait --timeout 120
 }
 
+# Protocol bugs the ticket life counts (design.rst, "Ticket life"): a
+# state change it does not allow, a background ticket left unfinished.
+rdl_ticket_life_ok() {
+	awk '/^(ticket_bad_moves|tickets_unfinished): / { bad += $2 }
+	     END { if (bad) print "# ticket life: " bad " bad moves or unfinished tickets"
+		   exit bad != 0 }' /sys/kernel/debug/rdlock/protocols
+}
+
 # The common end; every step is tried whatever failed before.
 rdl_stop() {
 	if rdl_loaded rdlock_test; then
@@ -150,6 +158,9 @@ rdl_stop() {
 		*) rdl_step "cluster down" rdlockctl down ;;
 		esac
 	fi
+	[ -r /sys/kernel/debug/rdlock/protocols ] &&
+		rdl_step "ticket life: no bad move, no unfinished ticket" \
+			rdl_ticket_life_ok
 	rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
 	rdl_loaded rdlock && rdl_step "rmmod rdlock" rdl_rmmod rdlock
 	return 0
