@@ -88,6 +88,7 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 	t->state = RDLOCK_TICKET_NEW;	/* each acquisition is a new ticket */
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_check, RDLOCK_INTERNAL);
 
 /**
  * rdlock_proto_op_at() - one remote operation on a slot of the ticket's lock
