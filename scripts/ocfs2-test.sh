@@ -13,6 +13,8 @@
 #   --nodes N             number of guests, 2..4 (default 3)
 #   --timeout SEC         cluster.sh's limit (default 600)
 #   --payload DIR         payload (default: scripts/payload.sh KERNEL)
+#   --files N             files per node and round (default 24)
+#   --records N           records per node in the exact count (default 40)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
 #                         (default: a fresh dir under /tmp)
 #
@@ -42,6 +44,8 @@ stack=o2cb
 nodes=3
 timeout=600
 payload=
+files=24
+records=40
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -51,6 +55,8 @@ while [ $# -gt 0 ]; do
 	--nodes)	nodes=${2:?}; shift ;;
 	--timeout)	timeout=${2:?}; shift ;;
 	--payload)	payload=${2:?}; shift ;;
+	--files)	files=${2:?}; shift ;;
+	--records)	records=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -60,6 +66,8 @@ done
 [ "$stack" = o2cb ] || die "--stack: only o2cb so far"
 # mkfs -N 4 below: one slot (journal) per node.
 [[ $nodes =~ ^[2-4]$ ]] || die "--nodes must be 2..4"
+[[ $files =~ ^[1-9][0-9]*$ && $records =~ ^[1-9][0-9]*$ ]] ||
+	die "--files and --records must be positive numbers"
 
 "$SCRIPTS/host-setup.sh"
 [ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
@@ -96,7 +104,8 @@ rc=0
 	--timeout "$timeout" --payload "$payload" --log-dir "$log_dir" \
 	--shared-disk "$img" --module ocfs2 --module ocfs2_stack_o2cb \
 	--bin /usr/bin/flock \
-	-- sh guest/ocfs2.sh "$stack" "$uuid" "$hb_block" || rc=1
+	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
+	sh guest/ocfs2.sh "$stack" "$uuid" "$hb_block" || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true
 if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
