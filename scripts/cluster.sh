@@ -11,13 +11,19 @@
 #   --timeout SEC         limit for the whole run from boot on (default 300)
 #   --payload DIR         copied to /rdlock in the guests (the command's cwd)
 #   --bin PATH            extra host binary for the guests' PATH (repeatable)
+#   --module NAME         extra stock kernel module, loaded with its
+#                         dependencies at boot (repeatable; the debug kernel
+#                         has what it needs built in)
+#   --shared-disk IMG     attach raw image IMG to every guest as virtio disk
+#                         /dev/vda, shared (share-rw=on, cache=none, 4 KiB
+#                         logical blocks)
 #   --log-dir DIR         where logs go (default: a fresh dir under /tmp)
 #   --mem MB              guest memory (default 1024 debug, 512 stock)
 #   --smp N               guest CPUs (default 1)
 #   -v                    stream the guests' command output to stderr
 #
-# Guest i is 10.77.0.(i+1) on eth0 and has a soft-RoCE device rxe0.  The
-# command sees RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_NODE_ADDRS,
+# Guest i is 10.77.0.(i+1) on eth0 and has a soft-RoCE device rxe0.  With
+# --shared-disk, RDLOCK_SHARED_DISK=/dev/vda.  The command sees RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_NODE_ADDRS,
 # RDLOCK_KERNEL and RDLOCK_GID_INDEX (rxe0's IPv4 RoCE v2 GID).  Its output
 # is logged to <log-dir>/node<i>.out, the kernel log to node<i>.console.
 # The guests' init keeps TCP ports 7770 and 7771 for its start/end barrier.
@@ -53,6 +59,8 @@ nodes=3
 timeout=300
 payload=
 bins=()
+modules=()
+shared_disk=
 log_dir=
 mem=
 smp=1
@@ -65,6 +73,8 @@ while [ $# -gt 0 ]; do
 	--timeout)	timeout=${2:?}; shift ;;
 	--payload)	payload=${2:?}; shift ;;
 	--bin)		bins+=("${2:?}"); shift ;;
+	--module)	modules+=("${2:?}"); shift ;;
+	--shared-disk)	shared_disk=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	--mem)		mem=${2:?}; shift ;;
 	--smp)		smp=${2:?}; shift ;;
@@ -85,6 +95,12 @@ esac
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be a number of seconds"
 [[ $mem =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "bad --mem or --smp"
 [ -z "$payload" ] || [ -d "$payload" ] || die "no such directory: $payload"
+if [ -n "$shared_disk" ]; then
+	[ -f "$shared_disk" ] || die "no such image: $shared_disk"
+	shared_disk=$(realpath "$shared_disk")
+	# The stock kernel's virtio_blk is a module.
+	modules+=(virtio_blk)
+fi
 
 "$SCRIPTS/host-setup.sh"
 kernel_env=$("$SCRIPTS/kernel.sh" "$kernel")
@@ -181,10 +197,15 @@ build_initramfs()
 	fi
 
 	# Stock kernel modules in load order, decompressed if need be.
+	# Accelerated crypto modules (arch/x86/crypto) are skipped: they come
+	# in as soft dependencies (crc32c-intel of jbd2, for ocfs2), and
+	# TCG's CPU lacks their instructions, so their insmod fails; the
+	# generic versions listed beside them serve.
 	if [ -n "$MODROOT" ] && [ "$kernel" = stock ]; then
-		for f in "${STOCK_MODULES[@]}"; do
+		for f in "${STOCK_MODULES[@]}" "${modules[@]}"; do
 			modprobe -d "$MODROOT" -S "$KVER" --show-depends "$f"
-		done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+		done | awk '$1 == "insmod" && $2 !~ "/arch/x86/crypto/" &&
+			    !seen[$2]++ { print $2 }' |
 		while read -r f; do
 			rel=/lib/modules/$KVER/${f#"$MODROOT"/lib/modules/"$KVER"/}
 			rel=${rel%.xz}
@@ -206,6 +227,7 @@ build_initramfs()
 	RDLOCK_NR_NODES=$nodes
 	RDLOCK_NODE_ADDRS="$addrs"
 	RDLOCK_KERNEL=$kernel
+	RDLOCK_SHARED_DISK=${shared_disk:+/dev/vda}
 	EOF
 	{
 		printf 'exec '
@@ -267,7 +289,19 @@ CMDLINE+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
 
 start_guest()
 {
-	local i=$1
+	local i=$1 disk=()
+
+	# One image for every guest: share-rw=on lets several QEMUs write it,
+	# cache=none keeps the host's page cache out of the way (every write
+	# reaches the file at once, every read sees the others' writes). The
+	# guest sees 4 KiB logical blocks: writes by two guests to different
+	# 512-byte sectors of one 4 KiB block of the image lose each other's
+	# data, so no guest may write less than a 4 KiB block (o2hb's
+	# heartbeat slot is one logical block per node).
+	if [ -n "$shared_disk" ]; then
+		disk=(-drive "file=$shared_disk,if=none,id=sd0,format=raw,cache=none"
+		      -device "virtio-blk-pci,drive=sd0,share-rw=on,logical_block_size=4096,physical_block_size=4096")
+	fi
 
 	# -nodefaults: no default NIC, VGA or serial; the only network is the
 	# private one.  -no-reboot with panic=-1 makes a panic end QEMU.
@@ -279,6 +313,7 @@ start_guest()
 		-serial "file:$log_dir/node$i.out" \
 		-netdev "$netdev" \
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
+		"${disk[@]}" \
 		< /dev/null > "$log_dir/node$i.qemu" 2>&1 &
 	qemu_pids+=($!)
 }

@@ -76,7 +76,7 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 [ -n "$RDLOCK_NODE_ID" ] || fail "no rdlock_guest.node= on the kernel command line"
-export RDLOCK_NODE_ID RDLOCK_NR_NODES RDLOCK_NODE_ADDRS RDLOCK_KERNEL
+export RDLOCK_NODE_ID RDLOCK_NR_NODES RDLOCK_NODE_ADDRS RDLOCK_KERNEL RDLOCK_SHARED_DISK
 
 # Stock kernel: RDMA and virtio are modular; the list is in dependency order.
 if [ -f /etc/rdlock/modules ]; then

@@ -20,6 +20,9 @@ PACKAGES=(
 	# fs/dlm beside rdlock in the demo: the guests run these binaries
 	# (with their libraries) against the stock kernel's dlm.ko
 	corosync dlm-controld
+	# OCFS2 on a disk the guests share (ocfs2-test.sh): mkfs.ocfs2,
+	# debugfs.ocfs2 and fsck.ocfs2 on the host; the guests need no tools
+	ocfs2-tools
 )
 
 missing=()
@@ -44,4 +47,9 @@ fi
 if [[ " ${missing[*]} " == *" corosync "* || " ${missing[*]} " == *" dlm-controld "* ]] &&
    [ -d /run/systemd/system ]; then
 	systemctl disable --now dlm.service corosync.service >&2 || true
+fi
+# Likewise OCFS2's o2cb and ocfs2 services (SysV scripts): the host only
+# makes and checks images.
+if [[ " ${missing[*]} " == *" ocfs2-tools "* ]] && [ -d /run/systemd/system ]; then
+	systemctl disable --now o2cb.service ocfs2.service >&2 || true
 fi

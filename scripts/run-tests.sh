@@ -30,6 +30,10 @@
 #                              /etc/rdlock/rdlock.conf, rdlockctl up
 #                              --config and down --config, refused files;
 #                              3 nodes, stock kernel only
+#             ocfs2-o2cb       OCFS2 with its own o2cb stack on a disk
+#                              shared by 3 nodes: concurrent file work,
+#                              flock across nodes, an exact count, then
+#                              fsck.ocfs2 on the host (ocfs2-test.sh)
 #   demo:   README's first command (scripts/demo.sh) in a fresh git clone
 #           of this commit, with the stock kernel
 #
@@ -153,6 +157,12 @@ host_tests()
 		"$LOGS/userspace-build.log"
 
 	start=$SECONDS
+	"$ROOT/scripts/ocfs2-headers.sh" --check "$ROOT/build/ocfs2-headers" \
+		> "$LOGS/ocfs2-headers.log" 2>&1
+	single "host: OCFS2 stack plug-in builds against stackglue.h (ocfs2-headers.sh)" \
+		$? $start "$LOGS/ocfs2-headers.log"
+
+	start=$SECONDS
 	make -s -C "$ROOT/userspace" test > "$LOGS/userspace-test.log" 2>&1
 	rc=$?
 	out=$(python3 "$ROOT/scripts/tapcount.py" "$LOGS/userspace-test.log")
@@ -175,6 +185,26 @@ cluster_step()
 	line=$(grep '^cluster:' "$out" | tail -n 1)
 	tally "$kernel: $name" $rc "$line" $start ||
 		cluster_diagnose "$LOGS/$kernel-$name" "$out"
+}
+
+# ocfs2_step KERNEL STACK TIMEOUT: ocfs2-test.sh (image, 3-node cluster
+# step, fsck on the host); its last line counts the guests' results and
+# fsck's.
+ocfs2_step()
+{
+	local kernel=$1 stack=$2 timeout=$3 rc line start=$SECONDS
+	local name=ocfs2-$stack
+	local out=$LOGS/$kernel-$name.log
+
+	"$ROOT/scripts/ocfs2-test.sh" --kernel "$kernel" --stack "$stack" \
+		--timeout "$timeout" --payload "$ROOT/build/$kernel/payload" \
+		--log-dir "$LOGS/$kernel-$name" > "$out" 2>&1
+	rc=$?
+	line=$(grep '^ocfs2:' "$out" | tail -n 1)
+	if ! tally "$kernel: $name" $rc "$line" $start; then
+		cluster_diagnose "$LOGS/$kernel-$name" "$out"
+		grep -A 30 '^not ok - fsck' "$out" | sed 's/^/#   /'
+	fi
 }
 
 guest_tests()
@@ -211,6 +241,7 @@ guest_tests()
 		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
 		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
 	fi
+	ocfs2_step "$kernel" o2cb 300
 }
 
 # The main job as a user meets it: README's first command, ./scripts/demo.sh,

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ocfs2-headers.sh - OCFS2's private headers for an out-of-tree cluster
+# stack plug-in.
+#
+# usage: ocfs2-headers.sh [--check] [OUTDIR]
+#
+# A stack plug-in implements struct ocfs2_stack_operations of
+# fs/ocfs2/stackglue.h, which Debian's linux-headers packages do not ship.
+# This copies fs/ocfs2/stackglue.h and every header it includes with
+# "..." (fs/ocfs2/dlm/dlmapi.h), recursively, from Debian's linux-source-6.1
+# into OUTDIR (default build/ocfs2-headers) under the same paths, and
+# prints OUTDIR. A module's Kbuild then adds -I OUTDIR/fs/ocfs2 and builds
+# against the stock headers package (the symbols come from its
+# Module.symvers: ocfs2_stackglue.ko exports them). The source must be
+# the stock kernel's version: the structures are the ABI.
+#
+# --check: afterwards build selftests/ocfs2-headers (a plug-in that
+# registers itself, never loaded) against the stock kernel's headers
+# (kernel.sh stock: /usr/src/linux-headers-ABI) and fail on any warning.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${RDLOCK_CACHE:-/var/cache/rdlock}
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+TOP=linux-source-6.1
+HEADERS=(fs/ocfs2/stackglue.h)
+
+log() { echo "ocfs2-headers.sh: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+check=0
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
+[ $# -le 1 ] || { sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2; }
+out=${1:-$ROOT/build/ocfs2-headers}
+
+"$ROOT/scripts/host-setup.sh"
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+eval "$("$ROOT/scripts/kernel.sh" stock)"
+stock_ver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER")
+[ "$ver" = "$stock_ver" ] ||
+	die "linux-source-6.1 is $ver, the stock kernel's headers $stock_ver: the structures may differ"
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# The source tree: kernel.sh's unpacked copy for the debug kernel when it
+# is there, else the members needed, from the tarball (one pass of xz
+# over all of fs/ocfs2, a few seconds).
+src=$CACHE/src/linux-source-$ver
+tmp=
+if [ ! -d "$src/fs/ocfs2" ]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	tar -C "$tmp" -xf "$TARBALL" --wildcards "$TOP/fs/ocfs2/*.h"
+	src=$tmp/$TOP
+fi
+
+# Copy header $1 (a path in the tree) and, recursively, the headers it
+# includes with quotes, which are relative to its directory. <...>
+# includes are the kernel's public ones, in the headers package.
+copied=()
+copy_header()
+{
+	local rel=$1 inc dir
+
+	[[ " ${copied[*]} " == *" $rel "* ]] && return 0
+	[ -f "$src/$rel" ] || die "$rel is not in linux-source $ver"
+	mkdir -p "$out/$(dirname "$rel")"
+	cp "$src/$rel" "$out/$rel"
+	copied+=("$rel")
+	dir=$(dirname "$rel")
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$src/$rel"); do
+		copy_header "$(realpath -m --relative-to=. "$dir/$inc")"
+	done
+}
+
+for h in "${HEADERS[@]}"; do
+	copy_header "$h"
+done
+echo "linux-source-6.1 $ver: ${copied[*]}" > "$out/SOURCE"
+log "${copied[*]} from linux-source $ver in $out"
+
+if [ $check -eq 1 ]; then
+	bdir=$(mktemp -d)
+	trap 'rm -rf "$tmp" "$bdir"' EXIT
+	cp "$ROOT"/selftests/ocfs2-headers/{Kbuild,*.c} "$bdir/"
+	log "building selftests/ocfs2-headers against $KDIR"
+	if ! make -C "$KDIR" M="$bdir" OCFS2_HEADERS="$out" W=1 modules \
+	     > "$bdir/build.log" 2>&1 ||
+	   grep -E '(warning|error):' "$bdir/build.log" >&2; then
+		cat "$bdir/build.log" >&2
+		die "the plug-in check module does not build cleanly"
+	fi
+	log "ok: $(cd "$bdir" && ls ./*.ko) built against $KVER"
+fi
+echo "$out"

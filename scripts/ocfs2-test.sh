@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ocfs2-test.sh - OCFS2 on one disk shared by every guest of a cluster:
+# make the image with mkfs.ocfs2, run selftests/guest/ocfs2.sh on every
+# guest (cluster.sh --shared-disk), then check the image with
+# fsck.ocfs2 -fn on the host.
+#
+# usage: ocfs2-test.sh [options]
+#
+#   --kernel debug|stock  guest kernel (default stock)
+#   --stack o2cb          cluster stack (o2cb: OCFS2's own)
+#   --nodes N             number of guests, 2..4 (default 3)
+#   --timeout SEC         cluster.sh's limit (default 600)
+#   --payload DIR         payload (default: scripts/payload.sh KERNEL)
+#   --files N             files per node and round (default 24)
+#   --records N           records per node in the exact count (default 40)
+#   --log-dir DIR         cluster.sh's logs, the image and fsck.log
+#                         (default: a fresh dir under /tmp)
+#
+# Prints cluster.sh's output, "ok"/"not ok" for fsck and last
+# "ocfs2: P passed, F failed, S skipped" (the guests' results and fsck's).
+# Exits non-zero if anything failed. The image stays in the log directory
+# (ocfs2.img) for a look with debugfs.ocfs2; it is made afresh every run.
+
+set -euo pipefail
+
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Small, so that mkfs and fsck take no time: 4 journals of 16 MiB and
+# room for the test's files.
+IMAGE_SIZE=256M
+
+log() { echo "ocfs2-test.sh: $*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+usage()
+{
+	sed -n '/^# usage:/,/^#  *(default: a fresh/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kernel=stock
+stack=o2cb
+nodes=3
+timeout=600
+payload=
+files=24
+records=40
+log_dir=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)	kernel=${2:?}; shift ;;
+	--stack)	stack=${2:?}; shift ;;
+	--nodes)	nodes=${2:?}; shift ;;
+	--timeout)	timeout=${2:?}; shift ;;
+	--payload)	payload=${2:?}; shift ;;
+	--files)	files=${2:?}; shift ;;
+	--records)	records=${2:?}; shift ;;
+	--log-dir)	log_dir=${2:?}; shift ;;
+	*)		usage ;;
+	esac
+	shift
+done
+
+[ "$stack" = o2cb ] || die "--stack: only o2cb so far"
+# mkfs -N 4 below: one slot (journal) per node.
+[[ $nodes =~ ^[2-4]$ ]] || die "--nodes must be 2..4"
+[[ $files =~ ^[1-9][0-9]*$ && $records =~ ^[1-9][0-9]*$ ]] ||
+	die "--files and --records must be positive numbers"
+
+"$SCRIPTS/host-setup.sh"
+[ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
+if [ -n "$log_dir" ]; then
+	mkdir -p "$log_dir"
+	log_dir=$(cd "$log_dir" && pwd)
+else
+	log_dir=$(mktemp -d /tmp/rdlock-ocfs2.XXXXXX)
+fi
+img=$log_dir/ocfs2.img
+rm -f "$img" "$log_dir/fsck.log" "$log_dir/mkfs.log"
+
+# 4 KiB blocks and clusters: the guests see 4 KiB logical blocks (see
+# cluster.sh), and no two nodes may write inside one 4 KiB block of the
+# image at the same time. The stack and cluster name go on the disk
+# (o2cb: the cluster ocfs2.sh makes in configfs is "rdlock").
+truncate -s "$IMAGE_SIZE" "$img"
+mkfs.ocfs2 -q -b 4096 -C 4096 -N 4 -J size=16M -L rdlock-test \
+	--cluster-stack="$stack" --cluster-name=rdlock "$img" \
+	> "$log_dir/mkfs.log" 2>&1 ||
+	{ cat "$log_dir/mkfs.log" >&2; die "mkfs.ocfs2 failed"; }
+
+# What the guests need for the heartbeat: the UUID (the region's name)
+# and the first block of the heartbeat system file.
+uuid=$(debugfs.ocfs2 -R stats "$img" | sed -n 's/^\tUUID: *\([0-9A-F]*\)$/\1/p')
+hb_block=$(debugfs.ocfs2 -R 'stat //heartbeat' "$img" |
+	   awk '$1 == "##" { getline; print $4; exit }')
+[[ $uuid =~ ^[0-9A-F]{32}$ && $hb_block =~ ^[0-9]+$ ]] ||
+	die "cannot read UUID ($uuid) or heartbeat block ($hb_block) of $img"
+log "image $img: UUID $uuid, heartbeat from block $hb_block"
+
+rc=0
+"$SCRIPTS/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
+	--timeout "$timeout" --payload "$payload" --log-dir "$log_dir" \
+	--shared-disk "$img" --module ocfs2 --module ocfs2_stack_o2cb \
+	--bin /usr/bin/flock \
+	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
+	sh guest/ocfs2.sh "$stack" "$uuid" "$hb_block" || rc=1
+
+line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true
+if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+	p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+else
+	p=0 f=1 s=0
+fi
+[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+
+# fsck.ocfs2 -n: read-only, exit status 0 only if it found nothing wrong
+# (4: errors left uncorrected). Its output is checked too, in case a
+# problem does not change the status.
+if fsck.ocfs2 -fn "$img" > "$log_dir/fsck.log" 2>&1 &&
+   grep -q '^All passes succeeded\.$' "$log_dir/fsck.log" &&
+   ! grep -q '^\[' "$log_dir/fsck.log"; then
+	echo "ok - fsck.ocfs2 -fn: clean"
+	p=$((p + 1))
+else
+	echo "not ok - fsck.ocfs2 -fn: not clean (see $log_dir/fsck.log)"
+	sed 's/^/#   /' "$log_dir/fsck.log" | tail -n 30
+	f=$((f + 1))
+fi
+echo "ocfs2: $p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ]

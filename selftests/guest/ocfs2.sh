@@ -1,0 +1,422 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# OCFS2 on a disk every guest shares (cluster.sh --shared-disk), run at once
+# on every node; scripts/ocfs2-test.sh makes the image, runs this and then
+# fsck.ocfs2 on the host:
+#   ocfs2.sh o2cb UUID HB_BLOCK
+# UUID is the file system's (32 hex digits, as debugfs.ocfs2 prints it),
+# HB_BLOCK the first block of its heartbeat system file (4 KiB blocks).
+#
+# Stack o2cb is OCFS2's own: o2nm nodes in configfs, o2hb disk heartbeat,
+# o2net over eth0 and o2dlm. It is set up here by hand, as the o2cb init
+# script and mount.ocfs2 would: mount.ocfs2 and ocfs2_hb_ctl guard the
+# heartbeat region with SysV semaphores, which the debug kernel does not
+# have. (Stack "rdlock", rdlock's stack plug-in, is to come.)
+#
+# Every node mounts; creates, writes, renames and deletes files in one
+# shared directory at once; reads every other node's files and must see
+# their contents, also after they were rewritten in place (cached pages
+# must go); flock(2) must exclude across nodes; each node appends
+# RDLOCK_OCFS2_RECORDS records of 4096 bytes to one file and bumps a counter
+# file under an exclusive flock, and the file must end with exactly
+# nodes x RECORDS intact records whose counter values are 0, 1, ... each
+# once. Then every node unmounts and takes the stack down. Nodes meet at
+# barriers on TCP ports 7780 and up (lib.sh rdl_signal).
+
+# shellcheck source=selftests/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
+
+STACK=$1
+UUID=$2
+HB_BLOCK=$3
+FILES=${RDLOCK_OCFS2_FILES:-24}
+RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
+WAIT=${RDLOCK_OCFS2_WAIT:-150}
+MNT=/mnt/ocfs2
+DIR=$MNT/shared
+CLUSTER=rdlock
+CFS=/sys/kernel/config/cluster
+# o2net's port on every node; the barriers use 7780 and up.
+O2NET_PORT=7777
+ID=$RDLOCK_NODE_ID
+
+usage() {
+	echo "usage: $0 o2cb UUID HB_BLOCK" >&2
+	exit 2
+}
+
+case "$STACK" in
+o2cb)
+	case "$UUID" in
+	'' | *[!0-9A-F]*) usage ;;
+	esac
+	[ ${#UUID} -eq 32 ] || usage
+	case "$HB_BLOCK" in
+	'' | *[!0-9]*) usage ;;
+	esac
+	;;
+*)	usage ;;
+esac
+
+# Barrier number $1: every node reaches it or this one gives up after WAIT
+# seconds. Each barrier has a port of its own (7780 + $1), so that a node
+# that skips some after a failure still meets the others at the last ones.
+# With $2 = last, a peer that no longer answers ping counts as arrived:
+# past the last barrier a node powers off, perhaps before a slower one
+# has seen it there; it got there, since it ran its command to the end.
+barrier() {
+	b_port=$((7780 + $1))
+	# The listener lives to the end: it must not keep a file of the
+	# mount open (node 0 holds flock's fd 7 across barriers).
+	rdl_signal "$b_port" 7>&- 8>&-
+	b_j=0
+	while [ "$b_j" -lt "$RDLOCK_NR_NODES" ]; do
+		if [ "$b_j" -ne "$ID" ]; then
+			if [ "$2" = last ]; then
+				b_left=$WAIT
+				b_addr=$(rdl_node_addr "$b_j")
+				until timeout 3 nc -w 1 "$b_addr" "$b_port" \
+				      </dev/null >/dev/null 2>&1; do
+					ping -c 1 -W 1 "$b_addr" >/dev/null 2>&1 ||
+						break
+					b_left=$((b_left - 1))
+					[ "$b_left" -gt 0 ] || break
+					sleep 1
+				done
+				[ "$b_left" -gt 0 ] && b_j=$((b_j + 1)) && continue
+			elif rdl_wait_signal "$b_j" "$b_port" "$WAIT"; then
+				b_j=$((b_j + 1))
+				continue
+			fi
+			echo "# node $ID: node $b_j not at barrier $1 within $WAIT s"
+			return 1
+		fi
+		b_j=$((b_j + 1))
+	done
+}
+
+# echo VALUE > configfs attribute $1, saying which one failed.
+cfs_set() {
+	echo "$2" > "$1" || { echo "# node $ID: cannot write $2 to $1"; return 1; }
+}
+
+# The o2cb cluster in configfs, as o2cb's init script writes it from
+# /etc/ocfs2/cluster.conf: every node with its number, address and o2net
+# port, then "local" on this node's own entry, which makes o2net listen.
+o2cb_cluster_up() {
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	mkdir "$CFS/$CLUSTER" || return 1
+	u_j=0
+	while [ "$u_j" -lt "$RDLOCK_NR_NODES" ]; do
+		u_n=$CFS/$CLUSTER/node/node$u_j
+		mkdir "$u_n" &&
+		cfs_set "$u_n/ipv4_port" "$O2NET_PORT" &&
+		cfs_set "$u_n/ipv4_address" "$(rdl_node_addr "$u_j")" &&
+		cfs_set "$u_n/num" "$u_j" || return 1
+		u_j=$((u_j + 1))
+	done
+	cfs_set "$CFS/$CLUSTER/node/node$ID/local" 1
+}
+
+# Local disk heartbeat, as mount.ocfs2 starts it: a region named after the
+# file system's UUID over its heartbeat file, one 4 KiB block (the disk's
+# logical block) per node slot, 255 slots. Writing the file descriptor of
+# the open device to "dev" starts the heartbeat thread and returns once the
+# region is steady.
+o2cb_heartbeat_up() {
+	h_r=$CFS/$CLUSTER/heartbeat/$UUID
+	mkdir "$h_r" &&
+	cfs_set "$h_r/block_bytes" 4096 &&
+	cfs_set "$h_r/start_block" "$HB_BLOCK" &&
+	cfs_set "$h_r/blocks" 255 || return 1
+	exec 5<>"$RDLOCK_SHARED_DISK" || return 1
+	cfs_set "$h_r/dev" 5
+	h_rc=$?
+	exec 5<&-
+	return $h_rc
+}
+
+# At unmount the kernel runs "ocfs2_hb_ctl -K -u UUID" (the path in
+# /proc/sys/fs/ocfs2/nm/hb_ctl_path) to stop the heartbeat: this helper does
+# what ocfs2_hb_ctl does, without its semaphores.
+HB_CTL=/tmp/ocfs2-hb-ctl
+o2cb_hb_ctl_install() {
+	cat > "$HB_CTL" <<-EOF
+	#!/bin/sh
+	# ocfs2-hb-ctl -K -u UUID: stop UUID's heartbeat
+	[ "\$1 \$2" = "-K -u" ] || exit 1
+	echo "ocfs2-hb-ctl: stopping heartbeat \$3" > /dev/kmsg
+	rmdir "$CFS/$CLUSTER/heartbeat/\$3"
+	EOF
+	chmod 755 "$HB_CTL" &&
+	cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path "$HB_CTL"
+}
+
+o2cb_heartbeat_gone() {
+	[ ! -e "$CFS/$CLUSTER/heartbeat/$UUID" ]
+}
+
+o2cb_cluster_down() {
+	d_j=0
+	while [ "$d_j" -lt "$RDLOCK_NR_NODES" ]; do
+		rmdir "$CFS/$CLUSTER/node/node$d_j" || return 1
+		d_j=$((d_j + 1))
+	done
+	rmdir "$CFS/$CLUSTER"
+}
+
+mounted() {
+	grep -q " $MNT ocfs2 " /proc/mounts
+}
+
+# The content of node $1's file $2 in round $3, over a few 4 KiB blocks so
+# that the data does not all fit in the inode (inline data).
+content() {
+	c_k=0
+	while [ "$c_k" -lt 3 ]; do
+		printf '%-4095s\n' "round $3 node $1 file $2 block $c_k"
+		c_k=$((c_k + 1))
+	done
+}
+
+# Round 1 on this node: create, write, rename, delete. Every file is
+# written under a temporary name and renamed; every third is deleted.
+write_files() {
+	w_i=1
+	while [ "$w_i" -le "$FILES" ]; do
+		content "$ID" "$w_i" 1 > "$DIR/tmp.$ID.$w_i" &&
+		mv "$DIR/tmp.$ID.$w_i" "$DIR/f.$ID.$w_i" || return 1
+		if [ $((w_i % 3)) -eq 0 ]; then
+			rm "$DIR/f.$ID.$w_i" || return 1
+		fi
+		w_i=$((w_i + 1))
+	done
+}
+
+# Round $1: rewrite this node's files in place (no new inode: cached pages
+# of the old content on other nodes must be dropped).
+rewrite_files() {
+	r_i=1
+	while [ "$r_i" -le "$FILES" ]; do
+		if [ $((r_i % 3)) -ne 0 ]; then
+			content "$ID" "$r_i" "$1" > "$DIR/f.$ID.$r_i" || return 1
+		fi
+		r_i=$((r_i + 1))
+	done
+}
+
+# Every node's files as of round $1: contents, no temporary or deleted
+# file, and exactly the expected number of entries in the directory.
+check_files() {
+	k_bad=0
+	k_j=0
+	k_expect=0
+	k_tmp=/tmp/ocfs2-expect
+	while [ "$k_j" -lt "$RDLOCK_NR_NODES" ]; do
+		k_i=1
+		while [ "$k_i" -le "$FILES" ]; do
+			k_f=$DIR/f.$k_j.$k_i
+			if [ -e "$DIR/tmp.$k_j.$k_i" ]; then
+				echo "# node $ID: tmp.$k_j.$k_i still there"
+				k_bad=1
+			fi
+			if [ $((k_i % 3)) -eq 0 ]; then
+				if [ -e "$k_f" ]; then
+					echo "# node $ID: deleted f.$k_j.$k_i still there"
+					k_bad=1
+				fi
+			else
+				k_expect=$((k_expect + 1))
+				content "$k_j" "$k_i" "$1" > "$k_tmp"
+				if ! cmp -s "$k_tmp" "$k_f"; then
+					echo "# node $ID: f.$k_j.$k_i is not node $k_j's round $1: $(head -c 60 "$k_f" 2>&1)"
+					k_bad=1
+				fi
+			fi
+			k_i=$((k_i + 1))
+		done
+		k_j=$((k_j + 1))
+	done
+	rm -f "$k_tmp"
+	k_n=0
+	for k_f in "$DIR"/f.*; do
+		[ -e "$k_f" ] && k_n=$((k_n + 1))
+	done
+	if [ "$k_n" -ne "$k_expect" ]; then
+		echo "# node $ID: $k_n files in $DIR, expected $k_expect"
+		k_bad=1
+	fi
+	return $k_bad
+}
+
+# flock(2) across nodes. Node 0 holds the lock in mode $1 (-s or -x); the
+# others must get it with -s exactly when both are shared, and never -x.
+# Barriers $2 (held) and $2 + 1 (the others tried).
+LOCKF=$DIR/flock
+flock_held() {
+	f_mode=$1
+	if [ "$ID" -eq 0 ]; then
+		exec 7>>"$LOCKF" &&
+		flock "$f_mode" -w 60 7 || return 1
+		barrier "$2" || return 1
+		barrier $(($2 + 1))
+		f_rc=$?
+		flock -u 7
+		exec 7>&-
+		return $f_rc
+	fi
+	barrier "$2" || return 1
+	f_rc=0
+	if flock -n -x "$LOCKF" true; then
+		echo "# node $ID: flock -x granted while node 0 holds $f_mode"
+		f_rc=1
+	fi
+	if [ "$f_mode" = -s ] && ! flock -n -s "$LOCKF" true; then
+		echo "# node $ID: flock -s refused while node 0 holds -s"
+		f_rc=1
+	fi
+	if [ "$f_mode" = -x ] && flock -n -s "$LOCKF" true; then
+		echo "# node $ID: flock -s granted while node 0 holds -x"
+		f_rc=1
+	fi
+	barrier $(($2 + 1)) || return 1
+	return $f_rc
+}
+
+# After node 0 let go: the lock is granted to a blocking -x (within 60 s).
+flock_after() {
+	flock -x -w 60 "$LOCKF" true
+}
+
+# RECORDS critical sections under an exclusive flock: read the counter,
+# append one 4096-byte record "rec node N seq S count C" (one line, padded),
+# write the counter plus one. Without exclusion two sections read the same
+# count or a record is lost.
+RECF=$DIR/records
+CNTF=$DIR/counter
+append_records() {
+	exec 8>>"$DIR/records.lock" || return 1
+	a_s=1
+	while [ "$a_s" -le "$RECORDS" ]; do
+		flock -x -w 60 8 || { echo "# node $ID: no flock in 60 s"; return 1; }
+		a_c=$(cat "$CNTF") &&
+		printf '%-4095s\n' "rec node $ID seq $a_s count $a_c" >> "$RECF" &&
+		echo $((a_c + 1)) > "$CNTF" || { flock -u 8; return 1; }
+		flock -u 8
+		a_s=$((a_s + 1))
+	done
+	exec 8>&-
+}
+
+# The exact count: nodes x RECORDS records, each 4096 bytes with its text,
+# counts 0 .. total-1 each once, each node's seqs 1 .. RECORDS in order.
+check_records() {
+	e_total=$((RDLOCK_NR_NODES * RECORDS))
+	e_rc=0
+	e_size=$(wc -c < "$RECF")
+	if [ "$e_size" -ne $((e_total * 4096)) ]; then
+		echo "# node $ID: records is $e_size bytes, expected $((e_total * 4096))"
+		e_rc=1
+	fi
+	if [ "$(cat "$CNTF")" != "$e_total" ]; then
+		echo "# node $ID: counter $(cat "$CNTF"), expected $e_total"
+		e_rc=1
+	fi
+	# One line per record: the text, blanks to 4095 characters.
+	awk -v nodes="$RDLOCK_NR_NODES" -v records="$RECORDS" '
+	length($0) != 4095 || $1 != "rec" || $2 != "node" || $4 != "seq" ||
+	$6 != "count" || NF != 7 || $3 < 0 || $3 >= nodes {
+		printf "# record %d is damaged: %.60s\n", NR, $0
+		bad = 1
+		next
+	}
+	{
+		if ($5 != last[$3] + 1) {
+			printf "# record %d: node %d seq %d after %d\n", NR, $3, $5, last[$3]
+			bad = 1
+		}
+		last[$3] = $5
+		if ($7 in seen) {
+			printf "# record %d: count %d seen twice\n", NR, $7
+			bad = 1
+		}
+		seen[$7] = 1
+		n++
+	}
+	END {
+		for (c = 0; c < nodes * records; c++)
+			if (!(c in seen)) {
+				printf "# count %d missing\n", c
+				bad = 1
+			}
+		for (j = 0; j < nodes; j++)
+			if (last[j] != records) {
+				printf "# node %d: %d records, expected %d\n", j, last[j], records
+				bad = 1
+			}
+		if (n != nodes * records) {
+			printf "# %d records, expected %d\n", n, nodes * records
+			bad = 1
+		}
+		exit bad
+	}' "$RECF" || e_rc=1
+	return $e_rc
+}
+
+if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ] || ! rdl_check_env ||
+   [ -z "$RDLOCK_SHARED_DISK" ] || [ ! -b "$RDLOCK_SHARED_DISK" ]; then
+	rdl_not_ok "ocfs2.sh needs 2 or more nodes and cluster.sh --shared-disk"
+	rdl_finish
+	exit 1
+fi
+
+mkdir -p "$MNT"
+start=$(date +%s)
+if rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_PORT" o2cb_cluster_up &&
+   rdl_step "o2cb: unmount helper (hb_ctl_path)" o2cb_hb_ctl_install &&
+   rdl_step "o2cb: disk heartbeat $UUID from block $HB_BLOCK" o2cb_heartbeat_up &&
+   rdl_step "barrier: heartbeating everywhere" barrier 0 &&
+   rdl_step "mount -t ocfs2 -o heartbeat=local" \
+	mount -t ocfs2 -o heartbeat=local "$RDLOCK_SHARED_DISK" "$MNT" &&
+   rdl_step "barrier: mounted everywhere" barrier 1; then
+	echo "# node $ID: mounted after $(($(date +%s) - start)) s"
+	if [ "$ID" -eq 0 ]; then
+		rdl_step "node 0 creates $DIR" mkdir "$DIR" &&
+		rdl_step "node 0 creates the counter file" sh -c "echo 0 > $CNTF"
+	fi
+	t=$(date +%s)
+	rdl_step "barrier: shared directory made" barrier 2 &&
+	rdl_step "round 1: create, write, rename, delete $FILES files" write_files &&
+	rdl_step "barrier: round 1 written" barrier 3 &&
+	rdl_step "round 1: every node's files, contents and deletions" check_files 1 &&
+	rdl_step "barrier: round 1 checked" barrier 4 &&
+	rdl_step "round 2: rewrite own files in place" rewrite_files 2 &&
+	rdl_step "barrier: round 2 written" barrier 5 &&
+	rdl_step "round 2: every node sees the new contents" check_files 2 &&
+	echo "# node $ID: file rounds took $(($(date +%s) - t)) s"
+	t=$(date +%s)
+	rdl_step "flock -s on node 0: -s granted, -x refused elsewhere" flock_held -s 10 &&
+	rdl_step "flock -x on node 0: -s and -x refused elsewhere" flock_held -x 12 &&
+	rdl_step "flock -x granted once node 0 let go" flock_after &&
+	rdl_step "barrier: flock done" barrier 6 &&
+	rdl_step "$RECORDS records of 4096 bytes appended under flock -x" append_records &&
+	echo "# node $ID: records took $(($(date +%s) - t)) s" &&
+	rdl_step "barrier: records appended" barrier 7 &&
+	rdl_step "exactly $((RDLOCK_NR_NODES * RECORDS)) intact records, counter exact" check_records
+	# Whatever failed: no node unmounts while another still works.
+	rdl_step "barrier: done" barrier 8
+fi
+if mounted; then
+	rdl_step "umount" umount "$MNT" &&
+	rdl_step "heartbeat stopped by the unmount helper" o2cb_heartbeat_gone
+fi
+if [ -d "$CFS/$CLUSTER/heartbeat/$UUID" ]; then
+	rmdir "$CFS/$CLUSTER/heartbeat/$UUID"
+fi
+# The peers must be done with o2net before its nodes go.
+rdl_step "barrier: unmounted everywhere" barrier 9 last
+[ -d "$CFS/$CLUSTER" ] && rdl_step "o2cb: cluster down" o2cb_cluster_down
+echo "# node $ID: ocfs2.sh took $(($(date +%s) - start)) s"
+rdl_finish
