@@ -85,8 +85,29 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 		return -EINVAL;
 	t->upgraded = false;
 	t->revoked = false;
+	t->releasing = false;
 	return 0;
 }
+
+/**
+ * rdlock_proto_release() - release a ticket through its protocol, counted
+ * @ops: the protocol.
+ * @cfg: the lockspace's policy.
+ * @t: the granted ticket.
+ *
+ * What every caller of &rdlock_proto_ops.release uses, so that the
+ * release and its remote operations are counted apart from the
+ * acquisition's (&rdlock_proto_stats.releases and .rel_ops).
+ */
+void rdlock_proto_release(const struct rdlock_proto_ops *ops,
+			  const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t)
+{
+	t->releasing = true;
+	rdlock_proto_count(cfg, releases);
+	ops->release(cfg, t);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_release, RDLOCK_INTERNAL);
 
 /**
  * rdlock_proto_op_at() - one remote operation on a slot of the ticket's lock
@@ -120,10 +141,17 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 					arg0, arg1, value, 0);
 	t->remote_ops++;
 	rdlock_proto_count(cfg, remote_ops);
-	if (op < RDLOCK_XOP_NR)
+	if (op < RDLOCK_XOP_NR) {
 		__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
 						   ops) +
 				     op * sizeof(atomic64_t));
+		__rdlock_proto_count(cfg, (t->releasing ?
+					   offsetof(struct rdlock_proto_stats,
+						    rel_ops) :
+					   offsetof(struct rdlock_proto_stats,
+						    acq_ops)) +
+				     op * sizeof(atomic64_t));
+	}
 	if (!ret && op == RDLOCK_XOP_READ && !cfg->xport &&
 	    t->node < RDLOCK_MAX_NODES) {
 		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));

@@ -158,6 +158,9 @@ struct rdlock_proto_cfg {
  * @granted_at: when the lock was granted, or upgraded (leases).
  * @remote_ops: remote operations this acquisition took.
  * @polls: READs while waiting.
+ * @releasing: set by rdlock_proto_release(): the ticket's remote operations
+ *	count as release operations (&rdlock_proto_stats.rel_ops), before
+ *	that as acquire operations (&rdlock_proto_stats.acq_ops).
  */
 struct rdlock_ticket {
 	u32 node;
@@ -172,6 +175,7 @@ struct rdlock_ticket {
 	ktime_t granted_at;
 	u32 remote_ops;
 	u32 polls;
+	bool releasing;
 };
 
 /**
@@ -226,6 +230,10 @@ struct rdlock_proto_ops {
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
  * @version_resets: CQL locks reset, idle, before their versions wrap.
+ * @releases: releases started by rdlock_proto_release().
+ * @acq_ops: remote operations by enum rdlock_xop of acquisitions (and of
+ *	tickets finished in the background, which never reach release).
+ * @rel_ops: remote operations by enum rdlock_xop of releases.
  */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
@@ -243,6 +251,9 @@ struct rdlock_proto_stats {
 	atomic64_t notify_stale;
 	atomic64_t refetches;
 	atomic64_t version_resets;
+	atomic64_t releases;
+	atomic64_t acq_ops[RDLOCK_XOP_NR];
+	atomic64_t rel_ops[RDLOCK_XOP_NR];
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;
@@ -283,6 +294,9 @@ int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_op_take(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value, unsigned long deadline);
+void rdlock_proto_release(const struct rdlock_proto_ops *ops,
+			  const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t);
 void rdlock_proto_release_failed(const struct rdlock_ticket *t, int ret);
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
