@@ -1737,9 +1737,10 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 		TH_LOG("%llu grants out of enqueue order in the cluster",
 		       (unsigned long long)v);
 	EXPECT_EQ(0, inversions);
-	printf("# node %u: %llu grants here; cluster: %llu grants to %u queued threads x %u, %llu out of enqueue order, largest overtaking %llu\n",
+	printf("# node %u: %llu grants here; cluster: %llu grants to %u threads x %u, ",
 	       e->self, (unsigned long long)grants,
-	       (unsigned long long)total, everyone, iters,
+	       (unsigned long long)total, everyone, iters);
+	printf("%llu out of enqueue order, largest overtaking %llu\n",
 	       (unsigned long long)v, (unsigned long long)max_ovt);
 }
 
