@@ -883,11 +883,13 @@ TEST_F(lock, bad_lock_inputs)
 		EXPECT_EQ(EINVAL, errno);
 		l.handle = 0;
 		l.remote_ops = 0;
+		l.prev = 0;
 		ASSERT_EQ(0, ioctl(fd2, RDLOCK_TEST_IOC_LOCK, &l));
 		close(fd2);
 	}
 	l.handle = 0;
 	l.remote_ops = 0;
+	l.prev = 0;
 	l.timeout_ms = 10000;
 	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle));
