@@ -1663,7 +1663,7 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	double end;
 	int hfd = -1;
 
-	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 10, &iters));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 30, &iters));
 	ord_layout(&cl);
 	/* Every node's threads fit in its share of the queue. */
 	ASSERT_GE(cql_capacity(&cl) / e->nr_nodes, e->threads + !e->self);
