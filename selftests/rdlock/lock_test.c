@@ -1554,7 +1554,7 @@ TEST_F(lock, protocol_counters)
  * qsize of the header, RDLOCK_TEST_IOC_LOCK's prev). Node 0 holds the
  * lock until every thread of the cluster is queued behind it (it READs the
  * header), then releases; each thread takes the lock RDLOCK_ORDER_ITERS
- * times (default 10), queueing again at once. Inside, a holder compares
+ * times (default 30), queueing again at once. Inside, a holder compares
  * its position with the last one granted (on node 0): the next position
  * is in order; a lower one was overtaken by that many later enqueuers.
  */
