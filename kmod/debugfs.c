@@ -296,18 +296,25 @@ static const char *const rdlock_cql_entry_names[] = {
 	[CQL_ENTRY_VER_OVERFLOW] = "version-overflow",
 };
 
-/* One queued position's entry, decoded and judged. */
+/*
+ * One queued position's entry, judged; decoded only when it is a client's
+ * entry of this lap or a later one: a holder granted at its enqueue never
+ * writes one, and a waiter may not have written it yet.
+ */
 static void rdlock_cql_entry_show(struct seq_file *m,
 				  const struct cql_layout *l, u32 pos, u64 e)
 {
+	enum cql_entry_state st = cql_entry_classify(l, e, pos);
 	u32 cid = cql_entry_cid(e);
 
-	seq_printf(m, "  pos %u index %u: %#llx %s node %u local %u version %u ts %u %s\n",
-		   pos, cql_pos_index(l, pos), (unsigned long long)e,
-		   cql_entry_mode(e) == CQL_EXCLUSIVE ? "ex" : "sh",
-		   cql_cid_node(cid), cql_cid_local(cid),
-		   cql_entry_version(l, e), cql_entry_ts(e),
-		   rdlock_cql_entry_names[cql_entry_classify(l, e, pos)]);
+	seq_printf(m, "  pos %u index %u: %#llx %s", pos, cql_pos_index(l, pos),
+		   (unsigned long long)e, rdlock_cql_entry_names[st]);
+	if (st == CQL_ENTRY_VALID || st == CQL_ENTRY_OVERWRITTEN)
+		seq_printf(m, " %s node %u local %u version %u ts %u",
+			   cql_entry_mode(e) == CQL_EXCLUSIVE ? "ex" : "sh",
+			   cql_cid_node(cid), cql_cid_local(cid),
+			   cql_entry_version(l, e), cql_entry_ts(e));
+	seq_putc(m, '\n');
 }
 
 /*
