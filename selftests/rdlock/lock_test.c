@@ -35,7 +35,8 @@
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LOCK_ITERS (M, default 100),
  * RDLOCK_THREADS (T, default 2), RDLOCK_BARRIER_TIMEOUT (s, default 300),
  * RDLOCK_UPDATE_ITERS (default 60), RDLOCK_MULTISLOT_ITERS (default 150),
- * RDLOCK_OVERFLOW_TOTAL (default 3000, at least 2 x OVF_HEADROOM x 50).
+ * RDLOCK_OVERFLOW_TOTAL (default 3000, at least 2 x OVF_HEADROOM x 50),
+ * RDLOCK_CQL_ITERS (CQL's M, default 50), RDLOCK_ORDER_ITERS (default 20).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -421,9 +422,16 @@ TEST_F_TIMEOUT(lock, caslock_exclusion, 1800)
 		     1);
 }
 
+/*
+ * Half the other protocols' acquisitions by default: the suite's time is
+ * short, and the lockspace step runs CQL's exact count once more.
+ */
 TEST_F_TIMEOUT(lock, cql_exclusion, 1800)
 {
-	run_protocol(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_CQL, 1);
+	struct lock_env e = self->env;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_CQL_ITERS", 50, &e.iters));
+	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 1);
 }
 
 /*
@@ -1554,7 +1562,7 @@ TEST_F(lock, protocol_counters)
  * qsize of the header, RDLOCK_TEST_IOC_LOCK's prev). Node 0 holds the
  * lock until every thread of the cluster is queued behind it (it READs the
  * header), then releases; each thread takes the lock RDLOCK_ORDER_ITERS
- * times (default 30), queueing again at once. Inside, a holder compares
+ * times (default 20), queueing again at once. Inside, a holder compares
  * its position with the last one granted (on node 0): the next position
  * is in order; a lower one was overtaken by that many later enqueuers.
  */
@@ -1663,7 +1671,7 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	double end;
 	int hfd = -1;
 
-	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 30, &iters));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
 	ord_layout(&cl);
 	/* Every node's threads fit in its share of the queue. */
 	ASSERT_GE(cql_capacity(&cl) / e->nr_nodes, e->threads + !e->self);
