@@ -13,6 +13,7 @@
 #include "xport-pri.h"
 #include "proto.h"
 #include "lockspace-pri.h"
+#include "lockword/cql.h"
 
 static struct dentry *rdlock_debugfs_dir;
 
@@ -151,6 +152,31 @@ static void rdlock_proto_stats_show(struct seq_file *m,
 	seq_printf(m, "ticket_bad_moves: %lld\ntickets_unfinished: %lld\n",
 		   (long long)atomic64_read(&s->ticket_bad_moves),
 		   (long long)atomic64_read(&s->tickets_unfinished));
+	seq_printf(m, "releases: %lld\n",
+		   (long long)atomic64_read(&s->tickets[RDLOCK_TICKET_RELEASING]));
+	/* The same operations again, split: acquisitions, releases. */
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		seq_printf(m, "acquire_ops_%s: %lld\n", rdlock_xop_names[op],
+			   (long long)atomic64_read(&s->acq_ops[op]));
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		seq_printf(m, "release_ops_%s: %lld\n", rdlock_xop_names[op],
+			   (long long)atomic64_read(&s->rel_ops[op]));
+}
+
+static s64 rdlock_ops_sum(atomic64_t *ops)
+{
+	s64 sum = 0;
+	int op;
+
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		sum += atomic64_read(&ops[op]);
+	return sum;
+}
+
+/* Hundredths of @num per @den, 0 without any @den. */
+static long long rdlock_x100(s64 num, s64 den)
+{
+	return den > 0 ? (long long)div64_s64(100 * num, den) : 0LL;
 }
 
 static int rdlock_protocols_show(struct seq_file *m, void *v)
@@ -237,7 +263,16 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	rdlock_proto_stats_show(m, &ls->stats);
 	/* Hundredths: what one acquisition (and its release) costs. */
 	seq_printf(m, "remote_ops_per_acquire_x100: %lld\n",
-		   acquires ? (long long)div64_s64(100 * ops, acquires) : 0LL);
+		   rdlock_x100(ops, acquires));
+	seq_printf(m, "acquire_ops_per_acquire_x100: %lld\n",
+		   rdlock_x100(rdlock_ops_sum(ls->stats.acq_ops), acquires));
+	seq_printf(m, "release_ops_per_release_x100: %lld\n",
+		   rdlock_x100(rdlock_ops_sum(ls->stats.rel_ops),
+			       atomic64_read(&ls->stats.tickets[RDLOCK_TICKET_RELEASING])));
+	/* CQL: messages per ownership transfer (a waiter granted). */
+	seq_printf(m, "notifies_per_wait_x100: %lld\n",
+		   rdlock_x100(atomic64_read(&ls->stats.notifies),
+			       atomic64_read(&ls->stats.waits)));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_ls_stats);
@@ -261,6 +296,82 @@ static int rdlock_ls_entries_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_ls_entries);
 
+static const char *const rdlock_cql_entry_names[] = {
+	[CQL_ENTRY_VALID]	= "valid",
+	[CQL_ENTRY_OBSOLETE]	= "obsolete",
+	[CQL_ENTRY_OVERWRITTEN]	= "overwritten",
+	[CQL_ENTRY_VER_OVERFLOW] = "version-overflow",
+};
+
+/*
+ * One queued position's entry, judged; decoded only when it is a client's
+ * entry of this lap or a later one: a holder granted at its enqueue never
+ * writes one, and a waiter may not have written it yet.
+ */
+static void rdlock_cql_entry_show(struct seq_file *m,
+				  const struct cql_layout *l, u32 pos, u64 e)
+{
+	enum cql_entry_state st = cql_entry_classify(l, e, pos);
+	u32 cid = cql_entry_cid(e);
+
+	seq_printf(m, "  pos %u index %u: %#llx %s", pos, cql_pos_index(l, pos),
+		   (unsigned long long)e, rdlock_cql_entry_names[st]);
+	if (st == CQL_ENTRY_VALID || st == CQL_ENTRY_OVERWRITTEN)
+		seq_printf(m, " %s node %u local %u version %u ts %u",
+			   cql_entry_mode(e) == CQL_EXCLUSIVE ? "ex" : "sh",
+			   cql_cid_node(cid), cql_cid_local(cid),
+			   cql_entry_version(l, e), cql_entry_ts(e));
+	seq_putc(m, '\n');
+}
+
+/*
+ * CQL lockspaces: every lock homed on this node (a used name entry), its
+ * header decoded and the entries of its queued positions (a shared holder
+ * never writes one: "obsolete"). Read through the transport, one word at
+ * a time: a snapshot of a lock in use may be torn between words.
+ */
+static int rdlock_ls_cql_show(struct seq_file *m, void *v)
+{
+	struct rdlock_ls *ls = m->private;
+	struct cql_layout l;
+	u64 tag, h, e;
+	u32 i, n, k, qhead, self = rdlock_xport_self();
+	int ret;
+
+	if (cql_layout_init(&l, ls->cfg.cql_cap_bits, ls->cfg.cql_ver_bits))
+		return -EINVAL;
+	seq_printf(m, "capacity: %u\nversion_bits: %u\n", cql_capacity(&l),
+		   ls->cfg.cql_ver_bits);
+	for (i = 0; i < ls->entries; i++) {
+		ret = rdlock_ls_home_read(ls, i, 0, &tag);
+		if (!ret && tag)
+			ret = rdlock_ls_home_read(ls, i, 1, &h);
+		if (ret)
+			return ret;
+		if (!tag)
+			continue;
+		qhead = cql_hdr_qhead(&l, h);
+		n = min(cql_hdr_qsize(&l, h), cql_capacity(&l));
+		seq_printf(m, "entry %u (node %u): header %#llx qhead %u lap %u index %u qsize %u wcnt %u reset %u%s\n",
+			   i, self, (unsigned long long)h, qhead,
+			   cql_pos_version(&l, qhead), cql_pos_index(&l, qhead),
+			   cql_hdr_qsize(&l, h), cql_hdr_wcnt(&l, h),
+			   cql_hdr_reset_id(h),
+			   cql_hdr_overflow(&l, h) ? " overflow" : "");
+		for (k = 0; k < n; k++) {
+			u32 pos = cql_pos_add(&l, qhead, k);
+
+			ret = rdlock_ls_home_read(ls, i,
+						  2 + cql_pos_index(&l, pos), &e);
+			if (ret)
+				return ret;
+			rdlock_cql_entry_show(m, &l, pos, e);
+		}
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_ls_cql);
+
 void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
 {
 	ls->debugfs = debugfs_create_dir(ls->name, rdlock_debugfs_ls_dir);
@@ -270,6 +381,9 @@ void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
 			    &rdlock_ls_stats_fops);
 	debugfs_create_file("entries", 0444, ls->debugfs, ls,
 			    &rdlock_ls_entries_fops);
+	if (ls->ops == &rdlock_proto_cql)
+		debugfs_create_file("cql", 0444, ls->debugfs, ls,
+				    &rdlock_ls_cql_fops);
 }
 
 void rdlock_debugfs_ls_remove(struct rdlock_ls *ls)

@@ -254,6 +254,7 @@ struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 				      const struct rdlock_lock_opts *opts);
 void rdlock_lock_free(struct rdlock_lock *lk);
 bool rdlock_ls_any(void);
+int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
 int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 			   u64 *freeing);
 int rdlock_ls_init(void);

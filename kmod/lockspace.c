@@ -967,6 +967,24 @@ int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 	return 0;
 }
 
+/**
+ * rdlock_ls_home_read() - READ one slot of a name entry homed on this node
+ * @ls: the lockspace.
+ * @i: the entry, below @ls->entries.
+ * @off: the slot in it: 0 the tag word, 1 the lock word (CQL: the header),
+ *	2 on the CQL queue.
+ * @v: the word.
+ *
+ * Through the transport, as every access to the table (debugfs).
+ *
+ * Return: 0 or a transport error.
+ */
+int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v)
+{
+	return rdlock_ls_op(ls, rdlock_xport_self(), RDLOCK_XOP_READ,
+			    rdlock_entry_slot(ls, 0, i) + off, 0, 0, v);
+}
+
 /* ------------------------------------------------------------------ */
 /* Locks                                                              */
 

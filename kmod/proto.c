@@ -122,10 +122,18 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 					arg0, arg1, value, 0);
 	t->remote_ops++;
 	rdlock_proto_count(cfg, remote_ops);
-	if (op < RDLOCK_XOP_NR)
+	if (op < RDLOCK_XOP_NR) {
 		__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
 						   ops) +
 				     op * sizeof(atomic64_t));
+		/* From its release on, a ticket's operations are the release's. */
+		__rdlock_proto_count(cfg, (t->state >= RDLOCK_TICKET_RELEASING ?
+					   offsetof(struct rdlock_proto_stats,
+						    rel_ops) :
+					   offsetof(struct rdlock_proto_stats,
+						    acq_ops)) +
+				     op * sizeof(atomic64_t));
+	}
 	if (!ret && op == RDLOCK_XOP_READ && !cfg->xport &&
 	    t->node < RDLOCK_MAX_NODES) {
 		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));

@@ -262,11 +262,17 @@ struct rdlock_proto_ops {
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
  * @version_resets: CQL locks reset, idle, before their versions wrap.
- * @tickets: tickets that reached each state (rdlock_ticket_to()).
+ * @tickets: tickets that reached each state (rdlock_ticket_to()); those
+ *	that reached %RDLOCK_TICKET_RELEASING are the releases.
  * @ticket_bad_moves: state changes the ticket life does not allow: a
  *	protocol bug, logged; tests require 0.
  * @tickets_unfinished: background tickets whose worker ended with the
  *	ticket not in a final state: a protocol bug, logged.
+ * @acq_ops: remote operations by enum rdlock_xop of tickets before their
+ *	release (acquisitions, waits, upgrades).
+ * @rel_ops: remote operations by enum rdlock_xop of tickets from their
+ *	release on (%RDLOCK_TICKET_RELEASING or later: the release, its
+ *	handover, the resets it owes), background releases included.
  */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
@@ -287,6 +293,8 @@ struct rdlock_proto_stats {
 	atomic64_t tickets[RDLOCK_TICKET_NR];
 	atomic64_t ticket_bad_moves;
 	atomic64_t tickets_unfinished;
+	atomic64_t acq_ops[RDLOCK_XOP_NR];
+	atomic64_t rel_ops[RDLOCK_XOP_NR];
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;

@@ -28,10 +28,21 @@ import statistics
 import subprocess
 import sys
 
-PROTOS = ("bakery", "caslock")
+PROTOS = ("bakery", "caslock", "cql")
 # Locks by name (guest/rdlockbench.sh): the stock kernel's fs/dlm beside them.
 RB_PROTOS = PROTOS + ("dlm",)
-PROTO_NAMES = {"bakery": "bakery", "caslock": "CAS spinlock", "dlm": "fs/dlm"}
+PROTO_NAMES = {"bakery": "bakery", "caslock": "CAS spinlock", "cql": "CQL",
+               "dlm": "fs/dlm"}
+# Goals of the CQL lock (issue 9 section 5): (label, figure, bound).
+CQL_OPS_ACQ_MAX = 1.1
+CQL_OPS_ACQ_REL_MAX = 2.2
+CQL_MSGS_PER_XFER = 1.0
+CQL_MSGS_TOL = 0.05
+CQL_VS_BAKERY_MIN = 1.5
+CQL_VS_CAS_MIN = 1.0
+CQL_P99_VS_CAS_MAX = 0.5
+CQL_JAIN_MIN = 0.99
+CQL_UNC_MAX = 1.15
 # Goals of the fs/dlm comparison (issue 7 section 3).
 DLM_GOAL_X = 5.0
 HOT_GOAL_DEV = 0.10
@@ -232,7 +243,7 @@ def parse_lock_bench_text(lines):
             continue
         if r is None:
             continue
-        m = re.match(r"(bakery|caslock)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x$",
+        m = re.match(r"(bakery|caslock|cql)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x$",
                      ln)
         if m:
             v = [num(x) for x in m.groups()[1:]]
@@ -317,6 +328,15 @@ def summarize_lockbench(lb, unc):
         ops = [r.get("remote_ops_per_acquire") for r in rows]
         if None not in ops and sum(iters):
             f["remote_ops_per_acquire"] = sum(o * k for o, k in zip(ops, iters)) / sum(iters)
+        aops = [r.get("acquire_ops_per_acquire") for r in rows]
+        if None not in aops and sum(iters):
+            f["acquire_ops_per_acquire"] = sum(o * k for o, k in zip(aops, iters)) / sum(iters)
+        waits = [r.get("waits") for r in rows]
+        notes = [r.get("notifies") for r in rows]
+        if None not in waits and None not in notes and sum(waits):
+            # The protocol's own messages: CQL's notifications.
+            f["msgs_per_transfer"] = sum(notes) / sum(waits)
+            f["msgs_per_transfer_is"] = "notifications per acquisition that waited"
         f["jain"] = jain(rates) if len(rates) > 1 and None not in rates else None
         f["jain_of"] = "the nodes' acquisitions per second"
         samples = [r.get("samples_us") for r in rows]
@@ -432,6 +452,12 @@ def summarize_rdlockbench(rb):
                  "p99_us": c.get("p99_us"), "p999_us": c.get("p999_us"),
                  "max_us": c.get("max_us"), "acquisitions": c.get("acquisitions"),
                  "remote_ops_per_acquire": c.get("remote_ops_per_acquire"),
+                 "acquire_ops_per_acquire": c.get("acquire_ops_per_acquire"),
+                 "release_ops_per_release": c.get("release_ops_per_release"),
+                 "waits": c.get("waits"), "notifies": c.get("notifies"),
+                 "msgs_per_transfer": c.get("msgs_per_transfer"),
+                 "msgs_per_transfer_is": "transport messages of all nodes per "
+                                         "acquisition that waited",
                  "msgs_per_acquire": c.get("msgs_per_acquire"),
                  "msgs_sent": c.get("msgs_sent"),
                  "jain": c.get("jain"), "jain_of": "every client's acquisitions",
@@ -592,8 +618,8 @@ def wrap(text, indent="  "):
 
 
 TABLE_HEAD = ("protocol", "acq/s", "p50 us", "p99 us", "p99.9 us", "ops/acq",
-              "msgs/acq", "Jain", "uncont./2FAA")
-TABLE_W = (-13, 9, 9, 9, 9, 8, 9, 7, 13)
+              "ops/a+r", "msgs/xfer", "Jain", "unc./2FAA")
+TABLE_W = (-9, 9, 8, 8, 9, 7, 7, 9, 6, 9)
 
 
 def table_row(cells):
@@ -609,14 +635,15 @@ def workload_table(title, protos, marker="", names=PROTOS, absent=None):
             lines += wrap(f"{p:<13} ABSENT: {absent or f['absent']}", "  ")
             continue
         if not f:
-            lines.append("  " + table_row((p,) + ("n/a",) * 8))
+            lines.append("  " + table_row((p,) + ("n/a",) * 9))
             continue
         lat = [fmt(f.get(k)) + (marker if f.get(k) is not None else "")
                for k in ("p50_us", "p99_us", "p999_us")]
         lines.append("  " + table_row((
             p, fmt(f.get("acq_per_s"), "rate"), *lat,
+            fmt(f.get("acquire_ops_per_acquire"), "ops"),
             fmt(f.get("remote_ops_per_acquire"), "ops"),
-            fmt(f.get("msgs_per_acquire"), "ops"), fmt(f.get("jain"), "jain"),
+            fmt(f.get("msgs_per_transfer"), "ops"), fmt(f.get("jain"), "jain"),
             fmt(f.get("uncontended_over_2faa"), "ratio"))))
     return lines
 
@@ -678,7 +705,8 @@ def write_plot(logdir, curves, bars):
         "set boxwidth 0.9", "set key top left", "set xtics nomirror",
         f"set xrange [-0.6:{len(bars) - 0.4}]",
         f"plot {gp_quote(bar_path)} using 2:xtic(1) title columnheader(2), "
-        f"'' using 3 title columnheader(3), '' using 4 title columnheader(4)",
+        + ", ".join(f"'' using {k} title columnheader({k})"
+                    for k in range(3, len(RB_PROTOS) + 2)),
         "unset multiplot",
     ]
     script = os.path.join(pdir, "report.gp")
@@ -722,6 +750,63 @@ def cdf_points(f):
         return pp, "points pt 7 ps 1.2", " p50/p99/p99.9/max"
     return None, None, None
 
+
+
+def goal(value, ok, text):
+    """One measured figure against its goal: 'text (met)' or '(NOT met)'."""
+    if value is None:
+        return f"{text} (not measured)"
+    return f"{text} ({'met' if ok(value) else 'NOT met'})"
+
+
+def cql_verdicts(tables, bench, hot):
+    """The goals of issue 9 section 5 for CQL, from this run's figures."""
+    out = []
+    for name, protos in tables:
+        q = protos.get("cql")
+        if not q:
+            out.append(f"CQL, {name}: n/a (no CQL figures in the logs)")
+            continue
+        a, ar = q.get("acquire_ops_per_acquire"), q.get("remote_ops_per_acquire")
+        m = q.get("msgs_per_transfer")
+        parts = [
+            goal(a, lambda v: v <= CQL_OPS_ACQ_MAX,
+                 f"ops at the home per acquire {fmt(a, 'ops')} (goal <= {CQL_OPS_ACQ_MAX})"),
+            goal(ar, lambda v: v <= CQL_OPS_ACQ_REL_MAX,
+                 f"acquire+release {fmt(ar, 'ops')} (goal <= {CQL_OPS_ACQ_REL_MAX})"),
+            goal(m, lambda v: abs(v - CQL_MSGS_PER_XFER) <= CQL_MSGS_TOL,
+                 f"messages per transfer {fmt(m, 'ops')} (goal {CQL_MSGS_PER_XFER:.0f})")]
+        b, c = protos.get("bakery", {}), protos.get("caslock", {})
+        xb, xc = ratio(q.get("acq_per_s"), b.get("acq_per_s")), \
+            ratio(q.get("acq_per_s"), c.get("acq_per_s"))
+        pc = ratio(q.get("p99_us"), c.get("p99_us"))
+        j = q.get("jain")
+        parts += [
+            goal(xb, lambda v: v >= CQL_VS_BAKERY_MIN,
+                 f"throughput {fmt(xb, 'ratio')} bakery's (goal >= {CQL_VS_BAKERY_MIN}x)"),
+            goal(xc, lambda v: v >= CQL_VS_CAS_MIN,
+                 f"{fmt(xc, 'ratio')} the CAS spinlock's (goal >= {CQL_VS_CAS_MIN}x)"),
+            goal(pc, lambda v: v <= CQL_P99_VS_CAS_MAX,
+                 f"p99 {fmt(pc, 'ratio')} the CAS spinlock's (goal <= {CQL_P99_VS_CAS_MAX}x)"),
+            goal(j, lambda v: v >= CQL_JAIN_MIN,
+                 f"Jain {fmt(j, 'jain')} (goal >= {CQL_JAIN_MIN})")]
+        u = q.get("uncontended_over_2faa")
+        parts.append(goal(u, lambda v: v <= CQL_UNC_MAX,
+                          f"uncontended acquire+release {fmt(u, 'ratio')} two raw FAAs "
+                          f"(goal <= {CQL_UNC_MAX}x)"))
+        out.append(f"CQL, {name}: " + "; ".join(parts))
+    bl = [(b, r["lock"].get("cql", {}).get("p50_over_2faa")) for b, r in bench.items()]
+    bl = [(b, v) for b, v in bl if v is not None]
+    if bl:
+        out.append("CQL, uncontended node 0 -> 1 (kernel loop): " + ", ".join(
+            goal(v, lambda x: x <= CQL_UNC_MAX, f"{b} {fmt(v, 'ratio')} two raw FAAs")
+            for b, v in bl) + f" (goal <= {CQL_UNC_MAX}x)")
+    dev = ((hot or {}).get("protocols", {}).get("cql") or {}).get("max_dev_from_equal")
+    out.append("CQL, one hot name: " + goal(
+        dev, lambda v: v <= HOT_GOAL_DEV,
+        f"grants {'n/a' if dev is None else f'{dev * 100:.0f}%'} off equal at worst "
+        f"(goal within {HOT_GOAL_DEV * 100:.0f}%)"))
+    return out
 
 # --------------------------------------------------------------------------
 
@@ -854,8 +939,10 @@ def main(argv):
              "at once by a barrier. "
              "Latency: 1 acquire+release, 2 the lock call. "
              "ops/acq: remote operations on "
-             "the lock's home node per acquisition, release included; msgs/acq: transport "
-             "messages of all nodes per acquisition; Jain: 1 over the nodes' acq/s, 2 over "
+             "the lock's home node per acquisition alone; ops/a+r: the same with its "
+             "release; msgs/xfer: messages per ownership transfer (per acquisition "
+             "that waited; 1: CQL's notifications, 2: transport messages of all "
+             "nodes); Jain: 1 over the nodes' acq/s, 2 over "
              "the clients' acquisitions; uncont./2FAA: uncontended acquire+release p50 over "
              "two raw FAA p50s to the same home (1: node 0 -> 1 below; 2: median of nodes). "
              "dlm: the stock kernel's fs/dlm (dlm.ko, corosync, dlm_controld without "
@@ -870,9 +957,9 @@ def main(argv):
     out.append("")
     out.append("Node 0 -> node 1, uncontended, p50 us: rdlock-xport-bench, perftest, "
                "rdlock-lock-bench")
-    head = ("backend", "FAA", "CAS", "READ", "WRITE", "perftest", "FAA/perftest",
-            "bakery (/2FAA)", "caslock (/2FAA)")
-    tw = (-9, 7, 7, 7, 7, 9, 12, 14, 15)
+    head = ("backend", "FAA", "CAS", "READ", "WRITE", "perftest", "FAA/pt",
+            "bakery(/2FAA)", "caslock(/2FAA)", "cql(/2FAA)")
+    tw = (-9, 6, 6, 6, 6, 8, 6, 14, 14, 14)
 
     def row(cells):
         return "  " + " ".join(f"{c:<{-w}}" if w < 0 else f"{c:>{w}}"
@@ -967,6 +1054,12 @@ def main(argv):
                        + (f"; the same without the lock: {racy}" if racy is not None else ""))
     for v in verdict or ["n/a (no benchmark figures in the logs)"]:
         out += wrap("- " + v, "  ")
+    # CQL against the goals of issue 9: judged from the same figures.
+    out.append("")
+    out.append("CQL against its goals (issue 9, section 5), figures of this run:")
+    cqlv = cql_verdicts(tables, bench, hot)
+    for v in cqlv:
+        out += wrap("- " + v, "  ")
 
     # Guest steps, as demo.sh recorded them (or the clusters' summaries).
     steps = []
@@ -1004,7 +1097,7 @@ def main(argv):
         "locks_by_name_per_node": rb_raw["per_node"],
         "transport": bench,
         "rdlockctl_lock_counter": {"per_node": rb_raw["counter"], "racy": rb_raw["racy"]},
-        "verdict": verdict, "steps": steps,
+        "verdict": verdict, "cql_goals": cqlv, "steps": steps,
     }
 
     plot, why = None, "not asked for (--no-plot)"

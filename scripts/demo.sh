@@ -3,8 +3,8 @@
 #
 # demo.sh - the main job: boot a QEMU/rxe cluster of Debian-kernel guests
 # (3 by default), form an rdlock cluster, prove the RDMA primitives with an
-# exact cluster-wide count, run the bakery lock against the CAS spinlock
-# with every node on one lock word, then the lock benchmark of the product
+# exact cluster-wide count, run the bakery lock, the CAS spinlock and the
+# CQL lock with every node on one lock, then the lock benchmark of the product
 # path (rdlock-bench: lockspaces and locks by name, contended, uncontended
 # and one hot name, with the stock kernel's fs/dlm beside rdlock's
 # protocols) and "rdlockctl lock" guarding a counter in node 0's memory,
@@ -92,7 +92,7 @@ run()
 
 run 1 "the cluster forms, exact count of the primitives" "$nodes" . \
 	-- sh guest/demo.sh
-run 2 "one lock word, every node at once (bakery, CAS spinlock)" "$nodes" \
+run 2 "one lock word, every node at once (bakery, CAS spinlock, CQL)" "$nodes" \
 	lockbench -- sh guest/lockbench.sh verbs
 run 3 "locks by name through /dev/rdlock beside fs/dlm, rdlockctl lock" \
 	"$nodes" rdlockbench "${FSDLM_BINS[@]}" -- sh guest/rdlockbench.sh

@@ -11,8 +11,9 @@
 #             uapi             /dev/rdlock errno contract, unload, 1 node
 #             xport-verbs      3-node exact-count transport test, verbs
 #             xport-twosided   the same with the two-sided backend forced
-#             lock-verbs       mutual exclusion of the bakery lock and the
-#                              CAS spinlock, 3 nodes, verbs backend
+#             lock-verbs       mutual exclusion of the bakery lock, the CAS
+#                              spinlock and CQL, CQL's grant order and a
+#                              writer among readers, 3 nodes, verbs backend
 #             lock-twosided    the same with the two-sided backend
 #             lockspace-verbs  /dev/rdlock lockspaces by name: exclusion
 #                              (bakery, CAS spinlock, update locks),

@@ -78,14 +78,19 @@
 #define  S_CLIENTS	5	/* clients: every node must run as many */
 #define  S_MSGS		6	/* transport messages sent (debugfs nodes) */
 #define  S_MSGS_NODES	7	/* nodes that could count them */
-#define  S_NR		8
+#define  S_ACQ_OPS	8	/* lockspace acquire_ops_* (debugfs) */
+#define  S_RELS		9	/* lockspace releases */
+#define  S_REL_OPS	10	/* lockspace release_ops_* */
+#define  S_WAITS	11	/* lockspace waits */
+#define  S_NOTIFIES	12	/* lockspace notifies (CQL) */
+#define  S_NR		13
 #define R_HIST		(R_SUM + S_NR)
 #define HIST_BUCKETS	160	/* [0]: < 1 us; 8 per octave above */
 #define HIST_PER_OCT	8
 #define R_CLIENTS	(R_HIST + HIST_BUCKETS)	/* + node * C + client */
 #define R_FAA		(R_CLIENTS + MAX_ALL_CLIENTS)	/* + client, any node */
 #define R_AGREE		(R_FAA + MAX_CLIENTS)	/* nodes where a protocol is up */
-#define SPAN		(R_AGREE + 1)	/* 409 */
+#define SPAN		(R_AGREE + 1)	/* 414 */
 
 /* fs/dlm, after rdlock's own protocols; its NL mode, after rdlock's modes. */
 #define PROTO_DLM	RDLOCK_PROTO_NR
@@ -151,6 +156,15 @@ struct client {
 	char err[200];
 };
 
+/*
+ * A lockspace's protocol counters (debugfs stats): remote operations and
+ * acquisitions, those of acquisitions and of releases apart, acquisitions
+ * that waited and (CQL) notifications sent.
+ */
+struct ls_counts {
+	__u64 ops, acq, acq_ops, rels, rel_ops, waits, notifies;
+};
+
 /* Everything one node knows about one protocol after a contended run. */
 struct result {
 	__u32 proto;
@@ -160,10 +174,12 @@ struct result {
 	struct stats st;
 	double p999;
 	__u64 ops, lsacq;	/* debugfs deltas */
+	struct ls_counts d;	/* all of them */
 	__u64 msgs;		/* messages sent over the run, if have_msgs */
 	bool have_msgs;
 	/* cluster */
 	__u64 c_acq, c_ops, c_lsacq, c_errors, c_msgs, c_msgs_nodes;
+	struct ls_counts c_d;
 	__u64 c_hist[HIST_BUCKETS];
 	double c_rate, c_p50, c_p99, c_p999, c_max;
 	double jain;
@@ -659,13 +675,14 @@ fail:
 }
 
 /* Parses "name: value" lines of a lockspace's debugfs stats. */
-static int ls_stats(const char *ls, __u64 *ops, __u64 *acq)
+static int ls_stats(const char *ls, struct ls_counts *c)
 {
-	char path[128], line[128];
+	char path[128], line[128], op[16];
 	unsigned long long v;
 	int got = 0;
 	FILE *f;
 
+	memset(c, 0, sizeof(*c));
 	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/lockspaces/%s/stats", ls);
 	f = fopen(path, "r");
 	if (!f) {
@@ -674,11 +691,21 @@ static int ls_stats(const char *ls, __u64 *ops, __u64 *acq)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "remote_ops: %llu", &v) == 1) {
-			*ops = v;
+			c->ops = v;
 			got |= 1;
 		} else if (sscanf(line, "acquires: %llu", &v) == 1) {
-			*acq = v;
+			c->acq = v;
 			got |= 2;
+		} else if (sscanf(line, "acquire_ops_%15[a-z]: %llu", op, &v) == 2) {
+			c->acq_ops += v;
+		} else if (sscanf(line, "release_ops_%15[a-z]: %llu", op, &v) == 2) {
+			c->rel_ops += v;
+		} else if (sscanf(line, "releases: %llu", &v) == 1) {
+			c->rels = v;
+		} else if (sscanf(line, "waits: %llu", &v) == 1) {
+			c->waits = v;
+		} else if (sscanf(line, "notifies: %llu", &v) == 1) {
+			c->notifies = v;
 		}
 	}
 	fclose(f);
@@ -687,6 +714,21 @@ static int ls_stats(const char *ls, __u64 *ops, __u64 *acq)
 		return -1;
 	}
 	return 0;
+}
+
+/* @b - @a, counter by counter. */
+static struct ls_counts ls_delta(const struct ls_counts *a,
+				 const struct ls_counts *b)
+{
+	struct ls_counts d = {
+		.ops = b->ops - a->ops, .acq = b->acq - a->acq,
+		.acq_ops = b->acq_ops - a->acq_ops, .rels = b->rels - a->rels,
+		.rel_ops = b->rel_ops - a->rel_ops,
+		.waits = b->waits - a->waits,
+		.notifies = b->notifies - a->notifies,
+	};
+
+	return d;
 }
 
 static int barrier(struct env *e, const struct opts *o, const char *what)
@@ -849,13 +891,22 @@ static void proto_teardown(struct result *r)
 }
 
 /* rdlock's lockspace counters; fs/dlm has none (zeros). */
-static int stats_of(const struct result *r, __u64 *ops, __u64 *acq)
+static int stats_of(const struct result *r, struct ls_counts *c)
 {
 	if (r->proto == PROTO_DLM) {
-		*ops = *acq = 0;
+		memset(c, 0, sizeof(*c));
 		return 0;
 	}
-	return ls_stats(r->ls, ops, acq);
+	return ls_stats(r->ls, c);
+}
+
+/* The run's counters, from the counts before (@c0) and after (@c1) it. */
+static void set_deltas(struct result *r, const struct ls_counts *c0,
+		       const struct ls_counts *c1)
+{
+	r->d = ls_delta(c0, c1);
+	r->ops = r->d.ops;
+	r->lsacq = r->d.acq;
 }
 
 /*
@@ -865,7 +916,8 @@ static int stats_of(const struct result *r, __u64 *ops, __u64 *acq)
 static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 			 const struct zipf *z, struct result *r)
 {
-	__u64 ops0 = 0, acq0 = 0, ops1 = 0, acq1 = 0, hist[HIST_BUCKETS] = { 0 };
+	struct ls_counts c0 = { 0 }, c1 = { 0 };
+	__u64 hist[HIST_BUCKETS] = { 0 };
 	unsigned long long msgs0 = 0, msgs1 = 0;
 	__u64 sums[S_NR], h, sq = 0;
 	struct client cl[MAX_CLIENTS];
@@ -893,7 +945,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 			goto out;
 		}
 	}
-	if (stats_of(r, &ops0, &acq0) || barrier(e, o, "start barrier"))
+	if (stats_of(r, &c0) || barrier(e, o, "start barrier"))
 		goto out;
 	/* After the barrier: its own polls are not the protocol's messages. */
 	r->have_msgs = proto != PROTO_DLM && !bench_msgs_sent(&msgs0);
@@ -914,15 +966,14 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 		r->acq += cl[i].count;
 		total += cl[i].n;
 	}
-	if (stats_of(r, &ops1, &acq1))
+	if (stats_of(r, &c1))
 		r->failed = true;
 	/* Only a figure, not a result: a node without it is not a failure. */
 	if (r->have_msgs && !bench_msgs_sent(&msgs1) && msgs1 >= msgs0)
 		r->msgs = msgs1 - msgs0;
 	else
 		r->have_msgs = false;
-	r->ops = ops1 - ops0;
-	r->lsacq = acq1 - acq0;
+	set_deltas(r, &c0, &c1);
 	r->rate = r->secs > 0 ? r->acq / r->secs : 0;
 
 	merged = malloc((total ? total : 1) * sizeof(*merged));
@@ -947,7 +998,12 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	    add(e, R_SUM + S_ERRORS, r->failed) ||
 	    add(e, R_SUM + S_RATE, (__u64)(r->rate * 1000)) ||
 	    add(e, R_SUM + S_CLIENTS, nc) || add(e, R_SUM + S_MSGS, r->msgs) ||
-	    add(e, R_SUM + S_MSGS_NODES, r->have_msgs))
+	    add(e, R_SUM + S_MSGS_NODES, r->have_msgs) ||
+	    add(e, R_SUM + S_ACQ_OPS, r->d.acq_ops) ||
+	    add(e, R_SUM + S_RELS, r->d.rels) ||
+	    add(e, R_SUM + S_REL_OPS, r->d.rel_ops) ||
+	    add(e, R_SUM + S_WAITS, r->d.waits) ||
+	    add(e, R_SUM + S_NOTIFIES, r->d.notifies))
 		goto out;
 	for (i = 0; i < HIST_BUCKETS; i++)
 		if (add(e, R_HIST + i, hist[i]))
@@ -995,6 +1051,13 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	r->c_errors = sums[S_ERRORS];
 	r->c_msgs = sums[S_MSGS];
 	r->c_msgs_nodes = sums[S_MSGS_NODES];
+	r->c_d.ops = sums[S_OPS];
+	r->c_d.acq = sums[S_LSACQ];
+	r->c_d.acq_ops = sums[S_ACQ_OPS];
+	r->c_d.rels = sums[S_RELS];
+	r->c_d.rel_ops = sums[S_REL_OPS];
+	r->c_d.waits = sums[S_WAITS];
+	r->c_d.notifies = sums[S_NOTIFIES];
 	r->c_rate = sums[S_RATE] / 1000.0;
 	if (h) {
 		r->c_p50 = hist_percentile(hist, h, 500);
@@ -1184,7 +1247,7 @@ static int run_uncontended(struct env *e, const struct opts *o, __u32 proto,
 {
 	struct client cl[MAX_CLIENTS], holder = { .fd = -1 };
 	__u32 i, t, nc = o->clients, n = nc * o->ops, *a = NULL, *h = NULL, *f = NULL;
-	__u64 ops0 = 0, acq0 = 0, ops1 = 0, acq1 = 0;
+	struct ls_counts c0 = { 0 }, c1 = { 0 };
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -1210,9 +1273,9 @@ static int run_uncontended(struct env *e, const struct opts *o, __u32 proto,
 		if (t != e->node)
 			continue;
 		if (run_threads(cl, nc, uncontended_name) || stop_all ||
-		    stats_of(r, &ops0, &acq0) ||
+		    stats_of(r, &c0) ||
 		    run_threads(cl, nc, uncontended_client) ||
-		    stats_of(r, &ops1, &acq1))
+		    stats_of(r, &c1))
 			r->failed = true;
 	}
 	if (barrier(e, o, "end barrier"))
@@ -1241,8 +1304,7 @@ static int run_uncontended(struct env *e, const struct opts *o, __u32 proto,
 	compute_stats(a, n, &r->u_acq);
 	compute_stats(h, n, &r->u_hold);
 	compute_stats(f, n, &r->u_faa);
-	r->ops = ops1 - ops0;
-	r->lsacq = acq1 - acq0;
+	set_deltas(r, &c0, &c1);
 	r->home = proto == PROTO_DLM ? (__u32)cl[0].dlm_master : cl[0].home;
 	for (i = 1; i < nc; i++)
 		if ((proto == PROTO_DLM ? (__u32)cl[i].dlm_master : cl[i].home) !=
@@ -1306,6 +1368,23 @@ static void print_contended(const struct env *e, const struct opts *o,
 			b = &r[i];
 		else if (r[i].proto == RDLOCK_PROTO_CASLOCK)
 			c = &r[i];
+	}
+	for (i = 0; i < n; i++) {
+		const struct ls_counts *d = &r[i].c_d;
+
+		if (r[i].absent || r[i].proto == PROTO_DLM)
+			continue;
+		printf("%-8s cluster: ops at the home per acquire %.2f, per release %.2f; ",
+		       proto_names[r[i].proto], ratio(d->acq_ops, d->acq),
+		       ratio(d->rel_ops, d->rels));
+		printf("%llu of %llu acquisitions waited, %llu notifications (%.2f per wait)",
+		       (unsigned long long)d->waits,
+		       (unsigned long long)d->acq,
+		       (unsigned long long)d->notifies,
+		       ratio(d->notifies, d->waits));
+		if (r[i].c_msgs_nodes == e->nr_nodes)
+			printf(", %.2f messages per wait", ratio(r[i].c_msgs, d->waits));
+		printf("\n");
 	}
 	if (b && c)
 		printf("bakery/caslock: cluster throughput %.2fx, p99 %.2fx; %s %.2fx, p99 %.2fx\n",
@@ -1411,6 +1490,26 @@ static void json_hist(FILE *f, const __u64 *h)
 	fprintf(f, "]}");
 }
 
+/*
+ * Remote operations (all at the lock's home) per acquisition, release
+ * included, and split: an acquisition's own, a release's own; how many
+ * acquisitions waited, and CQL's notifications per wait (messages per
+ * ownership transfer).
+ */
+static void json_counts(FILE *f, const struct ls_counts *c)
+{
+	bool first = false;
+
+	ju(f, &first, "acquires", c->acq);
+	jf(f, &first, "remote_ops_per_acquire", ratio(c->ops, c->acq));
+	jf(f, &first, "acquire_ops_per_acquire", ratio(c->acq_ops, c->acq));
+	ju(f, &first, "releases", c->rels);
+	jf(f, &first, "release_ops_per_release", ratio(c->rel_ops, c->rels));
+	ju(f, &first, "waits", c->waits);
+	ju(f, &first, "notifies", c->notifies);
+	jf(f, &first, "notifies_per_wait", ratio(c->notifies, c->waits));
+}
+
 static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 		       const struct result *p)
 {
@@ -1435,8 +1534,7 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 		json_stats(f, "acquire_release", &p->u_hold);
 		json_stats(f, "raw_faa", &p->u_faa);
 		if (!dlm)
-			jf(f, &first, "remote_ops_per_acquire",
-			   ratio(p->ops, p->lsacq));
+			json_counts(f, &p->d);
 		jf(f, &first, "acquire_release_p50_over_2faa",
 		   ratio(p->u_hold.p50, 2 * p->u_faa.p50));
 		fprintf(f, "}");
@@ -1452,8 +1550,7 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	jf(f, &first, "max_us", p->st.max);
 	if (!dlm) {
 		ju(f, &first, "remote_ops", p->ops);
-		ju(f, &first, "acquires", p->lsacq);
-		jf(f, &first, "remote_ops_per_acquire", ratio(p->ops, p->lsacq));
+		json_counts(f, &p->d);
 	}
 	if (p->have_msgs)
 		ju(f, &first, "msgs_sent", p->msgs);
@@ -1467,8 +1564,7 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	jf(f, &first, "p999_us", p->c_p999);
 	jf(f, &first, "max_us", p->c_max);
 	if (!dlm)
-		jf(f, &first, "remote_ops_per_acquire",
-		   ratio(p->c_ops, p->c_lsacq));
+		json_counts(f, &p->c_d);
 	jf(f, &first, "jain", p->jain);
 	ju(f, &first, "client_min", p->cl_min);
 	ju(f, &first, "client_max", p->cl_max);
@@ -1477,6 +1573,10 @@ static void json_proto(FILE *f, const struct env *e, const struct opts *o,
 	if (p->c_msgs_nodes == e->nr_nodes) {
 		ju(f, &first, "msgs_sent", p->c_msgs);
 		jf(f, &first, "msgs_per_acquire", ratio(p->c_msgs, p->c_acq));
+		/* An ownership transfer: a waiter granted by another's release. */
+		if (!dlm)
+			jf(f, &first, "msgs_per_transfer",
+			   ratio(p->c_msgs, p->c_d.waits));
 	}
 	fprintf(f, ", \"clients\": [");
 	for (k = 0; k < e->nr_nodes * o->clients; k++)

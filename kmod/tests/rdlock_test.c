@@ -135,6 +135,7 @@ struct rdlock_test_held {
 static const struct rdlock_proto_ops *rdlock_test_protos[] = {
 	[RDLOCK_TEST_PROTO_BAKERY]	= &rdlock_proto_bakery,
 	[RDLOCK_TEST_PROTO_CASLOCK]	= &rdlock_proto_caslock,
+	[RDLOCK_TEST_PROTO_CQL]		= &rdlock_proto_cql,
 };
 
 static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
@@ -145,8 +146,12 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 		     (int)RDLOCK_MODE_EXCLUSIVE ||
 		     (int)RDLOCK_TEST_MODE_UPDATE != (int)RDLOCK_MODE_UPDATE ||
 		     (int)RDLOCK_TEST_MODE_NR != (int)RDLOCK_MODE_NR);
+	BUILD_BUG_ON(ARRAY_SIZE(rdlock_test_protos) != RDLOCK_TEST_PROTO_NR);
 	if (l->proto >= ARRAY_SIZE(rdlock_test_protos) ||
 	    l->mode >= RDLOCK_MODE_NR || l->handle || l->remote_ops ||
+	    l->pad || l->pad2 || l->prev ||
+	    (l->proto != RDLOCK_TEST_PROTO_CQL &&
+	     (l->queue_bits || l->version_bits)) ||
 	    (l->flags & ~(RDLOCK_TEST_LOCK_UPDATE_WORD |
 			  RDLOCK_TEST_LOCK_STILL_CLOCK)) ||
 	    l->slot < RDLOCK_XPORT_RESERVED_SLOTS)
@@ -184,6 +189,16 @@ static unsigned long rdlock_test_deadline(u32 timeout_ms)
 	return timeout_ms ? jiffies + msecs_to_jiffies(timeout_ms) : 0;
 }
 
+/* Nodes of the cluster: a CQL lock's admission gate shares its queue. */
+static u32 rdlock_test_nodes(void)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		n += rdlock_xport_node_configured(i);
+	return n;
+}
+
 /* Prepare @h for @l; returns the acquisition deadline (0: none). */
 static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
 					   const struct rdlock_test_lock *l,
@@ -195,6 +210,9 @@ static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
 	h->cfg.lease_ms = l->lease_ms;
 	h->cfg.update_word = l->flags & RDLOCK_TEST_LOCK_UPDATE_WORD;
 	h->cfg.stats = stats;
+	h->cfg.cql_cap_bits = l->queue_bits;
+	h->cfg.cql_ver_bits = l->version_bits;
+	h->cfg.cql_nodes = rdlock_test_nodes();
 	h->ticket.node = l->node;
 	h->ticket.slot = l->slot;
 	h->ticket.mode = mode;
@@ -233,6 +251,7 @@ static long rdlock_test_ioc_lock(struct rdlock_test_file *tf,
 	if (ret)
 		goto release;
 	l.remote_ops = h->ticket.remote_ops;
+	l.prev = h->ticket.prev;
 	if (copy_to_user(argp, &l, sizeof(l))) {
 		xa_erase(&tf->held, l.handle);
 		ret = -EFAULT;
@@ -323,7 +342,17 @@ static long rdlock_test_ioc_stats(struct rdlock_test_file *tf,
 		.abandoned = atomic64_read(&s->abandoned),
 		.upgrades = atomic64_read(&s->upgrades),
 		.upgrade_waits = atomic64_read(&s->upgrade_waits),
+		.notifies = atomic64_read(&s->notifies),
+		.releases = atomic64_read(&s->tickets[RDLOCK_TICKET_RELEASING]),
 	};
+	static const int xops[] = { RDLOCK_XOP_READ, RDLOCK_XOP_WRITE,
+				    RDLOCK_XOP_FAA, RDLOCK_XOP_CAS };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(xops); i++) {
+		out.acq_ops[i] = atomic64_read(&s->acq_ops[xops[i]]);
+		out.rel_ops[i] = atomic64_read(&s->rel_ops[xops[i]]);
+	}
 
 	return copy_to_user(argp, &out, sizeof(out)) ? -EFAULT : 0;
 }
@@ -341,6 +370,7 @@ static int rdlock_test_rmw(u32 node, u32 slot)
 
 static long rdlock_test_ioc_lock_bench(void __user *argp)
 {
+	struct rdlock_proto_stats *st = NULL;
 	struct rdlock_test_lock_bench b;
 	struct rdlock_test_held h;
 	enum rdlock_mode mode;
@@ -353,16 +383,22 @@ static long rdlock_test_ioc_lock_bench(void __user *argp)
 		return -EFAULT;
 	if (!b.iterations || b.iterations > RDLOCK_TEST_MAX_SAMPLES ||
 	    b.pad[0] || b.pad[1] || b.exclusive_grants || b.remote_ops ||
+	    b.acquire_ops || b.waits || b.notifies ||
 	    (b.rmw_slot && b.rmw_slot < RDLOCK_XPORT_RESERVED_SLOTS))
 		return -EINVAL;
 	ret = rdlock_test_check_lock(&b.lock);
 	if (ret)
 		return ret;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
 	if (b.samples) {
 		samples = kvmalloc_array(b.iterations, sizeof(*samples),
 					 GFP_KERNEL);
-		if (!samples)
+		if (!samples) {
+			kfree(st);
 			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < b.iterations; i++) {
 		ktime_t t0 = ktime_get();
@@ -373,10 +409,11 @@ static long rdlock_test_ioc_lock_bench(void __user *argp)
 			mode = i % b.exclusive_every ? RDLOCK_MODE_SHARED :
 						       RDLOCK_MODE_EXCLUSIVE;
 		exclusive = mode == RDLOCK_MODE_EXCLUSIVE;
-		deadline = rdlock_test_held_init(&h, &b.lock, mode, NULL);
+		deadline = rdlock_test_held_init(&h, &b.lock, mode, st);
 		ret = h.ops->acquire(&h.cfg, &h.ticket, deadline);
 		if (ret)
 			break;
+		b.acquire_ops += h.ticket.remote_ops;
 		if (exclusive && b.rmw_slot)
 			ret = rdlock_test_rmw(b.rmw_node, b.rmw_slot);
 		h.ops->release(&h.cfg, &h.ticket);
@@ -398,6 +435,9 @@ static long rdlock_test_ioc_lock_bench(void __user *argp)
 			 (size_t)b.iterations * sizeof(*samples)))
 		ret = -EFAULT;
 	kvfree(samples);
+	b.waits = atomic64_read(&st->waits);
+	b.notifies = atomic64_read(&st->notifies);
+	kfree(st);
 	/* The counts go back even after a failure: the caller checks them. */
 	b.lock.handle = 0;
 	if (copy_to_user(argp, &b, sizeof(b)))

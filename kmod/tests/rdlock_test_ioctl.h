@@ -75,6 +75,8 @@ struct rdlock_test_info {
 enum rdlock_test_proto {
 	RDLOCK_TEST_PROTO_BAKERY	= 0,
 	RDLOCK_TEST_PROTO_CASLOCK	= 1,
+	RDLOCK_TEST_PROTO_CQL		= 2,
+	RDLOCK_TEST_PROTO_NR,
 };
 
 /* rdlock_test_lock.mode: the protocol layer's enum rdlock_mode. */
@@ -108,6 +110,14 @@ enum rdlock_test_mode {
  * @flags: RDLOCK_TEST_LOCK_*; the word's layout must be the same for every
  *	user of one slot.
  * @k: slots of a multi-slot lease; 0 means 1.
+ * @queue_bits: CQL: log2 of the queue capacity (0: the default, 5); the
+ *	lock takes the header slot and 2^@queue_bits slots after it. Every
+ *	node lets at most capacity / (configured nodes) of its clients into
+ *	one lock's queue at a time. 0 for the other protocols.
+ * @version_bits: CQL: version bits (0: the default, 16). 0 for the others.
+ * @pad: zero.
+ * @prev: out: the word the acquiring operation returned (bakery, CQL: the
+ *	FETCH_AND_ADD's; a CQL waiter's position is qhead + qsize of it).
  *
  * Locks belong to the open file: closing it releases them.
  */
@@ -122,6 +132,11 @@ struct rdlock_test_lock {
 	__u32 remote_ops;
 	__u32 flags;
 	__u32 k;
+	__u8 queue_bits;
+	__u8 version_bits;
+	__u16 pad;
+	__u32 pad2;
+	__u64 prev;
 };
 
 /**
@@ -171,6 +186,10 @@ struct rdlock_test_proto_stats {
 	__u64 abandoned;
 	__u64 upgrades;
 	__u64 upgrade_waits;
+	__u64 notifies;
+	__u64 releases;
+	__u64 acq_ops[4];
+	__u64 rel_ops[4];
 };
 
 /**
@@ -189,6 +208,9 @@ struct rdlock_test_proto_stats {
  *	release, or 0.
  * @exclusive_grants: out: exclusive acquisitions done.
  * @remote_ops: out: remote operations of all acquisitions and releases.
+ * @acquire_ops: out: those of the acquisitions alone.
+ * @waits: out: acquisitions not granted by their first operation.
+ * @notifies: out: CQL notifications this loop's releases sent.
  */
 struct rdlock_test_lock_bench {
 	struct rdlock_test_lock lock;
@@ -200,6 +222,9 @@ struct rdlock_test_lock_bench {
 	__u64 samples;
 	__u64 exclusive_grants;
 	__u64 remote_ops;
+	__u64 acquire_ops;
+	__u64 waits;
+	__u64 notifies;
 };
 
 #define RDLOCK_TEST_IOC_MAGIC	0xD8

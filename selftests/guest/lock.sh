@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Multi-node mutual exclusion of the lock protocols (bakery and the CAS
-# spinlock baseline), run at once on every guest:
+# Multi-node mutual exclusion of the lock protocols (bakery, the CAS
+# spinlock baseline and CQL; CQL grant order), run at once on every guest:
 #   lock.sh verbs|twosided
 # See selftests/rdlock/lock_test.c for what is checked.
 

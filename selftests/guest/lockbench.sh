@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lock protocols under contention, on every guest at once: each node takes
-# and releases the same exclusive lock word on node 0 with the bakery lock,
-# then with the CAS spinlock, and prints latency, throughput and remote
-# operations per acquisition side by side (rdlock-lock-bench). A benchmark:
+# and releases the same exclusive lock on node 0 with the bakery lock, then
+# with the CAS spinlock, then with CQL, and prints latency, throughput and
+# remote operations per acquisition side by side (rdlock-lock-bench). A benchmark:
 # it reports, it asserts nothing about speed.
 #   lockbench.sh [verbs|twosided]	(default verbs)
 # Results: $RDLOCK_BENCH_DIR (default /tmp)/lock-bench.json, also printed

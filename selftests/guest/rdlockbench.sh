@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The lock benchmark of the product path, on every guest at once
-# (rdlock-bench: lockspaces and /dev/rdlock locks by name, bakery and CAS
-# spinlock side by side in one run, with the stock kernel's fs/dlm beside
+# (rdlock-bench: lockspaces and /dev/rdlock locks by name, bakery, CAS
+# spinlock and CQL side by side in one run, with the stock kernel's fs/dlm beside
 # them: corosync and dlm_controld come up first, see lib.sh), then its
 # uncontended mode next to raw FETCH_AND_ADD round trips (fs/dlm: a name
 # mastered on the next node, as rdlock's are homed there), then one hot
@@ -24,7 +24,9 @@ OUT=${RDLOCK_BENCH_DIR:-/tmp}
 DURATION=${RDLOCK_RDLOCKBENCH_SECS:-10}
 UNC_OPS=${RDLOCK_RDLOCKBENCH_UNC_OPS:-300}
 HOT_SECS=${RDLOCK_RDLOCKBENCH_HOT_SECS:-5}
-PROTOS=bakery,caslock,dlm
+# Issue 9's contended mix: 3 nodes x 8 clients.
+CLIENTS=${RDLOCK_RDLOCKBENCH_CLIENTS:-8}
+PROTOS=bakery,caslock,cql,dlm
 ROUNDS=${RDLOCK_DEMO_ROUNDS:-10}
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
@@ -83,9 +85,9 @@ if rdl_check_env && rdl_start "$PARAM"; then
 	# fs/dlm absent (on any node): rdlock-bench says so on every node.
 	NO_DLM=
 	[ -n "$RDL_DLM_WHY" ] && NO_DLM="--no-dlm=node $RDLOCK_NODE_ID: $RDL_DLM_WHY"
-	rdl_step "rdlock-bench, contended (2 clients per node, 8 locks, zipf 0.99, 50% shared, ${DURATION} s per protocol)" \
+	rdl_step "rdlock-bench, contended ($CLIENTS clients per node, 8 locks, zipf 0.99, 50% shared, ${DURATION} s per protocol)" \
 		rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
-		--clients 2 --locks 8 --zipf 0.99 --read-ratio 0.5 \
+		--clients "$CLIENTS" --locks 8 --zipf 0.99 --read-ratio 0.5 \
 		--cs-us 20 --duration "$DURATION" --slot-off "$SLOT_CONTENDED" \
 		--json "$OUT/rdlock-bench.json"
 	rdl_step "rdlock-bench --uncontended ($UNC_OPS acquisitions per protocol, node after node)" \

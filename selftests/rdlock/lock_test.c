@@ -35,7 +35,8 @@
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LOCK_ITERS (M, default 100),
  * RDLOCK_THREADS (T, default 2), RDLOCK_BARRIER_TIMEOUT (s, default 300),
  * RDLOCK_UPDATE_ITERS (default 60), RDLOCK_MULTISLOT_ITERS (default 150),
- * RDLOCK_OVERFLOW_TOTAL (default 3000, at least 2 x OVF_HEADROOM x 50).
+ * RDLOCK_OVERFLOW_TOTAL (default 3000, at least 2 x OVF_HEADROOM x 50),
+ * RDLOCK_CQL_ITERS (CQL's M, default 50), RDLOCK_ORDER_ITERS (default 20).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +50,7 @@
 
 #include "testlib.h"
 #include "../../kmod/lockword/bakery.h"
+#include "../../kmod/lockword/cql.h"
 
 #include <kselftest_harness.h>
 
@@ -101,6 +103,33 @@
 #define LST_RESETS		6
 #define LST_BARRIER		7
 #define LST_SLOTS		8
+/*
+ * CQL: the exclusion test's lock words (a header and 2^CQL_QUEUE_BITS
+ * queue entries each) after the counters of REGION(2), whose first slots
+ * are the overflow test's; the order and reader-stream tests after the
+ * lease-stall test.
+ */
+#define CQL_QUEUE_BITS		3
+#define CQL_SPAN(bits)		(1 + (1 << (bits)))
+#define CQL_LOCK_OFF		80	/* + lock * CQL_SPAN(): REGION(2) */
+#define ORD_REGION		(LST_REGION + LST_SLOTS)
+/* Order: capacity 16, so that every node's threads fit in its gate. */
+#define ORD_QUEUE_BITS		4
+#define ORD_LOCK		0	/* on node 0 */
+#define ORD_LAST		CQL_SPAN(ORD_QUEUE_BITS)	/* on node 0 */
+#define ORD_GRANTS		(ORD_LAST + 1)
+#define ORD_INVERSIONS		(ORD_LAST + 2)
+#define ORD_BARRIER		(ORD_LAST + 3)	/* and + 4 */
+#define ORD_OVERTAKEN		(ORD_LAST + 5)	/* + node: its largest */
+#define ORD_SLOTS		(ORD_OVERTAKEN + 8)
+#define STR_REGION		(ORD_REGION + ORD_SLOTS)
+#define STR_LOCK		0	/* on node 0 */
+#define STR_READERS		CQL_SPAN(CQL_QUEUE_BITS)	/* running */
+#define STR_STOP		(STR_READERS + 1)
+#define STR_GAVE_UP		(STR_READERS + 2)
+#define STR_WRITER_IN		(STR_READERS + 3)
+#define STR_BARRIER		(STR_READERS + 4)	/* and + 5 */
+#define STR_SLOTS		(STR_READERS + 6)
 #define LOCK_TIMEOUT_MS		120000
 
 struct lock_env {
@@ -130,6 +159,15 @@ static __u32 slot(const struct lock_env *e, __u32 proto, __u32 what,
 		  __u32 lock)
 {
 	return e->base + REGION(proto) + what + lock;
+}
+
+/* A lock word of the exclusion test: CQL's take several slots. */
+static __u32 lock_slot(const struct lock_env *e, __u32 proto, __u32 lock)
+{
+	if (proto == RDLOCK_TEST_PROTO_CQL)
+		return slot(e, proto, CQL_LOCK_OFF,
+			    lock * CQL_SPAN(CQL_QUEUE_BITS));
+	return slot(e, proto, LOCK_SLOT, lock);
 }
 
 /* Where a lock's critical section works: a counter and a writer flag. */
@@ -234,8 +272,14 @@ static void *worker_main(void *arg)
 		struct rdlock_test_lock l = {
 			.proto = w->proto, .mode = exclusive,
 			.node = lock_home(e, lock),
-			.slot = slot(e, w->proto, LOCK_SLOT, lock),
+			.slot = lock_slot(e, w->proto, lock),
 		};
+
+		if (w->proto == RDLOCK_TEST_PROTO_CQL) {
+			/* A lost grant fails the test rather than hang it. */
+			l.queue_bits = CQL_QUEUE_BITS;
+			l.timeout_ms = LOCK_TIMEOUT_MS;
+		}
 
 		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
 			snprintf(w->err, sizeof(w->err), "LOCK %u: %s", lock,
@@ -282,8 +326,10 @@ FIXTURE_SETUP(lock)
 	ASSERT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_INFO, &info));
 	ASSERT_EQ(1, info.ready);
 	e->backend = info.backend;
-	ASSERT_LE(info.first_free_slot + LST_REGION + LST_SLOTS,
+	ASSERT_LE(info.first_free_slot + STR_REGION + STR_SLOTS,
 		  info.table_slots);
+	ASSERT_GE(1024, STR_REGION + STR_SLOTS);	/* raw slots only */
+	ASSERT_GE(128, CQL_LOCK_OFF + NR_LOCKS * CQL_SPAN(CQL_QUEUE_BITS));
 	e->base = info.first_free_slot;
 }
 
@@ -374,6 +420,18 @@ TEST_F_TIMEOUT(lock, caslock_exclusion, 1800)
 {
 	run_protocol(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_CASLOCK,
 		     1);
+}
+
+/*
+ * Half the other protocols' acquisitions by default: the suite's time is
+ * short, and the lockspace step runs CQL's exact count once more.
+ */
+TEST_F_TIMEOUT(lock, cql_exclusion, 1800)
+{
+	struct lock_env e = self->env;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_CQL_ITERS", 50, &e.iters));
+	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 1);
 }
 
 /*
@@ -786,9 +844,23 @@ TEST_F(lock, bad_lock_inputs)
 				      .slot = slot(&self->env, 0, LOCK_SLOT, 7) };
 	__u32 handle = 12345;
 
-	l.proto = 2;
+	l.proto = RDLOCK_TEST_PROTO_NR;
 	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(EINVAL, errno);
+	l.proto = 0;
+	/* CQL's widths are for CQL only, and within their limits. */
+	l.queue_bits = CQL_QUEUE_BITS;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l.proto = RDLOCK_TEST_PROTO_CQL;
+	l.queue_bits = CQL_CAP_BITS_MAX + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l.queue_bits = 0;
+	l.version_bits = CQL_VER_BITS_MIN - 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l.version_bits = 0;
 	l.proto = 0;
 	l.mode = 2;
 	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
@@ -819,11 +891,13 @@ TEST_F(lock, bad_lock_inputs)
 		EXPECT_EQ(EINVAL, errno);
 		l.handle = 0;
 		l.remote_ops = 0;
+		l.prev = 0;
 		ASSERT_EQ(0, ioctl(fd2, RDLOCK_TEST_IOC_LOCK, &l));
 		close(fd2);
 	}
 	l.handle = 0;
 	l.remote_ops = 0;
+	l.prev = 0;
 	l.timeout_ms = 10000;
 	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(0, ioctl(self->fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle));
@@ -1479,6 +1553,373 @@ TEST_F(lock, protocol_counters)
 	EXPECT_LE(read + 1, protocol_counter("ops_read"));
 	EXPECT_LE(cas + 1, protocol_counter("ops_cas"));
 	EXPECT_LE(upgrades + 1, protocol_counter("upgrades"));
+}
+
+/*
+ * CQL order (issue 9, section 4): with every node's threads queued on one
+ * exclusive lock, grants follow enqueue order exactly, across nodes. A
+ * waiter's place is the position its FETCH_AND_ADD returned (qhead +
+ * qsize of the header, RDLOCK_TEST_IOC_LOCK's prev). Node 0 holds the
+ * lock until every thread of the cluster is queued behind it (it READs the
+ * header), then releases; each thread takes the lock RDLOCK_ORDER_ITERS
+ * times (default 20), queueing again at once. Inside, a holder compares
+ * its position with the last one granted (on node 0): the next position
+ * is in order; a lower one was overtaken by that many later enqueuers.
+ */
+struct ord_worker {
+	const struct lock_env *env;
+	__u32 iters;
+	__u64 grants, inversions, max_overtaken;
+	char err[160];
+};
+
+static __u32 ord_slot(const struct lock_env *e, __u32 what)
+{
+	return e->base + ORD_REGION + what;
+}
+
+static void ord_layout(struct cql_layout *l)
+{
+	cql_layout_init(l, ORD_QUEUE_BITS, CQL_VER_BITS_DEFAULT);
+}
+
+static struct rdlock_test_lock ord_lock(const struct lock_env *e)
+{
+	struct rdlock_test_lock l = {
+		.proto = RDLOCK_TEST_PROTO_CQL,
+		.mode = RDLOCK_TEST_MODE_EXCLUSIVE, .node = 0,
+		.slot = ord_slot(e, ORD_LOCK), .timeout_ms = LOCK_TIMEOUT_MS,
+		.queue_bits = ORD_QUEUE_BITS,
+	};
+
+	return l;
+}
+
+/* Granted at position @pos: check it against the last grant. */
+static int ord_granted(int fd, struct ord_worker *w, __u32 pos)
+{
+	const struct lock_env *e = w->env;
+	struct cql_layout cl;
+	__u64 last;
+	__u32 behind;
+	int err;
+
+	ord_layout(&cl);
+	w->grants++;
+	err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_LAST), 0, 0,
+		      &last);
+	if (err)
+		return err;
+	/* How far the last grant is ahead of us (0: we are the next). */
+	behind = cql_pos_add(&cl, (__u32)last, cql_pos_mask(&cl) - pos + 1);
+	if (behind && behind <= cql_pos_mask(&cl) / 2) {
+		w->inversions++;
+		if (behind > w->max_overtaken)
+			w->max_overtaken = behind;
+		return 0;	/* the last grant stays the furthest */
+	}
+	if (cql_pos_add(&cl, (__u32)last, 1) != pos)
+		w->inversions++;	/* a position skipped: granted later */
+	return rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0, ord_slot(e, ORD_LAST), pos,
+		       0, NULL);
+}
+
+static void *ord_main(void *arg)
+{
+	struct ord_worker *w = arg;
+	const struct lock_env *e = w->env;
+	struct cql_layout cl;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err = 0;
+	__u32 it;
+
+	ord_layout(&cl);
+	if (fd < 0) {
+		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
+		return NULL;
+	}
+	for (it = 0; it < w->iters && !err; it++) {
+		struct rdlock_test_lock l = ord_lock(e);
+
+		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
+			snprintf(w->err, sizeof(w->err), "LOCK: %s",
+				 strerror(errno));
+			break;
+		}
+		err = ord_granted(fd, w, cql_enqueue_pos(&cl, l.prev));
+		if (err)
+			snprintf(w->err, sizeof(w->err), "grant: %s",
+				 strerror(err));
+		if (ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle) < 0 &&
+		    !w->err[0])
+			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
+				 strerror(errno));
+	}
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(lock, cql_order, 600)
+{
+	const struct lock_env *e = &self->env;
+	__u32 everyone = e->nr_nodes * e->threads, i, iters, h = 0;
+	struct ord_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 inversions = 0, grants = 0, max_ovt = 0, total = 0, v = 0;
+	__u64 hdr = 0;
+	struct cql_layout cl;
+	char msg[160];
+	double end;
+	int hfd = -1;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
+	ord_layout(&cl);
+	/* Every node's threads fit in its share of the queue. */
+	ASSERT_GE(cql_capacity(&cl) / e->nr_nodes, e->threads + !e->self);
+	if (e->self == 0) {
+		struct rdlock_test_lock l = ord_lock(e);
+
+		hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, hfd);
+		ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
+		h = l.handle;
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+				     ord_slot(e, ORD_LAST),
+				     cql_enqueue_pos(&cl, l.prev), 0, NULL));
+	}
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].iters = iters;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, ord_main, &w[i]));
+	}
+	if (e->self == 0) {
+		/* The holder and every thread of the cluster queued. */
+		end = rdl_now() + 120;
+		do {
+			usleep(2000);
+			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+					     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
+		} while (cql_hdr_qsize(&cl, hdr) < everyone + 1 &&
+			 rdl_now() < end);
+		EXPECT_EQ(everyone + 1, cql_hdr_qsize(&cl, hdr));
+		EXPECT_EQ(everyone + 1, cql_hdr_wcnt(&cl, hdr));
+		EXPECT_EQ(0, unlock(hfd, h));
+		close(hfd);
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		EXPECT_EQ(0, w[i].err[0])
+			TH_LOG("thread %u: %s", i, w[i].err);
+		inversions += w[i].inversions;
+		grants += w[i].grants;
+		if (w[i].max_overtaken > max_ovt)
+			max_ovt = w[i].max_overtaken;
+	}
+	ASSERT_GE(8, e->nr_nodes);
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_INVERSIONS), inversions, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+			     ord_slot(e, ORD_OVERTAKEN + e->self), max_ovt, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), 2, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_GRANTS), 0, 0, &total));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_INVERSIONS), 0, 0, &v));
+	for (i = 0; i < e->nr_nodes; i++) {
+		__u64 o = 0;
+
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
+		if (o > max_ovt)
+			max_ovt = o;
+	}
+	EXPECT_EQ((__u64)everyone * iters, total);
+	EXPECT_EQ(0, v)
+		TH_LOG("%llu grants out of enqueue order in the cluster",
+		       (unsigned long long)v);
+	EXPECT_EQ(0, inversions);
+	printf("# node %u: %llu grants here; cluster: %llu grants to %u threads x %u, ",
+	       e->self, (unsigned long long)grants,
+	       (unsigned long long)total, everyone, iters);
+	printf("%llu out of enqueue order, largest overtaking %llu\n",
+	       (unsigned long long)v, (unsigned long long)max_ovt);
+}
+
+/*
+ * CQL: a stream of readers cannot starve a writer. Every node but the
+ * last runs its threads as readers that keep taking the lock shared
+ * (holding it STR_HOLD_US) until told to stop; the last node asks for it
+ * exclusive once every reader runs, and must be granted while they all
+ * still do, within STR_WRITER_MS. No reader may see the writer inside.
+ */
+#define STR_HOLD_US		2000
+#define STR_WRITER_MS		30000
+#define STR_DEADLINE_S		90
+
+struct str_reader {
+	const struct lock_env *env;
+	__u64 iterations, violations;
+	char err[160];
+};
+
+static __u32 str_slot(const struct lock_env *e, __u32 what)
+{
+	return e->base + STR_REGION + what;
+}
+
+static struct rdlock_test_lock str_lock(const struct lock_env *e,
+					__u32 mode)
+{
+	struct rdlock_test_lock l = {
+		.proto = RDLOCK_TEST_PROTO_CQL, .mode = mode, .node = 0,
+		.slot = str_slot(e, STR_LOCK), .timeout_ms = STR_WRITER_MS,
+		.queue_bits = CQL_QUEUE_BITS,
+	};
+
+	return l;
+}
+
+static void *str_main(void *arg)
+{
+	struct str_reader *r = arg;
+	const struct lock_env *e = r->env;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err;
+	double deadline = rdl_now() + STR_DEADLINE_S;
+	__u64 v;
+
+	if (fd < 0) {
+		snprintf(r->err, sizeof(r->err), "open: %s", strerror(errno));
+		return NULL;
+	}
+	err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, str_slot(e, STR_READERS), 1,
+		      0, NULL);
+	while (!err) {
+		struct rdlock_test_lock l = str_lock(e, RDLOCK_TEST_MODE_SHARED);
+
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, str_slot(e, STR_STOP),
+			      0, 0, &v);
+		if (err || v)
+			break;
+		if (rdl_now() > deadline) {
+			err = rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				      str_slot(e, STR_GAVE_UP), 1, 0, NULL);
+			break;
+		}
+		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
+			err = errno;
+			break;
+		}
+		r->iterations++;
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			      str_slot(e, STR_WRITER_IN), 0, 0, &v);
+		if (!err && v)
+			r->violations++;
+		usleep(STR_HOLD_US);
+		v = unlock(fd, l.handle);
+		if (v && !err)
+			err = (int)v;
+	}
+	if (err)
+		snprintf(r->err, sizeof(r->err), "reader: %s", strerror(err));
+	rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, str_slot(e, STR_READERS),
+		(__u64)-1, 0, NULL);
+	close(fd);
+	return NULL;
+}
+
+static void str_writer(struct __test_metadata *_metadata, int fd,
+		       const struct lock_env *e)
+{
+	struct rdlock_test_lock l = str_lock(e, RDLOCK_TEST_MODE_EXCLUSIVE);
+	__u32 readers = (e->nr_nodes - 1) * e->threads;
+	__u64 v = 0, gave_up = 1, running = 0;
+	double end = rdl_now() + 120, t;
+	int wfd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err = 0;
+
+	ASSERT_LE(0, wfd);
+	while (rdl_now() < end) {
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     str_slot(e, STR_READERS), 0, 0, &v));
+		if (v >= readers)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(readers, v);
+	usleep(300000);		/* a while of overlapping readers */
+	t = rdl_now();
+	if (ioctl(wfd, RDLOCK_TEST_IOC_LOCK, &l) < 0)
+		err = errno;
+	t = rdl_now() - t;
+	EXPECT_EQ(0, err)
+		TH_LOG("writer among readers: %s after %.1f s", strerror(err),
+		       t);
+	if (!err) {
+		EXPECT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				     str_slot(e, STR_WRITER_IN), 1, 0, NULL));
+		EXPECT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     str_slot(e, STR_GAVE_UP), 0, 0, &gave_up));
+		EXPECT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     str_slot(e, STR_READERS), 0, 0, &running));
+		EXPECT_EQ(0, gave_up);
+		EXPECT_EQ(readers, running)
+			TH_LOG("only %llu of %u readers still running",
+			       (unsigned long long)running, readers);
+		usleep(STR_HOLD_US);
+		EXPECT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				     str_slot(e, STR_WRITER_IN), 0, 0, NULL));
+		EXPECT_EQ(0, unlock(wfd, l.handle));
+		printf("# writer granted after %.3f s among %u readers\n", t,
+		       readers);
+	}
+	EXPECT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0, str_slot(e, STR_STOP),
+			     1, 0, NULL));
+	close(wfd);
+}
+
+TEST_F_TIMEOUT(lock, cql_reader_stream, 600)
+{
+	const struct lock_env *e = &self->env;
+	struct str_reader r[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 iters = 0, violations = 0;
+	char msg[160];
+	__u32 i;
+
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 str_slot(e, STR_BARRIER), 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	if (e->self == e->nr_nodes - 1) {
+		str_writer(_metadata, self->fd, e);
+	} else {
+		memset(r, 0, sizeof(r));
+		for (i = 0; i < e->threads; i++) {
+			r[i].env = e;
+			ASSERT_EQ(0, pthread_create(&tid[i], NULL, str_main,
+						    &r[i]));
+		}
+		for (i = 0; i < e->threads; i++) {
+			pthread_join(tid[i], NULL);
+			EXPECT_EQ(0, r[i].err[0])
+				TH_LOG("reader %u: %s", i, r[i].err);
+			iters += r[i].iterations;
+			violations += r[i].violations;
+		}
+		EXPECT_EQ(0, violations);
+		printf("# node %u: %llu shared acquisitions\n", e->self,
+		       (unsigned long long)iters);
+	}
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 str_slot(e, STR_BARRIER), 2, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
 }
 
 TEST_HARNESS_MAIN
