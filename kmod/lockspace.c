@@ -1345,12 +1345,167 @@ bool rdlock_ls_any(void)
 	return any;
 }
 
+/* ------------------------------------------------------------------ */
+/* Notices                                                            */
+
+/* Our transport message type (CQL's is 0). */
+#define RDLOCK_LS_MSG_TYPE	1
+
+/* On the wire: the lockspace's directory tag, then the user's payload. */
+struct rdlock_ls_notice_msg {
+	__le64 tag;
+	u8 payload[RDLOCK_LS_NOTICE_MAX];
+};
+static_assert(sizeof(struct rdlock_ls_notice_msg) <= RDLOCK_XMSG_PAYLOAD);
+
+struct rdlock_ls_sink {
+	struct hlist_node node;
+	struct rdlock_ls *ls;
+	u64 tag;
+	rdlock_ls_notice_t fn;
+	void *arg;
+};
+
+/*
+ * Registered receivers, at most one per lockspace. The handler is called
+ * under the lock, so unregistering waits for a delivery in progress.
+ */
+static DEFINE_SPINLOCK(rdlock_ls_sinks_lock);
+static HLIST_HEAD(rdlock_ls_sinks);
+
+static void rdlock_ls_deliver(u64 tag, u32 src, const void *payload,
+			      size_t len)
+{
+	struct rdlock_ls_sink *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->tag == tag)
+			s->fn(s->arg, src, payload, len);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+}
+
+static void rdlock_ls_msg_handler(u32 src, const void *payload, size_t len)
+{
+	const struct rdlock_ls_notice_msg *m = payload;
+
+	if (len < sizeof(m->tag) || len > sizeof(*m))
+		return;
+	rdlock_ls_deliver(le64_to_cpu(m->tag), src, m->payload,
+			  len - sizeof(m->tag));
+}
+
+/**
+ * rdlock_ls_notice_register() - receive the lockspace's notices
+ * @ls: the lockspace.
+ * @fn: called for every notice, this node's own included; must not sleep.
+ * @arg: its argument.
+ *
+ * Return: 0, -EEXIST when @ls has a receiver already, -ENOMEM.
+ */
+int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
+			      void *arg)
+{
+	struct rdlock_ls_sink *s, *new;
+	unsigned long flags;
+	int ret = 0;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->ls = ls;
+	new->tag = ls->tag;
+	new->fn = fn;
+	new->arg = arg;
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->ls == ls)
+			ret = -EEXIST;
+	if (!ret)
+		hlist_add_head(&new->node, &rdlock_ls_sinks);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+	if (ret)
+		kfree(new);
+	return ret;
+}
+
+/**
+ * rdlock_ls_notice_unregister() - stop receiving; no call runs after this
+ * @ls: the lockspace.
+ */
+void rdlock_ls_notice_unregister(struct rdlock_ls *ls)
+{
+	struct rdlock_ls_sink *s, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->ls == ls)
+			found = s;
+	if (found)
+		hlist_del(&found->node);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+	kfree(found);
+}
+
+/**
+ * rdlock_ls_notice_send() - send a notice to every node of the lockspace
+ * @ls: the lockspace.
+ * @payload: up to RDLOCK_LS_NOTICE_MAX bytes.
+ * @len: its length.
+ *
+ * This node's receiver gets it at once, in the caller's context; the
+ * other nodes' over the transport's reliable, ordered connections, so
+ * two notices from one node arrive in the order sent. May sleep (briefly,
+ * for a send buffer).
+ *
+ * Return: 0, or the first error of a node that could not be sent to
+ * (-ENOTCONN for a node not connected: the others still get it).
+ */
+int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
+			  size_t len)
+{
+	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+	u32 self = rdlock_xport_self(), i;
+	int ret = 0, err, tries;
+
+	if (len > RDLOCK_LS_NOTICE_MAX)
+		return -EINVAL;
+	memcpy(m.payload, payload, len);
+	for (i = 0; i < ls->nr_nodes; i++) {
+		if (ls->nodes[i] == self)
+			continue;
+		/* No free send buffer is a short wait, not a lost notice. */
+		for (tries = 0; tries < 1000; tries++) {
+			err = rdlock_xport_send_msg(ls->nodes[i],
+						    RDLOCK_LS_MSG_TYPE, &m,
+						    sizeof(m.tag) + len);
+			if (err != -EAGAIN)
+				break;
+			usleep_range(100, 200);
+		}
+		if (err && !ret)
+			ret = err;
+	}
+	rdlock_ls_deliver(ls->tag, self, payload, len);
+	return ret;
+}
+
 int rdlock_ls_init(void)
 {
+	int ret;
+
 	/* Writeback may wait for an async grant: it must run under pressure. */
 	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				       0);
-	return rdlock_ls_wq ? 0 : -ENOMEM;
+	if (!rdlock_ls_wq)
+		return -ENOMEM;
+	ret = rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE,
+					   rdlock_ls_msg_handler);
+	if (ret)
+		destroy_workqueue(rdlock_ls_wq);
+	return ret;
 }
 
 /*
@@ -1368,5 +1523,6 @@ void rdlock_ls_exit(void)
 		rdlock_ls_put_locked(ls);
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
 	destroy_workqueue(rdlock_ls_wq);
 }

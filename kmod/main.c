@@ -24,6 +24,7 @@
 #include "uapi_check.h"
 #include "proto.h"
 #include "lockspace-pri.h"
+#include "dlm-pri.h"
 
 int rdlock_backend_param = RDLOCK_BACKEND_NONE;
 unsigned int rdlock_table_slots_param = 32768;
@@ -778,14 +779,19 @@ static int __init rdlock_init(void)
 	ret = rdlock_ls_init();
 	if (ret)
 		goto exit_proto;
+	ret = rdlock_dlm_init();
+	if (ret)
+		goto exit_ls;
 	rdlock_debugfs_init();
 	ret = misc_register(&rdlock_misc);
 	if (ret)
-		goto exit_ls;
+		goto exit_dlm;
 	return 0;
 
-exit_ls:
+exit_dlm:
 	rdlock_debugfs_exit();
+	rdlock_dlm_exit();
+exit_ls:
 	rdlock_ls_exit();
 exit_proto:
 	rdlock_proto_exit();
@@ -797,6 +803,7 @@ exit_xport:
 static void __exit rdlock_exit(void)
 {
 	misc_deregister(&rdlock_misc);
+	rdlock_dlm_exit();
 	rdlock_ls_exit();
 	rdlock_debugfs_exit();
 	/* Down first: background tickets end when their operations fail. */
