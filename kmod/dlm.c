@@ -58,9 +58,19 @@ static const siphash_key_t rdlock_dlm_key = {
 				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
 static const struct rdlock_ls_attr rdlock_dlm_attr = {
 	.proto = RDLOCK_PROTO_BAKERY,
+	.flags = RDLOCK_LS_LVB,	/* value blocks, in the names' entries */
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
-	.slots = 8192,		/* 4096 names in use per home: 2 per resource */
+	.slots = 16384,		/* 1489 names of 11 slots per home */
 };
+
+/*
+ * The value block's state (rdlock_lvb_set() flags), on the main name:
+ * VALID once an EX holder stored it with VALBLK; DIRTY from an EX grant
+ * until that holder goes below EX, so that a holder that never came back
+ * (a dead node) leaves it marked possibly stale.
+ */
+#define RDLOCK_DLM_LVB_VALID	0x1
+#define RDLOCK_DLM_LVB_DIRTY	0x2
 
 #define RDLOCK_DLM_CBS		16	/* callbacks queued per lock */
 
@@ -142,6 +152,8 @@ struct rdlock_dlm_req;
  * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
  * @main: the rdlock lock on the main name (PR: shared, EX: exclusive).
  * @gate: the rdlock lock on the convert gate (EX only).
+ * @lvb_valid: at EX: the value block was valid when granted (what an
+ *	EX release without VALBLK puts back).
  * @req: the request in progress, or NULL.
  * @cb_work: delivers @cbs.
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
@@ -164,6 +176,7 @@ struct rdlock_dlm_lkb {
 	int grmode;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
+	bool lvb_valid;
 	struct rdlock_dlm_req *req;
 	struct work_struct cb_work;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
@@ -185,9 +198,11 @@ struct rdlock_dlm_lkb {
  * @to: the mode asked for.
  * @flags: RDLOCK_DLM_LKF_*.
  * @unlock: an unlock, not a lock request.
+ * @noticed: its blocking notice went out: the done notice is owed.
  * @cancellable: waiting in a step that a cancel may abandon.
  * @main: a lock on the main name this request took and does not hand over.
  * @gate: the same for the gate.
+ * @sb_flags: for the grant's AST.
  */
 struct rdlock_dlm_req {
 	struct work_struct work;
@@ -200,9 +215,11 @@ struct rdlock_dlm_req {
 	int to;
 	u32 flags;
 	bool unlock;
+	bool noticed;
 	bool cancellable;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
+	u8 sb_flags;
 };
 
 /**
@@ -469,18 +486,21 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 	};
 	u8 name[RDLOCK_RES_NAME_MAX];
 	struct rdlock_lock *lk;
-	bool notice = !noqueue;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
 	name[0] = gate ? 'G' : 'M';
 	memcpy(name + 1, req->res->name, req->res->len);
-	if (notice)
+	/*
+	 * Before the request's first wait: every holder in its way learns of
+	 * it now, whichever of its waits (gate, main name) it will be in.
+	 */
+	if (!noqueue && !req->noticed) {
 		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
+		req->noticed = true;
+	}
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX :
 						      RDLOCK_LOCK_SH, &opts);
-	if (notice)
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
 	if (IS_ERR(lk)) {
 		/* TRY: busy, or too many abandoned tries still finishing. */
 		if (noqueue && (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN))
@@ -575,6 +595,61 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	return ret;
 }
 
+/*
+ * @lkb goes below EX: store the caller's value block with VALBLK, else
+ * put back the validity it had, clearing DIRTY. A failure leaves DIRTY:
+ * the next reader is told the value may be stale, which it may be.
+ */
+static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
+				   struct rdlock_dlm_lkb *lkb)
+{
+	const void *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
+			  lkb->lksb->sb_lvbptr : NULL;
+	int ret;
+
+	ret = rdlock_lvb_set(lkb->main, buf, buf || lkb->lvb_valid ?
+			     RDLOCK_DLM_LVB_VALID : 0);
+	if (ret)
+		pr_warn_ratelimited("value block not stored: %d\n", ret);
+}
+
+/*
+ * A committed grant to PR or EX on @main: read the value block for
+ * VALBLK, and at EX mark it DIRTY until this holder goes below EX.
+ */
+static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
+				 struct rdlock_dlm_lkb *lkb,
+				 struct rdlock_lock *main)
+{
+	bool valblk = req->flags & RDLOCK_DLM_LKF_VALBLK, valid = false;
+	u8 lvb[RDLOCK_DLM_LVB_LEN];
+	u32 f = 0;
+	int ret;
+
+	if (!valblk && req->to != RDLOCK_DLM_LOCK_EX)
+		return;
+	ret = rdlock_lvb_get(main, lvb, &f);
+	if (!ret)
+		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
+			RDLOCK_DLM_LVB_VALID;
+	if (valblk) {
+		/* Never stored for this name: zeroes, as fs/dlm gives. */
+		if (ret || !(f & RDLOCK_DLM_LVB_VALID))
+			memset(lvb, 0, sizeof(lvb));
+		memcpy(lkb->lksb->sb_lvbptr, lvb, sizeof(lvb));
+		if (!valid)
+			req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
+	}
+	if (req->to == RDLOCK_DLM_LOCK_EX) {
+		lkb->lvb_valid = valid;
+		ret = rdlock_lvb_set(main, NULL, RDLOCK_DLM_LVB_DIRTY |
+				     (valid ? RDLOCK_DLM_LVB_VALID : 0));
+		if (ret)
+			pr_warn_ratelimited("value block state not stored: %d\n",
+					    ret);
+	}
+}
+
 /* Down-conversion or same mode: never waits for others. */
 static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 			   struct rdlock_dlm_lkb *lkb, int *grmode)
@@ -584,6 +659,8 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 	rdlock_dlm_step(req, false);
 	if (req->to == req->from)
 		return 0;
+	if (req->from == RDLOCK_DLM_LOCK_EX)
+		rdlock_dlm_lvb_release(req, lkb);
 	rdlock_dlm_drop(&lkb->main);
 	if (req->to == RDLOCK_DLM_LOCK_PR) {
 		/*
@@ -603,6 +680,8 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = req->dls;
 
+	if (req->noticed)
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
 	rdlock_dlm_res_put(dls, req->res);
 	kfree(req);
 	rdlock_dlm_put(dls);
@@ -615,6 +694,8 @@ static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	unsigned long flags;
 
 	/* An unlock cannot be cancelled: it owns the lock now. */
+	if (req->from == RDLOCK_DLM_LOCK_EX)
+		rdlock_dlm_lvb_release(req, lkb);
 	rdlock_dlm_drop(&lkb->main);
 	rdlock_dlm_drop(&lkb->gate);
 	spin_lock_irqsave(&dls->lock, flags);
@@ -643,10 +724,18 @@ static void rdlock_dlm_work(struct work_struct *work)
 	}
 	/* What the lock is left holding if the request fails. */
 	grmode = req->from;
-	if (req->to > req->from)
+	if (req->to > req->from) {
 		ret = rdlock_dlm_up(req, lkb, &grmode);
-	else
+		/*
+		 * Granted: no cancel from here on, so @lkb and its lksb stay
+		 * the caller's (rdlock_dlm_unlock() gets -EBUSY meanwhile).
+		 */
+		if (!ret && req->to != RDLOCK_DLM_LOCK_NL &&
+		    rdlock_dlm_step(req, false))
+			rdlock_dlm_lvb_grant(req, lkb, req->main);
+	} else {
 		ret = rdlock_dlm_down(req, lkb, &grmode);
+	}
 
 	spin_lock_irqsave(&dls->lock, flags);
 	if (!req->lkb) {
@@ -678,9 +767,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 		goto out;
 	}
 	lkb->grmode = grmode;
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret,
-			    req->flags & RDLOCK_DLM_LKF_VALBLK ?
-			    RDLOCK_DLM_SBF_VALNOTVALID : 0, false);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
+			    false);
 	if (!ret)
 		rdlock_dlm_bast_known(lkb);
 	spin_unlock_irqrestore(&dls->lock, flags);

@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait_bit.h>
+#include <asm/unaligned.h>
 
 #include "lockspace-pri.h"
 #include "lockword/bakery.h"
@@ -555,6 +556,15 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0, &w);
 	idle = !ret && rdlock_ls_word_idle(ls, w);
+	/*
+	 * The name's value block goes with the entry: the same name taking
+	 * the entry again later must not find an older value it wrote here
+	 * (it may have written newer ones in another entry meanwhile).
+	 */
+	if (idle && ls->attr.flags & RDLOCK_LS_LVB)
+		idle = !rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
+				     tslot + rdlock_ls_entry_slots(&ls->attr) -
+				     RDLOCK_LS_LVB_SLOTS, 0, 0, NULL);
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
 			   tag | RDLOCK_LS_FREEING, idle ? 0 : tag, &old);
 	if (ret || old != (tag | RDLOCK_LS_FREEING)) {
@@ -1120,9 +1130,16 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	struct rdlock_ls *ls;
 	int ret;
 
-	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(attr);
+	struct rdlock_ls_attr plain = *attr;
+
+	/* Value blocks are for kernel users: the uapi's check refuses them. */
+	plain.flags &= ~RDLOCK_LS_LVB;
+	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
 	if (ret)
 		return ERR_PTR(ret);
+	if (attr->flags & RDLOCK_LS_LVB &&
+	    attr->slots < rdlock_ls_entry_slots(attr))
+		return ERR_PTR(-EINVAL);
 	if (mutex_lock_killable(&rdlock_ls_join_mutex))
 		return ERR_PTR(-EINTR);
 	ls = rdlock_ls_open_locked(name, attr);
@@ -1305,6 +1322,96 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_convert);
+
+/* First slot of @lk's value block: after the tag word and the lock. */
+static u32 rdlock_lvb_slot(const struct rdlock_lock *lk)
+{
+	const struct rdlock_ls *ls = lk->ls;
+
+	return lk->res->slot - 1 + rdlock_ls_entry_slots(&ls->attr) -
+	       RDLOCK_LS_LVB_SLOTS;
+}
+
+static int rdlock_lvb_check(const struct rdlock_lock *lk)
+{
+	if (!(lk->ls->attr.flags & RDLOCK_LS_LVB) || !lk->res->resolved)
+		return -EINVAL;
+	return rdlock_ls_stale(lk->ls) ? -ESHUTDOWN : 0;
+}
+
+/**
+ * rdlock_lvb_get() - read the value block of a held lock's name; sleeps
+ * @lk: a granted lock in an RDLOCK_LS_LVB lockspace.
+ * @buf: RDLOCK_LVB_LEN bytes.
+ * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
+ *	when no holder of the name stored any since its entry was taken
+ *	(the bytes are then another name's, or zeroes).
+ *
+ * The holder must exclude writers itself (a shared lock against the
+ * exclusive holders that write): the words are read one by one.
+ *
+ * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
+ * a transport error.
+ */
+int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
+{
+	struct rdlock_ls *ls = lk->ls;
+	u32 slot, i, home = lk->res->home;
+	unsigned int nofs;
+	u64 v = 0, state = 0;
+	int ret = rdlock_lvb_check(lk);
+
+	if (ret)
+		return ret;
+	slot = rdlock_lvb_slot(lk);
+	nofs = memalloc_nofs_save();
+	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot, 0, 0, &state);
+	for (i = 0; !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot + 1 + i, 0,
+				   0, &v);
+		put_unaligned_le64(v, buf + 8 * i);
+	}
+	memalloc_nofs_restore(nofs);
+	if (ret)
+		return rdlock_ls_error(ls, ret);
+	*flags = (state & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
+		 state & RDLOCK_LVB_FLAGS_MASK : 0;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_lvb_get);
+
+/**
+ * rdlock_lvb_set() - write the value block of a held lock's name; sleeps
+ * @lk: a lock granted exclusive, in an RDLOCK_LS_LVB lockspace.
+ * @buf: RDLOCK_LVB_LEN bytes, or NULL to write the flags only.
+ * @flags: up to RDLOCK_LVB_FLAGS_MASK, the user's, stored with the name's
+ *	tag after the bytes (so a reader finding them has the bytes too).
+ *
+ * Return: as rdlock_lvb_get().
+ */
+int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
+{
+	struct rdlock_ls *ls = lk->ls;
+	u32 slot, i, home = lk->res->home;
+	unsigned int nofs;
+	int ret = rdlock_lvb_check(lk);
+
+	if (ret)
+		return ret;
+	if (flags & ~RDLOCK_LVB_FLAGS_MASK)
+		return -EINVAL;
+	slot = rdlock_lvb_slot(lk);
+	nofs = memalloc_nofs_save();
+	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++)
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot + 1 + i,
+				   get_unaligned_le64(buf + 8 * i), 0, NULL);
+	if (!ret)
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
+				   lk->res->tag | flags, 0, NULL);
+	memalloc_nofs_restore(nofs);
+	return ret ? rdlock_ls_error(ls, ret) : 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_lvb_set);
 
 /**
  * rdlock_unlock() - release a lock; may sleep
