@@ -586,11 +586,10 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	 * tells them to.
 	 */
 	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
-	if (rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, &again)) {
+	if (rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, &again))
 		*grmode = RDLOCK_DLM_LOCK_NL;
-	} else {
+	else
 		lkb->main = again;
-	}
 	rdlock_dlm_drop(&req->gate);
 	return ret;
 }

@@ -1463,6 +1463,7 @@ struct rdlock_ls_notice_msg {
 	__le64 tag;
 	u8 payload[RDLOCK_LS_NOTICE_MAX];
 };
+
 static_assert(sizeof(struct rdlock_ls_notice_msg) <= RDLOCK_XMSG_PAYLOAD);
 
 struct rdlock_ls_sink {

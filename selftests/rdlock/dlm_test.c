@@ -53,6 +53,8 @@
 
 #define DLM_DEV		"/dev/rdlock_dlm_test"
 #define LS_NAME		"dlmtest"
+#define LONG_NAME	"0123456789012345678901234567890123456789" \
+			"012345678901234567890123"
 
 /* include/rdlock/dlm.h's values (a kernel header: not includable here). */
 #define NL		0
@@ -200,37 +202,45 @@ static int dl_event(int fd, __u32 slot, __u32 timeout_ms,
 	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_EVENT, e);
 }
 
-/* The slot's next callback must be an AST with @status. */
-#define EXPECT_AST(fd, slot, st) do {				\
+/*
+ * The checks below are macros for the harness's ASSERT/EXPECT (they need
+ * _metadata and return from the test); each copies its arguments once.
+ */
+
+/* The slot's next callback must be an AST with status @st. */
+#define EXPECT_AST(fd, slot, st) do {					\
+	int fd_ = (fd), sl_ = (slot), st_ = (st);			\
 	struct rdlock_dlm_test_event e_;				\
 									\
-	ASSERT_EQ(0, dl_event((fd), (slot), WAIT_MS, &e_))		\
-		TH_LOG("slot %d: no callback", (slot));			\
+	ASSERT_EQ(0, dl_event(fd_, sl_, WAIT_MS, &e_))			\
+		TH_LOG("slot %d: no callback", sl_);			\
 	EXPECT_EQ(RDLOCK_DLM_TEST_AST, e_.type)				\
-		TH_LOG("slot %d: BAST(%d) instead of AST(%d)", (slot),	\
-		       e_.mode, (st));					\
-	EXPECT_EQ((st), e_.status)					\
-		TH_LOG("slot %d: AST status", (slot));			\
+		TH_LOG("slot %d: BAST(%d) instead of AST(%d)", sl_,	\
+		       e_.mode, st_);					\
+	EXPECT_EQ(st_, e_.status)					\
+		TH_LOG("slot %d: AST status", sl_);			\
 } while (0)
 
-/* The slot's next callback must be a BAST for @mode. */
-#define EXPECT_BAST(fd, slot, md) do {				\
+/* The slot's next callback must be a BAST for mode @md. */
+#define EXPECT_BAST(fd, slot, md) do {					\
+	int fd_ = (fd), sl_ = (slot), md_ = (md);			\
 	struct rdlock_dlm_test_event e_;				\
 									\
-	ASSERT_EQ(0, dl_event((fd), (slot), WAIT_MS, &e_))		\
-		TH_LOG("slot %d: no BAST", (slot));			\
+	ASSERT_EQ(0, dl_event(fd_, sl_, WAIT_MS, &e_))			\
+		TH_LOG("slot %d: no BAST", sl_);			\
 	EXPECT_EQ(RDLOCK_DLM_TEST_BAST, e_.type)			\
-		TH_LOG("slot %d: AST(%d) instead of BAST(%d)", (slot),	\
-		       e_.status, (md));				\
-	EXPECT_EQ((md), e_.mode);					\
+		TH_LOG("slot %d: AST(%d) instead of BAST(%d)", sl_,	\
+		       e_.status, md_);					\
+	EXPECT_EQ(md_, e_.mode);					\
 } while (0)
 
 /* No callback may be queued on the slot. */
 #define EXPECT_QUIET(fd, slot) do {					\
+	int sl_ = (slot);						\
 	struct rdlock_dlm_test_event e_;				\
 									\
-	EXPECT_EQ(ETIMEDOUT, dl_event((fd), (slot), QUIET_MS, &e_))	\
-		TH_LOG("slot %d: unexpected %s %d", (slot),		\
+	EXPECT_EQ(ETIMEDOUT, dl_event((fd), sl_, QUIET_MS, &e_))	\
+		TH_LOG("slot %d: unexpected %s %d", sl_,		\
 		       e_.type == RDLOCK_DLM_TEST_AST ? "AST" : "BAST",	\
 		       e_.type == RDLOCK_DLM_TEST_AST ? e_.status :	\
 							e_.mode);	\
@@ -238,19 +248,27 @@ static int dl_event(int fd, __u32 slot, __u32 timeout_ms,
 
 /* Lock, expect the grant. */
 #define GRANT(fd, slot, md, fl, nm) do {				\
-	ASSERT_EQ(0, dl_lock((fd), (slot), (md), (fl), (nm)));		\
-	EXPECT_AST((fd), (slot), 0);					\
+	int gfd_ = (fd), gsl_ = (slot);					\
+									\
+	ASSERT_EQ(0, dl_lock(gfd_, gsl_, (md), (fl), (nm)));		\
+	EXPECT_AST(gfd_, gsl_, 0);					\
 } while (0)
 
+/* Convert, expect the grant. */
 #define CONV(fd, slot, md, fl) do {					\
-	ASSERT_EQ(0, dl_conv((fd), (slot), (md), (fl)));		\
-	EXPECT_AST((fd), (slot), 0);					\
+	int gfd_ = (fd), gsl_ = (slot);					\
+									\
+	ASSERT_EQ(0, dl_conv(gfd_, gsl_, (md), (fl)));			\
+	EXPECT_AST(gfd_, gsl_, 0);					\
 } while (0)
 
+/* Unlock: exactly one AST, EUNLOCK, and nothing after it. */
 #define UNLOCK(fd, slot) do {						\
-	ASSERT_EQ(0, dl_unlock((fd), (slot), 0));			\
-	EXPECT_AST((fd), (slot), EUNLOCK);				\
-	EXPECT_QUIET((fd), (slot));					\
+	int gfd_ = (fd), gsl_ = (slot);					\
+									\
+	ASSERT_EQ(0, dl_unlock(gfd_, gsl_, 0));				\
+	EXPECT_AST(gfd_, gsl_, EUNLOCK);				\
+	EXPECT_QUIET(gfd_, gsl_);					\
 } while (0)
 
 static void res_name(char *buf, size_t len, const char *what, __u32 node)
@@ -277,8 +295,8 @@ TEST_F_TIMEOUT(dlm, bad_input, STEP_S)
 	EXPECT_EQ(EINVAL, dl_lock_x(fd, 0, PR, LKF_VALBLK, name,
 				    RDLOCK_DLM_TEST_NO_LVB, 0));
 	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, 0, ""));
-	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, 0,
-		"0123456789012345678901234567890123456789012345678901234567890123"));
+	/* 64 bytes: one more than RDLOCK_DLM_RESNAME_MAX. */
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, 0, LONG_NAME));
 	EXPECT_EQ(ENOENT, dl_lock_x(fd, 0, PR, LKF_CONVERT, NULL,
 				    RDLOCK_DLM_TEST_LKID, 0x12345));
 	EXPECT_EQ(ENOENT, dl_unlock_x(fd, 0, 0, RDLOCK_DLM_TEST_LKID,
@@ -619,9 +637,8 @@ TEST_F_TIMEOUT(dlm, converters, STEP_S)
 		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_WRITE, 0,
 				     self->env.base + R_CANCELS, 0, 0, NULL));
 	BARRIER(8);
-	if (me < 2) {
+	if (me < 2)
 		GRANT(fd, 0, PR, 0, "conv2");
-	}
 	BARRIER(9);
 	if (me < 2) {
 		/* OCFS2's way: a BAST while converting cancels, gives up. */
