@@ -564,7 +564,7 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 	if (idle && ls->attr.flags & RDLOCK_LS_LVB)
 		idle = !rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
 				     tslot + rdlock_ls_entry_slots(&ls->attr) -
-				     RDLOCK_LS_LVB_SLOTS, 0, 0, NULL);
+				     RDLOCK_LS_LVB_SLOTS, 0, 0, &old);
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
 			   tag | RDLOCK_LS_FREEING, idle ? 0 : tag, &old);
 	if (ret || old != (tag | RDLOCK_LS_FREEING)) {
@@ -1394,6 +1394,7 @@ int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 	struct rdlock_ls *ls = lk->ls;
 	u32 slot, i, home = lk->res->home;
 	unsigned int nofs;
+	u64 old;
 	int ret = rdlock_lvb_check(lk);
 
 	if (ret)
@@ -1404,10 +1405,10 @@ int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 	nofs = memalloc_nofs_save();
 	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++)
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot + 1 + i,
-				   get_unaligned_le64(buf + 8 * i), 0, NULL);
+				   get_unaligned_le64(buf + 8 * i), 0, &old);
 	if (!ret)
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
-				   lk->res->tag | flags, 0, NULL);
+				   lk->res->tag | flags, 0, &old);
 	memalloc_nofs_restore(nofs);
 	return ret ? rdlock_ls_error(ls, ret) : 0;
 }
