@@ -56,8 +56,14 @@ static const siphash_key_t rdlock_dlm_key = {
 #define RDLOCK_DLM_LS_PREFIX	"dlm."
 #define RDLOCK_DLM_NAME_CHARS	"abcdefghijklmnopqrstuvwxyz" \
 				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
+/*
+ * The CAS lock: a TRY leaves nothing in its word. NOQUEUE must never wait
+ * for others (OCFS2 uses it to avoid lock inversions), and a queue lock's
+ * failed try stays queued until the holders before it leave, which a
+ * PR->EX NOQUEUE taking PR back under the gate would have to wait for.
+ */
 static const struct rdlock_ls_attr rdlock_dlm_attr = {
-	.proto = RDLOCK_PROTO_BAKERY,
+	.proto = RDLOCK_PROTO_CASLOCK,
 	.flags = RDLOCK_LS_LVB,	/* value blocks, in the names' entries */
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
 	.slots = 16384,		/* 1489 names of 11 slots per home */
@@ -580,10 +586,9 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	if (!ret)
 		return 0;
 	/*
-	 * Back to PR. The gate is ours, so no EX ticket can be granted
-	 * before ours; with NOQUEUE an abandoned try may sit in the word
-	 * until the other readers leave: the notice sent with this wait
-	 * tells them to.
+	 * Back to PR. The gate is ours, so nobody holds or can get EX on
+	 * the main name: with the CAS lock (a failed try leaves nothing
+	 * behind) PR is granted at once.
 	 */
 	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
 	if (rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, &again))
