@@ -260,6 +260,21 @@ int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 int rdlock_ls_init(void);
 void rdlock_ls_exit(void);
 
+/*
+ * Lockspace notices: small one-way messages from one node's user of a
+ * lockspace to every node's (the DLM layer's blocking notices). Delivered
+ * in softirq context (the transport's receive completion) or, for this
+ * node's own, in the sender's context: the handler must not sleep.
+ */
+#define RDLOCK_LS_NOTICE_MAX	32
+typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
+				   size_t len);
+int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
+			      void *arg);
+void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
+int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
+			  size_t len);
+
 /* debugfs.c */
 void rdlock_debugfs_ls_add(struct rdlock_ls *ls);
 void rdlock_debugfs_ls_remove(struct rdlock_ls *ls);

@@ -29,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait_bit.h>
+#include <asm/unaligned.h>
 
 #include "lockspace-pri.h"
 #include "lockword/bakery.h"
@@ -555,6 +556,15 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0, &w);
 	idle = !ret && rdlock_ls_word_idle(ls, w);
+	/*
+	 * The name's value block goes with the entry: the same name taking
+	 * the entry again later must not find an older value it wrote here
+	 * (it may have written newer ones in another entry meanwhile).
+	 */
+	if (idle && ls->attr.flags & RDLOCK_LS_LVB)
+		idle = !rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
+				     tslot + rdlock_ls_entry_slots(&ls->attr) -
+				     RDLOCK_LS_LVB_SLOTS, 0, 0, &old);
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
 			   tag | RDLOCK_LS_FREEING, idle ? 0 : tag, &old);
 	if (ret || old != (tag | RDLOCK_LS_FREEING)) {
@@ -1138,9 +1148,16 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	struct rdlock_ls *ls;
 	int ret;
 
-	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(attr);
+	struct rdlock_ls_attr plain = *attr;
+
+	/* Value blocks are for kernel users: the uapi's check refuses them. */
+	plain.flags &= ~RDLOCK_LS_LVB;
+	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
 	if (ret)
 		return ERR_PTR(ret);
+	if (attr->flags & RDLOCK_LS_LVB &&
+	    attr->slots < rdlock_ls_entry_slots(attr))
+		return ERR_PTR(-EINVAL);
 	if (mutex_lock_killable(&rdlock_ls_join_mutex))
 		return ERR_PTR(-EINTR);
 	ls = rdlock_ls_open_locked(name, attr);
@@ -1324,6 +1341,97 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 }
 EXPORT_SYMBOL_GPL(rdlock_convert);
 
+/* First slot of @lk's value block: after the tag word and the lock. */
+static u32 rdlock_lvb_slot(const struct rdlock_lock *lk)
+{
+	const struct rdlock_ls *ls = lk->ls;
+
+	return lk->res->slot - 1 + rdlock_ls_entry_slots(&ls->attr) -
+	       RDLOCK_LS_LVB_SLOTS;
+}
+
+static int rdlock_lvb_check(const struct rdlock_lock *lk)
+{
+	if (!(lk->ls->attr.flags & RDLOCK_LS_LVB) || !lk->res->resolved)
+		return -EINVAL;
+	return rdlock_ls_stale(lk->ls) ? -ESHUTDOWN : 0;
+}
+
+/**
+ * rdlock_lvb_get() - read the value block of a held lock's name; sleeps
+ * @lk: a granted lock in an RDLOCK_LS_LVB lockspace.
+ * @buf: RDLOCK_LVB_LEN bytes.
+ * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
+ *	when no holder of the name stored any since its entry was taken
+ *	(the bytes are then another name's, or zeroes).
+ *
+ * The holder must exclude writers itself (a shared lock against the
+ * exclusive holders that write): the words are read one by one.
+ *
+ * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
+ * a transport error.
+ */
+int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
+{
+	struct rdlock_ls *ls = lk->ls;
+	u32 slot, i, home = lk->res->home;
+	unsigned int nofs;
+	u64 v = 0, state = 0;
+	int ret = rdlock_lvb_check(lk);
+
+	if (ret)
+		return ret;
+	slot = rdlock_lvb_slot(lk);
+	nofs = memalloc_nofs_save();
+	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot, 0, 0, &state);
+	for (i = 0; !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot + 1 + i, 0,
+				   0, &v);
+		put_unaligned_le64(v, buf + 8 * i);
+	}
+	memalloc_nofs_restore(nofs);
+	if (ret)
+		return rdlock_ls_error(ls, ret);
+	*flags = (state & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
+		 state & RDLOCK_LVB_FLAGS_MASK : 0;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_lvb_get);
+
+/**
+ * rdlock_lvb_set() - write the value block of a held lock's name; sleeps
+ * @lk: a lock granted exclusive, in an RDLOCK_LS_LVB lockspace.
+ * @buf: RDLOCK_LVB_LEN bytes, or NULL to write the flags only.
+ * @flags: up to RDLOCK_LVB_FLAGS_MASK, the user's, stored with the name's
+ *	tag after the bytes (so a reader finding them has the bytes too).
+ *
+ * Return: as rdlock_lvb_get().
+ */
+int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
+{
+	struct rdlock_ls *ls = lk->ls;
+	u32 slot, i, home = lk->res->home;
+	unsigned int nofs;
+	u64 old;
+	int ret = rdlock_lvb_check(lk);
+
+	if (ret)
+		return ret;
+	if (flags & ~RDLOCK_LVB_FLAGS_MASK)
+		return -EINVAL;
+	slot = rdlock_lvb_slot(lk);
+	nofs = memalloc_nofs_save();
+	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++)
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot + 1 + i,
+				   get_unaligned_le64(buf + 8 * i), 0, &old);
+	if (!ret)
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
+				   lk->res->tag | flags, 0, &old);
+	memalloc_nofs_restore(nofs);
+	return ret ? rdlock_ls_error(ls, ret) : 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_lvb_set);
+
 /**
  * rdlock_unlock() - release a lock; may sleep
  * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
@@ -1363,12 +1471,168 @@ bool rdlock_ls_any(void)
 	return any;
 }
 
+/* ------------------------------------------------------------------ */
+/* Notices                                                            */
+
+/* Our transport message type (CQL's is 0). */
+#define RDLOCK_LS_MSG_TYPE	1
+
+/* On the wire: the lockspace's directory tag, then the user's payload. */
+struct rdlock_ls_notice_msg {
+	__le64 tag;
+	u8 payload[RDLOCK_LS_NOTICE_MAX];
+};
+
+static_assert(sizeof(struct rdlock_ls_notice_msg) <= RDLOCK_XMSG_PAYLOAD);
+
+struct rdlock_ls_sink {
+	struct hlist_node node;
+	struct rdlock_ls *ls;
+	u64 tag;
+	rdlock_ls_notice_t fn;
+	void *arg;
+};
+
+/*
+ * Registered receivers, at most one per lockspace. The handler is called
+ * under the lock, so unregistering waits for a delivery in progress.
+ */
+static DEFINE_SPINLOCK(rdlock_ls_sinks_lock);
+static HLIST_HEAD(rdlock_ls_sinks);
+
+static void rdlock_ls_deliver(u64 tag, u32 src, const void *payload,
+			      size_t len)
+{
+	struct rdlock_ls_sink *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->tag == tag)
+			s->fn(s->arg, src, payload, len);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+}
+
+static void rdlock_ls_msg_handler(u32 src, const void *payload, size_t len)
+{
+	const struct rdlock_ls_notice_msg *m = payload;
+
+	if (len < sizeof(m->tag) || len > sizeof(*m))
+		return;
+	rdlock_ls_deliver(le64_to_cpu(m->tag), src, m->payload,
+			  len - sizeof(m->tag));
+}
+
+/**
+ * rdlock_ls_notice_register() - receive the lockspace's notices
+ * @ls: the lockspace.
+ * @fn: called for every notice, this node's own included; must not sleep.
+ * @arg: its argument.
+ *
+ * Return: 0, -EEXIST when @ls has a receiver already, -ENOMEM.
+ */
+int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
+			      void *arg)
+{
+	struct rdlock_ls_sink *s, *new;
+	unsigned long flags;
+	int ret = 0;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->ls = ls;
+	new->tag = ls->tag;
+	new->fn = fn;
+	new->arg = arg;
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->ls == ls)
+			ret = -EEXIST;
+	if (!ret)
+		hlist_add_head(&new->node, &rdlock_ls_sinks);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+	if (ret)
+		kfree(new);
+	return ret;
+}
+
+/**
+ * rdlock_ls_notice_unregister() - stop receiving; no call runs after this
+ * @ls: the lockspace.
+ */
+void rdlock_ls_notice_unregister(struct rdlock_ls *ls)
+{
+	struct rdlock_ls_sink *s, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->ls == ls)
+			found = s;
+	if (found)
+		hlist_del(&found->node);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+	kfree(found);
+}
+
+/**
+ * rdlock_ls_notice_send() - send a notice to every node of the lockspace
+ * @ls: the lockspace.
+ * @payload: up to RDLOCK_LS_NOTICE_MAX bytes.
+ * @len: its length.
+ *
+ * This node's receiver gets it at once, in the caller's context; the
+ * other nodes' over the transport's reliable, ordered connections, so
+ * two notices from one node arrive in the order sent. May sleep (briefly,
+ * for a send buffer).
+ *
+ * Return: 0, or the first error of a node that could not be sent to
+ * (-ENOTCONN for a node not connected: the others still get it).
+ */
+int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
+			  size_t len)
+{
+	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+	u32 self = rdlock_xport_self(), i;
+	int ret = 0, err, tries;
+
+	if (len > RDLOCK_LS_NOTICE_MAX)
+		return -EINVAL;
+	memcpy(m.payload, payload, len);
+	for (i = 0; i < ls->nr_nodes; i++) {
+		if (ls->nodes[i] == self)
+			continue;
+		/* No free send buffer is a short wait, not a lost notice. */
+		for (tries = 0; tries < 1000; tries++) {
+			err = rdlock_xport_send_msg(ls->nodes[i],
+						    RDLOCK_LS_MSG_TYPE, &m,
+						    sizeof(m.tag) + len);
+			if (err != -EAGAIN)
+				break;
+			usleep_range(100, 200);
+		}
+		if (err && !ret)
+			ret = err;
+	}
+	rdlock_ls_deliver(ls->tag, self, payload, len);
+	return ret;
+}
+
 int rdlock_ls_init(void)
 {
+	int ret;
+
 	/* Writeback may wait for an async grant: it must run under pressure. */
 	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				       0);
-	return rdlock_ls_wq ? 0 : -ENOMEM;
+	if (!rdlock_ls_wq)
+		return -ENOMEM;
+	ret = rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE,
+					   rdlock_ls_msg_handler);
+	if (ret)
+		destroy_workqueue(rdlock_ls_wq);
+	return ret;
 }
 
 /*
@@ -1386,5 +1650,6 @@ void rdlock_ls_exit(void)
 		rdlock_ls_put_locked(ls);
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
 	destroy_workqueue(rdlock_ls_wq);
 }

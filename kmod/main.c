@@ -12,6 +12,7 @@
 #include "proto.h"
 #include "lockspace-pri.h"
 #include "dev.h"
+#include "dlm-pri.h"
 
 static int __init rdlock_init(void)
 {
@@ -26,14 +27,19 @@ static int __init rdlock_init(void)
 	ret = rdlock_ls_init();
 	if (ret)
 		goto exit_proto;
+	ret = rdlock_dlm_init();
+	if (ret)
+		goto exit_ls;
 	rdlock_debugfs_init();
 	ret = rdlock_dev_init();
 	if (ret)
-		goto exit_ls;
+		goto exit_dlm;
 	return 0;
 
-exit_ls:
+exit_dlm:
 	rdlock_debugfs_exit();
+	rdlock_dlm_exit();
+exit_ls:
 	rdlock_ls_exit();
 exit_proto:
 	rdlock_proto_exit();
@@ -45,6 +51,7 @@ exit_xport:
 static void __exit rdlock_exit(void)
 {
 	rdlock_dev_exit();
+	rdlock_dlm_exit();
 	rdlock_ls_exit();
 	rdlock_debugfs_exit();
 	/* Down first: background tickets end when their operations fail. */

@@ -254,20 +254,29 @@ static inline u32 rdlock_ls_cql_version_bits(const struct rdlock_ls_attr *attr)
 	return attr->version_bits ?: RDLOCK_CQL_VERSION_BITS_DEFAULT;
 }
 
+/*
+ * Slots of a name's value block in an RDLOCK_LS_LVB lockspace (a kernel
+ * users' flag, which rdlock_ls_check_attr() refuses through the uapi):
+ * a state word, then RDLOCK_LVB_LEN bytes.
+ */
+#define RDLOCK_LS_LVB_SLOTS	(1 + RDLOCK_LVB_LEN / 8)
+
 /**
  * rdlock_ls_entry_slots() - slots of one name entry: tag word and lock
  * @attr: the attributes; a CQL queue_bits in range.
  *
- * Return: 2, or 2 + the queue capacity for CQL.
+ * Return: 2, or 2 + the queue capacity for CQL; with RDLOCK_LS_LVB,
+ * RDLOCK_LS_LVB_SLOTS more.
  */
 static inline u32 rdlock_ls_entry_slots(const struct rdlock_ls_attr *attr)
 {
 	u32 bits = rdlock_ls_cql_queue_bits(attr);
+	u32 lvb = attr->flags & RDLOCK_LS_LVB ? RDLOCK_LS_LVB_SLOTS : 0;
 
 	if (attr->proto != RDLOCK_PROTO_CQL)
-		return 2;
-	return 2 + (1U << (bits > RDLOCK_CQL_QUEUE_BITS_MAX ?
-			   RDLOCK_CQL_QUEUE_BITS_MAX : bits));
+		return 2 + lvb;
+	return 2 + lvb + (1U << (bits > RDLOCK_CQL_QUEUE_BITS_MAX ?
+				 RDLOCK_CQL_QUEUE_BITS_MAX : bits));
 }
 
 /**

@@ -234,6 +234,13 @@ guest_tests()
 	cluster_step "$kernel" lock-twosided 3 1500 -- sh guest/lock.sh twosided
 	cluster_step "$kernel" lockspace-verbs 3 900 -- sh guest/ls.sh verbs
 	cluster_step "$kernel" lockspace-twosided 3 900 -- sh guest/ls.sh twosided
+	# The DLM API (issue 10): one backend per kernel, it is layered on
+	# the lockspaces, which the steps above run on both.
+	if [ "$kernel" = debug ]; then
+		cluster_step debug dlm 3 600 -- sh guest/dlm.sh twosided
+	else
+		cluster_step "$kernel" dlm 3 600 -- sh guest/dlm.sh verbs
+	fi
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
 	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh
 	if [ "$kernel" = debug ]; then

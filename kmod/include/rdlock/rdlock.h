@@ -24,11 +24,22 @@
 #ifndef _RDLOCK_RDLOCK_H
 #define _RDLOCK_RDLOCK_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/rdlock.h>
 
 struct rdlock_ls;
 struct rdlock_lock;
+
+/*
+ * rdlock_ls_attr.flags for kernel users only: every name has a value block
+ * of RDLOCK_LVB_LEN bytes and a state word in its home's table
+ * (rdlock_lvb_get(), rdlock_lvb_set()).
+ */
+#define RDLOCK_LS_LVB		_BITUL(7)
+#define RDLOCK_LVB_LEN		64
+/* Bits of the value block's state word the user may keep (the rest: tag). */
+#define RDLOCK_LVB_FLAGS_MASK	0xffffU
 
 /**
  * struct rdlock_ls_attr - what a lockspace is
@@ -98,5 +109,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		   const struct rdlock_lock_opts *opts);
 void rdlock_unlock(struct rdlock_lock *lk);
 enum rdlock_lock_mode rdlock_lock_mode(const struct rdlock_lock *lk);
+int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags);
+int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags);
 
 #endif /* _RDLOCK_RDLOCK_H */

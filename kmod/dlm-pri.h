@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rdlock DLM API (kmod/dlm.c): what main.c needs. */
+#ifndef _RDLOCK_DLM_PRI_H
+#define _RDLOCK_DLM_PRI_H
+
+int rdlock_dlm_init(void);
+void rdlock_dlm_exit(void);
+
+#endif /* _RDLOCK_DLM_PRI_H */

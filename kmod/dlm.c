@@ -1,0 +1,1202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock DLM API (interface layer): fs/dlm semantics on rdlock lockspaces.
+ *
+ * A DLM lock (struct rdlock_dlm_lkb) holds rdlock locks on two names of
+ * its resource: the main name ("M" + resource), held shared for PR and
+ * exclusive for EX, and the convert gate ("G" + resource), held exclusive
+ * together with the main name for as long as the lock is at EX. NL holds
+ * neither. Every EX acquisition takes the gate first; while a node holds
+ * the gate nobody else can get EX on the main name, so a PR->EX
+ * conversion may give up its shared hold and wait for EX on the main name
+ * without anybody else getting EX in between: the data it cached under PR
+ * stays valid. Two PR->EX converters meet at the gate: the one waiting
+ * there gets a BAST from the other's wait for the main name, cancels and
+ * (the caller) down-converts. Documentation/rdlock/dlm-api.rst has the
+ * details.
+ *
+ * Requests run in an unbound WQ_MEM_RECLAIM workqueue, one work item per
+ * request; callbacks run from another, one work item per lock, so a lock's
+ * callbacks come one at a time and in order. Blocking callbacks: before a
+ * request waits, its node broadcasts a notice (resource hash, mode) to the
+ * lockspace's nodes through the lockspace layer; each node gives a BAST to
+ * its holders that block the mode and remembers the notice until the
+ * waiter says it is done, so a holder granted meanwhile gets its BAST too.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/hashtable.h>
+#include <linux/idr.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched/mm.h>
+#include <linux/siphash.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+#include <rdlock/dlm.h>
+
+#include "dlm-pri.h"
+#include "lockspace-pri.h"
+
+/* Every node must hash a resource name to the same notice key. */
+static const siphash_key_t rdlock_dlm_key = {
+	{ 0x72646c6f636b2d64ULL, 0x6c6d2d6e6f746963ULL }
+};
+
+/*
+ * The rdlock lockspace behind a DLM lockspace: "dlm." and the name when
+ * that fits rdlock's 31 characters, else "dlmh." and the name's hash.
+ */
+#define RDLOCK_DLM_LS_PREFIX	"dlm."
+#define RDLOCK_DLM_NAME_CHARS	"abcdefghijklmnopqrstuvwxyz" \
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
+/*
+ * The CAS lock: a TRY leaves nothing in its word. NOQUEUE must never wait
+ * for others (OCFS2 uses it to avoid lock inversions), and a queue lock's
+ * failed try stays queued until the holders before it leave, which a
+ * PR->EX NOQUEUE taking PR back under the gate would have to wait for.
+ */
+static const struct rdlock_ls_attr rdlock_dlm_attr = {
+	.proto = RDLOCK_PROTO_CASLOCK,
+	.flags = RDLOCK_LS_LVB,	/* value blocks, in the names' entries */
+	.lease_ms = 0,		/* a file system holds locks until it unlocks */
+	.slots = 16384,		/* 1489 names of 11 slots per home */
+};
+
+/*
+ * The value block's state (rdlock_lvb_set() flags), on the main name:
+ * VALID once an EX holder stored it with VALBLK; DIRTY from an EX grant
+ * until that holder goes below EX, so that a holder that never came back
+ * (a dead node) leaves it marked possibly stale.
+ */
+#define RDLOCK_DLM_LVB_VALID	0x1
+#define RDLOCK_DLM_LVB_DIRTY	0x2
+
+#define RDLOCK_DLM_CBS		16	/* callbacks queued per lock */
+
+enum rdlock_dlm_notice_kind {
+	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
+	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
+};
+
+/* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
+struct rdlock_dlm_notice_msg {
+	u8 kind;
+	s8 mode;
+	__le16 pad;
+	__le32 lkid;
+	__le64 hash;
+	__le64 req;
+};
+
+/**
+ * struct rdlock_dlm_notice - a waiter somewhere in the cluster
+ * @node: on rdlock_dlm_ls.notices.
+ * @src: its node.
+ * @lkid: its lock's id there.
+ * @hash: its resource's hash.
+ * @req: its request's id on @src.
+ * @mode: the mode it waits for.
+ */
+struct rdlock_dlm_notice {
+	struct list_head node;
+	u32 src;
+	u32 lkid;
+	u64 hash;
+	u64 req;
+	int mode;
+};
+
+enum rdlock_dlm_cb_type {
+	RDLOCK_DLM_CB_AST = 1,
+	RDLOCK_DLM_CB_BAST = 2,
+};
+
+struct rdlock_dlm_cb {
+	u8 type;
+	u8 sb_flags;
+	bool final;
+	int val;
+};
+
+/**
+ * struct rdlock_dlm_res - a resource this node has locks on
+ * @hnode: in rdlock_dlm_ls.res.
+ * @hash: the name's hash (notices name resources by it).
+ * @refs: locks and requests using it.
+ * @locks: its locks (rdlock_dlm_lkb.res_node).
+ * @len: bytes of @name.
+ * @name: the resource name.
+ */
+struct rdlock_dlm_res {
+	struct hlist_node hnode;
+	u64 hash;
+	unsigned int refs;
+	struct list_head locks;
+	u32 len;
+	u8 name[RDLOCK_DLM_RESNAME_MAX];
+};
+
+struct rdlock_dlm_req;
+
+/**
+ * struct rdlock_dlm_lkb - one DLM lock
+ * @dls: its lockspace.
+ * @res: its resource.
+ * @res_node: on @res->locks while it can get BASTs.
+ * @lkid: its id (rdlock_dlm_lksb.sb_lkid).
+ * @lksb: the caller's status block.
+ * @ast: completion callback.
+ * @bast: blocking callback, or NULL.
+ * @astarg: their argument.
+ * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
+ * @main: the rdlock lock on the main name (PR: shared, EX: exclusive).
+ * @gate: the rdlock lock on the convert gate (EX only).
+ * @lvb_valid: at EX: the value block was valid when granted (what an
+ *	EX release without VALBLK puts back).
+ * @req: the request in progress, or NULL.
+ * @cb_work: delivers @cbs.
+ * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
+ * @cb_head: first of @cbs.
+ * @nr_cbs: callbacks queued.
+ * @dead: the final AST is queued: no more requests or callbacks.
+ *
+ * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
+ * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
+ */
+struct rdlock_dlm_lkb {
+	struct rdlock_dlm_ls *dls;
+	struct rdlock_dlm_res *res;
+	struct list_head res_node;
+	u32 lkid;
+	struct rdlock_dlm_lksb *lksb;
+	rdlock_dlm_ast_t ast;
+	rdlock_dlm_bast_t bast;
+	void *astarg;
+	int grmode;
+	struct rdlock_lock *main;
+	struct rdlock_lock *gate;
+	bool lvb_valid;
+	struct rdlock_dlm_req *req;
+	struct work_struct cb_work;
+	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
+	unsigned int cb_head;
+	unsigned int nr_cbs;
+	bool dead;
+};
+
+/**
+ * struct rdlock_dlm_req - a lock, conversion or unlock being carried out
+ * @work: runs it.
+ * @dls: the lockspace.
+ * @lkb: its lock; NULL once cancelled (the request then only gives back
+ *	what it got).
+ * @res: the resource (a reference of its own).
+ * @id: this node's id of the request, in its notices.
+ * @lkid: @lkb's id, in its notices.
+ * @from: the granted mode when it was made.
+ * @to: the mode asked for.
+ * @flags: RDLOCK_DLM_LKF_*.
+ * @unlock: an unlock, not a lock request.
+ * @noticed: its blocking notice went out: the done notice is owed.
+ * @cancellable: waiting in a step that a cancel may abandon.
+ * @main: a lock on the main name this request took and does not hand over.
+ * @gate: the same for the gate.
+ * @sb_flags: for the grant's AST.
+ */
+struct rdlock_dlm_req {
+	struct work_struct work;
+	struct rdlock_dlm_ls *dls;
+	struct rdlock_dlm_lkb *lkb;
+	struct rdlock_dlm_res *res;
+	u64 id;
+	u32 lkid;
+	int from;
+	int to;
+	u32 flags;
+	bool unlock;
+	bool noticed;
+	bool cancellable;
+	struct rdlock_lock *main;
+	struct rdlock_lock *gate;
+	u8 sb_flags;
+};
+
+/**
+ * struct rdlock_dlm_ls - a DLM lockspace on this node
+ * @list: on rdlock_dlm_list.
+ * @name: its name.
+ * @ls: the rdlock lockspace behind it.
+ * @ops: the caller's callbacks.
+ * @ops_arg: their argument.
+ * @lock: protects @lkids, @res, @notices, @next_req and the locks' state;
+ *	taken from softirq (notices), hence with interrupts off.
+ * @lkids: locks by id.
+ * @res: resources by hash.
+ * @notices: waiters of the cluster not done yet.
+ * @next_req: request ids.
+ * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
+ */
+struct rdlock_dlm_ls {
+	struct list_head list;
+	char name[RDLOCK_LS_NAME_MAX];
+	struct rdlock_ls *ls;
+	const struct rdlock_dlm_ops *ops;
+	void *ops_arg;
+	spinlock_t lock;		/* see above */
+	struct idr lkids;
+	DECLARE_HASHTABLE(res, 8);
+	struct list_head notices;
+	u64 next_req;
+	atomic_t refs;
+};
+
+static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
+static LIST_HEAD(rdlock_dlm_list);
+static struct workqueue_struct *rdlock_dlm_wq;		/* requests */
+static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
+
+static bool rdlock_dlm_conflict(int a, int b)
+{
+	if (a <= RDLOCK_DLM_LOCK_NL || b <= RDLOCK_DLM_LOCK_NL)
+		return false;
+	return a == RDLOCK_DLM_LOCK_EX || b == RDLOCK_DLM_LOCK_EX;
+}
+
+static void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
+{
+	/* rdlock_dlm_close() may free @dls at 0: the wait queue is hashed. */
+	if (atomic_dec_and_test(&dls->refs))
+		wake_up_var(&dls->refs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Callbacks                                                          */
+
+static void rdlock_dlm_cb_work(struct work_struct *work)
+{
+	struct rdlock_dlm_lkb *lkb = container_of(work, struct rdlock_dlm_lkb,
+						  cb_work);
+	struct rdlock_dlm_ls *dls = lkb->dls;
+	struct rdlock_dlm_cb cb;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&dls->lock, flags);
+		if (!lkb->nr_cbs) {
+			spin_unlock_irqrestore(&dls->lock, flags);
+			return;
+		}
+		cb = lkb->cbs[lkb->cb_head];
+		lkb->cb_head = (lkb->cb_head + 1) % RDLOCK_DLM_CBS;
+		lkb->nr_cbs--;
+		spin_unlock_irqrestore(&dls->lock, flags);
+
+		if (cb.type == RDLOCK_DLM_CB_BAST) {
+			lkb->bast(lkb->astarg, cb.val);
+			continue;
+		}
+		lkb->lksb->sb_status = cb.val;
+		lkb->lksb->sb_flags = cb.sb_flags;
+		lkb->ast(lkb->astarg);
+		if (cb.final) {
+			/* Queued last: nothing else refers to @lkb now. */
+			kfree(lkb);
+			rdlock_dlm_put(dls);
+			return;
+		}
+	}
+}
+
+/* Queue a callback; caller holds dls->lock. */
+static void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
+				u8 sb_flags, bool final)
+{
+	struct rdlock_dlm_cb *tail;
+
+	lockdep_assert_held(&lkb->dls->lock);
+	if (type == RDLOCK_DLM_CB_BAST) {
+		if (!lkb->bast || lkb->dead)
+			return;
+		tail = lkb->nr_cbs ? &lkb->cbs[(lkb->cb_head + lkb->nr_cbs - 1) %
+					       RDLOCK_DLM_CBS] : NULL;
+		/* Two BASTs in a row say nothing the stronger does not. */
+		if (tail && tail->type == RDLOCK_DLM_CB_BAST) {
+			tail->val = max(tail->val, val);
+			return;
+		}
+	}
+	/* At most one AST per request and BASTs coalesced: cannot fill. */
+	if (WARN_ON_ONCE(lkb->nr_cbs == RDLOCK_DLM_CBS))
+		return;
+	lkb->cbs[(lkb->cb_head + lkb->nr_cbs) % RDLOCK_DLM_CBS] =
+		(struct rdlock_dlm_cb){ .type = type, .val = val,
+					.sb_flags = sb_flags, .final = final };
+	lkb->nr_cbs++;
+	if (final)
+		lkb->dead = true;
+	queue_work(rdlock_dlm_cb_wq, &lkb->cb_work);
+}
+
+/* BASTs that @lkb, granted @mode now, owes to waiters already known. */
+static void rdlock_dlm_bast_known(struct rdlock_dlm_lkb *lkb)
+{
+	struct rdlock_dlm_ls *dls = lkb->dls;
+	u32 self = rdlock_xport_self();
+	struct rdlock_dlm_notice *n;
+
+	lockdep_assert_held(&dls->lock);
+	list_for_each_entry(n, &dls->notices, node) {
+		if (n->hash != lkb->res->hash ||
+		    (n->src == self && n->lkid == lkb->lkid))
+			continue;
+		if (rdlock_dlm_conflict(n->mode, lkb->grmode))
+			rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST, n->mode, 0,
+					    false);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Resources and notices                                              */
+
+static u64 rdlock_dlm_hash(const void *name, unsigned int len)
+{
+	return siphash(name, len, &rdlock_dlm_key);
+}
+
+static struct rdlock_dlm_res *rdlock_dlm_res_find(struct rdlock_dlm_ls *dls,
+						  u64 hash, const void *name,
+						  unsigned int len)
+{
+	struct rdlock_dlm_res *res;
+
+	hash_for_each_possible(dls->res, res, hnode, hash)
+		if (res->hash == hash && res->len == len &&
+		    !memcmp(res->name, name, len))
+			return res;
+	return NULL;
+}
+
+static void rdlock_dlm_res_put(struct rdlock_dlm_ls *dls,
+			       struct rdlock_dlm_res *res)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dls->lock, flags);
+	if (--res->refs) {
+		res = NULL;
+	} else {
+		WARN_ON(!list_empty(&res->locks));
+		hash_del(&res->hnode);
+	}
+	spin_unlock_irqrestore(&dls->lock, flags);
+	kfree(res);
+}
+
+static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
+			      size_t len)
+{
+	const struct rdlock_dlm_notice_msg *m = payload;
+	struct rdlock_dlm_ls *dls = arg;
+	struct rdlock_dlm_notice *n, *tmp;
+	struct rdlock_dlm_lkb *lkb;
+	struct rdlock_dlm_res *res;
+	u32 self = rdlock_xport_self();
+	u64 hash, req;
+	u32 lkid;
+	int mode;
+
+	if (len < sizeof(*m))
+		return;
+	hash = le64_to_cpu(m->hash);
+	req = le64_to_cpu(m->req);
+	lkid = le32_to_cpu(m->lkid);
+	mode = m->mode;
+
+	/* Softirq or the sender's context: the caller disabled interrupts. */
+	spin_lock(&dls->lock);
+	if (m->kind == RDLOCK_DLM_NOTICE_DONE) {
+		list_for_each_entry_safe(n, tmp, &dls->notices, node) {
+			if (n->src == src && n->req == req) {
+				list_del(&n->node);
+				kfree(n);
+			}
+		}
+		spin_unlock(&dls->lock);
+		return;
+	}
+	hash_for_each_possible(dls->res, res, hnode, hash) {
+		if (res->hash != hash)
+			continue;
+		list_for_each_entry(lkb, &res->locks, res_node) {
+			if (src == self && lkb->lkid == lkid)
+				continue;
+			if (rdlock_dlm_conflict(mode, lkb->grmode))
+				rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST,
+						    mode, 0, false);
+		}
+	}
+	/*
+	 * Without memory a holder granted later misses its BAST; the ones
+	 * granted now have theirs.
+	 */
+	n = kzalloc(sizeof(*n), GFP_ATOMIC);
+	if (n) {
+		n->src = src;
+		n->lkid = lkid;
+		n->hash = hash;
+		n->req = req;
+		n->mode = mode;
+		list_add_tail(&n->node, &dls->notices);
+	} else {
+		pr_warn_ratelimited("no memory to remember a blocking notice\n");
+	}
+	spin_unlock(&dls->lock);
+}
+
+static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
+				   int mode)
+{
+	struct rdlock_dlm_notice_msg m = {
+		.kind = kind,
+		.mode = mode,
+		.lkid = cpu_to_le32(req->lkid),
+		.hash = cpu_to_le64(req->res->hash),
+		.req = cpu_to_le64(req->id),
+	};
+	int ret;
+
+	static_assert(sizeof(m) <= RDLOCK_LS_NOTICE_MAX);
+	ret = rdlock_ls_notice_send(req->dls->ls, &m, sizeof(m));
+	/* A node not connected has no holder we could wait for now. */
+	if (ret && ret != -ENOTCONN)
+		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
+				    ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                           */
+
+/* Take the main (@gate false) or gate name of @req's resource. */
+static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
+			   bool noqueue, struct rdlock_lock **out)
+{
+	struct rdlock_lock_opts opts = {
+		.flags = noqueue ? RDLOCK_LKF_TRY : 0,
+	};
+	u8 name[RDLOCK_RES_NAME_MAX];
+	struct rdlock_lock *lk;
+
+	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
+	name[0] = gate ? 'G' : 'M';
+	memcpy(name + 1, req->res->name, req->res->len);
+	/*
+	 * Before the request's first wait: every holder in its way learns of
+	 * it now, whichever of its waits (gate, main name) it will be in.
+	 */
+	if (!noqueue && !req->noticed) {
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
+		req->noticed = true;
+	}
+	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
+			 mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX :
+						      RDLOCK_LOCK_SH, &opts);
+	if (IS_ERR(lk)) {
+		/* TRY: busy, or too many abandoned tries still finishing. */
+		if (noqueue && (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN))
+			return -EAGAIN;
+		return PTR_ERR(lk);
+	}
+	*out = lk;
+	return 0;
+}
+
+static void rdlock_dlm_drop(struct rdlock_lock **lk)
+{
+	if (*lk) {
+		rdlock_unlock(*lk);
+		*lk = NULL;
+	}
+}
+
+/*
+ * Enter or leave a step a cancel may abandon. Returns false when the
+ * request was cancelled meanwhile: it then owns nothing of its lock's.
+ */
+static bool rdlock_dlm_step(struct rdlock_dlm_req *req, bool cancellable)
+{
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&req->dls->lock, flags);
+	live = req->lkb;
+	req->cancellable = live && cancellable;
+	spin_unlock_irqrestore(&req->dls->lock, flags);
+	return live;
+}
+
+/*
+ * Up-conversion or new lock to PR or EX. Returns 0 or the AST status; on
+ * success @lkb's main (and gate) are set, on failure @lkb keeps what it
+ * held in @from, or NL when it had to give it up and could not retake it.
+ */
+static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
+			 int *grmode)
+{
+	bool noqueue = req->flags & RDLOCK_DLM_LKF_NOQUEUE;
+	struct rdlock_lock *again = NULL;
+	int ret;
+
+	if (req->to == RDLOCK_DLM_LOCK_NL)	/* a new lock at NL */
+		return rdlock_dlm_step(req, false) ? 0 : -ECANCELED;
+	if (!rdlock_dlm_step(req, !noqueue))
+		return -ECANCELED;
+	if (req->to == RDLOCK_DLM_LOCK_PR)
+		return rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, noqueue,
+				       &req->main);
+
+	/* EX: the gate first, so that nobody else gets EX from now on. */
+	ret = rdlock_dlm_take(req, true, RDLOCK_DLM_LOCK_EX, noqueue,
+			      &req->gate);
+	if (ret)
+		return ret;
+	if (req->from != RDLOCK_DLM_LOCK_PR) {
+		if (!rdlock_dlm_step(req, !noqueue))
+			return -ECANCELED;
+		return rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_EX, noqueue,
+				       &req->main);
+	}
+
+	/*
+	 * PR->EX: past this point the request is committed (a cancel finds
+	 * it granted); it gives up the shared hold, which the gate keeps
+	 * anybody else from turning into EX, and waits for EX.
+	 */
+	if (!rdlock_dlm_step(req, false))
+		return -ECANCELED;
+	rdlock_dlm_drop(&lkb->main);
+	ret = rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_EX, noqueue,
+			      &req->main);
+	if (!ret)
+		return 0;
+	/*
+	 * Back to PR. The gate is ours, so nobody holds or can get EX on
+	 * the main name: with the CAS lock (a failed try leaves nothing
+	 * behind) PR is granted at once.
+	 */
+	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
+	if (rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, &again))
+		*grmode = RDLOCK_DLM_LOCK_NL;
+	else
+		lkb->main = again;
+	rdlock_dlm_drop(&req->gate);
+	return ret;
+}
+
+/*
+ * @lkb goes below EX: store the caller's value block with VALBLK, else
+ * put back the validity it had, clearing DIRTY. A failure leaves DIRTY:
+ * the next reader is told the value may be stale, which it may be.
+ */
+static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
+				   struct rdlock_dlm_lkb *lkb)
+{
+	const void *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
+			  lkb->lksb->sb_lvbptr : NULL;
+	int ret;
+
+	ret = rdlock_lvb_set(lkb->main, buf, buf || lkb->lvb_valid ?
+			     RDLOCK_DLM_LVB_VALID : 0);
+	if (ret)
+		pr_warn_ratelimited("value block not stored: %d\n", ret);
+}
+
+/*
+ * A committed grant to PR or EX on @main: read the value block for
+ * VALBLK, and at EX mark it DIRTY until this holder goes below EX.
+ */
+static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
+				 struct rdlock_dlm_lkb *lkb,
+				 struct rdlock_lock *main)
+{
+	bool valblk = req->flags & RDLOCK_DLM_LKF_VALBLK, valid = false;
+	u8 lvb[RDLOCK_DLM_LVB_LEN];
+	u32 f = 0;
+	int ret;
+
+	if (!valblk && req->to != RDLOCK_DLM_LOCK_EX)
+		return;
+	ret = rdlock_lvb_get(main, lvb, &f);
+	if (!ret)
+		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
+			RDLOCK_DLM_LVB_VALID;
+	if (valblk) {
+		/* Never stored for this name: zeroes, as fs/dlm gives. */
+		if (ret || !(f & RDLOCK_DLM_LVB_VALID))
+			memset(lvb, 0, sizeof(lvb));
+		memcpy(lkb->lksb->sb_lvbptr, lvb, sizeof(lvb));
+		if (!valid)
+			req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
+	}
+	if (req->to == RDLOCK_DLM_LOCK_EX) {
+		lkb->lvb_valid = valid;
+		ret = rdlock_lvb_set(main, NULL, RDLOCK_DLM_LVB_DIRTY |
+				     (valid ? RDLOCK_DLM_LVB_VALID : 0));
+		if (ret)
+			pr_warn_ratelimited("value block state not stored: %d\n",
+					    ret);
+	}
+}
+
+/* Down-conversion or same mode: never waits for others. */
+static int rdlock_dlm_down(struct rdlock_dlm_req *req,
+			   struct rdlock_dlm_lkb *lkb, int *grmode)
+{
+	int ret = 0;
+
+	rdlock_dlm_step(req, false);
+	if (req->to == req->from)
+		return 0;
+	if (req->from == RDLOCK_DLM_LOCK_EX)
+		rdlock_dlm_lvb_release(req, lkb);
+	rdlock_dlm_drop(&lkb->main);
+	if (req->to == RDLOCK_DLM_LOCK_PR) {
+		/*
+		 * EX->PR under the gate: no EX ticket but ours was in the
+		 * word, so this is granted without waiting for anybody.
+		 */
+		ret = rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false,
+				      &lkb->main);
+		if (ret)
+			*grmode = RDLOCK_DLM_LOCK_NL;
+	}
+	rdlock_dlm_drop(&lkb->gate);
+	return ret;
+}
+
+static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_ls *dls = req->dls;
+
+	if (req->noticed)
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
+	rdlock_dlm_res_put(dls, req->res);
+	kfree(req);
+	rdlock_dlm_put(dls);
+}
+
+static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_lkb *lkb = req->lkb;
+	struct rdlock_dlm_ls *dls = req->dls;
+	unsigned long flags;
+
+	/* An unlock cannot be cancelled: it owns the lock now. */
+	if (req->from == RDLOCK_DLM_LOCK_EX)
+		rdlock_dlm_lvb_release(req, lkb);
+	rdlock_dlm_drop(&lkb->main);
+	rdlock_dlm_drop(&lkb->gate);
+	spin_lock_irqsave(&dls->lock, flags);
+	idr_remove(&dls->lkids, lkb->lkid);
+	list_del_init(&lkb->res_node);
+	lkb->req = NULL;
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_EUNLOCK, 0, true);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	/* The lock's reference on the resource. */
+	rdlock_dlm_res_put(dls, req->res);
+}
+
+static void rdlock_dlm_work(struct work_struct *work)
+{
+	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
+						  work);
+	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_lkb *lkb = req->lkb;
+	unsigned int nofs = memalloc_nofs_save();
+	unsigned long flags;
+	int grmode, ret;
+
+	if (req->unlock) {
+		rdlock_dlm_unlock_work(req);
+		goto out;
+	}
+	/* What the lock is left holding if the request fails. */
+	grmode = req->from;
+	if (req->to > req->from) {
+		ret = rdlock_dlm_up(req, lkb, &grmode);
+		/*
+		 * Granted: no cancel from here on, so @lkb and its lksb stay
+		 * the caller's (rdlock_dlm_unlock() gets -EBUSY meanwhile).
+		 */
+		if (!ret && req->to != RDLOCK_DLM_LOCK_NL &&
+		    rdlock_dlm_step(req, false))
+			rdlock_dlm_lvb_grant(req, lkb, req->main);
+	} else {
+		ret = rdlock_dlm_down(req, lkb, &grmode);
+	}
+
+	spin_lock_irqsave(&dls->lock, flags);
+	if (!req->lkb) {
+		/* Cancelled: the caller has its AST; give back what we got. */
+		spin_unlock_irqrestore(&dls->lock, flags);
+		rdlock_dlm_drop(&req->main);
+		rdlock_dlm_drop(&req->gate);
+		goto out;
+	}
+	if (!ret) {
+		if (req->main)
+			lkb->main = req->main;
+		if (req->gate)
+			lkb->gate = req->gate;
+		req->main = NULL;
+		req->gate = NULL;
+		grmode = req->to;
+	}
+	lkb->req = NULL;
+	if (grmode == RDLOCK_DLM_LOCK_IV) {
+		/* A new lock that was not granted ends with its AST. */
+		idr_remove(&dls->lkids, lkb->lkid);
+		list_del_init(&lkb->res_node);
+		rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, 0, true);
+		spin_unlock_irqrestore(&dls->lock, flags);
+		rdlock_dlm_drop(&req->main);
+		rdlock_dlm_drop(&req->gate);
+		rdlock_dlm_res_put(dls, req->res);
+		goto out;
+	}
+	lkb->grmode = grmode;
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
+			    false);
+	if (!ret)
+		rdlock_dlm_bast_known(lkb);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	/* A failed up-conversion gives back the steps it got. */
+	rdlock_dlm_drop(&req->main);
+	rdlock_dlm_drop(&req->gate);
+out:
+	memalloc_nofs_restore(nofs);
+	rdlock_dlm_req_free(req);
+}
+
+static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
+						   struct rdlock_dlm_lkb *lkb)
+{
+	struct rdlock_dlm_req *req = kzalloc(sizeof(*req), GFP_NOFS);
+
+	if (!req)
+		return NULL;
+	INIT_WORK(&req->work, rdlock_dlm_work);
+	req->dls = dls;
+	req->lkb = lkb;
+	return req;
+}
+
+/* Start @req on @lkb; caller holds dls->lock. */
+static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
+				 struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_ls *dls = lkb->dls;
+
+	lockdep_assert_held(&dls->lock);
+	req->res = lkb->res;
+	req->res->refs++;
+	req->id = ++dls->next_req;
+	req->lkid = lkb->lkid;
+	req->from = lkb->grmode;
+	/* A request that may wait can be cancelled from the start. */
+	req->cancellable = !req->unlock && req->to > req->from &&
+			   req->to != RDLOCK_DLM_LOCK_NL &&
+			   !(req->flags & RDLOCK_DLM_LKF_NOQUEUE);
+	lkb->req = req;
+	atomic_inc(&dls->refs);
+	queue_work(rdlock_dlm_wq, &req->work);
+}
+
+static int rdlock_dlm_check_mode(int mode)
+{
+	switch (mode) {
+	case RDLOCK_DLM_LOCK_NL:
+	case RDLOCK_DLM_LOCK_PR:
+	case RDLOCK_DLM_LOCK_EX:
+		return 0;
+	case RDLOCK_DLM_LOCK_CR:
+	case RDLOCK_DLM_LOCK_CW:
+	case RDLOCK_DLM_LOCK_PW:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int rdlock_dlm_convert(struct rdlock_dlm_ls *dls, int mode,
+			      struct rdlock_dlm_lksb *lksb, u32 flags,
+			      rdlock_dlm_ast_t ast, void *astarg,
+			      rdlock_dlm_bast_t bast)
+{
+	struct rdlock_dlm_req *req = rdlock_dlm_req_alloc(dls, NULL);
+	struct rdlock_dlm_lkb *lkb;
+	unsigned long irq;
+	int ret = 0;
+
+	if (!req)
+		return -ENOMEM;
+	spin_lock_irqsave(&dls->lock, irq);
+	lkb = idr_find(&dls->lkids, lksb->sb_lkid);
+	if (!lkb || lkb->dead)
+		ret = -ENOENT;
+	else if (lkb->req)
+		ret = -EBUSY;
+	if (!ret) {
+		lkb->lksb = lksb;
+		lkb->ast = ast;
+		lkb->bast = bast;
+		lkb->astarg = astarg;
+		req->lkb = lkb;
+		req->to = mode;
+		req->flags = flags;
+		rdlock_dlm_req_start(lkb, req);
+	}
+	spin_unlock_irqrestore(&dls->lock, irq);
+	if (ret)
+		kfree(req);
+	return ret;
+}
+
+/**
+ * rdlock_dlm_lock() - request a lock or a conversion (fs/dlm's dlm_lock())
+ * @dls: the lockspace.
+ * @mode: RDLOCK_DLM_LOCK_NL, _PR or _EX.
+ * @lksb: the caller's status block; sb_lkid names the lock with CONVERT,
+ *	and is set here for a new lock. It must stay valid until the lock's
+ *	unlock AST.
+ * @flags: RDLOCK_DLM_LKF_NOQUEUE, _CONVERT, _VALBLK.
+ * @name: resource name (new locks; ignored with CONVERT).
+ * @namelen: 1 to RDLOCK_DLM_RESNAME_MAX.
+ * @ast: completion callback, called once per request.
+ * @astarg: argument of @ast and @bast.
+ * @bast: blocking callback, or NULL.
+ *
+ * Return: 0 when the request is queued (its AST will come, maybe before
+ * this returns), else nothing was queued and no callback comes: -EINVAL
+ * (unknown flags or mode, no @lksb or @ast, bad @namelen, VALBLK without
+ * sb_lvbptr), -EOPNOTSUPP (CR, CW, PW), -ENOENT (CONVERT of an unknown or
+ * unlocked lock id), -EBUSY (CONVERT while a request of the lock is in
+ * progress), -ENOMEM.
+ */
+int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
+		    struct rdlock_dlm_lksb *lksb, u32 flags, const void *name,
+		    unsigned int namelen, rdlock_dlm_ast_t ast, void *astarg,
+		    rdlock_dlm_bast_t bast)
+{
+	struct rdlock_dlm_res *res, *new_res;
+	struct rdlock_dlm_lkb *lkb;
+	struct rdlock_dlm_req *req;
+	unsigned long irq;
+	u64 hash;
+	int ret;
+
+	if (flags & ~(RDLOCK_DLM_LKF_NOQUEUE | RDLOCK_DLM_LKF_CONVERT |
+		      RDLOCK_DLM_LKF_VALBLK))
+		return -EINVAL;
+	if (!lksb || !ast)
+		return -EINVAL;
+	ret = rdlock_dlm_check_mode(mode);
+	if (ret)
+		return ret;
+	if (flags & RDLOCK_DLM_LKF_VALBLK && !lksb->sb_lvbptr)
+		return -EINVAL;
+	if (flags & RDLOCK_DLM_LKF_CONVERT)
+		return rdlock_dlm_convert(dls, mode, lksb, flags, ast, astarg,
+					  bast);
+	if (!name || !namelen || namelen > RDLOCK_DLM_RESNAME_MAX)
+		return -EINVAL;
+
+	hash = rdlock_dlm_hash(name, namelen);
+	lkb = kzalloc(sizeof(*lkb), GFP_NOFS);
+	req = rdlock_dlm_req_alloc(dls, lkb);
+	new_res = kzalloc(sizeof(*new_res), GFP_NOFS);
+	if (!lkb || !req || !new_res) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	lkb->dls = dls;
+	lkb->lksb = lksb;
+	lkb->ast = ast;
+	lkb->bast = bast;
+	lkb->astarg = astarg;
+	lkb->grmode = RDLOCK_DLM_LOCK_IV;
+	INIT_LIST_HEAD(&lkb->res_node);
+	INIT_WORK(&lkb->cb_work, rdlock_dlm_cb_work);
+	req->to = mode;
+	req->flags = flags;
+
+	idr_preload(GFP_NOFS);
+	spin_lock_irqsave(&dls->lock, irq);
+	ret = idr_alloc_cyclic(&dls->lkids, lkb, 1, INT_MAX, GFP_NOWAIT);
+	if (ret < 0) {
+		spin_unlock_irqrestore(&dls->lock, irq);
+		idr_preload_end();
+		goto free;
+	}
+	lkb->lkid = ret;
+	lksb->sb_lkid = ret;
+	res = rdlock_dlm_res_find(dls, hash, name, namelen);
+	if (!res) {
+		res = new_res;
+		new_res = NULL;
+		res->hash = hash;
+		res->len = namelen;
+		memcpy(res->name, name, namelen);
+		INIT_LIST_HEAD(&res->locks);
+		hash_add(dls->res, &res->hnode, hash);
+	}
+	res->refs++;		/* the lock's */
+	lkb->res = res;
+	list_add_tail(&lkb->res_node, &res->locks);
+	atomic_inc(&dls->refs);	/* the lock's */
+	rdlock_dlm_req_start(lkb, req);
+	spin_unlock_irqrestore(&dls->lock, irq);
+	idr_preload_end();
+	kfree(new_res);
+	return 0;
+
+free:
+	kfree(new_res);
+	kfree(req);
+	kfree(lkb);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_lock);
+
+/* Cancel @lkb's request if it waits; caller holds dls->lock. */
+static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
+{
+	struct rdlock_dlm_req *req = lkb->req;
+	struct rdlock_dlm_ls *dls = lkb->dls;
+	bool new = lkb->grmode == RDLOCK_DLM_LOCK_IV;
+
+	lockdep_assert_held(&dls->lock);
+	/* Nothing waits, or the grant is under way: it completes normally. */
+	if (!req || req->unlock || !req->cancellable)
+		return;
+	req->lkb = NULL;
+	req->cancellable = false;
+	lkb->req = NULL;
+	if (new) {
+		idr_remove(&dls->lkids, lkb->lkid);
+		list_del_init(&lkb->res_node);
+		/* The lock's reference on the resource; the request has one. */
+		lkb->res->refs--;
+	}
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_ECANCEL, 0, new);
+}
+
+/**
+ * rdlock_dlm_unlock() - unlock, or cancel a request (fs/dlm's dlm_unlock())
+ * @dls: the lockspace.
+ * @lkid: the lock's id.
+ * @flags: RDLOCK_DLM_LKF_CANCEL, RDLOCK_DLM_LKF_VALBLK.
+ * @lksb: the lock's status block (NULL: the one it was requested with).
+ * @astarg: when not NULL, replaces the lock's AST argument.
+ *
+ * Unlock: the lock is released and its AST reports RDLOCK_DLM_EUNLOCK;
+ * after that AST rdlock does not touch @lksb again. CANCEL: a request of
+ * the lock still waiting is abandoned and its AST reports
+ * RDLOCK_DLM_ECANCEL (a conversion keeps its old mode, a new lock is
+ * gone); a request being granted, or none, is left alone: its normal AST
+ * (or none) follows, and this still returns 0, as fs/dlm does.
+ *
+ * Return: 0, or with no callback: -EINVAL (unknown flags, VALBLK without
+ * sb_lvbptr), -ENOENT (unknown lock id), -EBUSY (unlock while a request of
+ * the lock is in progress), -ENOMEM.
+ */
+int rdlock_dlm_unlock(struct rdlock_dlm_ls *dls, u32 lkid, u32 flags,
+		      struct rdlock_dlm_lksb *lksb, void *astarg)
+{
+	struct rdlock_dlm_lkb *lkb;
+	struct rdlock_dlm_req *req = NULL;
+	unsigned long irq;
+	int ret = 0;
+
+	if (flags & ~(RDLOCK_DLM_LKF_CANCEL | RDLOCK_DLM_LKF_VALBLK))
+		return -EINVAL;
+	if (!(flags & RDLOCK_DLM_LKF_CANCEL)) {
+		req = rdlock_dlm_req_alloc(dls, NULL);
+		if (!req)
+			return -ENOMEM;
+		req->unlock = true;
+	}
+	spin_lock_irqsave(&dls->lock, irq);
+	lkb = idr_find(&dls->lkids, lkid);
+	if (!lkb || lkb->dead) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (flags & RDLOCK_DLM_LKF_VALBLK &&
+	    !(lksb ?: lkb->lksb)->sb_lvbptr) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (flags & RDLOCK_DLM_LKF_CANCEL) {
+		if (astarg)
+			lkb->astarg = astarg;
+		rdlock_dlm_cancel(lkb);
+		goto out;
+	}
+	if (lkb->req) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (lksb)
+		lkb->lksb = lksb;
+	if (astarg)
+		lkb->astarg = astarg;
+	req->lkb = lkb;
+	req->flags = flags;
+	rdlock_dlm_req_start(lkb, req);
+	req = NULL;
+out:
+	spin_unlock_irqrestore(&dls->lock, irq);
+	kfree(req);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_unlock);
+
+/* ------------------------------------------------------------------ */
+/* Lockspaces                                                         */
+
+/**
+ * rdlock_dlm_node_id() - this node's id in the rdlock cluster
+ *
+ * Return: the id rdlock_dlm_open() expects.
+ */
+u32 rdlock_dlm_node_id(void)
+{
+	return rdlock_xport_self();
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_node_id);
+
+/**
+ * rdlock_dlm_open() - open a DLM lockspace by name; may sleep
+ * @name: 1 to RDLOCK_DLM_LS_NAME_MAX characters of [A-Za-z0-9_.:-].
+ * @node_id: this node's id (rdlock_dlm_node_id()): a check that the
+ *	caller's idea of the cluster is rdlock's.
+ * @ops: callbacks (may be NULL); kept until rdlock_dlm_close().
+ * @ops_arg: their argument.
+ *
+ * Return: the lockspace or ERR_PTR(): -EINVAL (name, or @node_id is not
+ * this node), -EEXIST (this node has it open), and rdlock_ls_open()'s
+ * errors (-ENOTCONN when the cluster is not up, -ENOSPC, -ENOMEM, ...).
+ */
+struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
+				      const struct rdlock_dlm_ops *ops,
+				      void *ops_arg)
+{
+	size_t len = name ? strlen(name) : 0;
+	struct rdlock_dlm_ls *dls, *o;
+	int ret;
+
+	if (!len || len > RDLOCK_DLM_LS_NAME_MAX ||
+	    strspn(name, RDLOCK_DLM_NAME_CHARS) != len)
+		return ERR_PTR(-EINVAL);
+	if (node_id != rdlock_xport_self())
+		return ERR_PTR(-EINVAL);
+	dls = kzalloc(sizeof(*dls), GFP_KERNEL);
+	if (!dls)
+		return ERR_PTR(-ENOMEM);
+	if (len + strlen(RDLOCK_DLM_LS_PREFIX) < sizeof(dls->name))
+		snprintf(dls->name, sizeof(dls->name),
+			 RDLOCK_DLM_LS_PREFIX "%s", name);
+	else
+		snprintf(dls->name, sizeof(dls->name), "dlmh.%016llx",
+			 rdlock_dlm_hash(name, len));
+	dls->ops = ops;
+	dls->ops_arg = ops_arg;
+	spin_lock_init(&dls->lock);
+	idr_init(&dls->lkids);
+	hash_init(dls->res);
+	INIT_LIST_HEAD(&dls->notices);
+
+	mutex_lock(&rdlock_dlm_mutex);
+	list_for_each_entry(o, &rdlock_dlm_list, list) {
+		if (!strcmp(o->name, dls->name)) {
+			ret = -EEXIST;
+			goto err;
+		}
+	}
+	dls->ls = rdlock_ls_open(dls->name, &rdlock_dlm_attr);
+	if (IS_ERR(dls->ls)) {
+		ret = PTR_ERR(dls->ls);
+		goto err;
+	}
+	ret = rdlock_ls_notice_register(dls->ls, rdlock_dlm_notice, dls);
+	if (ret) {
+		rdlock_ls_close(dls->ls);
+		goto err;
+	}
+	list_add_tail(&dls->list, &rdlock_dlm_list);
+	mutex_unlock(&rdlock_dlm_mutex);
+	return dls;
+
+err:
+	mutex_unlock(&rdlock_dlm_mutex);
+	idr_destroy(&dls->lkids);
+	kfree(dls);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_open);
+
+/**
+ * rdlock_dlm_close() - close a DLM lockspace; may sleep
+ * @dls: the lockspace; every lock must have had its unlock AST (or the
+ *	AST of its cancelled request). Waits for cancelled requests still
+ *	giving back what they got.
+ */
+void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_notice *n, *tmp;
+
+	WARN_ON(!idr_is_empty(&dls->lkids));
+	wait_var_event(&dls->refs, !atomic_read(&dls->refs));
+	mutex_lock(&rdlock_dlm_mutex);
+	list_del(&dls->list);
+	mutex_unlock(&rdlock_dlm_mutex);
+	rdlock_ls_notice_unregister(dls->ls);
+	rdlock_ls_close(dls->ls);
+	list_for_each_entry_safe(n, tmp, &dls->notices, node)
+		kfree(n);
+	idr_destroy(&dls->lkids);
+	kfree(dls);
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_close);
+
+int rdlock_dlm_init(void)
+{
+	/*
+	 * A file system's writeback may wait for a grant or a callback:
+	 * both queues need rescuers.
+	 */
+	rdlock_dlm_wq = alloc_workqueue("rdlock_dlm", WQ_UNBOUND |
+					WQ_MEM_RECLAIM, 0);
+	if (!rdlock_dlm_wq)
+		return -ENOMEM;
+	rdlock_dlm_cb_wq = alloc_workqueue("rdlock_dlm_cb", WQ_UNBOUND |
+					   WQ_MEM_RECLAIM, 0);
+	if (!rdlock_dlm_cb_wq) {
+		destroy_workqueue(rdlock_dlm_wq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rdlock_dlm_exit(void)
+{
+	destroy_workqueue(rdlock_dlm_cb_wq);
+	destroy_workqueue(rdlock_dlm_wq);
+}

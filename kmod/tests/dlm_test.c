@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock_dlm_test: /dev/rdlock_dlm_test, the DLM kernel API
+ * (include/rdlock/dlm.h) driven from userspace for selftests/rdlock/
+ * dlm_test.c. Each open file has one DLM lockspace and a few lock slots;
+ * every callback a slot receives is queued with what the status block and
+ * value block held at that moment, and read back in order.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <rdlock/dlm.h>
+
+#include "rdlock_dlm_test_ioctl.h"
+
+#define DT_EVENTS	32
+
+struct dt_slot {
+	struct dt_file *f;
+	struct rdlock_dlm_lksb lksb;
+	char lvb[RDLOCK_DLM_LVB_LEN];
+	bool live;		/* has a lock id whose last AST did not come */
+	bool new_pending;	/* its first request's AST did not come */
+	bool overflow;
+	unsigned int head, nr;
+	struct rdlock_dlm_test_event ev[DT_EVENTS];
+};
+
+struct dt_file {
+	struct mutex mutex;	/* @dls and calls */
+	struct rdlock_dlm_ls *dls;
+	spinlock_t lock;	/* the slots' event queues and states */
+	wait_queue_head_t wait;
+	struct dt_slot slots[RDLOCK_DLM_TEST_LOCKS];
+};
+
+static void dt_push(struct dt_slot *s, const struct rdlock_dlm_test_event *e)
+{
+	struct dt_file *f = s->f;
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	if (s->nr == DT_EVENTS) {
+		s->overflow = true;
+	} else {
+		s->ev[(s->head + s->nr) % DT_EVENTS] = *e;
+		s->nr++;
+	}
+	if (e->type == RDLOCK_DLM_TEST_AST) {
+		if (e->status == RDLOCK_DLM_EUNLOCK ||
+		    (s->new_pending && e->status))
+			s->live = false;
+		s->new_pending = false;
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+	wake_up_all(&f->wait);
+}
+
+static void dt_ast(void *arg)
+{
+	struct dt_slot *s = arg;
+	struct rdlock_dlm_test_event e = {
+		.type = RDLOCK_DLM_TEST_AST,
+		.status = s->lksb.sb_status,
+		.sb_flags = s->lksb.sb_flags,
+	};
+
+	memcpy(e.lvb, s->lvb, sizeof(e.lvb));
+	dt_push(s, &e);
+}
+
+static void dt_bast(void *arg, int mode)
+{
+	struct dt_slot *s = arg;
+	struct rdlock_dlm_test_event e = {
+		.type = RDLOCK_DLM_TEST_BAST,
+		.mode = mode,
+	};
+
+	dt_push(s, &e);
+}
+
+static long dt_open_ls(struct dt_file *f, void __user *argp)
+{
+	struct rdlock_dlm_test_open o;
+	struct rdlock_dlm_ls *dls;
+
+	if (copy_from_user(&o, argp, sizeof(o)))
+		return -EFAULT;
+	o.name[sizeof(o.name) - 1] = 0;
+	if (f->dls)
+		return -EBUSY;
+	dls = rdlock_dlm_open(o.name, o.node_id == ~0U ? rdlock_dlm_node_id() :
+				      o.node_id, NULL, NULL);
+	if (IS_ERR(dls))
+		return PTR_ERR(dls);
+	f->dls = dls;
+	return 0;
+}
+
+static long dt_lock(struct dt_file *f, void __user *argp, bool unlock)
+{
+	struct rdlock_dlm_test_lock l;
+	struct rdlock_dlm_lksb *lksb;
+	bool new = false;
+	struct dt_slot *s;
+	u32 lkid;
+	int ret;
+
+	if (copy_from_user(&l, argp, sizeof(l)))
+		return -EFAULT;
+	if (!f->dls)
+		return -ENOTCONN;
+	if (l.slot >= RDLOCK_DLM_TEST_LOCKS || l.namelen > sizeof(l.name))
+		return -EINVAL;
+	s = &f->slots[l.slot];
+	lksb = l.test_flags & RDLOCK_DLM_TEST_NO_LKSB ? NULL : &s->lksb;
+	s->lksb.sb_lvbptr = l.test_flags & RDLOCK_DLM_TEST_NO_LVB ? NULL :
+			    s->lvb;
+	if (l.flags & RDLOCK_DLM_LKF_VALBLK)
+		memcpy(s->lvb, l.lvb, sizeof(s->lvb));
+	lkid = l.test_flags & RDLOCK_DLM_TEST_LKID ? l.lkid : s->lksb.sb_lkid;
+	if (unlock) {
+		ret = rdlock_dlm_unlock(f->dls, lkid, l.flags, lksb, s);
+	} else {
+		if (!(l.flags & RDLOCK_DLM_LKF_CONVERT)) {
+			/* Its AST may come before the call returns. */
+			spin_lock_irq(&f->lock);
+			if (s->live) {
+				spin_unlock_irq(&f->lock);
+				return -EBUSY;
+			}
+			s->live = true;
+			s->new_pending = true;
+			spin_unlock_irq(&f->lock);
+			new = true;
+		} else {
+			s->lksb.sb_lkid = lkid;
+		}
+		ret = rdlock_dlm_lock(f->dls, l.mode, lksb, l.flags, l.name,
+				      l.namelen,
+				      l.test_flags & RDLOCK_DLM_TEST_NO_AST ?
+				      NULL : dt_ast, s,
+				      l.test_flags & RDLOCK_DLM_TEST_NO_BAST ?
+				      NULL : dt_bast);
+		if (ret && new) {
+			spin_lock_irq(&f->lock);
+			s->live = false;
+			s->new_pending = false;
+			spin_unlock_irq(&f->lock);
+		}
+	}
+	l.lkid = s->lksb.sb_lkid;
+	if (copy_to_user(argp, &l, sizeof(l)))
+		return -EFAULT;
+	return ret;
+}
+
+static bool dt_has_event(struct dt_file *f, struct dt_slot *s)
+{
+	bool has;
+
+	spin_lock_irq(&f->lock);
+	has = s->nr || s->overflow;
+	spin_unlock_irq(&f->lock);
+	return has;
+}
+
+static long dt_event(struct dt_file *f, void __user *argp)
+{
+	struct rdlock_dlm_test_event e;
+	struct dt_slot *s;
+	long left;
+	int ret = 0;
+
+	if (copy_from_user(&e, argp, sizeof(e)))
+		return -EFAULT;
+	if (e.slot >= RDLOCK_DLM_TEST_LOCKS)
+		return -EINVAL;
+	s = &f->slots[e.slot];
+	left = wait_event_interruptible_timeout(f->wait, dt_has_event(f, s),
+						msecs_to_jiffies(e.timeout_ms));
+	if (left < 0)
+		return left;
+	spin_lock_irq(&f->lock);
+	if (s->overflow) {
+		ret = -EOVERFLOW;
+	} else if (!s->nr) {
+		ret = -ETIMEDOUT;
+	} else {
+		e = s->ev[s->head];
+		e.slot = s - f->slots;
+		s->head = (s->head + 1) % DT_EVENTS;
+		s->nr--;
+	}
+	spin_unlock_irq(&f->lock);
+	if (ret)
+		return ret;
+	return copy_to_user(argp, &e, sizeof(e)) ? -EFAULT : 0;
+}
+
+static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct dt_file *f = file->private_data;
+	void __user *argp = (void __user *)arg;
+	long ret;
+
+	if (cmd == RDLOCK_DLM_TEST_IOC_EVENT)
+		return dt_event(f, argp);
+	mutex_lock(&f->mutex);
+	switch (cmd) {
+	case RDLOCK_DLM_TEST_IOC_OPEN:
+		ret = dt_open_ls(f, argp);
+		break;
+	case RDLOCK_DLM_TEST_IOC_LOCK:
+		ret = dt_lock(f, argp, false);
+		break;
+	case RDLOCK_DLM_TEST_IOC_UNLOCK:
+		ret = dt_lock(f, argp, true);
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	mutex_unlock(&f->mutex);
+	return ret;
+}
+
+static int dt_open(struct inode *inode, struct file *file)
+{
+	struct dt_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	int i;
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->mutex);
+	spin_lock_init(&f->lock);
+	init_waitqueue_head(&f->wait);
+	for (i = 0; i < RDLOCK_DLM_TEST_LOCKS; i++)
+		f->slots[i].f = f;
+	file->private_data = f;
+	return 0;
+}
+
+static bool dt_all_dead(struct dt_file *f)
+{
+	bool dead = true;
+	int i;
+
+	spin_lock_irq(&f->lock);
+	for (i = 0; i < RDLOCK_DLM_TEST_LOCKS; i++)
+		dead &= !f->slots[i].live;
+	spin_unlock_irq(&f->lock);
+	return dead;
+}
+
+/* Unlock what the test left, cancelling requests still waiting. */
+static int dt_release(struct inode *inode, struct file *file)
+{
+	struct dt_file *f = file->private_data;
+	int i, round;
+
+	if (!f->dls)
+		goto out;
+	for (round = 0; round < 600 && !dt_all_dead(f); round++) {
+		for (i = 0; i < RDLOCK_DLM_TEST_LOCKS; i++) {
+			struct dt_slot *s = &f->slots[i];
+
+			if (!READ_ONCE(s->live))
+				continue;
+			if (rdlock_dlm_unlock(f->dls, s->lksb.sb_lkid, 0, NULL,
+					      NULL) == -EBUSY)
+				rdlock_dlm_unlock(f->dls, s->lksb.sb_lkid,
+						  RDLOCK_DLM_LKF_CANCEL, NULL,
+						  NULL);
+		}
+		wait_event_timeout(f->wait, dt_all_dead(f), HZ / 10);
+	}
+	if (dt_all_dead(f)) {
+		rdlock_dlm_close(f->dls);
+	} else {
+		/* Closing would wait for them for ever: leak, loudly. */
+		pr_err("rdlock_dlm_test: locks still held after 60 s, lockspace leaked\n");
+		return 0;
+	}
+out:
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations dt_fops = {
+	.owner = THIS_MODULE,
+	.open = dt_open,
+	.release = dt_release,
+	.unlocked_ioctl = dt_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice dt_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "rdlock_dlm_test",
+	.fops = &dt_fops,
+};
+module_misc_device(dt_misc);
+
+MODULE_DESCRIPTION("rdlock DLM API test client (/dev/rdlock_dlm_test)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Test-only interface of rdlock_dlm_test.ko (/dev/rdlock_dlm_test): the
+ * DLM kernel API (include/rdlock/dlm.h) driven from userspace, for
+ * selftests/rdlock/dlm_test.c. NOT a stable uapi. An open file opens one
+ * DLM lockspace and has RDLOCK_DLM_TEST_LOCKS lock slots, each with its
+ * own status block, value block and queue of callbacks received.
+ */
+#ifndef _RDLOCK_DLM_TEST_IOCTL_H
+#define _RDLOCK_DLM_TEST_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define RDLOCK_DLM_TEST_LOCKS	16
+#define RDLOCK_DLM_TEST_LVB	64
+#define RDLOCK_DLM_TEST_NAME	64
+
+/**
+ * struct rdlock_dlm_test_open - open a DLM lockspace for this file
+ * @node_id: the id to pass to rdlock_dlm_open(); ~0: this node's.
+ * @pad: zero.
+ * @name: NUL-terminated lockspace name.
+ */
+struct rdlock_dlm_test_open {
+	__u32 node_id;
+	__u32 pad;
+	char name[RDLOCK_DLM_TEST_NAME + 1];
+};
+
+/* rdlock_dlm_test_lock.test_flags: bad input the API must refuse. */
+#define RDLOCK_DLM_TEST_NO_LKSB	0x1	/* pass a NULL lksb */
+#define RDLOCK_DLM_TEST_NO_AST	0x2	/* pass a NULL ast */
+#define RDLOCK_DLM_TEST_NO_LVB	0x4	/* sb_lvbptr NULL */
+#define RDLOCK_DLM_TEST_LKID	0x8	/* use @lkid, not the slot's */
+#define RDLOCK_DLM_TEST_NO_BAST	0x10	/* pass a NULL bast */
+
+/**
+ * struct rdlock_dlm_test_lock - rdlock_dlm_lock() or rdlock_dlm_unlock()
+ * @slot: lock slot of the file, below RDLOCK_DLM_TEST_LOCKS.
+ * @mode: RDLOCK_DLM_LOCK_* (lock only).
+ * @flags: RDLOCK_DLM_LKF_* as given to the call.
+ * @test_flags: RDLOCK_DLM_TEST_*.
+ * @lkid: with RDLOCK_DLM_TEST_LKID, the lock id to use; out: the slot's.
+ * @namelen: bytes of @name (lock only).
+ * @name: resource name.
+ * @lvb: with RDLOCK_DLM_LKF_VALBLK, copied into the slot's value block
+ *	before the call (so that an unlock or a down-conversion stores it).
+ */
+struct rdlock_dlm_test_lock {
+	__u32 slot;
+	__s32 mode;
+	__u32 flags;
+	__u32 test_flags;
+	__u32 lkid;
+	__u32 namelen;
+	__u8 name[RDLOCK_DLM_TEST_NAME];
+	__u8 lvb[RDLOCK_DLM_TEST_LVB];
+};
+
+#define RDLOCK_DLM_TEST_AST	1
+#define RDLOCK_DLM_TEST_BAST	2
+
+/**
+ * struct rdlock_dlm_test_event - wait for a slot's next callback
+ * @slot: the lock slot.
+ * @timeout_ms: how long to wait; 0: do not (ETIMEDOUT when none is queued).
+ * @type: out: RDLOCK_DLM_TEST_AST or _BAST.
+ * @status: out: an AST's sb_status.
+ * @mode: out: a BAST's mode.
+ * @sb_flags: out: an AST's sb_flags.
+ * @lvb: out: an AST's value block as it was when the AST ran.
+ */
+struct rdlock_dlm_test_event {
+	__u32 slot;
+	__u32 timeout_ms;
+	__u32 type;
+	__s32 status;
+	__s32 mode;
+	__u32 sb_flags;
+	__u8 lvb[RDLOCK_DLM_TEST_LVB];
+};
+
+#define RDLOCK_DLM_TEST_IOC_MAGIC	0xd7
+#define RDLOCK_DLM_TEST_IOC_OPEN	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 1, \
+					     struct rdlock_dlm_test_open)
+#define RDLOCK_DLM_TEST_IOC_LOCK	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 2, \
+					      struct rdlock_dlm_test_lock)
+#define RDLOCK_DLM_TEST_IOC_UNLOCK	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 3, \
+					      struct rdlock_dlm_test_lock)
+#define RDLOCK_DLM_TEST_IOC_EVENT	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 4, \
+					      struct rdlock_dlm_test_event)
+
+#endif /* _RDLOCK_DLM_TEST_IOCTL_H */

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multi-node test of the DLM kernel API (include/rdlock/dlm.h) through the
+ * test client rdlock_dlm_test.ko (/dev/rdlock_dlm_test), run at once on
+ * every node of a guest cluster. Barriers and the shared counter are raw
+ * slots of /dev/rdlock_test on node 0, F .. F + 63 (F = first_free_slot).
+ *
+ * bad_input	every node: the exact errno of each refused call, and no
+ *		callback for any of them.
+ * conversions	every node, its own resource: NL, PR, EX and every
+ *		conversion between them, each with exactly one AST (status 0)
+ *		and no BAST; two locks of one node conflict like two nodes';
+ *		NOQUEUE gets -EAGAIN through the AST and keeps the old mode;
+ *		a waiting request makes the holder's BAST; unlock ASTs.
+ * cancel	node 0: cancel of a waiting new lock (ECANCEL, the lock id is
+ *		gone), of a waiting NL->PR conversion (ECANCEL, still NL),
+ *		of a granted lock (no callback), of a committed PR->EX
+ *		conversion (normal grant), and two PR->EX converters on one
+ *		node resolving through BAST and cancel.
+ * lvb		every node, its own resource: never stored, VALBLK gives
+ *		zeroes and RDLOCK_DLM_SBF_VALNOTVALID; stored by EX->NL,
+ *		EX->PR and unlock with VALBLK, read back exactly by PR and EX
+ *		grants; EX without VALBLK keeps the stored value valid. Then
+ *		each node in turn stores a value on one resource and every
+ *		node reads exactly it.
+ * bast_nodes	every node holds PR; node 0 asks for EX: every other node
+ *		gets BAST(EX), gives the lock up, and node 0 is granted; a
+ *		holder granted after a waiter's notice gets its BAST then.
+ * converters	nodes 0 and 1 hold PR and convert to EX at once: one (or
+ *		both, if neither got to the gate yet) cancels after a BAST
+ *		and gives up PR; both get EX in the end.
+ * count	every node increments a counter on node 0 under EX (NL->EX,
+ *		non-atomic READ + WRITE, EX->NL) RDLOCK_DLM_ITERS times; the
+ *		counter must be exactly nodes * iterations.
+ *
+ * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_DLM_ITERS (default 30),
+ * RDLOCK_BARRIER_TIMEOUT (s, default 300).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "rdlock_dlm_test_ioctl.h"
+
+#include <kselftest_harness.h>
+
+#define DLM_DEV		"/dev/rdlock_dlm_test"
+#define LS_NAME		"dlmtest"
+#define LONG_NAME	"0123456789012345678901234567890123456789" \
+			"012345678901234567890123"
+
+/* include/rdlock/dlm.h's values (a kernel header: not includable here). */
+#define NL		0
+#define PR		3
+#define PW		4
+#define EX		5
+#define LKF_NOQUEUE	0x1
+#define LKF_CANCEL	0x2
+#define LKF_CONVERT	0x4
+#define LKF_VALBLK	0x8
+#define EUNLOCK		0x10002
+#define ECANCEL		0x10001
+#define SBF_VALNOTVALID	0x02
+
+/* Raw slots relative to F, on node 0. */
+#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25) */
+#define R_COUNTER	32
+#define R_CANCELS	33
+
+#define WAIT_MS		30000	/* a callback that must come */
+#define STEP_S		300	/* the harness's limit per test */
+/*
+ * Long enough for a request to reach its wait for the main name (it took
+ * the gate): a BAST says the request started, not how far it got.
+ */
+#define SETTLE_US	2000000
+#define QUIET_MS	300	/* a callback that must not */
+
+struct dlm_env {
+	__u32 self, nr_nodes, iters, barrier_timeout, base;
+};
+
+FIXTURE(dlm) {
+	int raw;	/* /dev/rdlock_test */
+	int fd;		/* /dev/rdlock_dlm_test */
+	struct dlm_env env;
+	double start;
+};
+
+FIXTURE_SETUP(dlm)
+{
+	struct dlm_env *e = &self->env;
+	struct rdlock_dlm_test_open o = { .node_id = ~0U };
+	struct rdlock_test_info info;
+
+	self->start = rdl_now();
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_DLM_ITERS", 30, &e->iters));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 300,
+				 &e->barrier_timeout));
+	ASSERT_LT(e->self, e->nr_nodes);
+	ASSERT_LE(2, e->nr_nodes);
+	ASSERT_GE(4, e->nr_nodes);	/* the barrier slots of "lvb" */
+	self->raw = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->raw);
+	ASSERT_EQ(0, ioctl(self->raw, RDLOCK_TEST_IOC_INFO, &info));
+	ASSERT_EQ(1, info.ready);
+	e->base = info.first_free_slot;
+	self->fd = open(DLM_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	strcpy(o.name, LS_NAME);
+	ASSERT_EQ(0, rdl_ioctl(self->fd, RDLOCK_DLM_TEST_IOC_OPEN, &o));
+}
+
+FIXTURE_TEARDOWN(dlm)
+{
+	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
+	close(self->fd);
+	close(self->raw);
+}
+
+#define BARRIER(rel) do {						\
+	char msg_[160];							\
+									\
+	ASSERT_EQ(0, rdl_barrier(self->raw, self->env.nr_nodes,	\
+				 self->env.barrier_timeout,		\
+				 self->env.base + R_BARRIER + (rel), 1,	\
+				 msg_, sizeof(msg_)))			\
+		TH_LOG("%s", msg_);					\
+} while (0)
+
+/* rdlock_dlm_lock() on @slot: 0 or the errno it returned. */
+static int dl_lock_x(int fd, __u32 slot, int mode, __u32 flags,
+		     const char *name, __u32 test_flags, __u32 lkid)
+{
+	struct rdlock_dlm_test_lock l = {
+		.slot = slot, .mode = mode, .flags = flags,
+		.test_flags = test_flags, .lkid = lkid,
+	};
+
+	if (name) {
+		l.namelen = strlen(name);
+		memcpy(l.name, name, l.namelen);
+	}
+	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_LOCK, &l);
+}
+
+static int dl_lock(int fd, __u32 slot, int mode, __u32 flags,
+		   const char *name)
+{
+	return dl_lock_x(fd, slot, mode, flags, name, 0, 0);
+}
+
+static int dl_conv(int fd, __u32 slot, int mode, __u32 flags)
+{
+	return dl_lock_x(fd, slot, mode, flags | LKF_CONVERT, NULL, 0, 0);
+}
+
+static int dl_unlock_x(int fd, __u32 slot, __u32 flags, __u32 test_flags,
+		       __u32 lkid)
+{
+	struct rdlock_dlm_test_lock l = {
+		.slot = slot, .flags = flags, .test_flags = test_flags,
+		.lkid = lkid,
+	};
+
+	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_UNLOCK, &l);
+}
+
+static int dl_unlock(int fd, __u32 slot, __u32 flags)
+{
+	return dl_unlock_x(fd, slot, flags, 0, 0);
+}
+
+/* The slot's lock id (as the last call left it in the status block). */
+static __u32 dl_lkid(int fd, __u32 slot)
+{
+	struct rdlock_dlm_test_lock l = {
+		.slot = slot, .test_flags = RDLOCK_DLM_TEST_LKID,
+		.lkid = 0x7fffffff,
+	};
+
+	/* An unlock of a lock id that cannot exist only reports the slot's. */
+	rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_UNLOCK, &l);
+	return l.lkid;
+}
+
+static int dl_event(int fd, __u32 slot, __u32 timeout_ms,
+		    struct rdlock_dlm_test_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->slot = slot;
+	e->timeout_ms = timeout_ms;
+	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_EVENT, e);
+}
+
+/*
+ * The checks below are macros for the harness's ASSERT/EXPECT (they need
+ * _metadata and return from the test); each copies its arguments once.
+ */
+
+/* The slot's next callback must be an AST with status @st. */
+#define EXPECT_AST(fd, slot, st) do {					\
+	int fd_ = (fd), sl_ = (slot), st_ = (st);			\
+	struct rdlock_dlm_test_event e_;				\
+									\
+	ASSERT_EQ(0, dl_event(fd_, sl_, WAIT_MS, &e_))			\
+		TH_LOG("slot %d: no callback", sl_);			\
+	EXPECT_EQ(RDLOCK_DLM_TEST_AST, e_.type)				\
+		TH_LOG("slot %d: BAST(%d) instead of AST(%d)", sl_,	\
+		       e_.mode, st_);					\
+	EXPECT_EQ(st_, e_.status)					\
+		TH_LOG("slot %d: AST status", sl_);			\
+} while (0)
+
+/* The slot's next callback must be a BAST for mode @md. */
+#define EXPECT_BAST(fd, slot, md) do {					\
+	int fd_ = (fd), sl_ = (slot), md_ = (md);			\
+	struct rdlock_dlm_test_event e_;				\
+									\
+	ASSERT_EQ(0, dl_event(fd_, sl_, WAIT_MS, &e_))			\
+		TH_LOG("slot %d: no BAST", sl_);			\
+	EXPECT_EQ(RDLOCK_DLM_TEST_BAST, e_.type)			\
+		TH_LOG("slot %d: AST(%d) instead of BAST(%d)", sl_,	\
+		       e_.status, md_);					\
+	EXPECT_EQ(md_, e_.mode);					\
+} while (0)
+
+/* No callback may be queued on the slot. */
+#define EXPECT_QUIET(fd, slot) do {					\
+	int sl_ = (slot);						\
+	struct rdlock_dlm_test_event e_;				\
+									\
+	EXPECT_EQ(ETIMEDOUT, dl_event((fd), sl_, QUIET_MS, &e_))	\
+		TH_LOG("slot %d: unexpected %s %d", sl_,		\
+		       e_.type == RDLOCK_DLM_TEST_AST ? "AST" : "BAST",	\
+		       e_.type == RDLOCK_DLM_TEST_AST ? e_.status :	\
+							e_.mode);	\
+} while (0)
+
+/* Lock, expect the grant. */
+#define GRANT(fd, slot, md, fl, nm) do {				\
+	int gfd_ = (fd), gsl_ = (slot);					\
+									\
+	ASSERT_EQ(0, dl_lock(gfd_, gsl_, (md), (fl), (nm)));		\
+	EXPECT_AST(gfd_, gsl_, 0);					\
+} while (0)
+
+/* Convert, expect the grant. */
+#define CONV(fd, slot, md, fl) do {					\
+	int gfd_ = (fd), gsl_ = (slot);					\
+									\
+	ASSERT_EQ(0, dl_conv(gfd_, gsl_, (md), (fl)));			\
+	EXPECT_AST(gfd_, gsl_, 0);					\
+} while (0)
+
+/* Unlock: exactly one AST, EUNLOCK, and nothing after it. */
+#define UNLOCK(fd, slot) do {						\
+	int gfd_ = (fd), gsl_ = (slot);					\
+									\
+	ASSERT_EQ(0, dl_unlock(gfd_, gsl_, 0));				\
+	EXPECT_AST(gfd_, gsl_, EUNLOCK);				\
+	EXPECT_QUIET(gfd_, gsl_);					\
+} while (0)
+
+static void res_name(char *buf, size_t len, const char *what, __u32 node)
+{
+	snprintf(buf, len, "%s-%u", what, node);
+}
+
+TEST_F_TIMEOUT(dlm, bad_input, STEP_S)
+{
+	int fd = self->fd;
+	char name[32];
+	__u32 lkid;
+
+	res_name(name, sizeof(name), "bad", self->env.self);
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, 0x100, name));
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, LKF_CANCEL, name));
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, 7, 0, name));
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, -1, 0, name));
+	EXPECT_EQ(EOPNOTSUPP, dl_lock(fd, 0, PW, 0, name));
+	EXPECT_EQ(EINVAL, dl_lock_x(fd, 0, PR, 0, name,
+				    RDLOCK_DLM_TEST_NO_LKSB, 0));
+	EXPECT_EQ(EINVAL, dl_lock_x(fd, 0, PR, 0, name,
+				    RDLOCK_DLM_TEST_NO_AST, 0));
+	EXPECT_EQ(EINVAL, dl_lock_x(fd, 0, PR, LKF_VALBLK, name,
+				    RDLOCK_DLM_TEST_NO_LVB, 0));
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, 0, ""));
+	/* 64 bytes: one more than RDLOCK_DLM_RESNAME_MAX. */
+	EXPECT_EQ(EINVAL, dl_lock(fd, 0, PR, 0, LONG_NAME));
+	EXPECT_EQ(ENOENT, dl_lock_x(fd, 0, PR, LKF_CONVERT, NULL,
+				    RDLOCK_DLM_TEST_LKID, 0x12345));
+	EXPECT_EQ(ENOENT, dl_unlock_x(fd, 0, 0, RDLOCK_DLM_TEST_LKID,
+				      0x12345));
+	EXPECT_EQ(ENOENT, dl_unlock_x(fd, 0, LKF_CANCEL,
+				      RDLOCK_DLM_TEST_LKID, 0x12345));
+	EXPECT_QUIET(fd, 0);
+
+	/* A lock that was unlocked is not held: no conversion, no unlock. */
+	GRANT(fd, 1, PR, 0, name);
+	lkid = dl_lkid(fd, 1);
+	EXPECT_NE(0, lkid);
+	EXPECT_EQ(EINVAL, dl_unlock(fd, 1, 0x100));
+	EXPECT_EQ(EINVAL, dl_unlock_x(fd, 1, LKF_VALBLK,
+				      RDLOCK_DLM_TEST_NO_LVB, 0));
+	EXPECT_EQ(EINVAL, dl_unlock(fd, 1, LKF_NOQUEUE));
+	EXPECT_QUIET(fd, 1);
+	UNLOCK(fd, 1);
+	EXPECT_EQ(ENOENT, dl_lock_x(fd, 1, EX, LKF_CONVERT, NULL,
+				    RDLOCK_DLM_TEST_LKID, lkid));
+	EXPECT_EQ(ENOENT, dl_unlock_x(fd, 1, 0, RDLOCK_DLM_TEST_LKID, lkid));
+	EXPECT_QUIET(fd, 1);
+	BARRIER(0);
+}
+
+TEST_F_TIMEOUT(dlm, conversions, STEP_S)
+{
+	int fd = self->fd;
+	char name[32];
+
+	res_name(name, sizeof(name), "conv", self->env.self);
+	/* Every conversion of one lock, alone on the resource. */
+	GRANT(fd, 0, NL, 0, name);
+	CONV(fd, 0, PR, 0);
+	CONV(fd, 0, EX, 0);
+	CONV(fd, 0, PR, 0);
+	CONV(fd, 0, NL, 0);
+	CONV(fd, 0, EX, 0);
+	CONV(fd, 0, NL, 0);
+	CONV(fd, 0, NL, 0);
+	CONV(fd, 0, PR, LKF_NOQUEUE);
+	CONV(fd, 0, EX, LKF_NOQUEUE);
+	CONV(fd, 0, EX, 0);
+	EXPECT_QUIET(fd, 0);
+	UNLOCK(fd, 0);
+	GRANT(fd, 0, EX, 0, name);
+	UNLOCK(fd, 0);
+
+	/* Two locks of this node conflict like two nodes' locks. */
+	GRANT(fd, 0, EX, 0, name);
+	ASSERT_EQ(0, dl_lock(fd, 1, PR, LKF_NOQUEUE, name));
+	EXPECT_AST(fd, 1, -EAGAIN);		/* and the lock is gone */
+	ASSERT_EQ(0, dl_lock(fd, 1, EX, LKF_NOQUEUE, name));
+	EXPECT_AST(fd, 1, -EAGAIN);
+	EXPECT_QUIET(fd, 0);			/* NOQUEUE: no BAST */
+	CONV(fd, 0, PR, 0);
+	GRANT(fd, 1, PR, LKF_NOQUEUE, name);
+	/* NOQUEUE up-conversions fail both ways and keep PR. */
+	ASSERT_EQ(0, dl_conv(fd, 1, EX, LKF_NOQUEUE));
+	EXPECT_AST(fd, 1, -EAGAIN);
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, LKF_NOQUEUE));
+	EXPECT_AST(fd, 0, -EAGAIN);
+	/* A third reader still fits beside both: they are at PR. */
+	GRANT(fd, 2, PR, LKF_NOQUEUE, name);
+	UNLOCK(fd, 2);
+	/*
+	 * The retried NOQUEUE conversion asked its readers to leave while
+	 * it got PR back: BASTs may be queued; drop them.
+	 */
+	while (!dl_event(fd, 0, QUIET_MS, &(struct rdlock_dlm_test_event){}))
+		;
+	while (!dl_event(fd, 1, QUIET_MS, &(struct rdlock_dlm_test_event){}))
+		;
+
+	/* A waiting request: the holder gets BAST(mode), gives way. */
+	CONV(fd, 1, NL, 0);
+	CONV(fd, 0, EX, 0);
+	ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
+	EXPECT_BAST(fd, 0, PR);
+	EXPECT_QUIET(fd, 1);			/* still waiting */
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+	EXPECT_BAST(fd, 1, EX);
+	CONV(fd, 1, NL, 0);
+	EXPECT_AST(fd, 0, 0);
+	EXPECT_QUIET(fd, 0);
+	EXPECT_QUIET(fd, 1);
+	UNLOCK(fd, 0);
+	UNLOCK(fd, 1);
+	BARRIER(1);
+}
+
+TEST_F_TIMEOUT(dlm, cancel, STEP_S)
+{
+	struct rdlock_dlm_test_event e;
+	int fd = self->fd, asts, i;
+	char name[32];
+	__u32 lkid;
+
+	res_name(name, sizeof(name), "cancel", self->env.self);
+	/* Cancel of a waiting new lock: ECANCEL, and the lock is gone. */
+	GRANT(fd, 0, EX, 0, name);
+	ASSERT_EQ(0, dl_lock(fd, 1, EX, 0, name));
+	lkid = dl_lkid(fd, 1);
+	EXPECT_BAST(fd, 0, EX);
+	ASSERT_EQ(0, dl_unlock(fd, 1, LKF_CANCEL));
+	EXPECT_AST(fd, 1, ECANCEL);
+	EXPECT_QUIET(fd, 1);
+	EXPECT_EQ(ENOENT, dl_unlock_x(fd, 1, 0, RDLOCK_DLM_TEST_LKID, lkid));
+
+	/* Cancel of a waiting conversion: ECANCEL, the old mode stays. */
+	GRANT(fd, 1, NL, 0, name);
+	ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
+	EXPECT_BAST(fd, 0, PR);
+	ASSERT_EQ(0, dl_unlock(fd, 1, LKF_CANCEL));
+	EXPECT_AST(fd, 1, ECANCEL);
+	/* Cancel with nothing waiting: 0 and no callback (fs/dlm's way). */
+	ASSERT_EQ(0, dl_unlock(fd, 1, LKF_CANCEL));
+	ASSERT_EQ(0, dl_unlock(fd, 0, LKF_CANCEL));
+	EXPECT_QUIET(fd, 1);
+	EXPECT_QUIET(fd, 0);
+	UNLOCK(fd, 0);
+	/* Slot 1 is at NL: it gets EX once the abandoned requests are out. */
+	CONV(fd, 1, EX, 0);
+	CONV(fd, 1, PR, 0);
+
+	/*
+	 * Cancel of a committed PR->EX conversion (it gave up its shared
+	 * hold under the gate): the grant completes normally.
+	 */
+	GRANT(fd, 0, PR, 0, name);
+	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
+	EXPECT_BAST(fd, 0, EX);
+	usleep(SETTLE_US);
+	ASSERT_EQ(0, dl_unlock(fd, 1, LKF_CANCEL));
+	EXPECT_QUIET(fd, 1);
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+	CONV(fd, 1, PR, 0);
+	EXPECT_QUIET(fd, 0);
+
+	/*
+	 * Two PR->EX converters: slot 1 takes the gate and waits for slot
+	 * 0's PR; slot 0, waiting for the gate, gets a BAST, cancels (keeps
+	 * PR) and gives it up; slot 1 is granted.
+	 */
+	CONV(fd, 0, PR, 0);
+	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
+	EXPECT_BAST(fd, 0, EX);
+	usleep(SETTLE_US);
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+	ASSERT_EQ(0, dl_unlock(fd, 0, LKF_CANCEL));
+	EXPECT_AST(fd, 0, ECANCEL);
+	CONV(fd, 0, NL, 0);
+	/* Slot 1: its grant, and a BAST from slot 0's wait before or after. */
+	asts = 0;
+	for (i = 0; i < 3 && !dl_event(fd, 1, i ? QUIET_MS : WAIT_MS, &e);
+	     i++) {
+		if (e.type == RDLOCK_DLM_TEST_AST) {
+			EXPECT_EQ(0, e.status);
+			asts++;
+		} else {
+			EXPECT_EQ(EX, e.mode);
+		}
+	}
+	EXPECT_EQ(1, asts);
+	UNLOCK(fd, 1);
+	UNLOCK(fd, 0);
+	BARRIER(2);
+}
+
+/* A grant with VALBLK: the AST and its value block. */
+static int lvb_grant(int fd, __u32 slot, int mode, __u32 flags,
+		     const char *name, struct rdlock_dlm_test_event *e)
+{
+	int ret = name ? dl_lock(fd, slot, mode, flags | LKF_VALBLK, name) :
+			 dl_conv(fd, slot, mode, flags | LKF_VALBLK);
+
+	if (ret)
+		return ret;
+	ret = dl_event(fd, slot, WAIT_MS, e);
+	if (ret)
+		return ret;
+	return e->type == RDLOCK_DLM_TEST_AST ? 0 : EPROTO;
+}
+
+/* Down-convert @slot with VALBLK, storing @lvb (from EX). */
+static int lvb_store(int fd, __u32 slot, int mode, const __u8 *lvb)
+{
+	struct rdlock_dlm_test_lock l = {
+		.slot = slot, .mode = mode,
+		.flags = LKF_CONVERT | LKF_VALBLK,
+	};
+	struct rdlock_dlm_test_event e;
+	int ret;
+
+	memcpy(l.lvb, lvb, sizeof(l.lvb));
+	ret = rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_LOCK, &l);
+	if (ret)
+		return ret;
+	ret = dl_event(fd, slot, WAIT_MS, &e);
+	if (ret)
+		return ret;
+	return e.type == RDLOCK_DLM_TEST_AST && !e.status ? 0 : EPROTO;
+}
+
+static void lvb_pattern(__u8 *lvb, __u32 seed)
+{
+	int i;
+
+	for (i = 0; i < RDLOCK_DLM_TEST_LVB; i++)
+		lvb[i] = (__u8)(seed * 31 + i * 7 + 1);
+}
+
+TEST_F_TIMEOUT(dlm, lvb, STEP_S)
+{
+	__u8 zero[RDLOCK_DLM_TEST_LVB] = {}, want[RDLOCK_DLM_TEST_LVB];
+	struct rdlock_dlm_test_event e;
+	__u32 me = self->env.self;
+	int fd = self->fd;
+	char name[32];
+
+	/* This node's resource: never stored, then round trips. */
+	res_name(name, sizeof(name), "lvb", me);
+	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, name, &e));
+	EXPECT_EQ(0, e.status);
+	EXPECT_EQ(SBF_VALNOTVALID, e.sb_flags);
+	EXPECT_EQ(0, memcmp(e.lvb, zero, sizeof(zero)));
+	lvb_pattern(want, me);
+	ASSERT_EQ(0, lvb_store(fd, 0, NL, want));
+	ASSERT_EQ(0, lvb_grant(fd, 0, PR, 0, NULL, &e));
+	EXPECT_EQ(0, e.status);
+	EXPECT_EQ(0, e.sb_flags);
+	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
+	/* Without VALBLK: no flag, and the lock's buffer is left alone. */
+	CONV(fd, 0, NL, 0);
+	/* EX and back without VALBLK keeps the stored value valid. */
+	CONV(fd, 0, EX, 0);
+	CONV(fd, 0, NL, 0);
+	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
+	EXPECT_EQ(0, e.sb_flags);
+	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
+	/* EX->PR with VALBLK stores, the PR holder keeps it. */
+	lvb_pattern(want, me + 100);
+	ASSERT_EQ(0, lvb_store(fd, 0, PR, want));
+	ASSERT_EQ(0, lvb_grant(fd, 1, PR, 0, name, &e));
+	EXPECT_EQ(0, e.sb_flags);
+	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
+	UNLOCK(fd, 1);
+	CONV(fd, 0, EX, 0);
+	/* Unlock from EX with VALBLK stores too. */
+	lvb_pattern(want, me + 200);
+	{
+		struct rdlock_dlm_test_lock l = {
+			.slot = 0, .flags = LKF_VALBLK,
+		};
+
+		memcpy(l.lvb, want, sizeof(want));
+		ASSERT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_UNLOCK, &l));
+		EXPECT_AST(fd, 0, EUNLOCK);
+	}
+	ASSERT_EQ(0, lvb_grant(fd, 0, PR, 0, name, &e));
+	EXPECT_EQ(0, e.sb_flags);
+	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
+	UNLOCK(fd, 0);
+	BARRIER(3);
+
+	/* Across nodes: each node stores on "lvbx" in turn, all read it. */
+	GRANT(fd, 0, NL, 0, "lvbx");
+	BARRIER(15);
+	for (__u32 n = 0; n < self->env.nr_nodes; n++) {
+		if (n == me) {
+			ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
+			EXPECT_EQ(0, e.status);
+			EXPECT_EQ(n ? 0 : SBF_VALNOTVALID, e.sb_flags);
+			lvb_pattern(want, 1000 + n);
+			ASSERT_EQ(0, lvb_store(fd, 0, NL, want));
+		}
+		BARRIER(16 + 2 * n);
+		lvb_pattern(want, 1000 + n);
+		ASSERT_EQ(0, lvb_grant(fd, 0, PR, 0, NULL, &e));
+		EXPECT_EQ(0, e.status);
+		EXPECT_EQ(0, e.sb_flags);
+		EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)))
+			TH_LOG("node %u's value block, read on node %u", n, me);
+		CONV(fd, 0, NL, 0);
+		BARRIER(17 + 2 * n);
+	}
+	UNLOCK(fd, 0);
+	BARRIER(25);
+}
+
+TEST_F_TIMEOUT(dlm, bast_nodes, STEP_S)
+{
+	int fd = self->fd;
+	__u32 me = self->env.self;
+
+	GRANT(fd, 0, PR, 0, "bcast");
+	BARRIER(4);
+	if (!me) {
+		/* Everybody else must give way for node 0 to get EX. */
+		ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+		EXPECT_AST(fd, 0, 0);
+	} else {
+		EXPECT_BAST(fd, 0, EX);
+		CONV(fd, 0, NL, 0);
+	}
+	BARRIER(5);
+	/*
+	 * Node 1 waits for EX behind node 0's EX; node 0 goes down to PR,
+	 * granted after node 1's notice: it gets the BAST again.
+	 */
+	if (me == 1) {
+		ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+		EXPECT_AST(fd, 0, 0);
+	} else if (!me) {
+		EXPECT_BAST(fd, 0, EX);
+		CONV(fd, 0, PR, 0);
+		EXPECT_BAST(fd, 0, EX);
+		CONV(fd, 0, NL, 0);
+	}
+	BARRIER(6);
+	if (me == 1)
+		CONV(fd, 0, NL, 0);
+	UNLOCK(fd, 0);
+	BARRIER(7);
+}
+
+TEST_F_TIMEOUT(dlm, converters, STEP_S)
+{
+	struct rdlock_dlm_test_event e;
+	int fd = self->fd, cancelled = 0;
+	__u32 me = self->env.self;
+	__u64 v;
+
+	if (!me)
+		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_WRITE, 0,
+				     self->env.base + R_CANCELS, 0, 0, NULL));
+	BARRIER(8);
+	if (me < 2)
+		GRANT(fd, 0, PR, 0, "conv2");
+	BARRIER(9);
+	if (me < 2) {
+		/* OCFS2's way: a BAST while converting cancels, gives up. */
+		ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+		for (;;) {
+			ASSERT_EQ(0, dl_event(fd, 0, WAIT_MS, &e));
+			if (e.type == RDLOCK_DLM_TEST_BAST) {
+				EXPECT_EQ(EX, e.mode);
+				if (!cancelled)
+					ASSERT_EQ(0, dl_unlock(fd, 0,
+							       LKF_CANCEL));
+				cancelled = 1;
+				continue;
+			}
+			if (e.status == ECANCEL) {
+				ASSERT_EQ(0, rdl_xop(self->raw,
+						     RDLOCK_TEST_OP_FAA, 0,
+						     self->env.base + R_CANCELS,
+						     1, 0, NULL));
+				CONV(fd, 0, NL, 0);
+				ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+				continue;
+			}
+			ASSERT_EQ(0, e.status);
+			break;
+		}
+		/* Give EX back, without waiting for the other's BAST. */
+		ASSERT_EQ(0, dl_unlock(fd, 0, 0));
+		for (;;) {
+			ASSERT_EQ(0, dl_event(fd, 0, WAIT_MS, &e));
+			if (e.type == RDLOCK_DLM_TEST_AST) {
+				EXPECT_EQ(EUNLOCK, e.status);
+				break;
+			}
+		}
+	}
+	BARRIER(10);
+	ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_READ, 0,
+			     self->env.base + R_CANCELS, 0, 0, &v));
+	/*
+	 * One of them at least: the one waiting for the gate. Both when the
+	 * BASTs came before either got to the gate.
+	 */
+	EXPECT_LE(1, v);
+	EXPECT_GE(2, v);
+	BARRIER(11);
+}
+
+TEST_F_TIMEOUT(dlm, count, STEP_S)
+{
+	__u32 slot = self->env.base + R_COUNTER, i;
+	int fd = self->fd;
+	__u64 v;
+
+	if (!self->env.self)
+		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_WRITE, 0, slot,
+				     0, 0, NULL));
+	GRANT(fd, 0, NL, 0, "count");
+	BARRIER(12);
+	for (i = 0; i < self->env.iters; i++) {
+		struct rdlock_dlm_test_event e;
+
+		ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+		/* BASTs of the others' waits come in between: skip them. */
+		do {
+			ASSERT_EQ(0, dl_event(fd, 0, WAIT_MS * 4, &e));
+		} while (e.type == RDLOCK_DLM_TEST_BAST);
+		ASSERT_EQ(0, e.status);
+		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_READ, 0, slot,
+				     0, 0, &v));
+		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_WRITE, 0, slot,
+				     v + 1, 0, NULL));
+		ASSERT_EQ(0, dl_conv(fd, 0, NL, 0));
+		do {
+			ASSERT_EQ(0, dl_event(fd, 0, WAIT_MS, &e));
+		} while (e.type == RDLOCK_DLM_TEST_BAST);
+		ASSERT_EQ(0, e.status);
+	}
+	BARRIER(13);
+	ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_READ, 0, slot, 0, 0,
+			     &v));
+	EXPECT_EQ((__u64)self->env.nr_nodes * self->env.iters, v);
+	ASSERT_EQ(0, dl_unlock(fd, 0, 0));
+	BARRIER(14);
+}
+
+TEST_HARNESS_MAIN
