@@ -34,7 +34,8 @@
 #             ocfs2-o2cb       OCFS2 with its own o2cb stack on a disk
 #                              shared by 3 nodes: concurrent file work,
 #                              flock across nodes, an exact count, then
-#                              fsck.ocfs2 on the host (ocfs2-test.sh)
+#                              fsck.ocfs2 on the host (ocfs2-test.sh);
+#                              stock kernel only
 #   demo:   README's first command (scripts/demo.sh) in a fresh git clone
 #           of this commit, with the stock kernel
 #
@@ -188,18 +189,19 @@ cluster_step()
 		cluster_diagnose "$LOGS/$kernel-$name" "$out"
 }
 
-# ocfs2_step KERNEL STACK TIMEOUT: ocfs2-test.sh (image, 3-node cluster
-# step, fsck on the host); its last line counts the guests' results and
-# fsck's.
+# ocfs2_step KERNEL STACK TIMEOUT [OPTIONS]: ocfs2-test.sh (image, 3-node
+# cluster step, fsck on the host) with OPTIONS; its last line counts the
+# guests' results and fsck's.
 ocfs2_step()
 {
 	local kernel=$1 stack=$2 timeout=$3 rc line start=$SECONDS
 	local name=ocfs2-$stack
 	local out=$LOGS/$kernel-$name.log
+	shift 3
 
 	"$ROOT/scripts/ocfs2-test.sh" --kernel "$kernel" --stack "$stack" \
 		--timeout "$timeout" --payload "$ROOT/build/$kernel/payload" \
-		--log-dir "$LOGS/$kernel-$name" > "$out" 2>&1
+		--log-dir "$LOGS/$kernel-$name" "$@" > "$out" 2>&1
 	rc=$?
 	line=$(grep '^ocfs2:' "$out" | tail -n 1)
 	if ! tally "$kernel: $name" $rc "$line" $start; then
@@ -249,7 +251,15 @@ guest_tests()
 		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
 		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
 	fi
-	ocfs2_step "$kernel" o2cb 300
+	# Stock only: on the debug kernel every check passes and fsck is
+	# clean, but lockdep reports a circular dependency in o2cb itself on
+	# every node when its heartbeat region is removed at unmount
+	# (configfs_rmdir's frag_sem against o2net's listen work and
+	# configfs_depend_item; testing.rst, "OCFS2 on a shared disk").
+	# By hand: ocfs2-test.sh --kernel debug --files 8 --records 12.
+	if [ "$kernel" = stock ]; then
+		ocfs2_step stock o2cb 300
+	fi
 }
 
 # The main job as a user meets it: README's first command, ./scripts/demo.sh,
