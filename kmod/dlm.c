@@ -483,9 +483,14 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 /* ------------------------------------------------------------------ */
 /* Requests                                                           */
 
-/* Take the main (@gate false) or gate name of @req's resource. */
-static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
-			   bool noqueue, struct rdlock_lock **out)
+/*
+ * Take the main (@gate false) or gate name of @req's resource, sending
+ * the request's blocking notice first unless @noqueue or @quiet (a take
+ * that cannot wait for anybody).
+ */
+static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
+			     int mode, bool noqueue, bool quiet,
+			     struct rdlock_lock **out)
 {
 	struct rdlock_lock_opts opts = {
 		.flags = noqueue ? RDLOCK_LKF_TRY : 0,
@@ -500,7 +505,7 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 	 * Before the request's first wait: every holder in its way learns of
 	 * it now, whichever of its waits (gate, main name) it will be in.
 	 */
-	if (!noqueue && !req->noticed) {
+	if (!noqueue && !quiet && !req->noticed) {
 		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
 		req->noticed = true;
 	}
@@ -515,6 +520,12 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 	}
 	*out = lk;
 	return 0;
+}
+
+static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
+			   bool noqueue, struct rdlock_lock **out)
+{
+	return __rdlock_dlm_take(req, gate, mode, noqueue, false, out);
 }
 
 static void rdlock_dlm_drop(struct rdlock_lock **lk)
@@ -590,8 +601,8 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	 * the main name: with the CAS lock (a failed try leaves nothing
 	 * behind) PR is granted at once.
 	 */
-	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
-	if (rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, &again))
+	if (__rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, true,
+			      &again))
 		*grmode = RDLOCK_DLM_LOCK_NL;
 	else
 		lkb->main = again;
@@ -671,8 +682,8 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 		 * EX->PR under the gate: no EX ticket but ours was in the
 		 * word, so this is granted without waiting for anybody.
 		 */
-		ret = rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false,
-				      &lkb->main);
+		ret = __rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false,
+					true, &lkb->main);
 		if (ret)
 			*grmode = RDLOCK_DLM_LOCK_NL;
 	}
