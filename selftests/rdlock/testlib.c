@@ -132,9 +132,8 @@ int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 	 * and this one would let its node through before the others arrive.
 	 */
 	if (v >= target) {
-		snprintf(msg, len, "barrier slot %u on node 0 already at %llu before generation %llu of %u nodes: the slot is shared",
-			 slot, (unsigned long long)v, (unsigned long long)gen,
-			 nr_nodes);
+		snprintf(msg, len, "barrier slot %u at %llu before generation %llu: shared",
+			 slot, (unsigned long long)v, (unsigned long long)gen);
 		return -1;
 	}
 	while (rdl_now() < end) {

@@ -30,6 +30,7 @@
  * failures show as errors here and as leaks or splats in the kernel log.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -55,7 +56,7 @@
 #define SLOT_LOST_BARRIER	5
 #define SLOT_ROUND_TRIP		8
 #define SLOTS_NEEDED		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
-_Static_assert(SLOTS_NEEDED <= RDL_FIRST_TEST_SLOT, "xport_test's slots");
+static_assert(SLOTS_NEEDED <= RDL_FIRST_TEST_SLOT, "xport_test's slots");
 #define MAX_THREADS		64
 
 struct env {
