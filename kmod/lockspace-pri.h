@@ -48,6 +48,12 @@
 #define RDLOCK_LS_REFS_MAX	0x7fffULL
 #define RDLOCK_LS_TAG_MASK	(~0ULL << RDLOCK_LS_TAG_SHIFT)
 /*
+ * A freed entry: free to take like a never used one (0), but a name's
+ * probe goes on past it, since names taken while it was in use may sit
+ * after it; the first 0 ends the probe (design.rst, "Reclaim").
+ */
+#define RDLOCK_LS_FREED		RDLOCK_LS_FREEING
+/*
  * Entries a name may take on its home node, from its start entry on: it
  * is looked for in all of them (freed entries leave holes in the probe
  * sequence), and a new name claims the first free one.

@@ -566,7 +566,8 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 				     tslot + rdlock_ls_entry_slots(&ls->attr) -
 				     RDLOCK_LS_LVB_SLOTS, 0, 0, &old);
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
-			   tag | RDLOCK_LS_FREEING, idle ? 0 : tag, &old);
+			   tag | RDLOCK_LS_FREEING, idle ? RDLOCK_LS_FREED : tag,
+			   &old);
 	if (ret || old != (tag | RDLOCK_LS_FREEING)) {
 		/* Unknown outcome: the entry may stay taken, never shared. */
 		atomic64_inc(&ls->ref_errors);
@@ -778,9 +779,9 @@ static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 
 /*
  * Take a reference on the entry at @tslot for @res, whose tag word was
- * seen as @expect (0: free): claim it if free, join it if it holds @res's
- * tag. Return: 1 if taken, 0 if it is another name's or being freed now,
- * or an error.
+ * seen as @expect (0 or RDLOCK_LS_FREED: free): claim it if free, join it
+ * if it holds @res's tag. Return: 1 if taken, 0 if it is another name's or
+ * being freed now, or an error.
  */
 static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
 			     u32 tslot, u64 expect)
@@ -789,13 +790,16 @@ static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
 	int ret;
 
 	for (;;) {
+		bool free = !expect || expect == RDLOCK_LS_FREED;
+
 		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_CAS, tslot, expect,
-				   expect ? expect + 1 : res->tag | 1, &old);
+				   free ? res->tag | 1 : expect + 1, &old);
 		if (ret)
 			return ret;
 		if (old == expect)
 			return 1;
-		if (old && (old & ~RDLOCK_LS_REFS_MAX) != res->tag)
+		if (old && old != RDLOCK_LS_FREED &&
+		    (old & ~RDLOCK_LS_REFS_MAX) != res->tag)
 			return 0;
 		/* One reference more than the word holds: none is leaked. */
 		if (rdlock_entry_refs(old) == RDLOCK_LS_REFS_MAX)
@@ -821,9 +825,10 @@ static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
 }
 
 /*
- * Read the name's whole window (a freed entry leaves a hole before later
- * ones), then take a reference on, in this order: the first entry of the
- * name with references, the first without, the first free entry, the
+ * Read the name's window up to its first never used entry (0: no entry
+ * was ever taken after it, since entries never become 0 again), then take
+ * a reference on, in this order: the first entry of the name with
+ * references, the first without, the first free entry (0 or freed), the
  * first unreferenced entry of another name whose lock word has become
  * idle (freed first). Return: the index taken, -EAGAIN if the entry
  * changed before the reference was taken (read again), or an error.
@@ -841,9 +846,11 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
 		if (ret)
 			return ret;
 		seen[i] = v;
-		if (!v) {
+		if (!v || v == RDLOCK_LS_FREED) {
 			if (free < 0)
 				free = i;
+			if (!v)
+				break;
 		} else if ((v & ~RDLOCK_LS_REFS_MAX) == res->tag) {
 			if (rdlock_entry_refs(v) && live < 0)
 				live = i;
@@ -859,7 +866,7 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
 				     rdlock_entry_slot(ls, first, unused),
 				     seen[unused])) {
 		pick = unused;
-		seen[pick] = 0;
+		seen[pick] = RDLOCK_LS_FREED;
 	}
 	if (pick < 0)
 		return -ENOSPC;
@@ -890,6 +897,8 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
 				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
 		if (ret)
 			return ret;
+		if (!v)		/* nothing taken after a never used entry */
+			break;
 		if (rdlock_entry_live(v, res->tag)) {
 			*other = i;
 			break;
@@ -970,7 +979,9 @@ int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 				   rdlock_entry_slot(ls, 0, i), 0, 0, &v);
 		if (ret)
 			return ret;
-		*used += !!v;
+		if (!v || v == RDLOCK_LS_FREED)
+			continue;
+		*used += 1;
 		*refs += rdlock_entry_refs(v);
 		*freeing += !!(v & RDLOCK_LS_FREEING);
 	}

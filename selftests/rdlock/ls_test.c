@@ -941,6 +941,10 @@ TEST_F_TIMEOUT(ls, many_names, 900)
 		if (err && failed++ < 5)
 			TH_LOG("%s: %s", name, strerror(err));
 	}
+	/* What finding a new name costs: READs of its window per resolve. */
+	printf("# node %u: %lld probe READs for %lld resolves\n", e->self,
+	       rdl_debugfs_counter("lockspaces/ls_names/stats", "probes"),
+	       rdl_debugfs_counter("lockspaces/ls_names/stats", "resolves"));
 	close(fd);
 	EXPECT_EQ(0, failed);
 	for (i = 0; i < e->nr_nodes; i++) {
