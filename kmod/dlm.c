@@ -206,6 +206,7 @@ struct rdlock_dlm_lkb {
  * @unlock: an unlock, not a lock request.
  * @noticed: its blocking notice went out: the done notice is owed.
  * @cancellable: waiting in a step that a cancel may abandon.
+ * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
  * @main: a lock on the main name this request took and does not hand over.
  * @gate: the same for the gate.
  * @sb_flags: for the grant's AST.
@@ -223,6 +224,7 @@ struct rdlock_dlm_req {
 	bool unlock;
 	bool noticed;
 	bool cancellable;
+	int waiting;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
 	u8 sb_flags;
@@ -509,9 +511,13 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
 		req->noticed = true;
 	}
+	if (!noqueue)
+		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
+						RDLOCK_DLM_WAIT_MAIN);
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX :
 						      RDLOCK_LOCK_SH, &opts);
+	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
 	if (IS_ERR(lk)) {
 		/* TRY: busy, or too many abandoned tries still finishing. */
 		if (noqueue && (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN))
@@ -1078,6 +1084,41 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_unlock);
+
+/**
+ * rdlock_dlm_lock_status() - what a lock is doing
+ * @dls: its lockspace.
+ * @lkid: its id.
+ * @st: filled in.
+ *
+ * For a file system's lock dumps and for tests that must know a request
+ * reached a step (for example that a PR->EX conversion is committed)
+ * before they go on. It may change as soon as the lock is dropped.
+ *
+ * Return: 0, or -ENOENT for no such lock (or one already unlocked).
+ */
+int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
+			   struct rdlock_dlm_lock_status *st)
+{
+	struct rdlock_dlm_lkb *lkb;
+	unsigned long irq;
+	int ret = 0;
+
+	spin_lock_irqsave(&dls->lock, irq);
+	lkb = idr_find(&dls->lkids, lkid);
+	if (!lkb || lkb->dead) {
+		ret = -ENOENT;
+	} else {
+		st->grmode = lkb->grmode;
+		st->rqmode = lkb->req && !lkb->req->unlock ? lkb->req->to :
+							     RDLOCK_DLM_LOCK_IV;
+		st->waiting = lkb->req ? READ_ONCE(lkb->req->waiting) :
+					 RDLOCK_DLM_WAIT_NONE;
+	}
+	spin_unlock_irqrestore(&dls->lock, irq);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_lock_status);
 
 /* ------------------------------------------------------------------ */
 /* Lockspaces                                                         */

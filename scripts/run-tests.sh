@@ -9,16 +9,16 @@
 #           build the modules against it and run in QEMU/rxe guests
 #             kunit            KUnit suites (debug kernel only), 1 node
 #             uapi             /dev/rdlock errno contract, unload, 1 node
-#             xport-verbs      3-node exact-count transport test, verbs
-#             xport-twosided   the same with the two-sided backend forced
-#             lock-verbs       mutual exclusion of the bakery lock, the CAS
+#             xport-lock-lockspace[-dlm]-verbs, ...-twosided: one boot
+#                              of 3 nodes per backend (guest/seq.sh) for
+#               xport          the exact-count transport test,
+#               lock           mutual exclusion of the bakery lock, the CAS
 #                              spinlock and CQL, CQL's grant order and a
-#                              writer among readers, 3 nodes, verbs backend
-#             lock-twosided    the same with the two-sided backend
-#             lockspace-verbs  /dev/rdlock lockspaces by name: exclusion
+#                              writer among readers,
+#               lockspace      /dev/rdlock lockspaces by name: exclusion
 #                              (bakery, CAS spinlock, update locks),
-#                              fairness, reader stream, many names, 3 nodes
-#             lockspace-twosided  the same with the two-sided backend
+#                              fairness, reader stream, many names,
+#               dlm            the DLM API (debug: two-sided, stock: verbs)
 #             reject           refused connections and recovery, 2 nodes
 #             reconnect        a node leaves and rejoins; unload while
 #                              connected, 3 nodes
@@ -228,20 +228,24 @@ guest_tests()
 		cluster_step debug kunit 1 600 -- sh guest/kunit.sh
 	fi
 	cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh
-	cluster_step "$kernel" xport-verbs 3 600 -- sh guest/xport.sh verbs
-	cluster_step "$kernel" xport-twosided 3 600 -- sh guest/xport.sh twosided
-	# Debug lock-twosided took 319 s on CI and 852 s on a slower machine
-	# of the same kind: the limits only catch hangs, so leave room.
-	cluster_step "$kernel" lock-verbs 3 1500 -- sh guest/lock.sh verbs
-	cluster_step "$kernel" lock-twosided 3 1500 -- sh guest/lock.sh twosided
-	cluster_step "$kernel" lockspace-verbs 3 900 -- sh guest/ls.sh verbs
-	cluster_step "$kernel" lockspace-twosided 3 900 -- sh guest/ls.sh twosided
-	# The DLM API (issue 10): one backend per kernel, it is layered on
-	# the lockspaces, which the steps above run on both.
+	# One boot per backend for the transport, lock and lockspace tests
+	# (guest/seq.sh: a debug boot costs about 40 s), and the DLM API on
+	# one backend per kernel: it is layered on the lockspaces, which run
+	# on both. Debug lock-twosided alone took 319 s on CI and 852 s on a
+	# slower machine of the same kind: the limits only catch hangs.
 	if [ "$kernel" = debug ]; then
-		cluster_step debug dlm 3 600 -- sh guest/dlm.sh twosided
+		cluster_step debug xport-lock-lockspace-verbs 3 2400 -- \
+			sh guest/seq.sh "xport.sh verbs" "lock.sh verbs" "ls.sh verbs"
+		cluster_step debug xport-lock-lockspace-dlm-twosided 3 3000 -- \
+			sh guest/seq.sh "xport.sh twosided" "lock.sh twosided" \
+			"ls.sh twosided" "dlm.sh twosided"
 	else
-		cluster_step "$kernel" dlm 3 600 -- sh guest/dlm.sh verbs
+		cluster_step "$kernel" xport-lock-lockspace-dlm-verbs 3 2400 -- \
+			sh guest/seq.sh "xport.sh verbs" "lock.sh verbs" \
+			"ls.sh verbs" "dlm.sh verbs"
+		cluster_step "$kernel" xport-lock-lockspace-twosided 3 2400 -- \
+			sh guest/seq.sh "xport.sh twosided" "lock.sh twosided" \
+			"ls.sh twosided"
 	fi
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
 	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh

@@ -204,6 +204,30 @@ static long dt_event(struct dt_file *f, void __user *argp)
 	return copy_to_user(argp, &e, sizeof(e)) ? -EFAULT : 0;
 }
 
+static_assert(RDLOCK_DLM_TEST_WAIT_NONE == RDLOCK_DLM_WAIT_NONE);
+static_assert(RDLOCK_DLM_TEST_WAIT_GATE == RDLOCK_DLM_WAIT_GATE);
+static_assert(RDLOCK_DLM_TEST_WAIT_MAIN == RDLOCK_DLM_WAIT_MAIN);
+
+static long dt_status(struct dt_file *f, void __user *argp)
+{
+	struct rdlock_dlm_lock_status st;
+	struct rdlock_dlm_test_status s;
+	int ret;
+
+	if (copy_from_user(&s, argp, sizeof(s)))
+		return -EFAULT;
+	if (s.slot >= RDLOCK_DLM_TEST_LOCKS || !f->dls)
+		return -EINVAL;
+	ret = rdlock_dlm_lock_status(f->dls, f->slots[s.slot].lksb.sb_lkid,
+				     &st);
+	if (ret)
+		return ret;
+	s.grmode = st.grmode;
+	s.rqmode = st.rqmode;
+	s.waiting = st.waiting;
+	return copy_to_user(argp, &s, sizeof(s)) ? -EFAULT : 0;
+}
+
 static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct dt_file *f = file->private_data;
@@ -222,6 +246,9 @@ static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case RDLOCK_DLM_TEST_IOC_UNLOCK:
 		ret = dt_lock(f, argp, true);
+		break;
+	case RDLOCK_DLM_TEST_IOC_STATUS:
+		ret = dt_status(f, argp);
 		break;
 	default:
 		ret = -ENOTTY;

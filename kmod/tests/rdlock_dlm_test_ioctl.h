@@ -81,6 +81,24 @@ struct rdlock_dlm_test_event {
 	__u8 lvb[RDLOCK_DLM_TEST_LVB];
 };
 
+/**
+ * struct rdlock_dlm_test_status - rdlock_dlm_lock_status() of a slot's lock
+ * @slot: the lock slot.
+ * @grmode: out.
+ * @rqmode: out.
+ * @waiting: out: RDLOCK_DLM_TEST_WAIT_*, the values of RDLOCK_DLM_WAIT_*.
+ */
+#define RDLOCK_DLM_TEST_WAIT_NONE	0
+#define RDLOCK_DLM_TEST_WAIT_GATE	1
+#define RDLOCK_DLM_TEST_WAIT_MAIN	2
+
+struct rdlock_dlm_test_status {
+	__u32 slot;
+	__s32 grmode;
+	__s32 rqmode;
+	__s32 waiting;
+};
+
 #define RDLOCK_DLM_TEST_IOC_MAGIC	0xd7
 #define RDLOCK_DLM_TEST_IOC_OPEN	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 1, \
 					     struct rdlock_dlm_test_open)
@@ -90,5 +108,7 @@ struct rdlock_dlm_test_event {
 					      struct rdlock_dlm_test_lock)
 #define RDLOCK_DLM_TEST_IOC_EVENT	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 4, \
 					      struct rdlock_dlm_test_event)
+#define RDLOCK_DLM_TEST_IOC_STATUS	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 5, \
+					      struct rdlock_dlm_test_status)
 
 #endif /* _RDLOCK_DLM_TEST_IOCTL_H */

@@ -77,11 +77,6 @@
 
 #define WAIT_MS		30000	/* a callback that must come */
 #define STEP_S		300	/* the harness's limit per test */
-/*
- * Long enough for a request to reach its wait for the main name (it took
- * the gate): a BAST says the request started, not how far it got.
- */
-#define SETTLE_US	2000000
 #define QUIET_MS	300	/* a callback that must not */
 
 struct dlm_env {
@@ -194,6 +189,26 @@ static __u32 dl_lkid(int fd, __u32 slot)
 	/* An unlock of a lock id that cannot exist only reports the slot's. */
 	rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_UNLOCK, &l);
 	return l.lkid;
+}
+
+/*
+ * Wait until @slot's request waits for its mode on the main name (at EX:
+ * holding the gate; a PR->EX conversion is then committed): false if it
+ * did not within WAIT_MS or the status call failed.
+ */
+static bool dl_waits_main(int fd, __u32 slot)
+{
+	struct rdlock_dlm_test_status s = { .slot = slot };
+	double end = rdl_now() + WAIT_MS / 1000.0;
+
+	while (!ioctl(fd, RDLOCK_DLM_TEST_IOC_STATUS, &s)) {
+		if (s.waiting == RDLOCK_DLM_TEST_WAIT_MAIN)
+			return true;
+		if (rdl_now() > end)
+			break;
+		usleep(1000);
+	}
+	return false;
 }
 
 static int dl_event(int fd, __u32 slot, __u32 timeout_ms,
@@ -429,7 +444,8 @@ TEST_F_TIMEOUT(dlm, cancel, STEP_S)
 	GRANT(fd, 0, PR, 0, name);
 	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
 	EXPECT_BAST(fd, 0, EX);
-	usleep(SETTLE_US);
+	/* A BAST says the request started, not that it got this far. */
+	ASSERT_TRUE(dl_waits_main(fd, 1));
 	ASSERT_EQ(0, dl_unlock(fd, 1, LKF_CANCEL));
 	EXPECT_QUIET(fd, 1);
 	CONV(fd, 0, NL, 0);
@@ -445,7 +461,7 @@ TEST_F_TIMEOUT(dlm, cancel, STEP_S)
 	CONV(fd, 0, PR, 0);
 	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
 	EXPECT_BAST(fd, 0, EX);
-	usleep(SETTLE_US);
+	ASSERT_TRUE(dl_waits_main(fd, 1));	/* slot 1 holds the gate */
 	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
 	ASSERT_EQ(0, dl_unlock(fd, 0, LKF_CANCEL));
 	EXPECT_AST(fd, 0, ECANCEL);

@@ -104,7 +104,7 @@
 #define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
 
 /* Name entries per node of the reclaim test's lockspace. */
-#define RC_ENTRIES	16
+#define RC_ENTRIES	8
 
 #define STREAM_HOLD_US		20000
 #define STREAM_DEADLINE_S	120

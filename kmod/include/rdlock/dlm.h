@@ -79,6 +79,28 @@ struct rdlock_dlm_ops {
 	void (*node_down)(void *arg, u32 node);
 };
 
+/*
+ * struct rdlock_dlm_lock_status.waiting: MAIN is a request waiting for its
+ * mode; at EX it holds the gate then (a PR->EX one is committed: a cancel
+ * comes too late).
+ */
+#define RDLOCK_DLM_WAIT_NONE	0	/* no request waits for other holders */
+#define RDLOCK_DLM_WAIT_GATE	1	/* an EX request waits for the gate */
+#define RDLOCK_DLM_WAIT_MAIN	2	/* a request waits for the main name */
+
+/**
+ * struct rdlock_dlm_lock_status - what a lock is doing, at one instant
+ * @grmode: the granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
+ * @rqmode: the mode of the request in progress; RDLOCK_DLM_LOCK_IV when
+ *	there is none or it is an unlock.
+ * @waiting: RDLOCK_DLM_WAIT_*.
+ */
+struct rdlock_dlm_lock_status {
+	int grmode;
+	int rqmode;
+	int waiting;
+};
+
 typedef void (*rdlock_dlm_ast_t)(void *astarg);
 typedef void (*rdlock_dlm_bast_t)(void *astarg, int mode);
 
@@ -92,6 +114,8 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 		    rdlock_dlm_bast_t bast);
 int rdlock_dlm_unlock(struct rdlock_dlm_ls *dls, u32 lkid, u32 flags,
 		      struct rdlock_dlm_lksb *lksb, void *astarg);
+int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
+			   struct rdlock_dlm_lock_status *st);
 u32 rdlock_dlm_node_id(void);
 
 #endif /* _RDLOCK_DLM_H */

@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Several guest test scripts in one boot, one after another, on every
+# guest at once:
+#   seq.sh "xport.sh verbs" "lock.sh verbs" "ls.sh verbs"
+# A debug guest takes about 40 s to boot, meet its peers and scan for
+# leaks at the end, a stock one about 15 s (scripts/guest-init.sh); each
+# script brings the modules up and takes them down and out again itself
+# (lib.sh rdl_start, rdl_stop), so each starts with fresh lock tables and
+# a cluster that every node joined anew, as in a boot of its own. Exits
+# non-zero if any script failed; every script runs whatever failed before.
+
+dir=$(dirname "$0")
+[ $# -gt 0 ] || { echo "usage: $0 'SCRIPT ARGS' ..." >&2; exit 2; }
+rc=0
+for s in "$@"; do
+	echo "# seq.sh: $s"
+	# "SCRIPT ARGS" is split on purpose: one word per argument.
+	# shellcheck disable=SC2086
+	sh "$dir"/$s || rc=1
+done
+exit $rc
