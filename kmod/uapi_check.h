@@ -310,7 +310,8 @@ static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
 /**
  * rdlock_check_ls_create() - validate RDLOCK_IOC_LS_CREATE's argument
  * @c: the copied-in structure.
- * @attr: receives the lockspace attributes.
+ * @attr: receives the lockspace attributes (not for RDLOCK_LS_DLM, whose
+ *	attributes are the DLM layer's).
  *
  * Return: 0 or -EINVAL.
  */
@@ -321,6 +322,11 @@ static inline int rdlock_check_ls_create(const struct rdlock_ls_create *c,
 	    !rdlock_all_zero(c->reserved, sizeof(c->reserved)) ||
 	    rdlock_ls_check_name(c->name, true))
 		return -EINVAL;
+	/* The DLM layer fixes a DLM lockspace's protocol and geometry. */
+	if (c->flags & RDLOCK_LS_DLM)
+		return c->flags != RDLOCK_LS_DLM || c->proto || c->lease_ms ||
+		       c->omega_us || c->slots || c->queue_bits ||
+		       c->version_bits ? -EINVAL : 0;
 	attr->proto = c->proto;
 	attr->flags = c->flags;
 	attr->lease_ms = c->lease_ms;
@@ -356,8 +362,9 @@ static inline bool rdlock_lock_flags_ok(u32 flags, u32 timeout_ms)
  * rdlock_check_lock_req() - validate RDLOCK_IOC_LOCK's argument
  * @r: the copied-in structure.
  *
- * What depends on the lockspace (update locks, their lease slots) is
- * checked by the lockspace layer.
+ * What depends on the lockspace (update and null locks, lease slots, a
+ * DLM lockspace's shorter names) is checked once the file's lockspace is
+ * known.
  *
  * Return: 0 or -EINVAL.
  */
