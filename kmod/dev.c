@@ -535,7 +535,7 @@ static long rdlock_dev_dlm_lock(struct rdlock_file *f,
 				void __user *argp)
 {
 	struct rdlock_dev_dlk *dk;
-	bool gone;
+	bool gone = false;
 	u32 handle;
 	long ret;
 
