@@ -222,6 +222,24 @@ static void rdlock_file_erase(struct rdlock_file *f, unsigned long handle)
 	mutex_unlock(&f->mutex);
 }
 
+/*
+ * Give @lk (a struct rdlock_lock, or a struct rdlock_dev_dlk in a DLM
+ * lockspace) a handle of the file, unless the file has
+ * RDLOCK_FILE_LOCKS_MAX locks already (-ENOLCK).
+ */
+static int rdlock_file_add(struct rdlock_file *f, void *lk, u32 *handle)
+{
+	int ret;
+
+	mutex_lock(&f->mutex);
+	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK :
+	      xa_alloc(&f->locks, handle, lk, xa_limit_31b, GFP_KERNEL);
+	if (!ret)
+		f->nr_locks++;
+	mutex_unlock(&f->mutex);
+	return ret;
+}
+
 /* Release every lock of the file and leave its lockspace; sem held. */
 static void rdlock_file_leave(struct rdlock_file *f)
 {
@@ -448,15 +466,6 @@ static void rdlock_dev_abandon(struct rdlock_dev_dlk *dk, bool leaving)
 		rdlock_dev_give_back(dk);
 }
 
-/* Forget the file's DLM lock @handle: the caller gives it back. */
-static void rdlock_dev_dlk_erase(struct rdlock_file *f, u32 handle)
-{
-	mutex_lock(&f->mutex);
-	if (xa_erase(&f->locks, handle))
-		f->nr_locks--;
-	mutex_unlock(&f->mutex);
-}
-
 /*
  * Wait for the AST of @dk's request; @timeout_ms 0: no limit. When the
  * time is up or a fatal signal comes, cancel the request: a cancelled one
@@ -487,7 +496,7 @@ static int rdlock_dev_dlk_wait(struct rdlock_dev_dlk *dk, u32 timeout_ms,
 					     !READ_ONCE(dk->inflight));
 	}
 	if (killed) {
-		rdlock_dev_dlk_erase(f, dk->handle);
+		rdlock_file_erase(f, dk->handle);
 		rdlock_dev_abandon(dk, false);
 		*gone = true;
 		return -EINTR;
@@ -558,12 +567,7 @@ static long rdlock_dev_dlm_lock(struct rdlock_file *f,
 	dk->name_len = r->name_len;
 	memcpy(dk->name, r->name, r->name_len);
 	/* A handle now: a BAST may come right after the grant. */
-	mutex_lock(&f->mutex);
-	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK :
-	      xa_alloc(&f->locks, &handle, dk, xa_limit_31b, GFP_KERNEL);
-	if (!ret)
-		f->nr_locks++;
-	mutex_unlock(&f->mutex);
+	ret = rdlock_file_add(f, dk, &handle);
 	if (ret) {
 		kfree(dk);
 		return ret;
@@ -582,7 +586,7 @@ static long rdlock_dev_dlm_lock(struct rdlock_file *f,
 		ret = -EFAULT;
 	if (ret) {
 		/* Not granted (nothing to give back), or EFAULT (unlock). */
-		rdlock_dev_dlk_erase(f, handle);
+		rdlock_file_erase(f, handle);
 		rdlock_dev_abandon(dk, false);
 		return ret;
 	}
@@ -673,7 +677,7 @@ static long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle)
 	ret = rdlock_dev_dlk_wait(dk, 0, &gone);
 	if (gone)
 		return ret;
-	rdlock_dev_dlk_erase(f, handle);
+	rdlock_file_erase(f, handle);
 	rdlock_dev_dlk_free(dk);
 	return ret;
 }
@@ -681,10 +685,12 @@ static long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle)
 static long rdlock_dev_dlm_query(struct rdlock_file *f, struct rdlock_query *q)
 {
 	struct rdlock_dev_dlk *dk;
+	long ret = -ENOENT;
 
 	mutex_lock(&f->mutex);
 	dk = xa_load(&f->locks, q->handle);
 	if (dk && !dk->pending) {
+		ret = 0;
 		spin_lock(&f->dlm_lock);
 		q->mode = dk->mode;
 		q->held_ms = ktime_ms_delta(ktime_get(), dk->since);
@@ -699,7 +705,7 @@ static long rdlock_dev_dlm_query(struct rdlock_file *f, struct rdlock_query *q)
 		q->pad = 0;
 	}
 	mutex_unlock(&f->mutex);
-	return dk && !dk->pending ? 0 : -ENOENT;
+	return ret;
 }
 
 /*
@@ -712,7 +718,7 @@ static void rdlock_dev_dlm_leave(struct rdlock_file *f)
 	unsigned long handle;
 
 	xa_for_each(&f->locks, handle, dk) {
-		rdlock_dev_dlk_erase(f, handle);
+		rdlock_file_erase(f, handle);
 		rdlock_dev_abandon(dk, true);
 	}
 	/* Unlocks wait for nobody: a round trip or the transport's timeout. */
@@ -1093,13 +1099,8 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 	ret = rdlock_lock_acquire(lk);
 	if (ret)
 		goto free;
-	mutex_lock(&f->mutex);
 	/* Other threads of the file may have filled it meanwhile. */
-	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK :
-	      xa_alloc(&f->locks, &handle, lk, xa_limit_31b, GFP_KERNEL);
-	if (!ret)
-		f->nr_locks++;
-	mutex_unlock(&f->mutex);
+	ret = rdlock_file_add(f, lk, &handle);
 	if (ret)
 		goto unlock;
 	if (put_user(handle, &((struct rdlock_lock_req __user *)argp)->handle)) {
