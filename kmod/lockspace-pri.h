@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rdlock lockspaces (layer 4): private structures, shared by lockspace.c,
- * main.c (the /dev/rdlock lock ioctls) and debugfs.c only. In-kernel users
+ * lockspace_debugfs.c, dev.c (the /dev/rdlock lock ioctls) and main.c only. In-kernel users
  * see the opaque API of include/rdlock/rdlock.h.
  */
 #ifndef _RDLOCK_LOCKSPACE_PRI_H
@@ -275,8 +275,9 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
 
-/* debugfs.c */
-void rdlock_debugfs_ls_add(struct rdlock_ls *ls);
-void rdlock_debugfs_ls_remove(struct rdlock_ls *ls);
+/* lockspace_debugfs.c: lockspaces/ in the module's debugfs @root. */
+void rdlock_ls_debugfs_init(struct dentry *root);
+void rdlock_ls_debugfs_add(struct rdlock_ls *ls);
+void rdlock_ls_debugfs_remove(struct rdlock_ls *ls);
 
 #endif /* _RDLOCK_LOCKSPACE_PRI_H */

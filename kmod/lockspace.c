@@ -304,7 +304,7 @@ static void rdlock_ls_detach_stale(void)
 		pr_warn("lockspace %s: lost with the cluster epoch it joined\n",
 			ls->name);
 		list_del_init(&ls->list);
-		rdlock_debugfs_ls_remove(ls);
+		rdlock_ls_debugfs_remove(ls);
 		if (ls->created) {
 			ls->created = false;
 			rdlock_ls_put_locked(ls);
@@ -427,7 +427,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	mutex_lock(&rdlock_ls_mutex);
 	ls->users = 1;
 	list_add_tail(&ls->list, &rdlock_ls_list);
-	rdlock_debugfs_ls_add(ls);
+	rdlock_ls_debugfs_add(ls);
 	mutex_unlock(&rdlock_ls_mutex);
 	return ls;
 }
@@ -453,7 +453,7 @@ void rdlock_ls_put_locked(struct rdlock_ls *ls)
 		return;
 	WARN_ON(!list_empty(&ls->locks));
 	list_del_init(&ls->list);
-	rdlock_debugfs_ls_remove(ls);
+	rdlock_ls_debugfs_remove(ls);
 	spin_lock(&ls->res_lock);
 	hash_for_each_safe(ls->res, bkt, tmp, res, hnode) {
 		WARN_ON(res->refs);

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
 
 #include "xport-pri.h"
@@ -13,6 +14,17 @@
 #include "lockspace-pri.h"
 #include "dev.h"
 #include "dlm-pri.h"
+
+/* Each layer adds its own files: xport, proto and lockspace_debugfs.c. */
+static struct dentry *rdlock_debugfs_root;
+
+static void rdlock_debugfs_init(void)
+{
+	rdlock_debugfs_root = debugfs_create_dir("rdlock", NULL);
+	rdlock_xport_debugfs_init(rdlock_debugfs_root);
+	rdlock_proto_debugfs_init(rdlock_debugfs_root);
+	rdlock_ls_debugfs_init(rdlock_debugfs_root);
+}
 
 static int __init rdlock_init(void)
 {
@@ -37,7 +49,7 @@ static int __init rdlock_init(void)
 	return 0;
 
 exit_dlm:
-	rdlock_debugfs_exit();
+	debugfs_remove_recursive(rdlock_debugfs_root);
 	rdlock_dlm_exit();
 exit_ls:
 	rdlock_ls_exit();
@@ -53,7 +65,7 @@ static void __exit rdlock_exit(void)
 	rdlock_dev_exit();
 	rdlock_dlm_exit();
 	rdlock_ls_exit();
-	rdlock_debugfs_exit();
+	debugfs_remove_recursive(rdlock_debugfs_root);
 	/* Down first: background tickets end when their operations fail. */
 	rdlock_xport_shutdown();
 	rdlock_proto_exit();

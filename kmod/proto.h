@@ -366,4 +366,10 @@ void rdlock_proto_flush(void);
 int rdlock_proto_init(void);
 void rdlock_proto_exit(void);
 
+/* proto_debugfs.c */
+struct dentry;
+struct seq_file;
+void rdlock_proto_debugfs_init(struct dentry *root);
+void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s);
+
 #endif /* _RDLOCK_PROTO_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdlock transport internals: shared by the transport's files, main.c and
- * debugfs.c only. Layers above use xport.h.
+ * rdlock transport internals: shared by the transport's files (its
+ * debugfs files included) and main.c only. Layers above use xport.h.
  */
 #ifndef _RDLOCK_XPORT_PRI_H
 #define _RDLOCK_XPORT_PRI_H
@@ -393,8 +393,8 @@ int rdlock_conn_send_table(struct rdlock_conn *conn);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
 
-/* debugfs.c */
-void rdlock_debugfs_init(void);
-void rdlock_debugfs_exit(void);
+/* xport_debugfs.c: the transport's files in the module's debugfs @root. */
+struct dentry;
+void rdlock_xport_debugfs_init(struct dentry *root);
 
 #endif /* _RDLOCK_XPORT_PRI_H */

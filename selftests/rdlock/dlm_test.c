@@ -3,7 +3,8 @@
  * Multi-node test of the DLM kernel API (include/rdlock/dlm.h) through the
  * test client rdlock_dlm_test.ko (/dev/rdlock_dlm_test), run at once on
  * every node of a guest cluster. Barriers and the shared counter are raw
- * slots of /dev/rdlock_test on node 0, F .. F + 63 (F = first_free_slot).
+ * slots of /dev/rdlock_test on node 0, B .. B + 63 (B = first_free_slot +
+ * RDL_FIRST_TEST_SLOT, above the final barrier's slots).
  *
  * bad_input	every node: the exact errno of each refused call, and no
  *		callback for any of them.
@@ -69,7 +70,7 @@
 #define ECANCEL		0x10001
 #define SBF_VALNOTVALID	0x02
 
-/* Raw slots relative to F, on node 0. */
+/* Raw slots relative to B, on node 0. */
 #define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25) */
 #define R_COUNTER	32
 #define R_CANCELS	33
@@ -113,7 +114,9 @@ FIXTURE_SETUP(dlm)
 	ASSERT_LE(0, self->raw);
 	ASSERT_EQ(0, ioctl(self->raw, RDLOCK_TEST_IOC_INFO, &info));
 	ASSERT_EQ(1, info.ready);
-	e->base = info.first_free_slot;
+	ASSERT_LE(info.first_free_slot + RDL_FIRST_TEST_SLOT + 64,
+		  info.table_slots);
+	e->base = info.first_free_slot + RDL_FIRST_TEST_SLOT;
 	self->fd = open(DLM_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	strcpy(o.name, LS_NAME);

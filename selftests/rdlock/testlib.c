@@ -118,12 +118,22 @@ int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 	__u64 target = (__u64)nr_nodes * gen, v = 0;
 	int err;
 
-	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, slot, 1, 0, NULL)) == ENOTCONN &&
+	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, slot, 1, 0, &v)) == ENOTCONN &&
 	       rdl_now() < end)
 		usleep(BARRIER_POLL_US * 50);
 	if (err) {
 		snprintf(msg, len, "barrier FAA on node 0 slot %u: %s", slot,
 			 strerror(err));
+		return -1;
+	}
+	/*
+	 * Generation @gen takes the count from (gen - 1) * nodes to gen *
+	 * nodes; a count already there means another barrier shares the slot,
+	 * and this one would let its node through before the others arrive.
+	 */
+	if (v >= target) {
+		snprintf(msg, len, "barrier slot %u at %llu before generation %llu: shared",
+			 slot, (unsigned long long)v, (unsigned long long)gen);
 		return -1;
 	}
 	while (rdl_now() < end) {

@@ -13,6 +13,18 @@
 #define TEST_DEV		"/dev/rdlock_test"
 #define BARRIER_POLL_US		2000
 
+/*
+ * Raw slots of /dev/rdlock_test, relative to F = first_free_slot, on
+ * node 0. Every guest step ends with the final barrier (rdl_stop, "xport_test
+ * --final-barrier") on F + 2 and F + 3: a test of the same step that used
+ * them would let node 0 pass it at once and take the cluster down under the
+ * others. Tests therefore keep their slots at F + RDL_FIRST_TEST_SLOT and
+ * above; only xport_test, which owns the barrier, lays out F + 0 .. 63.
+ */
+#define RDL_SLOT_FINAL_BARRIER	2
+#define RDL_SLOT_FINAL_ACK	3
+#define RDL_FIRST_TEST_SLOT	64
+
 int rdl_xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
 	    __u64 *val);
 int rdl_env_u32(const char *name, __u32 def, __u32 *val);

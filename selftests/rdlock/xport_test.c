@@ -30,6 +30,7 @@
  * failures show as errors here and as leaks or splats in the kernel log.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -49,12 +50,13 @@
 
 #define SLOT_COUNTER		0
 #define SLOT_BARRIER		1
-#define SLOT_FINAL_BARRIER	2
-#define SLOT_FINAL_ACK		3
+#define SLOT_FINAL_BARRIER	RDL_SLOT_FINAL_BARRIER
+#define SLOT_FINAL_ACK		RDL_SLOT_FINAL_ACK
 #define SLOT_LOST_COUNTER	4
 #define SLOT_LOST_BARRIER	5
 #define SLOT_ROUND_TRIP		8
 #define SLOTS_NEEDED		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
+static_assert(SLOTS_NEEDED <= RDL_FIRST_TEST_SLOT, "xport_test's slots");
 #define MAX_THREADS		64
 
 struct env {

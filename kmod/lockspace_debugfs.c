@@ -1,167 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdlock debugfs: /sys/kernel/debug/rdlock/{cluster,nodes,protocols} and
- * lockspaces/NAME/{locks,stats,entries}.
- * What an administrator needs to see why a cluster is not ready, and the
- * per-peer counters that show what the protocols cost.
+ * rdlock lockspaces' debugfs files: lockspaces/NAME/{locks,stats,entries}
+ * and, for CQL, cql (the queues of the locks homed on this node, decoded).
  */
 #include <linux/debugfs.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/string_helpers.h>
 
-#include "xport-pri.h"
 #include "proto.h"
 #include "lockspace-pri.h"
 #include "lockword/cql.h"
 
-static struct dentry *rdlock_debugfs_dir;
-
-static const char *const rdlock_state_names[] = {
-	[RDLOCK_CLUSTER_UNCONFIGURED]	= "unconfigured",
-	[RDLOCK_CLUSTER_DOWN]		= "down",
-	[RDLOCK_CLUSTER_CONNECTING]	= "connecting",
-	[RDLOCK_CLUSTER_READY]		= "ready",
-};
-
-static const char *const rdlock_node_state_names[] = {
-	[RDLOCK_NODE_DISCONNECTED]	= "disconnected",
-	[RDLOCK_NODE_CONNECTING]	= "connecting",
-	[RDLOCK_NODE_READY]		= "ready",
-};
-
-static const char *const rdlock_backend_names[] = {
-	[RDLOCK_BACKEND_NONE]		= "none",
-	[RDLOCK_BACKEND_VERBS]		= "verbs",
-	[RDLOCK_BACKEND_TWOSIDED]	= "twosided",
-};
-
-static int rdlock_cluster_show(struct seq_file *m, void *v)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-
-	seq_printf(m, "state: %s\n", rdlock_state_names[rdlock_cluster_state()]);
-	spin_lock_bh(&cl->lock);
-	seq_printf(m, "cluster_id: %u\nnode_id: %u\n", cl->cluster_id, cl->self);
-	seq_printf(m, "backend: %s\n", rdlock_backend_names[cl->backend]);
-	seq_printf(m, "requested_backend: %s\n",
-		   cl->self_adv.mode == RDLOCK_BACKEND_NONE ? "auto" :
-		   rdlock_backend_names[cl->self_adv.mode]);
-	seq_printf(m, "verbs_atomics: %s\n",
-		   !cl->probed ? "unknown" :
-		   cl->self_adv.verbs_capable ? "yes" : "no");
-	seq_printf(m, "atomic_word_order: %s\natomic_result_order: %s\n",
-		   cl->words_be ? "big-endian" : "little-endian",
-		   cl->result_be ? "big-endian" : "little-endian");
-	seq_printf(m, "table_slots: %u\n", cl->table.slots);
-	/* Lockspaces joined in another epoch are lost (design.rst). */
-	seq_printf(m, "epoch: %u\ntable_incarnation: %#llx\n", cl->epoch,
-		   cl->table.incarnation);
-	seq_printf(m, "rejected_connections: %lld\n",
-		   (long long)atomic64_read(&cl->rejected));
-	seq_printf(m, "cluster_key: %s\n", READ_ONCE(cl->auth_tfm) ? "set" : "none");
-	seq_printf(m, "auth_key_mismatch: %lld\nauth_bad_proof: %lld\n",
-		   (long long)atomic64_read(&cl->auth_key_mismatch),
-		   (long long)atomic64_read(&cl->auth_bad_proof));
-	seq_printf(m, "auth_bad_reply: %lld\nauth_refused_by_peer: %lld\n",
-		   (long long)atomic64_read(&cl->auth_bad_reply),
-		   (long long)atomic64_read(&cl->auth_refused));
-	seq_printf(m, "auth_unauthenticated_msgs: %lld\n",
-		   (long long)atomic64_read(&cl->auth_unauth_msgs));
-	seq_printf(m, "resent_requests: %lld\nreplayed_requests: %lld\n",
-		   (long long)atomic64_read(&cl->resent),
-		   (long long)atomic64_read(&cl->replayed));
-	seq_printf(m, "stale_requests: %lld\nlost_replies_injected: %lld\n",
-		   (long long)atomic64_read(&cl->stale_requests),
-		   (long long)atomic64_read(&cl->lost_replies));
-	spin_unlock_bh(&cl->lock);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(rdlock_cluster);
-
-static int rdlock_nodes_show(struct seq_file *m, void *v)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	u32 i;
-
-	seq_puts(m, "node state connects read write faa cas ping msgs_sent msgs_recv bytes errors served\n");
-	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		struct rdlock_node *node = &cl->nodes[i];
-		struct rdlock_node_stats *s = &node->stats;
-
-		if (!READ_ONCE(node->configured))
-			continue;
-		seq_printf(m, "%u %s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
-			   i, rdlock_node_state_names[rdlock_node_state(i)],
-			   READ_ONCE(node->connects),
-			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_READ]),
-			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_WRITE]),
-			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_FAA]),
-			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_CAS]),
-			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_PING]),
-			   (long long)atomic64_read(&s->msgs_sent),
-			   (long long)atomic64_read(&s->msgs_recv),
-			   (long long)atomic64_read(&s->bytes),
-			   (long long)atomic64_read(&s->errors),
-			   (long long)atomic64_read(&s->served));
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(rdlock_nodes);
-
-static const char *const rdlock_xop_names[RDLOCK_XOP_NR] = {
-	[RDLOCK_XOP_READ]	= "read",
-	[RDLOCK_XOP_WRITE]	= "write",
-	[RDLOCK_XOP_FAA]	= "faa",
-	[RDLOCK_XOP_CAS]	= "cas",
-	[RDLOCK_XOP_PING]	= "ping",
-};
-
-/* One "name: value" line per counter: tests and tools parse them. */
-static void rdlock_proto_stats_show(struct seq_file *m,
-				    struct rdlock_proto_stats *s)
-{
-	int op;
-
-	seq_printf(m, "acquires: %lld\nwaits: %lld\nremote_ops: %lld\n",
-		   (long long)atomic64_read(&s->acquires),
-		   (long long)atomic64_read(&s->waits),
-		   (long long)atomic64_read(&s->remote_ops));
-	for (op = 0; op < RDLOCK_XOP_NR; op++)
-		seq_printf(m, "ops_%s: %lld\n", rdlock_xop_names[op],
-			   (long long)atomic64_read(&s->ops[op]));
-	seq_printf(m, "retries: %lld\nstall_resets: %lld\noverflow_resets: %lld\n",
-		   (long long)atomic64_read(&s->retries),
-		   (long long)atomic64_read(&s->stall_resets),
-		   (long long)atomic64_read(&s->overflow_resets));
-	seq_printf(m, "lease_expiries: %lld\nabandoned: %lld\n",
-		   (long long)atomic64_read(&s->lease_expiries),
-		   (long long)atomic64_read(&s->abandoned));
-	seq_printf(m, "upgrades: %lld\nupgrade_waits: %lld\n",
-		   (long long)atomic64_read(&s->upgrades),
-		   (long long)atomic64_read(&s->upgrade_waits));
-	seq_printf(m, "notifies: %lld\nnotify_stale: %lld\nrefetches: %lld\n",
-		   (long long)atomic64_read(&s->notifies),
-		   (long long)atomic64_read(&s->notify_stale),
-		   (long long)atomic64_read(&s->refetches));
-	seq_printf(m, "version_resets: %lld\n",
-		   (long long)atomic64_read(&s->version_resets));
-	for (op = 0; op < RDLOCK_TICKET_NR; op++)
-		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
-			   (long long)atomic64_read(&s->tickets[op]));
-	seq_printf(m, "ticket_bad_moves: %lld\ntickets_unfinished: %lld\n",
-		   (long long)atomic64_read(&s->ticket_bad_moves),
-		   (long long)atomic64_read(&s->tickets_unfinished));
-	seq_printf(m, "releases: %lld\n",
-		   (long long)atomic64_read(&s->tickets[RDLOCK_TICKET_RELEASING]));
-	/* The same operations again, split: acquisitions, releases. */
-	for (op = 0; op < RDLOCK_XOP_NR; op++)
-		seq_printf(m, "acquire_ops_%s: %lld\n", rdlock_xop_names[op],
-			   (long long)atomic64_read(&s->acq_ops[op]));
-	for (op = 0; op < RDLOCK_XOP_NR; op++)
-		seq_printf(m, "release_ops_%s: %lld\n", rdlock_xop_names[op],
-			   (long long)atomic64_read(&s->rel_ops[op]));
-}
+static struct dentry *rdlock_ls_debugfs_dir;
 
 static s64 rdlock_ops_sum(atomic64_t *ops)
 {
@@ -178,15 +29,6 @@ static long long rdlock_x100(s64 num, s64 den)
 {
 	return den > 0 ? (long long)div64_s64(100 * num, den) : 0LL;
 }
-
-static int rdlock_protocols_show(struct seq_file *m, void *v)
-{
-	rdlock_proto_stats_show(m, &rdlock_proto_stats);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(rdlock_protocols);
-
-static struct dentry *rdlock_debugfs_ls_dir;
 
 static const char *const rdlock_lk_state_names[] = {
 	[RDLOCK_LK_WAITING]	= "waiting",
@@ -372,9 +214,9 @@ static int rdlock_ls_cql_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_ls_cql);
 
-void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
+void rdlock_ls_debugfs_add(struct rdlock_ls *ls)
 {
-	ls->debugfs = debugfs_create_dir(ls->name, rdlock_debugfs_ls_dir);
+	ls->debugfs = debugfs_create_dir(ls->name, rdlock_ls_debugfs_dir);
 	debugfs_create_file("locks", 0444, ls->debugfs, ls,
 			    &rdlock_ls_locks_fops);
 	debugfs_create_file("stats", 0444, ls->debugfs, ls,
@@ -386,29 +228,13 @@ void rdlock_debugfs_ls_add(struct rdlock_ls *ls)
 				    &rdlock_ls_cql_fops);
 }
 
-void rdlock_debugfs_ls_remove(struct rdlock_ls *ls)
+void rdlock_ls_debugfs_remove(struct rdlock_ls *ls)
 {
 	debugfs_remove_recursive(ls->debugfs);
 	ls->debugfs = NULL;
 }
 
-void rdlock_debugfs_init(void)
+void rdlock_ls_debugfs_init(struct dentry *root)
 {
-	rdlock_debugfs_dir = debugfs_create_dir("rdlock", NULL);
-	/* Fault injection for tests: answers to drop, each with its link. */
-	debugfs_create_atomic_t("inject_lost_replies", 0600, rdlock_debugfs_dir,
-				&rdlock_cl.inject_lost_replies);
-	debugfs_create_file("cluster", 0444, rdlock_debugfs_dir, NULL,
-			    &rdlock_cluster_fops);
-	debugfs_create_file("nodes", 0444, rdlock_debugfs_dir, NULL,
-			    &rdlock_nodes_fops);
-	debugfs_create_file("protocols", 0444, rdlock_debugfs_dir, NULL,
-			    &rdlock_protocols_fops);
-	rdlock_debugfs_ls_dir = debugfs_create_dir("lockspaces",
-						   rdlock_debugfs_dir);
-}
-
-void rdlock_debugfs_exit(void)
-{
-	debugfs_remove_recursive(rdlock_debugfs_dir);
+	rdlock_ls_debugfs_dir = debugfs_create_dir("lockspaces", root);
 }

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock protocols' debugfs file: protocols, the counters of every lock
+ * protocol on this node (tickets per state among them); lockspaces show
+ * the same counters of their own (lockspace_debugfs.c).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "proto.h"
+
+static const char *const rdlock_xop_names[RDLOCK_XOP_NR] = {
+	[RDLOCK_XOP_READ]	= "read",
+	[RDLOCK_XOP_WRITE]	= "write",
+	[RDLOCK_XOP_FAA]	= "faa",
+	[RDLOCK_XOP_CAS]	= "cas",
+	[RDLOCK_XOP_PING]	= "ping",
+};
+
+/* One "name: value" line per counter: tests and tools parse them. */
+void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
+{
+	int op;
+
+	seq_printf(m, "acquires: %lld\nwaits: %lld\nremote_ops: %lld\n",
+		   (long long)atomic64_read(&s->acquires),
+		   (long long)atomic64_read(&s->waits),
+		   (long long)atomic64_read(&s->remote_ops));
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		seq_printf(m, "ops_%s: %lld\n", rdlock_xop_names[op],
+			   (long long)atomic64_read(&s->ops[op]));
+	seq_printf(m, "retries: %lld\nstall_resets: %lld\noverflow_resets: %lld\n",
+		   (long long)atomic64_read(&s->retries),
+		   (long long)atomic64_read(&s->stall_resets),
+		   (long long)atomic64_read(&s->overflow_resets));
+	seq_printf(m, "lease_expiries: %lld\nabandoned: %lld\n",
+		   (long long)atomic64_read(&s->lease_expiries),
+		   (long long)atomic64_read(&s->abandoned));
+	seq_printf(m, "upgrades: %lld\nupgrade_waits: %lld\n",
+		   (long long)atomic64_read(&s->upgrades),
+		   (long long)atomic64_read(&s->upgrade_waits));
+	seq_printf(m, "notifies: %lld\nnotify_stale: %lld\nrefetches: %lld\n",
+		   (long long)atomic64_read(&s->notifies),
+		   (long long)atomic64_read(&s->notify_stale),
+		   (long long)atomic64_read(&s->refetches));
+	seq_printf(m, "version_resets: %lld\n",
+		   (long long)atomic64_read(&s->version_resets));
+	for (op = 0; op < RDLOCK_TICKET_NR; op++)
+		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
+			   (long long)atomic64_read(&s->tickets[op]));
+	seq_printf(m, "ticket_bad_moves: %lld\ntickets_unfinished: %lld\n",
+		   (long long)atomic64_read(&s->ticket_bad_moves),
+		   (long long)atomic64_read(&s->tickets_unfinished));
+	seq_printf(m, "releases: %lld\n",
+		   (long long)atomic64_read(&s->tickets[RDLOCK_TICKET_RELEASING]));
+	/* The same operations again, split: acquisitions, releases. */
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		seq_printf(m, "acquire_ops_%s: %lld\n", rdlock_xop_names[op],
+			   (long long)atomic64_read(&s->acq_ops[op]));
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		seq_printf(m, "release_ops_%s: %lld\n", rdlock_xop_names[op],
+			   (long long)atomic64_read(&s->rel_ops[op]));
+}
+
+static int rdlock_protocols_show(struct seq_file *m, void *v)
+{
+	rdlock_proto_stats_show(m, &rdlock_proto_stats);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_protocols);
+
+void rdlock_proto_debugfs_init(struct dentry *root)
+{
+	debugfs_create_file("protocols", 0444, root, NULL,
+			    &rdlock_protocols_fops);
+}
