@@ -7,6 +7,7 @@
 #ifndef _RDLOCK_UAPI_CHECK_H
 #define _RDLOCK_UAPI_CHECK_H
 
+#include <linux/build_bug.h>
 #include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/in.h>
@@ -15,6 +16,18 @@
 #include <linux/string.h>
 #include <linux/rdlock.h>
 #include <rdlock/rdlock.h>
+
+/*
+ * The lock structures' sizes are ABI (the ioctl numbers encode them, and
+ * read() returns whole struct rdlock_event records): a change fails here.
+ */
+static_assert(sizeof(struct rdlock_ls_create) == 104);
+static_assert(sizeof(struct rdlock_ls_name) == 56);
+static_assert(sizeof(struct rdlock_lock_req) == 112);
+static_assert(sizeof(struct rdlock_convert_req) == 40);
+static_assert(sizeof(struct rdlock_unlock_req) == 24);
+static_assert(sizeof(struct rdlock_query) == 120);
+static_assert(sizeof(struct rdlock_event) == 32);
 
 static inline bool rdlock_all_zero(const void *p, size_t len)
 {
