@@ -82,7 +82,6 @@
 #define RAW_SLOTS	1024	/* F .. F + 1023 are ours */
 
 /* Raw slots relative to F; barriers and totals on node 0. */
-#define R_DLM		0	/* barriers + 0 .. 15 */
 #define R_ATTR		32	/* barriers + 0 .. 5 */
 /* Exclusion test regions: R_EXCL0 + 64p; CQL between fair and stream. */
 #define R_EXCL0		64
@@ -112,6 +111,7 @@
 #define  RC_KEEP	19	/* (home << 32 | slot) + 1 of "keep" */
 #define  RC_SHARED	20	/* the same of "shared" */
 #define  RC_FULL	21	/* homes with every entry taken */
+#define R_DLM		480	/* barriers + 0 .. 15 */
 #define R_FAIR_ORDER	512	/* + grant number: arrival number + 1 */
 #define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
 
