@@ -84,7 +84,7 @@ static_assert(ARRAY_SIZE(rdlock_ls_protos) == RDLOCK_PROTO_NR);
  * @opts: options, or NULL.
  *
  * Return: 0, -EINVAL, or -EOPNOTSUPP for an update lock in a lockspace
- * without RDLOCK_LS_UPDATE.
+ * without RDLOCK_LS_UPDATE and for RDLOCK_LOCK_NL.
  */
 int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 			 enum rdlock_lock_mode mode,
@@ -98,6 +98,9 @@ int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 					  RDLOCK_LEASE_SLOTS_MAX)))
 		return -EINVAL;
 	if (mode == RDLOCK_LOCK_UP && !(ls->attr.flags & RDLOCK_LS_UPDATE))
+		return -EOPNOTSUPP;
+	/* NL is a DLM mode (kmod/dlm.c): a lock word has no null holder. */
+	if (mode == RDLOCK_LOCK_NL)
 		return -EOPNOTSUPP;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef _RDLOCK_UAPI_CHECK_H
 #define _RDLOCK_UAPI_CHECK_H
 
+#include <linux/build_bug.h>
 #include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/in.h>
@@ -15,6 +16,18 @@
 #include <linux/string.h>
 #include <linux/rdlock.h>
 #include <rdlock/rdlock.h>
+
+/*
+ * The lock structures' sizes are ABI (the ioctl numbers encode them, and
+ * read() returns whole struct rdlock_event records): a change fails here.
+ */
+static_assert(sizeof(struct rdlock_ls_create) == 104);
+static_assert(sizeof(struct rdlock_ls_name) == 56);
+static_assert(sizeof(struct rdlock_lock_req) == 112);
+static_assert(sizeof(struct rdlock_convert_req) == 40);
+static_assert(sizeof(struct rdlock_unlock_req) == 24);
+static_assert(sizeof(struct rdlock_query) == 120);
+static_assert(sizeof(struct rdlock_event) == 32);
 
 static inline bool rdlock_all_zero(const void *p, size_t len)
 {
@@ -310,7 +323,8 @@ static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
 /**
  * rdlock_check_ls_create() - validate RDLOCK_IOC_LS_CREATE's argument
  * @c: the copied-in structure.
- * @attr: receives the lockspace attributes.
+ * @attr: receives the lockspace attributes (not for RDLOCK_LS_DLM, whose
+ *	attributes are the DLM layer's).
  *
  * Return: 0 or -EINVAL.
  */
@@ -321,6 +335,11 @@ static inline int rdlock_check_ls_create(const struct rdlock_ls_create *c,
 	    !rdlock_all_zero(c->reserved, sizeof(c->reserved)) ||
 	    rdlock_ls_check_name(c->name, true))
 		return -EINVAL;
+	/* The DLM layer fixes a DLM lockspace's protocol and geometry. */
+	if (c->flags & RDLOCK_LS_DLM)
+		return c->flags != RDLOCK_LS_DLM || c->proto || c->lease_ms ||
+		       c->omega_us || c->slots || c->queue_bits ||
+		       c->version_bits ? -EINVAL : 0;
 	attr->proto = c->proto;
 	attr->flags = c->flags;
 	attr->lease_ms = c->lease_ms;
@@ -356,8 +375,9 @@ static inline bool rdlock_lock_flags_ok(u32 flags, u32 timeout_ms)
  * rdlock_check_lock_req() - validate RDLOCK_IOC_LOCK's argument
  * @r: the copied-in structure.
  *
- * What depends on the lockspace (update locks, their lease slots) is
- * checked by the lockspace layer.
+ * What depends on the lockspace (update and null locks, lease slots, a
+ * DLM lockspace's shorter names) is checked once the file's lockspace is
+ * known.
  *
  * Return: 0 or -EINVAL.
  */

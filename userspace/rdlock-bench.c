@@ -92,10 +92,10 @@
 #define R_AGREE		(R_FAA + MAX_CLIENTS)	/* nodes where a protocol is up */
 #define SPAN		(R_AGREE + 1)	/* 414 */
 
-/* fs/dlm, after rdlock's own protocols; its NL mode, after rdlock's modes. */
+/* fs/dlm, after rdlock's own protocols; its NL mode is rdlock's. */
 #define PROTO_DLM	RDLOCK_PROTO_NR
 #define NR_PROTOS	(PROTO_DLM + 1)
-#define MODE_DLM_NL	RDLOCK_LOCK_MODE_NR
+#define MODE_DLM_NL	RDLOCK_LOCK_NL
 
 static const char *const proto_names[NR_PROTOS] = {
 	[RDLOCK_PROTO_BAKERY] = "bakery",

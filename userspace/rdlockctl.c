@@ -10,8 +10,11 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <ifaddrs.h>
+#include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -590,9 +593,11 @@ static int cmd_ls_create(int argc, char **argv)
 		{ "uid", required_argument, NULL, 'u' },
 		{ "gid", required_argument, NULL, 'g' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "dlm", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdlock_ls_create c;
+	bool dlm = false, attrs = false;
 	unsigned long mode;
 	__u32 bits;
 	char *end;
@@ -606,7 +611,13 @@ static int cmd_ls_create(int argc, char **argv)
 	c.gid = getgid();
 	c.mode = LS_DEFAULT_MODE;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		/* The protocol and geometry options: not with --dlm. */
+		if (strchr("pQVlosU", opt))
+			attrs = true;
 		switch (opt) {
+		case 'D':
+			dlm = true;
+			break;
 		case 'p':
 			if (rdlock_parse_proto(optarg, &c.proto))
 				return bad_usage("bad protocol '%s' (bakery, caslock or cql)",
@@ -668,6 +679,15 @@ static int cmd_ls_create(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return bad_usage("%s: needs exactly one NAME", "ls-create");
+	if (dlm && attrs)
+		return bad_usage("%s: --dlm takes no protocol, lease, omega, slot or update option",
+				 "ls-create");
+	if (dlm) {
+		/* The DLM layer fixes them. */
+		c.flags = RDLOCK_LS_DLM;
+		c.proto = 0;
+		c.slots = 0;
+	}
 	if (rdlock_parse_ls_name(argv[optind], c.name))
 		return bad_usage("bad lockspace name '%s' (1..31 of A-Z a-z 0-9 _ . : -)",
 				 argv[optind]);
@@ -709,8 +729,32 @@ static const char *mode_name(__u32 mode)
 		return "exclusive";
 	case RDLOCK_LOCK_UP:
 		return "update";
+	case RDLOCK_LOCK_NL:
+		return "null";
 	}
 	return "unknown";
+}
+
+/* -m MODE: sh, pr (the same), ex, up, nl. */
+static int parse_mode(const char *arg, __u32 *mode)
+{
+	static const struct {
+		const char *name;
+		__u32 mode;
+	} modes[] = {
+		{ "sh", RDLOCK_LOCK_SH }, { "pr", RDLOCK_LOCK_PR },
+		{ "ex", RDLOCK_LOCK_EX }, { "up", RDLOCK_LOCK_UP },
+		{ "nl", RDLOCK_LOCK_NL },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (!strcmp(arg, modes[i].name)) {
+			*mode = modes[i].mode;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* Run argv[0] with its arguments; its exit status as a shell reports it. */
@@ -742,6 +786,38 @@ static int run_command(char **argv)
 }
 
 /*
+ * lock -b: hold the lock until a request elsewhere waits for it (a DLM
+ * lockspace's blocking event), at most @ms; print the event. Exit status
+ * 0 after an event, 1 without one.
+ */
+static int wait_blocked(int fd, int ms, __u32 handle)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct rdlock_event ev;
+	int n;
+
+	printf("granted handle %u; waiting for a blocking event\n", handle);
+	fflush(stdout);
+	n = poll(&p, 1, ms);
+	if (n < 0 || (n && !(p.revents & POLLIN))) {
+		err_msg("waiting for events: %s", n < 0 ? strerror(errno) :
+			"not a DLM lockspace (create it with ls-create --dlm)");
+		return 1;
+	}
+	if (!n) {
+		err_msg("no blocking event within %d ms", ms);
+		return 1;
+	}
+	if (read(fd, &ev, sizeof(ev)) != sizeof(ev)) {
+		err_msg("read event: %s", strerror(errno));
+		return 1;
+	}
+	printf("blocked: handle %u, waiting: %s\n", ev.handle,
+	       mode_name(ev.mode));
+	return 0;
+}
+
+/*
  * lock [-s|-x|-u] [-n] [-w SECONDS] LOCKSPACE NAME [--] CMD [ARGS...]:
  * like flock(1). The command inherits the open file, so the lock lasts as
  * long as the command runs even if rdlockctl itself is killed.
@@ -754,12 +830,15 @@ static int cmd_lock(int argc, char **argv)
 		{ "update", no_argument, NULL, 'u' },
 		{ "nonblock", no_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 'w' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "until-blocked", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rdlock_unlock_req u;
 	struct rdlock_lock_req l;
 	struct rdlock_ls_name j;
 	const char *ls, *name, *wait_arg = NULL;
+	int blocked_ms = -1;
 	double secs;
 	char *end;
 	int opt, fd, e, status;
@@ -769,8 +848,21 @@ static int cmd_lock(int argc, char **argv)
 	l.version = RDLOCK_UAPI_VERSION;
 	l.mode = RDLOCK_LOCK_EX;
 	/* "+": options end at LOCKSPACE; the command's are its own. */
-	while ((opt = getopt_long(argc, argv, "+sxunw:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+sxunw:m:b:", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'm':
+			if (parse_mode(optarg, &l.mode))
+				return bad_usage("bad mode '%s' (sh, pr, ex, up or nl)",
+						 optarg);
+			break;
+		case 'b':
+			errno = 0;
+			secs = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(secs >= 0) ||
+			    secs > INT_MAX / 1000.0)
+				return bad_usage("bad wait '%s' (seconds)", optarg);
+			blocked_ms = (int)(secs * 1000 + 0.5);
+			break;
 		case 's':
 			l.mode = RDLOCK_LOCK_SH;
 			break;
@@ -801,15 +893,18 @@ static int cmd_lock(int argc, char **argv)
 	}
 	if (l.flags & RDLOCK_LKF_TRY)
 		l.timeout_ms = 0;
-	if (argc - optind < 3)
-		return bad_usage("%s: needs LOCKSPACE, NAME and a command", "lock");
+	if (argc - optind < (blocked_ms < 0 ? 3 : 2))
+		return bad_usage("%s: needs LOCKSPACE, NAME and a command (or -b)",
+				 "lock");
 	ls = argv[optind];
 	name = argv[optind + 1];
 	optind += 2;
-	if (!strcmp(argv[optind], "--"))
+	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	if (optind == argc)
+	if (optind == argc && blocked_ms < 0)
 		return bad_usage("%s: needs a command", "lock");
+	if (optind < argc && blocked_ms >= 0)
+		return bad_usage("%s: -b takes no command", "lock");
 
 	memset(&j, 0, sizeof(j));
 	j.version = RDLOCK_UAPI_VERSION;
@@ -849,7 +944,10 @@ static int cmd_lock(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	status = run_command(argv + optind);
+	if (blocked_ms >= 0)
+		status = wait_blocked(fd, blocked_ms, l.handle);
+	else
+		status = run_command(argv + optind);
 
 	memset(&u, 0, sizeof(u));
 	u.version = RDLOCK_UAPI_VERSION;
@@ -1195,20 +1293,26 @@ static const struct cmd cmds[] = {
 	{ "wait", cmd_wait, "[--timeout SEC]",
 	  "wait until every node is connected (default 60 s)" },
 	{ "ls-create", cmd_ls_create,
-	  "NAME [--proto bakery|caslock|cql] [--lease-ms T] [--omega-us U]\n"
+	  "NAME [--dlm | --proto bakery|caslock|cql] [--lease-ms T] [--omega-us U]\n"
 	  "      [--slots N] [--update] [--queue-bits N] [--version-bits M]\n"
 	  "      [--uid U] [--gid G] [--mode OCTAL]",
 	  "create a lockspace, or attach to the cluster's (same attributes on\n"
 	  "      every node); defaults: bakery, no lease, 1024 slots, mode 0666;\n"
 	  "      cql only: --queue-bits (1..12, default 5: 32 queue entries per\n"
-	  "      lock, 34 slots a name) and --version-bits (2..16, default 16)" },
+	  "      lock, 34 slots a name) and --version-bits (2..16, default 16);\n"
+	  "      --dlm: a DLM lockspace (modes nl, pr, ex, conversions, blocking\n"
+	  "      events), whose protocol and size the DLM layer sets" },
 	{ "ls-remove", cmd_ls_remove, "NAME",
 	  "remove a lockspace from this node (fails while in use)" },
 	{ "lock", cmd_lock,
-	  "[-s|-x|-u] [-n] [-w SEC] LOCKSPACE NAME [--] CMD [ARGS...]",
+	  "[-s|-x|-u|-m MODE] [-n] [-w SEC] LOCKSPACE NAME [--] CMD [ARGS...]\n"
+	  "      lock [-m MODE] [-n] [-w SEC] -b SEC LOCKSPACE NAME",
 	  "run CMD holding a shared, exclusive (default) or update lock, like\n"
 	  "      flock(1): -n fails at once if busy, -w after SEC seconds; exits\n"
-	  "      with CMD's status, or 1 if the lock was not granted" },
+	  "      with CMD's status, or 1 if the lock was not granted. -m: sh, ex,\n"
+	  "      up, or in a DLM lockspace nl, pr, ex. -b: instead of a command,\n"
+	  "      hold the lock until a request elsewhere waits for it (at most\n"
+	  "      SEC s; a DLM lockspace's blocking event), print it and release" },
 	{ "help", cmd_help, "", "show this help" },
 };
 

@@ -81,6 +81,39 @@ ctl_checks() {
 		sh -c '! rdlockctl lock -u ctl n -- true'
 	trace_checks
 	rdl_step "rdlockctl ls-remove" rdlockctl ls-remove ctl
+	dlm_ctl_checks
+}
+
+# rdlockctl on a DLM lockspace (ls_test's: the cluster keeps its 16384
+# slots per node after ls_test removed it, and has no room for a second
+# one in a guest's table): a PR holder waiting for its blocking event
+# (lock -b) gives the lock back when an EX request waits, which is then
+# granted; NL and conversions' modes are accepted.
+dlm_ctl_checks() {
+	rdl_step "rdlockctl ls-create --dlm" rdlockctl ls-create ls_dlm --dlm ||
+		return 1
+	rdl_step "rdlockctl ls-create --dlm --slots refused" \
+		sh -c '! rdlockctl ls-create ls_dlm2 --dlm --slots 8 2>/dev/null'
+	rdl_step "rdlockctl lock -m nl beside an EX holder" \
+		rdlockctl lock -m ex ls_dlm n -- rdlockctl lock -n -m nl ls_dlm n -- true
+	rm -f /tmp/ctl-hold.out
+	rdlockctl lock -m pr -b 60 ls_dlm n > /tmp/ctl-hold.out 2>&1 &
+	hold=$!
+	# Bounded: the holder prints its line once granted.
+	i=0
+	while [ $i -lt 60 ] && ! grep -q '^granted' /tmp/ctl-hold.out; do
+		sleep 1
+		i=$((i + 1))
+	done
+	rdl_step "rdlockctl lock -m pr -b: granted" grep -q '^granted' /tmp/ctl-hold.out
+	rdl_step "rdlockctl lock -m ex: granted once the PR holder's event made it release" \
+		rdlockctl lock -m ex -w 60 ls_dlm n -- true
+	wait $hold
+	rdl_step "rdlockctl lock -b: exited 0 after the event" test $? -eq 0
+	sed 's/^/# ctl: /' /tmp/ctl-hold.out
+	rdl_step "rdlockctl lock -b: printed an exclusive request's event" \
+		grep -q '^blocked: handle [0-9]*, waiting: exclusive$' /tmp/ctl-hold.out
+	rdl_step "rdlockctl ls-remove (DLM)" rdlockctl ls-remove ls_dlm
 }
 
 if rdl_check_env && rdl_start "backend=$BACKEND"; then

@@ -46,6 +46,16 @@
  *		every entry taken; once released, the last node takes new
  *		names again.
  *
+ * dlm_blocking	a DLM lockspace (RDLOCK_LS_DLM) across nodes: node 0 holds
+ *		PR; node 1's TRY EX fails with EAGAIN and sends no notice;
+ *		node 1 then waits for EX: node 0's file becomes readable
+ *		within a bounded wait, gives exactly one event (its handle,
+ *		EX), unlocks, and node 1 is granted. Then conversions across
+ *		nodes with NOQUEUE (node 2, or 0 with two nodes): NL beside
+ *		EX, NL->PR refused then granted after EX->PR, PR->EX refused
+ *		beside PR, granted after PR->NL (waiting, with its event on
+ *		the PR holder), EX->NL, NL->EX.
+ *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LS_ITERS (M, default 50),
  * RDLOCK_THREADS (T, default 2), RDLOCK_FAIR_ITERS (default 30),
  * RDLOCK_LS_NAMES (default 200), RDLOCK_BARRIER_TIMEOUT (s, default 600),
@@ -54,6 +64,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -100,6 +111,7 @@
 #define  RC_KEEP	19	/* (home << 32 | slot) + 1 of "keep" */
 #define  RC_SHARED	20	/* the same of "shared" */
 #define  RC_FULL	21	/* homes with every entry taken */
+#define R_DLM		480	/* barriers + 0 .. 15 */
 #define R_FAIR_ORDER	512	/* + grant number: arrival number + 1 */
 #define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
 
@@ -1203,6 +1215,170 @@ TEST_F_TIMEOUT(ls, name_reclaim, 900)
 	EXPECT_EQ(0, reclaim_stat("entry_ref_errors"));
 	teardown_ls(_metadata, &self->c, "ls_reclaim",
 		    R_RECLAIM + RC_BARRIER + 10);
+}
+
+/* ------------------------------------------------------------------ */
+/* DLM lockspaces: blocking events and conversions across nodes        */
+
+#define DLM_LS		"ls_dlm"
+#define DLM_EVENT_MS	30000	/* an event must come within this */
+#define DLM_GRANT_MS	60000
+
+static int dlm_mode(int fd, __u32 h)
+{
+	struct rdlock_query q;
+	int ret = rdl_ls_query(fd, h, &q);
+
+	return ret ? -ret : (int)q.mode;
+}
+
+/*
+ * Wait up to @ms for one event on @fd; 0 and the event, or -1. The caller
+ * checks that no second one is queued.
+ */
+static int dlm_event(int fd, int ms, struct rdlock_event *ev, double *took)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double t = rdl_now();
+	int n;
+
+	n = poll(&p, 1, ms);
+	*took = rdl_now() - t;
+	if (n != 1 || !(p.revents & POLLIN))
+		return -1;
+	return read(fd, ev, sizeof(*ev)) == sizeof(*ev) ? 0 : -1;
+}
+
+/* Nothing (more) queued: a non-blocking read fails with EAGAIN. */
+static bool dlm_no_event(int fd)
+{
+	struct rdlock_event ev;
+	int fl = fcntl(fd, F_GETFL);
+	bool none;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	none = read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN;
+	fcntl(fd, F_SETFL, fl);
+	return none;
+}
+
+TEST_F_TIMEOUT(ls, dlm_blocking, 900)
+{
+	const struct ls_env *e = &self->c.env;
+	__u32 conv = e->nr_nodes > 2 ? 2 : 0;
+	struct rdlock_ls_create cr;
+	struct rdlock_event ev;
+	__u32 h = 0, hc = 0;
+	double took, t;
+	int fd, got;
+
+	rdl_ls_create_init(&cr, DLM_LS, 0, 0, RDLOCK_LS_DLM, 0666);
+	got = rdl_ioctl(self->c.dev, RDLOCK_IOC_LS_CREATE, &cr);
+	ASSERT_EQ(0, got)
+		TH_LOG("LS_CREATE %s (DLM): %s", DLM_LS, strerror(got));
+	fd = rdl_open_joined(DLM_LS);
+	ASSERT_LE(0, fd);
+	BARRIER(&self->c, R_DLM);
+
+	/* 1. Node 0 holds PR. */
+	if (e->self == 0) {
+		ASSERT_EQ(0, rdl_ls_lock(fd, "res", RDLOCK_LOCK_PR, 0, 0, &h));
+		EXPECT_EQ(RDLOCK_LOCK_PR, dlm_mode(fd, h));
+	}
+	BARRIER(&self->c, R_DLM + 1);
+	/* 2. Node 1: NOQUEUE fails at once and notifies nobody. */
+	if (e->self == 1) {
+		got = rdl_ls_lock(fd, "res", RDLOCK_LOCK_EX, RDLOCK_LKF_TRY, 0,
+				  &h);
+		EXPECT_EQ(EAGAIN, got)
+			TH_LOG("TRY EX beside a PR holder: %s", strerror(got));
+	}
+	BARRIER(&self->c, R_DLM + 2);
+	if (e->self == 0)
+		EXPECT_TRUE(dlm_no_event(fd))
+			TH_LOG("an event for a NOQUEUE request");
+	BARRIER(&self->c, R_DLM + 3);
+	/* 3. Node 1 waits for EX: node 0 gets one event and gives PR back. */
+	if (e->self == 1) {
+		t = rdl_now();
+		got = rdl_ls_lock(fd, "res", RDLOCK_LOCK_EX, 0, DLM_GRANT_MS,
+				  &h);
+		EXPECT_EQ(0, got)
+			TH_LOG("EX after the PR holder's event: %s",
+			       strerror(got));
+		printf("# node 1: EX granted %.3f s after asking\n",
+		       rdl_now() - t);
+		EXPECT_EQ(RDLOCK_LOCK_EX, dlm_mode(fd, h));
+	} else if (e->self == 0) {
+		ASSERT_EQ(0, dlm_event(fd, DLM_EVENT_MS, &ev, &took))
+			TH_LOG("no event within %d ms", DLM_EVENT_MS);
+		printf("# node 0: blocking event %.3f s after its poll began\n",
+		       took);
+		EXPECT_EQ(RDLOCK_EVENT_BLOCKING, ev.type);
+		EXPECT_EQ(h, ev.handle);
+		EXPECT_EQ(RDLOCK_LOCK_EX, ev.mode);
+		EXPECT_EQ(0, ev.pad);
+		EXPECT_TRUE(dlm_no_event(fd))
+			TH_LOG("more than one event");
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	}
+	BARRIER(&self->c, R_DLM + 4);
+
+	/* 4. Node 1 holds EX; the converter takes NL beside it. */
+	if (e->self == conv) {
+		EXPECT_EQ(0, rdl_ls_lock(fd, "res", RDLOCK_LOCK_NL, 0, 0, &hc));
+		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, hc));
+		EXPECT_EQ(EAGAIN, rdl_ls_convert(fd, hc, RDLOCK_LOCK_PR,
+						 RDLOCK_LKF_TRY, 0));
+		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, hc));
+	}
+	BARRIER(&self->c, R_DLM + 5);
+	if (e->self == 1) {
+		EXPECT_EQ(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_PR, 0, 0));
+		EXPECT_EQ(RDLOCK_LOCK_PR, dlm_mode(fd, h));
+	}
+	BARRIER(&self->c, R_DLM + 6);
+	if (e->self == conv) {
+		EXPECT_EQ(0, rdl_ls_convert(fd, hc, RDLOCK_LOCK_PR,
+					    RDLOCK_LKF_TRY, 0));
+		EXPECT_EQ(EAGAIN, rdl_ls_convert(fd, hc, RDLOCK_LOCK_EX,
+						 RDLOCK_LKF_TRY, 0));
+		EXPECT_EQ(RDLOCK_LOCK_PR, dlm_mode(fd, hc));
+	}
+	BARRIER(&self->c, R_DLM + 7);
+	/* 5. PR->EX waits; the other PR holder's event lets it through. */
+	if (e->self == conv) {
+		got = rdl_ls_convert(fd, hc, RDLOCK_LOCK_EX, 0, DLM_GRANT_MS);
+		EXPECT_EQ(0, got)
+			TH_LOG("PR->EX after the other's event: %s",
+			       strerror(got));
+		EXPECT_EQ(RDLOCK_LOCK_EX, dlm_mode(fd, hc));
+	} else if (e->self == 1) {
+		ASSERT_EQ(0, dlm_event(fd, DLM_EVENT_MS, &ev, &took))
+			TH_LOG("no event within %d ms", DLM_EVENT_MS);
+		EXPECT_EQ(h, ev.handle);
+		EXPECT_EQ(RDLOCK_LOCK_EX, ev.mode);
+		EXPECT_EQ(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_NL, 0, 0));
+		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, h));
+	}
+	BARRIER(&self->c, R_DLM + 8);
+	/* 6. EX->NL, then NL->EX on the other node. */
+	if (e->self == conv) {
+		EXPECT_EQ(0, rdl_ls_convert(fd, hc, RDLOCK_LOCK_NL, 0, 0));
+		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, hc));
+	}
+	BARRIER(&self->c, R_DLM + 9);
+	if (e->self == 1) {
+		EXPECT_EQ(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_EX,
+					    RDLOCK_LKF_TRY, 0));
+		EXPECT_EQ(RDLOCK_LOCK_EX, dlm_mode(fd, h));
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	}
+	if (e->self == conv)
+		EXPECT_EQ(0, rdl_ls_unlock(fd, hc));
+	BARRIER(&self->c, R_DLM + 10);
+	close(fd);
+	teardown_ls(_metadata, &self->c, DLM_LS, R_DLM + 11);
 }
 
 TEST_HARNESS_MAIN

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -1809,7 +1810,7 @@ TEST_F_TIMEOUT(uapi, ls_locks, 120)
 
 	/* Every mode; QUERY tells what is held and where. */
 	tfd = open_test_dev(&info);
-	for (h3 = RDLOCK_LOCK_SH; h3 < RDLOCK_LOCK_MODE_NR; h3++) {
+	for (h3 = RDLOCK_LOCK_SH; h3 <= RDLOCK_LOCK_UP; h3++) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "LOCK %s", mode_names[h3]);
@@ -2382,6 +2383,434 @@ TEST_F(uapi, ls_unprivileged)
 	EXPECT_EQ(0, ls_leave(self->fd));
 	for (i = 0; i < ARRAY_SIZE(perm_cases); i++)
 		EXPECT_EQ(0, ls_remove(self->fd, perm_cases[i].ls));
+}
+
+/* ------------------------------------------------------------------ */
+/* DLM lockspaces (RDLOCK_LS_DLM): modes, conversions, events          */
+
+/* One DLM lockspace (it takes 16384 slots), 0644: others may only read. */
+#define LS_DLM		"uapi_dlm"
+#define EVENT_WAIT_MS	10000
+
+static int dlm_create(int fd, const char *name, __u32 mode)
+{
+	struct rdlock_ls_create c;
+
+	rdl_ls_create_init(&c, name, 0, 0, RDLOCK_LS_DLM, mode);
+	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
+}
+
+/* POLLIN within @ms? -1 on a poll error. */
+static int readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, ms);
+
+	return n < 0 ? -1 : n == 1 && (p.revents & POLLIN);
+}
+
+/* read() of @len bytes into @ev, without blocking: bytes, or -errno. */
+static ssize_t read_events(int fd, void *ev, size_t len)
+{
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	n = read(fd, ev, len);
+	if (n < 0)
+		n = -errno;
+	fcntl(fd, F_SETFL, fl);
+	return n;
+}
+
+/* Exactly one event queued on @fd: @handle blocking @mode. */
+static void expect_one_event(struct __test_metadata *_metadata, int fd,
+			     __u32 handle, __u32 mode, const char *what)
+{
+	struct rdlock_event ev[4];
+	ssize_t n;
+
+	EXPECT_EQ(1, readable(fd, EVENT_WAIT_MS)) {
+		TH_LOG("%s: no event within %d ms", what, EVENT_WAIT_MS);
+	}
+	memset(ev, 0xa5, sizeof(ev));
+	n = read_events(fd, ev, sizeof(ev));
+	EXPECT_EQ((ssize_t)sizeof(ev[0]), n) {
+		TH_LOG("%s: read %zd bytes", what, n);
+	}
+	EXPECT_EQ(RDLOCK_EVENT_BLOCKING, ev[0].type);
+	EXPECT_EQ(handle, ev[0].handle);
+	EXPECT_EQ(mode, ev[0].mode) {
+		TH_LOG("%s: event mode %u", what, ev[0].mode);
+	}
+	EXPECT_EQ(0, ev[0].pad);
+	EXPECT_EQ(0, ev[0].reserved[0]);
+	EXPECT_EQ(0, ev[0].reserved[1]);
+	EXPECT_EQ(0, readable(fd, 0)) {
+		TH_LOG("%s: still readable after the event", what);
+	}
+}
+
+TEST_F(uapi, ls_dlm_create)
+{
+	struct rdlock_ls_create c;
+	static const struct {
+		const char *what;
+		size_t off;
+		__u32 val;
+	} bad[] = {
+		{ "proto CASLOCK", offsetof(struct rdlock_ls_create, proto),
+		  RDLOCK_PROTO_CASLOCK },
+		{ "slots 64", offsetof(struct rdlock_ls_create, slots), 64 },
+		{ "lease_ms 1000", offsetof(struct rdlock_ls_create, lease_ms),
+		  1000 },
+		{ "omega_us 10", offsetof(struct rdlock_ls_create, omega_us), 10 },
+		{ "flags DLM | UPDATE", offsetof(struct rdlock_ls_create, flags),
+		  RDLOCK_LS_DLM | RDLOCK_LS_UPDATE },
+		{ "flags DLM | bit 31", offsetof(struct rdlock_ls_create, flags),
+		  RDLOCK_LS_DLM | 1U << 31 },
+	};
+	char what[96];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		rdl_ls_create_init(&c, LS_DLM, 0, 0, RDLOCK_LS_DLM, 0666);
+		memcpy((char *)&c + bad[i].off, &bad[i].val, 4);
+		snprintf(what, sizeof(what), "LS_CREATE DLM, %s", bad[i].what);
+		expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE,
+						&c), EINVAL, what);
+	}
+	rdl_ls_create_init(&c, LS_DLM, 0, 0, RDLOCK_LS_DLM, 0666);
+	c.queue_bits = 5;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE DLM, queue_bits 5");
+	expect_err(_metadata, ls_join(self->fd, LS_DLM), ENOENT,
+		   "JOIN after the rejected LS_CREATEs");
+
+	expect_err(_metadata, dlm_create(self->fd, LS_DLM, 0644), 0,
+		   "LS_CREATE DLM");
+	expect_err(_metadata, dlm_create(self->fd, LS_DLM, 0644), EEXIST,
+		   "LS_CREATE DLM twice");
+	expect_err(_metadata, ls_create(self->fd, LS_DLM, RDLOCK_PROTO_CASLOCK,
+					LS_SLOTS, 0, 0, 0, 0666), EEXIST,
+		   "LS_CREATE plain with a DLM lockspace's name");
+	expect_err(_metadata, dlm_create(self->fd, LS_PLAIN, 0666), EEXIST,
+		   "LS_CREATE DLM with a plain lockspace's name");
+	/* The rdlock lockspace behind it is not the uapi's to join. */
+	expect_err(_metadata, ls_join(self->fd, "dlm." LS_DLM), ENOENT,
+		   "JOIN the DLM layer's own lockspace");
+}
+
+TEST_F(uapi, ls_dlm_rejects)
+{
+	struct rdlock_lock_req l;
+	struct rdlock_event ev;
+	__u32 h, h2;
+	int fd2;
+
+	/* No DLM lockspace joined: no events. */
+	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+		   EBADFD, "read before JOIN");
+	EXPECT_EQ(0, readable(self->fd, 0));
+	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
+	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+		   EBADFD, "read in a plain lockspace");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_NL, 0, 0,
+					  NULL), EOPNOTSUPP,
+		   "LOCK NL in a plain lockspace");
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_SH, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_NL, 0, 0),
+		   EOPNOTSUPP, "CONVERT SH->NL in a plain lockspace");
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	EXPECT_EQ(0, ls_leave(self->fd));
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
+	expect_err(_metadata, ls_join(self->fd, LS_DLM), EBUSY, "JOIN twice");
+	expect_err(_metadata, ls_remove(self->fd, LS_DLM), EBUSY,
+		   "LS_REMOVE while joined");
+	EXPECT_EQ(0, readable(self->fd, 0));
+	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+		   EAGAIN, "read with nothing queued");
+	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev) - 1),
+		   EINVAL, "read of less than a record");
+
+	/* Validation first, then what a DLM lockspace refuses. */
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK,
+			(rdl_lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0), &l),
+			sizeof(l), lock_cases, ARRAY_SIZE(lock_cases), "DLM LOCK");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_UP, 0, 0,
+					  NULL), EOPNOTSUPP, "LOCK UP");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_MODE_NR, 0,
+					  0, NULL), EINVAL, "LOCK mode 4");
+	rdl_lock_init(&l, "n", RDLOCK_LOCK_PR, 0, 0);
+	l.lease_slots = 2;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), EINVAL,
+		   "LOCK with lease_slots");
+	memset(l.name, 'n', sizeof(l.name));
+	l.lease_slots = 0;
+	l.name_len = RDLOCK_RES_NAME_MAX;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), EINVAL,
+		   "LOCK with a 64-byte name");
+	l.name[RDLOCK_RES_NAME_MAX - 1] = 0;
+	l.name_len = RDLOCK_RES_NAME_MAX - 1;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), 0,
+		   "LOCK with a 63-byte name");
+	h = l.handle;
+	EXPECT_NE(0, h);
+
+	/* Handles: unknown, converted to what it is, to UP. */
+	expect_err(_metadata, rdl_ls_convert(self->fd, h + 100, RDLOCK_LOCK_EX,
+					     0, 0), ENOENT,
+		   "CONVERT of an unknown handle");
+	expect_err(_metadata, rdl_ls_unlock(self->fd, h + 100), ENOENT,
+		   "UNLOCK of an unknown handle");
+	expect_err(_metadata, ls_mode(self->fd, h + 100), -ENOENT,
+		   "QUERY of an unknown handle");
+	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_PR, 0, 0),
+		   EALREADY, "CONVERT PR->PR");
+	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_UP, 0, 0),
+		   EOPNOTSUPP, "CONVERT PR->UP");
+	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_EX,
+					     RDLOCK_LKF_TRY, 10), EINVAL,
+		   "CONVERT TRY with a timeout");
+	EXPECT_EQ(RDLOCK_LOCK_PR, ls_mode(self->fd, h));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
+		   ENOENT, "CONVERT of an unlocked lock");
+	expect_err(_metadata, rdl_ls_unlock(self->fd, h), ENOENT,
+		   "UNLOCK twice");
+
+	/* Nothing rejected was taken: another file gets EX at once. */
+	fd2 = rdl_open_joined(LS_DLM);
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, rdl_ls_lock(fd2, "victim", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h2), 0,
+		   "TRY EX after the rejected LOCKs");
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
+	close(fd2);
+	EXPECT_EQ(0, ls_leave(self->fd));
+	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+		   EBADFD, "read after LEAVE");
+}
+
+/* Every conversion NL<->PR<->EX on one lock, alone: granted at once. */
+TEST_F(uapi, ls_dlm_convert)
+{
+	static const __u32 seq[] = {
+		RDLOCK_LOCK_PR, RDLOCK_LOCK_EX, RDLOCK_LOCK_PR, RDLOCK_LOCK_NL,
+		RDLOCK_LOCK_EX, RDLOCK_LOCK_NL, RDLOCK_LOCK_PR, RDLOCK_LOCK_EX,
+	};
+	struct rdlock_query q;
+	char what[64];
+	__u32 h, prev = RDLOCK_LOCK_NL;
+	size_t i;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "conv", RDLOCK_LOCK_NL, 0, 0, &h));
+	ASSERT_EQ(0, rdl_ls_query(self->fd, h, &q));
+	EXPECT_EQ(RDLOCK_LOCK_NL, q.mode);
+	EXPECT_EQ(4, q.name_len);
+	EXPECT_EQ(0, memcmp(q.name, "conv", 4));
+	EXPECT_EQ(0xffffffffU, q.home_node);
+	for (i = 0; i < ARRAY_SIZE(seq); i++) {
+		snprintf(what, sizeof(what), "CONVERT %u->%u (step %zu)", prev,
+			 seq[i], i);
+		expect_err(_metadata, rdl_ls_convert(self->fd, h, seq[i],
+						     i % 2 ? RDLOCK_LKF_TRY : 0,
+						     0), 0, what);
+		EXPECT_EQ((int)seq[i], ls_mode(self->fd, h));
+		prev = seq[i];
+	}
+	EXPECT_EQ(0, readable(self->fd, 0)) {
+		TH_LOG("an event with nobody else in the lockspace");
+	}
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	EXPECT_EQ(0, ls_leave(self->fd));
+}
+
+/* Fork a child that joins LS_DLM and takes @name in @mode (no limit). */
+static pid_t dlm_child_lock(const char *name, __u32 mode)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = rdl_open_joined(LS_DLM);
+	if (fd < 0)
+		_exit(100);
+	_exit(rdl_ls_lock(fd, name, mode, 0, 0, NULL));
+}
+
+/* The child's exit status within @s seconds, or -1. */
+static int child_status(pid_t pid, int s)
+{
+	double end = rdl_now() + s;
+	int status;
+
+	while (rdl_now() < end) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+/*
+ * TRY EX on @name until granted, at most 10 s: the DLM layer finishes a
+ * cancelled request's wait in the background (dlm-api.rst, "Cancel"), so
+ * the name is free only once it has.
+ */
+static int try_ex_within(int fd, const char *name, __u32 *h)
+{
+	double end = rdl_now() + 10;
+	int got;
+
+	while ((got = rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY, 0,
+				  h)) == EAGAIN && rdl_now() < end)
+		usleep(20000);
+	return got;
+}
+
+TEST_F_TIMEOUT(uapi, ls_dlm_events, 120)
+{
+	struct rdlock_event ev[2];
+	__u32 h, hb, hb2;
+	int fd2, fd3;
+	pid_t pid;
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
+	fd2 = rdl_open_joined(LS_DLM);
+	ASSERT_LE(0, fd2);
+	fd3 = rdl_open_joined(LS_DLM);
+	ASSERT_LE(0, fd3);
+
+	/* Compatibility, NOQUEUE: no wait, and no event for the holder. */
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "ev", RDLOCK_LOCK_PR, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_lock(fd2, "ev", RDLOCK_LOCK_PR,
+					  RDLOCK_LKF_TRY, 0, &hb), 0,
+		   "TRY PR beside PR");
+	expect_err(_metadata, rdl_ls_lock(fd3, "ev", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &hb2), EAGAIN,
+		   "TRY EX beside PR");
+	expect_err(_metadata, rdl_ls_lock(fd3, "ev", RDLOCK_LOCK_NL,
+					  RDLOCK_LKF_TRY, 0, &hb2), 0,
+		   "TRY NL beside PR");
+	expect_err(_metadata, rdl_ls_convert(fd3, hb2, RDLOCK_LOCK_EX,
+					     RDLOCK_LKF_TRY, 0), EAGAIN,
+		   "TRY NL->EX beside PR");
+	EXPECT_EQ(RDLOCK_LOCK_NL, ls_mode(fd3, hb2));
+	EXPECT_EQ(0, readable(self->fd, 200));
+	EXPECT_EQ(0, readable(fd2, 0));
+
+	/* A waiter that gives up still caused one event per blocking lock. */
+	expect_err(_metadata, rdl_ls_convert(fd3, hb2, RDLOCK_LOCK_EX, 0, 300),
+		   ETIMEDOUT, "NL->EX beside two PR holders, 300 ms");
+	EXPECT_EQ(RDLOCK_LOCK_NL, ls_mode(fd3, hb2));
+	expect_one_event(_metadata, self->fd, h, RDLOCK_LOCK_EX,
+			 "first PR holder");
+	expect_one_event(_metadata, fd2, hb, RDLOCK_LOCK_EX,
+			 "second PR holder");
+	EXPECT_EQ(0, readable(fd3, 0));
+	/* Both give back, as a lock cache does on the event. */
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, hb));
+	EXPECT_EQ(0, rdl_ls_unlock(fd3, hb2));
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	ASSERT_EQ(0, try_ex_within(fd2, "ev", &hb));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, hb));
+
+	/*
+	 * Coalescing: three waits on one lock, one event, the strongest.
+	 * Each check below uses a name of its own: the cancelled waits of
+	 * one (finishing in the background) cannot reach the next.
+	 */
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "ev2", RDLOCK_LOCK_EX, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_lock(fd2, "ev2", RDLOCK_LOCK_PR, 0, 200,
+					  NULL), ETIMEDOUT, "PR beside EX");
+	expect_err(_metadata, rdl_ls_lock(fd3, "ev2", RDLOCK_LOCK_EX, 0, 200,
+					  NULL), ETIMEDOUT, "EX beside EX");
+	expect_err(_metadata, rdl_ls_lock(fd2, "ev2", RDLOCK_LOCK_PR, 0, 200,
+					  NULL), ETIMEDOUT, "PR beside EX again");
+	expect_one_event(_metadata, self->fd, h, RDLOCK_LOCK_EX,
+			 "three waits merged");
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	ASSERT_EQ(0, try_ex_within(fd2, "ev2", &hb));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, hb));
+
+	/* An event the holder no longer causes is dropped: EX->PR. */
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "ev3", RDLOCK_LOCK_EX, 0, 0, &h));
+	expect_err(_metadata, rdl_ls_lock(fd2, "ev3", RDLOCK_LOCK_PR, 0, 200,
+					  NULL), ETIMEDOUT, "PR beside EX");
+	EXPECT_EQ(1, readable(self->fd, EVENT_WAIT_MS));
+	ASSERT_EQ(0, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_PR, 0, 0));
+	EXPECT_EQ(0, readable(self->fd, 0)) {
+		TH_LOG("a PR event kept for a PR holder");
+	}
+	expect_err(_metadata, (int)-read_events(self->fd, ev, sizeof(ev)),
+		   EAGAIN, "read after the event was dropped");
+
+	/* The give-back flow: a waiter, one event, unlock, the grant. */
+	pid = dlm_child_lock("ev3", RDLOCK_LOCK_EX);
+	ASSERT_LT(0, pid);
+	expect_one_event(_metadata, self->fd, h, RDLOCK_LOCK_EX,
+			 "PR holder, EX waiter");
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	EXPECT_EQ(0, child_status(pid, 30)) {
+		TH_LOG("the EX waiter was not granted after the unlock");
+	}
+	/* The child's lock went with its file (and the cancelled PR's). */
+	expect_err(_metadata, try_ex_within(fd2, "ev3", &hb), 0,
+		   "TRY EX after the child exited");
+
+	/* LEAVE gives back every lock: another file gets it at once. */
+	ASSERT_EQ(0, rdl_ls_convert(fd2, hb, RDLOCK_LOCK_NL, 0, 0));
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "ev4", RDLOCK_LOCK_EX, 0, 0, &hb2));
+	EXPECT_EQ(0, ls_leave(fd2));
+	expect_err(_metadata, rdl_ls_lock(fd3, "ev4", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &hb2), 0,
+		   "TRY EX after the holder's LEAVE");
+	EXPECT_EQ(0, rdl_ls_unlock(fd3, hb2));
+	close(fd2);
+	close(fd3);
+	EXPECT_EQ(0, ls_leave(self->fd));
+}
+
+TEST_F(uapi, ls_dlm_unprivileged)
+{
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fails = 0, fd;
+		__u32 h;
+
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(100);
+		fd = rdl_open_joined(LS_DLM);
+		if (fd < 0)
+			_exit(101);
+		CHILD_EXPECT(EACCES, rdl_ls_lock(fd, "p", RDLOCK_LOCK_EX, 0, 0,
+						 NULL), "LOCK EX read-only");
+		CHILD_EXPECT(0, rdl_ls_lock(fd, "p", RDLOCK_LOCK_NL, 0, 0, &h),
+			     "LOCK NL read-only");
+		CHILD_EXPECT(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_PR, 0, 0),
+			     "CONVERT NL->PR read-only");
+		CHILD_EXPECT(EACCES, rdl_ls_convert(fd, h, RDLOCK_LOCK_EX, 0, 0),
+			     "CONVERT PR->EX read-only");
+		CHILD_EXPECT(EPERM, ls_remove(fd, LS_DLM), "LS_REMOVE");
+		close(fd);
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, ls_remove(self->fd, LS_DLM));
+	expect_err(_metadata, ls_remove(self->fd, LS_DLM), ENOENT,
+		   "LS_REMOVE DLM twice");
 }
 
 TEST_F(uapi, ls_remove)

@@ -204,16 +204,30 @@ enum rdlock_proto_id {
 #define RDLOCK_CQL_VERSION_BITS_MAX	16
 #define RDLOCK_CQL_VERSION_BITS_DEFAULT	16
 
-/* Lock modes. */
+/*
+ * Lock modes. A DLM lockspace (RDLOCK_LS_DLM) has fs/dlm's NL, PR and EX:
+ * PR is the shared mode and has its value; NL holds nothing but keeps the
+ * lock (its handle and resource). Other lockspaces have SH, EX and, with
+ * RDLOCK_LS_UPDATE, UP.
+ */
 enum rdlock_lock_mode {
 	RDLOCK_LOCK_SH		= 0,	/* shared */
 	RDLOCK_LOCK_EX		= 1,	/* exclusive */
 	RDLOCK_LOCK_UP		= 2,	/* update: beside readers, then upgrade */
+	RDLOCK_LOCK_NL		= 3,	/* null: DLM lockspaces only */
 	RDLOCK_LOCK_MODE_NR,
+	RDLOCK_LOCK_PR		= RDLOCK_LOCK_SH,	/* protected read */
 };
 
 /* struct rdlock_ls_create.flags */
 #define RDLOCK_LS_UPDATE	_BITUL(0)	/* words allow RDLOCK_LOCK_UP */
+/*
+ * A DLM lockspace: modes NL, PR, EX, every conversion between them, and
+ * blocking notices read from the file (struct rdlock_event). Its protocol,
+ * lease and slots are the DLM layer's: proto, lease_ms, omega_us, slots,
+ * queue_bits and version_bits must be 0, and no other flag may be set.
+ */
+#define RDLOCK_LS_DLM		_BITUL(1)
 #define RDLOCK_LS_FLAGS		RDLOCK_LS_UPDATE
 
 /* Largest struct rdlock_lock_req.lease_slots; 16 in an RDLOCK_LS_UPDATE one. */
@@ -384,6 +398,37 @@ struct rdlock_query {
 	__u8 name[RDLOCK_RES_NAME_MAX];
 	__u64 held_ms;
 	__u32 remote_ops;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* Values of struct rdlock_event.type. */
+enum rdlock_event_type {
+	/*
+	 * A request of another file (of this node or another) waits because
+	 * of a lock of this file: give it back, or convert it down, soon.
+	 */
+	RDLOCK_EVENT_BLOCKING	= 1,
+};
+
+/**
+ * struct rdlock_event - what read() of a file joined to a DLM lockspace
+ *	returns, in whole records
+ * @type: enum rdlock_event_type.
+ * @handle: the lock of this file that blocks the request.
+ * @mode: the mode the blocked request asks for: RDLOCK_LOCK_PR or
+ *	RDLOCK_LOCK_EX (the strongest, when several wait).
+ * @pad: zero.
+ * @reserved: zero.
+ *
+ * A lock has at most one event queued: later notices for it are merged
+ * into it, and it is dropped when the lock no longer blocks that mode (it
+ * was converted down or unlocked before the event was read).
+ */
+struct rdlock_event {
+	__u32 type;
+	__u32 handle;
+	__u32 mode;
 	__u32 pad;
 	__u64 reserved[2];
 };
