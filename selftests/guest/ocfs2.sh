@@ -5,6 +5,7 @@
 # on every node; scripts/ocfs2-test.sh makes the image, runs this and then
 # fsck.ocfs2 on the host:
 #   ocfs2.sh o2cb UUID HB_BLOCK
+#   ocfs2.sh rdlock
 # UUID is the file system's (32 hex digits, as debugfs.ocfs2 prints it),
 # HB_BLOCK the first block of its heartbeat system file (4 KiB blocks).
 #
@@ -12,7 +13,14 @@
 # o2net over eth0 and o2dlm. It is set up here by hand, as the o2cb init
 # script and mount.ocfs2 would: mount.ocfs2 and ocfs2_hb_ctl guard the
 # heartbeat region with SysV semaphores, which the debug kernel does not
-# have. (Stack "rdlock", rdlock's stack plug-in, is to come.)
+# have.
+#
+# Stack rdlock is rdlock's plug-in, ocfs2_stack_rdlock.ko: the rdlock
+# cluster up on every node, the plug-in loaded (it registers as OCFS2's
+# "user" stack), "pcmk" (the disk's stack label, mkfs.ocfs2 accepts no
+# other for a user stack) written to /sys/fs/ocfs2/cluster_stack, and
+# mount -t ocfs2 -o cluster_stack=pcmk: no daemon, no heartbeat, the
+# plug-in opens the lockspace (Documentation/rdlock/ocfs2.rst).
 #
 # Every node mounts; creates, writes, renames and deletes files in one
 # shared directory at once; reads every other node's files and must see
@@ -42,7 +50,7 @@ O2NET_PORT=7777
 ID=$RDLOCK_NODE_ID
 
 usage() {
-	echo "usage: $0 o2cb UUID HB_BLOCK" >&2
+	echo "usage: $0 o2cb UUID HB_BLOCK | $0 rdlock" >&2
 	exit 2
 }
 
@@ -55,6 +63,12 @@ o2cb)
 	case "$HB_BLOCK" in
 	'' | *[!0-9]*) usage ;;
 	esac
+	MOUNT_OPTS=heartbeat=local
+	;;
+rdlock)
+	[ $# -eq 1 ] || usage
+	# The disk's label (mkfs.ocfs2 --cluster-stack=pcmk).
+	MOUNT_OPTS=cluster_stack=pcmk
 	;;
 *)	usage ;;
 esac
@@ -165,6 +179,56 @@ o2cb_cluster_down() {
 		d_j=$((d_j + 1))
 	done
 	rmdir "$CFS/$CLUSTER"
+}
+
+o2cb_up() {
+	rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_PORT" o2cb_cluster_up &&
+	rdl_step "o2cb: unmount helper (hb_ctl_path)" o2cb_hb_ctl_install &&
+	rdl_step "o2cb: disk heartbeat $UUID from block $HB_BLOCK" o2cb_heartbeat_up
+}
+
+# Stack rdlock. The stack glue loads "ocfs2_stack_user" (fs/dlm) only if
+# no plug-in named "user" is registered; ours is loaded first, and
+# modprobe is told never to load the other, which would take fs/dlm's
+# place on the next mount after ours is removed.
+LEAVE_GROUP=/tmp/ocfs2-leave-group
+rdlock_plugin_setup() {
+	mkdir -p /etc/modprobe.d &&
+	echo "install ocfs2_stack_user /bin/false" > /etc/modprobe.d/ocfs2-rdlock.conf &&
+	insmod "$RDL/modules/ocfs2_stack_rdlock.ko" &&
+	cfs_set /sys/fs/ocfs2/cluster_stack pcmk
+}
+
+# At unmount the kernel runs "HB_CTL -K -u UUID" to leave the file
+# system's group (ocfs2_controld's job on a fs/dlm cluster); the plug-in
+# closed its lockspace already, so there is nothing to do but say so.
+rdlock_leave_group_install() {
+	cat > "$LEAVE_GROUP" <<-EOF
+	#!/bin/sh
+	# ocfs2-leave-group -K -u UUID: the rdlock plug-in needs nothing
+	[ "\$1 \$2" = "-K -u" ] || exit 1
+	echo "ocfs2-leave-group: \$3 left" > /dev/kmsg
+	EOF
+	chmod 755 "$LEAVE_GROUP" &&
+	cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path "$LEAVE_GROUP"
+}
+
+rdlock_up() {
+	rdl_start "" &&
+	rdl_step "rdlock: plug-in loaded, cluster_stack pcmk" rdlock_plugin_setup &&
+	rdl_step "rdlock: unmount helper (hb_ctl_path)" rdlock_leave_group_install
+}
+
+# The mount really runs on the plug-in: stack "user" active, our module
+# pinned by it, the connection logged.
+rdlock_in_use() {
+	u_plugin=$(cat /sys/fs/ocfs2/active_cluster_plugin) &&
+	u_refs=$(awk '$1 == "ocfs2_stack_rdlock" { print $3 }' "$RDL_PROC_MODULES") || return 1
+	if [ "$u_plugin" != user ] || [ "${u_refs:-0}" -lt 1 ]; then
+		echo "# node $ID: active plug-in '$u_plugin', ocfs2_stack_rdlock refs '$u_refs'"
+		return 1
+	fi
+	dmesg | grep -q "ocfs2_stack_rdlock: .* node $ID connected"
 }
 
 mounted() {
@@ -374,12 +438,12 @@ fi
 
 mkdir -p "$MNT"
 start=$(date +%s)
-if rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_PORT" o2cb_cluster_up &&
-   rdl_step "o2cb: unmount helper (hb_ctl_path)" o2cb_hb_ctl_install &&
-   rdl_step "o2cb: disk heartbeat $UUID from block $HB_BLOCK" o2cb_heartbeat_up &&
-   rdl_step "barrier: heartbeating everywhere" barrier 0 &&
-   rdl_step "mount -t ocfs2 -o heartbeat=local" \
-	mount -t ocfs2 -o heartbeat=local "$RDLOCK_SHARED_DISK" "$MNT" &&
+if "${STACK}_up" &&
+   rdl_step "barrier: $STACK up everywhere" barrier 0 &&
+   rdl_step "mount -t ocfs2 -o $MOUNT_OPTS" \
+	mount -t ocfs2 -o "$MOUNT_OPTS" "$RDLOCK_SHARED_DISK" "$MNT" &&
+   { [ "$STACK" != rdlock ] ||
+     rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then
 	echo "# node $ID: mounted after $(($(date +%s) - start)) s"
 	if [ "$ID" -eq 0 ]; then
@@ -408,15 +472,24 @@ if rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_P
 	# Whatever failed: no node unmounts while another still works.
 	rdl_step "barrier: done" barrier 8
 fi
-if mounted; then
-	rdl_step "umount" umount "$MNT" &&
-	rdl_step "heartbeat stopped by the unmount helper" o2cb_heartbeat_gone
+if [ "$STACK" = o2cb ]; then
+	if mounted; then
+		rdl_step "umount" umount "$MNT" &&
+		rdl_step "heartbeat stopped by the unmount helper" o2cb_heartbeat_gone
+	fi
+	if [ -d "$CFS/$CLUSTER/heartbeat/$UUID" ]; then
+		rmdir "$CFS/$CLUSTER/heartbeat/$UUID"
+	fi
+	# The peers must be done with o2net before its nodes go.
+	rdl_step "barrier: unmounted everywhere" barrier 9 last
+	[ -d "$CFS/$CLUSTER" ] && rdl_step "o2cb: cluster down" o2cb_cluster_down
+else
+	mounted && rdl_step "umount" umount "$MNT"
+	rdl_step "barrier: unmounted everywhere" barrier 9 last
+	# Unmounted: the stack glue let go of the plug-in.
+	rdl_loaded ocfs2_stack_rdlock &&
+		rdl_step "rmmod ocfs2_stack_rdlock" rdl_rmmod ocfs2_stack_rdlock
+	rdl_stop
 fi
-if [ -d "$CFS/$CLUSTER/heartbeat/$UUID" ]; then
-	rmdir "$CFS/$CLUSTER/heartbeat/$UUID"
-fi
-# The peers must be done with o2net before its nodes go.
-rdl_step "barrier: unmounted everywhere" barrier 9 last
-[ -d "$CFS/$CLUSTER" ] && rdl_step "o2cb: cluster down" o2cb_cluster_down
 echo "# node $ID: ocfs2.sh took $(($(date +%s) - start)) s"
 rdl_finish
