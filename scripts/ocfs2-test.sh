@@ -17,6 +17,8 @@
 #   --payload DIR         payload (default: scripts/payload.sh KERNEL)
 #   --files N             files per node and round (default 24)
 #   --records N           records per node in the exact count (default 40)
+#   --bench N             first a metadata benchmark, N files per node and
+#                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
 #                         (default: a fresh dir under /tmp)
 #
@@ -48,6 +50,7 @@ timeout=600
 payload=
 files=24
 records=40
+bench=0
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--payload)	payload=${2:?}; shift ;;
 	--files)	files=${2:?}; shift ;;
 	--records)	records=${2:?}; shift ;;
+	--bench)	bench=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -76,6 +80,7 @@ esac
 [[ $nodes =~ ^[2-4]$ ]] || die "--nodes must be 2..4"
 [[ $files =~ ^[1-9][0-9]*$ && $records =~ ^[1-9][0-9]*$ ]] ||
 	die "--files and --records must be positive numbers"
+[[ $bench =~ ^[0-9]+$ ]] || die "--bench must be a number"
 
 "$SCRIPTS/host-setup.sh"
 [ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
@@ -117,6 +122,7 @@ rc=0
 	--shared-disk "$img" "${stack_modules[@]}" \
 	--bin /usr/bin/flock \
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
+	RDLOCK_OCFS2_BENCH="$bench" \
 	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true

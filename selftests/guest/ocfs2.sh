@@ -31,6 +31,12 @@
 # nodes x RECORDS intact records whose counter values are 0, 1, ... each
 # once. Then every node unmounts and takes the stack down. Nodes meet at
 # barriers on TCP ports 7780 and up (lib.sh rdl_signal).
+#
+# With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
+# (scripts/ocfs2-bench.sh): every node at once creates N empty files in
+# the shared directory, stats every node's (ls -l), removes its own; then
+# the same in a directory of its own. Each phase starts at a barrier and
+# prints "# bench node ID PHASE N_OPS CENTISECONDS".
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -40,6 +46,8 @@ UUID=$2
 HB_BLOCK=$3
 FILES=${RDLOCK_OCFS2_FILES:-24}
 RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
+# Files per node and phase of the metadata benchmark; 0: none.
+BENCH=${RDLOCK_OCFS2_BENCH:-0}
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
@@ -229,6 +237,68 @@ rdlock_in_use() {
 		return 1
 	fi
 	dmesg | grep -q "ocfs2_stack_rdlock: .* node $ID connected"
+}
+
+# The benchmark's clock: /proc/uptime in centiseconds (busybox's date has
+# no sub-second format).
+now_cs() {
+	read -r n_up _ < /proc/uptime
+	echo "${n_up%.*}${n_up#*.}"
+}
+
+# One benchmark phase: barrier $1, then "$3 ..." timed as phase $2 with
+# $4 operations.
+bench_phase() {
+	p_b=$1 p_name=$2 p_fn=$3 p_ops=$4
+	barrier "$p_b" || return 1
+	p_t=$(now_cs)
+	"$p_fn" || return 1
+	echo "# bench node $ID $p_name $p_ops $(($(now_cs) - p_t))"
+}
+
+# $BENCH files $BDIR/$BPFX1, 2, ... made, stat'ed, removed.
+bench_create() {
+	c_i=1
+	while [ "$c_i" -le "$BENCH" ]; do
+		: > "$BDIR/$BPFX$c_i" || return 1
+		c_i=$((c_i + 1))
+	done
+}
+
+# Every entry of $BDIR stat'ed by ls -l (one lstat(2) each, each taking
+# the inode's cluster lock at PR), $BENCH_EXPECT files.
+bench_stat() {
+	# shellcheck disable=SC2010 # ls -l is the point: it stats them
+	b_n=$(ls -l "$BDIR" | grep -c '^-')
+	[ "$b_n" -eq "$BENCH_EXPECT" ] ||
+		{ echo "# node $ID: $b_n files in $BDIR, expected $BENCH_EXPECT"; return 1; }
+}
+
+bench_remove() {
+	c_i=1
+	while [ "$c_i" -le "$BENCH" ]; do
+		rm "$BDIR/$BPFX$c_i" || return 1
+		c_i=$((c_i + 1))
+	done
+}
+
+# Shared phases: every node's files NODE.I in one directory; private
+# ones: I in the node's own. Operations are counted per node.
+bench() {
+	if [ "$ID" -eq 0 ]; then
+		mkdir "$MNT/bench" || return 1
+	fi
+	mkdir "$MNT/bench.$ID" || return 1
+	barrier 20 || return 1
+	BDIR=$MNT/bench BPFX=$ID. BENCH_EXPECT=$((BENCH * RDLOCK_NR_NODES))
+	bench_phase 21 shared-create bench_create "$BENCH" &&
+	bench_phase 22 shared-stat bench_stat "$BENCH_EXPECT" &&
+	bench_phase 23 shared-remove bench_remove "$BENCH" || return 1
+	BDIR=$MNT/bench.$ID BPFX= BENCH_EXPECT=$BENCH
+	bench_phase 24 private-create bench_create "$BENCH" &&
+	bench_phase 25 private-stat bench_stat "$BENCH" &&
+	bench_phase 26 private-remove bench_remove "$BENCH" &&
+	barrier 27
 }
 
 mounted() {
@@ -446,6 +516,9 @@ if "${STACK}_up" &&
      rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then
 	echo "# node $ID: mounted after $(($(date +%s) - start)) s"
+	if [ "$BENCH" -gt 0 ]; then
+		rdl_step "metadata benchmark, $BENCH files per node and phase" bench
+	fi
 	if [ "$ID" -eq 0 ]; then
 		rdl_step "node 0 creates $DIR" mkdir "$DIR" &&
 		rdl_step "node 0 creates the counter file" sh -c "echo 0 > $CNTF"
