@@ -267,7 +267,8 @@ guest_tests()
 	# OCFS2 through rdlock's plug-in. Short: the exclusion and the
 	# exact count need a few records, not many. Debug: KASAN and
 	# lockdep under TCG make every lock hand-over seconds long (guests
-	# 404 s with 8 files and 12 records, 279 s with 3 and 5).
+	# 404 s with 8 files and 12 records, 279 s with 3 and 5, 120 s with
+	# 2 and 3).
 	if [ "$kernel" = stock ]; then
 		ocfs2_step stock rdlock 300 --files 6 --records 10
 	else
