@@ -19,7 +19,11 @@ $(info rdlock: no build tree for the running kernel, using KDIR=$(KDIR))
 endif
 endif
 
-KBUILD_FLAGS := -C $(KDIR) M=$(CURDIR) W=1
+# OCFS2's private headers (scripts/ocfs2-headers.sh) for the stack plug-in,
+# when they were extracted; without them the plug-in is not built.
+OCFS2_HEADERS ?= $(wildcard $(CURDIR)/build/ocfs2-headers)
+
+KBUILD_FLAGS := -C $(KDIR) M=$(CURDIR) W=1 OCFS2_HEADERS=$(OCFS2_HEADERS)
 
 .PHONY: all modules userspace selftests check-style checkpatch sparse test clean
 .PHONY: dkms-add dkms-install dkms-uninstall install-tools

@@ -4,17 +4,21 @@
 # ocfs2-test.sh - OCFS2 on one disk shared by every guest of a cluster:
 # make the image with mkfs.ocfs2, run selftests/guest/ocfs2.sh on every
 # guest (cluster.sh --shared-disk), then check the image with
-# fsck.ocfs2 -fn on the host.
+# fsck.ocfs2 -fn on the host. Stack o2cb is OCFS2's own (o2dlm over TCP);
+# stack rdlock is rdlock's plug-in, ocfs2_stack_rdlock.ko, the disk made
+# with the user-stack label "pcmk" (Documentation/rdlock/ocfs2.rst).
 #
 # usage: ocfs2-test.sh [options]
 #
 #   --kernel debug|stock  guest kernel (default stock)
-#   --stack o2cb          cluster stack (o2cb: OCFS2's own)
+#   --stack o2cb|rdlock   cluster stack (default o2cb: OCFS2's own)
 #   --nodes N             number of guests, 2..4 (default 3)
 #   --timeout SEC         cluster.sh's limit (default 600)
 #   --payload DIR         payload (default: scripts/payload.sh KERNEL)
 #   --files N             files per node and round (default 24)
 #   --records N           records per node in the exact count (default 40)
+#   --bench N             first a metadata benchmark, N files per node and
+#                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
 #                         (default: a fresh dir under /tmp)
 #
@@ -46,6 +50,7 @@ timeout=600
 payload=
 files=24
 records=40
+bench=0
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -57,17 +62,25 @@ while [ $# -gt 0 ]; do
 	--payload)	payload=${2:?}; shift ;;
 	--files)	files=${2:?}; shift ;;
 	--records)	records=${2:?}; shift ;;
+	--bench)	bench=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
 	shift
 done
 
-[ "$stack" = o2cb ] || die "--stack: only o2cb so far"
+case $stack in
+o2cb)	disk_stack=o2cb; stack_modules=(--module ocfs2 --module ocfs2_stack_o2cb) ;;
+# mkfs.ocfs2 knows the user stacks pcmk and cman only; the kernel gives
+# every label but o2cb to the plug-in registered as "user": ours.
+rdlock)	disk_stack=pcmk; stack_modules=(--module ocfs2) ;;
+*)	die "--stack must be o2cb or rdlock" ;;
+esac
 # mkfs -N 4 below: one slot (journal) per node.
 [[ $nodes =~ ^[2-4]$ ]] || die "--nodes must be 2..4"
 [[ $files =~ ^[1-9][0-9]*$ && $records =~ ^[1-9][0-9]*$ ]] ||
 	die "--files and --records must be positive numbers"
+[[ $bench =~ ^[0-9]+$ ]] || die "--bench must be a number"
 
 "$SCRIPTS/host-setup.sh"
 [ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
@@ -83,10 +96,11 @@ rm -f "$img" "$log_dir/fsck.log" "$log_dir/mkfs.log"
 # 4 KiB blocks and clusters: the guests see 4 KiB logical blocks (see
 # cluster.sh), and no two nodes may write inside one 4 KiB block of the
 # image at the same time. The stack and cluster name go on the disk
-# (o2cb: the cluster ocfs2.sh makes in configfs is "rdlock").
+# (o2cb: the cluster ocfs2.sh makes in configfs is "rdlock"; rdlock: the
+# plug-in does not check the name, rdlock has one cluster per node).
 truncate -s "$IMAGE_SIZE" "$img"
 mkfs.ocfs2 -q -b 4096 -C 4096 -N 4 -J size=16M -L rdlock-test \
-	--cluster-stack="$stack" --cluster-name=rdlock "$img" \
+	--cluster-stack="$disk_stack" --cluster-name=rdlock "$img" \
 	> "$log_dir/mkfs.log" 2>&1 ||
 	{ cat "$log_dir/mkfs.log" >&2; die "mkfs.ocfs2 failed"; }
 
@@ -98,14 +112,18 @@ hb_block=$(debugfs.ocfs2 -R 'stat //heartbeat' "$img" |
 [[ $uuid =~ ^[0-9A-F]{32}$ && $hb_block =~ ^[0-9]+$ ]] ||
 	die "cannot read UUID ($uuid) or heartbeat block ($hb_block) of $img"
 log "image $img: UUID $uuid, heartbeat from block $hb_block"
+# o2cb's heartbeat needs the region; the rdlock stack has none.
+guest_args=()
+if [ "$stack" = o2cb ]; then guest_args=("$uuid" "$hb_block"); fi
 
 rc=0
 "$SCRIPTS/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
 	--timeout "$timeout" --payload "$payload" --log-dir "$log_dir" \
-	--shared-disk "$img" --module ocfs2 --module ocfs2_stack_o2cb \
+	--shared-disk "$img" "${stack_modules[@]}" \
 	--bin /usr/bin/flock \
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
-	sh guest/ocfs2.sh "$stack" "$uuid" "$hb_block" || rc=1
+	RDLOCK_OCFS2_BENCH="$bench" \
+	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true
 if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then

@@ -3,7 +3,8 @@
 #
 # payload.sh KERNEL - build everything a guest needs for KERNEL (debug or
 # stock, see kernel.sh) and assemble it under build/KERNEL/payload:
-#   modules/  rdlock.ko, rdlock_test.ko and, with KUnit, *_kunit.ko
+#   modules/  rdlock.ko, rdlock_test.ko, ocfs2_stack_rdlock.ko and, with
+#             KUnit, *_kunit.ko
 #   bin/      rdlockctl, rdlock-xport-bench, rdlock-lock-bench, rdlock-bench
 #             (static)
 #   tests/    selftest binaries (static)
@@ -25,7 +26,10 @@ mkdir -p "$(dirname "$out")"
 {
 	mkdir -p "$bdir/src"
 	rsync -a --delete --exclude /build --exclude .git "$ROOT/" "$bdir/src/"
-	make -C "$bdir/src" modules KDIR="$KDIR"
+	# OCFS2's private headers for the stack plug-in (both kernels are
+	# built from the one linux-source-6.1).
+	ocfs2_headers=$("$ROOT/scripts/ocfs2-headers.sh")
+	make -C "$bdir/src" modules KDIR="$KDIR" OCFS2_HEADERS="$ocfs2_headers"
 	make -C "$ROOT" userspace selftests
 } >> "$out" 2>&1
 

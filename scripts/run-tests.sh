@@ -36,6 +36,10 @@
 #                              flock across nodes, an exact count, then
 #                              fsck.ocfs2 on the host (ocfs2-test.sh);
 #                              stock kernel only
+#             ocfs2-rdlock     the same through rdlock: OCFS2's locks in
+#                              an rdlock DLM lockspace, by the plug-in
+#                              ocfs2_stack_rdlock.ko; fewer files and
+#                              records (both kernels)
 #   demo:   README's first command (scripts/demo.sh) in a fresh git clone
 #           of this commit, with the stock kernel
 #
@@ -263,6 +267,16 @@ guest_tests()
 	# By hand: ocfs2-test.sh --kernel debug --files 8 --records 12.
 	if [ "$kernel" = stock ]; then
 		ocfs2_step stock o2cb 300
+	fi
+	# OCFS2 through rdlock's plug-in. Short: the exclusion and the
+	# exact count need a few records, not many. Debug: KASAN and
+	# lockdep under TCG make every lock hand-over seconds long (guests
+	# 404 s with 8 files and 12 records, 279 s with 3 and 5, 120 s with
+	# 2 and 3).
+	if [ "$kernel" = stock ]; then
+		ocfs2_step stock rdlock 300 --files 6 --records 10
+	else
+		ocfs2_step debug rdlock 900 --files 2 --records 3
 	fi
 }
 

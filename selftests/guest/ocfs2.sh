@@ -5,6 +5,7 @@
 # on every node; scripts/ocfs2-test.sh makes the image, runs this and then
 # fsck.ocfs2 on the host:
 #   ocfs2.sh o2cb UUID HB_BLOCK
+#   ocfs2.sh rdlock
 # UUID is the file system's (32 hex digits, as debugfs.ocfs2 prints it),
 # HB_BLOCK the first block of its heartbeat system file (4 KiB blocks).
 #
@@ -12,7 +13,14 @@
 # o2net over eth0 and o2dlm. It is set up here by hand, as the o2cb init
 # script and mount.ocfs2 would: mount.ocfs2 and ocfs2_hb_ctl guard the
 # heartbeat region with SysV semaphores, which the debug kernel does not
-# have. (Stack "rdlock", rdlock's stack plug-in, is to come.)
+# have.
+#
+# Stack rdlock is rdlock's plug-in, ocfs2_stack_rdlock.ko: the rdlock
+# cluster up on every node, the plug-in loaded (it registers as OCFS2's
+# "user" stack), "pcmk" (the disk's stack label, mkfs.ocfs2 accepts no
+# other for a user stack) written to /sys/fs/ocfs2/cluster_stack, and
+# mount -t ocfs2 -o cluster_stack=pcmk: no daemon, no heartbeat, the
+# plug-in opens the lockspace (Documentation/rdlock/ocfs2.rst).
 #
 # Every node mounts; creates, writes, renames and deletes files in one
 # shared directory at once; reads every other node's files and must see
@@ -23,6 +31,12 @@
 # nodes x RECORDS intact records whose counter values are 0, 1, ... each
 # once. Then every node unmounts and takes the stack down. Nodes meet at
 # barriers on TCP ports 7780 and up (lib.sh rdl_signal).
+#
+# With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
+# (scripts/ocfs2-bench.sh): every node at once creates N empty files in
+# the shared directory, stats every node's (ls -l), removes its own; then
+# the same in a directory of its own. Each phase starts at a barrier and
+# prints "# bench node ID PHASE N_OPS CENTISECONDS".
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -32,6 +46,8 @@ UUID=$2
 HB_BLOCK=$3
 FILES=${RDLOCK_OCFS2_FILES:-24}
 RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
+# Files per node and phase of the metadata benchmark; 0: none.
+BENCH=${RDLOCK_OCFS2_BENCH:-0}
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
@@ -42,7 +58,7 @@ O2NET_PORT=7777
 ID=$RDLOCK_NODE_ID
 
 usage() {
-	echo "usage: $0 o2cb UUID HB_BLOCK" >&2
+	echo "usage: $0 o2cb UUID HB_BLOCK | $0 rdlock" >&2
 	exit 2
 }
 
@@ -55,6 +71,12 @@ o2cb)
 	case "$HB_BLOCK" in
 	'' | *[!0-9]*) usage ;;
 	esac
+	MOUNT_OPTS=heartbeat=local
+	;;
+rdlock)
+	[ $# -eq 1 ] || usage
+	# The disk's label (mkfs.ocfs2 --cluster-stack=pcmk).
+	MOUNT_OPTS=cluster_stack=pcmk
 	;;
 *)	usage ;;
 esac
@@ -165,6 +187,118 @@ o2cb_cluster_down() {
 		d_j=$((d_j + 1))
 	done
 	rmdir "$CFS/$CLUSTER"
+}
+
+o2cb_up() {
+	rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_PORT" o2cb_cluster_up &&
+	rdl_step "o2cb: unmount helper (hb_ctl_path)" o2cb_hb_ctl_install &&
+	rdl_step "o2cb: disk heartbeat $UUID from block $HB_BLOCK" o2cb_heartbeat_up
+}
+
+# Stack rdlock. The stack glue loads "ocfs2_stack_user" (fs/dlm) only if
+# no plug-in named "user" is registered; ours is loaded first, and
+# modprobe is told never to load the other, which would take fs/dlm's
+# place on the next mount after ours is removed.
+LEAVE_GROUP=/tmp/ocfs2-leave-group
+rdlock_plugin_setup() {
+	mkdir -p /etc/modprobe.d &&
+	echo "install ocfs2_stack_user /bin/false" > /etc/modprobe.d/ocfs2-rdlock.conf &&
+	insmod "$RDL/modules/ocfs2_stack_rdlock.ko" &&
+	cfs_set /sys/fs/ocfs2/cluster_stack pcmk
+}
+
+# At unmount the kernel runs "HB_CTL -K -u UUID" to leave the file
+# system's group (ocfs2_controld's job on a fs/dlm cluster); the plug-in
+# closed its lockspace already, so there is nothing to do but say so.
+rdlock_leave_group_install() {
+	cat > "$LEAVE_GROUP" <<-EOF
+	#!/bin/sh
+	# ocfs2-leave-group -K -u UUID: the rdlock plug-in needs nothing
+	[ "\$1 \$2" = "-K -u" ] || exit 1
+	echo "ocfs2-leave-group: \$3 left" > /dev/kmsg
+	EOF
+	chmod 755 "$LEAVE_GROUP" &&
+	cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path "$LEAVE_GROUP"
+}
+
+rdlock_up() {
+	rdl_start "" &&
+	rdl_step "rdlock: plug-in loaded, cluster_stack pcmk" rdlock_plugin_setup &&
+	rdl_step "rdlock: unmount helper (hb_ctl_path)" rdlock_leave_group_install
+}
+
+# The mount really runs on the plug-in: stack "user" active, our module
+# pinned by it, the connection logged.
+rdlock_in_use() {
+	u_plugin=$(cat /sys/fs/ocfs2/active_cluster_plugin) &&
+	u_refs=$(awk '$1 == "ocfs2_stack_rdlock" { print $3 }' "$RDL_PROC_MODULES") || return 1
+	if [ "$u_plugin" != user ] || [ "${u_refs:-0}" -lt 1 ]; then
+		echo "# node $ID: active plug-in '$u_plugin', ocfs2_stack_rdlock refs '$u_refs'"
+		return 1
+	fi
+	dmesg | grep -q "ocfs2_stack_rdlock: .* node $ID connected"
+}
+
+# The benchmark's clock: /proc/uptime in centiseconds (busybox's date has
+# no sub-second format).
+now_cs() {
+	read -r n_up _ < /proc/uptime
+	echo "${n_up%.*}${n_up#*.}"
+}
+
+# One benchmark phase: barrier $1, then "$3 ..." timed as phase $2 with
+# $4 operations.
+bench_phase() {
+	p_b=$1 p_name=$2 p_fn=$3 p_ops=$4
+	barrier "$p_b" || return 1
+	p_t=$(now_cs)
+	"$p_fn" || return 1
+	echo "# bench node $ID $p_name $p_ops $(($(now_cs) - p_t))"
+}
+
+# $BENCH files $BDIR/$BPFX1, 2, ... made, stat'ed, removed.
+bench_create() {
+	c_i=1
+	while [ "$c_i" -le "$BENCH" ]; do
+		: > "$BDIR/$BPFX$c_i" || return 1
+		c_i=$((c_i + 1))
+	done
+}
+
+# Every entry of $BDIR stat'ed by ls -l (one lstat(2) each, each taking
+# the inode's cluster lock at PR), $BENCH_EXPECT files.
+bench_stat() {
+	# shellcheck disable=SC2010 # ls -l is the point: it stats them
+	b_n=$(ls -l "$BDIR" | grep -c '^-')
+	[ "$b_n" -eq "$BENCH_EXPECT" ] ||
+		{ echo "# node $ID: $b_n files in $BDIR, expected $BENCH_EXPECT"; return 1; }
+}
+
+bench_remove() {
+	c_i=1
+	while [ "$c_i" -le "$BENCH" ]; do
+		rm "$BDIR/$BPFX$c_i" || return 1
+		c_i=$((c_i + 1))
+	done
+}
+
+# Shared phases: every node's files NODE.I in one directory; private
+# ones: I in the node's own. Operations are counted per node.
+bench() {
+	if [ "$ID" -eq 0 ]; then
+		mkdir "$MNT/bench" || return 1
+	fi
+	mkdir "$MNT/bench.$ID" || return 1
+	barrier 20 || return 1
+	BDIR=$MNT/bench BPFX=$ID. BENCH_EXPECT=$((BENCH * RDLOCK_NR_NODES))
+	bench_phase 21 shared-create bench_create "$BENCH" &&
+	bench_phase 22 shared-stat bench_stat "$BENCH_EXPECT" &&
+	bench_phase 23 shared-remove bench_remove "$BENCH" || return 1
+	BDIR=$MNT/bench.$ID BPFX= BENCH_EXPECT=$BENCH
+	bench_phase 24 private-create bench_create "$BENCH" &&
+	bench_phase 25 private-stat bench_stat "$BENCH" &&
+	bench_phase 26 private-remove bench_remove "$BENCH" &&
+	barrier 27
 }
 
 mounted() {
@@ -374,14 +508,17 @@ fi
 
 mkdir -p "$MNT"
 start=$(date +%s)
-if rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_PORT" o2cb_cluster_up &&
-   rdl_step "o2cb: unmount helper (hb_ctl_path)" o2cb_hb_ctl_install &&
-   rdl_step "o2cb: disk heartbeat $UUID from block $HB_BLOCK" o2cb_heartbeat_up &&
-   rdl_step "barrier: heartbeating everywhere" barrier 0 &&
-   rdl_step "mount -t ocfs2 -o heartbeat=local" \
-	mount -t ocfs2 -o heartbeat=local "$RDLOCK_SHARED_DISK" "$MNT" &&
+if "${STACK}_up" &&
+   rdl_step "barrier: $STACK up everywhere" barrier 0 &&
+   rdl_step "mount -t ocfs2 -o $MOUNT_OPTS" \
+	mount -t ocfs2 -o "$MOUNT_OPTS" "$RDLOCK_SHARED_DISK" "$MNT" &&
+   { [ "$STACK" != rdlock ] ||
+     rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then
 	echo "# node $ID: mounted after $(($(date +%s) - start)) s"
+	if [ "$BENCH" -gt 0 ]; then
+		rdl_step "metadata benchmark, $BENCH files per node and phase" bench
+	fi
 	if [ "$ID" -eq 0 ]; then
 		rdl_step "node 0 creates $DIR" mkdir "$DIR" &&
 		rdl_step "node 0 creates the counter file" sh -c "echo 0 > $CNTF"
@@ -408,15 +545,24 @@ if rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_P
 	# Whatever failed: no node unmounts while another still works.
 	rdl_step "barrier: done" barrier 8
 fi
-if mounted; then
-	rdl_step "umount" umount "$MNT" &&
-	rdl_step "heartbeat stopped by the unmount helper" o2cb_heartbeat_gone
+if [ "$STACK" = o2cb ]; then
+	if mounted; then
+		rdl_step "umount" umount "$MNT" &&
+		rdl_step "heartbeat stopped by the unmount helper" o2cb_heartbeat_gone
+	fi
+	if [ -d "$CFS/$CLUSTER/heartbeat/$UUID" ]; then
+		rmdir "$CFS/$CLUSTER/heartbeat/$UUID"
+	fi
+	# The peers must be done with o2net before its nodes go.
+	rdl_step "barrier: unmounted everywhere" barrier 9 last
+	[ -d "$CFS/$CLUSTER" ] && rdl_step "o2cb: cluster down" o2cb_cluster_down
+else
+	mounted && rdl_step "umount" umount "$MNT"
+	rdl_step "barrier: unmounted everywhere" barrier 9 last
+	# Unmounted: the stack glue let go of the plug-in.
+	rdl_loaded ocfs2_stack_rdlock &&
+		rdl_step "rmmod ocfs2_stack_rdlock" rdl_rmmod ocfs2_stack_rdlock
+	rdl_stop
 fi
-if [ -d "$CFS/$CLUSTER/heartbeat/$UUID" ]; then
-	rmdir "$CFS/$CLUSTER/heartbeat/$UUID"
-fi
-# The peers must be done with o2net before its nodes go.
-rdl_step "barrier: unmounted everywhere" barrier 9 last
-[ -d "$CFS/$CLUSTER" ] && rdl_step "o2cb: cluster down" o2cb_cluster_down
 echo "# node $ID: ocfs2.sh took $(($(date +%s) - start)) s"
 rdl_finish

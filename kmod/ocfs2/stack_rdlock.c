@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ocfs2_stack_rdlock: an OCFS2 cluster stack plug-in whose DLM is rdlock's
+ * (include/rdlock/dlm.h). Documentation/rdlock/ocfs2.rst has the setup.
+ *
+ * The stack glue picks the plug-in named "o2cb" for disks of stack "o2cb"
+ * and the one named "user" for every other stack label, so this registers
+ * as "user": fs/ocfs2/stack_user.c (fs/dlm) must not be loaded beside it
+ * (its registration then fails with -EEXIST, or ours does).
+ *
+ * Every OCFS2 lock is one rdlock DLM lock in the lockspace named after the
+ * file system's uuid (conn->cc_name). The status block is the fs/dlm
+ * member of OCFS2's lksb union, whose layout rdlock's struct
+ * rdlock_dlm_lksb shares; the value block is the union's padding, as in
+ * stack_user.c. Callbacks come from rdlock's callback workqueue (process
+ * context) and go straight to dlmglue's.
+ *
+ * POSIX locks (->plock) are not offered: fcntl() locks on OCFS2 stay
+ * node-local. flock() is cluster-wide all the same: dlmglue takes it
+ * through its own "F" lock resource, not through ->plock.
+ */
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <rdlock/dlm.h>
+
+#include "stackglue.h"
+
+/* What the plug-in registers as: see the top of the file. */
+#define RDL_STACK_NAME		"user"
+/* Resource of the locking-protocol version, in its value block. */
+#define RDL_VERSION_LOCK	"version_lock"
+
+/*
+ * Flags dlmglue may pass that mean nothing here: DLM_LKF_LOCAL is an
+ * o2dlm hint (a new inode's lock nobody else can know yet, mastered
+ * without asking), DLM_LKF_NODLCKWT is fs/dlm's "no deadlock detection"
+ * (rdlock has none to turn off). Everything else not mapped is refused.
+ */
+#define RDL_LKF_IGNORED		(DLM_LKF_LOCAL | DLM_LKF_NODLCKWT)
+
+struct rdl_conn {
+	struct rdlock_dlm_ls *dls;
+	struct ocfs2_cluster_connection *conn;
+	u32 node;
+	/* The version lock, held at PR from connect to disconnect. */
+	struct rdlock_dlm_lksb vlksb;
+	char vlvb[RDLOCK_DLM_LVB_LEN];
+	struct completion vdone;
+};
+
+/*
+ * OCFS2's lksb union has fs/dlm's struct dlm_lksb, and rdlock's status
+ * block is laid out the same way (checked in rdl_init()).
+ */
+static struct rdlock_dlm_lksb *rdl_sb(struct ocfs2_dlm_lksb *lksb)
+{
+	return (struct rdlock_dlm_lksb *)&lksb->lksb_fsdlm;
+}
+
+/* The value block buffer: the lksb's own, unless one was set before. */
+static void *rdl_lvb(struct ocfs2_dlm_lksb *lksb)
+{
+	struct rdlock_dlm_lksb *sb = rdl_sb(lksb);
+
+	if (!sb->sb_lvbptr)
+		sb->sb_lvbptr = lksb->padding.lvb;
+	return sb->sb_lvbptr;
+}
+
+static int rdl_map_lock_flags(u32 flags, u32 *out)
+{
+	u32 f = 0;
+
+	if (flags & ~(DLM_LKF_NOQUEUE | DLM_LKF_CONVERT | DLM_LKF_VALBLK |
+		      RDL_LKF_IGNORED))
+		return -EINVAL;
+	if (flags & DLM_LKF_NOQUEUE)
+		f |= RDLOCK_DLM_LKF_NOQUEUE;
+	if (flags & DLM_LKF_CONVERT)
+		f |= RDLOCK_DLM_LKF_CONVERT;
+	if (flags & DLM_LKF_VALBLK)
+		f |= RDLOCK_DLM_LKF_VALBLK;
+	*out = f;
+	return 0;
+}
+
+/* Completion of a request, a cancel or an unlock of an OCFS2 lock. */
+static void rdl_ast(void *arg)
+{
+	struct ocfs2_dlm_lksb *lksb = arg;
+	int status = rdl_sb(lksb)->sb_status;
+
+	/*
+	 * As stack_user.c: an unlock and a cancelled conversion end in the
+	 * unlock callback (dlmglue knows which from its own state), every
+	 * other outcome, errors included, in the lock callback, which reads
+	 * the status through ->lock_status().
+	 */
+	if (status == RDLOCK_DLM_EUNLOCK || status == RDLOCK_DLM_ECANCEL)
+		lksb->lksb_conn->cc_proto->lp_unlock_ast(lksb, 0);
+	else
+		lksb->lksb_conn->cc_proto->lp_lock_ast(lksb);
+}
+
+static void rdl_bast(void *arg, int mode)
+{
+	struct ocfs2_dlm_lksb *lksb = arg;
+
+	/* rdlock's modes have fs/dlm's (and o2dlm's LKM_*) numbers. */
+	lksb->lksb_conn->cc_proto->lp_blocking_ast(lksb, mode);
+}
+
+static int rdl_dlm_lock(struct ocfs2_cluster_connection *conn, int mode,
+			struct ocfs2_dlm_lksb *lksb, u32 flags, void *name,
+			unsigned int namelen)
+{
+	struct rdl_conn *rc = conn->cc_private;
+	u32 f;
+	int ret;
+
+	ret = rdl_map_lock_flags(flags, &f);
+	if (ret)
+		return ret;
+	rdl_lvb(lksb);
+	return rdlock_dlm_lock(rc->dls, mode, rdl_sb(lksb), f, name, namelen,
+			       rdl_ast, lksb, rdl_bast);
+}
+
+static int rdl_dlm_unlock(struct ocfs2_cluster_connection *conn,
+			  struct ocfs2_dlm_lksb *lksb, u32 flags)
+{
+	struct rdl_conn *rc = conn->cc_private;
+	u32 f = 0;
+
+	if (flags & ~(DLM_LKF_CANCEL | DLM_LKF_VALBLK))
+		return -EINVAL;
+	if (flags & DLM_LKF_CANCEL)
+		f |= RDLOCK_DLM_LKF_CANCEL;
+	if (flags & DLM_LKF_VALBLK)
+		f |= RDLOCK_DLM_LKF_VALBLK;
+	rdl_lvb(lksb);
+	return rdlock_dlm_unlock(rc->dls, rdl_sb(lksb)->sb_lkid, f,
+				 rdl_sb(lksb), lksb);
+}
+
+/* The status as fs/dlm's stack reports it: errnos, -DLM_E* for the rest. */
+static int rdl_lock_status(struct ocfs2_dlm_lksb *lksb)
+{
+	int status = rdl_sb(lksb)->sb_status;
+
+	if (status == RDLOCK_DLM_EUNLOCK)
+		return -DLM_EUNLOCK;
+	if (status == RDLOCK_DLM_ECANCEL)
+		return -DLM_ECANCEL;
+	return status;
+}
+
+static int rdl_lvb_valid(struct ocfs2_dlm_lksb *lksb)
+{
+	return !(rdl_sb(lksb)->sb_flags & RDLOCK_DLM_SBF_VALNOTVALID);
+}
+
+static void *rdl_lock_lvb(struct ocfs2_dlm_lksb *lksb)
+{
+	return rdl_lvb(lksb);
+}
+
+static void rdl_dump_lksb(struct ocfs2_dlm_lksb *lksb)
+{
+	struct rdlock_dlm_lksb *sb = rdl_sb(lksb);
+
+	pr_err("ocfs2_stack_rdlock: lksb %p: lkid %u status %d flags 0x%x lvb %p\n",
+	       lksb, sb->sb_lkid, sb->sb_status, sb->sb_flags, sb->sb_lvbptr);
+}
+
+/* ------------------------------------------------------------------ */
+/* The connection                                                     */
+
+static void rdl_node_down(void *arg, u32 node)
+{
+	struct ocfs2_cluster_connection *conn = arg;
+
+	/*
+	 * rdlock calls this once per dead node, after its locks are gone and
+	 * before any of them is granted: what OCFS2's recovery (journal
+	 * replay of the dead node's slot) needs.
+	 */
+	pr_info("ocfs2_stack_rdlock: %s: node %u down, recovery\n",
+		conn->cc_name, node);
+	conn->cc_recovery_handler(node, conn->cc_recovery_data);
+}
+
+static const struct rdlock_dlm_ops rdl_ls_ops = {
+	.node_down = rdl_node_down,
+};
+
+static void rdl_sync_ast(void *arg)
+{
+	struct rdl_conn *rc = arg;
+
+	complete(&rc->vdone);
+}
+
+/* The version lock, synchronously: its status, or the call's error. */
+static int rdl_version_lock(struct rdl_conn *rc, int mode, u32 flags)
+{
+	int ret;
+
+	reinit_completion(&rc->vdone);
+	ret = rdlock_dlm_lock(rc->dls, mode, &rc->vlksb, flags,
+			      RDL_VERSION_LOCK, strlen(RDL_VERSION_LOCK),
+			      rdl_sync_ast, rc, NULL);
+	if (ret)
+		return ret;
+	wait_for_completion(&rc->vdone);
+	return rc->vlksb.sb_status;
+}
+
+static int rdl_version_unlock(struct rdl_conn *rc)
+{
+	int ret;
+
+	reinit_completion(&rc->vdone);
+	ret = rdlock_dlm_unlock(rc->dls, rc->vlksb.sb_lkid, 0, &rc->vlksb, rc);
+	if (ret)
+		return ret;
+	wait_for_completion(&rc->vdone);
+	return rc->vlksb.sb_status == RDLOCK_DLM_EUNLOCK ? 0 :
+	       rc->vlksb.sb_status ?: -EIO;
+}
+
+/*
+ * The locking protocol version every node of the file system runs, as
+ * stack_user.c settles it: the first node (the one that gets the version
+ * lock at EX without waiting) writes its own into the value block; later
+ * ones read it at PR and must have the same major and at least its minor.
+ * Every node keeps PR, so the value stays while anyone is mounted.
+ */
+static int rdl_version(struct rdl_conn *rc, struct ocfs2_protocol_version *max)
+{
+	struct ocfs2_cluster_connection *conn = rc->conn;
+	struct ocfs2_protocol_version *pv = (void *)rc->vlvb;
+	int ret;
+
+	rc->vlksb.sb_lvbptr = rc->vlvb;
+	ret = rdl_version_lock(rc, RDLOCK_DLM_LOCK_EX,
+			       RDLOCK_DLM_LKF_NOQUEUE | RDLOCK_DLM_LKF_VALBLK);
+	if (!ret) {
+		*pv = *max;
+		ret = rdl_version_lock(rc, RDLOCK_DLM_LOCK_PR,
+				       RDLOCK_DLM_LKF_CONVERT |
+				       RDLOCK_DLM_LKF_VALBLK);
+		if (ret) {
+			/* Still held at EX: give it back. */
+			rdl_version_unlock(rc);
+			return ret;
+		}
+	} else if (ret == -EAGAIN) {
+		ret = rdl_version_lock(rc, RDLOCK_DLM_LOCK_PR,
+				       RDLOCK_DLM_LKF_VALBLK);
+		if (ret)
+			return ret;
+		if (rc->vlksb.sb_flags & RDLOCK_DLM_SBF_VALNOTVALID ||
+		    pv->pv_major != max->pv_major ||
+		    pv->pv_minor > max->pv_minor) {
+			pr_err("ocfs2_stack_rdlock: %s: the cluster runs locking protocol %u.%u%s, this node %u.%u\n",
+			       conn->cc_name, pv->pv_major, pv->pv_minor,
+			       rc->vlksb.sb_flags & RDLOCK_DLM_SBF_VALNOTVALID ?
+			       " (not valid)" : "",
+			       max->pv_major, max->pv_minor);
+			rdl_version_unlock(rc);
+			return -EPROTO;
+		}
+	} else {
+		/* A failed new lock is gone: nothing to unlock. */
+		return ret;
+	}
+	conn->cc_version = *pv;
+	return 0;
+}
+
+static struct ocfs2_stack_plugin rdl_plugin;
+
+static int rdl_connect(struct ocfs2_cluster_connection *conn)
+{
+	struct ocfs2_protocol_version max = rdl_plugin.sp_max_proto;
+	struct rdl_conn *rc;
+	int ret;
+
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	if (!rc)
+		return -ENOMEM;
+	rc->conn = conn;
+	init_completion(&rc->vdone);
+	rc->node = rdlock_dlm_node_id();
+	/*
+	 * The lockspace is the file system's uuid; conn->cc_cluster_name
+	 * (from the disk) is not checked: rdlock has one cluster per node,
+	 * the one rdlockctl configured.
+	 */
+	rc->dls = rdlock_dlm_open(conn->cc_name, rc->node, &rdl_ls_ops, conn);
+	if (IS_ERR(rc->dls)) {
+		ret = PTR_ERR(rc->dls);
+		pr_err("ocfs2_stack_rdlock: %s: cannot open the lockspace: %d\n",
+		       conn->cc_name, ret);
+		goto free;
+	}
+	conn->cc_lockspace = rc->dls;
+	conn->cc_private = rc;
+
+	/* What the running file system asks for is at most our maximum. */
+	if (conn->cc_version.pv_major != max.pv_major ||
+	    conn->cc_version.pv_minor > max.pv_minor) {
+		ret = -EPROTO;
+		goto close;
+	}
+	ret = rdl_version(rc, &max);
+	if (ret) {
+		pr_err("ocfs2_stack_rdlock: %s: no locking protocol version: %d\n",
+		       conn->cc_name, ret);
+		goto close;
+	}
+	pr_info("ocfs2_stack_rdlock: %s: node %u connected, locking protocol %u.%u\n",
+		conn->cc_name, rc->node, conn->cc_version.pv_major,
+		conn->cc_version.pv_minor);
+	return 0;
+
+close:
+	rdlock_dlm_close(rc->dls);
+	conn->cc_lockspace = NULL;
+	conn->cc_private = NULL;
+free:
+	kfree(rc);
+	return ret;
+}
+
+/* OCFS2 dropped every lock before this: only the version lock is left. */
+static int rdl_disconnect(struct ocfs2_cluster_connection *conn)
+{
+	struct rdl_conn *rc = conn->cc_private;
+	int ret;
+
+	ret = rdl_version_unlock(rc);
+	if (ret)
+		pr_err("ocfs2_stack_rdlock: %s: version lock unlock: %d\n",
+		       conn->cc_name, ret);
+	rdlock_dlm_close(rc->dls);
+	conn->cc_lockspace = NULL;
+	conn->cc_private = NULL;
+	kfree(rc);
+	return 0;
+}
+
+static int rdl_this_node(struct ocfs2_cluster_connection *conn,
+			 unsigned int *node)
+{
+	struct rdl_conn *rc = conn->cc_private;
+
+	*node = rc->node;
+	return 0;
+}
+
+static struct ocfs2_stack_operations rdl_ops = {
+	.connect	= rdl_connect,
+	.disconnect	= rdl_disconnect,
+	.this_node	= rdl_this_node,
+	.dlm_lock	= rdl_dlm_lock,
+	.dlm_unlock	= rdl_dlm_unlock,
+	.lock_status	= rdl_lock_status,
+	.lvb_valid	= rdl_lvb_valid,
+	.lock_lvb	= rdl_lock_lvb,
+	/* .plock: none, POSIX locks stay node-local (see the top). */
+	.dump_lksb	= rdl_dump_lksb,
+};
+
+static struct ocfs2_stack_plugin rdl_plugin = {
+	.sp_name	= RDL_STACK_NAME,
+	.sp_ops		= &rdl_ops,
+	.sp_owner	= THIS_MODULE,
+};
+
+static int __init rdl_init(void)
+{
+	/* rdl_sb(): the two status blocks are one layout. */
+	BUILD_BUG_ON(sizeof(struct rdlock_dlm_lksb) != sizeof(struct dlm_lksb));
+	BUILD_BUG_ON(offsetof(struct rdlock_dlm_lksb, sb_status) !=
+		     offsetof(struct dlm_lksb, sb_status));
+	BUILD_BUG_ON(offsetof(struct rdlock_dlm_lksb, sb_lkid) !=
+		     offsetof(struct dlm_lksb, sb_lkid));
+	BUILD_BUG_ON(offsetof(struct rdlock_dlm_lksb, sb_flags) !=
+		     offsetof(struct dlm_lksb, sb_flags));
+	BUILD_BUG_ON(offsetof(struct rdlock_dlm_lksb, sb_lvbptr) !=
+		     offsetof(struct dlm_lksb, sb_lvbptr));
+	/* rdl_lvb(): rdlock copies RDLOCK_DLM_LVB_LEN bytes. */
+	BUILD_BUG_ON(sizeof_field(struct fsdlm_lksb_plus_lvb, lvb) !=
+		     RDLOCK_DLM_LVB_LEN);
+	/* Modes and BAST modes go through unchanged. */
+	BUILD_BUG_ON(DLM_LOCK_NL != RDLOCK_DLM_LOCK_NL);
+	BUILD_BUG_ON(DLM_LOCK_PR != RDLOCK_DLM_LOCK_PR);
+	BUILD_BUG_ON(DLM_LOCK_EX != RDLOCK_DLM_LOCK_EX);
+	BUILD_BUG_ON(LKM_NLMODE != RDLOCK_DLM_LOCK_NL);
+	BUILD_BUG_ON(LKM_PRMODE != RDLOCK_DLM_LOCK_PR);
+	BUILD_BUG_ON(LKM_EXMODE != RDLOCK_DLM_LOCK_EX);
+	return ocfs2_stack_glue_register(&rdl_plugin);
+}
+
+static void __exit rdl_exit(void)
+{
+	ocfs2_stack_glue_unregister(&rdl_plugin);
+}
+
+module_init(rdl_init);
+module_exit(rdl_exit);
+MODULE_DESCRIPTION("OCFS2 cluster stack on rdlock's DLM");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ocfs2-bench.sh - OCFS2 metadata benchmark, o2cb (o2dlm over TCP) against
+# rdlock (ocfs2_stack_rdlock), one after the other on the same guests'
+# setup: ocfs2-test.sh --bench N on each stack (a fresh image each), then
+# per phase the operations per second of all nodes together and the ratio
+# rdlock / o2cb.
+#
+# usage: ocfs2-bench.sh [--kernel debug|stock] [--nodes N] [--files N]
+#                       [--payload DIR] [--log-dir DIR]
+#
+#   --files N   files per node and phase (default 200)
+#
+# Phases (selftests/guest/ocfs2.sh): every node at once creates N empty
+# files in one shared directory, stats all nodes' files (ls -l), removes
+# its own; then the same in a directory of its own. A phase's rate is the
+# nodes' operations over the slowest node's time (each node times itself
+# from a common barrier; the barriers poll once a second, so starts may
+# differ by up to a second: use phases of several seconds). Each run also
+# does the usual correctness checks, with 1 file and 1 record, and fsck.
+
+set -euo pipefail
+
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+log() { echo "ocfs2-bench.sh: $*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+kernel=stock
+nodes=3
+files=200
+payload=
+log_dir=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel)	kernel=${2:?}; shift ;;
+	--nodes)	nodes=${2:?}; shift ;;
+	--files)	files=${2:?}; shift ;;
+	--payload)	payload=${2:?}; shift ;;
+	--log-dir)	log_dir=${2:?}; shift ;;
+	*)		sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
+	esac
+	shift
+done
+[[ $files =~ ^[1-9][0-9]*$ ]] || die "--files must be a positive number"
+
+[ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
+if [ -n "$log_dir" ]; then
+	mkdir -p "$log_dir"
+	log_dir=$(cd "$log_dir" && pwd)
+else
+	log_dir=$(mktemp -d /tmp/rdlock-ocfs2-bench.XXXXXX)
+fi
+
+rc=0
+for stack in o2cb rdlock; do
+	log "$stack: $nodes nodes, $files files per node and phase"
+	if ! "$SCRIPTS/ocfs2-test.sh" --kernel "$kernel" --stack "$stack" \
+	     --nodes "$nodes" --payload "$payload" --files 1 --records 1 \
+	     --bench "$files" --log-dir "$log_dir/$stack" \
+	     > "$log_dir/$stack.log" 2>&1; then
+		log "$stack: the run failed (see $log_dir/$stack.log)"
+		tail -n 5 "$log_dir/$stack.log" >&2
+		rc=1
+	fi
+done
+
+# "# bench node ID PHASE OPS CENTISECONDS" lines of both runs.
+for stack in o2cb rdlock; do
+	grep -h '^# bench node ' "$log_dir/$stack"/node*.out 2>/dev/null |
+		sed "s/^/$stack /"
+done | awk -v nodes="$nodes" '
+{
+	key = $1 " " $6
+	ops[key] += $7
+	if ($8 > t[key])
+		t[key] = $8
+	n[key]++
+	if (!($6 in seen)) {
+		seen[$6] = 1
+		order[++np] = $6
+	}
+}
+END {
+	printf "%-16s %14s %14s %8s\n", "phase", "o2cb ops/s", "rdlock ops/s",
+	       "ratio"
+	bad = 0
+	for (i = 1; i <= np; i++) {
+		p = order[i]
+		for (s = 0; s < 2; s++) {
+			st = s ? "rdlock" : "o2cb"
+			k = st " " p
+			if (n[k] != nodes) {
+				r[s] = -1
+				bad = 1
+				continue
+			}
+			r[s] = ops[k] * 100 / (t[k] > 0 ? t[k] : 1)
+		}
+		# (In printf arguments ">" would be a redirection.)
+		a = r[0] < 0 ? "-" : sprintf("%.1f", r[0])
+		b = r[1] < 0 ? "-" : sprintf("%.1f", r[1])
+		x = (r[0] <= 0 || r[1] < 0) ? "-" : sprintf("%.2fx", r[1] / r[0])
+		printf "%-16s %14s %14s %8s\n", p, a, b, x
+	}
+	exit bad
+}' || rc=1
+log "logs in $log_dir"
+exit $rc
