@@ -171,9 +171,18 @@ static void *rdl_lock_lvb(struct ocfs2_dlm_lksb *lksb)
 static void rdl_dump_lksb(struct ocfs2_dlm_lksb *lksb)
 {
 	struct rdlock_dlm_lksb *sb = rdl_sb(lksb);
+	struct rdl_conn *rc = lksb->lksb_conn ? lksb->lksb_conn->cc_private :
+						NULL;
+	struct rdlock_dlm_lock_status st;
 
 	pr_err("ocfs2_stack_rdlock: lksb %p: lkid %u status %d flags 0x%x lvb %p\n",
 	       lksb, sb->sb_lkid, sb->sb_status, sb->sb_flags, sb->sb_lvbptr);
+	/* What rdlock thinks of the lock: a hang shows which wait it is in. */
+	if (rc && !rdlock_dlm_lock_status(rc->dls, sb->sb_lkid, &st))
+		pr_err("ocfs2_stack_rdlock: lkid %u: granted %d requested %d waiting %s\n",
+		       sb->sb_lkid, st.grmode, st.rqmode,
+		       st.waiting == RDLOCK_DLM_WAIT_GATE ? "gate" :
+		       st.waiting == RDLOCK_DLM_WAIT_MAIN ? "main" : "no");
 }
 
 /* ------------------------------------------------------------------ */
