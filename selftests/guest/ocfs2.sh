@@ -431,7 +431,11 @@ flock_after() {
 RECF=$DIR/records
 CNTF=$DIR/counter
 append_records() {
-	exec 8>>"$DIR/records.lock" || return 1
+	# Node 0 made the file before barrier 2: opened here without O_CREAT.
+	# Three nodes creating one name at once can get EEXIST from OCFS2
+	# (a stale negative dentry: ocfs2_mknod finds the other node's entry),
+	# which an open(O_CREAT) without O_EXCL does not retry.
+	exec 8<"$DIR/records.lock" || return 1
 	a_s=1
 	while [ "$a_s" -le "$RECORDS" ]; do
 		flock -x -w 60 8 || { echo "# node $ID: no flock in 60 s"; return 1; }
@@ -521,7 +525,9 @@ if "${STACK}_up" &&
 	fi
 	if [ "$ID" -eq 0 ]; then
 		rdl_step "node 0 creates $DIR" mkdir "$DIR" &&
-		rdl_step "node 0 creates the counter file" sh -c "echo 0 > $CNTF"
+		rdl_step "node 0 creates the counter file" sh -c "echo 0 > $CNTF" &&
+		rdl_step "node 0 creates the records' lock file" \
+			sh -c ": > $DIR/records.lock"
 	fi
 	t=$(date +%s)
 	rdl_step "barrier: shared directory made" barrier 2 &&
