@@ -1025,9 +1025,7 @@ static long rdlock_ioc_join(struct rdlock_file *f, void __user *argp)
 	}
 	mutex_lock(&rdlock_ls_mutex);
 	ls = rdlock_ls_find(n.name);
-	if (f->ls) {
-		ret = -EBUSY;
-	} else if (!ls || !ls->created) {
+	if (!ls || !ls->created) {
 		ret = -ENOENT;
 	} else {
 		perm = rdlock_ls_perm(ls->uid, ls->gid, ls->mode);

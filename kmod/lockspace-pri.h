@@ -53,10 +53,17 @@
  * after it; the first 0 ends the probe (design.rst, "Reclaim").
  */
 #define RDLOCK_LS_FREED		RDLOCK_LS_FREEING
+
+/* A tag word that any name may claim: never used, or freed. */
+static inline bool rdlock_ls_entry_free(u64 v)
+{
+	return !v || v == RDLOCK_LS_FREED;
+}
+
 /*
  * Entries a name may take on its home node, from its start entry on: it
- * is looked for in all of them (freed entries leave holes in the probe
- * sequence), and a new name claims the first free one.
+ * is looked for in them up to the first never used one (a freed entry
+ * does not end the search), and a new name claims the first free one.
  */
 #define RDLOCK_LS_NAME_WINDOW	16
 /*

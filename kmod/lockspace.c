@@ -793,15 +793,15 @@ static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
 	int ret;
 
 	for (;;) {
-		bool free = !expect || expect == RDLOCK_LS_FREED;
-
 		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_CAS, tslot, expect,
-				   free ? res->tag | 1 : expect + 1, &old);
+				   rdlock_ls_entry_free(expect) ? res->tag | 1 :
+								  expect + 1,
+				   &old);
 		if (ret)
 			return ret;
 		if (old == expect)
 			return 1;
-		if (old && old != RDLOCK_LS_FREED &&
+		if (!rdlock_ls_entry_free(old) &&
 		    (old & ~RDLOCK_LS_REFS_MAX) != res->tag)
 			return 0;
 		/* One reference more than the word holds: none is leaked. */
@@ -849,7 +849,7 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
 		if (ret)
 			return ret;
 		seen[i] = v;
-		if (!v || v == RDLOCK_LS_FREED) {
+		if (rdlock_ls_entry_free(v)) {
 			if (free < 0)
 				free = i;
 			if (!v)
@@ -913,9 +913,10 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
 /*
  * Find or claim the name's entry on its home node and hold a reference on
  * it. Entries freed in the window leave holes, so two nodes can claim two
- * entries for one name at once; each then looks at the whole window, and
- * a reference taken while an entry of the name already had one is given
- * back, its taker joins that entry (design.rst, "Reclaim").
+ * entries for one name at once; each then looks at the window again (up
+ * to its first never used entry), and a reference taken while an entry
+ * of the name already had one is given back, its taker joins that entry
+ * (design.rst, "Reclaim").
  */
 static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 {
@@ -982,7 +983,7 @@ int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 				   rdlock_entry_slot(ls, 0, i), 0, 0, &v);
 		if (ret)
 			return ret;
-		if (!v || v == RDLOCK_LS_FREED)
+		if (rdlock_ls_entry_free(v))
 			continue;
 		*used += 1;
 		*refs += rdlock_entry_refs(v);

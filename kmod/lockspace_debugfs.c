@@ -186,11 +186,11 @@ static int rdlock_ls_cql_show(struct seq_file *m, void *v)
 		   ls->cfg.cql_ver_bits);
 	for (i = 0; i < ls->entries; i++) {
 		ret = rdlock_ls_home_read(ls, i, 0, &tag);
-		if (!ret && tag && tag != RDLOCK_LS_FREED)
+		if (!ret && !rdlock_ls_entry_free(tag))
 			ret = rdlock_ls_home_read(ls, i, 1, &h);
 		if (ret)
 			return ret;
-		if (!tag || tag == RDLOCK_LS_FREED)
+		if (rdlock_ls_entry_free(tag))
 			continue;
 		qhead = cql_hdr_qhead(&l, h);
 		n = min(cql_hdr_qsize(&l, h), cql_capacity(&l));

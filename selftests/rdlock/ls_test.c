@@ -64,7 +64,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1224,27 +1223,17 @@ TEST_F_TIMEOUT(ls, name_reclaim, 900)
 #define DLM_EVENT_MS	30000	/* an event must come within this */
 #define DLM_GRANT_MS	60000
 
-static int dlm_mode(int fd, __u32 h)
-{
-	struct rdlock_query q;
-	int ret = rdl_ls_query(fd, h, &q);
-
-	return ret ? -ret : (int)q.mode;
-}
-
 /*
  * Wait up to @ms for one event on @fd; 0 and the event, or -1. The caller
  * checks that no second one is queued.
  */
 static int dlm_event(int fd, int ms, struct rdlock_event *ev, double *took)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
 	double t = rdl_now();
-	int n;
+	int n = rdl_readable(fd, ms);
 
-	n = poll(&p, 1, ms);
 	*took = rdl_now() - t;
-	if (n != 1 || !(p.revents & POLLIN))
+	if (n != 1)
 		return -1;
 	return read(fd, ev, sizeof(*ev)) == sizeof(*ev) ? 0 : -1;
 }
@@ -1253,13 +1242,8 @@ static int dlm_event(int fd, int ms, struct rdlock_event *ev, double *took)
 static bool dlm_no_event(int fd)
 {
 	struct rdlock_event ev;
-	int fl = fcntl(fd, F_GETFL);
-	bool none;
 
-	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	none = read(fd, &ev, sizeof(ev)) < 0 && errno == EAGAIN;
-	fcntl(fd, F_SETFL, fl);
-	return none;
+	return rdl_read_events(fd, &ev, sizeof(ev)) == -EAGAIN;
 }
 
 TEST_F_TIMEOUT(ls, dlm_blocking, 900)
@@ -1283,7 +1267,7 @@ TEST_F_TIMEOUT(ls, dlm_blocking, 900)
 	/* 1. Node 0 holds PR. */
 	if (e->self == 0) {
 		ASSERT_EQ(0, rdl_ls_lock(fd, "res", RDLOCK_LOCK_PR, 0, 0, &h));
-		EXPECT_EQ(RDLOCK_LOCK_PR, dlm_mode(fd, h));
+		EXPECT_EQ(RDLOCK_LOCK_PR, rdl_ls_mode(fd, h));
 	}
 	BARRIER(&self->c, R_DLM + 1);
 	/* 2. Node 1: NOQUEUE fails at once and notifies nobody. */
@@ -1308,7 +1292,7 @@ TEST_F_TIMEOUT(ls, dlm_blocking, 900)
 			       strerror(got));
 		printf("# node 1: EX granted %.3f s after asking\n",
 		       rdl_now() - t);
-		EXPECT_EQ(RDLOCK_LOCK_EX, dlm_mode(fd, h));
+		EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, h));
 	} else if (e->self == 0) {
 		ASSERT_EQ(0, dlm_event(fd, DLM_EVENT_MS, &ev, &took))
 			TH_LOG("no event within %d ms", DLM_EVENT_MS);
@@ -1327,15 +1311,15 @@ TEST_F_TIMEOUT(ls, dlm_blocking, 900)
 	/* 4. Node 1 holds EX; the converter takes NL beside it. */
 	if (e->self == conv) {
 		EXPECT_EQ(0, rdl_ls_lock(fd, "res", RDLOCK_LOCK_NL, 0, 0, &hc));
-		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, hc));
+		EXPECT_EQ(RDLOCK_LOCK_NL, rdl_ls_mode(fd, hc));
 		EXPECT_EQ(EAGAIN, rdl_ls_convert(fd, hc, RDLOCK_LOCK_PR,
 						 RDLOCK_LKF_TRY, 0));
-		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, hc));
+		EXPECT_EQ(RDLOCK_LOCK_NL, rdl_ls_mode(fd, hc));
 	}
 	BARRIER(&self->c, R_DLM + 5);
 	if (e->self == 1) {
 		EXPECT_EQ(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_PR, 0, 0));
-		EXPECT_EQ(RDLOCK_LOCK_PR, dlm_mode(fd, h));
+		EXPECT_EQ(RDLOCK_LOCK_PR, rdl_ls_mode(fd, h));
 	}
 	BARRIER(&self->c, R_DLM + 6);
 	if (e->self == conv) {
@@ -1343,7 +1327,7 @@ TEST_F_TIMEOUT(ls, dlm_blocking, 900)
 					    RDLOCK_LKF_TRY, 0));
 		EXPECT_EQ(EAGAIN, rdl_ls_convert(fd, hc, RDLOCK_LOCK_EX,
 						 RDLOCK_LKF_TRY, 0));
-		EXPECT_EQ(RDLOCK_LOCK_PR, dlm_mode(fd, hc));
+		EXPECT_EQ(RDLOCK_LOCK_PR, rdl_ls_mode(fd, hc));
 	}
 	BARRIER(&self->c, R_DLM + 7);
 	/* 5. PR->EX waits; the other PR holder's event lets it through. */
@@ -1352,26 +1336,26 @@ TEST_F_TIMEOUT(ls, dlm_blocking, 900)
 		EXPECT_EQ(0, got)
 			TH_LOG("PR->EX after the other's event: %s",
 			       strerror(got));
-		EXPECT_EQ(RDLOCK_LOCK_EX, dlm_mode(fd, hc));
+		EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, hc));
 	} else if (e->self == 1) {
 		ASSERT_EQ(0, dlm_event(fd, DLM_EVENT_MS, &ev, &took))
 			TH_LOG("no event within %d ms", DLM_EVENT_MS);
 		EXPECT_EQ(h, ev.handle);
 		EXPECT_EQ(RDLOCK_LOCK_EX, ev.mode);
 		EXPECT_EQ(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_NL, 0, 0));
-		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, h));
+		EXPECT_EQ(RDLOCK_LOCK_NL, rdl_ls_mode(fd, h));
 	}
 	BARRIER(&self->c, R_DLM + 8);
 	/* 6. EX->NL, then NL->EX on the other node. */
 	if (e->self == conv) {
 		EXPECT_EQ(0, rdl_ls_convert(fd, hc, RDLOCK_LOCK_NL, 0, 0));
-		EXPECT_EQ(RDLOCK_LOCK_NL, dlm_mode(fd, hc));
+		EXPECT_EQ(RDLOCK_LOCK_NL, rdl_ls_mode(fd, hc));
 	}
 	BARRIER(&self->c, R_DLM + 9);
 	if (e->self == 1) {
 		EXPECT_EQ(0, rdl_ls_convert(fd, h, RDLOCK_LOCK_EX,
 					    RDLOCK_LKF_TRY, 0));
-		EXPECT_EQ(RDLOCK_LOCK_EX, dlm_mode(fd, h));
+		EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, h));
 		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
 	}
 	if (e->self == conv)

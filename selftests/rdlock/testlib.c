@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,4 +271,36 @@ int rdl_open_joined(const char *ls)
 		return -ret;
 	}
 	return fd;
+}
+
+/* Mode of a held lock as QUERY reports it, or -errno. */
+int rdl_ls_mode(int fd, __u32 handle)
+{
+	struct rdlock_query q;
+	int ret = rdl_ls_query(fd, handle, &q);
+
+	return ret ? -ret : (int)q.mode;
+}
+
+/* POLLIN within @ms? -1 on a poll error. */
+int rdl_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, ms);
+
+	return n < 0 ? -1 : n == 1 && (p.revents & POLLIN);
+}
+
+/* read() of @len bytes into @ev, without blocking: bytes, or -errno. */
+ssize_t rdl_read_events(int fd, void *ev, size_t len)
+{
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	n = read(fd, ev, len);
+	if (n < 0)
+		n = -errno;
+	fcntl(fd, F_SETFL, fl);
+	return n;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
@@ -47,6 +48,10 @@ int rdl_ls_unlock(int fd, __u32 handle);
 int rdl_ls_convert(int fd, __u32 handle, __u32 mode, __u32 flags,
 		   __u32 timeout_ms);
 int rdl_ls_query(int fd, __u32 handle, struct rdlock_query *q);
+int rdl_ls_mode(int fd, __u32 handle);
+/* Blocking events of a joined DLM lockspace (struct rdlock_event). */
+int rdl_readable(int fd, int ms);
+ssize_t rdl_read_events(int fd, void *ev, size_t len);
 void rdl_ls_create_init(struct rdlock_ls_create *c, const char *name,
 			__u32 proto, __u32 slots, __u32 flags, __u32 mode);
 void rdl_ls_name_init(struct rdlock_ls_name *n, const char *name);

@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -452,15 +451,6 @@ static int ls_join(int fd, const char *name)
 static int ls_leave(int fd)
 {
 	return rdl_ioctl(fd, RDLOCK_IOC_LEAVE, NULL);
-}
-
-/* Mode of a held lock as QUERY reports it, or -errno. */
-static int ls_mode(int fd, __u32 handle)
-{
-	struct rdlock_query q;
-	int ret = rdl_ls_query(fd, handle, &q);
-
-	return ret ? -ret : (int)q.mode;
 }
 
 static int open_dev(void)
@@ -1948,7 +1938,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	rdl_convert_init(&cv, hu, RDLOCK_LOCK_EX, 0, 0);
 	run_field_cases(_metadata, fd, RDLOCK_IOC_CONVERT, &cv, sizeof(cv),
 			convert_cases, ARRAY_SIZE(convert_cases), "CONVERT");
-	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
+	EXPECT_EQ(RDLOCK_LOCK_UP, rdl_ls_mode(fd, hu));
 	expect_err(_metadata, rdl_ls_convert(fd, 0xffffffff, RDLOCK_LOCK_EX, 0, 0),
 		   ENOENT, "CONVERT unknown handle");
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_UP, 0, 0),
@@ -1969,7 +1959,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
 					     0), EAGAIN, what);
 	EXPECT_GT(2.0, rdl_now() - t);
-	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
+	EXPECT_EQ(RDLOCK_LOCK_UP, rdl_ls_mode(fd, hu));
 	t = rdl_now();
 	snprintf(what, sizeof(what), "%s: CONVERT UP to EX, 300 ms, reader ahead",
 		 ls);
@@ -1978,7 +1968,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	t = rdl_now() - t;
 	EXPECT_LE(0.29, t);
 	EXPECT_GT(10.0, t);
-	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
+	EXPECT_EQ(RDLOCK_LOCK_UP, rdl_ls_mode(fd, hu));
 	/* Still one update holder, and later readers as compat[] says. */
 	snprintf(what, sizeof(what), "%s: TRY UP beside UP after a failed upgrade",
 		 ls);
@@ -1997,7 +1987,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	snprintf(what, sizeof(what), "%s: CONVERT UP to EX, reader gone", ls);
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 5000), 0,
 		   what);
-	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(fd, hu));
+	EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, hu));
 	expect_err(_metadata, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_SH,
 					  RDLOCK_LKF_TRY, 0, &h), EAGAIN,
 		   "TRY SH while upgraded");
@@ -2010,11 +2000,11 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 		   EOPNOTSUPP, "CONVERT upgraded to SH");
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_UP, 0, 0), 0,
 		   "CONVERT upgraded back to UP");
-	EXPECT_EQ(RDLOCK_LOCK_UP, ls_mode(fd, hu));
+	EXPECT_EQ(RDLOCK_LOCK_UP, rdl_ls_mode(fd, hu));
 	/* And up again with TRY, nobody in the way. */
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY,
 					     0), 0, "TRY CONVERT UP to EX, nobody there");
-	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(fd, hu));
+	EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, hu));
 	EXPECT_EQ(0, rdl_ls_unlock(fd, hu));
 	expect_err(_metadata, rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 0), ENOENT,
 		   "CONVERT after UNLOCK");
@@ -2031,7 +2021,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 		   EOPNOTSUPP, "CONVERT SH to UP");
 	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_SH, 0, 0),
 		   EALREADY, "CONVERT SH to SH");
-	EXPECT_EQ(RDLOCK_LOCK_SH, ls_mode(fd, h));
+	EXPECT_EQ(RDLOCK_LOCK_SH, rdl_ls_mode(fd, h));
 	EXPECT_EQ(0, rdl_ls_unlock(fd, h));
 	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_EX, 0, 0, &h));
 	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_SH, 0, 0),
@@ -2040,7 +2030,7 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 		   EOPNOTSUPP, "CONVERT EX to UP");
 	expect_err(_metadata, rdl_ls_convert(fd, h, RDLOCK_LOCK_EX, 0, 0),
 		   EALREADY, "CONVERT EX to EX");
-	EXPECT_EQ(RDLOCK_LOCK_EX, ls_mode(fd, h));
+	EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, h));
 	EXPECT_EQ(0, rdl_ls_unlock(fd, h));
 	close(fd2);
 	EXPECT_EQ(0, ls_leave(fd));
@@ -2400,29 +2390,6 @@ static int dlm_create(int fd, const char *name, __u32 mode)
 	return rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, &c);
 }
 
-/* POLLIN within @ms? -1 on a poll error. */
-static int readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n = poll(&p, 1, ms);
-
-	return n < 0 ? -1 : n == 1 && (p.revents & POLLIN);
-}
-
-/* read() of @len bytes into @ev, without blocking: bytes, or -errno. */
-static ssize_t read_events(int fd, void *ev, size_t len)
-{
-	int fl = fcntl(fd, F_GETFL);
-	ssize_t n;
-
-	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	n = read(fd, ev, len);
-	if (n < 0)
-		n = -errno;
-	fcntl(fd, F_SETFL, fl);
-	return n;
-}
-
 /* Exactly one event queued on @fd: @handle blocking @mode. */
 static void expect_one_event(struct __test_metadata *_metadata, int fd,
 			     __u32 handle, __u32 mode, const char *what)
@@ -2430,11 +2397,11 @@ static void expect_one_event(struct __test_metadata *_metadata, int fd,
 	struct rdlock_event ev[4];
 	ssize_t n;
 
-	EXPECT_EQ(1, readable(fd, EVENT_WAIT_MS)) {
+	EXPECT_EQ(1, rdl_readable(fd, EVENT_WAIT_MS)) {
 		TH_LOG("%s: no event within %d ms", what, EVENT_WAIT_MS);
 	}
 	memset(ev, 0xa5, sizeof(ev));
-	n = read_events(fd, ev, sizeof(ev));
+	n = rdl_read_events(fd, ev, sizeof(ev));
 	EXPECT_EQ((ssize_t)sizeof(ev[0]), n) {
 		TH_LOG("%s: read %zd bytes", what, n);
 	}
@@ -2446,7 +2413,7 @@ static void expect_one_event(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(0, ev[0].pad);
 	EXPECT_EQ(0, ev[0].reserved[0]);
 	EXPECT_EQ(0, ev[0].reserved[1]);
-	EXPECT_EQ(0, readable(fd, 0)) {
+	EXPECT_EQ(0, rdl_readable(fd, 0)) {
 		TH_LOG("%s: still readable after the event", what);
 	}
 }
@@ -2509,11 +2476,11 @@ TEST_F(uapi, ls_dlm_rejects)
 	int fd2;
 
 	/* No DLM lockspace joined: no events. */
-	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+	expect_err(_metadata, (int)-rdl_read_events(self->fd, &ev, sizeof(ev)),
 		   EBADFD, "read before JOIN");
-	EXPECT_EQ(0, readable(self->fd, 0));
+	EXPECT_EQ(0, rdl_readable(self->fd, 0));
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
-	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+	expect_err(_metadata, (int)-rdl_read_events(self->fd, &ev, sizeof(ev)),
 		   EBADFD, "read in a plain lockspace");
 	expect_err(_metadata, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_NL, 0, 0,
 					  NULL), EOPNOTSUPP,
@@ -2528,10 +2495,10 @@ TEST_F(uapi, ls_dlm_rejects)
 	expect_err(_metadata, ls_join(self->fd, LS_DLM), EBUSY, "JOIN twice");
 	expect_err(_metadata, ls_remove(self->fd, LS_DLM), EBUSY,
 		   "LS_REMOVE while joined");
-	EXPECT_EQ(0, readable(self->fd, 0));
-	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+	EXPECT_EQ(0, rdl_readable(self->fd, 0));
+	expect_err(_metadata, (int)-rdl_read_events(self->fd, &ev, sizeof(ev)),
 		   EAGAIN, "read with nothing queued");
-	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev) - 1),
+	expect_err(_metadata, (int)-rdl_read_events(self->fd, &ev, sizeof(ev) - 1),
 		   EINVAL, "read of less than a record");
 
 	/* Validation first, then what a DLM lockspace refuses. */
@@ -2564,7 +2531,7 @@ TEST_F(uapi, ls_dlm_rejects)
 		   "CONVERT of an unknown handle");
 	expect_err(_metadata, rdl_ls_unlock(self->fd, h + 100), ENOENT,
 		   "UNLOCK of an unknown handle");
-	expect_err(_metadata, ls_mode(self->fd, h + 100), -ENOENT,
+	expect_err(_metadata, rdl_ls_mode(self->fd, h + 100), -ENOENT,
 		   "QUERY of an unknown handle");
 	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_PR, 0, 0),
 		   EALREADY, "CONVERT PR->PR");
@@ -2573,7 +2540,7 @@ TEST_F(uapi, ls_dlm_rejects)
 	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_EX,
 					     RDLOCK_LKF_TRY, 10), EINVAL,
 		   "CONVERT TRY with a timeout");
-	EXPECT_EQ(RDLOCK_LOCK_PR, ls_mode(self->fd, h));
+	EXPECT_EQ(RDLOCK_LOCK_PR, rdl_ls_mode(self->fd, h));
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	expect_err(_metadata, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_EX, 0, 0),
 		   ENOENT, "CONVERT of an unlocked lock");
@@ -2589,7 +2556,7 @@ TEST_F(uapi, ls_dlm_rejects)
 	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
 	close(fd2);
 	EXPECT_EQ(0, ls_leave(self->fd));
-	expect_err(_metadata, (int)-read_events(self->fd, &ev, sizeof(ev)),
+	expect_err(_metadata, (int)-rdl_read_events(self->fd, &ev, sizeof(ev)),
 		   EBADFD, "read after LEAVE");
 }
 
@@ -2618,10 +2585,10 @@ TEST_F(uapi, ls_dlm_convert)
 		expect_err(_metadata, rdl_ls_convert(self->fd, h, seq[i],
 						     i % 2 ? RDLOCK_LKF_TRY : 0,
 						     0), 0, what);
-		EXPECT_EQ((int)seq[i], ls_mode(self->fd, h));
+		EXPECT_EQ((int)seq[i], rdl_ls_mode(self->fd, h));
 		prev = seq[i];
 	}
-	EXPECT_EQ(0, readable(self->fd, 0)) {
+	EXPECT_EQ(0, rdl_readable(self->fd, 0)) {
 		TH_LOG("an event with nobody else in the lockspace");
 	}
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
@@ -2701,19 +2668,19 @@ TEST_F_TIMEOUT(uapi, ls_dlm_events, 120)
 	expect_err(_metadata, rdl_ls_convert(fd3, hb2, RDLOCK_LOCK_EX,
 					     RDLOCK_LKF_TRY, 0), EAGAIN,
 		   "TRY NL->EX beside PR");
-	EXPECT_EQ(RDLOCK_LOCK_NL, ls_mode(fd3, hb2));
-	EXPECT_EQ(0, readable(self->fd, 200));
-	EXPECT_EQ(0, readable(fd2, 0));
+	EXPECT_EQ(RDLOCK_LOCK_NL, rdl_ls_mode(fd3, hb2));
+	EXPECT_EQ(0, rdl_readable(self->fd, 200));
+	EXPECT_EQ(0, rdl_readable(fd2, 0));
 
 	/* A waiter that gives up still caused one event per blocking lock. */
 	expect_err(_metadata, rdl_ls_convert(fd3, hb2, RDLOCK_LOCK_EX, 0, 300),
 		   ETIMEDOUT, "NL->EX beside two PR holders, 300 ms");
-	EXPECT_EQ(RDLOCK_LOCK_NL, ls_mode(fd3, hb2));
+	EXPECT_EQ(RDLOCK_LOCK_NL, rdl_ls_mode(fd3, hb2));
 	expect_one_event(_metadata, self->fd, h, RDLOCK_LOCK_EX,
 			 "first PR holder");
 	expect_one_event(_metadata, fd2, hb, RDLOCK_LOCK_EX,
 			 "second PR holder");
-	EXPECT_EQ(0, readable(fd3, 0));
+	EXPECT_EQ(0, rdl_readable(fd3, 0));
 	/* Both give back, as a lock cache does on the event. */
 	EXPECT_EQ(0, rdl_ls_unlock(fd2, hb));
 	EXPECT_EQ(0, rdl_ls_unlock(fd3, hb2));
@@ -2743,12 +2710,12 @@ TEST_F_TIMEOUT(uapi, ls_dlm_events, 120)
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "ev3", RDLOCK_LOCK_EX, 0, 0, &h));
 	expect_err(_metadata, rdl_ls_lock(fd2, "ev3", RDLOCK_LOCK_PR, 0, 200,
 					  NULL), ETIMEDOUT, "PR beside EX");
-	EXPECT_EQ(1, readable(self->fd, EVENT_WAIT_MS));
+	EXPECT_EQ(1, rdl_readable(self->fd, EVENT_WAIT_MS));
 	ASSERT_EQ(0, rdl_ls_convert(self->fd, h, RDLOCK_LOCK_PR, 0, 0));
-	EXPECT_EQ(0, readable(self->fd, 0)) {
+	EXPECT_EQ(0, rdl_readable(self->fd, 0)) {
 		TH_LOG("a PR event kept for a PR holder");
 	}
-	expect_err(_metadata, (int)-read_events(self->fd, ev, sizeof(ev)),
+	expect_err(_metadata, (int)-rdl_read_events(self->fd, ev, sizeof(ev)),
 		   EAGAIN, "read after the event was dropped");
 
 	/* The give-back flow: a waiter, one event, unlock, the grant. */
