@@ -67,4 +67,12 @@ int rdlock_xport_up_down(bool up, bool (*busy)(void));
 u32 rdlock_xport_status(struct rdlock_status *st,
 			struct rdlock_node_status *ns);
 
+/* main.c: the transport comes up first and goes last (xport_cm.c). */
+int rdlock_xport_init(void);
+void rdlock_xport_shutdown(void);
+void rdlock_xport_exit(void);
+/* xport_debugfs.c: the transport's files in the module's debugfs @root. */
+struct dentry;
+void rdlock_xport_debugfs_init(struct dentry *root);
+
 #endif /* _RDLOCK_XPORT_H */
