@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdlock transport: what the lock protocols (and the test module) may use.
+ * rdlock transport: what the layers above may use: the lock protocols,
+ * lockspaces and the test module the operations, the device layer the
+ * configuration, main.c init and exit; never xport-pri.h.
  *
  * Every node owns a lock table of 8-byte slots. Any node, this one
  * included, reaches any slot only through these calls, which go through
