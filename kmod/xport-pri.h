@@ -359,9 +359,6 @@ extern unsigned int rdlock_table_slots_param;
 extern unsigned int rdlock_op_timeout_ms;
 
 /* xport_cm.c: membership, connections, devices */
-int rdlock_xport_init(void);
-void rdlock_xport_shutdown(void);
-void rdlock_xport_exit(void);
 int rdlock_cluster_up(void);
 void rdlock_cluster_down(void);
 void rdlock_conn_fail(struct rdlock_conn *conn);
@@ -392,9 +389,5 @@ int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr)
 int rdlock_conn_send_table(struct rdlock_conn *conn);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
-
-/* xport_debugfs.c: the transport's files in the module's debugfs @root. */
-struct dentry;
-void rdlock_xport_debugfs_init(struct dentry *root);
 
 #endif /* _RDLOCK_XPORT_PRI_H */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdlock transport: what the lock protocols (and the test module) may use.
+ * rdlock transport: what the layers above may use: the lock protocols,
+ * lockspaces and the test module the operations, the device layer the
+ * configuration, main.c init and exit; never xport-pri.h.
  *
  * Every node owns a lock table of 8-byte slots. Any node, this one
  * included, reaches any slot only through these calls, which go through
@@ -66,5 +68,13 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len);
 int rdlock_xport_up_down(bool up, bool (*busy)(void));
 u32 rdlock_xport_status(struct rdlock_status *st,
 			struct rdlock_node_status *ns);
+
+/* main.c: the transport comes up first and goes last (xport_cm.c). */
+int rdlock_xport_init(void);
+void rdlock_xport_shutdown(void);
+void rdlock_xport_exit(void);
+/* xport_debugfs.c: the transport's files in the module's debugfs @root. */
+struct dentry;
+void rdlock_xport_debugfs_init(struct dentry *root);
 
 #endif /* _RDLOCK_XPORT_H */

@@ -4,6 +4,7 @@
 # run-tests.sh - the whole rdlock test suite, from a fresh machine.
 #
 #   host:   build warning-free with W=1 and sparse, checkpatch --strict,
+#           the layers' includes (check-layers.sh),
 #           userspace unit tests (address parser, lock-word encodings);
 #   guests: for each kernel (debug: KASAN, lockdep, KUnit; stock: Debian's),
 #           build the modules against it and run in QEMU/rxe guests
@@ -164,6 +165,11 @@ host_tests()
 	start=$SECONDS
 	"$ROOT/scripts/checkpatch.sh" > "$LOGS/checkpatch.log" 2>&1
 	single "host: checkpatch --strict clean" $? $start "$LOGS/checkpatch.log"
+
+	start=$SECONDS
+	"$ROOT/scripts/check-layers.sh" > "$LOGS/check-layers.log" 2>&1
+	single "host: layers include only their allowed headers (check-layers.sh)" \
+		$? $start "$LOGS/check-layers.log"
 
 	start=$SECONDS
 	make -C "$ROOT" userspace selftests > "$LOGS/userspace-build.log" 2>&1
