@@ -134,23 +134,30 @@ struct proto_sim {
 };
 
 /*
- * The guest has one CPU and no preemption: a thread runs until it sleeps
- * or schedules. One operation in four lets the other runnable threads go
- * first, which reorders them; one in 256 sleeps, till the next timer tick,
- * so that an operation also falls far behind the others at times.
+ * A delay of up to @us: the guest has one CPU and no preemption, a thread
+ * runs until it sleeps or schedules. Mostly, let the other runnable
+ * threads go first, which reorders them; one delay in 64 sleeps, till the
+ * next timer tick, so that a thread also falls far behind at times.
  */
-static void sim_delay(struct proto_sim *sim)
+static void sim_pause(u32 us)
 {
 	u32 r = get_random_u32();
 
-	if (!sim->delay_us || (r & 3)) {
-		cond_resched();
-	} else if (!((r >> 2) & 63)) {
-		r = (r >> 8) % sim->delay_us + 1;
+	if (!(r & 63)) {
+		r = (r >> 6) % us + 1;
 		usleep_range(r, r + 10);
 	} else {
 		schedule();
 	}
+}
+
+/* One operation in four is delayed; the others only yield if due. */
+static void sim_delay(struct proto_sim *sim)
+{
+	if (sim->delay_us && !get_random_u32_below(4))
+		sim_pause(sim->delay_us);
+	else
+		cond_resched();
 }
 
 static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
@@ -263,7 +270,6 @@ static void sim_msg_work(struct work_struct *work)
 {
 	struct proto_sim *sim = container_of(work, struct proto_sim, msg_work);
 	struct sim_msg *m;
-	u32 r;
 
 	for (;;) {
 		spin_lock_bh(&sim->msg_lock);
@@ -273,10 +279,8 @@ static void sim_msg_work(struct work_struct *work)
 		spin_unlock_bh(&sim->msg_lock);
 		if (!m)
 			return;
-		if (READ_ONCE(sim->msg_delay_us)) {
-			r = get_random_u32_below(sim->msg_delay_us) + 1;
-			usleep_range(r, r + 10);
-		}
+		if (READ_ONCE(sim->msg_delay_us))
+			sim_pause(sim->msg_delay_us);
 		local_bh_disable();
 		rdlock_cql_deliver(&sim->nodes[m->dst].waiters, m->src,
 				   m->payload, m->len);
