@@ -29,7 +29,6 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -48,10 +47,14 @@
 /* The tables' first incarnation; sim_restart_test() restarts one. */
 #define SIM_INCARNATION		1
 
-/* A soak: sim_scale=1000 runs ten times each case's schedules. */
-static unsigned int sim_scale = 100;
-module_param(sim_scale, uint, 0444);
-MODULE_PARM_DESC(sim_scale, "percent of each simulation case's schedules to run (default 100)");
+/*
+ * Percent of each case's schedules to run: a soak builds with
+ * KCFLAGS=-DRDLOCK_SIM_SCALE=1000. Not a module parameter: KUnit runs a
+ * module's suites before its parameters are parsed.
+ */
+#ifndef RDLOCK_SIM_SCALE
+#define RDLOCK_SIM_SCALE	100
+#endif
 
 struct proto_sim;
 
@@ -349,7 +352,7 @@ static const struct rdlock_proto_xport sim_xport = {
  * @lease_ms: the lockspace's lease, 0 for none.
  * @delay_us: see &struct proto_sim.
  * @rounds: schedules run, each with fresh random latencies and modes
- *	(times sim_scale / 100).
+ *	(times RDLOCK_SIM_SCALE / 100).
  * @iters: acquisitions per thread per round (without a stall).
  * @stall_mode: with a stall: the stalled holder's mode.
  * @stall: a holder stalls each round, clock stopped, until reset.
@@ -520,7 +523,9 @@ static int sim_thread_fn(void *arg)
 	struct sim_thread *st = arg;
 
 	for (;;) {
-		wait_for_completion(&st->go);
+		/* Idle between schedules: not a hung task, however long. */
+		if (wait_for_completion_interruptible(&st->go))
+			continue;
 		if (READ_ONCE(st->quit))
 			break;
 		sim_thread_round(st);
@@ -761,7 +766,7 @@ static void sim_test(struct kunit *test)
 		.incarnation = SIM_INCARNATION,
 		.mode = RDLOCK_MODE_EXCLUSIVE,
 	};
-	u32 rounds = max_t(u32, 1, (u64)p->rounds * sim_scale / 100);
+	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
 	s64 bad_moves, unfinished, orphaned;
 	struct sim_thread *st;
