@@ -27,6 +27,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -55,6 +56,8 @@
 #ifndef RDLOCK_SIM_SCALE
 #define RDLOCK_SIM_SCALE	100
 #endif
+/* Direct-mapped: which table generation each thread last saw. */
+#define SIM_SEEN_BITS		6
 
 struct proto_sim;
 
@@ -111,6 +114,9 @@ struct sim_msg {
  * @seq: grant order, for the CQL order tests.
  * @ahead_ns: the cluster's clock runs this far ahead of the real one (a
  *	stall moves it on, sim_round()).
+ * @gen: changes of @table by operations (under @lock).
+ * @seen: by thread, @gen as of its last operation (under @lock).
+ * @changed: woken when @gen moves: sim_sleep() waits for it.
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
@@ -134,6 +140,12 @@ struct proto_sim {
 	atomic64_t msgs_sent;
 	atomic_t seq;
 	atomic64_t ahead_ns;
+	u32 gen;
+	struct {
+		struct task_struct *task;
+		u32 gen;
+	} seen[1 << SIM_SEEN_BITS];
+	wait_queue_head_t changed;
 };
 
 /*
@@ -208,7 +220,13 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 		spin_unlock(&sim->lock);
 		return -EOPNOTSUPP;
 	}
+	if (*w != v)
+		WRITE_ONCE(sim->gen, sim->gen + 1);
+	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].task = current;
+	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].gen = sim->gen;
 	spin_unlock(&sim->lock);
+	if (*w != v)
+		wake_up_all(&sim->changed);
 	sim_delay(sim);
 	if (value)
 		*value = v;
@@ -224,12 +242,20 @@ static ktime_t sim_now(void *priv)
 }
 
 /*
- * A poll or a back-off waits for other threads to change the word, not
- * for the clock: let them run (a real sleep would last a tick).
+ * A poll or a back-off waits for other threads to change the table, not
+ * for the clock (a real sleep would last a tick): sleep until an operation
+ * changes it after the caller's last one, or for one tick at most, which
+ * a waiter for a lease's end or a deadline needs.
  */
 static void sim_sleep(void *priv, u64 ns)
 {
-	schedule();
+	struct proto_sim *sim = ((struct sim_node *)priv)->sim;
+	u32 i = hash_ptr(current, SIM_SEEN_BITS), gen;
+
+	spin_lock(&sim->lock);
+	gen = sim->seen[i].task == current ? sim->seen[i].gen : sim->gen;
+	spin_unlock(&sim->lock);
+	wait_event_timeout(sim->changed, READ_ONCE(sim->gen) != gen, 1);
 }
 
 static u64 sim_incarnation(void *priv, u32 node)
@@ -312,6 +338,7 @@ static void sim_node_init(struct proto_sim *sim, int i)
 	sim->incarnation[i] = SIM_INCARNATION;
 	rdlock_cql_waiters_init(&sim->nodes[i].waiters);
 	if (!i) {
+		init_waitqueue_head(&sim->changed);
 		spin_lock_init(&sim->msg_lock);
 		INIT_LIST_HEAD(&sim->msgs);
 		INIT_WORK(&sim->msg_work, sim_msg_work);
