@@ -452,21 +452,45 @@ ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg)
 }
 
 /**
+ * rdlock_proto_xsleep() - a simulated transport's sleep
+ * @cfg: the lockspace's policy.
+ * @ns: how long.
+ *
+ * Every timed sleep of the protocols asks here first, so that a simulated
+ * cluster (&rdlock_proto_xport.sleep) waits its own way; the real
+ * transport's sleeps stay what they are.
+ *
+ * Return: true if the simulated transport slept; false: sleep for real.
+ */
+bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns)
+{
+	if (!cfg->xport || !cfg->xport->sleep)
+		return false;
+	cfg->xport->sleep(cfg->xport_priv, ns);
+	return true;
+}
+
+/**
  * rdlock_proto_sleep() - sleep before polling again
+ * @cfg: the lockspace's policy (rdlock_proto_xsleep()).
  * @ns: how long; capped at 100 ms so a deadline is not overslept much.
  * @deadline: jiffies, or 0 for none.
  *
  * Return: 0, -ETIMEDOUT once @deadline has passed, or -EINTR on a fatal
  * signal.
  */
-int rdlock_proto_sleep(u64 ns, unsigned long deadline)
+int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,
+		       unsigned long deadline)
 {
 	ktime_t kt = ns_to_ktime(min_t(u64, ns, RDLOCK_SLEEP_MAX_NS));
 
 	if (deadline && time_after_eq(jiffies, deadline))
 		return -ETIMEDOUT;
-	set_current_state(TASK_KILLABLE);
-	schedule_hrtimeout_range(&kt, ktime_to_ns(kt) / 8, HRTIMER_MODE_REL);
+	if (!rdlock_proto_xsleep(cfg, ktime_to_ns(kt))) {
+		set_current_state(TASK_KILLABLE);
+		schedule_hrtimeout_range(&kt, ktime_to_ns(kt) / 8,
+					 HRTIMER_MODE_REL);
+	}
 	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
@@ -500,24 +524,27 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 		return false;
 	*backoff_us = clamp_t(unsigned int, 2 * *backoff_us,
 			      RDLOCK_BACKOFF_MIN_US, USEC_PER_SEC);
-	msleep(*backoff_us / USEC_PER_MSEC ?: 1);
+	if (!rdlock_proto_xsleep(cfg, (u64)*backoff_us * NSEC_PER_USEC))
+		msleep(*backoff_us / USEC_PER_MSEC ?: 1);
 	return true;
 }
 
 /**
  * rdlock_proto_backoff() - random exponential back-off (DSLR appendix A.3)
+ * @cfg: the lockspace's policy (rdlock_proto_xsleep()).
  * @backoff_us: the current ceiling; doubled up to 20 ms on every call.
  * @deadline: as for rdlock_proto_sleep().
  *
  * Return: as rdlock_proto_sleep().
  */
-int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline)
+int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
+			 unsigned int *backoff_us, unsigned long deadline)
 {
 	unsigned int us = max_t(unsigned int, *backoff_us,
 				RDLOCK_BACKOFF_MIN_US);
 
 	*backoff_us = min_t(unsigned int, 2 * us, RDLOCK_BACKOFF_MAX_US);
-	return rdlock_proto_sleep((u64)(get_random_u32() % us + 1) *
+	return rdlock_proto_sleep(cfg, (u64)(get_random_u32() % us + 1) *
 				  NSEC_PER_USEC, deadline);
 }
 

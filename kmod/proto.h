@@ -67,6 +67,9 @@ struct rdlock_cql_waiters {
  *	BHs off, in order per pair of nodes.
  * @self: the id of the node the caller runs on.
  * @waiters: the waiters of the node the caller runs on.
+ * @sleep: wait about @ns before polling or trying again, in place of every
+ *	timed sleep of the protocols (rdlock_proto_xsleep()); NULL: the real
+ *	sleeps. The simulation's clock does not need a timer tick to move.
  *
  * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
  * proto_kunit.c runs the real protocols against a simulated cluster through
@@ -80,6 +83,7 @@ struct rdlock_proto_xport {
 	int (*send_msg)(void *priv, u32 node, const void *payload, size_t len);
 	u32 (*self)(void *priv);
 	struct rdlock_cql_waiters *(*waiters)(void *priv);
+	void (*sleep)(void *priv, u64 ns);
 };
 
 /**
@@ -345,11 +349,14 @@ void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
-int rdlock_proto_sleep(u64 ns, unsigned long deadline);
+bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns);
+int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,
+		       unsigned long deadline);
 bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 			const struct rdlock_ticket *t, int err,
 			unsigned int *backoff_us);
-int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline);
+int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
+			 unsigned int *backoff_us, unsigned long deadline);
 struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max);
 void rdlock_proto_quota_put(struct rdlock_proto_quota *q);
 int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,

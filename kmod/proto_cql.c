@@ -503,7 +503,7 @@ static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	for (;;) {
-		ret = rdlock_proto_backoff(&backoff, deadline);
+		ret = rdlock_proto_backoff(cfg, &backoff, deadline);
 		if (ret)
 			return ret;
 		ret = rdlock_proto_read(cfg, t, &h, &retry_us, deadline);
@@ -691,7 +691,8 @@ rdlock_cql_fetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 		    time_after(jiffies, until))
 			return st;
 		rdlock_proto_count(cfg, refetches);
-		usleep_range(us, 2 * us);
+		if (!rdlock_proto_xsleep(cfg, (u64)us * NSEC_PER_USEC))
+			usleep_range(us, 2 * us);
 		us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
 	}
 }
@@ -772,7 +773,8 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				act = CQL_REL_DONE;
 				break;
 			}
-			usleep_range(us, 2 * us);
+			if (!rdlock_proto_xsleep(cfg, (u64)us * NSEC_PER_USEC))
+				usleep_range(us, 2 * us);
 			us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
 			for (i = 0; i < n; i++) {
 				u32 p = cql_pos_add(l, s, i);
