@@ -6,9 +6,9 @@
  * verbs:    READ/WRITE/FETCH_AND_ADD/CMP_AND_SWP work requests against the
  *           home node's registered table, the home node itself going
  *           through its loopback queue pair. FAA_READ posts a FETCH_AND_ADD
- *           and an RDMA READ in one chain: the responder executes an RC
- *           QP's requests in order, so the READ sees the word after the
- *           FAA, and both cost one round trip.
+ *           and an RDMA READ in one chain: the responder handles an RC
+ *           QP's requests in order (design.rst, "Operations"), so the READ
+ *           sees the word after the FAA, and both cost one round trip.
  * twosided: a request message; the home node's CPU executes the operation
  *           on its table with CPU atomics and replies. The home node's own
  *           accesses call the same function directly. For devices that
