@@ -59,6 +59,8 @@ struct rdlock_cql_waiters {
  * @exec: one synchronous operation on (@node, @slot) of table
  *	@incarnation, as rdlock_xport_exec() with the transport's default
  *	timeout.
+ * @exec_range: a READ_RANGE or FAA_READ, as rdlock_xport_exec_range()
+ *	with the transport's default timeout: returns the slots read.
  * @now: this node's clock, for leases and stall detection.
  * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
  *	NULL: unknown, and a failed poll ends the wait.
@@ -78,6 +80,9 @@ struct rdlock_cql_waiters {
 struct rdlock_proto_xport {
 	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u64 incarnation,
 		    u32 slot, u64 arg0, u64 arg1, u64 *value);
+	int (*exec_range)(void *priv, enum rdlock_xop op, u32 node,
+			  u64 incarnation, u32 slot, u64 arg0, u32 rslot,
+			  u32 count, u64 *value, u64 *vals);
 	ktime_t (*now)(void *priv);
 	u64 (*incarnation)(void *priv, u32 node);
 	int (*send_msg)(void *priv, u32 node, const void *payload, size_t len);
@@ -333,6 +338,12 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_op_at_must(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, u32 slot,
 			    enum rdlock_xop op, u64 arg0, u64 arg1, u64 *value);
+int rdlock_proto_read_range(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, u32 slot, u32 count,
+			    u64 *vals);
+int rdlock_proto_faa_read_must(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, u64 arg0, u32 rslot,
+			       u32 count, u64 *value, u64 *vals);
 int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value);

@@ -233,6 +233,58 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 	return 0;
 }
 
+/*
+ * READ_RANGE and FAA_READ, with the faults of the operations they are
+ * made of: a READ_RANGE fails as a READ does, unexecuted; a FAA_READ is
+ * refused unsent as a FAA is, or its READ fails after the FAA was done,
+ * which the real transport tells by returning fewer slots (none).
+ */
+static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
+			  u64 incarnation, u32 slot, u64 arg0, u32 rslot,
+			  u32 count, u64 *value, u64 *vals)
+{
+	struct sim_node *n = priv;
+	struct proto_sim *sim = n->sim;
+	bool faa = op == RDLOCK_XOP_FAA_READ, read_fails;
+	u32 first = faa ? rslot : slot, i;
+
+	if (node >= SIM_NODES || (!faa && op != RDLOCK_XOP_READ_RANGE) ||
+	    !count || count + faa > RDLOCK_XPORT_READ_MAX ||
+	    slot >= SIM_SLOTS || first >= SIM_SLOTS ||
+	    count > SIM_SLOTS - first)
+		return -EINVAL;
+	sim_delay(sim);
+	read_fails = sim->read_fail_pct &&
+		     get_random_u32_below(100) < sim->read_fail_pct;
+	if (read_fails && !faa) {
+		atomic64_inc(&sim->xfails);
+		return -ECONNRESET;
+	}
+	if (faa && sim->op_fail_pct &&
+	    get_random_u32_below(100) < sim->op_fail_pct) {
+		atomic64_inc(&sim->xfails);
+		return -ENOTCONN;
+	}
+	spin_lock(&sim->lock);
+	if (incarnation && incarnation != sim->incarnation[node]) {
+		spin_unlock(&sim->lock);
+		return -ESTALE;
+	}
+	if (faa) {
+		*value = sim->table[node][slot];
+		sim->table[node][slot] += arg0;
+	}
+	for (i = 0; i < count; i++)
+		vals[i] = sim->table[node][first + i];
+	spin_unlock(&sim->lock);
+	sim_delay(sim);
+	if (read_fails) {
+		atomic64_inc(&sim->xfails);
+		return 0;
+	}
+	return count;
+}
+
 static ktime_t sim_now(void *priv)
 {
 	struct sim_node *n = priv;
@@ -363,6 +415,7 @@ static void sim_destroy(struct proto_sim *sim)
 
 static const struct rdlock_proto_xport sim_xport = {
 	.exec		= sim_exec,
+	.exec_range	= sim_exec_range,
 	.now		= sim_now,
 	.incarnation	= sim_incarnation,
 	.send_msg	= sim_send_msg,
@@ -1165,8 +1218,10 @@ static void cql_fifo_test(struct kunit *test)
 	}
 	h->t.remote_ops = 0;
 	rdlock_proto_cql.release(&h->cfg, &h->t);
-	/* FAA, READ of the successor's entry: found a writer, stop. */
-	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U);
+	/* One FAA_READ: the successor's entry came with it, a writer. */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
 	for (i = 0; i < CQL_FIFO_WAITERS; i++)
 		wait_for_completion(&c[i].done);
 	sim_flush(sim);
@@ -1216,8 +1271,17 @@ static void cql_readers_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, CQL_READERS + 3));
 	h->t.remote_ops = 0;
 	rdlock_proto_cql.release(&h->cfg, &h->t);
-	/* FAA, then the readers' entries and the writer's that ends them. */
-	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U + CQL_READERS);
+	/*
+	 * A FAA_READ with 3 readers' entries, then one READ_RANGE of the
+	 * 4th reader's, the writer's that ends them and the last reader's.
+	 */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ_RANGE]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ]),
+			0LL);
 	for (i = 0; i < CQL_READERS; i++)
 		wait_for_completion(&c[i].done);
 	wait_for_completion(&w->done);
@@ -1364,7 +1428,7 @@ static void cql_abandon_test(struct kunit *test)
 }
 
 /*
- * Uncontended: one FAA to acquire, one to release, nothing else; update
+ * Uncontended: one FAA to acquire, one FAA_READ to release, nothing else; update
  * locks and multi-slot leases are refused before anything is sent.
  */
 static void cql_ops_test(struct kunit *test)
@@ -1386,7 +1450,10 @@ static void cql_ops_test(struct kunit *test)
 		rdlock_proto_cql.release(&c->cfg, &c->t);
 		KUNIT_EXPECT_EQ(test, c->t.remote_ops, 2U);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA]),
-				2LL);
+				1LL);
+		KUNIT_EXPECT_EQ(test,
+				atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA_READ]),
+				1LL);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.remote_ops), 2LL);
 	}
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 0LL);
