@@ -273,10 +273,17 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 	if (faa) {
 		*value = sim->table[node][slot];
 		sim->table[node][slot] += arg0;
+		/* Wake the polls sim_sleep() holds until the table changes. */
+		if (arg0)
+			WRITE_ONCE(sim->gen, sim->gen + 1);
 	}
 	for (i = 0; i < count; i++)
 		vals[i] = sim->table[node][first + i];
+	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].task = current;
+	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].gen = sim->gen;
 	spin_unlock(&sim->lock);
+	if (faa && arg0)
+		wake_up_all(&sim->changed);
 	sim_delay(sim);
 	if (read_fails) {
 		atomic64_inc(&sim->xfails);
