@@ -210,6 +210,8 @@ struct rdlock_dlm_lkb {
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
  * @main: a lock on the main name this request took and does not hand over.
  * @gate: the same for the gate.
+ * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
+ * @gate_work: gives back @cancel_gate.
  * @sb_flags: for the grant's AST.
  */
 struct rdlock_dlm_req {
@@ -228,6 +230,8 @@ struct rdlock_dlm_req {
 	int waiting;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
+	struct rdlock_lock *cancel_gate;
+	struct work_struct gate_work;
 	u8 sb_flags;
 };
 
@@ -704,6 +708,8 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 
 	if (req->noticed)
 		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
+	/* A cancel's gate release uses @req. */
+	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);
 	kfree(req);
 	rdlock_dlm_put(dls);
@@ -802,6 +808,14 @@ out:
 	rdlock_dlm_req_free(req);
 }
 
+static void rdlock_dlm_gate_work(struct work_struct *work)
+{
+	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
+						  gate_work);
+
+	rdlock_dlm_drop(&req->cancel_gate);
+}
+
 static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 						   struct rdlock_dlm_lkb *lkb)
 {
@@ -810,6 +824,7 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 	if (!req)
 		return NULL;
 	INIT_WORK(&req->work, rdlock_dlm_work);
+	INIT_WORK(&req->gate_work, rdlock_dlm_gate_work);
 	req->dls = dls;
 	req->lkb = lkb;
 	return req;
@@ -1006,6 +1021,19 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	req->lkb = NULL;
 	req->cancellable = false;
 	lkb->req = NULL;
+	/*
+	 * A new or NL->EX request waiting for the main name holds the gate
+	 * (it set @waiting after storing @gate). Its abandoned wait must not
+	 * keep it: a PR holder converting to EX instead of giving its PR
+	 * back would wait for the gate, and this wait for that PR. Without
+	 * the gate, what the wait gets is given back at once, unseen: no
+	 * DLM lock is granted EX between a PR->EX converter's PR and EX.
+	 */
+	if (READ_ONCE(req->waiting) == RDLOCK_DLM_WAIT_MAIN && req->gate) {
+		req->cancel_gate = req->gate;
+		req->gate = NULL;
+		queue_work(rdlock_dlm_cb_wq, &req->gate_work);
+	}
 	if (new) {
 		idr_remove(&dls->lkids, lkb->lkid);
 		list_del_init(&lkb->res_node);

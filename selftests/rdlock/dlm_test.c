@@ -16,8 +16,11 @@
  * cancel	node 0: cancel of a waiting new lock (ECANCEL, the lock id is
  *		gone), of a waiting NL->PR conversion (ECANCEL, still NL),
  *		of a granted lock (no callback), of a committed PR->EX
- *		conversion (normal grant), and two PR->EX converters on one
- *		node resolving through BAST and cancel.
+ *		conversion (normal grant), two PR->EX converters on one
+ *		node resolving through BAST and cancel, and a PR holder
+ *		converting to EX after a new EX request that held the gate
+ *		and waited for that PR was cancelled (granted: the abandoned
+ *		wait gave the gate back).
  * lvb		every node, its own resource: never stored, VALBLK gives
  *		zeroes and RDLOCK_DLM_SBF_VALNOTVALID; stored by EX->NL,
  *		EX->PR and unlock with VALBLK, read back exactly by PR and EX
@@ -479,6 +482,31 @@ TEST_F_TIMEOUT(dlm, cancel, STEP_S)
 	}
 	EXPECT_EQ(1, asts);
 	UNLOCK(fd, 1);
+	UNLOCK(fd, 0);
+
+	/*
+	 * Slot 1's new EX request takes the gate and waits for slot 0's PR,
+	 * and is cancelled. Slot 0 then converts to EX instead of giving
+	 * its PR back: it must be granted, which it cannot while the
+	 * abandoned wait keeps the gate (it waits for that PR).
+	 */
+	GRANT(fd, 0, PR, 0, name);
+	ASSERT_EQ(0, dl_lock(fd, 1, EX, 0, name));
+	EXPECT_BAST(fd, 0, EX);
+	ASSERT_TRUE(dl_waits_main(fd, 1));	/* slot 1 holds the gate */
+	ASSERT_EQ(0, dl_unlock(fd, 1, LKF_CANCEL));
+	EXPECT_AST(fd, 1, ECANCEL);
+	EXPECT_QUIET(fd, 1);
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+	ASSERT_EQ(0, dl_event(fd, 0, WAIT_MS, &e))
+		TH_LOG("PR->EX after a cancelled EX: no grant (deadlock)");
+	EXPECT_EQ(RDLOCK_DLM_TEST_AST, e.type);
+	EXPECT_EQ(0, e.status);
+	/* Granted before the abandoned wait ended: its notice's BAST. */
+	if (!dl_event(fd, 0, QUIET_MS, &e)) {
+		EXPECT_EQ(RDLOCK_DLM_TEST_BAST, e.type);
+		EXPECT_EQ(EX, e.mode);
+	}
 	UNLOCK(fd, 0);
 	BARRIER(2);
 }
