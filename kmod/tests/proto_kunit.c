@@ -141,7 +141,7 @@ struct proto_sim {
 	atomic_t seq;
 	atomic64_t ahead_ns;
 	u32 gen;
-	struct {
+	struct sim_seen {
 		struct task_struct *task;
 		u32 gen;
 	} seen[1 << SIM_SEEN_BITS];
@@ -175,33 +175,64 @@ static void sim_delay(struct proto_sim *sim)
 		cond_resched();
 }
 
+/* An injected failure, at @pct percent; counted. */
+static bool sim_fails(struct proto_sim *sim, u32 pct)
+{
+	if (!pct || get_random_u32_below(100) >= pct)
+		return false;
+	atomic64_inc(&sim->xfails);
+	return true;
+}
+
+/*
+ * Take sim->lock if @node still has table @incarnation (0: any): as the
+ * transport, only a connection to that table reaches it.
+ */
+static bool sim_lock_table(struct proto_sim *sim, u32 node, u64 incarnation)
+{
+	spin_lock(&sim->lock);
+	if (incarnation && incarnation != sim->incarnation[node]) {
+		spin_unlock(&sim->lock);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * After an operation, under sim->lock: a change of the table starts a new
+ * generation, and the caller's last one is what sim_sleep() waits past.
+ * Return: @changed, for the caller to wake the sleepers once unlocked.
+ */
+static bool sim_note_op(struct proto_sim *sim, bool changed)
+{
+	struct sim_seen *seen = &sim->seen[hash_ptr(current, SIM_SEEN_BITS)];
+
+	if (changed)
+		WRITE_ONCE(sim->gen, sim->gen + 1);
+	seen->task = current;
+	seen->gen = sim->gen;
+	return changed;
+}
+
 static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 		    u64 incarnation, u32 slot, u64 arg0, u64 arg1, u64 *value)
 {
 	struct sim_node *n = priv;
 	struct proto_sim *sim = n->sim;
 	u64 *w, v;
+	bool changed;
 
 	if (node >= SIM_NODES || slot >= ARRAY_SIZE(sim->table[0]))
 		return -EINVAL;
 	w = &sim->table[node][slot];
 	sim_delay(sim);
-	if (op == RDLOCK_XOP_READ && sim->read_fail_pct &&
-	    get_random_u32_below(100) < sim->read_fail_pct) {
-		atomic64_inc(&sim->xfails);
+	if (op == RDLOCK_XOP_READ && sim_fails(sim, sim->read_fail_pct))
 		return -ECONNRESET;
-	}
 	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
-	    sim->op_fail_pct && get_random_u32_below(100) < sim->op_fail_pct) {
-		atomic64_inc(&sim->xfails);
+	    sim_fails(sim, sim->op_fail_pct))
 		return -ENOTCONN;
-	}
-	spin_lock(&sim->lock);
-	/* As the transport: only a connection to that table reaches it. */
-	if (incarnation && incarnation != sim->incarnation[node]) {
-		spin_unlock(&sim->lock);
+	if (!sim_lock_table(sim, node, incarnation))
 		return -ESTALE;
-	}
 	v = *w;
 	switch (op) {
 	case RDLOCK_XOP_READ:
@@ -220,12 +251,9 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 		spin_unlock(&sim->lock);
 		return -EOPNOTSUPP;
 	}
-	if (*w != v)
-		WRITE_ONCE(sim->gen, sim->gen + 1);
-	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].task = current;
-	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].gen = sim->gen;
+	changed = sim_note_op(sim, *w != v);
 	spin_unlock(&sim->lock);
-	if (*w != v)
+	if (changed)
 		wake_up_all(&sim->changed);
 	sim_delay(sim);
 	if (value)
@@ -245,7 +273,7 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 {
 	struct sim_node *n = priv;
 	struct proto_sim *sim = n->sim;
-	bool faa = op == RDLOCK_XOP_FAA_READ, read_fails;
+	bool faa = op == RDLOCK_XOP_FAA_READ, read_fails, changed;
 	u32 first = faa ? rslot : slot, i;
 
 	if (node >= SIM_NODES || (!faa && op != RDLOCK_XOP_READ_RANGE) ||
@@ -254,42 +282,25 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 	    count > SIM_SLOTS - first)
 		return -EINVAL;
 	sim_delay(sim);
-	read_fails = sim->read_fail_pct &&
-		     get_random_u32_below(100) < sim->read_fail_pct;
-	if (read_fails && !faa) {
-		atomic64_inc(&sim->xfails);
+	if (!faa && sim_fails(sim, sim->read_fail_pct))
 		return -ECONNRESET;
-	}
-	if (faa && sim->op_fail_pct &&
-	    get_random_u32_below(100) < sim->op_fail_pct) {
-		atomic64_inc(&sim->xfails);
+	if (faa && sim_fails(sim, sim->op_fail_pct))
 		return -ENOTCONN;
-	}
-	spin_lock(&sim->lock);
-	if (incarnation && incarnation != sim->incarnation[node]) {
-		spin_unlock(&sim->lock);
+	read_fails = faa && sim_fails(sim, sim->read_fail_pct);
+	if (!sim_lock_table(sim, node, incarnation))
 		return -ESTALE;
-	}
 	if (faa) {
 		*value = sim->table[node][slot];
 		sim->table[node][slot] += arg0;
-		/* Wake the polls sim_sleep() holds until the table changes. */
-		if (arg0)
-			WRITE_ONCE(sim->gen, sim->gen + 1);
 	}
 	for (i = 0; i < count; i++)
 		vals[i] = sim->table[node][first + i];
-	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].task = current;
-	sim->seen[hash_ptr(current, SIM_SEEN_BITS)].gen = sim->gen;
+	changed = sim_note_op(sim, faa && arg0);
 	spin_unlock(&sim->lock);
-	if (faa && arg0)
+	if (changed)
 		wake_up_all(&sim->changed);
 	sim_delay(sim);
-	if (read_fails) {
-		atomic64_inc(&sim->xfails);
-		return 0;
-	}
-	return count;
+	return read_fails ? 0 : count;
 }
 
 static ktime_t sim_now(void *priv)
