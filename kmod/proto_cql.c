@@ -719,6 +719,15 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
+/* The back-off before a refetch: @us, doubled for the next one. */
+static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
+				     unsigned int *us)
+{
+	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
+		usleep_range(*us, 2 * *us);
+	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
+}
+
 /*
  * The entry at @pos in @queue is obsolete: READ it again after back-offs
  * until it is the position's own (or is judged otherwise than obsolete).
@@ -736,9 +745,7 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 
 	while (!time_after(jiffies, until)) {
 		rdlock_proto_count(cfg, refetches);
-		if (!rdlock_proto_xsleep(cfg, (u64)us * NSEC_PER_USEC))
-			usleep_range(us, 2 * us);
-		us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
+		rdlock_cql_refetch_pause(cfg, &us);
 		if (rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos), e))
 			return CQL_ENTRY_OBSOLETE;
 		st = cql_entry_classify(l, *e, pos);
@@ -833,9 +840,7 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				act = CQL_REL_DONE;
 				break;
 			}
-			if (!rdlock_proto_xsleep(cfg, (u64)us * NSEC_PER_USEC))
-				usleep_range(us, 2 * us);
-			us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
+			rdlock_cql_refetch_pause(cfg, &us);
 			for (i = 0; i < n; i++) {
 				u32 p = cql_pos_add(l, s, i);
 
