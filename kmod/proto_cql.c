@@ -10,17 +10,19 @@
  * allows, else the waiter WRITEs its queue entry (mode, client id: node and
  * the id of its waiter on that node, version, timestamp) and sleeps until a
  * notification message arrives: nobody polls the lock table while waiting.
- * Release dequeues with one FETCH_AND_ADD posted together with the READ of
- * the entries after the releaser's position (one FAA_READ, one round
- * trip), and READs more, a range at a time, only when it must look further
- * to find whom to notify: the next writer alone, or every adjacent reader
- * after a writer. An entry not yet written by a slow enqueuer is read
- * again (refetched) after a short back-off. Every table
- * access, the home's own, goes through the transport. Notifications are
- * typed messages on the transport's reliable ordered connections; each
- * carries the lock's home, slot, table incarnation and the waiter's
- * position (which includes the lap), so a stale one matches no waiter and
- * is dropped. See Documentation/rdlock/cql.rst.
+ * Release dequeues with one FETCH_AND_ADD: when somebody is likely queued
+ * behind the releaser, posted together with the READ of the entries after
+ * its position (one FAA_READ, one round trip), else alone (uncontended, a
+ * plain FAA is the faster round trip). It READs more, a range at a time,
+ * only when it must look further to find whom to notify: the next writer
+ * alone, or every adjacent reader after a writer. An entry not yet
+ * written by a slow enqueuer is read again (refetched) after a short
+ * back-off. Every table access, the home's own, goes through the
+ * transport. Notifications are typed messages on the transport's reliable
+ * ordered connections; each carries the lock's home, slot, table
+ * incarnation and the waiter's position (which includes the lap), so a
+ * stale one matches no waiter and is dropped. See
+ * Documentation/rdlock/cql.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -935,9 +937,38 @@ failed:
 			    t->node, t->slot, ret);
 }
 
+/*
+ * Is somebody likely to be queued behind the releaser? Then its dequeue
+ * carries the READ of the entries after it (FAA_READ: the handover to a
+ * waiter in one round trip); else it is a plain FAA, which rxe answers
+ * faster than a FAA with a READ chained to it, and only a header that
+ * shows somebody behind after all is followed by READ_RANGEs (a second
+ * round trip). A hint, not a condition of correctness: the handover READs
+ * whatever the dequeue did not bring. Two facts the node has for free:
+ * the acquisition's own FAA found the queue in use (it waited, or readers
+ * held), or another client of this node is in the lock's queue now (for
+ * a writer, which holds at the head, that one is behind it).
+ */
+static bool rdlock_cql_busy(struct rdlock_cql_waiters *ws,
+			    const struct rdlock_ticket *t,
+			    const struct cql_layout *l)
+{
+	struct rdlock_cql_gate *g;
+	bool busy;
+
+	if (cql_hdr_qsize(l, t->prev))
+		return true;
+	spin_lock_bh(&ws->gate_lock);
+	g = rdlock_cql_gate_find(ws, t);
+	busy = g && g->inside > 1;
+	spin_unlock_bh(&ws->gate_lock);
+	return busy;
+}
+
 static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t)
 {
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	enum cql_mode m = rdlock_cql_mode(t);
 	u64 win[RDLOCK_XPORT_FAA_READ_MAX];
 	struct cql_layout l;
@@ -949,20 +980,27 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 		return;
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 	/*
-	 * Fig. 7 line 6: dequeue, with the READ of the entries right after
-	 * our position posted together (one round trip, as the paper): a
-	 * writer's successor is there, and the readers after it begin there.
-	 * Cut at the end of the queue; the handover READs whatever else it
-	 * needs.
+	 * Fig. 7 line 6: dequeue. When somebody is likely behind us, with the
+	 * READ of the entries right after our position posted together (one
+	 * round trip, as the paper): a writer's successor is there, and the
+	 * readers after it begin there. Cut at the end of the queue; the
+	 * handover READs whatever else it needs.
 	 */
 	after = cql_pos_add(&l, cql_enqueue_pos(&l, t->prev), 1);
 	widx = cql_pos_index(&l, after);
-	k = min3((u32)RDLOCK_XPORT_FAA_READ_MAX, cql_capacity(&l) - 1,
-		 cql_capacity(&l) - widx);
-	ret = rdlock_proto_faa_read_must(cfg, t, cql_dequeue_delta(&l, m),
-					 rdlock_cql_entry_slot(t, &l, after), k,
-					 &prev, win);
-	rdlock_cql_gate_leave(rdlock_cql_waiters_of(cfg), t);
+	if (rdlock_cql_busy(ws, t, &l)) {
+		k = min3((u32)RDLOCK_XPORT_FAA_READ_MAX, cql_capacity(&l) - 1,
+			 cql_capacity(&l) - widx);
+		ret = rdlock_proto_faa_read_must(cfg, t,
+						 cql_dequeue_delta(&l, m),
+						 rdlock_cql_entry_slot(t, &l,
+								       after),
+						 k, &prev, win);
+	} else {
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA,
+					   cql_dequeue_delta(&l, m), 0, &prev);
+	}
+	rdlock_cql_gate_leave(ws, t);
 	if (ret < 0) {
 		rdlock_ticket_failed(cfg, t, ret);
 		return;

@@ -1208,6 +1208,17 @@ static struct proto_sim *cql_sim_new(struct kunit *test)
 	return sim;
 }
 
+/* Remote operations of every type from releases on, in @s. */
+static s64 cql_rel_ops(struct rdlock_proto_stats *s)
+{
+	s64 n = 0;
+	int op;
+
+	for (op = 0; op < RDLOCK_XOP_NR; op++)
+		n += atomic64_read(&s->rel_ops[op]);
+	return n;
+}
+
 #define CQL_FIFO_WAITERS	9
 
 /*
@@ -1236,7 +1247,10 @@ static void cql_fifo_test(struct kunit *test)
 	}
 	h->t.remote_ops = 0;
 	rdlock_proto_cql.release(&h->cfg, &h->t);
-	/* One FAA_READ: the successor's entry came with it, a writer. */
+	/*
+	 * One FAA_READ (3 of the waiters are on the holder's node): the
+	 * successor's entry came with it, a writer.
+	 */
 	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 1U);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
 			1LL);
@@ -1248,6 +1262,11 @@ static void cql_fifo_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c[i].seq, i + 1);
 		/* FAA, populate WRITE; READs only by the 1 s liveness check. */
 		KUNIT_EXPECT_EQ(test, c[i].acq_ops, 2U);
+		/* It waited: one FAA_READ, with its successor's entry. */
+		KUNIT_EXPECT_EQ(test,
+				atomic64_read(&c[i].stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+				1LL);
+		KUNIT_EXPECT_EQ(test, cql_rel_ops(&c[i].stats), 1LL);
 	}
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent),
 			(s64)CQL_FIFO_WAITERS);
@@ -1316,6 +1335,100 @@ static void cql_readers_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->seq, CQL_READERS + 2);
 	/* 4 readers at once, then the writer, then the reader. */
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), CQL_READERS + 2LL);
+	sim_destroy(sim);
+}
+
+/*
+ * Which dequeue a release sends (rdlock_cql_busy()): a holder granted at
+ * once with only other nodes' waiters behind it sends a plain FAA, whose
+ * header shows them, then READs their entries (2 operations); one with a
+ * waiter of its own node behind it, and every holder that waited, a
+ * FAA_READ (1). A reader granted at once releases with a FAA and READs
+ * the entry of the writer queued behind it.
+ */
+static void cql_release_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	struct cql_client *c, *h, *w1, *w2;
+	struct cql_layout l;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = c;
+	w1 = c + 1;
+	w2 = c + 2;
+
+	/* Writers of nodes 1 and 2 behind a writer of node 0. */
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init(w1, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, w1);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	cql_client_init(w2, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, w2);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 3));
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&w1->done);
+	wait_for_completion(&w2->done);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, w1->ret, 0);
+	KUNIT_EXPECT_EQ(test, w1->seq, 1);
+	KUNIT_EXPECT_EQ(test, w2->ret, 0);
+	KUNIT_EXPECT_EQ(test, w2->seq, 2);
+	/* FAA; FAA, and one READ_RANGE of both waiters' entries. */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 3U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ_RANGE]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&h->stats), 2LL);
+	/* Each waited: one FAA_READ, w2's entry in w1's. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w1->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&w1->stats), 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w2->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&w2->stats), 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 2LL);
+
+	/* A writer of its own node behind a writer granted at once. */
+	atomic_set(&sim->seq, 0);
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init(w1, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, w1);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&w1->done);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, w1->ret, 0);
+	KUNIT_EXPECT_EQ(test, w1->seq, 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&h->stats), 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 3LL);
+
+	/* A writer of node 2 behind a reader of node 1 granted at once. */
+	atomic_set(&sim->seq, 0);
+	cql_client_init(h, sim, 1, RDLOCK_MODE_SHARED);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init(w1, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, w1);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&w1->done);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, w1->ret, 0);
+	KUNIT_EXPECT_EQ(test, w1->seq, 1);
+	/* FAA (wcnt 1), one READ_RANGE of the writer's entry: case 4. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ_RANGE]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&h->stats), 2LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 4LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 7, 0, 0, 0));
 	sim_destroy(sim);
 }
 
@@ -1446,8 +1559,9 @@ static void cql_abandon_test(struct kunit *test)
 }
 
 /*
- * Uncontended: one FAA to acquire, one FAA_READ to release, nothing else; update
- * locks and multi-slot leases are refused before anything is sent.
+ * Uncontended: one FAA to acquire, one plain FAA to release (nobody was
+ * queued, so no READ rides with it), nothing else; update locks and
+ * multi-slot leases are refused before anything is sent.
  */
 static void cql_ops_test(struct kunit *test)
 {
@@ -1467,11 +1581,13 @@ static void cql_ops_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c->t.remote_ops, 1U);
 		rdlock_proto_cql.release(&c->cfg, &c->t);
 		KUNIT_EXPECT_EQ(test, c->t.remote_ops, 2U);
-		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA]),
+		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.acq_ops[RDLOCK_XOP_FAA]),
+				1LL);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.rel_ops[RDLOCK_XOP_FAA]),
 				1LL);
 		KUNIT_EXPECT_EQ(test,
 				atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA_READ]),
-				1LL);
+				0LL);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.remote_ops), 2LL);
 	}
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 0LL);
@@ -1686,6 +1802,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(sim_restart_test),
 	KUNIT_CASE(cql_fifo_test),
 	KUNIT_CASE(cql_readers_test),
+	KUNIT_CASE(cql_release_test),
 	KUNIT_CASE(cql_starve_test),
 	KUNIT_CASE(cql_abandon_test),
 	KUNIT_CASE(cql_ops_test),
