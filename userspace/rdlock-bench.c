@@ -696,9 +696,9 @@ static int ls_stats(const char *ls, struct ls_counts *c)
 		} else if (sscanf(line, "acquires: %llu", &v) == 1) {
 			c->acq = v;
 			got |= 2;
-		} else if (sscanf(line, "acquire_ops_%15[a-z]: %llu", op, &v) == 2) {
+		} else if (sscanf(line, "acquire_ops_%15[a-z_]: %llu", op, &v) == 2) {
 			c->acq_ops += v;
-		} else if (sscanf(line, "release_ops_%15[a-z]: %llu", op, &v) == 2) {
+		} else if (sscanf(line, "release_ops_%15[a-z_]: %llu", op, &v) == 2) {
 			c->rel_ops += v;
 		} else if (sscanf(line, "releases: %llu", &v) == 1) {
 			c->rels = v;
