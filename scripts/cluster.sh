@@ -336,6 +336,7 @@ start_guest()
 # each console had got then is noted: what a guest logged before that is
 # the part of the boot that still counts.
 NET_STALL_SEC=15
+watch_pid=
 net_stall=
 net_stall_lines=()
 check_net_stall()
@@ -352,12 +353,15 @@ check_net_stall()
 	for ((i = 0; i < nodes; i++)); do
 		net_stall_lines[i]=$(wc -l < "$log_dir/node$i.console")
 	done
-	log "node $net_stall: QEMU stopped taking its virtio-net packets; QEMU's view in $log_dir/node$net_stall.netstall"
-	[ -f "$log_dir/node$net_stall.netstall" ] ||
-		"$SCRIPTS/qemu-monitor.py" "$work/monitor$net_stall" \
-			"info network" \
-			"info virtio-queue-status /machine/peripheral/nic0/virtio-backend 1" \
-			> "$log_dir/node$net_stall.netstall" 2>&1 || true
+	log "node $net_stall: its virtio-net transmit queue stalled; QEMU's view in $log_dir/node$net_stall.netstall"
+	[ -f "$log_dir/node$net_stall.netstall" ] && return 0
+	# A monitor serves one client at a time: the watcher's goes first.
+	kill "$watch_pid" 2> /dev/null || true
+	wait "$watch_pid" 2> /dev/null || true
+	"$SCRIPTS/qemu-monitor.py" "$work/monitor$net_stall" \
+		"info network" \
+		"info virtio-queue-status /machine/peripheral/nic0/virtio-backend 1" \
+		> "$log_dir/node$net_stall.netstall" 2>&1 || true
 }
 
 # Have all guests reported their command's exit status?
@@ -447,7 +451,7 @@ node_result()
 # Boot attempt $1 of the cluster on a network of its own; wait for the end.
 boot_cluster()
 {
-	local i start monitors watch_pid
+	local i start monitors
 
 	attempt=$1
 	start_net "$1"
