@@ -1339,6 +1339,41 @@ static void cql_readers_test(struct kunit *test)
 }
 
 /*
+ * Holder @h of @hnode in @hmode, granted at once; the @n writers @w of
+ * @wnodes queue behind it in that order; @h releases and each is granted
+ * in turn.
+ */
+static void cql_release_behind(struct kunit *test, struct proto_sim *sim,
+			       struct cql_client *h, int hnode,
+			       enum rdlock_mode hmode, struct cql_client *w,
+			       const int *wnodes, int n)
+{
+	int i;
+
+	atomic_set(&sim->seq, 0);
+	cql_client_init(h, sim, hnode, hmode);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	for (i = 0; i < n; i++) {
+		cql_client_init(&w[i], sim, wnodes[i], RDLOCK_MODE_EXCLUSIVE);
+		cql_client_start(test, &w[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, i + 2));
+	}
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	for (i = 0; i < n; i++)
+		wait_for_completion(&w[i].done);
+	sim_flush(sim);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, w[i].ret, 0);
+		KUNIT_EXPECT_EQ(test, w[i].seq, i + 1);
+	}
+}
+
+static s64 cql_rel_op(struct cql_client *c, enum rdlock_xop op)
+{
+	return atomic64_read(&c->stats.rel_ops[op]);
+}
+
+/*
  * Which dequeue a release sends (rdlock_cql_busy()): a holder granted at
  * once with only other nodes' waiters behind it sends a plain FAA, whose
  * header shows them, then READs their entries (2 operations); one with a
@@ -1348,84 +1383,44 @@ static void cql_readers_test(struct kunit *test)
  */
 static void cql_release_test(struct kunit *test)
 {
+	static const int others[] = { 1, 2 }, own[] = { 0 }, node2[] = { 2 };
 	struct proto_sim *sim = cql_sim_new(test);
-	struct cql_client *c, *h, *w1, *w2;
+	struct cql_client *h, *w;
 	struct cql_layout l;
 
 	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
-	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
-	h = c;
-	w1 = c + 1;
-	w2 = c + 2;
+	h = kunit_kcalloc(test, 3, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	w = h + 1;
 
 	/* Writers of nodes 1 and 2 behind a writer of node 0. */
-	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	cql_client_init(w1, sim, 1, RDLOCK_MODE_EXCLUSIVE);
-	cql_client_start(test, w1);
-	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
-	cql_client_init(w2, sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	cql_client_start(test, w2);
-	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 3));
-	rdlock_proto_cql.release(&h->cfg, &h->t);
-	wait_for_completion(&w1->done);
-	wait_for_completion(&w2->done);
-	sim_flush(sim);
-	KUNIT_EXPECT_EQ(test, w1->ret, 0);
-	KUNIT_EXPECT_EQ(test, w1->seq, 1);
-	KUNIT_EXPECT_EQ(test, w2->ret, 0);
-	KUNIT_EXPECT_EQ(test, w2->seq, 2);
-	/* FAA; FAA, and one READ_RANGE of both waiters' entries. */
+	cql_release_behind(test, sim, h, 0, RDLOCK_MODE_EXCLUSIVE, w,
+			   others, ARRAY_SIZE(others));
+	/* Acquire FAA; release FAA, then one READ_RANGE of both entries. */
 	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 3U);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA]),
-			1LL);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ_RANGE]),
-			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_op(h, RDLOCK_XOP_FAA), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_op(h, RDLOCK_XOP_READ_RANGE), 1LL);
 	KUNIT_EXPECT_EQ(test, cql_rel_ops(&h->stats), 2LL);
-	/* Each waited: one FAA_READ, w2's entry in w1's. */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&w1->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
-			1LL);
-	KUNIT_EXPECT_EQ(test, cql_rel_ops(&w1->stats), 1LL);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&w2->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
-			1LL);
-	KUNIT_EXPECT_EQ(test, cql_rel_ops(&w2->stats), 1LL);
+	/* Each waited: one FAA_READ, w[1]'s entry in w[0]'s. */
+	KUNIT_EXPECT_EQ(test, cql_rel_op(&w[0], RDLOCK_XOP_FAA_READ), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&w[0].stats), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_op(&w[1], RDLOCK_XOP_FAA_READ), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_ops(&w[1].stats), 1LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 2LL);
 
 	/* A writer of its own node behind a writer granted at once. */
-	atomic_set(&sim->seq, 0);
-	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	cql_client_init(w1, sim, 0, RDLOCK_MODE_EXCLUSIVE);
-	cql_client_start(test, w1);
-	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
-	rdlock_proto_cql.release(&h->cfg, &h->t);
-	wait_for_completion(&w1->done);
-	sim_flush(sim);
-	KUNIT_EXPECT_EQ(test, w1->ret, 0);
-	KUNIT_EXPECT_EQ(test, w1->seq, 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
-			1LL);
+	cql_release_behind(test, sim, h, 0, RDLOCK_MODE_EXCLUSIVE, w,
+			   own, ARRAY_SIZE(own));
+	KUNIT_EXPECT_EQ(test, cql_rel_op(h, RDLOCK_XOP_FAA_READ), 1LL);
 	KUNIT_EXPECT_EQ(test, cql_rel_ops(&h->stats), 1LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 3LL);
 
 	/* A writer of node 2 behind a reader of node 1 granted at once. */
-	atomic_set(&sim->seq, 0);
-	cql_client_init(h, sim, 1, RDLOCK_MODE_SHARED);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	cql_client_init(w1, sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	cql_client_start(test, w1);
-	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
-	rdlock_proto_cql.release(&h->cfg, &h->t);
-	wait_for_completion(&w1->done);
-	sim_flush(sim);
-	KUNIT_EXPECT_EQ(test, w1->ret, 0);
-	KUNIT_EXPECT_EQ(test, w1->seq, 1);
+	cql_release_behind(test, sim, h, 1, RDLOCK_MODE_SHARED, w,
+			   node2, ARRAY_SIZE(node2));
 	/* FAA (wcnt 1), one READ_RANGE of the writer's entry: case 4. */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA]),
-			1LL);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ_RANGE]),
-			1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_op(h, RDLOCK_XOP_FAA), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_rel_op(h, RDLOCK_XOP_READ_RANGE), 1LL);
 	KUNIT_EXPECT_EQ(test, cql_rel_ops(&h->stats), 2LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 4LL);
 	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 7, 0, 0, 0));
