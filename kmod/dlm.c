@@ -25,11 +25,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/seq_file.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
@@ -211,6 +214,7 @@ struct rdlock_dlm_lkb {
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
  * @gate_work: gives back @cancel_gate.
+ * @start: when it was queued.
  * @sb_flags: for the grant's AST.
  */
 struct rdlock_dlm_req {
@@ -231,6 +235,7 @@ struct rdlock_dlm_req {
 	struct rdlock_lock *gate;
 	struct rdlock_lock *cancel_gate;
 	struct work_struct gate_work;
+	ktime_t start;
 	u8 sb_flags;
 };
 
@@ -267,6 +272,60 @@ static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
 static LIST_HEAD(rdlock_dlm_list);
 static struct workqueue_struct *rdlock_dlm_wq;		/* requests */
 static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
+
+/*
+ * What the DLM layer asks of the lockspace layer, for profiles of a file
+ * system's operations (debugfs rdlock/dlm, all lockspaces together).
+ * Requests by granted mode (IV, NL, PR, EX) and requested mode (NL, PR,
+ * EX; unlocks as IV); times in ns.
+ */
+enum {
+	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main name */
+	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
+	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
+	RDLOCK_DLM_ST_DROP,		/* rdlock_unlock() */
+	RDLOCK_DLM_ST_LVB_GET,
+	RDLOCK_DLM_ST_LVB_SET,
+	RDLOCK_DLM_ST_NOTICE,		/* notices sent (wait and done) */
+	RDLOCK_DLM_ST_NOQUEUE,		/* requests with NOQUEUE */
+	RDLOCK_DLM_ST_VALBLK,		/* requests with VALBLK */
+	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
+	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-name rdlock_lock() */
+	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
+	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
+	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
+	RDLOCK_DLM_ST_NS_NOTICE,	/* in rdlock_ls_notice_send() */
+	RDLOCK_DLM_ST_NS_REQ,		/* request start to its AST queued */
+	RDLOCK_DLM_ST_NR
+};
+
+static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
+	"take_main", "take_gate", "take_fail", "drop", "lvb_get", "lvb_set",
+	"notices", "noqueue", "valblk", "cancels", "ns_take_main",
+	"ns_take_gate", "ns_drop", "ns_lvb", "ns_notice", "ns_request",
+};
+
+static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
+static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
+
+static void rdlock_dlm_count(int st, s64 n)
+{
+	atomic64_add(n, &rdlock_dlm_st[st]);
+}
+
+static int rdlock_dlm_mode_idx(int mode)
+{
+	switch (mode) {
+	case RDLOCK_DLM_LOCK_NL:
+		return 1;
+	case RDLOCK_DLM_LOCK_PR:
+		return 2;
+	case RDLOCK_DLM_LOCK_EX:
+		return 3;
+	default:
+		return 0;
+	}
+}
 
 static bool rdlock_dlm_conflict(int a, int b)
 {
@@ -476,10 +535,14 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 		.hash = cpu_to_le64(req->res->hash),
 		.req = cpu_to_le64(req->id),
 	};
+	ktime_t t0 = ktime_get();
 	int ret;
 
 	static_assert(sizeof(m) <= RDLOCK_LS_NOTICE_MAX);
 	ret = rdlock_ls_notice_send(req->dls->ls, &m, sizeof(m));
+	rdlock_dlm_count(RDLOCK_DLM_ST_NOTICE, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_NOTICE,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
 	/* A node not connected has no holder we could wait for now. */
 	if (ret && ret != -ENOTCONN)
 		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
@@ -503,6 +566,7 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 	};
 	u8 name[RDLOCK_RES_NAME_MAX];
 	struct rdlock_lock *lk;
+	ktime_t t0;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
 	name[0] = gate ? 'G' : 'M';
@@ -518,10 +582,17 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 	if (!noqueue)
 		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
 						RDLOCK_DLM_WAIT_MAIN);
+	t0 = ktime_get();
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX :
 						      RDLOCK_LOCK_SH, &opts);
 	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
+	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_TAKE_GATE :
+				RDLOCK_DLM_ST_TAKE_MAIN, 1);
+	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_NS_GATE : RDLOCK_DLM_ST_NS_MAIN,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	if (IS_ERR(lk))
+		rdlock_dlm_count(RDLOCK_DLM_ST_TAKE_FAIL, 1);
 	if (IS_ERR(lk)) {
 		/* TRY: busy, or too many abandoned tries still finishing. */
 		if (noqueue && (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN))
@@ -540,9 +611,15 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 
 static void rdlock_dlm_drop(struct rdlock_lock **lk)
 {
+	ktime_t t0;
+
 	if (*lk) {
+		t0 = ktime_get();
 		rdlock_unlock(*lk);
 		*lk = NULL;
+		rdlock_dlm_count(RDLOCK_DLM_ST_DROP, 1);
+		rdlock_dlm_count(RDLOCK_DLM_ST_NS_DROP,
+				 ktime_to_ns(ktime_sub(ktime_get(), t0)));
 	}
 }
 
@@ -620,6 +697,28 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	return ret;
 }
 
+static int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
+{
+	ktime_t t0 = ktime_get();
+	int ret = rdlock_lvb_get(lk, buf, f);
+
+	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_GET, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	return ret;
+}
+
+static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf, u32 f)
+{
+	ktime_t t0 = ktime_get();
+	int ret = rdlock_lvb_set(lk, buf, f);
+
+	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SET, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	return ret;
+}
+
 /*
  * @lkb goes below EX: store the caller's value block with VALBLK, else
  * put back the validity it had, clearing DIRTY. A failure leaves DIRTY:
@@ -632,7 +731,7 @@ static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 			  lkb->lksb->sb_lvbptr : NULL;
 	int ret;
 
-	ret = rdlock_lvb_set(lkb->main, buf, buf || lkb->lvb_valid ?
+	ret = rdlock_dlm_lvb_set(lkb->main, buf, buf || lkb->lvb_valid ?
 			     RDLOCK_DLM_LVB_VALID : 0);
 	if (ret)
 		pr_warn_ratelimited("value block not stored: %d\n", ret);
@@ -653,7 +752,7 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 
 	if (!valblk && req->to != RDLOCK_DLM_LOCK_EX)
 		return;
-	ret = rdlock_lvb_get(main, lvb, &f);
+	ret = rdlock_dlm_lvb_get(main, lvb, &f);
 	if (!ret)
 		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
 			RDLOCK_DLM_LVB_VALID;
@@ -667,7 +766,7 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 	}
 	if (req->to == RDLOCK_DLM_LOCK_EX) {
 		lkb->lvb_valid = valid;
-		ret = rdlock_lvb_set(main, NULL, RDLOCK_DLM_LVB_DIRTY |
+		ret = rdlock_dlm_lvb_set(main, NULL, RDLOCK_DLM_LVB_DIRTY |
 				     (valid ? RDLOCK_DLM_LVB_VALID : 0));
 		if (ret)
 			pr_warn_ratelimited("value block state not stored: %d\n",
@@ -705,6 +804,8 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = req->dls;
 
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
+			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
 	if (req->noticed)
 		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
 	/* A cancel's gate release uses @req. */
@@ -846,6 +947,13 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 			   req->to != RDLOCK_DLM_LOCK_NL &&
 			   !(req->flags & RDLOCK_DLM_LKF_NOQUEUE);
 	lkb->req = req;
+	req->start = ktime_get();
+	atomic64_inc(&rdlock_dlm_st_req[rdlock_dlm_mode_idx(req->from)]
+		     [req->unlock ? 0 : rdlock_dlm_mode_idx(req->to)]);
+	if (req->flags & RDLOCK_DLM_LKF_NOQUEUE)
+		rdlock_dlm_count(RDLOCK_DLM_ST_NOQUEUE, 1);
+	if (req->flags & RDLOCK_DLM_LKF_VALBLK)
+		rdlock_dlm_count(RDLOCK_DLM_ST_VALBLK, 1);
 	atomic_inc(&dls->refs);
 	queue_work(rdlock_dlm_wq, &req->work);
 }
@@ -1020,6 +1128,7 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	req->lkb = NULL;
 	req->cancellable = false;
 	lkb->req = NULL;
+	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
 	 * A new or NL->EX request waiting for the main name holds the gate
 	 * (it set @waiting after storing @gate). Its abandoned wait must not
@@ -1255,6 +1364,32 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	kfree(dls);
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_close);
+
+static int rdlock_dlm_stats_show(struct seq_file *m, void *unused)
+{
+	static const char *const modes[] = { "IV", "NL", "PR", "EX" };
+	int i, j;
+
+	for (i = 0; i < RDLOCK_DLM_ST_NR; i++)
+		seq_printf(m, "%s: %lld\n", rdlock_dlm_st_names[i],
+			   atomic64_read(&rdlock_dlm_st[i]));
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 4; j++)
+			seq_printf(m, "req_%s_%s: %lld\n", modes[i],
+				   j ? modes[j] : "UN",
+				   atomic64_read(&rdlock_dlm_st_req[i][j]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_dlm_stats);
+
+/**
+ * rdlock_dlm_debugfs_init() - the DLM layer's counters, rdlock/dlm
+ * @root: rdlock's debugfs directory.
+ */
+void rdlock_dlm_debugfs_init(struct dentry *root)
+{
+	debugfs_create_file("dlm", 0444, root, NULL, &rdlock_dlm_stats_fops);
+}
 
 int rdlock_dlm_init(void)
 {
