@@ -283,6 +283,8 @@ enum {
 	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main name */
 	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
 	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
+	RDLOCK_DLM_ST_TRY_OK,		/* a try spared a wait's notices */
+	RDLOCK_DLM_ST_TRY_BUSY,		/* a try found it busy: notice, wait */
 	RDLOCK_DLM_ST_DROP,		/* rdlock_unlock() */
 	RDLOCK_DLM_ST_LVB_GET,
 	RDLOCK_DLM_ST_LVB_SET,
@@ -300,7 +302,7 @@ enum {
 };
 
 static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
-	"take_main", "take_gate", "take_fail", "drop", "lvb_get", "lvb_set",
+	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop", "lvb_get", "lvb_set",
 	"notices", "noqueue", "valblk", "cancels", "ns_take_main",
 	"ns_take_gate", "ns_drop", "ns_lvb", "ns_notice", "ns_request",
 };
@@ -552,6 +554,11 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 /* ------------------------------------------------------------------ */
 /* Requests                                                           */
 
+static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
+{
+	return mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX : RDLOCK_LOCK_SH;
+}
+
 /*
  * Take the main (@gate false) or gate name of @req's resource, sending
  * the request's blocking notice first unless @noqueue or @quiet (a take
@@ -571,21 +578,33 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
 	name[0] = gate ? 'G' : 'M';
 	memcpy(name + 1, req->res->name, req->res->len);
-	/*
-	 * Before the request's first wait: every holder in its way learns of
-	 * it now, whichever of its waits (gate, main name) it will be in.
-	 */
-	if (!noqueue && !quiet && !req->noticed) {
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
-		req->noticed = true;
-	}
 	if (!noqueue)
 		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
 						RDLOCK_DLM_WAIT_MAIN);
 	t0 = ktime_get();
+	/*
+	 * Before the request's first wait every holder in its way learns of
+	 * it, whichever of its waits (gate, main name) it will be in. A try
+	 * first: a request nobody is in the way of sends no notices (one to
+	 * every node now, and the done notice after).
+	 */
+	if (!noqueue && !quiet && !req->noticed) {
+		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
+				 rdlock_dlm_rdmode(mode),
+				 &(struct rdlock_lock_opts){
+					.flags = RDLOCK_LKF_TRY });
+		if (!IS_ERR(lk))
+			rdlock_dlm_count(RDLOCK_DLM_ST_TRY_OK, 1);
+		if (!IS_ERR(lk) ||
+		    (PTR_ERR(lk) != -EAGAIN && PTR_ERR(lk) != -EBUSY))
+			goto took;
+		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
+		req->noticed = true;
+	}
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
-			 mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX :
-						      RDLOCK_LOCK_SH, &opts);
+			 rdlock_dlm_rdmode(mode), &opts);
+took:
 	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
 	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_TAKE_GATE :
 				RDLOCK_DLM_ST_TAKE_MAIN, 1);
@@ -752,7 +771,8 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 
 	if (!valblk && req->to != RDLOCK_DLM_LOCK_EX)
 		return;
-	ret = rdlock_dlm_lvb_get(main, lvb, &f);
+	/* Without VALBLK only the state word matters: one READ, not 9. */
+	ret = rdlock_dlm_lvb_get(main, valblk ? lvb : NULL, &f);
 	if (!ret)
 		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
 			RDLOCK_DLM_LVB_VALID;

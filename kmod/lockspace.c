@@ -1375,7 +1375,7 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 /**
  * rdlock_lvb_get() - read the value block of a held lock's name; sleeps
  * @lk: a granted lock in an RDLOCK_LS_LVB lockspace.
- * @buf: RDLOCK_LVB_LEN bytes.
+ * @buf: RDLOCK_LVB_LEN bytes, or NULL to read the flags only.
  * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
  *	when no holder of the name stored any since its entry was taken
  *	(the bytes are then another name's, or zeroes).
@@ -1399,7 +1399,7 @@ int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 	slot = rdlock_lvb_slot(lk);
 	nofs = memalloc_nofs_save();
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot, 0, 0, &state);
-	for (i = 0; !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot + 1 + i, 0,
 				   0, &v);
 		put_unaligned_le64(v, buf + 8 * i);
