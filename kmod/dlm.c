@@ -27,6 +27,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/bitops.h>
 #include <linux/export.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
@@ -163,6 +164,10 @@ struct rdlock_dlm_req;
  * @gate: the rdlock lock on the convert gate (EX only).
  * @lvb_valid: at EX: the value block was valid when granted (what an
  *	EX release without VALBLK puts back).
+ * @lvb_seen_ok: at EX: @lvb_seen holds the value block's bytes as the
+ *	grant read them (VALBLK), so that the release writes only the words
+ *	the caller changed (nobody else writes them while it holds EX).
+ * @lvb_seen: those bytes.
  * @req: the request in progress, or NULL.
  * @cb_work: delivers @cbs.
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
@@ -186,6 +191,8 @@ struct rdlock_dlm_lkb {
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
 	bool lvb_valid;
+	bool lvb_seen_ok;
+	u8 lvb_seen[RDLOCK_DLM_LVB_LEN];
 	struct rdlock_dlm_req *req;
 	struct work_struct cb_work;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
@@ -288,6 +295,8 @@ enum {
 	RDLOCK_DLM_ST_DROP,		/* rdlock_unlock() */
 	RDLOCK_DLM_ST_LVB_GET,
 	RDLOCK_DLM_ST_LVB_SET,
+	RDLOCK_DLM_ST_LVB_WORDS,	/* value block words written */
+	RDLOCK_DLM_ST_LVB_SPARED,	/* not written: already there */
 	RDLOCK_DLM_ST_NOTICE,		/* notices sent (wait and done) */
 	RDLOCK_DLM_ST_NOQUEUE,		/* requests with NOQUEUE */
 	RDLOCK_DLM_ST_VALBLK,		/* requests with VALBLK */
@@ -302,8 +311,8 @@ enum {
 };
 
 static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
-	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop", "lvb_get", "lvb_set",
-	"notices", "noqueue", "valblk", "cancels", "ns_take_main",
+	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop",
+	"lvb_get", "lvb_set", "lvb_words", "lvb_spared", "notices", "noqueue", "valblk", "cancels", "ns_take_main",
 	"ns_take_gate", "ns_drop", "ns_lvb", "ns_notice", "ns_request",
 };
 
@@ -727,11 +736,16 @@ static int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
 	return ret;
 }
 
-static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf, u32 f)
+static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf,
+			      u8 words, u32 f)
 {
 	ktime_t t0 = ktime_get();
-	int ret = rdlock_lvb_set(lk, buf, f);
+	int ret = rdlock_lvb_set_words(lk, buf, words, f);
 
+	if (buf) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_WORDS, hweight8(words));
+		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SPARED, 8 - hweight8(words));
+	}
 	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SET, 1);
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
 			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
@@ -746,12 +760,21 @@ static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf, u32 f)
 static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 				   struct rdlock_dlm_lkb *lkb)
 {
-	const void *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
-			  lkb->lksb->sb_lvbptr : NULL;
-	int ret;
+	const u8 *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
+			(u8 *)lkb->lksb->sb_lvbptr : NULL;
+	u8 words = 0xff;
+	int ret, i;
 
-	ret = rdlock_dlm_lvb_set(lkb->main, buf, buf || lkb->lvb_valid ?
-			     RDLOCK_DLM_LVB_VALID : 0);
+	if (buf && lkb->lvb_seen_ok) {
+		words = 0;
+		for (i = 0; i < RDLOCK_DLM_LVB_LEN / 8; i++)
+			if (memcmp(buf + 8 * i, lkb->lvb_seen + 8 * i, 8))
+				words |= BIT(i);
+	}
+	lkb->lvb_seen_ok = false;
+	ret = rdlock_dlm_lvb_set(lkb->main, buf, words,
+				 buf || lkb->lvb_valid ?
+				 RDLOCK_DLM_LVB_VALID : 0);
 	if (ret)
 		pr_warn_ratelimited("value block not stored: %d\n", ret);
 }
@@ -776,6 +799,9 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 	if (!ret)
 		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
 			RDLOCK_DLM_LVB_VALID;
+	lkb->lvb_seen_ok = valblk && !ret && req->to == RDLOCK_DLM_LOCK_EX;
+	if (lkb->lvb_seen_ok)
+		memcpy(lkb->lvb_seen, lvb, sizeof(lvb));
 	if (valblk) {
 		/* Never stored for this name: zeroes, as fs/dlm gives. */
 		if (ret || !(f & RDLOCK_DLM_LVB_VALID))
@@ -786,8 +812,8 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 	}
 	if (req->to == RDLOCK_DLM_LOCK_EX) {
 		lkb->lvb_valid = valid;
-		ret = rdlock_dlm_lvb_set(main, NULL, RDLOCK_DLM_LVB_DIRTY |
-				     (valid ? RDLOCK_DLM_LVB_VALID : 0));
+		ret = rdlock_dlm_lvb_set(main, NULL, 0, RDLOCK_DLM_LVB_DIRTY |
+					 (valid ? RDLOCK_DLM_LVB_VALID : 0));
 		if (ret)
 			pr_warn_ratelimited("value block state not stored: %d\n",
 					    ret);

@@ -1424,6 +1424,24 @@ EXPORT_SYMBOL_GPL(rdlock_lvb_get);
  */
 int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 {
+	return rdlock_lvb_set_words(lk, buf, buf ? 0xff : 0, flags);
+}
+EXPORT_SYMBOL_GPL(rdlock_lvb_set);
+
+/**
+ * rdlock_lvb_set_words() - rdlock_lvb_set() of some of the bytes
+ * @lk: as for rdlock_lvb_set().
+ * @buf: RDLOCK_LVB_LEN bytes, of which only the words in @words are
+ *	written, or NULL.
+ * @words: bit i: write bytes 8 * i to 8 * i + 7 (a holder that knows the
+ *	others are already there spares their writes).
+ * @flags: as for rdlock_lvb_set().
+ *
+ * Return: as rdlock_lvb_set().
+ */
+int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
+			 u32 flags)
+{
 	struct rdlock_ls *ls = lk->ls;
 	u32 slot, i, home = lk->res->home;
 	unsigned int nofs;
@@ -1436,16 +1454,20 @@ int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 		return -EINVAL;
 	slot = rdlock_lvb_slot(lk);
 	nofs = memalloc_nofs_save();
-	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++)
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot + 1 + i,
-				   get_unaligned_le64(buf + 8 * i), 0, &old);
+	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+		if (words & BIT(i))
+			ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
+					   slot + 1 + i,
+					   get_unaligned_le64(buf + 8 * i), 0,
+					   &old);
+	}
 	if (!ret)
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
 				   lk->res->tag | flags, 0, &old);
 	memalloc_nofs_restore(nofs);
 	return ret ? rdlock_ls_error(ls, ret) : 0;
 }
-EXPORT_SYMBOL_GPL(rdlock_lvb_set);
+EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
 
 /**
  * rdlock_unlock() - release a lock; may sleep
