@@ -18,10 +18,11 @@
  * Requests run in an unbound WQ_MEM_RECLAIM workqueue, one work item per
  * request; callbacks run from another, one work item per lock, so a lock's
  * callbacks come one at a time and in order. Blocking callbacks: before a
- * request waits, its node broadcasts a notice (resource hash, mode) to the
- * lockspace's nodes through the lockspace layer; each node gives a BAST to
- * its holders that block the mode and remembers the notice until the
- * waiter says it is done, so a holder granted meanwhile gets its BAST too.
+ * request waits (its first try found the name busy), its node broadcasts
+ * a notice (resource hash, mode) to the lockspace's nodes through the
+ * lockspace layer; each node gives a BAST to its holders that block the
+ * mode and remembers the notice until the waiter says it is done, so a
+ * holder granted meanwhile gets its BAST too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
