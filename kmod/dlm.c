@@ -314,7 +314,8 @@ enum {
 static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop",
 	"lvb_get", "lvb_set", "lvb_words", "lvb_spared", "notices", "noqueue",
-	"valblk", "cancels", "ns_take_main", "ns_take_gate", "ns_drop", "ns_lvb", "ns_notice", "ns_request",
+	"valblk", "cancels", "ns_take_main", "ns_take_gate", "ns_drop",
+	"ns_lvb", "ns_notice", "ns_request",
 };
 
 static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
