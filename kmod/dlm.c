@@ -26,9 +26,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
-#include <linux/bitops.h>
 #include <linux/export.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
