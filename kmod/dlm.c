@@ -34,10 +34,10 @@
 #include <linux/idr.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
-#include <linux/seq_file.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
