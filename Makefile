@@ -2,7 +2,8 @@
 #
 # make              modules (against KDIR), userspace tools and selftests
 # make modules      rdlock.ko, rdlock_test.ko and, with KUnit, the KUnit suites
-# make check-style  sparse (C=2) and checkpatch --strict; fails on findings
+# make check-style  sparse (C=2), checkpatch --strict and the layers'
+#                   includes (scripts/check-layers.sh); fails on findings
 # make test         the whole suite: scripts/run-tests.sh
 # make dkms-install  rdlock.ko through DKMS, rebuilt for every new kernel
 #                    (DKMS_KERNEL=VERSION: for that kernel, not the running one)
@@ -25,7 +26,7 @@ OCFS2_HEADERS ?= $(wildcard $(CURDIR)/build/ocfs2-headers)
 
 KBUILD_FLAGS := -C $(KDIR) M=$(CURDIR) W=1 OCFS2_HEADERS=$(OCFS2_HEADERS)
 
-.PHONY: all modules userspace selftests check-style checkpatch sparse test clean
+.PHONY: all modules userspace selftests check-style checkpatch check-layers sparse test clean
 .PHONY: dkms-add dkms-install dkms-uninstall install-tools
 
 all: modules userspace selftests
@@ -39,7 +40,7 @@ userspace:
 selftests:
 	$(MAKE) -C selftests/rdlock
 
-check-style: sparse checkpatch
+check-style: sparse checkpatch check-layers
 
 sparse:
 	@set -e; log=$$(mktemp); \
@@ -50,6 +51,9 @@ sparse:
 
 checkpatch:
 	scripts/checkpatch.sh
+
+check-layers:
+	scripts/check-layers.sh
 
 test:
 	scripts/run-tests.sh

@@ -26,8 +26,7 @@
 
 #include "xport.h"
 #include "uapi_check.h"
-#include "proto.h"
-#include "lockspace-pri.h"
+#include "lockspace.h"
 #include "dev.h"
 
 /* ------------------------------------------------------------------ */
@@ -140,8 +139,8 @@ struct rdlock_dev_dls {
 
 /*
  * rdlock_dev_dls_mutex protects rdlock_dev_dls_list and makes a name
- * either a DLM lockspace or a plain one on this node; taken before
- * rdlock_ls_join_mutex and rdlock_ls_mutex.
+ * either a DLM lockspace or a plain one on this node; taken before the
+ * lockspace layer's mutexes (rdlock_ls_create() and the like take them).
  */
 static DEFINE_MUTEX(rdlock_dev_dls_mutex);
 static LIST_HEAD(rdlock_dev_dls_list);
@@ -153,10 +152,12 @@ static LIST_HEAD(rdlock_dev_dls_list);
  * @ls: the joined lockspace, or NULL.
  * @dd: the joined DLM lockspace, or NULL (one of @ls and @dd at most).
  * @may_write: the joiner may take exclusive and update locks.
- * @mutex: protects @locks and rdlock_lock.busy (rdlock_dev_dlk.busy).
+ * @mutex: protects @locks, their RDLOCK_DEV_BUSY marks and
+ *	rdlock_dev_dlk.busy.
  * @locks: handle -> struct rdlock_lock (struct rdlock_dev_dlk with @dd);
  *	at most RDLOCK_FILE_LOCKS_MAX, so that a user allowed into a
- *	lockspace cannot pin unbounded memory.
+ *	lockspace cannot pin unbounded memory. A struct rdlock_lock that an
+ *	ioctl converts is marked RDLOCK_DEV_BUSY (unlock is refused then).
  * @nr_locks: how many.
  * @kref: the open file and each of its DLM locks: the callbacks of a lock
  *	given back after close still find @dlm_lock and @ast_wait.
@@ -175,7 +176,7 @@ struct rdlock_file {
 	struct rdlock_ls *ls;
 	struct rdlock_dev_dls *dd;
 	bool may_write;
-	struct mutex mutex;		/* @locks, rdlock_lock.busy */
+	struct mutex mutex;		/* @locks, busy marks */
 	struct xarray locks;
 	unsigned int nr_locks;		/* in @locks */
 	struct kref kref;
@@ -186,6 +187,9 @@ struct rdlock_file {
 	wait_queue_head_t ev_wait;
 	wait_queue_head_t ast_wait;
 };
+
+/* Mark of a struct rdlock_lock in rdlock_file.locks: a convert runs on it. */
+#define RDLOCK_DEV_BUSY		XA_MARK_1
 
 static int rdlock_open(struct inode *inode, struct file *file)
 {
@@ -250,9 +254,7 @@ static void rdlock_file_leave(struct rdlock_file *f)
 		rdlock_file_erase(f, handle);
 		rdlock_unlock(lk);
 	}
-	mutex_lock(&rdlock_ls_mutex);
-	rdlock_ls_put_locked(f->ls);
-	mutex_unlock(&rdlock_ls_mutex);
+	rdlock_ls_leave(f->ls);
 	f->ls = NULL;
 }
 
@@ -837,14 +839,8 @@ static struct rdlock_dev_dls *rdlock_dev_dls_find(const char *name)
 static long rdlock_dev_dls_create(const struct rdlock_ls_create *c)
 {
 	struct rdlock_dev_dls *dd;
-	struct rdlock_ls *ls;
-	bool taken;
 
-	mutex_lock(&rdlock_ls_mutex);
-	ls = rdlock_ls_find(c->name);
-	taken = ls && ls->created;
-	mutex_unlock(&rdlock_ls_mutex);
-	if (taken)
+	if (rdlock_ls_created(c->name))
 		return -EEXIST;
 	dd = kzalloc(sizeof(*dd), GFP_KERNEL);
 	if (!dd)
@@ -879,7 +875,6 @@ static long rdlock_ioc_ls_create(void __user *argp)
 {
 	struct rdlock_ls_create c;
 	struct rdlock_ls_attr attr;
-	struct rdlock_ls *ls;
 	long ret = 0;
 
 	if (copy_from_user(&c, argp, sizeof(c)))
@@ -899,30 +894,9 @@ static long rdlock_ioc_ls_create(void __user *argp)
 		ret = rdlock_dev_dls_create(&c);
 		goto out_dls;
 	}
-	if (mutex_lock_killable(&rdlock_ls_join_mutex)) {
-		ret = -EINTR;
-		goto out_dls;
-	}
-	mutex_lock(&rdlock_ls_mutex);
-	ls = rdlock_ls_find(c.name);
-	if (ls && ls->created)
-		ret = -EEXIST;
-	mutex_unlock(&rdlock_ls_mutex);
-	if (ret)
-		goto out;
-	ls = rdlock_ls_open_locked(c.name, &attr);
-	if (IS_ERR(ls)) {
-		ret = PTR_ERR(ls);
-		goto out;
-	}
-	mutex_lock(&rdlock_ls_mutex);
-	ls->created = true;
-	ls->uid = make_kuid(current_user_ns(), c.uid);
-	ls->gid = make_kgid(current_user_ns(), c.gid);
-	ls->mode = c.mode;
-	mutex_unlock(&rdlock_ls_mutex);
-out:
-	mutex_unlock(&rdlock_ls_join_mutex);
+	ret = rdlock_ls_create(c.name, &attr,
+			       make_kuid(current_user_ns(), c.uid),
+			       make_kgid(current_user_ns(), c.gid), c.mode);
 out_dls:
 	mutex_unlock(&rdlock_dev_dls_mutex);
 	return ret;
@@ -932,7 +906,6 @@ static long rdlock_ioc_ls_remove(void __user *argp)
 {
 	struct rdlock_dev_dls *dd;
 	struct rdlock_ls_name n;
-	struct rdlock_ls *ls;
 	long ret = 0;
 
 	if (copy_from_user(&n, argp, sizeof(n)))
@@ -952,30 +925,7 @@ static long rdlock_ioc_ls_remove(void __user *argp)
 		return ret;
 	}
 	mutex_unlock(&rdlock_dev_dls_mutex);
-	mutex_lock(&rdlock_ls_mutex);
-	ls = rdlock_ls_find(n.name);
-	if (!ls || !ls->created) {
-		ret = -ENOENT;
-	} else if (ls->users > 1) {
-		ret = -EBUSY;
-	} else {
-		ls->created = false;
-		rdlock_ls_put_locked(ls);
-	}
-	mutex_unlock(&rdlock_ls_mutex);
-	return ret;
-}
-
-/* The file permission bits of a lockspace that apply to the caller. */
-static umode_t rdlock_ls_perm(kuid_t uid, kgid_t gid, umode_t mode)
-{
-	if (capable(CAP_SYS_ADMIN))
-		return 07;
-	if (uid_eq(current_fsuid(), uid))
-		return (mode >> 6) & 07;
-	if (in_group_p(gid))
-		return (mode >> 3) & 07;
-	return mode & 07;
+	return rdlock_ls_remove(n.name);
 }
 
 /* JOIN of a DLM lockspace; f->sem and rdlock_dev_dls_mutex held. */
@@ -1023,21 +973,13 @@ static long rdlock_ioc_join(struct rdlock_file *f, void __user *argp)
 		up_write(&f->sem);
 		return ret;
 	}
-	mutex_lock(&rdlock_ls_mutex);
-	ls = rdlock_ls_find(n.name);
-	if (!ls || !ls->created) {
-		ret = -ENOENT;
+	ls = rdlock_ls_join(n.name, &perm);
+	if (IS_ERR(ls)) {
+		ret = PTR_ERR(ls);
 	} else {
-		perm = rdlock_ls_perm(ls->uid, ls->gid, ls->mode);
-		if (!(perm & (MAY_READ | MAY_WRITE))) {
-			ret = -EACCES;
-		} else {
-			ls->users++;
-			f->ls = ls;
-			f->may_write = perm & MAY_WRITE;
-		}
+		f->ls = ls;
+		f->may_write = perm & MAY_WRITE;
 	}
-	mutex_unlock(&rdlock_ls_mutex);
 	up_write(&f->sem);
 	return ret;
 }
@@ -1087,7 +1029,7 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 		ret = -EACCES;
 		goto free;
 	}
-	lk->owner = task_tgid_nr(current);
+	rdlock_lock_set_owner(lk, task_tgid_nr(current));
 	/* Full before waiting: -ENOLCK at once, not after a grant. */
 	mutex_lock(&f->mutex);
 	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK : 0;
@@ -1126,18 +1068,18 @@ static struct rdlock_lock *rdlock_file_get_lock(struct rdlock_file *f,
 	lk = xa_load(&f->locks, handle);
 	if (!lk)
 		*err = -ENOENT;
-	else if (lk->busy)
+	else if (xa_get_mark(&f->locks, handle, RDLOCK_DEV_BUSY))
 		*err = -EBUSY;
 	else
-		lk->busy = true;
+		xa_set_mark(&f->locks, handle, RDLOCK_DEV_BUSY);
 	mutex_unlock(&f->mutex);
 	return *err ? NULL : lk;
 }
 
-static void rdlock_file_put_lock(struct rdlock_file *f, struct rdlock_lock *lk)
+static void rdlock_file_put_lock(struct rdlock_file *f, u32 handle)
 {
 	mutex_lock(&f->mutex);
-	lk->busy = false;
+	xa_clear_mark(&f->locks, handle, RDLOCK_DEV_BUSY);
 	mutex_unlock(&f->mutex);
 }
 
@@ -1190,12 +1132,13 @@ static long rdlock_ioc_convert(struct rdlock_file *f, void __user *argp)
 		opts.timeout_ms = c.timeout_ms;
 		ret = rdlock_convert(lk, c.mode, &opts);
 	}
-	rdlock_file_put_lock(f, lk);
+	rdlock_file_put_lock(f, c.handle);
 	return ret;
 }
 
 static long rdlock_ioc_query(struct rdlock_file *f, void __user *argp)
 {
+	struct rdlock_lock_info info;
 	struct rdlock_query q;
 	struct rdlock_lock *lk;
 	long ret = 0;
@@ -1216,14 +1159,15 @@ static long rdlock_ioc_query(struct rdlock_file *f, void __user *argp)
 	mutex_lock(&f->mutex);
 	lk = xa_load(&f->locks, q.handle);
 	if (lk) {
-		q.mode = rdlock_lock_mode(lk);
-		q.home_node = lk->ticket.node;
-		q.slot = lk->ticket.slot;
-		q.name_len = lk->res->len;
+		rdlock_lock_info(lk, &info);
+		q.mode = info.mode;
+		q.home_node = info.home;
+		q.slot = info.slot;
+		q.name_len = info.name_len;
 		memset(q.name, 0, sizeof(q.name));
-		memcpy(q.name, lk->res->name, lk->res->len);
-		q.held_ms = ktime_ms_delta(ktime_get(), lk->since);
-		q.remote_ops = lk->ticket.remote_ops;
+		memcpy(q.name, info.name, info.name_len);
+		q.held_ms = ktime_ms_delta(ktime_get(), info.since);
+		q.remote_ops = info.remote_ops;
 		q.pad = 0;
 	}
 	mutex_unlock(&f->mutex);

@@ -47,7 +47,8 @@
 #include <rdlock/dlm.h>
 
 #include "dlm-pri.h"
-#include "lockspace-pri.h"
+#include "lockspace.h"
+#include "xport.h"
 
 /* Every node must hash a resource name to the same notice key. */
 static const siphash_key_t rdlock_dlm_key = {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdlock lockspaces (layer 4): private structures, shared by lockspace.c,
- * lockspace_debugfs.c, dev.c (the /dev/rdlock lock ioctls) and main.c only. In-kernel users
- * see the opaque API of include/rdlock/rdlock.h.
+ * rdlock lockspaces (layer 4): private structures, shared by the layer's
+ * own files only (lockspace*.c, trace.h). The layers above see the opaque
+ * API of include/rdlock/rdlock.h and lockspace.h.
  */
 #ifndef _RDLOCK_LOCKSPACE_PRI_H
 #define _RDLOCK_LOCKSPACE_PRI_H
@@ -17,6 +17,7 @@
 #include <linux/workqueue.h>
 #include <rdlock/rdlock.h>
 
+#include "lockspace.h"
 #include "proto.h"
 #include "xport.h"
 
@@ -126,7 +127,6 @@ enum rdlock_lock_state {
  * @ticket: the protocol's state of the acquisition.
  * @owner: tgid of the userspace owner, 0 for a kernel user.
  * @since: when it was requested, then when it was granted.
- * @busy: a convert is in progress (the uapi refuses unlock meanwhile).
  * @work: rdlock_lock_async()'s worker.
  * @done: rdlock_lock_async()'s completion.
  * @arg: its argument.
@@ -141,7 +141,6 @@ struct rdlock_lock {
 	struct rdlock_ticket ticket;
 	pid_t owner;
 	ktime_t since;
-	bool busy;
 	struct work_struct work;
 	rdlock_done_t done;
 	void *arg;
@@ -261,35 +260,11 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);
 bool rdlock_ls_stale(const struct rdlock_ls *ls);
-int rdlock_lock_acquire(struct rdlock_lock *lk);
-struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
-				      size_t len, enum rdlock_lock_mode mode,
-				      const struct rdlock_lock_opts *opts);
-void rdlock_lock_free(struct rdlock_lock *lk);
-bool rdlock_ls_any(void);
 int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
 int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 			   u64 *freeing);
-int rdlock_ls_init(void);
-void rdlock_ls_exit(void);
 
-/*
- * Lockspace notices: small one-way messages from one node's user of a
- * lockspace to every node's (the DLM layer's blocking notices). Delivered
- * in softirq context (the transport's receive completion) or, for this
- * node's own, in the sender's context: the handler must not sleep.
- */
-#define RDLOCK_LS_NOTICE_MAX	32
-typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
-				   size_t len);
-int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
-			      void *arg);
-void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
-int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
-			  size_t len);
-
-/* lockspace_debugfs.c: lockspaces/ in the module's debugfs @root. */
-void rdlock_ls_debugfs_init(struct dentry *root);
+/* lockspace_debugfs.c: a lockspace's directory in lockspaces/. */
 void rdlock_ls_debugfs_add(struct rdlock_ls *ls);
 void rdlock_ls_debugfs_remove(struct rdlock_ls *ls);
 

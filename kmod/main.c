@@ -9,9 +9,9 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 
-#include "xport-pri.h"
+#include "xport.h"
 #include "proto.h"
-#include "lockspace-pri.h"
+#include "lockspace.h"
 #include "dev.h"
 #include "dlm-pri.h"
 

@@ -90,6 +90,25 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_check, RDLOCK_INTERNAL);
 
+/* Count one remote operation @op of @t. */
+static void rdlock_proto_count_op(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t, enum rdlock_xop op)
+{
+	t->remote_ops++;
+	rdlock_proto_count(cfg, remote_ops);
+	if (op >= RDLOCK_XOP_NR)
+		return;
+	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats, ops) +
+			     op * sizeof(atomic64_t));
+	/* From its release on, a ticket's operations are the release's. */
+	__rdlock_proto_count(cfg, (t->state >= RDLOCK_TICKET_RELEASING ?
+				   offsetof(struct rdlock_proto_stats,
+					    rel_ops) :
+				   offsetof(struct rdlock_proto_stats,
+					    acq_ops)) +
+			     op * sizeof(atomic64_t));
+}
+
 /**
  * rdlock_proto_op_at() - one remote operation on a slot of the ticket's lock
  * @cfg: the lockspace's policy (whose stats count the operation).
@@ -120,20 +139,7 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 	else
 		ret = rdlock_xport_exec(op, t->node, t->incarnation, slot,
 					arg0, arg1, value, 0);
-	t->remote_ops++;
-	rdlock_proto_count(cfg, remote_ops);
-	if (op < RDLOCK_XOP_NR) {
-		__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
-						   ops) +
-				     op * sizeof(atomic64_t));
-		/* From its release on, a ticket's operations are the release's. */
-		__rdlock_proto_count(cfg, (t->state >= RDLOCK_TICKET_RELEASING ?
-					   offsetof(struct rdlock_proto_stats,
-						    rel_ops) :
-					   offsetof(struct rdlock_proto_stats,
-						    acq_ops)) +
-				     op * sizeof(atomic64_t));
-	}
+	rdlock_proto_count_op(cfg, t, op);
 	if (!ret && op == RDLOCK_XOP_READ && !cfg->xport &&
 	    t->node < RDLOCK_MAX_NODES) {
 		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
@@ -142,6 +148,44 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 		WRITE_ONCE(rdlock_read_ns[t->node], old ? (7 * old + ns) / 8 : ns);
 	}
 	return ret;
+}
+
+/* A READ_RANGE or FAA_READ of the ticket's lock, counted as one operation. */
+static int rdlock_proto_range_at(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t, enum rdlock_xop op,
+				 u32 slot, u64 arg0, u32 rslot, u32 count,
+				 u64 *value, u64 *vals)
+{
+	int ret;
+
+	if (cfg->xport)
+		ret = cfg->xport->exec_range(cfg->xport_priv, op, t->node,
+					     t->incarnation, slot, arg0, rslot,
+					     count, value, vals);
+	else
+		ret = rdlock_xport_exec_range(op, t->node, t->incarnation,
+					      slot, arg0, rslot, count, value,
+					      vals, 0);
+	rdlock_proto_count_op(cfg, t, op);
+	return ret;
+}
+
+/**
+ * rdlock_proto_read_range() - READ consecutive slots of the ticket's lock
+ * @cfg: the lockspace's policy (whose stats count the operation).
+ * @t: the ticket; counts the operation.
+ * @slot: the first slot.
+ * @count: slots, 1 to %RDLOCK_XPORT_READ_MAX.
+ * @vals: the slots read.
+ *
+ * Return: @count, or an error as rdlock_xport_exec_range().
+ */
+int rdlock_proto_read_range(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, u32 slot, u32 count,
+			    u64 *vals)
+{
+	return rdlock_proto_range_at(cfg, t, RDLOCK_XOP_READ_RANGE, slot, 0, 0,
+				     count, NULL, vals);
 }
 
 /**
@@ -272,6 +316,39 @@ int rdlock_proto_op_at_must(const struct rdlock_proto_cfg *cfg,
 {
 	return rdlock_proto_op_resent(cfg, t, slot, op, arg0, arg1, value,
 				      false, 0);
+}
+
+/**
+ * rdlock_proto_faa_read_must() - a FAA on the ticket's word and a READ after it
+ * @cfg: the lockspace's policy.
+ * @t: the ticket.
+ * @arg0: added to @t->slot.
+ * @rslot: the first slot read after the FAA.
+ * @count: slots read, 1 to %RDLOCK_XPORT_FAA_READ_MAX.
+ * @value: the value the FAA returned.
+ * @vals: the slots read.
+ *
+ * A FAA that must happen, as rdlock_proto_op_must(), with the READ of
+ * what the caller will need next posted with it: one round trip.
+ *
+ * Return: the slots read (fewer than @count when the READ failed after
+ * the FAA was done: @value is valid), or an error as rdlock_proto_op_must().
+ */
+int rdlock_proto_faa_read_must(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, u64 arg0, u32 rslot,
+			       u32 count, u64 *value, u64 *vals)
+{
+	unsigned int backoff_us = 0;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_range_at(cfg, t, RDLOCK_XOP_FAA_READ,
+					    t->slot, arg0, rslot, count, value,
+					    vals);
+		if (ret != -ENOTCONN ||
+		    !rdlock_proto_retry(cfg, t, ret, &backoff_us))
+			return ret;
+	}
 }
 
 /**
@@ -452,21 +529,45 @@ ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg)
 }
 
 /**
+ * rdlock_proto_xsleep() - a simulated transport's sleep
+ * @cfg: the lockspace's policy.
+ * @ns: how long.
+ *
+ * Every timed sleep of the protocols asks here first, so that a simulated
+ * cluster (&rdlock_proto_xport.sleep) waits its own way; the real
+ * transport's sleeps stay what they are.
+ *
+ * Return: true if the simulated transport slept; false: sleep for real.
+ */
+bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns)
+{
+	if (!cfg->xport || !cfg->xport->sleep)
+		return false;
+	cfg->xport->sleep(cfg->xport_priv, ns);
+	return true;
+}
+
+/**
  * rdlock_proto_sleep() - sleep before polling again
+ * @cfg: the lockspace's policy (rdlock_proto_xsleep()).
  * @ns: how long; capped at 100 ms so a deadline is not overslept much.
  * @deadline: jiffies, or 0 for none.
  *
  * Return: 0, -ETIMEDOUT once @deadline has passed, or -EINTR on a fatal
  * signal.
  */
-int rdlock_proto_sleep(u64 ns, unsigned long deadline)
+int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,
+		       unsigned long deadline)
 {
 	ktime_t kt = ns_to_ktime(min_t(u64, ns, RDLOCK_SLEEP_MAX_NS));
 
 	if (deadline && time_after_eq(jiffies, deadline))
 		return -ETIMEDOUT;
-	set_current_state(TASK_KILLABLE);
-	schedule_hrtimeout_range(&kt, ktime_to_ns(kt) / 8, HRTIMER_MODE_REL);
+	if (!rdlock_proto_xsleep(cfg, ktime_to_ns(kt))) {
+		set_current_state(TASK_KILLABLE);
+		schedule_hrtimeout_range(&kt, ktime_to_ns(kt) / 8,
+					 HRTIMER_MODE_REL);
+	}
 	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
@@ -500,24 +601,27 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 		return false;
 	*backoff_us = clamp_t(unsigned int, 2 * *backoff_us,
 			      RDLOCK_BACKOFF_MIN_US, USEC_PER_SEC);
-	msleep(*backoff_us / USEC_PER_MSEC ?: 1);
+	if (!rdlock_proto_xsleep(cfg, (u64)*backoff_us * NSEC_PER_USEC))
+		msleep(*backoff_us / USEC_PER_MSEC ?: 1);
 	return true;
 }
 
 /**
  * rdlock_proto_backoff() - random exponential back-off (DSLR appendix A.3)
+ * @cfg: the lockspace's policy (rdlock_proto_xsleep()).
  * @backoff_us: the current ceiling; doubled up to 20 ms on every call.
  * @deadline: as for rdlock_proto_sleep().
  *
  * Return: as rdlock_proto_sleep().
  */
-int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline)
+int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
+			 unsigned int *backoff_us, unsigned long deadline)
 {
 	unsigned int us = max_t(unsigned int, *backoff_us,
 				RDLOCK_BACKOFF_MIN_US);
 
 	*backoff_us = min_t(unsigned int, 2 * us, RDLOCK_BACKOFF_MAX_US);
-	return rdlock_proto_sleep((u64)(get_random_u32() % us + 1) *
+	return rdlock_proto_sleep(cfg, (u64)(get_random_u32() % us + 1) *
 				  NSEC_PER_USEC, deadline);
 }
 

@@ -59,6 +59,8 @@ struct rdlock_cql_waiters {
  * @exec: one synchronous operation on (@node, @slot) of table
  *	@incarnation, as rdlock_xport_exec() with the transport's default
  *	timeout.
+ * @exec_range: a READ_RANGE or FAA_READ, as rdlock_xport_exec_range()
+ *	with the transport's default timeout: returns the slots read.
  * @now: this node's clock, for leases and stall detection.
  * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
  *	NULL: unknown, and a failed poll ends the wait.
@@ -67,6 +69,9 @@ struct rdlock_cql_waiters {
  *	BHs off, in order per pair of nodes.
  * @self: the id of the node the caller runs on.
  * @waiters: the waiters of the node the caller runs on.
+ * @sleep: wait about @ns before polling or trying again, in place of every
+ *	timed sleep of the protocols (rdlock_proto_xsleep()); NULL: the real
+ *	sleeps. The simulation's clock does not need a timer tick to move.
  *
  * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
  * proto_kunit.c runs the real protocols against a simulated cluster through
@@ -75,11 +80,15 @@ struct rdlock_cql_waiters {
 struct rdlock_proto_xport {
 	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u64 incarnation,
 		    u32 slot, u64 arg0, u64 arg1, u64 *value);
+	int (*exec_range)(void *priv, enum rdlock_xop op, u32 node,
+			  u64 incarnation, u32 slot, u64 arg0, u32 rslot,
+			  u32 count, u64 *value, u64 *vals);
 	ktime_t (*now)(void *priv);
 	u64 (*incarnation)(void *priv, u32 node);
 	int (*send_msg)(void *priv, u32 node, const void *payload, size_t len);
 	u32 (*self)(void *priv);
 	struct rdlock_cql_waiters *(*waiters)(void *priv);
+	void (*sleep)(void *priv, u64 ns);
 };
 
 /**
@@ -329,6 +338,12 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_op_at_must(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, u32 slot,
 			    enum rdlock_xop op, u64 arg0, u64 arg1, u64 *value);
+int rdlock_proto_read_range(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, u32 slot, u32 count,
+			    u64 *vals);
+int rdlock_proto_faa_read_must(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, u64 arg0, u32 rslot,
+			       u32 count, u64 *value, u64 *vals);
 int rdlock_proto_op_must(const struct rdlock_proto_cfg *cfg,
 			 struct rdlock_ticket *t, enum rdlock_xop op, u64 arg0,
 			 u64 arg1, u64 *value);
@@ -345,11 +360,14 @@ void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
-int rdlock_proto_sleep(u64 ns, unsigned long deadline);
+bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns);
+int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,
+		       unsigned long deadline);
 bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 			const struct rdlock_ticket *t, int err,
 			unsigned int *backoff_us);
-int rdlock_proto_backoff(unsigned int *backoff_us, unsigned long deadline);
+int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
+			 unsigned int *backoff_us, unsigned long deadline);
 struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max);
 void rdlock_proto_quota_put(struct rdlock_proto_quota *q);
 int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,

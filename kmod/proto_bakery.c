@@ -118,7 +118,7 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 		if (idle)
 			ns = max(ns, min_t(u64, omega << min(idle, 16U),
 					   RDLOCK_BAKERY_IDLE_MAX_NS));
-		ret = rdlock_proto_sleep(ns, deadline);
+		ret = rdlock_proto_sleep(cfg, ns, deadline);
 		if (ret)
 			return ret;
 		ret = rdlock_proto_read(cfg, t, &val, &retry_us, deadline);
@@ -216,7 +216,7 @@ static int rdlock_bakery_await_reset(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	for (;;) {
-		ret = rdlock_proto_backoff(backoff, deadline);
+		ret = rdlock_proto_backoff(cfg, backoff, deadline);
 		if (ret)
 			return ret;
 		ret = rdlock_proto_read(cfg, t, &val, &retry_us, deadline);
@@ -391,7 +391,7 @@ static void rdlock_bakery_reset(const struct rdlock_proto_cfg *cfg,
 			return;
 		}
 		if (bakery_reset_from_stale(old, from, bm) ||
-		    rdlock_proto_backoff(&backoff, 0))
+		    rdlock_proto_backoff(cfg, &backoff, 0))
 			return;
 	}
 }

@@ -85,7 +85,7 @@ static int rdlock_cas_add(const struct rdlock_proto_cfg *cfg,
 			continue;
 		}
 		*waited = true;
-		ret = rdlock_proto_backoff(&backoff, deadline);
+		ret = rdlock_proto_backoff(cfg, &backoff, deadline);
 		if (ret) {
 			/* Nothing taken: nothing to give back. */
 			if (take)

@@ -10,10 +10,12 @@
  * allows, else the waiter WRITEs its queue entry (mode, client id: node and
  * the id of its waiter on that node, version, timestamp) and sleeps until a
  * notification message arrives: nobody polls the lock table while waiting.
- * Release dequeues with one FETCH_AND_ADD and, when somebody waits, READs
- * the entries after it to find whom to notify: the next writer alone, or
- * every adjacent reader after a writer. An entry not yet written by a slow
- * enqueuer is read again (refetched) after a short back-off. Every table
+ * Release dequeues with one FETCH_AND_ADD posted together with the READ of
+ * the entries after the releaser's position (one FAA_READ, one round
+ * trip), and READs more, a range at a time, only when it must look further
+ * to find whom to notify: the next writer alone, or every adjacent reader
+ * after a writer. An entry not yet written by a slow enqueuer is read
+ * again (refetched) after a short back-off. Every table
  * access, the home's own, goes through the transport. Notifications are
  * typed messages on the transport's reliable ordered connections; each
  * carries the lock's home, slot, table incarnation and the waiter's
@@ -503,7 +505,7 @@ static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	for (;;) {
-		ret = rdlock_proto_backoff(&backoff, deadline);
+		ret = rdlock_proto_backoff(cfg, &backoff, deadline);
 		if (ret)
 			return ret;
 		ret = rdlock_proto_read(cfg, t, &h, &retry_us, deadline);
@@ -668,32 +670,89 @@ static void rdlock_cql_notify(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
- * READ the entry at @pos into @queue until it is the position's own (or
- * is judged otherwise than obsolete), backing off between READs; a shared
- * holder's never becomes valid, so @once reads it just once. Returns the
- * entry's state, or CQL_ENTRY_OBSOLETE when refetching ends.
+ * What the handover READ after the dequeue, by queue index: the window
+ * the dequeue's FAA_READ returned and the last READ_RANGE. Positions are
+ * visited in order, so an older range is not needed again.
+ */
+struct rdlock_cql_have {
+	u32 win, win_n;
+	u32 chunk, chunk_n;
+};
+
+static bool rdlock_cql_has(const struct rdlock_cql_have *h, u32 idx)
+{
+	return (idx >= h->win && idx - h->win < h->win_n) ||
+	       (idx >= h->chunk && idx - h->chunk < h->chunk_n);
+}
+
+/*
+ * Make @queue hold the entry of position @p as READ after the dequeue:
+ * read already, or by one READ_RANGE from @p over up to @left positions
+ * (those the handover may look at next), cut at the end of the queue and
+ * before the window. Returns 0 or the READ's error.
+ */
+static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t, const struct cql_layout *l,
+			  u64 *queue, struct rdlock_cql_have *h, u32 p,
+			  u32 left)
+{
+	u32 idx = cql_pos_index(l, p), n;
+	unsigned int retry_us = 0;
+	int ret;
+
+	if (rdlock_cql_has(h, idx))
+		return 0;
+	n = min3(left, (u32)RDLOCK_XPORT_READ_MAX, cql_capacity(l) - idx);
+	if (h->win_n && h->win > idx)
+		n = min(n, h->win - idx);
+	for (;;) {
+		ret = rdlock_proto_read_range(cfg, t,
+					      rdlock_cql_entry_slot(t, l, p), n,
+					      &queue[idx]);
+		if (ret >= 0)
+			break;
+		if (!rdlock_proto_retry(cfg, t, ret, &retry_us))
+			return ret;
+	}
+	h->chunk = idx;
+	h->chunk_n = n;
+	return 0;
+}
+
+/* The back-off before a refetch: @us, doubled for the next one. */
+static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
+				     unsigned int *us)
+{
+	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
+		usleep_range(*us, 2 * *us);
+	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
+}
+
+/*
+ * The entry at @pos in @queue is obsolete: READ it again after back-offs
+ * until it is the position's own (or is judged otherwise than obsolete).
+ * Returns the entry's state, or CQL_ENTRY_OBSOLETE when refetching ends.
  */
 static enum cql_entry_state
-rdlock_cql_fetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
-		 const struct cql_layout *l, u32 pos, u64 *queue, bool once)
+rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
+		   const struct cql_layout *l, u32 pos, u64 *queue)
 {
 	unsigned long until = jiffies +
 			      msecs_to_jiffies(RDLOCK_CQL_REFETCH_MAX_MS);
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	u64 *e = &queue[cql_pos_index(l, pos)];
-	enum cql_entry_state st;
+	enum cql_entry_state st = CQL_ENTRY_OBSOLETE;
 
-	for (;;) {
+	while (!time_after(jiffies, until)) {
+		rdlock_proto_count(cfg, refetches);
+		rdlock_cql_refetch_pause(cfg, &us);
 		if (rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos), e))
 			return CQL_ENTRY_OBSOLETE;
 		st = cql_entry_classify(l, *e, pos);
-		if (st != CQL_ENTRY_OBSOLETE || once ||
-		    time_after(jiffies, until))
-			return st;
-		rdlock_proto_count(cfg, refetches);
-		usleep_range(us, 2 * us);
-		us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
+		if (st != CQL_ENTRY_OBSOLETE)
+			break;
 	}
+	return st;
 }
 
 /*
@@ -719,12 +778,13 @@ static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
  * cql_release_next(), READing only the entries it looks at. A writer
  * reads from the successor up to the first writer; a reader, only when
  * writers are queued, every queued entry (to tell shared holders from
- * writers not yet populated, section 4.3).
+ * writers not yet populated, section 4.3). @win: the @win_n entries from
+ * queue index @widx on that the dequeue READ with its FAA.
  */
 static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				struct rdlock_ticket *t,
 				const struct cql_layout *l, enum cql_mode m,
-				u64 prev)
+				u64 prev, const u64 *win, u32 widx, u32 win_n)
 {
 	u64 stackq[RDLOCK_CQL_STACK_ENTRIES] = {}, *queue = stackq;
 	unsigned long until = jiffies +
@@ -732,6 +792,7 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	u32 s = cql_pos_add(l, cql_hdr_qhead(l, prev), 1);
 	u32 n = cql_hdr_qsize(l, prev), i, first = 0, count = 0;
+	struct rdlock_cql_have have = { .win = widx, .win_n = win_n };
 	enum cql_release act;
 	enum cql_entry_state st;
 	u64 e;
@@ -744,15 +805,21 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		goto act;
 	}
 	if (cql_capacity(l) > RDLOCK_CQL_STACK_ENTRIES) {
-		queue = kmalloc_array(cql_capacity(l), sizeof(u64),
-				      GFP_NOFS | __GFP_NOFAIL);
+		queue = kcalloc(cql_capacity(l), sizeof(u64),
+				GFP_NOFS | __GFP_NOFAIL);
 	}
+	memcpy(&queue[widx], win, win_n * sizeof(u64));
 	if (m == CQL_EXCLUSIVE) {
 		/* Every queued client waits, so every entry gets populated. */
 		for (i = 0; i < n; i++) {
 			u32 p = cql_pos_add(l, s, i);
 
-			st = rdlock_cql_fetch(cfg, t, l, p, queue, false);
+			if (rdlock_cql_get(cfg, t, l, queue, &have, p, n - i))
+				break;
+			st = cql_entry_classify(l, queue[cql_pos_index(l, p)],
+						p);
+			if (st == CQL_ENTRY_OBSOLETE)
+				st = rdlock_cql_refetch(cfg, t, l, p, queue);
 			e = queue[cql_pos_index(l, p)];
 			if (st != CQL_ENTRY_VALID ||
 			    cql_entry_mode(e) == CQL_EXCLUSIVE)
@@ -760,9 +827,10 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		}
 		act = cql_release_next(l, prev, m, queue, &first, &count);
 	} else {
+		/* What stays unread reads as obsolete: refetched below. */
 		for (i = 0; i < n; i++)
-			rdlock_cql_fetch(cfg, t, l, cql_pos_add(l, s, i), queue,
-					 true);
+			rdlock_cql_get(cfg, t, l, queue, &have,
+				       cql_pos_add(l, s, i), n - i);
 		for (;;) {
 			act = cql_release_next(l, prev, m, queue, &first,
 					       &count);
@@ -772,8 +840,7 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				act = CQL_REL_DONE;
 				break;
 			}
-			usleep_range(us, 2 * us);
-			us = min(2 * us, RDLOCK_CQL_REFETCH_MAX_US);
+			rdlock_cql_refetch_pause(cfg, &us);
 			for (i = 0; i < n; i++) {
 				u32 p = cql_pos_add(l, s, i);
 
@@ -782,7 +849,9 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				    CQL_ENTRY_OBSOLETE)
 					continue;
 				rdlock_proto_count(cfg, refetches);
-				rdlock_cql_fetch(cfg, t, l, p, queue, true);
+				rdlock_cql_read(cfg, t,
+						rdlock_cql_entry_slot(t, l, p),
+						&queue[cql_pos_index(l, p)]);
 			}
 		}
 	}
@@ -870,24 +939,37 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t)
 {
 	enum cql_mode m = rdlock_cql_mode(t);
+	u64 win[RDLOCK_XPORT_FAA_READ_MAX];
 	struct cql_layout l;
+	u32 after, widx, k;
 	u64 prev;
 	int ret;
 
 	if (WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
 		return;
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
-	/* Fig. 7 line 6: dequeue. */
-	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA,
-				   cql_dequeue_delta(&l, m), 0, &prev);
+	/*
+	 * Fig. 7 line 6: dequeue, with the READ of the entries right after
+	 * our position posted together (one round trip, as the paper): a
+	 * writer's successor is there, and the readers after it begin there.
+	 * Cut at the end of the queue; the handover READs whatever else it
+	 * needs.
+	 */
+	after = cql_pos_add(&l, cql_enqueue_pos(&l, t->prev), 1);
+	widx = cql_pos_index(&l, after);
+	k = min3((u32)RDLOCK_XPORT_FAA_READ_MAX, cql_capacity(&l) - 1,
+		 cql_capacity(&l) - widx);
+	ret = rdlock_proto_faa_read_must(cfg, t, cql_dequeue_delta(&l, m),
+					 rdlock_cql_entry_slot(t, &l, after), k,
+					 &prev, win);
 	rdlock_cql_gate_leave(rdlock_cql_waiters_of(cfg), t);
-	if (ret) {
+	if (ret < 0) {
 		rdlock_ticket_failed(cfg, t, ret);
 		return;
 	}
 	/* Out of the queue; what follows hands the lock on. */
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-	rdlock_cql_handover(cfg, t, &l, m, prev);
+	rdlock_cql_handover(cfg, t, &l, m, prev, win, widx, ret);
 	if (cql_hdr_qsize(&l, prev) == 1)
 		rdlock_cql_reset_idle(cfg, t, &l,
 				      prev + cql_dequeue_delta(&l, m));

@@ -15,6 +15,8 @@ static const char *const rdlock_xop_names[RDLOCK_XOP_NR] = {
 	[RDLOCK_XOP_FAA]	= "faa",
 	[RDLOCK_XOP_CAS]	= "cas",
 	[RDLOCK_XOP_PING]	= "ping",
+	[RDLOCK_XOP_READ_RANGE]	= "read_range",
+	[RDLOCK_XOP_FAA_READ]	= "faa_read",
 };
 
 /* One "name: value" line per counter: tests and tools parse them. */

@@ -41,7 +41,7 @@ struct crypto_shash;
 #define RDLOCK_RECONNECT_MAX_MS	2000
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
-#define RDLOCK_WIRE_VERSION	3
+#define RDLOCK_WIRE_VERSION	4	/* 4: READ_RANGE, FAA_READ */
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -80,13 +80,18 @@ struct rdlock_wire_msg {
 			__le64 arg1;
 			/* gen 0: a READ or PING, answered without a record */
 			__le32 replay_slot;
-			__le32 pad;
+			__le32 count;	/* READ_RANGE, FAA_READ: slots */
 			__le64 gen;
 		} req;
 		struct {
 			__le32 status;
-			__le32 pad;
-			__le64 value;
+			__le32 count;	/* READ_RANGE, FAA_READ: slots read */
+			/*
+			 * words[0] is the value of a one-slot operation and
+			 * FAA_READ's FAA; the slots read follow it (a
+			 * READ_RANGE's from words[0] on).
+			 */
+			__le64 words[RDLOCK_XPORT_READ_MAX];
 		} rep;
 		struct {
 			__le64 addr;
@@ -96,6 +101,9 @@ struct rdlock_wire_msg {
 		u8 payload[RDLOCK_XMSG_PAYLOAD];
 	};
 };
+
+static_assert(sizeof(struct rdlock_wire_msg) ==
+	      sizeof(struct rdlock_wire_hdr) + RDLOCK_XMSG_PAYLOAD);
 
 /* Bits of struct rdlock_cm_hdr.flags. */
 #define RDLOCK_PDATA_VERBS_CAPABLE	BIT(0)
@@ -359,9 +367,6 @@ extern unsigned int rdlock_table_slots_param;
 extern unsigned int rdlock_op_timeout_ms;
 
 /* xport_cm.c: membership, connections, devices */
-int rdlock_xport_init(void);
-void rdlock_xport_shutdown(void);
-void rdlock_xport_exit(void);
 int rdlock_cluster_up(void);
 void rdlock_cluster_down(void);
 void rdlock_conn_fail(struct rdlock_conn *conn);
@@ -392,9 +397,5 @@ int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr)
 int rdlock_conn_send_table(struct rdlock_conn *conn);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
-
-/* xport_debugfs.c: the transport's files in the module's debugfs @root. */
-struct dentry;
-void rdlock_xport_debugfs_init(struct dentry *root);
 
 #endif /* _RDLOCK_XPORT_PRI_H */

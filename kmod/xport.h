@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdlock transport: what the lock protocols (and the test module) may use.
+ * rdlock transport: what the layers above may use: the lock protocols,
+ * lockspaces and the test module the operations, the device layer the
+ * configuration, main.c init and exit; never xport-pri.h.
  *
  * Every node owns a lock table of 8-byte slots. Any node, this one
  * included, reaches any slot only through these calls, which go through
@@ -20,8 +22,19 @@ enum rdlock_xop {
 	RDLOCK_XOP_FAA,		/* value = slot; slot += arg0 */
 	RDLOCK_XOP_CAS,		/* value = slot; slot == arg0 ? slot = arg1 */
 	RDLOCK_XOP_PING,	/* SEND and wait for the echo: no slot */
+	/* rdlock_xport_exec_range() only: */
+	RDLOCK_XOP_READ_RANGE,	/* vals[i] = slot + i, i < count */
+	RDLOCK_XOP_FAA_READ,	/* FAA, then vals[i] = rslot + i, i < count */
 	RDLOCK_XOP_NR,
 };
+
+/*
+ * One two-sided answer carries four words (RDLOCK_XMSG_PAYLOAD): a
+ * READ_RANGE reads at most that many slots, a FAA_READ its value and one
+ * slot fewer. Callers READ the rest of a longer range with more operations.
+ */
+#define RDLOCK_XPORT_READ_MAX		4
+#define RDLOCK_XPORT_FAA_READ_MAX	(RDLOCK_XPORT_READ_MAX - 1)
 
 /* Slots below this are the transport's own (slot 0: the atomic probe). */
 #define RDLOCK_XPORT_RESERVED_SLOTS	8
@@ -36,6 +49,9 @@ enum rdlock_xop {
 int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 		      u32 slot, u64 arg0, u64 arg1, u64 *value,
 		      unsigned int timeout_ms);
+int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
+			    u32 slot, u64 arg0, u32 rslot, u32 count,
+			    u64 *value, u64 *vals, unsigned int timeout_ms);
 
 /* One-way messages between nodes for protocol notifications. */
 #define RDLOCK_XMSG_PAYLOAD	40
@@ -66,5 +82,13 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len);
 int rdlock_xport_up_down(bool up, bool (*busy)(void));
 u32 rdlock_xport_status(struct rdlock_status *st,
 			struct rdlock_node_status *ns);
+
+/* main.c: the transport comes up first and goes last (xport_cm.c). */
+int rdlock_xport_init(void);
+void rdlock_xport_shutdown(void);
+void rdlock_xport_exit(void);
+/* xport_debugfs.c: the transport's files in the module's debugfs @root. */
+struct dentry;
+void rdlock_xport_debugfs_init(struct dentry *root);
 
 #endif /* _RDLOCK_XPORT_H */

@@ -5,7 +5,10 @@
  *
  * verbs:    READ/WRITE/FETCH_AND_ADD/CMP_AND_SWP work requests against the
  *           home node's registered table, the home node itself going
- *           through its loopback queue pair.
+ *           through its loopback queue pair. FAA_READ posts a FETCH_AND_ADD
+ *           and an RDMA READ in one chain: the responder handles an RC
+ *           QP's requests in order (design.rst, "Operations"), so the READ
+ *           sees the word after the FAA, and both cost one round trip.
  * twosided: a request message; the home node's CPU executes the operation
  *           on its table with CPU atomics and replies. The home node's own
  *           accesses call the same function directly. For devices that
@@ -37,6 +40,13 @@ struct rdlock_xreq {
 	u64 arg0;
 	u64 arg1;
 	u64 incarnation;		/* of the target table; 0: any */
+	u32 count;			/* READ_RANGE, FAA_READ: slots */
+	u32 nread;			/* of them, read (FAA_READ: maybe 0) */
+	u32 wrs;			/* one-sided: WRs, credits held */
+	atomic_t wrs_left;		/* one-sided: WRs not completed */
+	enum ib_wc_status faa_status;	/* FAA_READ, verbs: the FAA's WR */
+	enum ib_wc_status last_status;	/* one-sided: the last WR */
+	struct ib_cqe faa_cqe;		/* FAA_READ, verbs: the FAA's WR */
 	u32 id;				/* two-sided: key in conn->pending */
 	u32 rx_seen;			/* two-sided: conn->rx_count at post */
 	u32 replay_slot;		/* recorded requests: our slot */
@@ -48,7 +58,12 @@ struct rdlock_xreq {
 	u64 value;
 	struct completion comp;
 	u64 dma;
-	u64 buf ____cacheline_aligned;	/* DMA target of one-sided ops */
+	/*
+	 * DMA target of one-sided ops, laid out as an answer's words:
+	 * buf[0] a one-slot op's value and FAA_READ's FAA, the slots read
+	 * after it (a READ_RANGE's from buf[0] on).
+	 */
+	u64 buf[RDLOCK_XPORT_READ_MAX] ____cacheline_aligned;
 };
 
 static struct kmem_cache *rdlock_xreq_cache;
@@ -205,9 +220,49 @@ int rdlock_table_register(struct rdlock_conn *conn)
 	return 0;
 }
 
-/* The two-sided backend's executor: CPU atomics on this node's table. */
+/*
+ * Is [@first, @first + @count) a range one answer carries, @max words at
+ * most, inside a table of @slots?
+ */
+static bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
+{
+	return count && count <= max && first < slots && count <= slots - first;
+}
+
+/* Are @req's slots inside a table of @slots? */
+static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
+{
+	switch (req->op) {
+	case RDLOCK_XOP_READ_RANGE:
+		return rdlock_range_ok(req->slot, req->count,
+				       RDLOCK_XPORT_READ_MAX, slots);
+	case RDLOCK_XOP_FAA_READ:
+		return req->slot < slots &&
+		       rdlock_range_ok(req->arg1, req->count,
+				       RDLOCK_XPORT_FAA_READ_MAX, slots);
+	default:
+		return req->slot < slots;
+	}
+}
+
+/* READ @count slots from @first on into @words (checked by the caller). */
+static void rdlock_table_read(u32 first, u32 count, u64 *words)
+{
+	u64 *mem = rdlock_cl.table.mem;
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		words[i] = atomic64_read((atomic64_t *)&mem[first + i]);
+}
+
+/*
+ * The two-sided backend's executor: CPU atomics on this node's table.
+ * @words as an answer's: [0] a one-slot op's value and FAA_READ's FAA,
+ * then the slots read (a READ_RANGE's from [0] on). FAA_READ: @arg1 the
+ * first slot read, after the FAA as a verbs chain reads it.
+ */
 static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-			     u64 *value)
+			     u32 count, u64 *words)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
 	atomic64_t *word;
@@ -217,17 +272,31 @@ static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 	word = (atomic64_t *)&t->mem[slot];
 	switch (op) {
 	case RDLOCK_XOP_READ:
-		*value = atomic64_read(word);
+		words[0] = atomic64_read(word);
 		return 0;
 	case RDLOCK_XOP_WRITE:
 		atomic64_set(word, arg0);
-		*value = 0;
+		words[0] = 0;
 		return 0;
 	case RDLOCK_XOP_FAA:
-		*value = atomic64_fetch_add(arg0, word);
+		words[0] = atomic64_fetch_add(arg0, word);
 		return 0;
 	case RDLOCK_XOP_CAS:
-		*value = atomic64_cmpxchg(word, arg0, arg1);
+		words[0] = atomic64_cmpxchg(word, arg0, arg1);
+		return 0;
+	case RDLOCK_XOP_READ_RANGE:
+		if (!rdlock_range_ok(slot, count, RDLOCK_XPORT_READ_MAX,
+				     t->slots))
+			return -EINVAL;
+		rdlock_table_read(slot, count, words);
+		return 0;
+	case RDLOCK_XOP_FAA_READ:
+		/* Checked before the FAA: refused means nothing done. */
+		if (!rdlock_range_ok(arg1, count, RDLOCK_XPORT_FAA_READ_MAX,
+				     t->slots))
+			return -EINVAL;
+		words[0] = atomic64_fetch_add(arg0, word);
+		rdlock_table_read(arg1, count, words + 1);
 		return 0;
 	default:
 		return -EINVAL;
@@ -430,6 +499,8 @@ static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op,
 	req->slot = slot;
 	req->arg0 = arg0;
 	req->arg1 = arg1;
+	/* FAA_READ, verbs: the FAA and the READ, one credit each. */
+	req->wrs = op == RDLOCK_XOP_FAA_READ ? 2 : 1;
 	return req;
 }
 
@@ -443,8 +514,10 @@ static void rdlock_xreq_finish(struct rdlock_xreq *req, int status, u64 value)
 	struct rdlock_conn *conn = req->conn;
 
 	if (conn) {
-		atomic_inc(req->onesided ? &conn->onesided_credits :
-					   &conn->req_credits);
+		if (req->onesided)
+			atomic_add(req->wrs, &conn->onesided_credits);
+		else
+			atomic_inc(&conn->req_credits);
 		wake_up(&conn->credit_wait);
 		if (status)
 			atomic64_inc(&rdlock_cl.nodes[req->node].stats.errors);
@@ -457,16 +530,71 @@ static void rdlock_xreq_finish(struct rdlock_xreq *req, int status, u64 value)
 	rdlock_xreq_put(req);
 }
 
-static void rdlock_onesided_done(struct ib_cq *cq, struct ib_wc *wc)
+/* Words of @req the home's memory returned: a READ's, not an atomic's. */
+static void rdlock_words_from(u64 *words, u32 n, u32 node)
 {
-	struct rdlock_xreq *req = container_of(wc->wr_cqe, struct rdlock_xreq,
-					       cqe);
+	bool be = rdlock_cl.nodes[node].words_be;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		words[i] = rdlock_word_from(words[i], be);
+}
+
+/* Every WR of a one-sided @req has completed (or was never posted). */
+static void rdlock_onesided_end(struct rdlock_xreq *req)
+{
 	struct rdlock_conn *conn = req->conn;
-	bool be;
+	enum ib_wc_status st = req->op == RDLOCK_XOP_FAA_READ ?
+			       req->faa_status : req->last_status;
 	u64 value;
 
 	ib_dma_unmap_single(conn->dev->ibdev, req->dma, sizeof(req->buf),
 			    DMA_BIDIRECTIONAL);
+	if (st != IB_WC_SUCCESS) {
+		rdlock_xreq_finish(req, st == IB_WC_WR_FLUSH_ERR ?
+				   -ECONNRESET : -EIO, 0);
+		return;
+	}
+	switch (req->op) {
+	case RDLOCK_XOP_WRITE:
+		value = 0;
+		break;
+	case RDLOCK_XOP_READ:
+		value = rdlock_word_from(req->buf[0],
+					 rdlock_cl.nodes[req->node].words_be);
+		break;
+	case RDLOCK_XOP_READ_RANGE:
+		rdlock_words_from(req->buf, req->count, req->node);
+		req->nread = req->count;
+		value = req->buf[0];
+		break;
+	case RDLOCK_XOP_FAA_READ:
+		/*
+		 * The FAA is done whatever became of the READ after it (a
+		 * failed one failed the connection): its value is the
+		 * caller's, which READs again what it still needs.
+		 */
+		if (req->last_status == IB_WC_SUCCESS) {
+			rdlock_words_from(req->buf + 1, req->count, req->node);
+			req->nread = req->count;
+		}
+		fallthrough;
+	default:
+		/* Atomics return our device's format. */
+		value = req->raw ? req->buf[0] :
+			rdlock_word_from(req->buf[0], rdlock_cl.result_be);
+		break;
+	}
+	rdlock_xreq_finish(req, 0, value);
+}
+
+/* One WR of @req completed: the last one ends it. */
+static void rdlock_onesided_wr_done(struct rdlock_xreq *req, struct ib_wc *wc,
+				    enum ib_wc_status *status)
+{
+	struct rdlock_conn *conn = req->conn;
+
+	*status = wc->status;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_err_ratelimited("node %u: one-sided op %d failed: %s\n",
@@ -474,16 +602,25 @@ static void rdlock_onesided_done(struct ib_cq *cq, struct ib_wc *wc)
 					   ib_wc_status_msg(wc->status));
 		/* An RC error leaves the QP in the error state: reconnect. */
 		rdlock_conn_fail(conn);
-		rdlock_xreq_finish(req, wc->status == IB_WC_WR_FLUSH_ERR ?
-				   -ECONNRESET : -EIO, 0);
-		return;
 	}
-	/* READ returns the home's memory; atomics our device's format. */
-	be = req->op == RDLOCK_XOP_READ ?
-	     rdlock_cl.nodes[req->node].words_be : rdlock_cl.result_be;
-	value = req->op == RDLOCK_XOP_WRITE ? 0 :
-		req->raw ? req->buf : rdlock_word_from(req->buf, be);
-	rdlock_xreq_finish(req, 0, value);
+	if (atomic_dec_and_test(&req->wrs_left))
+		rdlock_onesided_end(req);
+}
+
+static void rdlock_onesided_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_xreq *req = container_of(wc->wr_cqe, struct rdlock_xreq,
+					       cqe);
+
+	rdlock_onesided_wr_done(req, wc, &req->last_status);
+}
+
+static void rdlock_onesided_faa_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_xreq *req = container_of(wc->wr_cqe, struct rdlock_xreq,
+					       faa_cqe);
+
+	rdlock_onesided_wr_done(req, wc, &req->faa_status);
 }
 
 static int rdlock_post_onesided(struct rdlock_xreq *req)
@@ -492,36 +629,41 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 	struct rdlock_node *node = &rdlock_cl.nodes[req->node];
 	struct ib_device *ibdev = conn->dev->ibdev;
 	u64 raddr = node->table_addr + (u64)req->slot * sizeof(u64);
+	const struct ib_send_wr *bad = NULL;
 	struct ib_atomic_wr awr = {};
 	struct ib_rdma_wr rwr = {};
 	struct ib_send_wr *wr;
-	struct ib_sge sge;
-	int ret;
+	struct ib_sge sge, rsge;
+	int ret = -ECONNRESET;
 
 	if (req->op == RDLOCK_XOP_WRITE)
-		req->buf = rdlock_word_to(req->arg0, node->words_be);
-	req->dma = ib_dma_map_single(ibdev, &req->buf, sizeof(req->buf),
+		req->buf[0] = rdlock_word_to(req->arg0, node->words_be);
+	req->dma = ib_dma_map_single(ibdev, req->buf, sizeof(req->buf),
 				     DMA_BIDIRECTIONAL);
 	if (ib_dma_mapping_error(ibdev, req->dma))
 		return -ENOMEM;
 	sge.addr = req->dma;
-	sge.length = sizeof(req->buf);
+	sge.length = sizeof(u64);
 	sge.lkey = conn->dev->pd->local_dma_lkey;
 	req->cqe.done = rdlock_onesided_done;
+	atomic_set(&req->wrs_left, req->wrs);
 
 	switch (req->op) {
 	case RDLOCK_XOP_READ:
 	case RDLOCK_XOP_WRITE:
-		rwr.wr.opcode = req->op == RDLOCK_XOP_READ ?
-				IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+	case RDLOCK_XOP_READ_RANGE:
+		rwr.wr.opcode = req->op == RDLOCK_XOP_WRITE ?
+				IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 		rwr.remote_addr = raddr;
 		rwr.rkey = node->rkey;
+		if (req->op == RDLOCK_XOP_READ_RANGE)
+			sge.length = req->count * sizeof(u64);
 		wr = &rwr.wr;
 		break;
 	default:
-		awr.wr.opcode = req->op == RDLOCK_XOP_FAA ?
-				IB_WR_ATOMIC_FETCH_AND_ADD :
-				IB_WR_ATOMIC_CMP_AND_SWP;
+		awr.wr.opcode = req->op == RDLOCK_XOP_CAS ?
+				IB_WR_ATOMIC_CMP_AND_SWP :
+				IB_WR_ATOMIC_FETCH_AND_ADD;
 		awr.remote_addr = raddr;
 		awr.rkey = node->rkey;
 		awr.compare_add = req->arg0;
@@ -529,11 +671,44 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 		wr = &awr.wr;
 		break;
 	}
-	wr->wr_cqe = &req->cqe;
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	wr->send_flags = IB_SEND_SIGNALED;
-	ret = rdlock_conn_post_send(conn, wr);
+	if (req->op == RDLOCK_XOP_FAA_READ) {
+		/*
+		 * The READ right behind the FAA, on the same QP: the
+		 * responder executes it after the FAA (no fence: it needs
+		 * nothing the FAA returns to us). Each WR completes on its
+		 * own: both signalled, so that a failed FAA and the READ
+		 * flushed after it are told apart.
+		 */
+		req->faa_cqe.done = rdlock_onesided_faa_done;
+		awr.wr.wr_cqe = &req->faa_cqe;
+		awr.wr.next = &rwr.wr;
+		rsge.addr = req->dma + sizeof(u64);
+		rsge.length = req->count * sizeof(u64);
+		rsge.lkey = sge.lkey;
+		rwr.wr.opcode = IB_WR_RDMA_READ;
+		rwr.remote_addr = node->table_addr + req->arg1 * sizeof(u64);
+		rwr.rkey = node->rkey;
+		rwr.wr.sg_list = &rsge;
+		rwr.wr.num_sge = 1;
+		rwr.wr.send_flags = IB_SEND_SIGNALED;
+		rwr.wr.wr_cqe = &req->cqe;
+	} else {
+		wr->wr_cqe = &req->cqe;
+	}
+	spin_lock_bh(&conn->post_lock);
+	if (!conn->closing)
+		ret = ib_post_send(conn->qp, wr, &bad);
+	spin_unlock_bh(&conn->post_lock);
+	if (ret && req->op == RDLOCK_XOP_FAA_READ && bad == &rwr.wr) {
+		/* The FAA went out alone: its completion ends the request. */
+		req->last_status = IB_WC_WR_FLUSH_ERR;
+		if (atomic_dec_and_test(&req->wrs_left))
+			rdlock_onesided_end(req);
+		return 0;
+	}
 	if (ret)
 		ib_dma_unmap_single(ibdev, req->dma, sizeof(req->buf),
 				    DMA_BIDIRECTIONAL);
@@ -568,6 +743,7 @@ static int rdlock_post_twosided(struct rdlock_xreq *req)
 		msg->req.arg0 = cpu_to_le64(req->arg0);
 		msg->req.arg1 = cpu_to_le64(req->arg1);
 		msg->req.replay_slot = cpu_to_le32(req->replay_slot);
+		msg->req.count = cpu_to_le32(req->count);
 		msg->req.gen = cpu_to_le64(req->gen);
 	}
 	tx->req_id = req->id;
@@ -590,6 +766,21 @@ static void rdlock_pending_finish(struct rdlock_conn *conn, u32 id,
 
 	if (req)
 		rdlock_xreq_finish(req, status, value);
+}
+
+/* The answer @msg to the two-sided request @id, if it is still pending. */
+static void rdlock_pending_answer(struct rdlock_conn *conn, u32 id,
+				  const struct rdlock_wire_msg *msg)
+{
+	struct rdlock_xreq *req = xa_erase_bh(&conn->pending, id);
+	u32 i;
+
+	if (!req)
+		return;
+	for (i = 0; i < RDLOCK_XPORT_READ_MAX; i++)
+		req->buf[i] = le64_to_cpu(msg->rep.words[i]);
+	req->nread = min(le32_to_cpu(msg->rep.count), req->count);
+	rdlock_xreq_finish(req, (s32)le32_to_cpu(msg->rep.status), req->buf[0]);
 }
 
 void rdlock_conn_fail_pending(struct rdlock_conn *conn, int status)
@@ -622,6 +813,27 @@ static int rdlock_take_credit(struct rdlock_conn *conn, bool onesided,
 	return READ_ONCE(conn->closing) ? -ECONNRESET : 0;
 }
 
+/* The credits @req needs in flight: one per WR, or its one request. */
+static int rdlock_take_credits(struct rdlock_conn *conn,
+			       struct rdlock_xreq *req, unsigned long deadline)
+{
+	u32 i, n = req->onesided ? req->wrs : 1;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = rdlock_take_credit(conn, req->onesided, deadline);
+		if (ret) {
+			/* Back to an open connection only (see above). */
+			if (i && !READ_ONCE(conn->closing)) {
+				atomic_add(i, &conn->onesided_credits);
+				wake_up(&conn->credit_wait);
+			}
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * Start @req; @deadline 0 means the caller cannot sleep. On success the
  * request holds a second reference, dropped by rdlock_xreq_finish().
@@ -631,7 +843,7 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_conn *conn;
 	int ret, backend;
-	u64 value;
+	u32 words;
 
 	if (req->op >= RDLOCK_XOP_NR)
 		return -EINVAL;
@@ -649,7 +861,7 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	}
 	backend = READ_ONCE(cl->backend);
 	if (req->op != RDLOCK_XOP_PING &&
-	    req->slot >= READ_ONCE(cl->nodes[req->node].table_slots)) {
+	    !rdlock_xreq_fits(req, READ_ONCE(cl->nodes[req->node].table_slots))) {
 		rdlock_conn_put(conn);
 		return -EINVAL;
 	}
@@ -660,29 +872,34 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 		/* Our own table: the executor the peers' requests reach. */
 		rdlock_conn_put(conn);
 		ret = rdlock_table_exec(req->op, req->slot, req->arg0,
-					req->arg1, &value);
+					req->arg1, req->count, req->buf);
+		req->nread = ret ? 0 : req->count;
 		kref_get(&req->ref);
-		rdlock_xreq_finish(req, ret, value);
+		rdlock_xreq_finish(req, ret, req->buf[0]);
 		return 0;
 	}
 
 	req->conn = conn;
 	req->onesided = req->op != RDLOCK_XOP_PING &&
 			backend == RDLOCK_BACKEND_VERBS;
-	ret = rdlock_take_credit(conn, req->onesided, deadline);
+	ret = rdlock_take_credits(conn, req, deadline);
 	if (ret)
 		return ret;
 	kref_get(&req->ref);
 	ret = req->onesided ? rdlock_post_onesided(req) :
 			      rdlock_post_twosided(req);
 	if (ret) {
-		atomic_inc(req->onesided ? &conn->onesided_credits :
-					   &conn->req_credits);
+		if (req->onesided)
+			atomic_add(req->wrs, &conn->onesided_credits);
+		else
+			atomic_inc(&conn->req_credits);
 		wake_up(&conn->credit_wait);
 		kref_put(&req->ref, rdlock_xreq_free);
 		return ret;
 	}
-	atomic64_add(sizeof(u64), &cl->nodes[req->node].stats.bytes);
+	words = req->op == RDLOCK_XOP_READ_RANGE ? req->count :
+		req->op == RDLOCK_XOP_FAA_READ ? req->count + 1 : 1;
+	atomic64_add(words * sizeof(u64), &cl->nodes[req->node].stats.bytes);
 	return 0;
 }
 
@@ -756,7 +973,7 @@ static bool rdlock_xreq_recorded(const struct rdlock_xreq *req)
 	struct rdlock_cluster *cl = &rdlock_cl;
 
 	return (req->op == RDLOCK_XOP_WRITE || req->op == RDLOCK_XOP_FAA ||
-		req->op == RDLOCK_XOP_CAS) &&
+		req->op == RDLOCK_XOP_CAS || req->op == RDLOCK_XOP_FAA_READ) &&
 	       req->node < RDLOCK_MAX_NODES && req->node != cl->self &&
 	       READ_ONCE(cl->backend) == RDLOCK_BACKEND_TWOSIDED;
 }
@@ -791,6 +1008,7 @@ static void rdlock_xreq_rearm(struct rdlock_xreq *req)
 	reinit_completion(&req->comp);
 	req->status = 0;
 	req->value = 0;
+	req->nread = 0;
 }
 
 /*
@@ -848,6 +1066,29 @@ static int rdlock_xreq_exec_recorded(struct rdlock_xreq *req,
 	return ret;
 }
 
+/* Start @req, wait for its outcome; the outcome is in @req. */
+static int rdlock_xreq_run(struct rdlock_xreq *req, u64 incarnation,
+			   unsigned int timeout_ms)
+{
+	unsigned long deadline;
+	u64 value = 0;
+	int ret;
+
+	might_sleep();
+	deadline = jiffies + msecs_to_jiffies(timeout_ms ? :
+					      READ_ONCE(rdlock_op_timeout_ms));
+	req->incarnation = incarnation;
+	if (rdlock_xreq_recorded(req)) {
+		ret = rdlock_xreq_exec_recorded(req, deadline, &value);
+	} else {
+		ret = rdlock_xreq_start(req, deadline);
+		if (!ret)
+			ret = rdlock_xreq_wait(req, deadline, deadline, &value);
+	}
+	req->value = value;
+	return ret;
+}
+
 /**
  * rdlock_xport_exec() - perform an operation and wait for its outcome
  * @op: the operation.
@@ -878,28 +1119,75 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 		      u32 slot, u64 arg0, u64 arg1, u64 *value,
 		      unsigned int timeout_ms)
 {
-	unsigned long deadline;
 	struct rdlock_xreq *req;
 	int ret;
 
-	might_sleep();
-	deadline = jiffies + msecs_to_jiffies(timeout_ms ? :
-					      READ_ONCE(rdlock_op_timeout_ms));
+	/* Ranges have rdlock_xport_exec_range(). */
+	if (op == RDLOCK_XOP_READ_RANGE || op == RDLOCK_XOP_FAA_READ)
+		return -EINVAL;
 	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, arg1);
 	if (!req)
 		return -ENOMEM;
-	req->incarnation = incarnation;
-	if (rdlock_xreq_recorded(req)) {
-		ret = rdlock_xreq_exec_recorded(req, deadline, value);
-	} else {
-		ret = rdlock_xreq_start(req, deadline);
-		if (!ret)
-			ret = rdlock_xreq_wait(req, deadline, deadline, value);
-	}
+	ret = rdlock_xreq_run(req, incarnation, timeout_ms);
+	if (!ret)
+		*value = req->value;
 	rdlock_xreq_put(req);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_exec_range() - a ranged READ, or a FAA and a READ at once
+ * @op: %RDLOCK_XOP_READ_RANGE or %RDLOCK_XOP_FAA_READ.
+ * @node: the home node of the slots.
+ * @incarnation: as for rdlock_xport_exec().
+ * @slot: READ_RANGE: the first slot read; FAA_READ: the slot added to.
+ * @arg0: FAA_READ: what is added.
+ * @rslot: FAA_READ: the first slot read.
+ * @count: slots read, 1 to %RDLOCK_XPORT_READ_MAX (READ_RANGE) or
+ *	%RDLOCK_XPORT_FAA_READ_MAX (FAA_READ): what one answer carries.
+ * @value: FAA_READ: the value the FAA returned.
+ * @vals: receives the slots read, in order.
+ * @timeout_ms: 0 for the module's op_timeout_ms.
+ *
+ * One operation, one round trip: the verbs backend posts an RDMA READ
+ * (after a FETCH_AND_ADD in the same chain: the responder executes them in
+ * order, so the READ sees the table after the FAA); the two-sided one
+ * sends one request, which the home executes in the same order. A
+ * FAA_READ is recorded and applied once as a FAA is (rdlock_xport_exec()).
+ *
+ * Context: process context, may sleep.
+ * Return: the number of slots read: @count, or for a FAA_READ fewer (0)
+ * when its READ failed after the FAA was done (the connection failed
+ * then; @value is valid, the caller READs what it needs); else as
+ * rdlock_xport_exec(), and -EINVAL for a bad @op, @count or range.
+ */
+int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
+			    u32 slot, u64 arg0, u32 rslot, u32 count,
+			    u64 *value, u64 *vals, unsigned int timeout_ms)
+{
+	u32 first = op == RDLOCK_XOP_FAA_READ;
+	struct rdlock_xreq *req;
+	int ret;
+
+	if ((op != RDLOCK_XOP_READ_RANGE && op != RDLOCK_XOP_FAA_READ) ||
+	    !count || count + first > RDLOCK_XPORT_READ_MAX)
+		return -EINVAL;
+	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, rslot);
+	if (!req)
+		return -ENOMEM;
+	req->count = count;
+	ret = rdlock_xreq_run(req, incarnation, timeout_ms);
+	if (!ret) {
+		if (first)
+			*value = req->value;
+		memcpy(vals, req->buf + first, req->nread * sizeof(u64));
+		ret = req->nread;
+	}
+	rdlock_xreq_put(req);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec_range, RDLOCK_INTERNAL);
 
 /**
  * rdlock_probe_atomics() - can the device execute kernel-posted atomics?
@@ -987,10 +1275,12 @@ done:
 /* ------------------------------------------------------------------ */
 /* Receiving                                                          */
 
+/* @words as struct rdlock_wire_msg's rep; @count: slots read. */
 static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
-			 int status, u64 value)
+			 int status, const u64 *words, u32 count)
 {
 	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, true);
+	u32 i;
 
 	if (!tx) {
 		pr_err_ratelimited("node %u: no buffer for a reply\n",
@@ -1000,16 +1290,19 @@ static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
 	}
 	rdlock_msg_init(tx->msg, type, id, sizeof(tx->msg->rep));
 	tx->msg->rep.status = cpu_to_le32(status);
-	tx->msg->rep.value = cpu_to_le64(value);
+	tx->msg->rep.count = cpu_to_le32(count);
+	for (i = 0; i < RDLOCK_XPORT_READ_MAX; i++)
+		tx->msg->rep.words[i] = cpu_to_le64(words[i]);
 	rdlock_tx_post(conn, tx);
 }
 
 /*
  * Apply a peer's request unless it is a copy of one applied already: then
- * answer from the record (design.rst, "Exactly once").
+ * answer from the record (design.rst, "Exactly once"). @words as
+ * rdlock_table_exec()'s.
  */
 static int rdlock_serve_recorded(struct rdlock_conn *conn,
-				 const struct rdlock_wire_msg *msg, u64 *value,
+				 const struct rdlock_wire_msg *msg, u64 *words,
 				 bool *applied)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
@@ -1017,15 +1310,17 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 	u64 requester = le64_to_cpu(conn->peer.table_incarnation);
 	u32 rslot = le32_to_cpu(msg->req.replay_slot);
 	u64 gen = le64_to_cpu(msg->req.gen);
+	enum rdlock_xop op = le32_to_cpu(msg->req.op);
+	u32 slot = le32_to_cpu(msg->req.slot);
+	u32 count = le32_to_cpu(msg->req.count);
+	u64 arg0 = le64_to_cpu(msg->req.arg0);
+	u64 arg1 = le64_to_cpu(msg->req.arg1);
 	struct rdlock_replay_entry *e;
 	int ret;
 
 	*applied = false;
 	if (!gen)
-		return rdlock_table_exec(le32_to_cpu(msg->req.op),
-					 le32_to_cpu(msg->req.slot),
-					 le64_to_cpu(msg->req.arg0),
-					 le64_to_cpu(msg->req.arg1), value);
+		return rdlock_table_exec(op, slot, arg0, arg1, count, words);
 	if (rslot >= RDLOCK_REPLAY_SLOTS)
 		return -EINVAL;
 	e = &rp->ent[rslot];
@@ -1033,22 +1328,31 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 	switch (rdlock_replay_check(e, requester, gen)) {
 	case RDLOCK_REPLAY_ANSWER:
 		ret = e->status;
-		*value = e->value;
+		words[0] = e->value;
 		atomic64_inc(&cl->replayed);
+		/*
+		 * The record keeps the word-changing part; a FAA_READ's
+		 * slots are read again, after its FAA as the first time.
+		 */
+		if (!ret && op == RDLOCK_XOP_FAA_READ) {
+			if (rdlock_range_ok(arg1, count,
+					    RDLOCK_XPORT_FAA_READ_MAX,
+					    cl->table.slots))
+				rdlock_table_read(arg1, count, words + 1);
+			else
+				ret = -EINVAL;
+		}
 		break;
 	case RDLOCK_REPLAY_STALE:
 		ret = -EALREADY;
 		atomic64_inc(&cl->stale_requests);
 		break;
 	default:
-		ret = rdlock_table_exec(le32_to_cpu(msg->req.op),
-					le32_to_cpu(msg->req.slot),
-					le64_to_cpu(msg->req.arg0),
-					le64_to_cpu(msg->req.arg1), value);
+		ret = rdlock_table_exec(op, slot, arg0, arg1, count, words);
 		e->requester = requester;
 		e->gen = gen;
 		e->status = ret;
-		e->value = *value;
+		e->value = words[0];
 		*applied = true;
 	}
 	spin_unlock_bh(&rp->lock);
@@ -1059,8 +1363,10 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 				const struct rdlock_wire_msg *msg, u64 id)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
+	u64 words[RDLOCK_XPORT_READ_MAX] = {};
+	enum rdlock_xop op = le32_to_cpu(msg->req.op);
 	bool applied = false;
-	u64 value = 0;
+	u32 count = 0;
 	int ret;
 
 	/*
@@ -1072,7 +1378,10 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	if (READ_ONCE(cl->backend) == RDLOCK_BACKEND_VERBS)
 		ret = -EPROTO;
 	else
-		ret = rdlock_serve_recorded(conn, msg, &value, &applied);
+		ret = rdlock_serve_recorded(conn, msg, words, &applied);
+	/* Done means every slot read (checked before anything was done). */
+	if (!ret && (op == RDLOCK_XOP_READ_RANGE || op == RDLOCK_XOP_FAA_READ))
+		count = le32_to_cpu(msg->req.count);
 	atomic64_inc(&cl->nodes[conn->node].stats.served);
 	/* Fault injection: applied, but the answer is lost with the link. */
 	if (applied && atomic_dec_if_positive(&cl->inject_lost_replies) >= 0) {
@@ -1080,7 +1389,7 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 		rdlock_conn_fail(conn);
 		return;
 	}
-	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, value);
+	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, words, count);
 }
 
 /**
@@ -1129,6 +1438,7 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct rdlock_msgbuf, cqe);
 	struct rdlock_conn *conn = rx->conn;
 	const struct rdlock_wire_msg *msg = rx->msg;
+	static const u64 zero[RDLOCK_XPORT_READ_MAX];
 	rdlock_xmsg_handler_t handler;
 	unsigned int type;
 	u64 id;
@@ -1170,11 +1480,10 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdlock_serve_atomic(conn, msg, id);
 		break;
 	case RDLOCK_WIRE_ATOMIC_REP:
-		rdlock_pending_finish(conn, id, (s32)le32_to_cpu(msg->rep.status),
-				      le64_to_cpu(msg->rep.value));
+		rdlock_pending_answer(conn, id, msg);
 		break;
 	case RDLOCK_WIRE_PING:
-		rdlock_reply(conn, RDLOCK_WIRE_PONG, id, 0, 0);
+		rdlock_reply(conn, RDLOCK_WIRE_PONG, id, 0, zero, 0);
 		break;
 	case RDLOCK_WIRE_PONG:
 		rdlock_pending_finish(conn, id, 0, 0);

@@ -16,7 +16,8 @@
 #                         has what it needs built in)
 #   --shared-disk IMG     attach raw image IMG to every guest as virtio disk
 #                         /dev/vda, shared (share-rw=on, cache=none, 4 KiB
-#                         logical blocks)
+#                         logical blocks); repeatable: the second is
+#                         /dev/vdb, and so on
 #   --log-dir DIR         where logs go (default: a fresh dir under /tmp)
 #   --mem MB              guest memory (default 1024 debug, 512 stock)
 #   --smp N               guest CPUs (default 1)
@@ -60,7 +61,7 @@ timeout=300
 payload=
 bins=()
 modules=()
-shared_disk=
+shared_disks=()
 log_dir=
 mem=
 smp=1
@@ -74,7 +75,7 @@ while [ $# -gt 0 ]; do
 	--payload)	payload=${2:?}; shift ;;
 	--bin)		bins+=("${2:?}"); shift ;;
 	--module)	modules+=("${2:?}"); shift ;;
-	--shared-disk)	shared_disk=${2:?}; shift ;;
+	--shared-disk)	shared_disks+=("${2:?}"); shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	--mem)		mem=${2:?}; shift ;;
 	--smp)		smp=${2:?}; shift ;;
@@ -95,9 +96,12 @@ esac
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be a number of seconds"
 [[ $mem =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] || die "bad --mem or --smp"
 [ -z "$payload" ] || [ -d "$payload" ] || die "no such directory: $payload"
-if [ -n "$shared_disk" ]; then
-	[ -f "$shared_disk" ] || die "no such image: $shared_disk"
-	shared_disk=$(realpath "$shared_disk")
+[ ${#shared_disks[@]} -le 8 ] || die "at most 8 shared disks"
+for ((i = 0; i < ${#shared_disks[@]}; i++)); do
+	[ -f "${shared_disks[i]}" ] || die "no such image: ${shared_disks[i]}"
+	shared_disks[i]=$(realpath "${shared_disks[i]}")
+done
+if [ ${#shared_disks[@]} -gt 0 ]; then
 	# The stock kernel's virtio_blk is a module.
 	modules+=(virtio_blk)
 fi
@@ -227,7 +231,7 @@ build_initramfs()
 	RDLOCK_NR_NODES=$nodes
 	RDLOCK_NODE_ADDRS="$addrs"
 	RDLOCK_KERNEL=$kernel
-	RDLOCK_SHARED_DISK=${shared_disk:+/dev/vda}
+	RDLOCK_SHARED_DISK=${shared_disks[0]:+/dev/vda}
 	EOF
 	{
 		printf 'exec '
@@ -289,7 +293,7 @@ CMDLINE+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
 
 start_guest()
 {
-	local i=$1 disk=()
+	local i=$1 d disk=()
 
 	# One image for every guest: share-rw=on lets several QEMUs write it,
 	# cache=none keeps the host's page cache out of the way (every write
@@ -298,10 +302,11 @@ start_guest()
 	# 512-byte sectors of one 4 KiB block of the image lose each other's
 	# data, so no guest may write less than a 4 KiB block (o2hb's
 	# heartbeat slot is one logical block per node).
-	if [ -n "$shared_disk" ]; then
-		disk=(-drive "file=$shared_disk,if=none,id=sd0,format=raw,cache=none"
-		      -device "virtio-blk-pci,drive=sd0,share-rw=on,logical_block_size=4096,physical_block_size=4096")
-	fi
+	# Disks in the order given: /dev/vda, /dev/vdb, ... (PCI slot order).
+	for ((d = 0; d < ${#shared_disks[@]}; d++)); do
+		disk+=(-drive "file=${shared_disks[d]},if=none,id=sd$d,format=raw,cache=none"
+		       -device "virtio-blk-pci,drive=sd$d,share-rw=on,logical_block_size=4096,physical_block_size=4096")
+	done
 
 	# -nodefaults: no default NIC, VGA or serial; the only network is the
 	# private one.  -no-reboot with panic=-1 makes a panic end QEMU.

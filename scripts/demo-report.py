@@ -5,13 +5,15 @@
 usage: demo-report.py [--no-plot] [LOGDIR]     (default build/demo)
 
 Reads what scripts/demo.sh's guest clusters left in LOGDIR (node*.out of
-the cluster and exact-count run, lockbench/, rdlockbench/, bench-verbs/,
-bench-twosided/, each cluster's summary, and demo.sh's steps file) and
-prints one screen: the cluster, the exact-count proof, a table per
-workload with the protocols side by side, the transport next to perftest,
-and verdict lines that are ratios measured in this run. Writes every
-figure to LOGDIR/report.json and plots the latency CDF and throughput per
-protocol with gnuplot to LOGDIR/report.png (or .svg).
+the cluster, exact-count and OCFS2 run, ocfs2/fsck, lockbench/,
+rdlockbench/, bench-verbs/, bench-twosided/, each cluster's summary, and
+demo.sh's steps file) and prints one screen: the cluster, the exact-count
+proof, a table per workload with the protocols side by side, the
+transport next to perftest, OCFS2's metadata operations on o2cb and on
+rdlock, and verdict lines that are ratios measured in this run. Writes
+every figure to LOGDIR/report.json and plots the latency CDF, throughput
+per protocol and OCFS2's rdlock / o2cb ratios with gnuplot to
+LOGDIR/report.png (or .svg).
 
 Only what the tools printed is reported; a figure the logs do not hold is
 "n/a". Exits 0 once the report is printed, even with figures missing (the
@@ -225,6 +227,134 @@ def summarize_formation(f):
     s["counters"] = {t: (vs.pop() if len(vs) == 1 else sorted(vs))
                      for t, vs in sorted(seen.items())}
     return s
+
+
+# --------------------------------------------------------------------------
+# OCFS2's metadata benchmark on o2cb and on rdlock (guest/demo.sh, ocfs2.sh)
+
+OCFS2_STACKS = ("o2cb", "rdlock")
+OCFS2_PHASES = ("shared-create", "shared-stat", "shared-remove",
+                "private-create", "private-stat", "private-remove")
+
+
+def parse_ocfs2(d):
+    """Per stack and node: the '# bench node' lines and the run's steps.
+
+    guest/demo.sh runs ocfs2.sh for o2cb and then for rdlock in one boot
+    and marks each start with '# demo: ocfs2.sh STACK'.
+    """
+    files = node_files(d)
+    r = {"nodes": cluster_size(files), "per_node": {}, "fsck": {}}
+    for i, lines in files.items():
+        n = {st: {"phases": {}} for st in OCFS2_STACKS}
+        stack = None
+        for ln in lines:
+            m = re.match(r"# demo: ocfs2\.sh (\w+)$", ln)
+            if m:
+                stack = m.group(1) if m.group(1) in OCFS2_STACKS else None
+                continue
+            m = re.match(r"(not ok|ok) \d+ OCFS2 on (\w+) ", ln)
+            if m and m.group(2) in n:
+                n[m.group(2)]["ok"] = m.group(1) == "ok"
+                continue
+            if stack is None:
+                continue
+            m = re.match(r"# bench node \d+ (\S+) (\d+) (\d+)$", ln)
+            if m:
+                n[stack]["phases"][m.group(1)] = (int(m.group(2)), int(m.group(3)))
+                continue
+            m = re.match(r"(not ok|ok) \d+ metadata benchmark, (\d+) files per node", ln)
+            if m:
+                n[stack]["files"] = int(m.group(2))
+                n[stack]["bench_ok"] = m.group(1) == "ok"
+                continue
+            m = re.match(r"(not ok|ok) \d+ mount -t ocfs2 ", ln)
+            if m:
+                n[stack]["mount_ok"] = m.group(1) == "ok"
+                continue
+            m = re.match(r"# node \d+: mounted after (\d+) s", ln)
+            if m:
+                n[stack]["mount_s"] = int(m.group(1))
+                continue
+            m = re.match(r"# node \d+: ocfs2\.sh took (\d+) s", ln)
+            if m:
+                n[stack]["took_s"] = int(m.group(1))
+        r["per_node"][i] = n
+    for ln in read_lines(os.path.join(d, "ocfs2", "fsck")):
+        parts = ln.split("\t")
+        if len(parts) == 2:
+            r["fsck"][parts[0]] = parts[1]
+    return r
+
+
+def summarize_ocfs2(oc):
+    """Per stack and phase: every node's operations over the slowest node's
+    time (ocfs2-bench.sh's figure); None unless every node reported."""
+    per, nodes = oc["per_node"], oc["nodes"]
+    out = {"nodes": nodes, "rate_is": "operations of all nodes per second: their sum "
+           "over the slowest node's time, each timed from a common barrier in "
+           "/proc/uptime centiseconds",
+           "stacks": {}, "ratio_rdlock_over_o2cb": {}}
+    ran = any(n[st]["phases"] or "ok" in n[st] for n in per.values()
+              for st in OCFS2_STACKS)
+    if not ran:
+        return None
+    files = {n[st].get("files") for n in per.values() for st in OCFS2_STACKS} - {None}
+    out["files_per_node_and_phase"] = files.pop() if len(files) == 1 else None
+    for st in OCFS2_STACKS:
+        f = {"run_ok": sum(1 for n in per.values() if n[st].get("ok")),
+             "mount_ok": sum(1 for n in per.values() if n[st].get("mount_ok")),
+             "bench_ok": sum(1 for n in per.values() if n[st].get("bench_ok")),
+             "fsck": oc["fsck"].get(st), "phases": {}}
+        ms = [n[st]["mount_s"] for n in per.values() if "mount_s" in n[st]]
+        f["mount_s_max"] = max(ms) if ms else None
+        ts = [n[st]["took_s"] for n in per.values() if "took_s" in n[st]]
+        f["run_s_max"] = max(ts) if ts else None
+        for ph in OCFS2_PHASES:
+            rows = [n[st]["phases"][ph] for n in per.values() if ph in n[st]["phases"]]
+            p = {"nodes": len(rows)}
+            if rows and len(rows) == nodes:
+                p["ops"] = sum(o for o, _ in rows)
+                p["seconds"] = max(t for _, t in rows) / 100
+                p["ops_per_s"] = p["ops"] / p["seconds"] if p["seconds"] else None
+            f["phases"][ph] = p
+        out["stacks"][st] = f
+    for ph in OCFS2_PHASES:
+        a = out["stacks"]["rdlock"]["phases"][ph].get("ops_per_s")
+        b = out["stacks"]["o2cb"]["phases"][ph].get("ops_per_s")
+        out["ratio_rdlock_over_o2cb"][ph] = ratio(a, b)
+    return out
+
+
+def ocfs2_lines(oc):
+    """Section 4 of the screen: a row per operation, both stacks, ratio."""
+    if not oc:
+        return ["4. OCFS2 metadata: n/a (no OCFS2 run in the logs)"]
+    n = oc["nodes"]
+    st = oc["stacks"]
+    out = wrap(f"4. OCFS2 metadata, {n} nodes at once, "
+               f"{oc.get('files_per_node_and_phase') or 'n/a'} files per node and phase, "
+               f"one boot: o2cb vs rdlock", "")
+    w = (-15, 11, 7, 13, 7, 12)
+
+    def row(cells):
+        return "  " + " ".join(f"{c:<{-x}}" if x < 0 else f"{c:>{x}}"
+                               for c, x in zip(cells, w)).rstrip()
+    out.append(row(("operation", "o2cb ops/s", "s", "rdlock ops/s", "s", "rdlock/o2cb")))
+    for ph in OCFS2_PHASES:
+        a, b = st["o2cb"]["phases"][ph], st["rdlock"]["phases"][ph]
+        sec = [fmt(x.get("seconds"), "ops") for x in (a, b)]
+        out.append(row((ph, fmt(a.get("ops_per_s"), "rate"), sec[0],
+                        fmt(b.get("ops_per_s"), "rate"), sec[1],
+                        fmt(oc["ratio_rdlock_over_o2cb"][ph], "ratio"))))
+    parts = []
+    for s_, what in zip(OCFS2_STACKS, ("o2dlm over TCP", "ocfs2_stack_rdlock")):
+        f = st[s_]
+        parts.append(f"{s_} ({what}): mounted {f['mount_ok']}/{n}, all checks "
+                     f"{f['run_ok']}/{n}, fsck {f['fsck'] or 'n/a'}")
+    out += wrap("; ".join(parts) + ". ops/s: all nodes' operations over the slowest "
+                "node's time s (centiseconds: under 0.2 s is coarse); stat: ls -l.", "  ")
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -660,8 +790,12 @@ def gp_quote(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_plot(logdir, curves, bars):
-    """report.png (or .svg) with gnuplot: (path, None) or (None, why)."""
+def write_plot(logdir, curves, bars, ocfs2=None):
+    """report.png (or .svg) with gnuplot: (path, None) or (None, why).
+
+    ocfs2: [(operation, rdlock / o2cb)], a third panel when there is one.
+    """
+    ocfs2 = [(k, v) for k, v in (ocfs2 or []) if v is not None]
     gp = shutil.which("gnuplot")
     if not gp:
         return None, "gnuplot is not installed (package gnuplot-nox)"
@@ -684,9 +818,10 @@ def write_plot(logdir, curves, bars):
         for name, vals in bars:
             f.write(gp_quote(name) + " " +
                     " ".join("?" if v is None else f"{v:.6g}" for v in vals) + "\n")
+    size = "2100,560" if ocfs2 else "1400,560"
     body = [
         "set datafile missing '?'",
-        "set multiplot layout 1,2",
+        f"set multiplot layout 1,{3 if ocfs2 else 2}",
         "set title 'Latency CDF per protocol (log x)'",
         "set logscale x", "set xlabel 'latency, microseconds'",
         "set ylabel 'fraction of acquisitions'", "set yrange [0:1.02]",
@@ -707,13 +842,27 @@ def write_plot(logdir, curves, bars):
         f"plot {gp_quote(bar_path)} using 2:xtic(1) title columnheader(2), "
         + ", ".join(f"'' using {k} title columnheader({k})"
                     for k in range(3, len(RB_PROTOS) + 2)),
-        "unset multiplot",
     ]
+    if ocfs2:
+        oc_path = os.path.join(pdir, "ocfs2.dat")
+        with open(oc_path, "w") as f:
+            for name, v in ocfs2:
+                f.write(f"{gp_quote(name)} {v:.6g}\n")
+        body += [
+            "set title 'OCFS2 metadata: rdlock / o2cb operations per second'",
+            "set ylabel 'ratio (1 = as fast as o2cb)'",
+            f"set yrange [0:{max(1.1, 1.1 * max(v for _, v in ocfs2)):.3g}]",
+            "set style fill solid 0.7 border -1", "set boxwidth 0.7",
+            "set xtics rotate by -30", f"set xrange [-0.6:{len(ocfs2) - 0.4}]",
+            "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2",
+            f"plot {gp_quote(oc_path)} using 0:2:xtic(1) with boxes notitle",
+        ]
+    body.append("unset multiplot")
     script = os.path.join(pdir, "report.gp")
     errs = []
     # pngcairo where gnuplot has it, gd's png, else SVG: all in gnuplot-nox.
-    for term, ext in (("pngcairo size 1400,560 font ',10'", "png"),
-                      ("png size 1400,560", "png"), ("svg size 1400,560", "svg")):
+    for term, ext in ((f"pngcairo size {size} font ',10'", "png"),
+                      (f"png size {size}", "png"), (f"svg size {size}", "svg")):
         out = os.path.join(logdir, "report." + ext)
         with open(script, "w") as f:
             f.write(f"set terminal {term}\nset output {gp_quote(out)}\n")
@@ -830,6 +979,8 @@ def main(argv):
     lb = summarize_lockbench(lb_raw, bench)
     rb_raw = parse_rdlockbench(os.path.join(logdir, "rdlockbench"))
     rb = summarize_rdlockbench(rb_raw)
+    oc_raw = parse_ocfs2(logdir)
+    oc = summarize_ocfs2(oc_raw)
 
     out = []
     n = fs["nodes"]
@@ -974,6 +1125,10 @@ def main(argv):
             *(f"{fmt(lk.get(p, {}).get('p50_us'))} "
               f"({fmt(lk.get(p, {}).get('p50_over_2faa'), 'ratio')})" for p in PROTOS))))
 
+    # OCFS2 on its own stack and on rdlock's, same guests, same boot.
+    out.append("")
+    out += ocfs2_lines(oc)
+
     # Verdict: ratios of this run only.
     out.append("")
     out.append("Verdict, ratios measured in this run (protocols: bakery vs CAS spinlock; "
@@ -1042,6 +1197,14 @@ def main(argv):
         verdict.append("transport FAA p50 / perftest t_typical: "
                        + (", ".join(tr) if tr else "n/a")
                        + (f"; twosided / verbs {fv:.2f}x" if fv is not None else ""))
+    ocr = {k: v for k, v in ((oc or {}).get("ratio_rdlock_over_o2cb") or {}).items()
+           if v is not None}
+    if ocr:
+        lo, hi = min(ocr, key=ocr.get), max(ocr, key=ocr.get)
+        verdict.append(f"OCFS2 metadata, rdlock / o2cb operations per second: "
+                       f"{ocr[lo]:.2f}x ({lo}) to {ocr[hi]:.2f}x ({hi}), "
+                       f"geometric mean {math.exp(statistics.fmean(math.log(v) for v in ocr.values())):.2f}x "
+                       f"over {len(ocr)} operations")
     ctr = rb_raw["counter"]
     if ctr:
         got, want = next(iter(ctr.values()))
@@ -1092,9 +1255,10 @@ def main(argv):
         return o
     report = {
         "log_dir": logdir, "cluster": fs, "cluster_per_node": form["per_node"],
-        "workloads": {"one_lock_word": lb, "locks_by_name": rb},
+        "workloads": {"one_lock_word": lb, "locks_by_name": rb, "ocfs2_metadata": oc},
         "one_lock_word_per_node": lb_raw["per_node"],
         "locks_by_name_per_node": rb_raw["per_node"],
+        "ocfs2_metadata_per_node": oc_raw["per_node"],
         "transport": bench,
         "rdlockctl_lock_counter": {"per_node": rb_raw["counter"], "racy": rb_raw["racy"]},
         "verdict": verdict, "cql_goals": cqlv, "steps": steps,
@@ -1118,7 +1282,8 @@ def main(argv):
         bars = [(name, [protos.get(p, {}).get("acq_per_s") for p in RB_PROTOS])
                 for name, protos in tables]
         try:
-            plot, why = write_plot(logdir, curves, bars)
+            plot, why = write_plot(logdir, curves, bars, list(
+                ((oc or {}).get("ratio_rdlock_over_o2cb") or {}).items()))
         except OSError as e:
             plot, why = None, str(e)
     report["plot"] = plot
@@ -1127,7 +1292,8 @@ def main(argv):
         json.dump(clean(report), f, indent=1, sort_keys=False)
         f.write("\n")
     out.append(f"Figures: {jpath}")
-    out.append(f"Plot: {plot} (latency CDF, throughput per protocol)" if plot
+    out.append(f"Plot: {plot} (latency CDF, throughput per protocol"
+               + (", OCFS2 rdlock / o2cb)" if oc else ")") if plot
                else f"Plot: none ({why})")
     print("\n".join(out))
     return 0

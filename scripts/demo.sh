@@ -3,7 +3,9 @@
 #
 # demo.sh - the main job: boot a QEMU/rxe cluster of Debian-kernel guests
 # (3 by default), form an rdlock cluster, prove the RDMA primitives with an
-# exact cluster-wide count, run the bakery lock, the CAS spinlock and the
+# exact cluster-wide count, and in the same boot OCFS2's metadata benchmark
+# on OCFS2's own o2cb stack and then on rdlock's plug-in; run the bakery
+# lock, the CAS spinlock and the
 # CQL lock with every node on one lock, then the lock benchmark of the product
 # path (rdlock-bench: lockspaces and locks by name, contended, uncontended
 # and one hot name, with the stock kernel's fs/dlm beside rdlock's
@@ -15,17 +17,27 @@
 # screen of report (scripts/demo-report.py: the cluster, the exact count, a
 # table per workload with the protocols side by side, verdict ratios), then
 # where the rest is. Everything else goes to build/demo/: setup.log and
-# build.log, each run's cluster.log and per-node logs (node*.out), the
+# build.log, each run's cluster.log and per-node logs (node*.out), ocfs2/
+# (mkfs and fsck logs; the images only if fsck found a fault), the
 # report's report.json (every figure) and report.png (the plot).
 # Exits non-zero if any step failed, after saying which and where its log is.
 #
 # usage: demo.sh [NODES]
+#
+# RDLOCK_DEMO_OCFS2_FILES: files per node and phase of the OCFS2 benchmark
+# (default 25; 0: no OCFS2). OCFS2 needs 2 to 4 nodes (4 journal slots).
 
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/ocfs2-image.sh
+. "$ROOT/scripts/ocfs2-image.sh"
 nodes=${1:-3}
 logs=$ROOT/build/demo
+ocfs2_files=${RDLOCK_DEMO_OCFS2_FILES:-25}
+[[ $ocfs2_files =~ ^[0-9]+$ ]] ||
+	{ echo "demo: RDLOCK_DEMO_OCFS2_FILES must be a number" >&2; exit 2; }
+[[ $nodes =~ ^[2-4]$ ]] || ocfs2_files=0
 total=5
 failed=()
 
@@ -56,6 +68,27 @@ payload=$(RDLOCK_BUILD_LOG="$logs/build.log" \
 	  "$ROOT/scripts/payload.sh" stock 2>> "$logs/setup.log") ||
 	setup_failed "the build for Debian's kernel" "$logs/build.log" \
 		"$logs/setup.log"
+# OCFS2 (run 1): an image per stack, each a disk every guest shares:
+# /dev/vda o2cb, /dev/vdb rdlock ("pcmk" on the disk). mkfs -b 4096: no
+# node writes inside a 4 KiB block another node writes (ocfs2-image.sh).
+ocfs2_run=()
+if [ "$ocfs2_files" -gt 0 ]; then
+	mkdir -p "$logs/ocfs2"
+	for stack in o2cb rdlock; do
+		ocfs2_mkimage "$logs/ocfs2/$stack.img" "$stack" \
+			"$logs/ocfs2/mkfs-$stack.log" 2>> "$logs/setup.log" ||
+			setup_failed "mkfs.ocfs2 ($stack)" "$logs/ocfs2/mkfs-$stack.log" \
+				"$logs/setup.log"
+		[ "$stack" = rdlock ] || o2cb_region=("${OCFS2_GUEST_ARGS[@]}")
+	done
+	# The images, OCFS2's modules (the rdlock stack's plug-in comes in
+	# the payload), flock for ocfs2.sh's checks; o2cb's heartbeat region.
+	ocfs2_run=(--shared-disk "$logs/ocfs2/o2cb.img"
+		   --shared-disk "$logs/ocfs2/rdlock.img"
+		   --module ocfs2 --module ocfs2_stack_o2cb --bin /usr/bin/flock
+		   -- env RDLOCK_OCFS2_BENCH="$ocfs2_files" RDLOCK_OCFS2_FILES=2
+		   RDLOCK_OCFS2_RECORDS=4 sh guest/demo.sh "${o2cb_region[@]}")
+fi
 echo " done"
 
 # fs/dlm beside rdlock (run 3): Debian's corosync and dlm_controld, with
@@ -90,8 +123,23 @@ run()
 	fi
 }
 
-run 1 "the cluster forms, exact count of the primitives" "$nodes" . \
-	-- sh guest/demo.sh
+if [ ${#ocfs2_run[@]} -gt 0 ]; then
+	run 1 "the cluster forms, exact count; OCFS2 on o2cb, then on rdlock" \
+		"$nodes" . "${ocfs2_run[@]}"
+	# The images after the guests: fsck.ocfs2 -fn must find nothing.
+	for stack in o2cb rdlock; do
+		if ocfs2_fsck "$logs/ocfs2/$stack.img" "$logs/ocfs2/fsck-$stack.log"; then
+			printf '%s\tclean\n' "$stack" >> "$logs/ocfs2/fsck"
+			rm -f "$logs/ocfs2/$stack.img"
+		else
+			printf '%s\tNOT clean\n' "$stack" >> "$logs/ocfs2/fsck"
+			failed+=("[1/$total] OCFS2 on $stack: fsck.ocfs2 -fn found faults, see $logs/ocfs2/fsck-$stack.log and $stack.img")
+		fi
+	done
+else
+	run 1 "the cluster forms, exact count of the primitives" "$nodes" . \
+		-- sh guest/demo.sh
+fi
 run 2 "one lock word, every node at once (bakery, CAS spinlock, CQL)" "$nodes" \
 	lockbench -- sh guest/lockbench.sh verbs
 run 3 "locks by name through /dev/rdlock beside fs/dlm, rdlockctl lock" \
@@ -106,8 +154,8 @@ if ! python3 "$ROOT/scripts/demo-report.py" "$logs" 2> "$logs/report.log"; then
 	failed+=("the report (scripts/demo-report.py): see $logs/report.log")
 fi
 echo
-echo "demo: logs in $logs/ (node*.out: cluster and exact count; lockbench/,"
-echo "demo:   rdlockbench/, bench-verbs/, bench-twosided/: a directory per run)"
+echo "demo: logs in $logs/ (node*.out: cluster, exact count and OCFS2; ocfs2/,"
+echo "demo:   lockbench/, rdlockbench/, bench-verbs/, bench-twosided/: a directory per run)"
 if [ ${#failed[@]} -gt 0 ]; then
 	for f in "${failed[@]}"; do
 		echo "demo: FAILED $f"

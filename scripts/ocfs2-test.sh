@@ -30,9 +30,8 @@
 set -euo pipefail
 
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# Small, so that mkfs and fsck take no time: 4 journals of 16 MiB and
-# room for the test's files.
-IMAGE_SIZE=256M
+# shellcheck source=scripts/ocfs2-image.sh
+. "$SCRIPTS/ocfs2-image.sh"
 
 log() { echo "ocfs2-test.sh: $*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -70,10 +69,8 @@ while [ $# -gt 0 ]; do
 done
 
 case $stack in
-o2cb)	disk_stack=o2cb; stack_modules=(--module ocfs2 --module ocfs2_stack_o2cb) ;;
-# mkfs.ocfs2 knows the user stacks pcmk and cman only; the kernel gives
-# every label but o2cb to the plug-in registered as "user": ours.
-rdlock)	disk_stack=pcmk; stack_modules=(--module ocfs2) ;;
+o2cb)	stack_modules=(--module ocfs2 --module ocfs2_stack_o2cb) ;;
+rdlock)	stack_modules=(--module ocfs2) ;;
 *)	die "--stack must be o2cb or rdlock" ;;
 esac
 # mkfs -N 4 below: one slot (journal) per node.
@@ -91,30 +88,13 @@ else
 	log_dir=$(mktemp -d /tmp/rdlock-ocfs2.XXXXXX)
 fi
 img=$log_dir/ocfs2.img
-rm -f "$img" "$log_dir/fsck.log" "$log_dir/mkfs.log"
+rm -f "$log_dir/fsck.log"
 
-# 4 KiB blocks and clusters: the guests see 4 KiB logical blocks (see
-# cluster.sh), and no two nodes may write inside one 4 KiB block of the
-# image at the same time. The stack and cluster name go on the disk
-# (o2cb: the cluster ocfs2.sh makes in configfs is "rdlock"; rdlock: the
-# plug-in does not check the name, rdlock has one cluster per node).
-truncate -s "$IMAGE_SIZE" "$img"
-mkfs.ocfs2 -q -b 4096 -C 4096 -N 4 -J size=16M -L rdlock-test \
-	--cluster-stack="$disk_stack" --cluster-name=rdlock "$img" \
-	> "$log_dir/mkfs.log" 2>&1 ||
-	{ cat "$log_dir/mkfs.log" >&2; die "mkfs.ocfs2 failed"; }
-
-# What the guests need for the heartbeat: the UUID (the region's name)
-# and the first block of the heartbeat system file.
-uuid=$(debugfs.ocfs2 -R stats "$img" | sed -n 's/^\tUUID: *\([0-9A-F]*\)$/\1/p')
-hb_block=$(debugfs.ocfs2 -R 'stat //heartbeat' "$img" |
-	   awk '$1 == "##" { getline; print $4; exit }')
-[[ $uuid =~ ^[0-9A-F]{32}$ && $hb_block =~ ^[0-9]+$ ]] ||
-	die "cannot read UUID ($uuid) or heartbeat block ($hb_block) of $img"
-log "image $img: UUID $uuid, heartbeat from block $hb_block"
-# o2cb's heartbeat needs the region; the rdlock stack has none.
-guest_args=()
-if [ "$stack" = o2cb ]; then guest_args=("$uuid" "$hb_block"); fi
+# The image (mkfs -b 4096, see ocfs2-image.sh); o2cb's heartbeat needs
+# the region's UUID and first block, the rdlock stack has none.
+ocfs2_mkimage "$img" "$stack" "$log_dir/mkfs.log" || die "cannot make $img"
+guest_args=("${OCFS2_GUEST_ARGS[@]}")
+log "image $img, stack $stack${guest_args[0]:+: UUID ${guest_args[0]}, heartbeat from block ${guest_args[1]}}"
 
 rc=0
 "$SCRIPTS/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
@@ -133,12 +113,7 @@ else
 fi
 [ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
 
-# fsck.ocfs2 -n: read-only, exit status 0 only if it found nothing wrong
-# (4: errors left uncorrected). Its output is checked too, in case a
-# problem does not change the status.
-if fsck.ocfs2 -fn "$img" > "$log_dir/fsck.log" 2>&1 &&
-   grep -q '^All passes succeeded\.$' "$log_dir/fsck.log" &&
-   ! grep -q '^\[' "$log_dir/fsck.log"; then
+if ocfs2_fsck "$img" "$log_dir/fsck.log"; then
 	echo "ok - fsck.ocfs2 -fn: clean"
 	p=$((p + 1))
 else

@@ -4,6 +4,7 @@
 # run-tests.sh - the whole rdlock test suite, from a fresh machine.
 #
 #   host:   build warning-free with W=1 and sparse, checkpatch --strict,
+#           the layers' includes (check-layers.sh),
 #           userspace unit tests (address parser, lock-word encodings);
 #   guests: for each kernel (debug: KASAN, lockdep, KUnit; stock: Debian's),
 #           build the modules against it and run in QEMU/rxe guests
@@ -166,6 +167,11 @@ host_tests()
 	single "host: checkpatch --strict clean" $? $start "$LOGS/checkpatch.log"
 
 	start=$SECONDS
+	"$ROOT/scripts/check-layers.sh" > "$LOGS/check-layers.log" 2>&1
+	single "host: layers include only their allowed headers (check-layers.sh)" \
+		$? $start "$LOGS/check-layers.log"
+
+	start=$SECONDS
 	make -C "$ROOT" userspace selftests > "$LOGS/userspace-build.log" 2>&1
 	single "host: userspace and selftests build with -Werror" $? $start \
 		"$LOGS/userspace-build.log"
@@ -230,7 +236,7 @@ guest_tests()
 
 	if [ "$kernel" = debug ]; then
 		# The limit only catches hangs: the protocol simulations
-		# (rdlock_proto_sim, CQL's included) take about 5 minutes.
+		# (rdlock_proto_sim, CQL's included) take about 35 s.
 		cluster_step debug kunit 1 600 -- sh guest/kunit.sh
 	fi
 	cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh

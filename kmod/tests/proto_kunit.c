@@ -10,19 +10,28 @@
  * writer beside another holder, and writers increment a counter
  * non-atomically, which must end equal to their grants.
  *
- * The lease-stall cases are issue 11's scenario: a holder stalls for four
- * leases with its clock stopped, the others reset it and keep going while
- * it wakes up and releases late; its release must find the ticket revoked
- * and no two live holders may conflict.
+ * The lease-stall cases are issue 11's scenario: a holder stalls with its
+ * clock stopped, the others reset it and keep going while it wakes up and
+ * releases late; its release must find the ticket revoked and no two live
+ * holders may conflict.
+ *
+ * The simulation needs no timer to move on: the debug kernel has no
+ * high-resolution timers (HZ=250), so every real sleep lasts until the
+ * next tick, about 4 ms. The protocols' polls and back-offs go through
+ * &rdlock_proto_xport.sleep, which lets the other threads run instead; a
+ * stall moves the cluster's clock on instead of waiting for it. Threads
+ * are created once per case and run every schedule (round) of it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -39,10 +48,21 @@
 /* The tables' first incarnation; sim_restart_test() restarts one. */
 #define SIM_INCARNATION		1
 
+/*
+ * Percent of each case's schedules to run: a soak builds with
+ * KCFLAGS=-DRDLOCK_SIM_SCALE=1000. Not a module parameter: KUnit runs a
+ * module's suites before its parameters are parsed.
+ */
+#ifndef RDLOCK_SIM_SCALE
+#define RDLOCK_SIM_SCALE	100
+#endif
+/* Direct-mapped: which table generation each thread last saw. */
+#define SIM_SEEN_BITS		6
+
 struct proto_sim;
 
 /*
- * One simulated node: its clock runs @hidden_ns behind the real one;
+ * One simulated node: its clock runs @hidden_ns behind the cluster's;
  * @waiters are its CQL waiters, which its notifications reach.
  */
 struct sim_node {
@@ -92,6 +112,11 @@ struct sim_msg {
  * @msg_delay_us: each delivery may first wait up to this long.
  * @msgs_sent: notifications sent.
  * @seq: grant order, for the CQL order tests.
+ * @ahead_ns: the cluster's clock runs this far ahead of the real one (a
+ *	stall moves it on, sim_round()).
+ * @gen: changes of @table by operations (under @lock).
+ * @seen: by thread, @gen as of its last operation (under @lock).
+ * @changed: woken when @gen moves: sim_sleep() waits for it.
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
@@ -114,23 +139,79 @@ struct proto_sim {
 	u32 msg_delay_us;
 	atomic64_t msgs_sent;
 	atomic_t seq;
+	atomic64_t ahead_ns;
+	u32 gen;
+	struct sim_seen {
+		struct task_struct *task;
+		u32 gen;
+	} seen[1 << SIM_SEEN_BITS];
+	wait_queue_head_t changed;
 };
 
 /*
- * One operation in four sleeps for a random time; the others only yield,
- * which is enough to reorder threads: every sleep under TCG costs about a
- * millisecond.
+ * A delay of up to @us: the guest has one CPU and no preemption, a thread
+ * runs until it sleeps or schedules. Mostly, let the other runnable
+ * threads go first, which reorders them; one delay in 64 sleeps, till the
+ * next timer tick, so that a thread also falls far behind at times.
  */
-static void sim_delay(struct proto_sim *sim)
+static void sim_pause(u32 us)
 {
 	u32 r = get_random_u32();
 
-	if (sim->delay_us && !(r & 3)) {
-		r = (r >> 2) % sim->delay_us + 1;
+	if (!(r & 63)) {
+		r = (r >> 6) % us + 1;
 		usleep_range(r, r + 10);
 	} else {
-		cond_resched();
+		schedule();
 	}
+}
+
+/* One operation in four is delayed; the others only yield if due. */
+static void sim_delay(struct proto_sim *sim)
+{
+	if (sim->delay_us && !get_random_u32_below(4))
+		sim_pause(sim->delay_us);
+	else
+		cond_resched();
+}
+
+/* An injected failure, at @pct percent; counted. */
+static bool sim_fails(struct proto_sim *sim, u32 pct)
+{
+	if (!pct || get_random_u32_below(100) >= pct)
+		return false;
+	atomic64_inc(&sim->xfails);
+	return true;
+}
+
+/*
+ * Take sim->lock if @node still has table @incarnation (0: any): as the
+ * transport, only a connection to that table reaches it.
+ */
+static bool sim_lock_table(struct proto_sim *sim, u32 node, u64 incarnation)
+{
+	spin_lock(&sim->lock);
+	if (incarnation && incarnation != sim->incarnation[node]) {
+		spin_unlock(&sim->lock);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * After an operation, under sim->lock: a change of the table starts a new
+ * generation, and the caller's last one is what sim_sleep() waits past.
+ * Return: @changed, for the caller to wake the sleepers once unlocked.
+ */
+static bool sim_note_op(struct proto_sim *sim, bool changed)
+{
+	struct sim_seen *seen = &sim->seen[hash_ptr(current, SIM_SEEN_BITS)];
+
+	if (changed)
+		WRITE_ONCE(sim->gen, sim->gen + 1);
+	seen->task = current;
+	seen->gen = sim->gen;
+	return changed;
 }
 
 static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
@@ -139,27 +220,19 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 	struct sim_node *n = priv;
 	struct proto_sim *sim = n->sim;
 	u64 *w, v;
+	bool changed;
 
 	if (node >= SIM_NODES || slot >= ARRAY_SIZE(sim->table[0]))
 		return -EINVAL;
 	w = &sim->table[node][slot];
 	sim_delay(sim);
-	if (op == RDLOCK_XOP_READ && sim->read_fail_pct &&
-	    get_random_u32_below(100) < sim->read_fail_pct) {
-		atomic64_inc(&sim->xfails);
+	if (op == RDLOCK_XOP_READ && sim_fails(sim, sim->read_fail_pct))
 		return -ECONNRESET;
-	}
 	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
-	    sim->op_fail_pct && get_random_u32_below(100) < sim->op_fail_pct) {
-		atomic64_inc(&sim->xfails);
+	    sim_fails(sim, sim->op_fail_pct))
 		return -ENOTCONN;
-	}
-	spin_lock(&sim->lock);
-	/* As the transport: only a connection to that table reaches it. */
-	if (incarnation && incarnation != sim->incarnation[node]) {
-		spin_unlock(&sim->lock);
+	if (!sim_lock_table(sim, node, incarnation))
 		return -ESTALE;
-	}
 	v = *w;
 	switch (op) {
 	case RDLOCK_XOP_READ:
@@ -178,18 +251,81 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 		spin_unlock(&sim->lock);
 		return -EOPNOTSUPP;
 	}
+	changed = sim_note_op(sim, *w != v);
 	spin_unlock(&sim->lock);
+	if (changed)
+		wake_up_all(&sim->changed);
 	sim_delay(sim);
 	if (value)
 		*value = v;
 	return 0;
 }
 
+/*
+ * READ_RANGE and FAA_READ, with the faults of the operations they are
+ * made of: a READ_RANGE fails as a READ does, unexecuted; a FAA_READ is
+ * refused unsent as a FAA is, or its READ fails after the FAA was done,
+ * which the real transport tells by returning fewer slots (none).
+ */
+static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
+			  u64 incarnation, u32 slot, u64 arg0, u32 rslot,
+			  u32 count, u64 *value, u64 *vals)
+{
+	struct sim_node *n = priv;
+	struct proto_sim *sim = n->sim;
+	bool faa = op == RDLOCK_XOP_FAA_READ, read_fails, changed;
+	u32 first = faa ? rslot : slot, i;
+
+	if (node >= SIM_NODES || (!faa && op != RDLOCK_XOP_READ_RANGE) ||
+	    !count || count + faa > RDLOCK_XPORT_READ_MAX ||
+	    slot >= SIM_SLOTS || first >= SIM_SLOTS ||
+	    count > SIM_SLOTS - first)
+		return -EINVAL;
+	sim_delay(sim);
+	if (!faa && sim_fails(sim, sim->read_fail_pct))
+		return -ECONNRESET;
+	if (faa && sim_fails(sim, sim->op_fail_pct))
+		return -ENOTCONN;
+	read_fails = faa && sim_fails(sim, sim->read_fail_pct);
+	if (!sim_lock_table(sim, node, incarnation))
+		return -ESTALE;
+	if (faa) {
+		*value = sim->table[node][slot];
+		sim->table[node][slot] += arg0;
+	}
+	for (i = 0; i < count; i++)
+		vals[i] = sim->table[node][first + i];
+	changed = sim_note_op(sim, faa && arg0);
+	spin_unlock(&sim->lock);
+	if (changed)
+		wake_up_all(&sim->changed);
+	sim_delay(sim);
+	return read_fails ? 0 : count;
+}
+
 static ktime_t sim_now(void *priv)
 {
 	struct sim_node *n = priv;
 
-	return ktime_sub_ns(ktime_get(), atomic64_read(&n->hidden_ns));
+	return ktime_add_ns(ktime_get(), atomic64_read(&n->sim->ahead_ns) -
+			    atomic64_read(&n->hidden_ns));
+}
+
+/*
+ * A poll or a back-off waits for other threads to change the table, not
+ * for the clock (a real sleep would last a tick): sleep until an operation
+ * changes it after the caller's last one, or for one tick at most, which
+ * a waiter for a lease's end or a deadline needs.
+ */
+static void sim_sleep(void *priv, u64 ns)
+{
+	struct proto_sim *sim = ((struct sim_node *)priv)->sim;
+	u32 i = hash_ptr(current, SIM_SEEN_BITS), gen;
+
+	spin_lock(&sim->lock);
+	gen = sim->seen[i].task == current ? sim->seen[i].gen : sim->gen;
+	spin_unlock(&sim->lock);
+	wait_event_timeout(sim->changed, READ_ONCE(sim->gen) != gen, 1);
 }
 
 static u64 sim_incarnation(void *priv, u32 node)
@@ -233,7 +369,6 @@ static void sim_msg_work(struct work_struct *work)
 {
 	struct proto_sim *sim = container_of(work, struct proto_sim, msg_work);
 	struct sim_msg *m;
-	u32 r;
 
 	for (;;) {
 		spin_lock_bh(&sim->msg_lock);
@@ -243,10 +378,8 @@ static void sim_msg_work(struct work_struct *work)
 		spin_unlock_bh(&sim->msg_lock);
 		if (!m)
 			return;
-		if (READ_ONCE(sim->msg_delay_us)) {
-			r = get_random_u32_below(sim->msg_delay_us) + 1;
-			usleep_range(r, r + 10);
-		}
+		if (READ_ONCE(sim->msg_delay_us))
+			sim_pause(sim->msg_delay_us);
 		local_bh_disable();
 		rdlock_cql_deliver(&sim->nodes[m->dst].waiters, m->src,
 				   m->payload, m->len);
@@ -275,6 +408,7 @@ static void sim_node_init(struct proto_sim *sim, int i)
 	sim->incarnation[i] = SIM_INCARNATION;
 	rdlock_cql_waiters_init(&sim->nodes[i].waiters);
 	if (!i) {
+		init_waitqueue_head(&sim->changed);
 		spin_lock_init(&sim->msg_lock);
 		INIT_LIST_HEAD(&sim->msgs);
 		INIT_WORK(&sim->msg_work, sim_msg_work);
@@ -299,11 +433,13 @@ static void sim_destroy(struct proto_sim *sim)
 
 static const struct rdlock_proto_xport sim_xport = {
 	.exec		= sim_exec,
+	.exec_range	= sim_exec_range,
 	.now		= sim_now,
 	.incarnation	= sim_incarnation,
 	.send_msg	= sim_send_msg,
 	.self		= sim_self,
 	.waiters	= sim_waiters,
+	.sleep		= sim_sleep,
 };
 
 /**
@@ -313,10 +449,11 @@ static const struct rdlock_proto_xport sim_xport = {
  * @update_word: the six-counter word (modes then include update/upgrade).
  * @lease_ms: the lockspace's lease, 0 for none.
  * @delay_us: see &struct proto_sim.
- * @rounds: schedules run, each with fresh random latencies and modes.
+ * @rounds: schedules run, each with fresh random latencies and modes
+ *	(times RDLOCK_SIM_SCALE / 100).
  * @iters: acquisitions per thread per round (without a stall).
  * @stall_mode: with a stall: the stalled holder's mode.
- * @stall: a holder stalls each round for four leases, clock stopped.
+ * @stall: a holder stalls each round, clock stopped, until reset.
  * @deadline_ms: while the holder stalls, the hammering threads' acquire
  *	deadline (else 30 s): they time out and come back, a steady stream
  *	of new tickets (each abandoned one is finished in the background).
@@ -344,12 +481,16 @@ struct sim_params {
 	u8 cql_ver_bits;
 };
 
+/* One thread, for every schedule of a case: @go starts one, or ends it. */
 struct sim_thread {
 	struct proto_sim *sim;
 	const struct sim_params *p;
 	struct rdlock_proto_cfg cfg;
 	struct rdlock_proto_stats stats;
+	struct task_struct *task;
+	struct completion go;
 	struct completion done;
+	bool quit;
 	u32 iters;	/* 0: until sim->stop */
 };
 
@@ -422,9 +563,9 @@ static bool sim_state_after_acquire(const struct rdlock_ticket *t, int ret)
 	return rdlock_ticket_final(t);
 }
 
-static int sim_thread_fn(void *arg)
+/* One thread's part of a schedule. */
+static void sim_thread_round(struct sim_thread *st)
 {
-	struct sim_thread *st = arg;
 	struct proto_sim *sim = st->sim;
 	const struct sim_params *p = st->p;
 	u32 done = 0, ms;
@@ -473,6 +614,21 @@ static int sim_thread_fn(void *arg)
 		if (!rdlock_ticket_final(&t))
 			atomic64_inc(&sim->bad_states);
 	}
+}
+
+static int sim_thread_fn(void *arg)
+{
+	struct sim_thread *st = arg;
+
+	for (;;) {
+		/* Idle between schedules: not a hung task, however long. */
+		if (wait_for_completion_interruptible(&st->go))
+			continue;
+		if (READ_ONCE(st->quit))
+			break;
+		sim_thread_round(st);
+		complete(&st->done);
+	}
 	complete(&st->done);
 	return 0;
 }
@@ -513,22 +669,56 @@ static bool sim_skipped(struct proto_sim *sim, const struct sim_params *p,
 	return bakery_skipped(h->prev, w, bm, h->k);
 }
 
-/* A thread that cannot start counts as an error and as done at once. */
-static void sim_start(struct sim_thread *st, int i)
+static void sim_threads_create(struct proto_sim *sim,
+			       const struct sim_params *p,
+			       struct sim_thread *st, int nr)
 {
-	if (IS_ERR(kthread_run(sim_thread_fn, st, "rdlock_sim%d", i))) {
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		st[i].sim = sim;
+		st[i].p = p;
+		init_completion(&st[i].go);
+		init_completion(&st[i].done);
+		st[i].task = kthread_run(sim_thread_fn, &st[i], "rdlock_sim%d",
+					 i);
+		if (IS_ERR(st[i].task))
+			st[i].task = NULL;
+	}
+}
+
+/* A thread that could not be created counts as an error and as done. */
+static void sim_start(struct sim_thread *st)
+{
+	if (st->task) {
+		complete(&st->go);
+	} else {
 		atomic64_inc(&st->sim->errors);
 		complete(&st->done);
+	}
+}
+
+static void sim_threads_stop(struct sim_thread *st, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (!st[i].task)
+			continue;
+		WRITE_ONCE(st[i].quit, true);
+		complete(&st[i].go);
+		wait_for_completion(&st[i].done);
 	}
 }
 
 /*
  * One schedule. With a stall, a holder on the last node takes the lock
  * first; the other nodes' threads queue behind it and hammer until told to
- * stop; the holder's node stops its clock for four leases (it sleeps, and
- * nothing on it sees the time pass), then releases late, and its own
- * threads take the lock p->iters times each while the others still run.
- * Returns 1 if the stalled holder's release found its ticket revoked.
+ * stop; the holder's node stops its clock (nothing on it sees the time
+ * pass) while the cluster's moves on until the others reset the holder,
+ * which then releases late, and its own threads take the lock p->iters
+ * times each while the others still run. Returns 1 if the stalled
+ * holder's release found its ticket revoked.
  */
 static int sim_round(struct proto_sim *sim,
 		     const struct sim_params *p, struct sim_thread *st)
@@ -542,8 +732,9 @@ static int sim_round(struct proto_sim *sim,
 		.mode = p->stall_mode,
 	};
 	int i, nr = SIM_NODES * SIM_THREADS, ret;
-	u32 stall_ms = 4 * p->lease_ms;
+	u64 step = (u64)p->lease_ms * NSEC_PER_MSEC / 2;
 	unsigned long until;
+	s64 timeouts;
 	ktime_t start;
 
 	sim->delay_us = p->delay_us;
@@ -552,19 +743,17 @@ static int sim_round(struct proto_sim *sim,
 	sim->msg_delay_us = p->msg_delay_us;
 	WRITE_ONCE(sim->stop, false);
 	for (i = 0; i < nr; i++) {
-		memset(&st[i], 0, sizeof(st[i]));
-		st[i].sim = sim;
-		st[i].p = p;
+		memset(&st[i].stats, 0, sizeof(st[i].stats));
+		memset(&st[i].cfg, 0, sizeof(st[i].cfg));
 		st[i].iters = p->iters;
 		if (p->stall && i < nr - SIM_THREADS)
 			st[i].iters = 0;	/* until told to stop */
 		sim_cfg(&st[i].cfg, p, &sim->nodes[i / SIM_THREADS],
 			&st[i].stats);
-		init_completion(&st[i].done);
 	}
 	if (!p->stall) {
 		for (i = 0; i < nr; i++)
-			sim_start(&st[i], i);
+			sim_start(&st[i]);
 		for (i = 0; i < nr; i++)
 			wait_for_completion(&st[i].done);
 		sim_flush(sim);
@@ -580,24 +769,33 @@ static int sim_round(struct proto_sim *sim,
 		return 0;
 	}
 	WRITE_ONCE(sim->stalling, true);
+	timeouts = atomic64_read(&sim->timeouts);
 	for (i = 0; i < nr - SIM_THREADS; i++)
-		sim_start(&st[i], i);
+		sim_start(&st[i]);
 	start = ktime_get();
-	msleep(stall_ms);
 	/*
-	 * Four leases are twice what the waiters must wait before they reset
-	 * it; on a loaded guest they may take longer: stall until the word
-	 * shows the reset (the event), for at most 20 s.
+	 * Move the cluster's clock on half a lease a tick, hidden from the
+	 * stalled node, until the word shows the reset (the event; waiters
+	 * reset after two leases without progress), for at most 20 s. With
+	 * short deadlines, first until a waiter timed out behind the holder.
+	 * No step after the reset: the clock runs at its own pace again for
+	 * the live holders.
 	 */
 	until = jiffies + 20 * HZ;
-	while (!sim_skipped(sim, p, &h) && time_before(jiffies, until))
-		msleep(20);
+	while (!sim_skipped(sim, p, &h) && time_before(jiffies, until)) {
+		if (!p->deadline_ms ||
+		    atomic64_read(&sim->timeouts) != timeouts) {
+			atomic64_add(step, &sim->ahead_ns);
+			atomic64_add(step, &last->hidden_ns);
+		}
+		usleep_range(1000, 2000);
+	}
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)),
 		     &last->hidden_ns);
 	p->ops->release(&hcfg, &h);
 	WRITE_ONCE(sim->stalling, false);
 	for (i = nr - SIM_THREADS; i < nr; i++)
-		sim_start(&st[i], i);
+		sim_start(&st[i]);
 	for (i = nr - SIM_THREADS; i < nr; i++)
 		wait_for_completion(&st[i].done);
 	WRITE_ONCE(sim->stop, true);
@@ -666,15 +864,16 @@ static void sim_test(struct kunit *test)
 		.incarnation = SIM_INCARNATION,
 		.mode = RDLOCK_MODE_EXCLUSIVE,
 	};
+	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
+	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
+	s64 bad_moves, unfinished, orphaned;
 	struct sim_thread *st;
 	struct proto_sim *sim;
-	int i, revoked = 0;
-	s64 bad_moves, unfinished, orphaned;
+	ktime_t start;
 	u32 r;
 
 	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
-	st = kunit_kcalloc(test, SIM_NODES * SIM_THREADS, sizeof(*st),
-			   GFP_KERNEL);
+	st = kunit_kcalloc(test, nr, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
 	spin_lock_init(&sim->lock);
@@ -684,8 +883,11 @@ static void sim_test(struct kunit *test)
 	bad_moves = atomic64_read(&rdlock_proto_stats.ticket_bad_moves);
 	unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
 	orphaned = atomic64_read(&rdlock_proto_stats.tickets[RDLOCK_TICKET_ORPHANED]);
-	for (r = 0; r < p->rounds; r++)
+	start = ktime_get();
+	sim_threads_create(sim, p, st, nr);
+	for (r = 0; r < rounds; r++)
 		revoked += sim_round(sim, p, st);
+	sim_threads_stop(st, nr);
 	/* Every ticket, abandoned ones included, ended by the ticket life. */
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->bad_states), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&rdlock_proto_stats.ticket_bad_moves), bad_moves);
@@ -701,11 +903,11 @@ static void sim_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic64_read(&sim->writes), 0);
 	if (p->stall) {
 		/* Every stalled holder was reset and found out at release. */
-		KUNIT_EXPECT_EQ(test, revoked, p->rounds);
+		KUNIT_EXPECT_EQ(test, revoked, rounds);
 		/* The resetting waiter gives up its ticket (unless abandoned). */
 		if (!p->deadline_ms)
 			KUNIT_EXPECT_GE(test, atomic64_read(&sim->again),
-					p->rounds);
+					rounds);
 	} else if (!p->lease_ms) {
 		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->again), 0);
 	}
@@ -736,9 +938,11 @@ static void sim_test(struct kunit *test)
 	}
 	sim_destroy(sim);
 	if (p->deadline_ms)
-		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), p->rounds);
-	kunit_info(test, "%u rounds: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld injected failures, %d stalled holders revoked, %lld notifications\n",
-		   p->rounds, atomic64_read(&sim->grants),
+		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), rounds);
+	kunit_info(test, "%u schedules of %d threads on %d nodes in %lld ms: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld injected failures, %d stalled holders revoked, %lld notifications\n",
+		   rounds, nr, SIM_NODES,
+		   ktime_ms_delta(ktime_get(), start),
+		   atomic64_read(&sim->grants),
 		   atomic64_read(&sim->writes), atomic64_read(&sim->again),
 		   atomic64_read(&sim->timeouts), atomic64_read(&sim->xfails),
 		   revoked, atomic64_read(&sim->msgs_sent));
@@ -1032,8 +1236,10 @@ static void cql_fifo_test(struct kunit *test)
 	}
 	h->t.remote_ops = 0;
 	rdlock_proto_cql.release(&h->cfg, &h->t);
-	/* FAA, READ of the successor's entry: found a writer, stop. */
-	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U);
+	/* One FAA_READ: the successor's entry came with it, a writer. */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
 	for (i = 0; i < CQL_FIFO_WAITERS; i++)
 		wait_for_completion(&c[i].done);
 	sim_flush(sim);
@@ -1083,8 +1289,17 @@ static void cql_readers_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, CQL_READERS + 3));
 	h->t.remote_ops = 0;
 	rdlock_proto_cql.release(&h->cfg, &h->t);
-	/* FAA, then the readers' entries and the writer's that ends them. */
-	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U + CQL_READERS);
+	/*
+	 * A FAA_READ with 3 readers' entries, then one READ_RANGE of the
+	 * 4th reader's, the writer's that ends them and the last reader's.
+	 */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 2U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_FAA_READ]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ_RANGE]),
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&h->stats.rel_ops[RDLOCK_XOP_READ]),
+			0LL);
 	for (i = 0; i < CQL_READERS; i++)
 		wait_for_completion(&c[i].done);
 	wait_for_completion(&w->done);
@@ -1231,7 +1446,7 @@ static void cql_abandon_test(struct kunit *test)
 }
 
 /*
- * Uncontended: one FAA to acquire, one to release, nothing else; update
+ * Uncontended: one FAA to acquire, one FAA_READ to release, nothing else; update
  * locks and multi-slot leases are refused before anything is sent.
  */
 static void cql_ops_test(struct kunit *test)
@@ -1253,7 +1468,10 @@ static void cql_ops_test(struct kunit *test)
 		rdlock_proto_cql.release(&c->cfg, &c->t);
 		KUNIT_EXPECT_EQ(test, c->t.remote_ops, 2U);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA]),
-				2LL);
+				1LL);
+		KUNIT_EXPECT_EQ(test,
+				atomic64_read(&c->stats.ops[RDLOCK_XOP_FAA_READ]),
+				1LL);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.remote_ops), 2LL);
 	}
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 0LL);

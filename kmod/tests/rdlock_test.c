@@ -64,6 +64,33 @@ static long rdlock_test_ioc_op(void __user *argp)
 	return ret;
 }
 
+static long rdlock_test_ioc_range(void __user *argp)
+{
+	struct rdlock_test_range r;
+	enum rdlock_xop op;
+	long ret;
+
+	static_assert(RDLOCK_TEST_RANGE_MAX == RDLOCK_XPORT_READ_MAX);
+	if (copy_from_user(&r, argp, sizeof(r)))
+		return -EFAULT;
+	if ((r.op != RDLOCK_TEST_OP_READ_RANGE &&
+	     r.op != RDLOCK_TEST_OP_FAA_READ) || r.pad || r.nread ||
+	    r.slot < RDLOCK_XPORT_RESERVED_SLOTS ||
+	    (r.op == RDLOCK_TEST_OP_FAA_READ &&
+	     r.rslot < RDLOCK_XPORT_RESERVED_SLOTS))
+		return -EINVAL;
+	if (!rdlock_xport_node_configured(r.node))
+		return -ENOENT;
+	op = r.op == RDLOCK_TEST_OP_READ_RANGE ? RDLOCK_XOP_READ_RANGE :
+						 RDLOCK_XOP_FAA_READ;
+	ret = rdlock_xport_exec_range(op, r.node, 0, r.slot, r.arg0, r.rslot,
+				      r.count, &r.value, r.vals, r.timeout_ms);
+	if (ret < 0)
+		return ret;
+	r.nread = ret;
+	return copy_to_user(argp, &r, sizeof(r)) ? -EFAULT : 0;
+}
+
 static long rdlock_test_ioc_bench(void __user *argp)
 {
 	struct rdlock_test_bench b;
@@ -169,6 +196,15 @@ static int rdlock_test_still_exec(void *priv, enum rdlock_xop op, u32 node,
 				 value, 0);
 }
 
+static int rdlock_test_still_exec_range(void *priv, enum rdlock_xop op,
+					u32 node, u64 incarnation, u32 slot,
+					u64 arg0, u32 rslot, u32 count,
+					u64 *value, u64 *vals)
+{
+	return rdlock_xport_exec_range(op, node, incarnation, slot, arg0,
+				       rslot, count, value, vals, 0);
+}
+
 /*
  * @priv is the clock's value itself, not a pointer: a ticket released in
  * the background keeps a copy of the cfg after the handle is freed.
@@ -180,8 +216,9 @@ static ktime_t rdlock_test_still_now(void *priv)
 
 /* RDLOCK_TEST_LOCK_STILL_CLOCK: the real transport, a clock that stopped. */
 static const struct rdlock_proto_xport rdlock_test_still_xport = {
-	.exec	= rdlock_test_still_exec,
-	.now	= rdlock_test_still_now,
+	.exec		= rdlock_test_still_exec,
+	.exec_range	= rdlock_test_still_exec_range,
+	.now		= rdlock_test_still_now,
 };
 
 static unsigned long rdlock_test_deadline(u32 timeout_ms)
@@ -483,6 +520,8 @@ static long rdlock_test_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_test_ioc_op(argp);
 	case RDLOCK_TEST_IOC_BENCH:
 		return rdlock_test_ioc_bench(argp);
+	case RDLOCK_TEST_IOC_RANGE:
+		return rdlock_test_ioc_range(argp);
 	case RDLOCK_TEST_IOC_INFO:
 		return rdlock_test_ioc_info(argp);
 	case RDLOCK_TEST_IOC_LOCK:

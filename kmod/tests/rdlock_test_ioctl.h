@@ -16,6 +16,9 @@ enum rdlock_test_opcode {
 	RDLOCK_TEST_OP_FAA	= 3,	/* result = slot; slot += arg0 */
 	RDLOCK_TEST_OP_CAS	= 4,	/* result = slot; if == arg0, slot = arg1 */
 	RDLOCK_TEST_OP_PING	= 5,	/* SEND a message, wait for the echo */
+	/* RDLOCK_TEST_IOC_RANGE only: */
+	RDLOCK_TEST_OP_READ_RANGE = 6,	/* vals[i] = slot + i */
+	RDLOCK_TEST_OP_FAA_READ	= 7,	/* FAA on slot, then vals[i] = rslot + i */
 };
 
 /**
@@ -53,6 +56,38 @@ struct rdlock_test_bench {
 };
 
 #define RDLOCK_TEST_MAX_SAMPLES	1048576U
+
+/* Slots one RDLOCK_TEST_IOC_RANGE reads at most (one answer's words). */
+#define RDLOCK_TEST_RANGE_MAX	4
+
+/**
+ * struct rdlock_test_range - a ranged READ, or a FAA and a READ at once
+ * @op: RDLOCK_TEST_OP_READ_RANGE or RDLOCK_TEST_OP_FAA_READ.
+ * @node: target node id (our own goes through the loopback path).
+ * @slot: READ_RANGE: the first slot read; FAA_READ: the slot added to.
+ * @rslot: FAA_READ: the first slot read, after the FAA.
+ * @count: slots read: 1 to RDLOCK_TEST_RANGE_MAX, one fewer for FAA_READ.
+ * @timeout_ms: 0 selects the transport's default.
+ * @arg0: FAA_READ: what is added.
+ * @value: out: FAA_READ: the value the FAA returned.
+ * @vals: out: the slots read.
+ * @nread: out: slots read; a FAA_READ reads none when its READ failed
+ *	after the FAA was done.
+ * @pad: zero.
+ */
+struct rdlock_test_range {
+	__u32 op;
+	__u32 node;
+	__u32 slot;
+	__u32 rslot;
+	__u32 count;
+	__u32 timeout_ms;
+	__u64 arg0;
+	__u64 value;
+	__u64 vals[RDLOCK_TEST_RANGE_MAX];
+	__u32 nread;
+	__u32 pad;
+};
 
 /**
  * struct rdlock_test_info - transport facts a test needs
@@ -241,5 +276,7 @@ struct rdlock_test_lock_bench {
 	_IOR(RDLOCK_TEST_IOC_MAGIC, 8, struct rdlock_test_proto_stats)
 /* Wait for this node's background protocol work (abandoned tickets, resets). */
 #define RDLOCK_TEST_IOC_FLUSH	_IO(RDLOCK_TEST_IOC_MAGIC, 9)
+#define RDLOCK_TEST_IOC_RANGE \
+	_IOWR(RDLOCK_TEST_IOC_MAGIC, 10, struct rdlock_test_range)
 
 #endif /* _RDLOCK_TEST_IOCTL_H */

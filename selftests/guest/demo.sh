@@ -4,9 +4,18 @@
 # The main job's guest side, on every node of a 3-node (or larger) cluster:
 # form the cluster, show what each node sees, prove the primitives with an
 # exact count (every node adds to a counter on every node; each counter must
-# end at exactly N*K) and print the counters, then measure the primitives
-# against perftest's ib_atomic_lat between nodes 0 and 1 (see bench.sh for
-# the method).
+# end at exactly N*K) and print the counters.
+#
+#   demo.sh [O2CB_UUID O2CB_HB_BLOCK]
+#
+# With the arguments, then OCFS2's metadata benchmark on both cluster
+# stacks, one after the other in this boot (scripts/demo.sh made the two
+# images): OCFS2's own o2cb (o2dlm over TCP) on /dev/vda, whose UUID and
+# heartbeat block the arguments are, then rdlock's plug-in on /dev/vdb.
+# Each is guest/ocfs2.sh with RDLOCK_OCFS2_BENCH files per node and phase
+# (its "# bench node" lines), then its correctness checks with
+# RDLOCK_OCFS2_FILES files and RDLOCK_OCFS2_RECORDS records; each needs
+# barrier ports of its own (ocfs2.sh's listeners live until power-off).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -35,4 +44,17 @@ if rdl_check_env && rdl_start ""; then
 	sed 's/^/#   /' /sys/kernel/debug/rdlock/nodes
 fi
 rdl_stop
+
+# ocfs2.sh brings rdlock up and takes it down itself (stack rdlock); each
+# run prints its own TAP lines, and one step here says how it ended.
+if [ $# -eq 2 ]; then
+	echo "# demo: ocfs2.sh o2cb"
+	rdl_step "OCFS2 on o2cb (o2dlm over TCP), /dev/vda: mount, metadata benchmark, checks" \
+		env RDLOCK_OCFS2_DEV=/dev/vda RDLOCK_OCFS2_PORT=7780 \
+		sh "$(dirname "$0")/ocfs2.sh" o2cb "$1" "$2"
+	echo "# demo: ocfs2.sh rdlock"
+	rdl_step "OCFS2 on rdlock (ocfs2_stack_rdlock), /dev/vdb: mount, metadata benchmark, checks" \
+		env RDLOCK_OCFS2_DEV=/dev/vdb RDLOCK_OCFS2_PORT=7810 \
+		sh "$(dirname "$0")/ocfs2.sh" rdlock
+fi
 rdl_finish

@@ -30,7 +30,13 @@
 # file under an exclusive flock, and the file must end with exactly
 # nodes x RECORDS intact records whose counter values are 0, 1, ... each
 # once. Then every node unmounts and takes the stack down. Nodes meet at
-# barriers on TCP ports 7780 and up (lib.sh rdl_signal).
+# barriers on TCP ports 7780 and up (lib.sh rdl_signal), or
+# RDLOCK_OCFS2_PORT and up.
+#
+# The disk is RDLOCK_OCFS2_DEV, default RDLOCK_SHARED_DISK (/dev/vda). A
+# second run in the same boot (guest/seq.sh, both stacks on two disks as in
+# scripts/demo.sh) needs a disk and barrier ports of its own: a barrier's
+# listener lives until power-off.
 #
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
@@ -49,11 +55,14 @@ RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
 # Files per node and phase of the metadata benchmark; 0: none.
 BENCH=${RDLOCK_OCFS2_BENCH:-0}
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
+DEV=${RDLOCK_OCFS2_DEV:-$RDLOCK_SHARED_DISK}
+# Barrier $1 listens on PORT + $1; barriers 0 to 27.
+PORT=${RDLOCK_OCFS2_PORT:-7780}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
 CLUSTER=rdlock
 CFS=/sys/kernel/config/cluster
-# o2net's port on every node; the barriers use 7780 and up.
+# o2net's port on every node; the barriers use PORT (7780) and up.
 O2NET_PORT=7777
 ID=$RDLOCK_NODE_ID
 
@@ -82,13 +91,13 @@ rdlock)
 esac
 
 # Barrier number $1: every node reaches it or this one gives up after WAIT
-# seconds. Each barrier has a port of its own (7780 + $1), so that a node
+# seconds. Each barrier has a port of its own (PORT + $1), so that a node
 # that skips some after a failure still meets the others at the last ones.
 # With $2 = last, a peer that no longer answers ping counts as arrived:
 # past the last barrier a node powers off, perhaps before a slower one
 # has seen it there; it got there, since it ran its command to the end.
 barrier() {
-	b_port=$((7780 + $1))
+	b_port=$((PORT + $1))
 	# The listener lives to the end: it must not keep a file of the
 	# mount open (node 0 holds flock's fd 7 across barriers).
 	rdl_signal "$b_port" 7>&- 8>&-
@@ -153,7 +162,7 @@ o2cb_heartbeat_up() {
 	cfs_set "$h_r/block_bytes" 4096 &&
 	cfs_set "$h_r/start_block" "$HB_BLOCK" &&
 	cfs_set "$h_r/blocks" 255 || return 1
-	exec 5<>"$RDLOCK_SHARED_DISK" || return 1
+	exec 5<>"$DEV" || return 1
 	cfs_set "$h_r/dev" 5
 	h_rc=$?
 	exec 5<&-
@@ -189,7 +198,15 @@ o2cb_cluster_down() {
 	rmdir "$CFS/$CLUSTER"
 }
 
+# The classic stack, as o2cb's init script selects it: a run of the
+# rdlock stack earlier in this boot left "pcmk" there, and the stack glue
+# refuses a disk whose stack is not the selected one.
+o2cb_select() {
+	cfs_set /sys/fs/ocfs2/cluster_stack o2cb
+}
+
 o2cb_up() {
+	rdl_step "o2cb: cluster_stack o2cb" o2cb_select &&
 	rdl_step "o2cb: cluster $CLUSTER, $RDLOCK_NR_NODES nodes, o2net port $O2NET_PORT" o2cb_cluster_up &&
 	rdl_step "o2cb: unmount helper (hb_ctl_path)" o2cb_hb_ctl_install &&
 	rdl_step "o2cb: disk heartbeat $UUID from block $HB_BLOCK" o2cb_heartbeat_up
@@ -518,8 +535,8 @@ check_records() {
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ] || ! rdl_check_env ||
-   [ -z "$RDLOCK_SHARED_DISK" ] || [ ! -b "$RDLOCK_SHARED_DISK" ]; then
-	rdl_not_ok "ocfs2.sh needs 2 or more nodes and cluster.sh --shared-disk"
+   [ -z "$DEV" ] || [ ! -b "$DEV" ]; then
+	rdl_not_ok "ocfs2.sh needs 2 or more nodes and cluster.sh --shared-disk (disk '$DEV')"
 	rdl_finish
 	exit 1
 fi
@@ -528,8 +545,8 @@ mkdir -p "$MNT"
 start=$(date +%s)
 if "${STACK}_up" &&
    rdl_step "barrier: $STACK up everywhere" barrier 0 &&
-   rdl_step "mount -t ocfs2 -o $MOUNT_OPTS" \
-	mount -t ocfs2 -o "$MOUNT_OPTS" "$RDLOCK_SHARED_DISK" "$MNT" &&
+   rdl_step "mount -t ocfs2 -o $MOUNT_OPTS $DEV" \
+	mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
    { [ "$STACK" != rdlock ] ||
      rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then

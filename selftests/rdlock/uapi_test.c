@@ -1925,10 +1925,11 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 			  const char *ls, bool bakery)
 {
 	struct rdlock_convert_req cv;
+	int fd2, i, ret, status;
 	__u32 hu, hs, h;
 	char what[96];
+	pid_t pid;
 	double t;
-	int fd2;
 
 	ASSERT_EQ(0, ls_join(fd, ls));
 	fd2 = rdl_open_joined(ls);
@@ -2032,6 +2033,41 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 		   EALREADY, "CONVERT EX to EX");
 	EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, h));
 	EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+
+	/*
+	 * A lock whose convert waits is busy: another CONVERT or an UNLOCK
+	 * of it fails with EBUSY and changes nothing. The child converts
+	 * through the same open file; the parent's TRY probes fail with
+	 * EAGAIN (the reader is ahead) until the child's convert is in.
+	 */
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "conv", RDLOCK_LOCK_SH, 0, 5000, &hs));
+	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_UP, 0, 5000, &hu));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		do
+			ret = rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, 0, 60000);
+		while (ret == EBUSY);
+		_exit(ret);
+	}
+	for (i = 0; i < 3000; i++) {
+		ret = rdl_ls_convert(fd, hu, RDLOCK_LOCK_EX, RDLOCK_LKF_TRY, 0);
+		if (ret != EAGAIN)
+			break;
+		usleep(10000);
+	}
+	snprintf(what, sizeof(what), "%s: CONVERT while a convert waits", ls);
+	expect_err(_metadata, ret, EBUSY, what);
+	snprintf(what, sizeof(what), "%s: UNLOCK while a convert waits", ls);
+	expect_err(_metadata, rdl_ls_unlock(fd, hu), EBUSY, what);
+	EXPECT_EQ(RDLOCK_LOCK_UP, rdl_ls_mode(fd, hu));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, hs));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	snprintf(what, sizeof(what), "%s: the waiting CONVERT, reader gone", ls);
+	expect_err(_metadata, WEXITSTATUS(status), 0, what);
+	EXPECT_EQ(RDLOCK_LOCK_EX, rdl_ls_mode(fd, hu));
+	EXPECT_EQ(0, rdl_ls_unlock(fd, hu));
 	close(fd2);
 	EXPECT_EQ(0, ls_leave(fd));
 }

@@ -55,7 +55,8 @@
 #define SLOT_LOST_COUNTER	4
 #define SLOT_LOST_BARRIER	5
 #define SLOT_ROUND_TRIP		8
-#define SLOTS_NEEDED		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
+#define SLOT_RANGE		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
+#define SLOTS_NEEDED		(SLOT_RANGE + 1 + RDLOCK_TEST_RANGE_MAX)
 static_assert(SLOTS_NEEDED <= RDL_FIRST_TEST_SLOT, "xport_test's slots");
 #define MAX_THREADS		64
 
@@ -390,6 +391,80 @@ TEST_F_TIMEOUT(xport, round_trips, 300)
 		      "WRITE", t);
 		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, slot, 0, 0, &v), "READ", t);
 		RT_VAL(v1, v, "final READ", t);
+	}
+}
+
+static int range_op(int fd, struct rdlock_test_range *r)
+{
+	return ioctl(fd, RDLOCK_TEST_IOC_RANGE, r) < 0 ? errno : 0;
+}
+
+/*
+ * A ranged READ of k slots written before returns exactly them; a
+ * FAA_READ returns the word before its FAA and a range, which starts at
+ * the word, as it is after the FAA: the READ posted with it is executed
+ * after it. Node 0 alone, so that nothing else changes the slots, to
+ * every node, itself through its loopback path.
+ */
+TEST_F_TIMEOUT(xport, ranges, 120)
+{
+	const struct env *e = &self->env;
+	__u32 w = self->base + SLOT_RANGE, t, i, k;
+	__u64 v[1 + RDLOCK_TEST_RANGE_MAX], x = 0;
+	int fd = self->fd;
+
+	if (e->self != 0)
+		SKIP(return, "node 0 reads the ranges");
+	for (t = 0; t < e->nr_nodes; t++) {
+		struct rdlock_test_range r;
+
+		for (i = 0; i <= RDLOCK_TEST_RANGE_MAX; i++) {
+			v[i] = val(3 + i, e->self, t);
+			RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_WRITE, t, w + i, v[i],
+				      0, NULL), "WRITE", t);
+		}
+		for (k = 1; k <= RDLOCK_TEST_RANGE_MAX; k++) {
+			memset(&r, 0, sizeof(r));
+			r.op = RDLOCK_TEST_OP_READ_RANGE;
+			r.node = t;
+			r.slot = w + 1;
+			r.count = k;
+			RT_OK(range_op(fd, &r), "READ_RANGE", t);
+			EXPECT_EQ(k, r.nread);
+			for (i = 0; i < k; i++)
+				RT_VAL(v[1 + i], r.vals[i], "READ_RANGE slot", t);
+			for (; i < RDLOCK_TEST_RANGE_MAX; i++)
+				RT_VAL(0, r.vals[i], "past READ_RANGE", t);
+		}
+
+		memset(&r, 0, sizeof(r));
+		r.op = RDLOCK_TEST_OP_FAA_READ;
+		r.node = t;
+		r.slot = w;
+		r.rslot = w;
+		r.count = RDLOCK_TEST_RANGE_MAX - 1;
+		r.arg0 = 5;
+		RT_OK(range_op(fd, &r), "FAA_READ", t);
+		EXPECT_EQ(RDLOCK_TEST_RANGE_MAX - 1, r.nread);
+		RT_VAL(v[0], r.value, "FAA_READ's FAA", t);
+		RT_VAL(v[0] + 5, r.vals[0], "FAA_READ's word after the FAA", t);
+		for (i = 1; i < RDLOCK_TEST_RANGE_MAX - 1; i++)
+			RT_VAL(v[i], r.vals[i], "FAA_READ slot", t);
+		RT_VAL(0, r.vals[i], "past FAA_READ", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, w, 0, 0, &x), "READ", t);
+		RT_VAL(v[0] + 5, x, "READ after FAA_READ", t);
+
+		/* More than one answer carries: refused, nothing done. */
+		r.count = RDLOCK_TEST_RANGE_MAX;
+		r.nread = 0;
+		EXPECT_EQ(EINVAL, range_op(fd, &r));
+		r.op = RDLOCK_TEST_OP_READ_RANGE;
+		r.count = RDLOCK_TEST_RANGE_MAX + 1;
+		EXPECT_EQ(EINVAL, range_op(fd, &r));
+		r.count = 0;
+		EXPECT_EQ(EINVAL, range_op(fd, &r));
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, w, 0, 0, &x), "READ", t);
+		RT_VAL(v[0] + 5, x, "READ after refused ranges", t);
 	}
 }
 

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock lockspaces (layer 4): what the interface layer (dev.c, dlm.c) and
+ * main.c use beyond the exported kernel API of include/rdlock/rdlock.h.
+ * The structures stay opaque here, as in that API; their layout is the
+ * lockspace layer's own (lockspace-pri.h), and so is the protocol below it.
+ */
+#ifndef _RDLOCK_LOCKSPACE_H
+#define _RDLOCK_LOCKSPACE_H
+
+#include <linux/ktime.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <rdlock/rdlock.h>
+
+/*
+ * Lockspaces an administrator created through /dev/rdlock, with an owner,
+ * a group and permission bits (lockspace_dev.c): a creation holds one user
+ * of the lockspace until it is removed, and each file that joined another.
+ */
+int rdlock_ls_create(const char *name, const struct rdlock_ls_attr *attr,
+		     kuid_t uid, kgid_t gid, umode_t mode);
+int rdlock_ls_remove(const char *name);
+bool rdlock_ls_created(const char *name);
+umode_t rdlock_ls_perm(kuid_t uid, kgid_t gid, umode_t mode);
+struct rdlock_ls *rdlock_ls_join(const char *name, umode_t *perm);
+void rdlock_ls_leave(struct rdlock_ls *ls);
+bool rdlock_ls_any(void);
+
+/*
+ * A lock of a /dev/rdlock file, taken in two steps (rdlock_lock_alloc(),
+ * then rdlock_lock_acquire(); rdlock_lock_free() if that fails) so that
+ * the file can refuse it before it waits, and owned by a process.
+ */
+struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
+				      size_t len, enum rdlock_lock_mode mode,
+				      const struct rdlock_lock_opts *opts);
+int rdlock_lock_acquire(struct rdlock_lock *lk);
+void rdlock_lock_free(struct rdlock_lock *lk);
+void rdlock_lock_set_owner(struct rdlock_lock *lk, pid_t owner);
+
+/**
+ * struct rdlock_lock_info - what a lock is, for RDLOCK_IOC_QUERY
+ * @mode: rdlock_lock_mode().
+ * @home: home node of its lock word.
+ * @slot: the lock word's slot in @home's table.
+ * @remote_ops: remote operations its acquisition took.
+ * @since: when it was granted (or last changed state).
+ * @name: its name, valid as long as the lock.
+ * @name_len: bytes of @name.
+ */
+struct rdlock_lock_info {
+	enum rdlock_lock_mode mode;
+	u32 home;
+	u32 slot;
+	u32 remote_ops;
+	ktime_t since;
+	const u8 *name;
+	u32 name_len;
+};
+
+void rdlock_lock_info(const struct rdlock_lock *lk,
+		      struct rdlock_lock_info *info);
+
+/*
+ * Lockspace notices: small one-way messages from one node's user of a
+ * lockspace to every node's (the DLM layer's blocking notices). Delivered
+ * in softirq context (the transport's receive completion) or, for this
+ * node's own, in the sender's context: the handler must not sleep.
+ */
+#define RDLOCK_LS_NOTICE_MAX	32
+typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
+				   size_t len);
+int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
+			      void *arg);
+void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
+int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
+			  size_t len);
+
+/* main.c: up after the protocols, down before them. */
+struct dentry;
+int rdlock_ls_init(void);
+void rdlock_ls_exit(void);
+/* lockspace_debugfs.c: lockspaces/ in the module's debugfs @root. */
+void rdlock_ls_debugfs_init(struct dentry *root);
+
+#endif /* _RDLOCK_LOCKSPACE_H */

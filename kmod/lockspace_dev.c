@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock lockspaces: what /dev/rdlock (dev.c) needs of them, so that the
+ * interface layer never looks inside a lockspace or a lock: lockspaces an
+ * administrator created with an owner, a group and permission bits, the
+ * files that joined them, and the locks of those files.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/mutex.h>
+
+#include "lockspace-pri.h"
+
+/**
+ * rdlock_ls_create() - RDLOCK_IOC_LS_CREATE of a lockspace
+ * @name: valid name (rdlock_ls_check_name()).
+ * @attr: valid attributes (rdlock_ls_check_attr()).
+ * @uid: owner, for rdlock_ls_join()'s permission check.
+ * @gid: group, for the same.
+ * @mode: permission bits, for the same.
+ *
+ * Opens the lockspace, or attaches to this node's open of it (a kernel
+ * user's) when the attributes match, and keeps that user until
+ * rdlock_ls_remove().
+ *
+ * Return: 0, -EEXIST when it was created already, -EINTR on a fatal signal,
+ * or rdlock_ls_open_locked()'s errors.
+ */
+int rdlock_ls_create(const char *name, const struct rdlock_ls_attr *attr,
+		     kuid_t uid, kgid_t gid, umode_t mode)
+{
+	struct rdlock_ls *ls;
+	int ret = 0;
+
+	if (mutex_lock_killable(&rdlock_ls_join_mutex))
+		return -EINTR;
+	mutex_lock(&rdlock_ls_mutex);
+	ls = rdlock_ls_find(name);
+	if (ls && ls->created)
+		ret = -EEXIST;
+	mutex_unlock(&rdlock_ls_mutex);
+	if (ret)
+		goto out;
+	ls = rdlock_ls_open_locked(name, attr);
+	if (IS_ERR(ls)) {
+		ret = PTR_ERR(ls);
+		goto out;
+	}
+	mutex_lock(&rdlock_ls_mutex);
+	ls->created = true;
+	ls->uid = uid;
+	ls->gid = gid;
+	ls->mode = mode;
+	mutex_unlock(&rdlock_ls_mutex);
+out:
+	mutex_unlock(&rdlock_ls_join_mutex);
+	return ret;
+}
+
+/**
+ * rdlock_ls_remove() - RDLOCK_IOC_LS_REMOVE: drop the creation's user
+ * @name: the name.
+ *
+ * Return: 0, -ENOENT when no lockspace of that name was created here, or
+ * -EBUSY while anybody else (a joined file, a kernel user) uses it.
+ */
+int rdlock_ls_remove(const char *name)
+{
+	struct rdlock_ls *ls;
+	int ret = 0;
+
+	mutex_lock(&rdlock_ls_mutex);
+	ls = rdlock_ls_find(name);
+	if (!ls || !ls->created) {
+		ret = -ENOENT;
+	} else if (ls->users > 1) {
+		ret = -EBUSY;
+	} else {
+		ls->created = false;
+		rdlock_ls_put_locked(ls);
+	}
+	mutex_unlock(&rdlock_ls_mutex);
+	return ret;
+}
+
+/**
+ * rdlock_ls_created() - was lockspace @name created through the uapi
+ * @name: the name.
+ *
+ * Return: true if this node has it, created and not removed.
+ */
+bool rdlock_ls_created(const char *name)
+{
+	struct rdlock_ls *ls;
+	bool created;
+
+	mutex_lock(&rdlock_ls_mutex);
+	ls = rdlock_ls_find(name);
+	created = ls && ls->created;
+	mutex_unlock(&rdlock_ls_mutex);
+	return created;
+}
+
+/**
+ * rdlock_ls_perm() - the permission bits that apply to the caller
+ * @uid: the owner of what is asked for.
+ * @gid: its group.
+ * @mode: its permission bits.
+ *
+ * Return: MAY_READ | MAY_WRITE | MAY_EXEC bits, all for CAP_SYS_ADMIN.
+ */
+umode_t rdlock_ls_perm(kuid_t uid, kgid_t gid, umode_t mode)
+{
+	if (capable(CAP_SYS_ADMIN))
+		return 07;
+	if (uid_eq(current_fsuid(), uid))
+		return (mode >> 6) & 07;
+	if (in_group_p(gid))
+		return (mode >> 3) & 07;
+	return mode & 07;
+}
+
+/**
+ * rdlock_ls_join() - RDLOCK_IOC_JOIN: one more user of a created lockspace
+ * @name: the name.
+ * @perm: receives the caller's rdlock_ls_perm() of it.
+ *
+ * Return: the lockspace (rdlock_ls_leave() drops the user), or
+ * ERR_PTR(-ENOENT) when no lockspace of that name was created here,
+ * -EACCES when the caller may neither read nor write it.
+ */
+struct rdlock_ls *rdlock_ls_join(const char *name, umode_t *perm)
+{
+	struct rdlock_ls *ls;
+
+	mutex_lock(&rdlock_ls_mutex);
+	ls = rdlock_ls_find(name);
+	if (!ls || !ls->created) {
+		ls = ERR_PTR(-ENOENT);
+	} else {
+		*perm = rdlock_ls_perm(ls->uid, ls->gid, ls->mode);
+		if (!(*perm & (MAY_READ | MAY_WRITE)))
+			ls = ERR_PTR(-EACCES);
+		else
+			ls->users++;
+	}
+	mutex_unlock(&rdlock_ls_mutex);
+	return ls;
+}
+
+/**
+ * rdlock_ls_leave() - drop the user rdlock_ls_join() took
+ * @ls: the lockspace; the file's locks are unlocked.
+ */
+void rdlock_ls_leave(struct rdlock_ls *ls)
+{
+	mutex_lock(&rdlock_ls_mutex);
+	rdlock_ls_put_locked(ls);
+	mutex_unlock(&rdlock_ls_mutex);
+}
+
+/**
+ * rdlock_lock_set_owner() - name the process a lock is taken for
+ * @lk: from rdlock_lock_alloc(), not acquired yet.
+ * @owner: its tgid, shown in debugfs (0, the default: a kernel user).
+ */
+void rdlock_lock_set_owner(struct rdlock_lock *lk, pid_t owner)
+{
+	lk->owner = owner;
+}
+
+/**
+ * rdlock_lock_info() - what a granted lock is
+ * @lk: the lock; the caller keeps it from being unlocked meanwhile.
+ * @info: receives it.
+ */
+void rdlock_lock_info(const struct rdlock_lock *lk,
+		      struct rdlock_lock_info *info)
+{
+	info->mode = rdlock_lock_mode(lk);
+	info->home = lk->ticket.node;
+	info->slot = lk->ticket.slot;
+	info->remote_ops = lk->ticket.remote_ops;
+	info->since = lk->since;
+	info->name = lk->res->name;
+	info->name_len = lk->res->len;
+}
