@@ -28,6 +28,7 @@
 
 #include <linux/bitops.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/hashtable.h>
@@ -89,7 +90,12 @@ static const struct rdlock_ls_attr rdlock_dlm_attr = {
 enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
 	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
+	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
 };
+
+/* A request whose name found no free entry tries again after this. */
+#define RDLOCK_DLM_ROOM_MS_MIN	10
+#define RDLOCK_DLM_ROOM_MS_MAX	1000
 
 /* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
 struct rdlock_dlm_notice_msg {
@@ -262,6 +268,8 @@ struct rdlock_dlm_req {
  * @notices: waiters of the cluster not done yet.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
+ * @trim_work: forgets the rdlock names this node does not use (a room
+ *	notice).
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -275,6 +283,7 @@ struct rdlock_dlm_ls {
 	struct list_head notices;
 	u64 next_req;
 	atomic_t refs;
+	struct work_struct trim_work;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
@@ -303,6 +312,8 @@ enum {
 	RDLOCK_DLM_ST_NOQUEUE,		/* requests with NOQUEUE */
 	RDLOCK_DLM_ST_VALBLK,		/* requests with VALBLK */
 	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
+	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
+	RDLOCK_DLM_ST_TRIM,		/* room notices received */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-name rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -315,7 +326,7 @@ enum {
 static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop",
 	"lvb_get", "lvb_set", "lvb_words", "lvb_spared", "notices", "noqueue",
-	"valblk", "cancels", "ns_take_main", "ns_take_gate", "ns_drop",
+	"valblk", "cancels", "room_waits", "trims", "ns_take_main", "ns_take_gate", "ns_drop",
 	"ns_lvb", "ns_notice", "ns_request",
 };
 
@@ -510,6 +521,13 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		spin_unlock(&dls->lock);
 		return;
 	}
+	if (m->kind == RDLOCK_DLM_NOTICE_ROOM) {
+		spin_unlock(&dls->lock);
+		/* Forgetting takes remote operations: not in softirq. */
+		rdlock_dlm_count(RDLOCK_DLM_ST_TRIM, 1);
+		queue_work(rdlock_dlm_wq, &dls->trim_work);
+		return;
+	}
 	hash_for_each_possible(dls->res, res, hnode, hash) {
 		if (res->hash != hash)
 			continue;
@@ -572,6 +590,36 @@ static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
 }
 
 /*
+ * A take that may wait found no free entry for its name on the name's
+ * home (-ENOSPC: every entry it may use is held by names that some node
+ * holds or keeps cached). Failing would be wrong: fs/dlm queues such a
+ * request, and OCFS2 leaves a lock whose AST reports an error busy for
+ * good, so that its next user hangs. Instead every node is asked to
+ * forget the names it does not use now (this one's included), which
+ * frees their entries once no node uses them, and the take is tried
+ * again after a back-off (@ms, NULL for a NOQUEUE take: "not now"), until
+ * it gets room or the request is cancelled.
+ * Return: 0 to try again, -EAGAIN (NOQUEUE) or -ECANCELED.
+ */
+static int rdlock_dlm_room(struct rdlock_dlm_req *req, unsigned int *ms)
+{
+	unsigned long flags;
+	bool live;
+
+	rdlock_dlm_count(RDLOCK_DLM_ST_ROOM_WAIT, 1);
+	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to);
+	if (!ms)
+		return -EAGAIN;
+	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,
+		      RDLOCK_DLM_ROOM_MS_MAX);
+	msleep(*ms);
+	spin_lock_irqsave(&req->dls->lock, flags);
+	live = req->lkb;
+	spin_unlock_irqrestore(&req->dls->lock, flags);
+	return live ? 0 : -ECANCELED;
+}
+
+/*
  * Take the main (@gate false) or gate name of @req's resource, sending
  * the request's blocking notice first unless @noqueue or @quiet (a take
  * that cannot wait for anybody).
@@ -584,8 +632,10 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 		.flags = noqueue ? RDLOCK_LKF_TRY : 0,
 	};
 	u8 name[RDLOCK_RES_NAME_MAX];
+	unsigned int room_ms = 0;
 	struct rdlock_lock *lk;
 	ktime_t t0;
+	int ret;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
 	name[0] = gate ? 'G' : 'M';
@@ -594,6 +644,7 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
 						RDLOCK_DLM_WAIT_MAIN);
 	t0 = ktime_get();
+again:
 	/*
 	 * Before the request's first wait every holder in its way learns of
 	 * it, whichever of its waits (gate, main name) it will be in. A try
@@ -617,6 +668,12 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 rdlock_dlm_rdmode(mode), &opts);
 took:
+	if (IS_ERR(lk) && PTR_ERR(lk) == -ENOSPC) {
+		ret = rdlock_dlm_room(req, noqueue ? NULL : &room_ms);
+		if (!ret)
+			goto again;
+		lk = ERR_PTR(ret);
+	}
 	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
 	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_TAKE_GATE :
 				RDLOCK_DLM_ST_TAKE_MAIN, 1);
@@ -1007,6 +1064,14 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 	queue_work(rdlock_dlm_wq, &req->work);
 }
 
+static void rdlock_dlm_trim_work(struct work_struct *work)
+{
+	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
+						 trim_work);
+
+	rdlock_ls_trim(dls->ls);
+}
+
 static int rdlock_dlm_check_mode(int mode)
 {
 	switch (mode) {
@@ -1360,6 +1425,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	idr_init(&dls->lkids);
 	hash_init(dls->res);
 	INIT_LIST_HEAD(&dls->notices);
+	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
 
 	mutex_lock(&rdlock_dlm_mutex);
 	list_for_each_entry(o, &rdlock_dlm_list, list) {
@@ -1406,6 +1472,8 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
 	rdlock_ls_notice_unregister(dls->ls);
+	/* No notice queues it now. */
+	cancel_work_sync(&dls->trim_work);
 	rdlock_ls_close(dls->ls);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node)
 		kfree(n);

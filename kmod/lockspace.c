@@ -746,6 +746,37 @@ static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
 		queue_work(rdlock_ls_wq, &ls->drop_work);
 }
 
+/**
+ * rdlock_ls_trim() - forget every name of the lockspace this node does not use
+ * @ls: the lockspace.
+ *
+ * For a user told that a name found no free entry (-ENOSPC) somewhere in
+ * the cluster: the names' entry references are dropped in the background
+ * (remote operations), and an entry nobody else uses is freed for another
+ * name. A name used again later is resolved again.
+ */
+void rdlock_ls_trim(struct rdlock_ls *ls)
+{
+	bool queue = false;
+
+	spin_lock(&ls->res_lock);
+	while (!list_empty(&ls->lru)) {
+		struct rdlock_res *res = list_first_entry(&ls->lru,
+							  struct rdlock_res,
+							  lru);
+
+		hash_del(&res->hnode);
+		list_move_tail(&res->lru, &ls->drops);
+		ls->nr_unused--;
+		ls->nr_drops++;
+		queue = !ls->dropping;
+		ls->dropping = true;
+	}
+	spin_unlock(&ls->res_lock);
+	if (queue)
+		queue_work(rdlock_ls_wq, &ls->drop_work);
+}
+
 /*
  * No free entry for a name on @home: forget this node's unused names homed
  * there, and drop their references now (the caller may then find room).
