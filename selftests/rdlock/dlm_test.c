@@ -36,6 +36,11 @@
  * count	every node increments a counter on node 0 under EX (NL->EX,
  *		non-atomic READ + WRITE, EX->NL) RDLOCK_DLM_ITERS times; the
  *		counter must be exactly nodes * iterations.
+ * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
+ *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
+ *		exactly one room wait; a queued PR request on another fresh
+ *		resource then is granted once node 0 gives the others back
+ *		(it may have waited for room meanwhile).
  *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_DLM_ITERS (default 30),
  * RDLOCK_BARRIER_TIMEOUT (s, default 300).
@@ -74,7 +79,7 @@
 #define SBF_VALNOTVALID	0x02
 
 /* Raw slots relative to B, on node 0. */
-#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25) */
+#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25; room: 26, 27) */
 #define R_COUNTER	32
 #define R_CANCELS	33
 
@@ -765,6 +770,30 @@ TEST_F_TIMEOUT(dlm, count, STEP_S)
 	EXPECT_EQ((__u64)self->env.nr_nodes * self->env.iters, v);
 	ASSERT_EQ(0, dl_unlock(fd, 0, 0));
 	BARRIER(14);
+}
+
+TEST_F_TIMEOUT(dlm, room, STEP_S)
+{
+	/* More than the lockspace's name entries: one must find none. */
+	struct rdlock_dlm_test_fill fl = { .max = 8192, .prefix = "room-" };
+	int fd = self->fd;
+	long long waits;
+
+	BARRIER(26);
+	if (!self->env.self) {
+		waits = rdl_debugfs_counter("dlm", "room_waits");
+		ASSERT_LE(0, waits);
+		ASSERT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_FILL, &fl));
+		printf("# %u resources held at the first failure\n", fl.held);
+		EXPECT_EQ(-EAGAIN, fl.status);
+		EXPECT_EQ(waits + 1, rdl_debugfs_counter("dlm", "room_waits"));
+		ASSERT_EQ(0, dl_lock(fd, 0, PR, 0, "room-queued"));
+		EXPECT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_FILL_RELEASE,
+				       NULL));
+		EXPECT_AST(fd, 0, 0);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(27);
 }
 
 TEST_HARNESS_MAIN
