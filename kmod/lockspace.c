@@ -769,8 +769,11 @@ void rdlock_ls_trim(struct rdlock_ls *ls)
 		list_move_tail(&res->lru, &ls->drops);
 		ls->nr_unused--;
 		ls->nr_drops++;
-		queue = !ls->dropping;
-		ls->dropping = true;
+		/* Only the first move may find the drop work idle. */
+		if (!ls->dropping) {
+			queue = true;
+			ls->dropping = true;
+		}
 	}
 	spin_unlock(&ls->res_lock);
 	if (queue)
