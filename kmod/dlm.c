@@ -18,21 +18,27 @@
  * Requests run in an unbound WQ_MEM_RECLAIM workqueue, one work item per
  * request; callbacks run from another, one work item per lock, so a lock's
  * callbacks come one at a time and in order. Blocking callbacks: before a
- * request waits, its node broadcasts a notice (resource hash, mode) to the
- * lockspace's nodes through the lockspace layer; each node gives a BAST to
- * its holders that block the mode and remembers the notice until the
- * waiter says it is done, so a holder granted meanwhile gets its BAST too.
+ * request waits (its first try found the name busy), its node broadcasts
+ * a notice (resource hash, mode) to the lockspace's nodes through the
+ * lockspace layer; each node gives a BAST to its holders that block the
+ * mode and remembers the notice until the waiter says it is done, so a
+ * holder granted meanwhile gets its BAST too.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -84,7 +90,12 @@ static const struct rdlock_ls_attr rdlock_dlm_attr = {
 enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
 	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
+	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
 };
+
+/* A request whose name found no free entry tries again after this. */
+#define RDLOCK_DLM_ROOM_MS_MIN	10
+#define RDLOCK_DLM_ROOM_MS_MAX	1000
 
 /* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
 struct rdlock_dlm_notice_msg {
@@ -161,6 +172,10 @@ struct rdlock_dlm_req;
  * @gate: the rdlock lock on the convert gate (EX only).
  * @lvb_valid: at EX: the value block was valid when granted (what an
  *	EX release without VALBLK puts back).
+ * @lvb_seen_ok: at EX: @lvb_seen holds the value block's bytes as the
+ *	grant read them (VALBLK), so that the release writes only the words
+ *	the caller changed (nobody else writes them while it holds EX).
+ * @lvb_seen: those bytes.
  * @req: the request in progress, or NULL.
  * @cb_work: delivers @cbs.
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
@@ -184,6 +199,8 @@ struct rdlock_dlm_lkb {
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
 	bool lvb_valid;
+	bool lvb_seen_ok;
+	u8 lvb_seen[RDLOCK_DLM_LVB_LEN];
 	struct rdlock_dlm_req *req;
 	struct work_struct cb_work;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
@@ -212,6 +229,7 @@ struct rdlock_dlm_lkb {
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
  * @gate_work: gives back @cancel_gate.
+ * @start: when it was queued.
  * @sb_flags: for the grant's AST.
  */
 struct rdlock_dlm_req {
@@ -232,6 +250,7 @@ struct rdlock_dlm_req {
 	struct rdlock_lock *gate;
 	struct rdlock_lock *cancel_gate;
 	struct work_struct gate_work;
+	ktime_t start;
 	u8 sb_flags;
 };
 
@@ -249,6 +268,8 @@ struct rdlock_dlm_req {
  * @notices: waiters of the cluster not done yet.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
+ * @trim_work: forgets the rdlock names this node does not use (a room
+ *	notice).
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -262,12 +283,74 @@ struct rdlock_dlm_ls {
 	struct list_head notices;
 	u64 next_req;
 	atomic_t refs;
+	struct work_struct trim_work;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
 static LIST_HEAD(rdlock_dlm_list);
 static struct workqueue_struct *rdlock_dlm_wq;		/* requests */
 static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
+
+/*
+ * What the DLM layer asks of the lockspace layer, for profiles of a file
+ * system's operations (debugfs rdlock/dlm, all lockspaces together).
+ * Requests by granted mode (IV, NL, PR, EX) and requested mode (NL, PR,
+ * EX; unlocks as IV); times in ns.
+ */
+enum {
+	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main name */
+	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
+	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
+	RDLOCK_DLM_ST_TRY_OK,		/* a try spared a wait's notices */
+	RDLOCK_DLM_ST_TRY_BUSY,		/* a try found it busy: notice, wait */
+	RDLOCK_DLM_ST_DROP,		/* rdlock_unlock() */
+	RDLOCK_DLM_ST_LVB_GET,
+	RDLOCK_DLM_ST_LVB_SET,
+	RDLOCK_DLM_ST_LVB_WORDS,	/* value block words written */
+	RDLOCK_DLM_ST_LVB_SPARED,	/* not written: already there */
+	RDLOCK_DLM_ST_NOTICE,		/* notices sent (wait and done) */
+	RDLOCK_DLM_ST_NOQUEUE,		/* requests with NOQUEUE */
+	RDLOCK_DLM_ST_VALBLK,		/* requests with VALBLK */
+	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
+	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
+	RDLOCK_DLM_ST_TRIM,		/* room notices received */
+	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-name rdlock_lock() */
+	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
+	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
+	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
+	RDLOCK_DLM_ST_NS_NOTICE,	/* in rdlock_ls_notice_send() */
+	RDLOCK_DLM_ST_NS_REQ,		/* request start to its AST queued */
+	RDLOCK_DLM_ST_NR
+};
+
+static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
+	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop",
+	"lvb_get", "lvb_set", "lvb_words", "lvb_spared", "notices", "noqueue",
+	"valblk", "cancels", "room_waits", "trims", "ns_take_main", "ns_take_gate", "ns_drop",
+	"ns_lvb", "ns_notice", "ns_request",
+};
+
+static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
+static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
+
+static void rdlock_dlm_count(int st, s64 n)
+{
+	atomic64_add(n, &rdlock_dlm_st[st]);
+}
+
+static int rdlock_dlm_mode_idx(int mode)
+{
+	switch (mode) {
+	case RDLOCK_DLM_LOCK_NL:
+		return 1;
+	case RDLOCK_DLM_LOCK_PR:
+		return 2;
+	case RDLOCK_DLM_LOCK_EX:
+		return 3;
+	default:
+		return 0;
+	}
+}
 
 static bool rdlock_dlm_conflict(int a, int b)
 {
@@ -438,6 +521,13 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		spin_unlock(&dls->lock);
 		return;
 	}
+	if (m->kind == RDLOCK_DLM_NOTICE_ROOM) {
+		spin_unlock(&dls->lock);
+		/* Forgetting takes remote operations: not in softirq. */
+		rdlock_dlm_count(RDLOCK_DLM_ST_TRIM, 1);
+		queue_work(rdlock_dlm_wq, &dls->trim_work);
+		return;
+	}
 	hash_for_each_possible(dls->res, res, hnode, hash) {
 		if (res->hash != hash)
 			continue;
@@ -477,10 +567,14 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 		.hash = cpu_to_le64(req->res->hash),
 		.req = cpu_to_le64(req->id),
 	};
+	ktime_t t0 = ktime_get();
 	int ret;
 
 	static_assert(sizeof(m) <= RDLOCK_LS_NOTICE_MAX);
 	ret = rdlock_ls_notice_send(req->dls->ls, &m, sizeof(m));
+	rdlock_dlm_count(RDLOCK_DLM_ST_NOTICE, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_NOTICE,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
 	/* A node not connected has no holder we could wait for now. */
 	if (ret && ret != -ENOTCONN)
 		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
@@ -489,6 +583,41 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 
 /* ------------------------------------------------------------------ */
 /* Requests                                                           */
+
+static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
+{
+	return mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX : RDLOCK_LOCK_SH;
+}
+
+/*
+ * A take that may wait found no free entry for its name on the name's
+ * home (-ENOSPC: every entry it may use is held by names that some node
+ * holds or keeps cached). Failing would be wrong: fs/dlm queues such a
+ * request, and OCFS2 leaves a lock whose AST reports an error busy for
+ * good, so that its next user hangs. Instead every node is asked to
+ * forget the names it does not use now (this one's included), which
+ * frees their entries once no node uses them, and the take is tried
+ * again after a back-off (@ms, NULL for a NOQUEUE take: "not now"), until
+ * it gets room or the request is cancelled.
+ * Return: 0 to try again, -EAGAIN (NOQUEUE) or -ECANCELED.
+ */
+static int rdlock_dlm_room(struct rdlock_dlm_req *req, unsigned int *ms)
+{
+	unsigned long flags;
+	bool live;
+
+	rdlock_dlm_count(RDLOCK_DLM_ST_ROOM_WAIT, 1);
+	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to);
+	if (!ms)
+		return -EAGAIN;
+	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,
+		      RDLOCK_DLM_ROOM_MS_MAX);
+	msleep(*ms);
+	spin_lock_irqsave(&req->dls->lock, flags);
+	live = req->lkb;
+	spin_unlock_irqrestore(&req->dls->lock, flags);
+	return live ? 0 : -ECANCELED;
+}
 
 /*
  * Take the main (@gate false) or gate name of @req's resource, sending
@@ -503,26 +632,55 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 		.flags = noqueue ? RDLOCK_LKF_TRY : 0,
 	};
 	u8 name[RDLOCK_RES_NAME_MAX];
+	unsigned int room_ms = 0;
 	struct rdlock_lock *lk;
+	ktime_t t0;
+	int ret;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
 	name[0] = gate ? 'G' : 'M';
 	memcpy(name + 1, req->res->name, req->res->len);
-	/*
-	 * Before the request's first wait: every holder in its way learns of
-	 * it now, whichever of its waits (gate, main name) it will be in.
-	 */
-	if (!noqueue && !quiet && !req->noticed) {
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
-		req->noticed = true;
-	}
 	if (!noqueue)
 		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
 						RDLOCK_DLM_WAIT_MAIN);
+	t0 = ktime_get();
+again:
+	/*
+	 * Before the request's first wait every holder in its way learns of
+	 * it, whichever of its waits (gate, main name) it will be in. A try
+	 * first: a request nobody is in the way of sends no notices (one to
+	 * every node now, and the done notice after).
+	 */
+	if (!noqueue && !quiet && !req->noticed) {
+		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
+				 rdlock_dlm_rdmode(mode),
+				 &(struct rdlock_lock_opts){
+					.flags = RDLOCK_LKF_TRY });
+		if (!IS_ERR(lk))
+			rdlock_dlm_count(RDLOCK_DLM_ST_TRY_OK, 1);
+		if (!IS_ERR(lk) ||
+		    (PTR_ERR(lk) != -EAGAIN && PTR_ERR(lk) != -EBUSY))
+			goto took;
+		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
+		req->noticed = true;
+	}
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
-			 mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX :
-						      RDLOCK_LOCK_SH, &opts);
+			 rdlock_dlm_rdmode(mode), &opts);
+took:
+	if (IS_ERR(lk) && PTR_ERR(lk) == -ENOSPC) {
+		ret = rdlock_dlm_room(req, noqueue ? NULL : &room_ms);
+		if (!ret)
+			goto again;
+		lk = ERR_PTR(ret);
+	}
 	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
+	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_TAKE_GATE :
+				RDLOCK_DLM_ST_TAKE_MAIN, 1);
+	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_NS_GATE : RDLOCK_DLM_ST_NS_MAIN,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	if (IS_ERR(lk))
+		rdlock_dlm_count(RDLOCK_DLM_ST_TAKE_FAIL, 1);
 	if (IS_ERR(lk)) {
 		/* TRY: busy, or too many abandoned tries still finishing. */
 		if (noqueue && (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN))
@@ -541,9 +699,15 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 
 static void rdlock_dlm_drop(struct rdlock_lock **lk)
 {
+	ktime_t t0;
+
 	if (*lk) {
+		t0 = ktime_get();
 		rdlock_unlock(*lk);
 		*lk = NULL;
+		rdlock_dlm_count(RDLOCK_DLM_ST_DROP, 1);
+		rdlock_dlm_count(RDLOCK_DLM_ST_NS_DROP,
+				 ktime_to_ns(ktime_sub(ktime_get(), t0)));
 	}
 }
 
@@ -621,6 +785,33 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	return ret;
 }
 
+static int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
+{
+	ktime_t t0 = ktime_get();
+	int ret = rdlock_lvb_get(lk, buf, f);
+
+	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_GET, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	return ret;
+}
+
+static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf,
+			      u8 words, u32 f)
+{
+	ktime_t t0 = ktime_get();
+	int ret = rdlock_lvb_set_words(lk, buf, words, f);
+
+	if (buf) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_WORDS, hweight8(words));
+		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SPARED, 8 - hweight8(words));
+	}
+	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SET, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
+			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	return ret;
+}
+
 /*
  * @lkb goes below EX: store the caller's value block with VALBLK, else
  * put back the validity it had, clearing DIRTY. A failure leaves DIRTY:
@@ -629,12 +820,21 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 				   struct rdlock_dlm_lkb *lkb)
 {
-	const void *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
-			  lkb->lksb->sb_lvbptr : NULL;
-	int ret;
+	const u8 *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
+			(u8 *)lkb->lksb->sb_lvbptr : NULL;
+	u8 words = 0xff;
+	int ret, i;
 
-	ret = rdlock_lvb_set(lkb->main, buf, buf || lkb->lvb_valid ?
-			     RDLOCK_DLM_LVB_VALID : 0);
+	if (buf && lkb->lvb_seen_ok) {
+		words = 0;
+		for (i = 0; i < RDLOCK_DLM_LVB_LEN / 8; i++)
+			if (memcmp(buf + 8 * i, lkb->lvb_seen + 8 * i, 8))
+				words |= BIT(i);
+	}
+	lkb->lvb_seen_ok = false;
+	ret = rdlock_dlm_lvb_set(lkb->main, buf, words,
+				 buf || lkb->lvb_valid ?
+				 RDLOCK_DLM_LVB_VALID : 0);
 	if (ret)
 		pr_warn_ratelimited("value block not stored: %d\n", ret);
 }
@@ -654,10 +854,14 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 
 	if (!valblk && req->to != RDLOCK_DLM_LOCK_EX)
 		return;
-	ret = rdlock_lvb_get(main, lvb, &f);
+	/* Without VALBLK only the state word matters: one READ, not 9. */
+	ret = rdlock_dlm_lvb_get(main, valblk ? lvb : NULL, &f);
 	if (!ret)
 		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
 			RDLOCK_DLM_LVB_VALID;
+	lkb->lvb_seen_ok = valblk && !ret && req->to == RDLOCK_DLM_LOCK_EX;
+	if (lkb->lvb_seen_ok)
+		memcpy(lkb->lvb_seen, lvb, sizeof(lvb));
 	if (valblk) {
 		/* Never stored for this name: zeroes, as fs/dlm gives. */
 		if (ret || !(f & RDLOCK_DLM_LVB_VALID))
@@ -668,8 +872,8 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 	}
 	if (req->to == RDLOCK_DLM_LOCK_EX) {
 		lkb->lvb_valid = valid;
-		ret = rdlock_lvb_set(main, NULL, RDLOCK_DLM_LVB_DIRTY |
-				     (valid ? RDLOCK_DLM_LVB_VALID : 0));
+		ret = rdlock_dlm_lvb_set(main, NULL, 0, RDLOCK_DLM_LVB_DIRTY |
+					 (valid ? RDLOCK_DLM_LVB_VALID : 0));
 		if (ret)
 			pr_warn_ratelimited("value block state not stored: %d\n",
 					    ret);
@@ -706,6 +910,8 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = req->dls;
 
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
+			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
 	if (req->noticed)
 		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
 	/* A cancel's gate release uses @req. */
@@ -847,8 +1053,23 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 			   req->to != RDLOCK_DLM_LOCK_NL &&
 			   !(req->flags & RDLOCK_DLM_LKF_NOQUEUE);
 	lkb->req = req;
+	req->start = ktime_get();
+	atomic64_inc(&rdlock_dlm_st_req[rdlock_dlm_mode_idx(req->from)]
+		     [req->unlock ? 0 : rdlock_dlm_mode_idx(req->to)]);
+	if (req->flags & RDLOCK_DLM_LKF_NOQUEUE)
+		rdlock_dlm_count(RDLOCK_DLM_ST_NOQUEUE, 1);
+	if (req->flags & RDLOCK_DLM_LKF_VALBLK)
+		rdlock_dlm_count(RDLOCK_DLM_ST_VALBLK, 1);
 	atomic_inc(&dls->refs);
 	queue_work(rdlock_dlm_wq, &req->work);
+}
+
+static void rdlock_dlm_trim_work(struct work_struct *work)
+{
+	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
+						 trim_work);
+
+	rdlock_ls_trim(dls->ls);
 }
 
 static int rdlock_dlm_check_mode(int mode)
@@ -1021,6 +1242,7 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	req->lkb = NULL;
 	req->cancellable = false;
 	lkb->req = NULL;
+	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
 	 * A new or NL->EX request waiting for the main name holds the gate
 	 * (it set @waiting after storing @gate). Its abandoned wait must not
@@ -1203,6 +1425,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	idr_init(&dls->lkids);
 	hash_init(dls->res);
 	INIT_LIST_HEAD(&dls->notices);
+	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
 
 	mutex_lock(&rdlock_dlm_mutex);
 	list_for_each_entry(o, &rdlock_dlm_list, list) {
@@ -1249,6 +1472,8 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
 	rdlock_ls_notice_unregister(dls->ls);
+	/* No notice queues it now. */
+	cancel_work_sync(&dls->trim_work);
 	rdlock_ls_close(dls->ls);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node)
 		kfree(n);
@@ -1256,6 +1481,32 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	kfree(dls);
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_close);
+
+static int rdlock_dlm_stats_show(struct seq_file *m, void *unused)
+{
+	static const char *const modes[] = { "IV", "NL", "PR", "EX" };
+	int i, j;
+
+	for (i = 0; i < RDLOCK_DLM_ST_NR; i++)
+		seq_printf(m, "%s: %lld\n", rdlock_dlm_st_names[i],
+			   atomic64_read(&rdlock_dlm_st[i]));
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 4; j++)
+			seq_printf(m, "req_%s_%s: %lld\n", modes[i],
+				   j ? modes[j] : "UN",
+				   atomic64_read(&rdlock_dlm_st_req[i][j]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_dlm_stats);
+
+/**
+ * rdlock_dlm_debugfs_init() - the DLM layer's counters, rdlock/dlm
+ * @root: rdlock's debugfs directory.
+ */
+void rdlock_dlm_debugfs_init(struct dentry *root)
+{
+	debugfs_create_file("dlm", 0444, root, NULL, &rdlock_dlm_stats_fops);
+}
 
 int rdlock_dlm_init(void)
 {

@@ -746,6 +746,40 @@ static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
 		queue_work(rdlock_ls_wq, &ls->drop_work);
 }
 
+/**
+ * rdlock_ls_trim() - forget every name of the lockspace this node does not use
+ * @ls: the lockspace.
+ *
+ * For a user told that a name found no free entry (-ENOSPC) somewhere in
+ * the cluster: the names' entry references are dropped in the background
+ * (remote operations), and an entry nobody else uses is freed for another
+ * name. A name used again later is resolved again.
+ */
+void rdlock_ls_trim(struct rdlock_ls *ls)
+{
+	bool queue = false;
+
+	spin_lock(&ls->res_lock);
+	while (!list_empty(&ls->lru)) {
+		struct rdlock_res *res = list_first_entry(&ls->lru,
+							  struct rdlock_res,
+							  lru);
+
+		hash_del(&res->hnode);
+		list_move_tail(&res->lru, &ls->drops);
+		ls->nr_unused--;
+		ls->nr_drops++;
+		/* Only the first move may find the drop work idle. */
+		if (!ls->dropping) {
+			queue = true;
+			ls->dropping = true;
+		}
+	}
+	spin_unlock(&ls->res_lock);
+	if (queue)
+		queue_work(rdlock_ls_wq, &ls->drop_work);
+}
+
 /*
  * No free entry for a name on @home: forget this node's unused names homed
  * there, and drop their references now (the caller may then find room).
@@ -1375,7 +1409,7 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 /**
  * rdlock_lvb_get() - read the value block of a held lock's name; sleeps
  * @lk: a granted lock in an RDLOCK_LS_LVB lockspace.
- * @buf: RDLOCK_LVB_LEN bytes.
+ * @buf: RDLOCK_LVB_LEN bytes, or NULL to read the flags only.
  * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
  *	when no holder of the name stored any since its entry was taken
  *	(the bytes are then another name's, or zeroes).
@@ -1399,7 +1433,7 @@ int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 	slot = rdlock_lvb_slot(lk);
 	nofs = memalloc_nofs_save();
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot, 0, 0, &state);
-	for (i = 0; !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot + 1 + i, 0,
 				   0, &v);
 		put_unaligned_le64(v, buf + 8 * i);
@@ -1424,6 +1458,24 @@ EXPORT_SYMBOL_GPL(rdlock_lvb_get);
  */
 int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 {
+	return rdlock_lvb_set_words(lk, buf, buf ? 0xff : 0, flags);
+}
+EXPORT_SYMBOL_GPL(rdlock_lvb_set);
+
+/**
+ * rdlock_lvb_set_words() - rdlock_lvb_set() of some of the bytes
+ * @lk: as for rdlock_lvb_set().
+ * @buf: RDLOCK_LVB_LEN bytes, of which only the words in @words are
+ *	written, or NULL.
+ * @words: bit i: write bytes 8 * i to 8 * i + 7 (a holder that knows the
+ *	others are already there spares their writes).
+ * @flags: as for rdlock_lvb_set().
+ *
+ * Return: as rdlock_lvb_set().
+ */
+int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
+			 u32 flags)
+{
 	struct rdlock_ls *ls = lk->ls;
 	u32 slot, i, home = lk->res->home;
 	unsigned int nofs;
@@ -1436,16 +1488,20 @@ int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 		return -EINVAL;
 	slot = rdlock_lvb_slot(lk);
 	nofs = memalloc_nofs_save();
-	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++)
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot + 1 + i,
-				   get_unaligned_le64(buf + 8 * i), 0, &old);
+	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+		if (words & BIT(i))
+			ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
+					   slot + 1 + i,
+					   get_unaligned_le64(buf + 8 * i), 0,
+					   &old);
+	}
 	if (!ret)
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
 				   lk->res->tag | flags, 0, &old);
 	memalloc_nofs_restore(nofs);
 	return ret ? rdlock_ls_error(ls, ret) : 0;
 }
-EXPORT_SYMBOL_GPL(rdlock_lvb_set);
+EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
 
 /**
  * rdlock_unlock() - release a lock; may sleep

@@ -77,6 +77,9 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
 
+/* Forget the names this node does not use (their entries go back). */
+void rdlock_ls_trim(struct rdlock_ls *ls);
+
 /* main.c: up after the protocols, down before them. */
 struct dentry;
 int rdlock_ls_init(void);

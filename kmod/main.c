@@ -24,6 +24,7 @@ static void rdlock_debugfs_init(void)
 	rdlock_xport_debugfs_init(rdlock_debugfs_root);
 	rdlock_proto_debugfs_init(rdlock_debugfs_root);
 	rdlock_ls_debugfs_init(rdlock_debugfs_root);
+	rdlock_dlm_debugfs_init(rdlock_debugfs_root);
 }
 
 static int __init rdlock_init(void)

@@ -6,6 +6,7 @@
  * every callback a slot receives is queued with what the status block and
  * value block held at that moment, and read back in order.
  */
+#include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -13,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <rdlock/dlm.h>
 
@@ -37,7 +39,13 @@ struct dt_file {
 	spinlock_t lock;	/* the slots' event queues and states */
 	wait_queue_head_t wait;
 	struct dt_slot slots[RDLOCK_DLM_TEST_LOCKS];
+	struct rdlock_dlm_lksb *fill;	/* FILL's locks, @nr_fill held */
+	u32 nr_fill;
+	struct completion fill_done;	/* the current FILL request's AST */
 };
+
+/* Most FILL locks: more than a 3-node DLM lockspace has name entries. */
+#define DT_FILL_MAX	8192
 
 static void dt_push(struct dt_slot *s, const struct rdlock_dlm_test_event *e)
 {
@@ -204,6 +212,71 @@ static long dt_event(struct dt_file *f, void __user *argp)
 	return copy_to_user(argp, &e, sizeof(e)) ? -EFAULT : 0;
 }
 
+static void dt_fill_ast(void *arg)
+{
+	complete(arg);
+}
+
+/* One FILL request or unlock at a time: its AST, then its status. */
+static int dt_fill_wait(struct dt_file *f, struct rdlock_dlm_lksb *lksb)
+{
+	wait_for_completion(&f->fill_done);
+	return lksb->sb_status;
+}
+
+static long dt_fill(struct dt_file *f, void __user *argp)
+{
+	struct rdlock_dlm_test_fill l;
+	char name[RDLOCK_DLM_TEST_NAME];
+	int len, ret;
+
+	if (copy_from_user(&l, argp, sizeof(l)))
+		return -EFAULT;
+	l.prefix[sizeof(l.prefix) - 1] = 0;
+	if (!f->dls)
+		return -ENOTCONN;
+	if (f->fill || !l.max || l.max > DT_FILL_MAX)
+		return -EINVAL;
+	f->fill = kvcalloc(l.max, sizeof(*f->fill), GFP_KERNEL);
+	if (!f->fill)
+		return -ENOMEM;
+	l.status = 0;
+	for (l.held = 0; l.held < l.max; l.held++) {
+		struct rdlock_dlm_lksb *lksb = &f->fill[l.held];
+
+		len = snprintf(name, sizeof(name), "%s%u", l.prefix, l.held);
+		reinit_completion(&f->fill_done);
+		ret = rdlock_dlm_lock(f->dls, RDLOCK_DLM_LOCK_PR, lksb,
+				      RDLOCK_DLM_LKF_NOQUEUE, name, len,
+				      dt_fill_ast, &f->fill_done, NULL);
+		if (!ret)
+			ret = dt_fill_wait(f, lksb);
+		if (ret) {
+			l.status = ret;
+			break;
+		}
+		f->nr_fill = l.held + 1;
+	}
+	return copy_to_user(argp, &l, sizeof(l)) ? -EFAULT : 0;
+}
+
+static long dt_fill_release(struct dt_file *f)
+{
+	long ret = 0;
+
+	while (f->nr_fill) {
+		struct rdlock_dlm_lksb *lksb = &f->fill[--f->nr_fill];
+
+		reinit_completion(&f->fill_done);
+		if (rdlock_dlm_unlock(f->dls, lksb->sb_lkid, 0, NULL, NULL) ||
+		    dt_fill_wait(f, lksb) != RDLOCK_DLM_EUNLOCK)
+			ret = -EIO;
+	}
+	kvfree(f->fill);
+	f->fill = NULL;
+	return ret;
+}
+
 static_assert(RDLOCK_DLM_TEST_WAIT_NONE == RDLOCK_DLM_WAIT_NONE);
 static_assert(RDLOCK_DLM_TEST_WAIT_GATE == RDLOCK_DLM_WAIT_GATE);
 static_assert(RDLOCK_DLM_TEST_WAIT_MAIN == RDLOCK_DLM_WAIT_MAIN);
@@ -250,6 +323,12 @@ static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case RDLOCK_DLM_TEST_IOC_STATUS:
 		ret = dt_status(f, argp);
 		break;
+	case RDLOCK_DLM_TEST_IOC_FILL:
+		ret = dt_fill(f, argp);
+		break;
+	case RDLOCK_DLM_TEST_IOC_FILL_RELEASE:
+		ret = dt_fill_release(f);
+		break;
 	default:
 		ret = -ENOTTY;
 	}
@@ -267,6 +346,7 @@ static int dt_open(struct inode *inode, struct file *file)
 	mutex_init(&f->mutex);
 	spin_lock_init(&f->lock);
 	init_waitqueue_head(&f->wait);
+	init_completion(&f->fill_done);
 	for (i = 0; i < RDLOCK_DLM_TEST_LOCKS; i++)
 		f->slots[i].f = f;
 	file->private_data = f;
@@ -293,6 +373,7 @@ static int dt_release(struct inode *inode, struct file *file)
 
 	if (!f->dls)
 		goto out;
+	dt_fill_release(f);
 	for (round = 0; round < 600 && !dt_all_dead(f); round++) {
 		for (i = 0; i < RDLOCK_DLM_TEST_LOCKS; i++) {
 			struct dt_slot *s = &f->slots[i];

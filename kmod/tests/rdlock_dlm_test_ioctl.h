@@ -99,6 +99,20 @@ struct rdlock_dlm_test_status {
 	__s32 waiting;
 };
 
+/*
+ * FILL: PR with NOQUEUE on fresh resources "@prefix<i>", i from 0, one
+ * at a time, until one fails or @max are held; they stay held until
+ * FILL_RELEASE (or close). Out: @held, and @status: the failed request's
+ * AST status (0 when @max were granted).
+ */
+struct rdlock_dlm_test_fill {
+	__u32 max;
+	__u32 held;
+	__s32 status;
+	__u32 pad;
+	char prefix[16];
+};
+
 #define RDLOCK_DLM_TEST_IOC_MAGIC	0xd7
 #define RDLOCK_DLM_TEST_IOC_OPEN	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 1, \
 					     struct rdlock_dlm_test_open)
@@ -110,5 +124,9 @@ struct rdlock_dlm_test_status {
 					      struct rdlock_dlm_test_event)
 #define RDLOCK_DLM_TEST_IOC_STATUS	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 5, \
 					      struct rdlock_dlm_test_status)
+#define RDLOCK_DLM_TEST_IOC_FILL	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 6, \
+					      struct rdlock_dlm_test_fill)
+/* Unlock what FILL holds; -EIO if an unlock AST was not EUNLOCK. */
+#define RDLOCK_DLM_TEST_IOC_FILL_RELEASE _IO(RDLOCK_DLM_TEST_IOC_MAGIC, 7)
 
 #endif /* _RDLOCK_DLM_TEST_IOCTL_H */

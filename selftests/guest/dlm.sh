@@ -19,6 +19,14 @@ export RDLOCK_BARRIER_TIMEOUT
 BACKEND=$1
 rdl_backend_arg "$BACKEND"
 
+# The room case fills the lockspace (about 2200 resources): 9 s on the
+# stock kernel, 77 s (verbs) and 179 s (two-sided) under KASAN and TCG, so
+# the debug kernel leaves it out.
+if [ "${RDLOCK_KERNEL:-}" = debug ]; then
+	RDLOCK_DLM_ROOM=${RDLOCK_DLM_ROOM:-0}
+	export RDLOCK_DLM_ROOM
+fi
+
 if rdl_check_env && rdl_start "backend=$BACKEND" &&
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then

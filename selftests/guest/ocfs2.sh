@@ -271,6 +271,19 @@ bench_phase() {
 	p_t=$(now_cs)
 	"$p_fn" || return 1
 	echo "# bench node $ID $p_name $p_ops $(($(now_cs) - p_t))"
+	bench_prof "$p_name"
+}
+
+# rdlock's counters after a phase, for profiles (the difference between
+# two phases' is the later phase's): "# prof node ID PHASE FILE NAME: N".
+# Nothing on o2cb.
+bench_prof() {
+	for f in /sys/kernel/debug/rdlock/dlm /sys/kernel/debug/rdlock/protocols \
+		 /sys/kernel/debug/rdlock/lockspaces/dlm*/stats; do
+		[ -r "$f" ] || continue
+		sed "s|^|# prof node $ID $1 ${f#/sys/kernel/debug/rdlock/} |" "$f"
+	done
+	return 0
 }
 
 # $BENCH files $BDIR/$BPFX1, 2, ... made, stat'ed, removed.
@@ -307,6 +320,7 @@ bench() {
 	fi
 	mkdir "$MNT/bench.$ID" || return 1
 	barrier 20 || return 1
+	bench_prof start
 	BDIR=$MNT/bench BPFX=$ID. BENCH_EXPECT=$((BENCH * RDLOCK_NR_NODES))
 	bench_phase 21 shared-create bench_create "$BENCH" &&
 	bench_phase 22 shared-stat bench_stat "$BENCH_EXPECT" &&

@@ -36,9 +36,14 @@
  * count	every node increments a counter on node 0 under EX (NL->EX,
  *		non-atomic READ + WRITE, EX->NL) RDLOCK_DLM_ITERS times; the
  *		counter must be exactly nodes * iterations.
+ * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
+ *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
+ *		exactly one room wait; a queued PR request on another fresh
+ *		resource then is granted once node 0 gives the others back
+ *		(it may have waited for room meanwhile).
  *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_DLM_ITERS (default 30),
- * RDLOCK_BARRIER_TIMEOUT (s, default 300).
+ * RDLOCK_BARRIER_TIMEOUT (s, default 300), RDLOCK_DLM_ROOM (0: skip room).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,7 +79,7 @@
 #define SBF_VALNOTVALID	0x02
 
 /* Raw slots relative to B, on node 0. */
-#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25) */
+#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25; room: 26, 27) */
 #define R_COUNTER	32
 #define R_CANCELS	33
 
@@ -83,7 +88,7 @@
 #define QUIET_MS	300	/* a callback that must not */
 
 struct dlm_env {
-	__u32 self, nr_nodes, iters, barrier_timeout, base;
+	__u32 self, nr_nodes, iters, barrier_timeout, base, room;
 };
 
 FIXTURE(dlm) {
@@ -103,6 +108,7 @@ FIXTURE_SETUP(dlm)
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_DLM_ITERS", 30, &e->iters));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_DLM_ROOM", 1, &e->room));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 300,
 				 &e->barrier_timeout));
 	ASSERT_LT(e->self, e->nr_nodes);
@@ -765,6 +771,38 @@ TEST_F_TIMEOUT(dlm, count, STEP_S)
 	EXPECT_EQ((__u64)self->env.nr_nodes * self->env.iters, v);
 	ASSERT_EQ(0, dl_unlock(fd, 0, 0));
 	BARRIER(14);
+}
+
+TEST_F_TIMEOUT(dlm, room, STEP_S)
+{
+	/* More than the lockspace's name entries: one must find none. */
+	struct rdlock_dlm_test_fill fl = { .max = 8192, .prefix = "room-" };
+	int fd = self->fd;
+	long long waits;
+	char msg[160];
+
+	if (!self->env.room)
+		SKIP(return, "RDLOCK_DLM_ROOM=0 (the debug kernel: slow)");
+	BARRIER(26);
+	if (!self->env.self) {
+		waits = rdl_debugfs_counter("dlm", "room_waits");
+		ASSERT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_FILL, &fl));
+		printf("# %u resources held at the first failure\n", fl.held);
+		EXPECT_EQ(-EAGAIN, fl.status)
+			TH_LOG("%s", fl.status == -ENOSPC ? "-ENOSPC" : "");
+		EXPECT_LE(0, waits);
+		EXPECT_EQ(waits + 1, rdl_debugfs_counter("dlm", "room_waits"));
+		ASSERT_EQ(0, dl_lock(fd, 0, PR, 0, "room-queued"));
+		EXPECT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_FILL_RELEASE,
+				       NULL));
+		EXPECT_AST(fd, 0, 0);
+		UNLOCK(fd, 0);
+	}
+	/* The others wait for node 0's fill: the test's limit, not the step's. */
+	ASSERT_EQ(0, rdl_barrier(self->raw, self->env.nr_nodes, STEP_S,
+				 self->env.base + R_BARRIER + 27, 1, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
 }
 
 TEST_HARNESS_MAIN

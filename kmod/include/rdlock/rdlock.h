@@ -111,5 +111,7 @@ void rdlock_unlock(struct rdlock_lock *lk);
 enum rdlock_lock_mode rdlock_lock_mode(const struct rdlock_lock *lk);
 int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags);
 int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags);
+int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
+			 u32 flags);
 
 #endif /* _RDLOCK_RDLOCK_H */
