@@ -720,6 +720,23 @@ static struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 }
 
 /*
+ * Move unused name @res from the cache to the drops, under res_lock.
+ * Return: true if the drop work was idle and the caller must queue it.
+ */
+static bool rdlock_res_drop_locked(struct rdlock_ls *ls,
+				   struct rdlock_res *res)
+{
+	hash_del(&res->hnode);
+	list_move_tail(&res->lru, &ls->drops);
+	ls->nr_unused--;
+	ls->nr_drops++;
+	if (ls->dropping)
+		return false;
+	ls->dropping = true;
+	return true;
+}
+
+/*
  * Unused names stay resolved until too many are; the oldest is forgotten
  * and its entry reference dropped in the background (remote operations).
  */
@@ -733,12 +750,7 @@ static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
 		list_add_tail(&res->lru, &ls->lru);
 		if (++ls->nr_unused > ls->res_cache) {
 			old = list_first_entry(&ls->lru, struct rdlock_res, lru);
-			hash_del(&old->hnode);
-			list_move_tail(&old->lru, &ls->drops);
-			ls->nr_unused--;
-			ls->nr_drops++;
-			queue = !ls->dropping;
-			ls->dropping = true;
+			queue = rdlock_res_drop_locked(ls, old);
 		}
 	}
 	spin_unlock(&ls->res_lock);
@@ -765,15 +777,7 @@ void rdlock_ls_trim(struct rdlock_ls *ls)
 							  struct rdlock_res,
 							  lru);
 
-		hash_del(&res->hnode);
-		list_move_tail(&res->lru, &ls->drops);
-		ls->nr_unused--;
-		ls->nr_drops++;
-		/* Only the first move may find the drop work idle. */
-		if (!ls->dropping) {
-			queue = true;
-			ls->dropping = true;
-		}
+		queue |= rdlock_res_drop_locked(ls, res);
 	}
 	spin_unlock(&ls->res_lock);
 	if (queue)
