@@ -324,10 +324,28 @@ enum {
 };
 
 static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
-	"take_main", "take_gate", "take_fail", "try_ok", "try_busy", "drop",
-	"lvb_get", "lvb_set", "lvb_words", "lvb_spared", "notices", "noqueue",
-	"valblk", "cancels", "room_waits", "trims", "ns_take_main", "ns_take_gate", "ns_drop",
-	"ns_lvb", "ns_notice", "ns_request",
+	[RDLOCK_DLM_ST_TAKE_MAIN] = "take_main",
+	[RDLOCK_DLM_ST_TAKE_GATE] = "take_gate",
+	[RDLOCK_DLM_ST_TAKE_FAIL] = "take_fail",
+	[RDLOCK_DLM_ST_TRY_OK] = "try_ok",
+	[RDLOCK_DLM_ST_TRY_BUSY] = "try_busy",
+	[RDLOCK_DLM_ST_DROP] = "drop",
+	[RDLOCK_DLM_ST_LVB_GET] = "lvb_get",
+	[RDLOCK_DLM_ST_LVB_SET] = "lvb_set",
+	[RDLOCK_DLM_ST_LVB_WORDS] = "lvb_words",
+	[RDLOCK_DLM_ST_LVB_SPARED] = "lvb_spared",
+	[RDLOCK_DLM_ST_NOTICE] = "notices",
+	[RDLOCK_DLM_ST_NOQUEUE] = "noqueue",
+	[RDLOCK_DLM_ST_VALBLK] = "valblk",
+	[RDLOCK_DLM_ST_CANCEL] = "cancels",
+	[RDLOCK_DLM_ST_ROOM_WAIT] = "room_waits",
+	[RDLOCK_DLM_ST_TRIM] = "trims",
+	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
+	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
+	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
+	[RDLOCK_DLM_ST_NS_LVB] = "ns_lvb",
+	[RDLOCK_DLM_ST_NS_NOTICE] = "ns_notice",
+	[RDLOCK_DLM_ST_NS_REQ] = "ns_request",
 };
 
 static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
@@ -336,6 +354,13 @@ static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
 static void rdlock_dlm_count(int st, s64 n)
 {
 	atomic64_add(n, &rdlock_dlm_st[st]);
+}
+
+/* One more @st, and the time since @t0 added to @ns_st. */
+static void rdlock_dlm_count_since(int st, int ns_st, ktime_t t0)
+{
+	rdlock_dlm_count(st, 1);
+	rdlock_dlm_count(ns_st, ktime_to_ns(ktime_sub(ktime_get(), t0)));
 }
 
 static int rdlock_dlm_mode_idx(int mode)
@@ -572,9 +597,8 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 
 	static_assert(sizeof(m) <= RDLOCK_LS_NOTICE_MAX);
 	ret = rdlock_ls_notice_send(req->dls->ls, &m, sizeof(m));
-	rdlock_dlm_count(RDLOCK_DLM_ST_NOTICE, 1);
-	rdlock_dlm_count(RDLOCK_DLM_ST_NS_NOTICE,
-			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	rdlock_dlm_count_since(RDLOCK_DLM_ST_NOTICE, RDLOCK_DLM_ST_NS_NOTICE,
+			       t0);
 	/* A node not connected has no holder we could wait for now. */
 	if (ret && ret != -ENOTCONN)
 		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
@@ -675,13 +699,14 @@ took:
 		lk = ERR_PTR(ret);
 	}
 	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
-	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_TAKE_GATE :
-				RDLOCK_DLM_ST_TAKE_MAIN, 1);
-	rdlock_dlm_count(gate ? RDLOCK_DLM_ST_NS_GATE : RDLOCK_DLM_ST_NS_MAIN,
-			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
-	if (IS_ERR(lk))
-		rdlock_dlm_count(RDLOCK_DLM_ST_TAKE_FAIL, 1);
+	if (gate)
+		rdlock_dlm_count_since(RDLOCK_DLM_ST_TAKE_GATE,
+				       RDLOCK_DLM_ST_NS_GATE, t0);
+	else
+		rdlock_dlm_count_since(RDLOCK_DLM_ST_TAKE_MAIN,
+				       RDLOCK_DLM_ST_NS_MAIN, t0);
 	if (IS_ERR(lk)) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_TAKE_FAIL, 1);
 		/* TRY: busy, or too many abandoned tries still finishing. */
 		if (noqueue && (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN))
 			return -EAGAIN;
@@ -705,9 +730,8 @@ static void rdlock_dlm_drop(struct rdlock_lock **lk)
 		t0 = ktime_get();
 		rdlock_unlock(*lk);
 		*lk = NULL;
-		rdlock_dlm_count(RDLOCK_DLM_ST_DROP, 1);
-		rdlock_dlm_count(RDLOCK_DLM_ST_NS_DROP,
-				 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+		rdlock_dlm_count_since(RDLOCK_DLM_ST_DROP,
+				       RDLOCK_DLM_ST_NS_DROP, t0);
 	}
 }
 
@@ -790,9 +814,7 @@ static int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
 	ktime_t t0 = ktime_get();
 	int ret = rdlock_lvb_get(lk, buf, f);
 
-	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_GET, 1);
-	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
-			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	rdlock_dlm_count_since(RDLOCK_DLM_ST_LVB_GET, RDLOCK_DLM_ST_NS_LVB, t0);
 	return ret;
 }
 
@@ -806,9 +828,7 @@ static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf,
 		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_WORDS, hweight8(words));
 		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SPARED, 8 - hweight8(words));
 	}
-	rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SET, 1);
-	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LVB,
-			 ktime_to_ns(ktime_sub(ktime_get(), t0)));
+	rdlock_dlm_count_since(RDLOCK_DLM_ST_LVB_SET, RDLOCK_DLM_ST_NS_LVB, t0);
 	return ret;
 }
 
