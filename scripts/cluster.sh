@@ -358,7 +358,7 @@ check_net_stall()
 	# A monitor serves one client at a time: the watcher's goes first.
 	kill "$watch_pid" 2> /dev/null || true
 	wait "$watch_pid" 2> /dev/null || true
-	"$SCRIPTS/qemu-monitor.py" "$work/monitor$net_stall" \
+	"$SCRIPTS/qemu_monitor.py" "$work/monitor$net_stall" \
 		"info network" \
 		"info virtio-queue-status /machine/peripheral/nic0/virtio-backend 1" \
 		> "$log_dir/node$net_stall.netstall" 2>&1 || true

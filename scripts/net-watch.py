@@ -12,42 +12,12 @@ the indices go to DIR/node<i>.txq, for the record.
 """
 
 import re
-import socket
 import sys
 import time
 
-PROMPT = b"(qemu) "
+from qemu_monitor import Monitor
+
 NIC = "/machine/peripheral/nic0/virtio-backend"
-
-
-class Monitor:
-    def __init__(self, path):
-        self.path = path
-        self.sock = None
-
-    def connect(self):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(5)
-        sock.connect(self.path)
-        self.sock = sock
-        self.read()
-
-    def read(self):
-        data = b""
-        while not data.endswith(PROMPT):
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise OSError("monitor closed")
-            data += chunk
-        text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", data.decode(errors="replace"))
-        return text.replace("\r", "")[: -len(PROMPT)]
-
-    def cmd(self, line):
-        if self.sock is None:
-            self.connect()
-        self.sock.sendall(line.encode() + b"\n")
-        out = self.read()
-        return out.split("\n", 1)[1] if "\n" in out else ""
 
 
 def field(text, name):
@@ -74,7 +44,7 @@ def tx_state(mon):
 
 def main():
     out_dir, stall_sec = sys.argv[1], float(sys.argv[2])
-    mons = [Monitor(p) for p in sys.argv[3:]]
+    mons = [Monitor(p, timeout=5) for p in sys.argv[3:]]
     last = [None] * len(mons)
     since = [None] * len(mons)
     stalled = [False] * len(mons)
