@@ -27,7 +27,7 @@
 # --shared-disk, RDLOCK_SHARED_DISK=/dev/vda.  The command sees RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_NODE_ADDRS,
 # RDLOCK_KERNEL and RDLOCK_GID_INDEX (rxe0's IPv4 RoCE v2 GID).  Its output
 # is logged to <log-dir>/node<i>.out, the kernel log to node<i>.console.
-# The guests' init keeps TCP ports 7770 and 7771 for its start/end barrier.
+# The guests' init keeps TCP ports 7769 to 7771 for its start/end barriers.
 #
 # Prints "RESULT node=<i> passed=<p> failed=<f> skipped=<s> exit=<rc>
 # splat=<0|1>" per node and "cluster: P passed, F failed, S skipped", also

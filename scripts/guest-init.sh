@@ -119,9 +119,11 @@ export RDLOCK_GID_INDEX
 
 # Start barrier.  Peers boot at different speeds: a node is "up" once its
 # rxe0 is usable (port UP_PORT answers) and "started" once it has seen all
-# its peers up (port STARTED_PORT answers).  Ports 7770/7771 are taken.
+# its peers up (port STARTED_PORT answers), "finished" once its command
+# has ended (port FINISHED_PORT answers).  Ports 7769-7771 are taken.
 UP_PORT=7770
 STARTED_PORT=7771
+FINISHED_PORT=7769
 nc -ll -p $UP_PORT -e true &
 
 # nc's -w bounds only the connect: a peer that powers off between accept
@@ -151,12 +153,16 @@ rc=$?
 kmemleak_scan
 report $rc
 
-# End barrier: do not power off while a peer still waits for us to be up,
-# i.e. until every peer has started or is gone already (finished or dead).
+# End barrier: do not power off while a peer may still need us, i.e.
+# until every peer has finished its command too or is gone (dead).  A
+# test's out-of-band signals (lib.sh's rdl_signal) are listeners on the
+# sender, so a node that left as soon as its own command ended could take
+# a signal down before a slower peer saw it.
+nc -ll -p $FINISHED_PORT -e true &
 echo "rdlock-init: end barrier" > /dev/kmsg
 for peer in $RDLOCK_NODE_ADDRS; do
 	[ "$peer" = "$addr" ] && continue
-	until answers "$peer" $STARTED_PORT; do
+	until answers "$peer" $FINISHED_PORT; do
 		ping -c 1 -W 1 "$peer" > /dev/null 2>&1 || break
 		sleep 0.5
 	done

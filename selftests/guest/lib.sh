@@ -59,8 +59,9 @@ rdl_node_addr() {
 
 # Out-of-band signals between guests, for tests that take rdlock itself
 # down: rdl_signal PORT answers on PORT (7772 and up; guest-init.sh has
-# 7770 and 7771) from now on; rdl_wait_signal NODE PORT SEC waits at most
-# SEC seconds for node NODE to answer there.
+# 7769 to 7771) from now on, until this node powers off, which guest-init.sh
+# does only once every peer has finished its command; rdl_wait_signal NODE
+# PORT SEC waits at most SEC seconds for node NODE to answer there.
 rdl_signal() {
 	nc -ll -p "$1" -e true &
 }
