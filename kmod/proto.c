@@ -54,9 +54,23 @@ static mempool_t *rdlock_proto_work_pool;
  */
 void __rdlock_proto_count(const struct rdlock_proto_cfg *cfg, size_t offset)
 {
-	atomic64_inc((atomic64_t *)((char *)&rdlock_proto_stats + offset));
+	__rdlock_proto_add(cfg, offset, 1);
+}
+
+/**
+ * __rdlock_proto_add() - add to one counter
+ * @cfg: as for __rdlock_proto_count().
+ * @offset: as for __rdlock_proto_count().
+ * @v: the amount.
+ *
+ * Use rdlock_proto_add(), which takes the counter's name.
+ */
+void __rdlock_proto_add(const struct rdlock_proto_cfg *cfg, size_t offset,
+			s64 v)
+{
+	atomic64_add(v, (atomic64_t *)((char *)&rdlock_proto_stats + offset));
 	if (cfg && cfg->stats)
-		atomic64_inc((atomic64_t *)((char *)cfg->stats + offset));
+		atomic64_add(v, (atomic64_t *)((char *)cfg->stats + offset));
 }
 
 /**

@@ -282,6 +282,11 @@ struct rdlock_proto_ops {
  * @rel_ops: remote operations by enum rdlock_xop of tickets from their
  *	release on (%RDLOCK_TICKET_RELEASING or later: the release, its
  *	handover, the resets it owes), background releases included.
+ * @poll_idle: polls of a waiting bakery ticket that saw no ticket finish.
+ * @poll_sleep_us: time waiting bakery tickets slept before their polls.
+ * @grant_slack_us: for each bakery grant seen by a poll, the time since
+ *	the poll before it (or the wait's start), which saw no grant: how
+ *	late, at most, the waiter noticed its grant.
  */
 struct rdlock_proto_stats {
 	atomic64_t acquires;
@@ -304,6 +309,9 @@ struct rdlock_proto_stats {
 	atomic64_t tickets_unfinished;
 	atomic64_t acq_ops[RDLOCK_XOP_NR];
 	atomic64_t rel_ops[RDLOCK_XOP_NR];
+	atomic64_t poll_idle;
+	atomic64_t poll_sleep_us;
+	atomic64_t grant_slack_us;
 };
 
 extern struct rdlock_proto_stats rdlock_proto_stats;
@@ -324,6 +332,11 @@ void __rdlock_proto_count(const struct rdlock_proto_cfg *cfg, size_t offset);
 /* Count one event into the global and the lockspace's (cfg->stats) stats. */
 #define rdlock_proto_count(cfg, counter) \
 	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats, counter))
+void __rdlock_proto_add(const struct rdlock_proto_cfg *cfg, size_t offset,
+			s64 v);
+/* Add @v to a counter, as rdlock_proto_count() adds one. */
+#define rdlock_proto_add(cfg, counter, v) \
+	__rdlock_proto_add(cfg, offsetof(struct rdlock_proto_stats, counter), v)
 int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 		       struct rdlock_ticket *t);
 int rdlock_proto_op(const struct rdlock_proto_cfg *cfg,
