@@ -114,7 +114,8 @@ struct rdlock_proto_quota {
  *	owns the lock for k x T; a waiter that sees no progress for 2T x the
  *	tickets still ahead of it resets the word and fails with -EAGAIN; a
  *	release counts only a ticket the word still shows (CAS).
- * @omega_us: polling unit; 0: the measured READ latency to the home node.
+ * @omega_us: bakery waiters' shortest sleep between polls; 0: 50 us
+ *	(bakery_poll=0: the polling unit; 0: the measured READ latency).
  * @update_word: the lock words use the six-counter layout of section 5.2;
  *	%RDLOCK_MODE_UPDATE is valid only then.
  * @stats: if not NULL, counted into as well as the global

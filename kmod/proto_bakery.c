@@ -6,7 +6,8 @@
  *
  * Acquire takes a ticket with one FETCH_AND_ADD and is granted at once when
  * the returned word allows. Otherwise it polls the word with RDMA READs,
- * sleeping holds_ahead x omega between them (never spinning a CPU). An
+ * sleeping a quarter of the time since a ticket ahead last finished
+ * between them (never spinning a CPU). An
  * over-limit ticket is withdrawn by CAS; the acquirer polls the word with
  * READs after random exponential back-offs until the holder that crossed
  * COUNT_MAX resets it, and then takes a ticket again. With leases, a waiter
@@ -33,10 +34,8 @@
 /* An over-limit word waits for its reset for at most this many polls. */
 #define RDLOCK_BAKERY_WAIT_CAP	1000U
 /*
- * Polls that saw no ticket finish double the next sleep, up to this: the
- * delay this adds to a grant is at most the time already waited, and a
- * waiter behind a long hold stops polling hard (bakery.rst, protocol
- * deviation 6).
+ * The longest sleep between polls: a waiter behind a long hold stops
+ * polling hard (bakery.rst, protocol deviation 6).
  */
 #define RDLOCK_BAKERY_IDLE_MAX_NS	(10 * NSEC_PER_MSEC)
 

@@ -253,7 +253,7 @@ enum rdlock_lock_mode {
  * @lease_ms: 0: holders keep locks until they release them; T: DSLR
  *	leases of T ms (a stalled holder is reset by waiters after 2T), at
  *	least RDLOCK_LEASE_MS_MIN.
- * @omega_us: polling unit of waiters; 0: measured READ latency.
+ * @omega_us: shortest sleep of waiters between polls; 0: 50 us.
  * @slots: lock-table slots the lockspace takes on every node, even, 2 ..
  *	RDLOCK_LS_SLOTS_MAX; it holds @slots / 2 distinct names per node
  *	(CQL: @slots / (2 + 2^@queue_bits), at least 1) while in use.
