@@ -109,7 +109,7 @@ static int rdlock_bakery_withdraw(const struct rdlock_proto_cfg *cfg,
  * quarter of @since bounds how late a grant is noticed to a quarter of
  * the hold it ended, whatever the network's latency; the legacy policy
  * sleeps at least one READ latency per hold ahead, which on a slow network
- * is several critical sections (bakery.rst, deviation 4).
+ * is many critical sections (bakery.rst, "Polling").
  */
 static u64 rdlock_bakery_poll_ns(const struct rdlock_proto_cfg *cfg,
 				 const struct rdlock_ticket *t,
@@ -122,7 +122,7 @@ static u64 rdlock_bakery_poll_ns(const struct rdlock_proto_cfg *cfg,
 	if (READ_ONCE(rdlock_bakery_poll)) {
 		omega = cfg->omega_us ? rdlock_proto_omega_ns(cfg, t->node) :
 					RDLOCK_BAKERY_POLL_MIN_NS;
-		return clamp_t(u64, ktime_to_ns(since) / 4, omega,
+		return clamp_t(u64, max_t(s64, ktime_to_ns(since), 0) / 4, omega,
 			       max_t(u64, omega, RDLOCK_BAKERY_IDLE_MAX_NS));
 	}
 	/* Algorithm 2 line 20, counting only what delays us. */

@@ -8,12 +8,12 @@
 # (module parameter bakery_poll), ROUNDS rounds in a rotating order. A
 # benchmark: it reports, it asserts nothing about speed. Lines "#poll ..."
 # carry node 0's cluster figures and this node's poll counters per run.
-#   bakerypoll.sh [POLICIES [ROUNDS [SECS]]]	(default "0 2", 3, 4)
+#   bakerypoll.sh [POLICIES [ROUNDS [SECS]]]	(default "0 1", 3, 4)
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
 
-POLICIES=${1:-0 2}
+POLICIES=${1:-0 1}
 ROUNDS=${2:-3}
 SECS=${3:-4}
 CLIENTS=${RDLOCK_BAKERYPOLL_CLIENTS:-2}
