@@ -2,16 +2,18 @@
 /*
  * rdlock DLM API (interface layer): fs/dlm semantics on rdlock lockspaces.
  *
- * A DLM lock (struct rdlock_dlm_lkb) holds rdlock locks on two names of
- * its resource: the main name ("M" + resource), held shared for PR and
- * exclusive for EX, and the convert gate ("G" + resource), held exclusive
- * together with the main name for as long as the lock is at EX. NL holds
- * neither. Every EX acquisition takes the gate first; while a node holds
- * the gate nobody else can get EX on the main name, so a PR->EX
- * conversion may give up its shared hold and wait for EX on the main name
+ * A DLM lock (struct rdlock_dlm_lkb) holds rdlock locks on the two lock
+ * words of its resource's rdlock name ("M" + resource): the main word,
+ * held shared for PR and exclusive for EX, and the convert gate (the
+ * name's gate word, RDLOCK_LKF_GATE), held exclusive together with the
+ * main word for as long as the lock is at EX. NL holds neither. One name
+ * for both: one resolve, one entry, one cached name per resource. Every
+ * EX acquisition takes the gate first; while a node holds the gate
+ * nobody else can get EX on the main word, so a PR->EX
+ * conversion may give up its shared hold and wait for EX on the main word
  * without anybody else getting EX in between: the data it cached under PR
  * stays valid. Two PR->EX converters meet at the gate: the one waiting
- * there gets a BAST from the other's wait for the main name, cancels and
+ * there gets a BAST from the other's wait for the main word, cancels and
  * (the caller) down-converts. Documentation/rdlock/dlm-api.rst has the
  * details.
  *
@@ -71,13 +73,14 @@ static const siphash_key_t rdlock_dlm_key = {
  */
 static const struct rdlock_ls_attr rdlock_dlm_attr = {
 	.proto = RDLOCK_PROTO_CASLOCK,
-	.flags = RDLOCK_LS_LVB,	/* value blocks, in the names' entries */
+	/* Value blocks and the convert gates, in the names' entries. */
+	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE,
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
-	.slots = 16384,		/* 1489 names of 11 slots per home */
+	.slots = 16384,		/* 1365 names of 12 slots per home */
 };
 
 /*
- * The value block's state (rdlock_lvb_set() flags), on the main name:
+ * The value block's state (rdlock_lvb_set() flags), on the resource's name:
  * VALID once an EX holder stored it with VALBLK; DIRTY from an EX grant
  * until that holder goes below EX, so that a holder that never came back
  * (a dead node) leaves it marked possibly stale.
@@ -168,7 +171,7 @@ struct rdlock_dlm_req;
  * @bast: blocking callback, or NULL.
  * @astarg: their argument.
  * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
- * @main: the rdlock lock on the main name (PR: shared, EX: exclusive).
+ * @main: the rdlock lock on the main word (PR: shared, EX: exclusive).
  * @gate: the rdlock lock on the convert gate (EX only).
  * @lvb_valid: at EX: the value block was valid when granted (what an
  *	EX release without VALBLK puts back).
@@ -225,7 +228,7 @@ struct rdlock_dlm_lkb {
  * @noticed: its blocking notice went out: the done notice is owed.
  * @cancellable: waiting in a step that a cancel may abandon.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
- * @main: a lock on the main name this request took and does not hand over.
+ * @main: a lock on the main word this request took and does not hand over.
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
  * @gate_work: gives back @cancel_gate.
@@ -298,7 +301,7 @@ static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
  * EX; unlocks as IV); times in ns.
  */
 enum {
-	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main name */
+	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main word */
 	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
 	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
 	RDLOCK_DLM_ST_TRY_OK,		/* a try spared a wait's notices */
@@ -314,7 +317,7 @@ enum {
 	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
 	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
 	RDLOCK_DLM_ST_TRIM,		/* room notices received */
-	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-name rdlock_lock() */
+	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
 	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
@@ -644,7 +647,7 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, unsigned int *ms)
 }
 
 /*
- * Take the main (@gate false) or gate name of @req's resource, sending
+ * Take the main (@gate false) or gate word of @req's resource, sending
  * the request's blocking notice first unless @noqueue or @quiet (a take
  * that cannot wait for anybody).
  */
@@ -652,8 +655,9 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 			     int mode, bool noqueue, bool quiet,
 			     struct rdlock_lock **out)
 {
+	u32 word = gate ? RDLOCK_LKF_GATE : 0;
 	struct rdlock_lock_opts opts = {
-		.flags = noqueue ? RDLOCK_LKF_TRY : 0,
+		.flags = word | (noqueue ? RDLOCK_LKF_TRY : 0),
 	};
 	u8 name[RDLOCK_RES_NAME_MAX];
 	unsigned int room_ms = 0;
@@ -662,7 +666,7 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 	int ret;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
-	name[0] = gate ? 'G' : 'M';
+	name[0] = 'M';
 	memcpy(name + 1, req->res->name, req->res->len);
 	if (!noqueue)
 		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
@@ -671,7 +675,7 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 again:
 	/*
 	 * Before the request's first wait every holder in its way learns of
-	 * it, whichever of its waits (gate, main name) it will be in. A try
+	 * it, whichever of its waits (gate, main word) it will be in. A try
 	 * first: a request nobody is in the way of sends no notices (one to
 	 * every node now, and the done notice after).
 	 */
@@ -679,7 +683,7 @@ again:
 		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 				 rdlock_dlm_rdmode(mode),
 				 &(struct rdlock_lock_opts){
-					.flags = RDLOCK_LKF_TRY });
+					.flags = word | RDLOCK_LKF_TRY });
 		if (!IS_ERR(lk))
 			rdlock_dlm_count(RDLOCK_DLM_ST_TRY_OK, 1);
 		if (!IS_ERR(lk) ||
@@ -797,7 +801,7 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		return 0;
 	/*
 	 * Back to PR. The gate is ours, so nobody holds or can get EX on
-	 * the main name: with the CAS lock (a failed try leaves nothing
+	 * the main word: with the CAS lock (a failed try leaves nothing
 	 * behind) PR is granted at once.
 	 */
 	if (__rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, true,
@@ -1264,7 +1268,7 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	lkb->req = NULL;
 	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
-	 * A new or NL->EX request waiting for the main name holds the gate
+	 * A new or NL->EX request waiting for the main word holds the gate
 	 * (it set @waiting after storing @gate). Its abandoned wait must not
 	 * keep it: a PR holder converting to EX instead of giving its PR
 	 * back would wait for the gate, and this wait for that PR. Without

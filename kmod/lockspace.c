@@ -92,7 +92,12 @@ int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 {
 	if (!len || len > RDLOCK_RES_NAME_MAX || mode >= RDLOCK_LOCK_MODE_NR)
 		return -EINVAL;
-	if (opts && (!rdlock_lock_flags_ok(opts->flags, opts->timeout_ms) ||
+	/* The gate is a kernel user's, of a lockspace whose names have one. */
+	if (opts && opts->flags & RDLOCK_LKF_GATE &&
+	    !(ls->attr.flags & RDLOCK_LS_GATE))
+		return -EINVAL;
+	if (opts && (!rdlock_lock_flags_ok(opts->flags & ~RDLOCK_LKF_GATE,
+					   opts->timeout_ms) ||
 		     opts->lease_slots > (ls->attr.flags & RDLOCK_LS_UPDATE ?
 					  RDLOCK_LEASE_SLOTS_MAX_UPDATE :
 					  RDLOCK_LEASE_SLOTS_MAX)))
@@ -553,12 +558,23 @@ static bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
 static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 				     u32 tslot, u64 tag)
 {
-	u64 w, old;
+	u64 w[2], old;
 	bool idle;
 	int ret;
 
-	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0, &w);
-	idle = !ret && rdlock_ls_word_idle(ls, w);
+	/* The lock word, and the gate word after it: one READ. */
+	if (ls->attr.flags & RDLOCK_LS_GATE) {
+		ret = rdlock_xport_exec_range(RDLOCK_XOP_READ_RANGE, home,
+					      ls->incarnation[home], tslot + 1,
+					      0, 0, 2, NULL, w, 0);
+		ret = ret < 0 ? ret : 0;
+	} else {
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0,
+				   &w[0]);
+		w[1] = 0;
+	}
+	idle = !ret && rdlock_ls_word_idle(ls, w[0]) &&
+	       rdlock_ls_word_idle(ls, w[1]);
 	/*
 	 * The name's value block goes with the entry: the same name taking
 	 * the entry again later must not find an older value it wrote here
@@ -1146,7 +1162,7 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 
 	memset(&lk->ticket, 0, sizeof(lk->ticket));
 	lk->ticket.node = res->home;
-	lk->ticket.slot = res->slot;
+	lk->ticket.slot = res->slot + !!(lk->opts.flags & RDLOCK_LKF_GATE);
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
 	lk->ticket.incarnation = ls->incarnation[res->home];
@@ -1203,13 +1219,18 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 
 	struct rdlock_ls_attr plain = *attr;
 
-	/* Value blocks are for kernel users: the uapi's check refuses them. */
-	plain.flags &= ~RDLOCK_LS_LVB;
+	/*
+	 * Value blocks and gates are for kernel users: the uapi's check
+	 * refuses them. A CQL lock word's queue follows it: no gate there.
+	 */
+	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE);
 	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
 	if (ret)
 		return ERR_PTR(ret);
-	if (attr->flags & RDLOCK_LS_LVB &&
-	    attr->slots < rdlock_ls_entry_slots(attr))
+	if ((attr->flags & RDLOCK_LS_GATE &&
+	     attr->proto == RDLOCK_PROTO_CQL) ||
+	    (attr->flags & (RDLOCK_LS_LVB | RDLOCK_LS_GATE) &&
+	     attr->slots < rdlock_ls_entry_slots(attr)))
 		return ERR_PTR(-EINVAL);
 	if (mutex_lock_killable(&rdlock_ls_join_mutex))
 		return ERR_PTR(-EINTR);
