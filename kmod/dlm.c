@@ -104,7 +104,7 @@ enum rdlock_dlm_notice_kind {
 struct rdlock_dlm_notice_msg {
 	u8 kind;
 	s8 mode;
-	__le16 pad;
+	__le16 home;		/* ROOM: the node whose entries are full */
 	__le32 lkid;
 	__le64 hash;
 	__le64 req;
@@ -271,8 +271,9 @@ struct rdlock_dlm_req {
  * @notices: waiters of the cluster not done yet.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
- * @trim_work: forgets the rdlock names this node does not use (a room
- *	notice).
+ * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
+ * @trim_work: forgets the rdlock names this node does not use that are
+ *	homed on a node of @trim_homes.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -286,6 +287,7 @@ struct rdlock_dlm_ls {
 	struct list_head notices;
 	u64 next_req;
 	atomic_t refs;
+	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct trim_work;
 };
 
@@ -550,9 +552,14 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_ROOM) {
+		u32 home = le16_to_cpu(m->home);
+
 		spin_unlock(&dls->lock);
+		if (home >= RDLOCK_MAX_NODES)
+			return;
 		/* Forgetting takes remote operations: not in softirq. */
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRIM, 1);
+		set_bit(home, &dls->trim_homes);
 		queue_work(rdlock_dlm_wq, &dls->trim_work);
 		return;
 	}
@@ -586,11 +593,12 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 }
 
 static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
-				   int mode)
+				   int mode, u32 home)
 {
 	struct rdlock_dlm_notice_msg m = {
 		.kind = kind,
 		.mode = mode,
+		.home = cpu_to_le16(home),
 		.lkid = cpu_to_le32(req->lkid),
 		.hash = cpu_to_le64(req->res->hash),
 		.req = cpu_to_le64(req->id),
@@ -622,19 +630,21 @@ static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
  * holds or keeps cached). Failing would be wrong: fs/dlm queues such a
  * request, and OCFS2 leaves a lock whose AST reports an error busy for
  * good, so that its next user hangs. Instead every node is asked to
- * forget the names it does not use now (this one's included), which
- * frees their entries once no node uses them, and the take is tried
+ * forget the names homed on @home (the full node) it does not use now
+ * (this one's included), which frees their entries once no node uses
+ * them; names homed elsewhere stay cached. The take is tried
  * again after a back-off (@ms, NULL for a NOQUEUE take: "not now"), until
  * it gets room or the request is cancelled.
  * Return: 0 to try again, -EAGAIN (NOQUEUE) or -ECANCELED.
  */
-static int rdlock_dlm_room(struct rdlock_dlm_req *req, unsigned int *ms)
+static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
+			   unsigned int *ms)
 {
 	unsigned long flags;
 	bool live;
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_ROOM_WAIT, 1);
-	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to);
+	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to, home);
 	if (!ms)
 		return -EAGAIN;
 	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,
@@ -690,14 +700,16 @@ again:
 		    (PTR_ERR(lk) != -EAGAIN && PTR_ERR(lk) != -EBUSY))
 			goto took;
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
 		req->noticed = true;
 	}
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 rdlock_dlm_rdmode(mode), &opts);
 took:
 	if (IS_ERR(lk) && PTR_ERR(lk) == -ENOSPC) {
-		ret = rdlock_dlm_room(req, noqueue ? NULL : &room_ms);
+		ret = rdlock_dlm_room(req, rdlock_ls_home(req->dls->ls, name,
+							  req->res->len + 1),
+				      noqueue ? NULL : &room_ms);
 		if (!ret)
 			goto again;
 		lk = ERR_PTR(ret);
@@ -937,7 +949,7 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
 	if (req->noticed)
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to, 0);
 	/* A cancel's gate release uses @req. */
 	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);
@@ -1092,8 +1104,11 @@ static void rdlock_dlm_trim_work(struct work_struct *work)
 {
 	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
 						 trim_work);
+	u32 home;
 
-	rdlock_ls_trim(dls->ls);
+	for (home = 0; home < RDLOCK_MAX_NODES; home++)
+		if (test_and_clear_bit(home, &dls->trim_homes))
+			rdlock_ls_trim(dls->ls, home);
 }
 
 static int rdlock_dlm_check_mode(int mode)

@@ -508,6 +508,12 @@ static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
 			  ((first + i) % ls->entries);
 }
 
+/* Names hash to homes over the configured node ids in ascending order. */
+static u32 rdlock_res_home(const struct rdlock_ls *ls, u64 hash)
+{
+	return ls->nodes[hash % ls->nr_nodes];
+}
+
 static u32 rdlock_res_window(const struct rdlock_ls *ls)
 {
 	return min_t(u32, ls->entries, RDLOCK_LS_NAME_WINDOW);
@@ -775,24 +781,39 @@ static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
 }
 
 /**
- * rdlock_ls_trim() - forget every name of the lockspace this node does not use
+ * rdlock_ls_home() - the home node of a name
  * @ls: the lockspace.
+ * @name: the name.
+ * @len: its length.
  *
- * For a user told that a name found no free entry (-ENOSPC) somewhere in
- * the cluster: the names' entry references are dropped in the background
- * (remote operations), and an entry nobody else uses is freed for another
- * name. A name used again later is resolved again.
+ * Return: the node whose table holds the name's entry.
  */
-void rdlock_ls_trim(struct rdlock_ls *ls)
+u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len)
 {
+	return rdlock_res_home(ls, rdlock_res_hash(ls, name, len));
+}
+
+/**
+ * rdlock_ls_trim() - forget the names of one home this node does not use
+ * @ls: the lockspace.
+ * @home: the home node (rdlock_ls_home()) whose entries are wanted.
+ *
+ * For a user told that a name found no free entry (-ENOSPC) on @home: the
+ * entry references of this node's unused names homed there are dropped in
+ * the background (remote operations), and an entry nobody else uses is
+ * freed for another name. A name used again later is resolved again.
+ * Names homed elsewhere stay: their entries would not make room on @home.
+ */
+void rdlock_ls_trim(struct rdlock_ls *ls, u32 home)
+{
+	struct rdlock_res *res, *tmp;
 	bool queue = false;
 
 	spin_lock(&ls->res_lock);
-	while (!list_empty(&ls->lru)) {
-		struct rdlock_res *res = list_first_entry(&ls->lru,
-							  struct rdlock_res,
-							  lru);
-
+	list_for_each_entry_safe(res, tmp, &ls->lru, lru) {
+		/* Unresolved names hold no entry: they go anyway. */
+		if (res->resolved && res->home != home)
+			continue;
 		queue |= rdlock_res_drop_locked(ls, res);
 	}
 	spin_unlock(&ls->res_lock);
@@ -978,7 +999,7 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 	bool shrunk = false;
 	int got, other, ret;
 
-	res->home = ls->nodes[res->hash % ls->nr_nodes];
+	res->home = rdlock_res_home(ls, res->hash);
 	atomic64_inc(&ls->resolves);
 	for (;;) {
 		if (fatal_signal_pending(current))
