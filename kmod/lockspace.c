@@ -119,6 +119,29 @@ static int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 }
 
 /*
+ * READ @count consecutive slots from @slot on of @node's table into @vals,
+ * as few operations as the transport allows (RDLOCK_XPORT_READ_MAX slots
+ * each). Return: 0 or an error.
+ */
+static int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
+				u32 slot, u32 count, u64 *vals)
+{
+	u32 done, n;
+	int ret;
+
+	for (done = 0; done < count; done += n) {
+		n = min_t(u32, count - done, RDLOCK_XPORT_READ_MAX);
+		ret = rdlock_xport_exec_range(RDLOCK_XOP_READ_RANGE, node,
+					      ls->incarnation[node],
+					      slot + done, 0, 0, n, NULL,
+					      vals + done, 0);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * What the directory records so that every node checks the same policy;
  * CQL's field widths with their defaults resolved (bits 48-52 and 53-57).
  */
@@ -569,16 +592,9 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 	int ret;
 
 	/* The lock word, and the gate word after it: one READ. */
-	if (ls->attr.flags & RDLOCK_LS_GATE) {
-		ret = rdlock_xport_exec_range(RDLOCK_XOP_READ_RANGE, home,
-					      ls->incarnation[home], tslot + 1,
-					      0, 0, 2, NULL, w, 0);
-		ret = ret < 0 ? ret : 0;
-	} else {
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0,
-				   &w[0]);
-		w[1] = 0;
-	}
+	w[1] = 0;
+	ret = rdlock_ls_read_range(ls, home, tslot + 1,
+				   ls->attr.flags & RDLOCK_LS_GATE ? 2 : 1, w);
 	idle = !ret && rdlock_ls_word_idle(ls, w[0]) &&
 	       rdlock_ls_word_idle(ls, w[1]);
 	/*
@@ -1461,7 +1477,8 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
  *	(the bytes are then another name's, or zeroes).
  *
  * The holder must exclude writers itself (a shared lock against the
- * exclusive holders that write): the words are read one by one.
+ * exclusive holders that write): the words are not read at one instant
+ * (RDLOCK_XPORT_READ_MAX consecutive slots per operation).
  *
  * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
  * a transport error.
@@ -1469,26 +1486,23 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
 	struct rdlock_ls *ls = lk->ls;
-	u32 slot, i, home = lk->res->home;
+	u64 w[RDLOCK_LS_LVB_SLOTS];	/* the state word, then the bytes */
 	unsigned int nofs;
-	u64 v = 0, state = 0;
+	u32 i;
 	int ret = rdlock_lvb_check(lk);
 
 	if (ret)
 		return ret;
-	slot = rdlock_lvb_slot(lk);
 	nofs = memalloc_nofs_save();
-	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot, 0, 0, &state);
-	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot + 1 + i, 0,
-				   0, &v);
-		put_unaligned_le64(v, buf + 8 * i);
-	}
+	ret = rdlock_ls_read_range(ls, lk->res->home, rdlock_lvb_slot(lk),
+				   buf ? RDLOCK_LS_LVB_SLOTS : 1, w);
 	memalloc_nofs_restore(nofs);
 	if (ret)
 		return rdlock_ls_error(ls, ret);
-	*flags = (state & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
-		 state & RDLOCK_LVB_FLAGS_MASK : 0;
+	for (i = 0; buf && i < RDLOCK_LVB_LEN / 8; i++)
+		put_unaligned_le64(w[1 + i], buf + 8 * i);
+	*flags = (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
+		 w[0] & RDLOCK_LVB_FLAGS_MASK : 0;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_get);
