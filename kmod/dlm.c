@@ -2,16 +2,18 @@
 /*
  * rdlock DLM API (interface layer): fs/dlm semantics on rdlock lockspaces.
  *
- * A DLM lock (struct rdlock_dlm_lkb) holds rdlock locks on two names of
- * its resource: the main name ("M" + resource), held shared for PR and
- * exclusive for EX, and the convert gate ("G" + resource), held exclusive
- * together with the main name for as long as the lock is at EX. NL holds
- * neither. Every EX acquisition takes the gate first; while a node holds
- * the gate nobody else can get EX on the main name, so a PR->EX
- * conversion may give up its shared hold and wait for EX on the main name
+ * A DLM lock (struct rdlock_dlm_lkb) holds rdlock locks on the two lock
+ * words of its resource's rdlock name ("M" + resource): the main word,
+ * held shared for PR and exclusive for EX, and the convert gate (the
+ * name's gate word, RDLOCK_LKF_GATE), held exclusive together with the
+ * main word for as long as the lock is at EX. NL holds neither. One name
+ * for both: one resolve, one entry, one cached name per resource. Every
+ * EX acquisition takes the gate first; while a node holds the gate
+ * nobody else can get EX on the main word, so a PR->EX
+ * conversion may give up its shared hold and wait for EX on the main word
  * without anybody else getting EX in between: the data it cached under PR
  * stays valid. Two PR->EX converters meet at the gate: the one waiting
- * there gets a BAST from the other's wait for the main name, cancels and
+ * there gets a BAST from the other's wait for the main word, cancels and
  * (the caller) down-converts. Documentation/rdlock/dlm-api.rst has the
  * details.
  *
@@ -71,13 +73,14 @@ static const siphash_key_t rdlock_dlm_key = {
  */
 static const struct rdlock_ls_attr rdlock_dlm_attr = {
 	.proto = RDLOCK_PROTO_CASLOCK,
-	.flags = RDLOCK_LS_LVB,	/* value blocks, in the names' entries */
+	/* Value blocks and the convert gates, in the names' entries. */
+	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE,
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
-	.slots = 16384,		/* 1489 names of 11 slots per home */
+	.slots = 16384,		/* 1365 names of 12 slots per home */
 };
 
 /*
- * The value block's state (rdlock_lvb_set() flags), on the main name:
+ * The value block's state (rdlock_lvb_set() flags), on the resource's name:
  * VALID once an EX holder stored it with VALBLK; DIRTY from an EX grant
  * until that holder goes below EX, so that a holder that never came back
  * (a dead node) leaves it marked possibly stale.
@@ -101,7 +104,7 @@ enum rdlock_dlm_notice_kind {
 struct rdlock_dlm_notice_msg {
 	u8 kind;
 	s8 mode;
-	__le16 pad;
+	__le16 home;		/* ROOM: the node whose entries are full */
 	__le32 lkid;
 	__le64 hash;
 	__le64 req;
@@ -168,7 +171,7 @@ struct rdlock_dlm_req;
  * @bast: blocking callback, or NULL.
  * @astarg: their argument.
  * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
- * @main: the rdlock lock on the main name (PR: shared, EX: exclusive).
+ * @main: the rdlock lock on the main word (PR: shared, EX: exclusive).
  * @gate: the rdlock lock on the convert gate (EX only).
  * @lvb_valid: at EX: the value block was valid when granted (what an
  *	EX release without VALBLK puts back).
@@ -225,7 +228,7 @@ struct rdlock_dlm_lkb {
  * @noticed: its blocking notice went out: the done notice is owed.
  * @cancellable: waiting in a step that a cancel may abandon.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
- * @main: a lock on the main name this request took and does not hand over.
+ * @main: a lock on the main word this request took and does not hand over.
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
  * @gate_work: gives back @cancel_gate.
@@ -268,8 +271,9 @@ struct rdlock_dlm_req {
  * @notices: waiters of the cluster not done yet.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
- * @trim_work: forgets the rdlock names this node does not use (a room
- *	notice).
+ * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
+ * @trim_work: forgets the rdlock names this node does not use that are
+ *	homed on a node of @trim_homes.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -283,6 +287,7 @@ struct rdlock_dlm_ls {
 	struct list_head notices;
 	u64 next_req;
 	atomic_t refs;
+	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct trim_work;
 };
 
@@ -298,7 +303,7 @@ static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
  * EX; unlocks as IV); times in ns.
  */
 enum {
-	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main name */
+	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main word */
 	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
 	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
 	RDLOCK_DLM_ST_TRY_OK,		/* a try spared a wait's notices */
@@ -314,7 +319,7 @@ enum {
 	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
 	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
 	RDLOCK_DLM_ST_TRIM,		/* room notices received */
-	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-name rdlock_lock() */
+	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
 	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
@@ -547,9 +552,14 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_ROOM) {
+		u32 home = le16_to_cpu(m->home);
+
 		spin_unlock(&dls->lock);
+		if (home >= RDLOCK_MAX_NODES)
+			return;
 		/* Forgetting takes remote operations: not in softirq. */
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRIM, 1);
+		set_bit(home, &dls->trim_homes);
 		queue_work(rdlock_dlm_wq, &dls->trim_work);
 		return;
 	}
@@ -583,11 +593,12 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 }
 
 static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
-				   int mode)
+				   int mode, u32 home)
 {
 	struct rdlock_dlm_notice_msg m = {
 		.kind = kind,
 		.mode = mode,
+		.home = cpu_to_le16(home),
 		.lkid = cpu_to_le32(req->lkid),
 		.hash = cpu_to_le64(req->res->hash),
 		.req = cpu_to_le64(req->id),
@@ -619,19 +630,21 @@ static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
  * holds or keeps cached). Failing would be wrong: fs/dlm queues such a
  * request, and OCFS2 leaves a lock whose AST reports an error busy for
  * good, so that its next user hangs. Instead every node is asked to
- * forget the names it does not use now (this one's included), which
- * frees their entries once no node uses them, and the take is tried
+ * forget the names homed on @home (the full node) it does not use now
+ * (this one's included), which frees their entries once no node uses
+ * them; names homed elsewhere stay cached. The take is tried
  * again after a back-off (@ms, NULL for a NOQUEUE take: "not now"), until
  * it gets room or the request is cancelled.
  * Return: 0 to try again, -EAGAIN (NOQUEUE) or -ECANCELED.
  */
-static int rdlock_dlm_room(struct rdlock_dlm_req *req, unsigned int *ms)
+static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
+			   unsigned int *ms)
 {
 	unsigned long flags;
 	bool live;
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_ROOM_WAIT, 1);
-	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to);
+	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to, home);
 	if (!ms)
 		return -EAGAIN;
 	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,
@@ -644,7 +657,7 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, unsigned int *ms)
 }
 
 /*
- * Take the main (@gate false) or gate name of @req's resource, sending
+ * Take the main (@gate false) or gate word of @req's resource, sending
  * the request's blocking notice first unless @noqueue or @quiet (a take
  * that cannot wait for anybody).
  */
@@ -652,8 +665,9 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 			     int mode, bool noqueue, bool quiet,
 			     struct rdlock_lock **out)
 {
+	u32 word = gate ? RDLOCK_LKF_GATE : 0;
 	struct rdlock_lock_opts opts = {
-		.flags = noqueue ? RDLOCK_LKF_TRY : 0,
+		.flags = word | (noqueue ? RDLOCK_LKF_TRY : 0),
 	};
 	u8 name[RDLOCK_RES_NAME_MAX];
 	unsigned int room_ms = 0;
@@ -662,7 +676,7 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 	int ret;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
-	name[0] = gate ? 'G' : 'M';
+	name[0] = 'M';
 	memcpy(name + 1, req->res->name, req->res->len);
 	if (!noqueue)
 		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
@@ -671,7 +685,7 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 again:
 	/*
 	 * Before the request's first wait every holder in its way learns of
-	 * it, whichever of its waits (gate, main name) it will be in. A try
+	 * it, whichever of its waits (gate, main word) it will be in. A try
 	 * first: a request nobody is in the way of sends no notices (one to
 	 * every node now, and the done notice after).
 	 */
@@ -679,21 +693,23 @@ again:
 		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 				 rdlock_dlm_rdmode(mode),
 				 &(struct rdlock_lock_opts){
-					.flags = RDLOCK_LKF_TRY });
+					.flags = word | RDLOCK_LKF_TRY });
 		if (!IS_ERR(lk))
 			rdlock_dlm_count(RDLOCK_DLM_ST_TRY_OK, 1);
 		if (!IS_ERR(lk) ||
 		    (PTR_ERR(lk) != -EAGAIN && PTR_ERR(lk) != -EBUSY))
 			goto took;
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to);
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
 		req->noticed = true;
 	}
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 rdlock_dlm_rdmode(mode), &opts);
 took:
 	if (IS_ERR(lk) && PTR_ERR(lk) == -ENOSPC) {
-		ret = rdlock_dlm_room(req, noqueue ? NULL : &room_ms);
+		ret = rdlock_dlm_room(req, rdlock_ls_home(req->dls->ls, name,
+							  req->res->len + 1),
+				      noqueue ? NULL : &room_ms);
 		if (!ret)
 			goto again;
 		lk = ERR_PTR(ret);
@@ -797,7 +813,7 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		return 0;
 	/*
 	 * Back to PR. The gate is ours, so nobody holds or can get EX on
-	 * the main name: with the CAS lock (a failed try leaves nothing
+	 * the main word: with the CAS lock (a failed try leaves nothing
 	 * behind) PR is granted at once.
 	 */
 	if (__rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, true,
@@ -933,7 +949,7 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
 	if (req->noticed)
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to);
+		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to, 0);
 	/* A cancel's gate release uses @req. */
 	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);
@@ -1088,8 +1104,11 @@ static void rdlock_dlm_trim_work(struct work_struct *work)
 {
 	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
 						 trim_work);
+	u32 home;
 
-	rdlock_ls_trim(dls->ls);
+	for (home = 0; home < RDLOCK_MAX_NODES; home++)
+		if (test_and_clear_bit(home, &dls->trim_homes))
+			rdlock_ls_trim(dls->ls, home);
 }
 
 static int rdlock_dlm_check_mode(int mode)
@@ -1264,7 +1283,7 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	lkb->req = NULL;
 	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
-	 * A new or NL->EX request waiting for the main name holds the gate
+	 * A new or NL->EX request waiting for the main word holds the gate
 	 * (it set @waiting after storing @gate). Its abandoned wait must not
 	 * keep it: a PR holder converting to EX instead of giving its PR
 	 * back would wait for the gate, and this wait for that PR. Without

@@ -92,7 +92,12 @@ int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 {
 	if (!len || len > RDLOCK_RES_NAME_MAX || mode >= RDLOCK_LOCK_MODE_NR)
 		return -EINVAL;
-	if (opts && (!rdlock_lock_flags_ok(opts->flags, opts->timeout_ms) ||
+	/* The gate is a kernel user's, of a lockspace whose names have one. */
+	if (opts && opts->flags & RDLOCK_LKF_GATE &&
+	    !(ls->attr.flags & RDLOCK_LS_GATE))
+		return -EINVAL;
+	if (opts && (!rdlock_lock_flags_ok(opts->flags & ~RDLOCK_LKF_GATE,
+					   opts->timeout_ms) ||
 		     opts->lease_slots > (ls->attr.flags & RDLOCK_LS_UPDATE ?
 					  RDLOCK_LEASE_SLOTS_MAX_UPDATE :
 					  RDLOCK_LEASE_SLOTS_MAX)))
@@ -111,6 +116,29 @@ static int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 {
 	return rdlock_xport_exec(op, node, ls->incarnation[node], slot, arg0,
 				 arg1, value, 0);
+}
+
+/*
+ * READ @count consecutive slots from @slot on of @node's table into @vals,
+ * as few operations as the transport allows (RDLOCK_XPORT_READ_MAX slots
+ * each). Return: 0 or an error.
+ */
+static int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
+				u32 slot, u32 count, u64 *vals)
+{
+	u32 done, n;
+	int ret;
+
+	for (done = 0; done < count; done += n) {
+		n = min_t(u32, count - done, RDLOCK_XPORT_READ_MAX);
+		ret = rdlock_xport_exec_range(RDLOCK_XOP_READ_RANGE, node,
+					      ls->incarnation[node],
+					      slot + done, 0, 0, n, NULL,
+					      vals + done, 0);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -503,6 +531,12 @@ static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
 			  ((first + i) % ls->entries);
 }
 
+/* Names hash to homes over the configured node ids in ascending order. */
+static u32 rdlock_res_home(const struct rdlock_ls *ls, u64 hash)
+{
+	return ls->nodes[hash % ls->nr_nodes];
+}
+
 static u32 rdlock_res_window(const struct rdlock_ls *ls)
 {
 	return min_t(u32, ls->entries, RDLOCK_LS_NAME_WINDOW);
@@ -553,12 +587,16 @@ static bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
 static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 				     u32 tslot, u64 tag)
 {
-	u64 w, old;
+	u64 w[2], old;
 	bool idle;
 	int ret;
 
-	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, tslot + 1, 0, 0, &w);
-	idle = !ret && rdlock_ls_word_idle(ls, w);
+	/* The lock word, and the gate word after it: one READ. */
+	w[1] = 0;
+	ret = rdlock_ls_read_range(ls, home, tslot + 1,
+				   ls->attr.flags & RDLOCK_LS_GATE ? 2 : 1, w);
+	idle = !ret && rdlock_ls_word_idle(ls, w[0]) &&
+	       rdlock_ls_word_idle(ls, w[1]);
 	/*
 	 * The name's value block goes with the entry: the same name taking
 	 * the entry again later must not find an older value it wrote here
@@ -759,24 +797,39 @@ static void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res)
 }
 
 /**
- * rdlock_ls_trim() - forget every name of the lockspace this node does not use
+ * rdlock_ls_home() - the home node of a name
  * @ls: the lockspace.
+ * @name: the name.
+ * @len: its length.
  *
- * For a user told that a name found no free entry (-ENOSPC) somewhere in
- * the cluster: the names' entry references are dropped in the background
- * (remote operations), and an entry nobody else uses is freed for another
- * name. A name used again later is resolved again.
+ * Return: the node whose table holds the name's entry.
  */
-void rdlock_ls_trim(struct rdlock_ls *ls)
+u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len)
 {
+	return rdlock_res_home(ls, rdlock_res_hash(ls, name, len));
+}
+
+/**
+ * rdlock_ls_trim() - forget the names of one home this node does not use
+ * @ls: the lockspace.
+ * @home: the home node (rdlock_ls_home()) whose entries are wanted.
+ *
+ * For a user told that a name found no free entry (-ENOSPC) on @home: the
+ * entry references of this node's unused names homed there are dropped in
+ * the background (remote operations), and an entry nobody else uses is
+ * freed for another name. A name used again later is resolved again.
+ * Names homed elsewhere stay: their entries would not make room on @home.
+ */
+void rdlock_ls_trim(struct rdlock_ls *ls, u32 home)
+{
+	struct rdlock_res *res, *tmp;
 	bool queue = false;
 
 	spin_lock(&ls->res_lock);
-	while (!list_empty(&ls->lru)) {
-		struct rdlock_res *res = list_first_entry(&ls->lru,
-							  struct rdlock_res,
-							  lru);
-
+	list_for_each_entry_safe(res, tmp, &ls->lru, lru) {
+		/* Unresolved names hold no entry: they go anyway. */
+		if (res->resolved && res->home != home)
+			continue;
 		queue |= rdlock_res_drop_locked(ls, res);
 	}
 	spin_unlock(&ls->res_lock);
@@ -962,7 +1015,7 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 	bool shrunk = false;
 	int got, other, ret;
 
-	res->home = ls->nodes[res->hash % ls->nr_nodes];
+	res->home = rdlock_res_home(ls, res->hash);
 	atomic64_inc(&ls->resolves);
 	for (;;) {
 		if (fatal_signal_pending(current))
@@ -1146,7 +1199,7 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 
 	memset(&lk->ticket, 0, sizeof(lk->ticket));
 	lk->ticket.node = res->home;
-	lk->ticket.slot = res->slot;
+	lk->ticket.slot = res->slot + !!(lk->opts.flags & RDLOCK_LKF_GATE);
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
 	lk->ticket.incarnation = ls->incarnation[res->home];
@@ -1203,13 +1256,18 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 
 	struct rdlock_ls_attr plain = *attr;
 
-	/* Value blocks are for kernel users: the uapi's check refuses them. */
-	plain.flags &= ~RDLOCK_LS_LVB;
+	/*
+	 * Value blocks and gates are for kernel users: the uapi's check
+	 * refuses them. A CQL lock word's queue follows it: no gate there.
+	 */
+	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE);
 	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
 	if (ret)
 		return ERR_PTR(ret);
-	if (attr->flags & RDLOCK_LS_LVB &&
-	    attr->slots < rdlock_ls_entry_slots(attr))
+	if ((attr->flags & RDLOCK_LS_GATE &&
+	     attr->proto == RDLOCK_PROTO_CQL) ||
+	    (attr->flags & (RDLOCK_LS_LVB | RDLOCK_LS_GATE) &&
+	     attr->slots < rdlock_ls_entry_slots(attr)))
 		return ERR_PTR(-EINVAL);
 	if (mutex_lock_killable(&rdlock_ls_join_mutex))
 		return ERR_PTR(-EINTR);
@@ -1419,7 +1477,8 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
  *	(the bytes are then another name's, or zeroes).
  *
  * The holder must exclude writers itself (a shared lock against the
- * exclusive holders that write): the words are read one by one.
+ * exclusive holders that write): the words are not read at one instant
+ * (RDLOCK_XPORT_READ_MAX consecutive slots per operation).
  *
  * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
  * a transport error.
@@ -1427,26 +1486,23 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
 	struct rdlock_ls *ls = lk->ls;
-	u32 slot, i, home = lk->res->home;
+	u64 w[RDLOCK_LS_LVB_SLOTS];	/* the state word, then the bytes */
 	unsigned int nofs;
-	u64 v = 0, state = 0;
+	u32 i;
 	int ret = rdlock_lvb_check(lk);
 
 	if (ret)
 		return ret;
-	slot = rdlock_lvb_slot(lk);
 	nofs = memalloc_nofs_save();
-	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot, 0, 0, &state);
-	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, slot + 1 + i, 0,
-				   0, &v);
-		put_unaligned_le64(v, buf + 8 * i);
-	}
+	ret = rdlock_ls_read_range(ls, lk->res->home, rdlock_lvb_slot(lk),
+				   buf ? RDLOCK_LS_LVB_SLOTS : 1, w);
 	memalloc_nofs_restore(nofs);
 	if (ret)
 		return rdlock_ls_error(ls, ret);
-	*flags = (state & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
-		 state & RDLOCK_LVB_FLAGS_MASK : 0;
+	for (i = 0; buf && i < RDLOCK_LVB_LEN / 8; i++)
+		put_unaligned_le64(w[1 + i], buf + 8 * i);
+	*flags = (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
+		 w[0] & RDLOCK_LVB_FLAGS_MASK : 0;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_get);

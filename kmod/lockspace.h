@@ -77,8 +77,9 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
 
-/* Forget the names this node does not use (their entries go back). */
-void rdlock_ls_trim(struct rdlock_ls *ls);
+/* Where a name's entry is; forget the unused names of a home. */
+u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len);
+void rdlock_ls_trim(struct rdlock_ls *ls, u32 home);
 
 /* main.c: up after the protocols, down before them. */
 struct dentry;

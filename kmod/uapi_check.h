@@ -278,8 +278,9 @@ static inline u32 rdlock_ls_cql_version_bits(const struct rdlock_ls_attr *attr)
  * rdlock_ls_entry_slots() - slots of one name entry: tag word and lock
  * @attr: the attributes; a CQL queue_bits in range.
  *
- * Return: 2, or 2 + the queue capacity for CQL; with RDLOCK_LS_LVB,
- * RDLOCK_LS_LVB_SLOTS more.
+ * Return: 2, or 2 + the queue capacity for CQL; with RDLOCK_LS_GATE
+ * (not CQL) one more, the gate word after the lock word; with
+ * RDLOCK_LS_LVB, RDLOCK_LS_LVB_SLOTS more, at the end.
  */
 static inline u32 rdlock_ls_entry_slots(const struct rdlock_ls_attr *attr)
 {
@@ -287,7 +288,7 @@ static inline u32 rdlock_ls_entry_slots(const struct rdlock_ls_attr *attr)
 	u32 lvb = attr->flags & RDLOCK_LS_LVB ? RDLOCK_LS_LVB_SLOTS : 0;
 
 	if (attr->proto != RDLOCK_PROTO_CQL)
-		return 2 + lvb;
+		return 2 + !!(attr->flags & RDLOCK_LS_GATE) + lvb;
 	return 2 + lvb + (1U << (bits > RDLOCK_CQL_QUEUE_BITS_MAX ?
 				 RDLOCK_CQL_QUEUE_BITS_MAX : bits));
 }

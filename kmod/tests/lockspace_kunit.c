@@ -185,6 +185,26 @@ static void rdlock_ls_create_test(struct kunit *test)
 	}
 }
 
+/*
+ * Kernel-only entry parts: the gate word after the lock word, the value
+ * block at the end; the uapi's checks refuse both flags.
+ */
+static void rdlock_ls_gate_attr_test(struct kunit *test)
+{
+	struct rdlock_ls_attr a = {
+		.proto = RDLOCK_PROTO_CASLOCK, .slots = 16384,
+		.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE,
+	};
+
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 3U + RDLOCK_LS_LVB_SLOTS);
+	a.flags = RDLOCK_LS_GATE;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 3U);
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.flags = RDLOCK_LS_LVB;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 2U + RDLOCK_LS_LVB_SLOTS);
+	KUNIT_EXPECT_FALSE(test, rdlock_lock_flags_ok(RDLOCK_LKF_GATE, 0));
+}
+
 /* CQL's attributes: ranges, defaults, slots per name, other protocols. */
 static void rdlock_ls_cql_attr_test(struct kunit *test)
 {
@@ -388,6 +408,7 @@ static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE(rdlock_ls_name_struct_test),
 	KUNIT_CASE_PARAM(rdlock_ls_create_test, rdlock_create_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),
+	KUNIT_CASE(rdlock_ls_gate_attr_test),
 	KUNIT_CASE_PARAM(rdlock_lock_req_test, rdlock_lock_gen_params),
 	KUNIT_CASE(rdlock_lock_try_timeout_test),
 	KUNIT_CASE_PARAM(rdlock_convert_req_test, rdlock_convert_gen_params),

@@ -38,6 +38,16 @@ struct rdlock_lock;
  */
 #define RDLOCK_LS_LVB		_BITUL(7)
 #define RDLOCK_LVB_LEN		64
+/*
+ * rdlock_ls_attr.flags for kernel users only: every name has a second
+ * lock word, its gate, right after its lock word (not with CQL, whose
+ * queue follows the lock word). A lock taken with RDLOCK_LKF_GATE is on
+ * the gate: a second lock of the name that costs no second name entry
+ * (the DLM layer's convert gate, kmod/dlm.c).
+ */
+#define RDLOCK_LS_GATE		_BITUL(6)
+/* rdlock_lock_opts.flags for kernel users only: on the name's gate word. */
+#define RDLOCK_LKF_GATE		_BITUL(7)
 /* Bits of the value block's state word the user may keep (the rest: tag). */
 #define RDLOCK_LVB_FLAGS_MASK	0xffffU
 
