@@ -857,11 +857,12 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
  * change is progress), else again on whatever FAAs made of it, until
  * another claimer's reset id shows, or the cause is gone: the lock's reset
  * count on this node is no longer @gen (RDLOCK_CQL_ANY_GEN: not checked),
- * or for a version wrap the header no longer reaches the all-ones lap. A takeover replaces the reset id of a
- * claimer that is gone. Step 2: signal every participant (this node too)
- * with the lock's next reset count; each aborts its waiters and answers
- * once none of its clients is in the queue (holders release first), and
- * collect every answer; a node the transport cannot reach is not awaited.
+ * or for a version wrap the header no longer reaches the all-ones lap. A
+ * takeover replaces the reset id of a claimer that is gone.
+ * Step 2: signal every participant (this node too) with the lock's next
+ * reset count; each aborts its waiters and answers once none of its
+ * clients is in the queue (holders release first); collect every answer.
+ * A node the transport cannot reach is not awaited.
  * Step 3: zero the queue, then the header by CAS, unless another claimer
  * took over meanwhile. The caller must not be in the lock's queue.
  */
@@ -976,7 +977,6 @@ static void rdlock_cql_reset_later(const struct rdlock_proto_cfg *cfg,
 	r.word = h;
 	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_work);
 }
-
 
 static unsigned long rdlock_cql_stuck_jiffies(const struct rdlock_proto_cfg *cfg)
 {

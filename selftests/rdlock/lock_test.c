@@ -487,7 +487,7 @@ TEST_F_TIMEOUT(lock, cql_wrap, 1800)
 	usleep(200000);
 	after = cql_reset_count();
 	ASSERT_LE(before, after);
-	printf("# node %u: %lld resets (idle: %lld, busy at the wrap: %lld, aborted acquisitions: %lld)\n",
+	printf("# node %u: %lld resets (in all: %lld idle, %lld busy at the wrap, %lld aborted)\n",
 	       e.self, after - before,
 	       rdl_debugfs_counter("protocols", "version_resets"),
 	       rdl_debugfs_counter("protocols", "cql_resets_version"),
