@@ -896,7 +896,9 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 					   &old);
 		if (ret)
 			return ret;
-		if (old == h)
+		/* Or a CAS sent again whose first copy did it. */
+		if (old == h || (cql_hdr_reset_id(old) == id &&
+				 cql_hdr_reset_id(h) != id))
 			break;
 		if (exact || tries >= RDLOCK_CQL_CLAIM_TRIES)
 			return 0;
