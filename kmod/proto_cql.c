@@ -362,12 +362,15 @@ static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 		}
 		xa_unlock(&ws->xa);
 	}
-	ack = !g->inside;
-	if (ack && g->ack_due) {
+	if (g->ack_due && !g->inside) {
 		g->ack_due = false;
 		wake_up(&g->wq);
 	}
-	ack = ack && g->sig_node == claimer + 1 && g->sig_seq == seq;
+	/*
+	 * Answered already (the answer lost, or the claimer asks again):
+	 * again at once; clients in the queue now came after the claim.
+	 */
+	ack = !g->ack_due && g->sig_node == claimer + 1 && g->sig_seq == seq;
 	gen = g->gen;
 	spin_unlock(&ws->gate_lock);
 	if (ack)
