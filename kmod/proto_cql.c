@@ -668,9 +668,12 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
-/* Out of the queue (dequeued, aborted, or never enqueued after all). */
-static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
-				  const struct rdlock_ticket *t)
+/*
+ * Out of the queue (dequeued, aborted, or never enqueued after all); with
+ * @stay, only stepped out, the place kept (rdlock_cql_gate_back()).
+ */
+static void __rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+				    const struct rdlock_ticket *t, bool stay)
 {
 	struct rdlock_cql_gate *g;
 
@@ -678,28 +681,23 @@ static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
 	g = rdlock_cql_gate_find(ws, t);
 	spin_unlock_bh(&ws->gate_lock);
 	if (!WARN_ON_ONCE(!g))
-		rdlock_cql_gate_put(ws, g, true);
+		__rdlock_cql_gate_put(ws, g, true, stay);
+}
+
+static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+				  const struct rdlock_ticket *t)
+{
+	__rdlock_cql_gate_leave(ws, t, false);
 }
 
 /*
  * A waiter that found the lock stuck steps out to claim its reset,
- * keeping its place (rdlock_cql_gate_out()), then comes back
- * (rdlock_cql_gate_back()): with @in, into the queue if the reset was not
- * its after all and no reset signal came meanwhile (true: it waits on
- * where it was); otherwise it gives its place up (false: the reset wiped
- * the queue, it enqueues again).
+ * keeping its place (__rdlock_cql_gate_leave() with stay), then comes back:
+ * with @in, into the queue if the reset was not its after all and no
+ * reset signal came meanwhile (true: it waits on where it was); otherwise
+ * it gives its place up (false: the reset wiped the queue, it enqueues
+ * again).
  */
-static void rdlock_cql_gate_out(struct rdlock_cql_waiters *ws,
-				const struct rdlock_ticket *t)
-{
-	struct rdlock_cql_gate *g;
-
-	spin_lock_bh(&ws->gate_lock);
-	g = rdlock_cql_gate_find(ws, t);
-	spin_unlock_bh(&ws->gate_lock);
-	if (!WARN_ON_ONCE(!g))
-		__rdlock_cql_gate_put(ws, g, true, true);
-}
 
 static bool rdlock_cql_gate_back(struct rdlock_cql_waiters *ws,
 				 const struct rdlock_ticket *t,
@@ -745,7 +743,7 @@ static bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
 {
 	int ret;
 
-	rdlock_cql_gate_out(ws, t);
+	__rdlock_cql_gate_leave(ws, t, true);
 	ret = rdlock_cql_reset(cfg, t, l, wt->cause, wt->last, true,
 			       RDLOCK_CQL_ANY_GEN);
 	return !rdlock_cql_gate_back(ws, t, w, !ret);
