@@ -750,15 +750,21 @@ static bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
 }
 
 /* The lock's reset count as this node knows it (0: never reset). */
+static u32 rdlock_cql_gen_locked(struct rdlock_cql_waiters *ws,
+				 const struct rdlock_ticket *t)
+{
+	struct rdlock_cql_gate *g = rdlock_cql_gate_find(ws, t);
+
+	return g ? g->gen : 0;
+}
+
 static u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
 			  const struct rdlock_ticket *t)
 {
-	struct rdlock_cql_gate *g;
 	u32 gen;
 
 	spin_lock_bh(&ws->gate_lock);
-	g = rdlock_cql_gate_find(ws, t);
-	gen = g ? g->gen : 0;
+	gen = rdlock_cql_gen_locked(ws, t);
 	spin_unlock_bh(&ws->gate_lock);
 	return gen;
 }
@@ -867,17 +873,57 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
  * Step 3: zero the queue, then the header by CAS, unless another claimer
  * took over meanwhile. The caller must not be in the lock's queue.
  */
+static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l,
+			      enum rdlock_cql_reset_cause cause, u64 h,
+			      bool exact, u32 gen, struct rdlock_cql_claim *c);
+
 static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, const struct cql_layout *l,
 			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
 			    u32 gen)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 self = rdlock_cql_self(cfg), i, tries, id = self + 1;
 	struct rdlock_cql_claim c = {
 		.home = t->node, .slot = t->slot,
 		.incarnation = t->incarnation,
 	};
+	struct rdlock_cql_claim *o;
+	int ret;
+
+	/*
+	 * One claim per lock at a time on this node: two would both take
+	 * the reset id of this node for their own, and the second would
+	 * signal after the first is done, aborting the new queue's waiters.
+	 */
+	init_waitqueue_head(&c.wq);
+	spin_lock_bh(&ws->gate_lock);
+	list_for_each_entry(o, &ws->claims, list) {
+		if (o->home == c.home && o->slot == c.slot &&
+		    o->incarnation == c.incarnation) {
+			spin_unlock_bh(&ws->gate_lock);
+			return 0;
+		}
+	}
+	c.seq = atomic_inc_return(&ws->claim_seq);
+	list_add(&c.list, &ws->claims);
+	spin_unlock_bh(&ws->gate_lock);
+	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
+	spin_lock_bh(&ws->gate_lock);
+	list_del(&c.list);
+	spin_unlock_bh(&ws->gate_lock);
+	return ret;
+}
+
+static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l,
+			      enum rdlock_cql_reset_cause cause, u64 h,
+			      bool exact, u32 gen, struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	u32 self = rdlock_cql_self(cfg), i, tries, id = self + 1;
 	u64 claimed, old, cur;
 	int ret;
 
@@ -906,18 +952,15 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 		h = old;
 	}
 
-	init_waitqueue_head(&c.wq);
-	c.seq = atomic_inc_return(&ws->claim_seq);
-	c.gen = rdlock_cql_gen(ws, t) + 1;
+	spin_lock_bh(&ws->gate_lock);
+	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		if (rdlock_cql_participant(cfg, i))
-			c.pending |= BIT(i);
-	spin_lock_bh(&ws->gate_lock);
-	list_add(&c.list, &ws->claims);
+			c->pending |= BIT(i);
 	spin_unlock_bh(&ws->gate_lock);
 	for (;;) {
-		rdlock_cql_signal(cfg, t, ws, &c);
-		if (wait_event_timeout(c.wq, !READ_ONCE(c.pending),
+		rdlock_cql_signal(cfg, t, ws, c);
+		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending),
 				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS)))
 			break;
 		/* Still ours? A claimer taken for gone gives the lock up. */
@@ -925,9 +968,6 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
 			break;
 	}
-	spin_lock_bh(&ws->gate_lock);
-	list_del(&c.list);
-	spin_unlock_bh(&ws->gate_lock);
 
 	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
 	if (ret || cql_hdr_reset_id(cur) != id)
@@ -1438,15 +1478,17 @@ static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
  */
 static enum cql_entry_state
 rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
-		   const struct cql_layout *l, u32 pos, u64 *queue)
+		   const struct cql_layout *l, u32 pos, u64 *queue, u32 gen)
 {
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	unsigned long until = jiffies +
 			      msecs_to_jiffies(RDLOCK_CQL_REFETCH_MAX_MS);
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	u64 *e = &queue[cql_pos_index(l, pos)];
 	enum cql_entry_state st = CQL_ENTRY_OBSOLETE;
 
-	while (!time_after(jiffies, until)) {
+	/* A reset since our dequeue aborted the enqueuer: its entry stays. */
+	while (!time_after(jiffies, until) && rdlock_cql_gen(ws, t) == gen) {
 		rdlock_proto_count(cfg, refetches);
 		rdlock_cql_refetch_pause(cfg, &us);
 		if (rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos), e))
@@ -1493,6 +1535,7 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				u64 prev, const u64 *win, u32 widx, u32 win_n,
 				u32 gen)
 {
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	u64 stackq[RDLOCK_CQL_STACK_ENTRIES] = {}, *queue = stackq;
 	unsigned long until = jiffies +
 			      msecs_to_jiffies(RDLOCK_CQL_REFETCH_MAX_MS);
@@ -1529,7 +1572,8 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 			st = cql_entry_classify(l, queue[cql_pos_index(l, p)],
 						p);
 			if (st == CQL_ENTRY_OBSOLETE)
-				st = rdlock_cql_refetch(cfg, t, l, p, queue);
+				st = rdlock_cql_refetch(cfg, t, l, p, queue,
+							gen);
 			e = queue[cql_pos_index(l, p)];
 			if (st != CQL_ENTRY_VALID ||
 			    cql_entry_mode(e) == CQL_EXCLUSIVE)
@@ -1544,7 +1588,8 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		for (;;) {
 			act = cql_release_next(l, prev, m, queue, &first,
 					       &count);
-			if (act != CQL_REL_REFETCH || time_after(jiffies, until))
+			if (act != CQL_REL_REFETCH || time_after(jiffies, until) ||
+			    rdlock_cql_gen(ws, t) != gen)
 				break;
 			if (rdlock_cql_passed(cfg, t, l, s)) {
 				act = CQL_REL_DONE;
@@ -1565,7 +1610,15 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 			}
 		}
 	}
-	/* A slow releaser may find its successor served and gone. */
+	/*
+	 * A slow releaser may find its successor served and gone, or the
+	 * queue it read reset under it (this node's reset count moved: the
+	 * reset aborted whom it would notify, and the entries it waited for
+	 * are never written).
+	 */
+	if ((act == CQL_REL_REFETCH || act == CQL_REL_RESET) &&
+	    rdlock_cql_gen(ws, t) != gen)
+		act = CQL_REL_DONE;
 	if ((act == CQL_REL_REFETCH || act == CQL_REL_RESET) && n &&
 	    rdlock_cql_passed(cfg, t, l, s))
 		act = CQL_REL_DONE;
@@ -1704,6 +1757,12 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 	 */
 	after = cql_pos_add(&l, cql_enqueue_pos(&l, t->prev), 1);
 	widx = cql_pos_index(&l, after);
+	/*
+	 * The count our notifications carry: the one we enqueued with (no
+	 * reset completes while we are in the queue), read before the
+	 * dequeue, so that a reset signal after it shows in the handover.
+	 */
+	gen = rdlock_cql_gen(ws, t);
 	if (rdlock_cql_busy(ws, t, &l)) {
 		k = min3((u32)RDLOCK_XPORT_FAA_READ_MAX, cql_capacity(&l) - 1,
 			 cql_capacity(&l) - widx);
@@ -1716,11 +1775,6 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA,
 					   cql_dequeue_delta(&l, m), 0, &prev);
 	}
-	/*
-	 * The count our notifications carry: the one we enqueued with, as
-	 * no reset completes while we are in the queue.
-	 */
-	gen = rdlock_cql_gen(ws, t);
 	rdlock_cql_gate_leave(ws, t);
 	if (ret < 0) {
 		rdlock_ticket_failed(cfg, t, ret);
