@@ -879,6 +879,41 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			      enum rdlock_cql_reset_cause cause, u64 h,
 			      bool exact, u32 gen, struct rdlock_cql_claim *c);
 
+/*
+ * One claim per lock at a time on this node, idle resets included: two
+ * would both take this node's reset id for their own, and the later one's
+ * signal would abort waiters of the queue the earlier one had reset.
+ * False if another claim of this node runs; else @c is registered (for
+ * the answers to its signals) until rdlock_cql_claim_end().
+ */
+static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
+				   struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_claim *o;
+
+	init_waitqueue_head(&c->wq);
+	spin_lock_bh(&ws->gate_lock);
+	list_for_each_entry(o, &ws->claims, list) {
+		if (o->home == c->home && o->slot == c->slot &&
+		    o->incarnation == c->incarnation) {
+			spin_unlock_bh(&ws->gate_lock);
+			return false;
+		}
+	}
+	c->seq = atomic_inc_return(&ws->claim_seq);
+	list_add(&c->list, &ws->claims);
+	spin_unlock_bh(&ws->gate_lock);
+	return true;
+}
+
+static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
+				 struct rdlock_cql_claim *c)
+{
+	spin_lock_bh(&ws->gate_lock);
+	list_del(&c->list);
+	spin_unlock_bh(&ws->gate_lock);
+}
+
 static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, const struct cql_layout *l,
 			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
@@ -889,30 +924,12 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 		.home = t->node, .slot = t->slot,
 		.incarnation = t->incarnation,
 	};
-	struct rdlock_cql_claim *o;
 	int ret;
 
-	/*
-	 * One claim per lock at a time on this node: two would both take
-	 * the reset id of this node for their own, and the second would
-	 * signal after the first is done, aborting the new queue's waiters.
-	 */
-	init_waitqueue_head(&c.wq);
-	spin_lock_bh(&ws->gate_lock);
-	list_for_each_entry(o, &ws->claims, list) {
-		if (o->home == c.home && o->slot == c.slot &&
-		    o->incarnation == c.incarnation) {
-			spin_unlock_bh(&ws->gate_lock);
-			return 0;
-		}
-	}
-	c.seq = atomic_inc_return(&ws->claim_seq);
-	list_add(&c.list, &ws->claims);
-	spin_unlock_bh(&ws->gate_lock);
+	if (!rdlock_cql_claim_begin(ws, &c))
+		return 0;
 	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
-	spin_lock_bh(&ws->gate_lock);
-	list_del(&c.list);
-	spin_unlock_bh(&ws->gate_lock);
+	rdlock_cql_claim_end(ws, &c);
 	return ret;
 }
 
@@ -1665,18 +1682,37 @@ act:
  * before the all-ones lap, so that some release finds the lock idle; a lock
  * that is never idle for that long still reaches it (cql.rst).
  */
+static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l, u64 post);
+
 static void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t,
 				  const struct cql_layout *l, u64 post)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_claim c = {
+		.home = t->node, .slot = t->slot,
+		.incarnation = t->incarnation,
+	};
+
+	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
+	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
+	    cql_ver_init(l) / 2 || !rdlock_cql_claim_begin(ws, &c))
+		return;
+	__rdlock_cql_reset_idle(cfg, t, l, post);
+	rdlock_cql_claim_end(ws, &c);
+}
+
+static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l, u64 post)
 {
 	u64 claimed, old, cur;
 	u32 i;
 	int ret;
 
-	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
-	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
-	    cql_ver_init(l) / 2 ||
-	    !cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
+	if (!cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
 		return;
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
 	if (ret || old != post)
