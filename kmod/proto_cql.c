@@ -792,6 +792,67 @@ static int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
 	}
 }
 
+/* READ one slot of the lock, riding through blips like rdlock_proto_read(). */
+static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t, u32 slot, u64 *val)
+{
+	unsigned int retry_us = 0;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_op_at(cfg, t, slot, RDLOCK_XOP_READ, 0, 0,
+					 val);
+		if (!ret || !rdlock_proto_retry(cfg, t, ret, &retry_us))
+			return ret;
+	}
+}
+
+/* The back-off before a refetch: @us, doubled for the next one. */
+static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
+				     unsigned int *us)
+{
+	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
+		usleep_range(*us, 2 * *us);
+	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
+}
+
+/*
+ * Step 3 of a reset claimed with reset id @id: 1 when done, 0 when another
+ * claimer took over, else an error of the transport.
+ */
+static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
+			     struct rdlock_ticket *t,
+			     const struct cql_layout *l, u32 id)
+{
+	u64 old, cur;
+	u32 i;
+	int ret;
+
+	ret = rdlock_cql_read(cfg, t, t->slot, &cur);
+	if (ret)
+		return ret;
+	if (cql_hdr_reset_id(cur) != id)
+		return 0;
+	for (i = 0; i < cql_capacity(l); i++) {
+		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
+					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
+					      0, &old);
+		if (ret)
+			return ret;
+	}
+	for (;;) {
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
+					   CQL_HDR_INIT, &old);
+		if (ret)
+			return ret;
+		if (old == cur)
+			return 1;
+		if (cql_hdr_reset_id(old) != id)
+			return 0;	/* taken over */
+		cur = old;	/* an aborted enqueue or release added to it */
+	}
+}
+
 /*
  * Is @node there? The transport's view (appendix B's failure detector):
  * a message it cannot deliver within RDLOCK_CQL_SEND_MAX_MS says gone.
@@ -941,6 +1002,7 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	u32 self = rdlock_cql_self(cfg), i, tries, id = self + 1;
+	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	u64 claimed, old, cur;
 	int ret;
 
@@ -958,8 +1020,14 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			return 0;	/* another claimer's */
 		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, h, claimed,
 					   &old);
-		if (ret)
+		/*
+		 * A CAS that failed may have been applied: the next one says
+		 * (our reset id in the header is ours: one claim per node).
+		 */
+		if (ret == -ESTALE || (ret && tries >= RDLOCK_CQL_CLAIM_TRIES))
 			return ret;
+		if (ret)
+			continue;
 		/* Or a CAS sent again whose first copy did it. */
 		if (old == h || (cql_hdr_reset_id(old) == id &&
 				 cql_hdr_reset_id(h) != id))
@@ -986,27 +1054,19 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			break;
 	}
 
-	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
-	if (ret || cql_hdr_reset_id(cur) != id)
-		return ret ?: 1;
-	for (i = 0; i < cql_capacity(l); i++) {
-		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
-					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
-					      0, &old);
-		if (ret)
-			return ret;
-	}
+	/*
+	 * Step 3. It must end, or enqueuers wait for the reset field for
+	 * good (only a claimer that is gone is taken over): a failed
+	 * operation is tried again, from the READ, while the table lives.
+	 */
 	for (;;) {
-		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
-					   CQL_HDR_INIT, &old);
-		if (ret)
-			return ret;
-		if (old == cur)
+		ret = rdlock_cql_reinit(cfg, t, l, id);
+		if (ret >= 0 || ret == -ESTALE)
 			break;
-		if (cql_hdr_reset_id(old) != id)
-			return 1;	/* taken over */
-		cur = old;	/* an aborted enqueue or release added to it */
+		rdlock_cql_refetch_pause(cfg, &us);
 	}
+	if (ret != 1)
+		return ret < 0 ? ret : 1;
 	rdlock_cql_count_reset(cfg, cause);
 	return 1;
 }
@@ -1387,21 +1447,6 @@ out_free:
 	return ret;
 }
 
-/* READ one slot of the lock, riding through blips like rdlock_proto_read(). */
-static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
-			   struct rdlock_ticket *t, u32 slot, u64 *val)
-{
-	unsigned int retry_us = 0;
-	int ret;
-
-	for (;;) {
-		ret = rdlock_proto_op_at(cfg, t, slot, RDLOCK_XOP_READ, 0, 0,
-					 val);
-		if (!ret || !rdlock_proto_retry(cfg, t, ret, &retry_us))
-			return ret;
-	}
-}
-
 /*
  * Hand the lock to the waiter whose entry is @e, at position @pos; @gen:
  * the lock's reset count, which the waiter's must equal.
@@ -1477,15 +1522,6 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
 	h->chunk = idx;
 	h->chunk_n = n;
 	return 0;
-}
-
-/* The back-off before a refetch: @us, doubled for the next one. */
-static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
-				     unsigned int *us)
-{
-	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
-		usleep_range(*us, 2 * *us);
-	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
 }
 
 /*

@@ -882,6 +882,7 @@ static const struct sim_params sim_cases[] = {
 };
 
 static u64 cql_header(struct proto_sim *sim);
+static s64 cql_resets(enum rdlock_cql_reset_cause cause);
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
 {
@@ -981,9 +982,16 @@ static void sim_test(struct kunit *test)
 			n = atomic64_read(&rdlock_proto_stats.cql_resets[i]) -
 			    resets[i];
 			all += n;
+			/*
+			 * A slow releaser may read entries of the queue after
+			 * an idle reset restarted its positions (no signal:
+			 * nobody was queued) and reset it again (overwrite):
+			 * harmless, counted like any other.
+			 */
 			if (i == RDLOCK_CQL_RESET_VERSION && p->cql_wraps)
 				KUNIT_EXPECT_GT(test, n, 0);
-			else if (i != RDLOCK_CQL_RESET_VERSION)
+			else if (i != RDLOCK_CQL_RESET_VERSION &&
+				 (i != RDLOCK_CQL_RESET_OVERWRITE || !p->cql_wraps))
 				KUNIT_EXPECT_EQ(test, n, 0);
 		}
 		all += atomic64_read(&rdlock_proto_stats.version_resets) -
@@ -995,11 +1003,13 @@ static void sim_test(struct kunit *test)
 					(u64)(atomic64_read(&sim->grants) + 1) &
 					cql_pos_mask(&l));
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->msgs_sent), 0);
-		kunit_info(test, "resets: %lld idle, %lld busy at the wrap; %lld acquisitions aborted and enqueued again\n",
+		kunit_info(test, "resets: %lld idle, %lld busy at the wrap, %lld overwrite; %lld acquisitions aborted and enqueued again\n",
 			   atomic64_read(&rdlock_proto_stats.version_resets) -
 			   resets[RDLOCK_CQL_RESET_NR],
-			   atomic64_read(&rdlock_proto_stats.cql_resets[RDLOCK_CQL_RESET_VERSION]) -
+			   cql_resets(RDLOCK_CQL_RESET_VERSION) -
 			   resets[RDLOCK_CQL_RESET_VERSION],
+			   cql_resets(RDLOCK_CQL_RESET_OVERWRITE) -
+			   resets[RDLOCK_CQL_RESET_OVERWRITE],
 			   atomic64_read(&rdlock_proto_stats.cql_reset_aborts) -
 			   aborts);
 	}
