@@ -1539,13 +1539,19 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	u64 *e = &queue[cql_pos_index(l, pos)];
 	enum cql_entry_state st = CQL_ENTRY_OBSOLETE;
+	int ret;
 
 	/* A reset since our dequeue aborted the enqueuer: its entry stays. */
 	while (!time_after(jiffies, until) && rdlock_cql_gen(ws, t) == gen) {
 		rdlock_proto_count(cfg, refetches);
 		rdlock_cql_refetch_pause(cfg, &us);
-		if (rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos), e))
-			return CQL_ENTRY_OBSOLETE;
+		/* A failed READ is no news: the entry is READ again. */
+		ret = rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos),
+				      e);
+		if (ret == -ESTALE)
+			break;
+		if (ret)
+			continue;
 		st = cql_entry_classify(l, *e, pos);
 		if (st != CQL_ENTRY_OBSOLETE)
 			break;
@@ -1620,8 +1626,8 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		for (i = 0; i < n; i++) {
 			u32 p = cql_pos_add(l, s, i);
 
-			if (rdlock_cql_get(cfg, t, l, queue, &have, p, n - i))
-				break;
+			/* Not READ: it reads as obsolete, READ again below. */
+			rdlock_cql_get(cfg, t, l, queue, &have, p, n - i);
 			st = cql_entry_classify(l, queue[cql_pos_index(l, p)],
 						p);
 			if (st == CQL_ENTRY_OBSOLETE)
