@@ -1560,9 +1560,11 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 }
 
 /*
- * Has the queue moved past position @s since our dequeue, i.e. has the
- * client there been granted and left? Then whatever we were refetching
- * for it is moot (its slot may even hold a later lap's entry by now).
+ * Is position @s out of the queue since our dequeue: has the client there
+ * been granted and left, or was the queue reset (an idle reset, which
+ * signals nobody, restarts positions under a slow releaser)? Then
+ * whatever we were refetching for it is moot (its slot may even hold a
+ * later lap's or a later queue's entry by now).
  */
 static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t,
@@ -1573,8 +1575,11 @@ static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 
 	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
 		return false;
-	d = cql_pos_add(l, cql_hdr_qhead(l, h), cql_pos_mask(l) + 1 - s);
-	return d && d <= cql_pos_mask(l) / 2;
+	if (cql_hdr_resetting(h))
+		return true;
+	/* Queued positions are qhead .. qhead + qsize - 1, wrap-safe. */
+	d = cql_pos_add(l, s, cql_pos_mask(l) + 1 - cql_hdr_qhead(l, h));
+	return d >= cql_hdr_qsize(l, h);
 }
 
 /*
