@@ -42,16 +42,28 @@ struct rdlock_proto_stats;
  *	notification holds while it wakes a waiter, and what the waiter's
  *	removal waits for.
  *
- * @gate_lock: protects @gates.
+ * @gate_lock: protects @gates and @claims.
  * @gates: per lock, this node's clients in its queue (the admission
- *	gate that keeps the queue from overflowing, cql.rst).
+ *	gate that keeps the queue from overflowing, cql.rst) and the lock's
+ *	reset count as this node knows it; a gate of a lock that was reset
+ *	stays until the registry is destroyed.
+ * @claims: resets this node runs, waiting for the participants' answers.
+ * @claim_seq: numbers this node's resets, so a signal sent again is
+ *	answered again but handled once.
+ * @xport: the simulated transport that sends this node's answers to reset
+ *	signals (NULL: the real one), with @xport_priv.
+ * @xport_priv: passed to @xport's calls.
  *
  * The real node has one (proto_cql.c); a simulated cluster one per node.
  */
 struct rdlock_cql_waiters {
 	struct xarray xa;
-	spinlock_t gate_lock;	/* protects gates */
+	spinlock_t gate_lock;	/* protects gates, claims */
 	DECLARE_HASHTABLE(gates, 6);
+	struct list_head claims;
+	atomic_t claim_seq;
+	const struct rdlock_proto_xport *xport;
+	void *xport_priv;
 };
 
 /**
@@ -130,7 +142,12 @@ struct rdlock_proto_quota {
  * @cql_ver_bits: CQL: version bits; 0: CQL_VER_BITS_DEFAULT.
  * @cql_nodes: CQL: nodes that may use the lockspace's locks; each lets at
  *	most capacity / @cql_nodes of its clients into one lock's queue at
- *	a time, so that it never overflows. 0: RDLOCK_MAX_NODES.
+ *	a time, so that it never overflows. 0: RDLOCK_MAX_NODES. With a
+ *	simulated @xport, the nodes 0 .. @cql_nodes - 1 are the participants
+ *	a reset signals.
+ * @cql_stuck_ms: CQL: a waiter that sees the lock's header unchanged this
+ *	long, with nobody alive named at its head, resets the lock; 0:
+ *	RDLOCK_CQL_STUCK_MS_DEFAULT (proto_cql.c).
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
@@ -143,6 +160,7 @@ struct rdlock_proto_cfg {
 	u8 cql_cap_bits;
 	u8 cql_ver_bits;
 	u32 cql_nodes;
+	u32 cql_stuck_ms;
 };
 
 /**
@@ -272,6 +290,10 @@ struct rdlock_proto_ops {
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
  * @version_resets: CQL locks reset, idle, before their versions wrap.
+ * @cql_resets: CQL resets of a busy lock run by this node, by enum
+ *	rdlock_cql_reset_cause (cql.rst, "Resets").
+ * @cql_reset_aborts: CQL acquisitions aborted by a reset and enqueued
+ *	again.
  * @tickets: tickets that reached each state (rdlock_ticket_to()); those
  *	that reached %RDLOCK_TICKET_RELEASING are the releases.
  * @ticket_bad_moves: state changes the ticket life does not allow: a
@@ -289,6 +311,29 @@ struct rdlock_proto_ops {
  *	the poll before it (or the wait's start), which saw no grant: how
  *	late, at most, the waiter noticed its grant.
  */
+/**
+ * enum rdlock_cql_reset_cause - why a busy CQL lock was reset
+ * @RDLOCK_CQL_RESET_VERSION: a release found the version wrap near.
+ * @RDLOCK_CQL_RESET_OVERWRITE: a release found a waiter's entry overwritten.
+ * @RDLOCK_CQL_RESET_UNWRITTEN: a release found an entry unwritten for
+ *	10 s (its enqueuer's node is gone).
+ * @RDLOCK_CQL_RESET_STUCK: a waiter found the header unchanged for long and
+ *	the client at its head gone or unknown.
+ * @RDLOCK_CQL_RESET_TAKEOVER: the node that claimed a reset is gone; a
+ *	waiter took the reset over (appendix B).
+ * @RDLOCK_CQL_RESET_NR: number of causes.
+ */
+enum rdlock_cql_reset_cause {
+	RDLOCK_CQL_RESET_VERSION,
+	RDLOCK_CQL_RESET_OVERWRITE,
+	RDLOCK_CQL_RESET_UNWRITTEN,
+	RDLOCK_CQL_RESET_STUCK,
+	RDLOCK_CQL_RESET_TAKEOVER,
+	RDLOCK_CQL_RESET_NR,
+};
+
+extern const char *const rdlock_cql_reset_names[RDLOCK_CQL_RESET_NR];
+
 struct rdlock_proto_stats {
 	atomic64_t acquires;
 	atomic64_t waits;
@@ -305,6 +350,8 @@ struct rdlock_proto_stats {
 	atomic64_t notify_stale;
 	atomic64_t refetches;
 	atomic64_t version_resets;
+	atomic64_t cql_resets[RDLOCK_CQL_RESET_NR];
+	atomic64_t cql_reset_aborts;
 	atomic64_t tickets[RDLOCK_TICKET_NR];
 	atomic64_t ticket_bad_moves;
 	atomic64_t tickets_unfinished;

@@ -56,13 +56,36 @@
 #define RDLOCK_CQL_REFETCH_MAX_MS	10000
 /* A notification refused for lack of buffers or a blip is sent again. */
 #define RDLOCK_CQL_SEND_MAX_MS		2000
+/*
+ * A waiter that sees the header unchanged this long, with nobody alive
+ * named at the queue's head, resets the lock (cql.rst, "Resets").
+ */
+#define RDLOCK_CQL_STUCK_MS_DEFAULT	30000
+/* A reset's claimer signals again those that did not answer yet. */
+#define RDLOCK_CQL_SIGNAL_MS		1000
+/* A reset left this long by a claimer that is gone is taken over. */
+#define RDLOCK_CQL_TAKEOVER_MS		5000
+/* A reset that need not check the lock's reset count first. */
+#define RDLOCK_CQL_ANY_GEN		U32_MAX
+/* Step 1 of a reset: CAS tries against FAAs that change the header. */
+#define RDLOCK_CQL_CLAIM_TRIES		64
 /* Queues up to this many entries are read into a buffer on the stack. */
 #define RDLOCK_CQL_STACK_ENTRIES	32
 
+/* What a message is (&struct rdlock_cql_msg.kind). */
+enum rdlock_cql_msg_kind {
+	RDLOCK_CQL_NOTIFY,	/* the lock is the waiter's */
+	RDLOCK_CQL_RESET,	/* step 2 of a reset: abort, answer when out */
+	RDLOCK_CQL_ACK,		/* the answer to a reset signal */
+	RDLOCK_CQL_PING,	/* is the node there? (the send's result says) */
+};
+
 /*
- * A notification: the lock's home node, header slot and table, the
- * position it grants (the lap in its top bits) and the waiter's local id
- * on the receiving node; @reset_gen is 0 until resets exist.
+ * A message about one lock: its home node, header slot and table, and
+ * the lock's reset count (@reset_gen) as the sender knows it. A
+ * notification carries the position it grants (the lap in its top bits)
+ * and the waiter's local id on the receiving node; a reset signal and its
+ * answer carry the claimer's node in @local and its claim number in @pos.
  */
 struct rdlock_cql_msg {
 	__le32 home;
@@ -71,7 +94,8 @@ struct rdlock_cql_msg {
 	__le32 pos;
 	__le32 local;
 	__le32 reset_gen;
-	__le32 pad;
+	u8 kind;
+	u8 pad[3];
 };
 
 static_assert(sizeof(struct rdlock_cql_msg) <= RDLOCK_XMSG_PAYLOAD);
@@ -84,10 +108,13 @@ static_assert(sizeof(struct rdlock_cql_msg) <= RDLOCK_XMSG_PAYLOAD);
  * @slot: header slot of the lock.
  * @incarnation: the home's table the ticket is in.
  * @pos: the position it waits at; ~0U until its FA returned.
- * @granted: set by the notification.
+ * @gen: the lock's reset count when it entered the queue (the gate's).
+ * @granted: set by a notification of reset count @gen.
+ * @aborted: set by a reset signal of a later count: out, and again.
  *
- * Every field but @granted is written under the registry's lock, which
- * the notification holds while it compares and wakes.
+ * Every field but @granted and @aborted is written under the registry's
+ * lock, which the notification holds while it compares and wakes; @gen
+ * and @aborted also under the gate lock, which a reset signal holds.
  */
 struct rdlock_cql_waiter {
 	wait_queue_head_t wq;
@@ -96,8 +123,89 @@ struct rdlock_cql_waiter {
 	u32 slot;
 	u64 incarnation;
 	u32 pos;
+	u32 gen;
 	bool granted;
+	bool aborted;
 };
+
+/**
+ * struct rdlock_cql_gate - this node's clients in one lock's queue
+ * @hnode: in &struct rdlock_cql_waiters.gates.
+ * @home: home node of the lock.
+ * @slot: header slot of the lock.
+ * @incarnation: the home's table.
+ * @inside: clients of this node between their enqueue and dequeue.
+ * @out: of those, waiters stepped out to claim a reset of a stuck lock:
+ *	their places stay taken, but no answer to a reset signal waits for
+ *	them (they would wait for their own reset).
+ * @users: @inside, @out and those waiting to get in.
+ * @wq: those waiting to get in.
+ * @gen: the lock's reset count as this node knows it.
+ * @ack_due: a reset signal is answered once @inside is 0; nobody gets in
+ *	until then.
+ * @sig_node: the claimer of the last reset signal handled, plus one.
+ * @sig_seq: its claim number.
+ *
+ * Each node admits at most capacity / nodes of its own clients into a
+ * lock's queue (cql.rst, "Admission gate"); the others wait here, on this
+ * node, without remote operations. The last user frees the gate unless
+ * the lock was reset (@gen): the count must outlive its users.
+ */
+struct rdlock_cql_gate {
+	struct hlist_node hnode;
+	u32 home;
+	u32 slot;
+	u64 incarnation;
+	u32 inside;
+	u32 out;
+	u32 users;
+	wait_queue_head_t wq;
+	u32 gen;
+	bool ack_due;
+	u32 sig_node;
+	u32 sig_seq;
+};
+
+/**
+ * struct rdlock_cql_claim - a reset this node runs, collecting answers
+ * @list: in &struct rdlock_cql_waiters.claims.
+ * @home: home node of the lock.
+ * @slot: header slot of the lock.
+ * @incarnation: the home's table.
+ * @seq: the claim's number on this node.
+ * @gen: the reset count it signals; raised by answers that know a later.
+ * @pending: nodes that have not answered, by bit.
+ * @wq: the claimer waits here for @pending to empty.
+ */
+struct rdlock_cql_claim {
+	struct list_head list;
+	u32 home;
+	u32 slot;
+	u64 incarnation;
+	u32 seq;
+	u32 gen;
+	u32 pending;
+	wait_queue_head_t wq;
+};
+
+/*
+ * What a waiter's liveness checks saw: the header and since when it has
+ * not changed; the cause of the reset it asks for.
+ */
+struct rdlock_cql_watch {
+	u64 last;
+	unsigned long since;
+	enum rdlock_cql_reset_cause cause;
+};
+
+const char *const rdlock_cql_reset_names[RDLOCK_CQL_RESET_NR] = {
+	[RDLOCK_CQL_RESET_VERSION]	= "version",
+	[RDLOCK_CQL_RESET_OVERWRITE]	= "overwrite",
+	[RDLOCK_CQL_RESET_UNWRITTEN]	= "unwritten",
+	[RDLOCK_CQL_RESET_STUCK]	= "stuck",
+	[RDLOCK_CQL_RESET_TAKEOVER]	= "takeover",
+};
+EXPORT_SYMBOL_NS_GPL(rdlock_cql_reset_names, RDLOCK_INTERNAL);
 
 static struct rdlock_cql_waiters rdlock_cql_local;
 static bool rdlock_cql_ready;
@@ -111,6 +219,10 @@ void rdlock_cql_waiters_init(struct rdlock_cql_waiters *ws)
 	xa_init_flags(&ws->xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	spin_lock_init(&ws->gate_lock);
 	hash_init(ws->gates);
+	INIT_LIST_HEAD(&ws->claims);
+	atomic_set(&ws->claim_seq, 0);
+	ws->xport = NULL;
+	ws->xport_priv = NULL;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_init, RDLOCK_INTERNAL);
 
@@ -120,22 +232,186 @@ EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_init, RDLOCK_INTERNAL);
  */
 void rdlock_cql_waiters_destroy(struct rdlock_cql_waiters *ws)
 {
+	struct rdlock_cql_gate *g;
+	struct hlist_node *tmp;
+	int bkt;
+
 	WARN_ON(!xa_empty(&ws->xa));
-	WARN_ON(!hash_empty(ws->gates));
+	WARN_ON(!list_empty(&ws->claims));
+	/* What is left: reset counts of locks nobody uses any more. */
+	hash_for_each_safe(ws->gates, bkt, tmp, g, hnode) {
+		WARN_ON(g->users || g->inside);
+		hash_del(&g->hnode);
+		kfree(g);
+	}
 	xa_destroy(&ws->xa);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_destroy, RDLOCK_INTERNAL);
 
+static u32 rdlock_cql_gate_key(u32 home, u32 slot)
+{
+	return home * 0x9e3779b1U ^ slot;
+}
+
+static struct rdlock_cql_gate *
+rdlock_cql_gate_lookup(struct rdlock_cql_waiters *ws, u32 home, u32 slot,
+		       u64 incarnation)
+{
+	struct rdlock_cql_gate *g;
+
+	lockdep_assert_held(&ws->gate_lock);
+	hash_for_each_possible(ws->gates, g, hnode,
+			       rdlock_cql_gate_key(home, slot))
+		if (g->home == home && g->slot == slot &&
+		    g->incarnation == incarnation)
+			return g;
+	return NULL;
+}
+
+static struct rdlock_cql_gate *
+rdlock_cql_gate_find(struct rdlock_cql_waiters *ws,
+		     const struct rdlock_ticket *t)
+{
+	return rdlock_cql_gate_lookup(ws, t->node, t->slot, t->incarnation);
+}
+
+/* A new gate for the lock, hashed in; under the gate lock. */
+static void rdlock_cql_gate_add(struct rdlock_cql_waiters *ws,
+				struct rdlock_cql_gate *g, u32 home, u32 slot,
+				u64 incarnation)
+{
+	lockdep_assert_held(&ws->gate_lock);
+	g->home = home;
+	g->slot = slot;
+	g->incarnation = incarnation;
+	init_waitqueue_head(&g->wq);
+	hash_add(ws->gates, &g->hnode, rdlock_cql_gate_key(home, slot));
+}
+
+/* A message from the node @ws is, in any context but hardirq. */
+static int rdlock_cql_ws_send(struct rdlock_cql_waiters *ws, u32 node,
+			      const struct rdlock_cql_msg *m)
+{
+	return ws->xport ?
+	       ws->xport->send_msg(ws->xport_priv, node, m, sizeof(*m)) :
+	       rdlock_xport_send_msg(node, RDLOCK_CQL_MSG_TYPE, m, sizeof(*m));
+}
+
+/* The answer to the reset signal @g last handled (gate lock dropped). */
+static void rdlock_cql_ack(struct rdlock_cql_waiters *ws, u32 to, u32 seq,
+			   u32 home, u32 slot, u64 incarnation, u32 gen)
+{
+	struct rdlock_cql_msg a = {
+		.home = cpu_to_le32(home),
+		.slot = cpu_to_le32(slot),
+		.incarnation = cpu_to_le64(incarnation),
+		.pos = cpu_to_le32(seq),
+		.local = cpu_to_le32(to),
+		.reset_gen = cpu_to_le32(gen),
+		.kind = RDLOCK_CQL_ACK,
+	};
+
+	/* Lost (no buffer, a blip): the claimer signals again. */
+	rdlock_cql_ws_send(ws, to, &a);
+}
+
+/*
+ * Step 2 of a reset, at a participant: the lock's reset count moves past
+ * the claimer's, every waiter of this node in the lock's queue is aborted
+ * (it leaves the queue and enqueues again once the reset is over), no
+ * client gets in until this node answered, and it answers once none of
+ * its clients is in the queue any more: at once, or when the last holder
+ * releases and the last aborted waiter is out. A signal sent again (same
+ * claimer and number) is answered again, not handled again.
+ */
+static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
+				const struct rdlock_cql_msg *m)
+{
+	u32 home = le32_to_cpu(m->home), slot = le32_to_cpu(m->slot);
+	u64 inc = le64_to_cpu(m->incarnation);
+	u32 claimer = le32_to_cpu(m->local), seq = le32_to_cpu(m->pos);
+	struct rdlock_cql_waiter *w;
+	struct rdlock_cql_gate *g;
+	unsigned long id;
+	bool ack;
+	u32 gen;
+
+	spin_lock(&ws->gate_lock);
+	g = rdlock_cql_gate_lookup(ws, home, slot, inc);
+	if (!g) {
+		g = kzalloc(sizeof(*g), GFP_ATOMIC);
+		if (!g) {
+			/* Unanswered: the claimer signals again. */
+			spin_unlock(&ws->gate_lock);
+			return;
+		}
+		rdlock_cql_gate_add(ws, g, home, slot, inc);
+	}
+	if (g->sig_node != claimer + 1 || g->sig_seq != seq) {
+		g->sig_node = claimer + 1;
+		g->sig_seq = seq;
+		g->gen = max(g->gen + 1, le32_to_cpu(m->reset_gen));
+		g->ack_due = true;
+		xa_lock(&ws->xa);
+		xa_for_each(&ws->xa, id, w) {
+			if (w->home == home && w->slot == slot &&
+			    w->incarnation == inc && w->gen != g->gen) {
+				WRITE_ONCE(w->aborted, true);
+				wake_up(&w->wq);
+			}
+		}
+		xa_unlock(&ws->xa);
+	}
+	if (g->ack_due && !g->inside) {
+		g->ack_due = false;
+		wake_up(&g->wq);
+	}
+	/*
+	 * Answered already (the answer lost, or the claimer asks again):
+	 * again at once; clients in the queue now came after the claim.
+	 */
+	ack = !g->ack_due && g->sig_node == claimer + 1 && g->sig_seq == seq;
+	gen = g->gen;
+	spin_unlock(&ws->gate_lock);
+	if (ack)
+		rdlock_cql_ack(ws, claimer, seq, home, slot, inc, gen);
+}
+
+/* A participant answered the claim it names: one fewer to wait for. */
+static void rdlock_cql_on_ack(struct rdlock_cql_waiters *ws, u32 src,
+			      const struct rdlock_cql_msg *m)
+{
+	struct rdlock_cql_claim *c;
+
+	if (src >= RDLOCK_MAX_NODES)
+		return;
+	spin_lock(&ws->gate_lock);
+	list_for_each_entry(c, &ws->claims, list) {
+		if (c->home == le32_to_cpu(m->home) &&
+		    c->slot == le32_to_cpu(m->slot) &&
+		    c->incarnation == le64_to_cpu(m->incarnation) &&
+		    c->seq == le32_to_cpu(m->pos)) {
+			c->pending &= ~BIT(src);
+			c->gen = max(c->gen, le32_to_cpu(m->reset_gen));
+			wake_up(&c->wq);
+			break;
+		}
+	}
+	spin_unlock(&ws->gate_lock);
+}
+
 /**
- * rdlock_cql_deliver() - a notification arrived: wake its waiter
+ * rdlock_cql_deliver() - a CQL message arrived
  * @ws: the receiving node's registry.
  * @src: the sending node.
  * @payload: the message.
  * @len: its length.
  *
- * Context: softirq, or BHs disabled; does not sleep. A message that matches
- * no waiter (the waiter gave up, or it is from before a reset) is counted
- * in notify_stale and dropped.
+ * Context: softirq, or BHs disabled; does not sleep. A notification wakes
+ * its waiter; one that matches no waiter (the waiter gave up, or it is
+ * from before a reset: another reset count) is counted in notify_stale and
+ * dropped. Reset signals and their answers: rdlock_cql_on_reset(),
+ * rdlock_cql_on_ack().
  */
 void rdlock_cql_deliver(struct rdlock_cql_waiters *ws, u32 src,
 			const void *payload, size_t len)
@@ -146,12 +422,25 @@ void rdlock_cql_deliver(struct rdlock_cql_waiters *ws, u32 src,
 
 	if (len < sizeof(*m))
 		return;
+	switch (m->kind) {
+	case RDLOCK_CQL_NOTIFY:
+		break;
+	case RDLOCK_CQL_RESET:
+		rdlock_cql_on_reset(ws, src, m);
+		return;
+	case RDLOCK_CQL_ACK:
+		rdlock_cql_on_ack(ws, src, m);
+		return;
+	default:
+		return;
+	}
 	xa_lock(&ws->xa);
 	w = xa_load(&ws->xa, le32_to_cpu(m->local));
 	if (w && w->home == le32_to_cpu(m->home) &&
 	    w->slot == le32_to_cpu(m->slot) &&
 	    w->incarnation == le64_to_cpu(m->incarnation) &&
-	    w->pos == le32_to_cpu(m->pos)) {
+	    w->pos == le32_to_cpu(m->pos) &&
+	    w->gen == le32_to_cpu(m->reset_gen)) {
 		WRITE_ONCE(w->granted, true);
 		wake_up(&w->wq);
 		hit = true;
@@ -256,142 +545,6 @@ static bool rdlock_cql_table_alive(const struct rdlock_proto_cfg *cfg,
 	       rdlock_xport_node_incarnation(t->node) == t->incarnation;
 }
 
-/*
- * The liveness check of a waiter that heard nothing for a while: the
- * header alone may show that it holds the lock (cql_waiter_granted())
- * whether or not its notification arrived. A notification is lost when a
- * slow releaser finds the waiter's entry overwritten by a later lap (readers
- * granted at enqueue may come and go past waiters it has not notified yet)
- * or with a failed connection. Returns 1 when granted so, 0 to keep
- * waiting, or -ESTALE once the table is gone.
- */
-static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
-			    struct rdlock_ticket *t, u32 pos)
-{
-	struct cql_layout l;
-	u64 h;
-	int ret;
-
-	if (!rdlock_cql_table_alive(cfg, t))
-		return -ESTALE;
-	if (rdlock_cql_layout(cfg, &l))
-		return 0;
-	t->polls++;
-	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h);
-	if (ret == -ESTALE)
-		return ret;
-	return !ret && cql_waiter_granted(&l, h, pos, rdlock_cql_mode(t));
-}
-
-/*
- * Sleep until @w is notified. Returns 0 when granted, -ETIMEDOUT at
- * @deadline (jiffies, 0: none), -EINTR on a fatal signal, -ESTALE when the
- * table is gone.
- */
-static int rdlock_cql_wait(const struct rdlock_proto_cfg *cfg,
-			   struct rdlock_ticket *t,
-			   struct rdlock_cql_waiter *w, unsigned long deadline)
-{
-	long to, left;
-	int ret;
-
-	for (;;) {
-		to = msecs_to_jiffies(RDLOCK_CQL_CHECK_MS);
-		if (deadline) {
-			left = (long)(deadline - jiffies);
-			if (left <= 0)
-				return READ_ONCE(w->granted) ? 0 : -ETIMEDOUT;
-			to = min(to, left);
-		}
-		left = wait_event_killable_timeout(w->wq, READ_ONCE(w->granted),
-						   to);
-		if (READ_ONCE(w->granted))
-			return 0;
-		if (left < 0)
-			return -EINTR;
-		if (deadline && time_after_eq(jiffies, deadline))
-			continue;	/* says -ETIMEDOUT above */
-		ret = rdlock_cql_check(cfg, t, w->pos);
-		if (ret)
-			return ret < 0 ? ret : 0;
-	}
-}
-
-static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
-			       struct rdlock_ticket *t);
-static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
-				  const struct rdlock_ticket *t);
-
-/* Background end of an abandoned waiter: wait for its grant, release. */
-static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_waiter *w;
-	int ret;
-
-	xa_lock_bh(&ws->xa);
-	w = xa_load(&ws->xa, (u32)t->word);
-	xa_unlock_bh(&ws->xa);
-	if (WARN_ON_ONCE(!w))
-		return;
-	ret = rdlock_cql_wait(cfg, t, w, 0);
-	rdlock_cql_waiter_free(ws, w);
-	if (ret) {
-		/* The table is gone, and the ticket with it. */
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
-		rdlock_cql_gate_leave(ws, t);
-		return;
-	}
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
-	t->granted_at = rdlock_proto_now(cfg);
-	rdlock_cql_release(cfg, t);
-}
-
-/**
- * struct rdlock_cql_gate - this node's clients in one lock's queue
- * @hnode: in &struct rdlock_cql_waiters.gates.
- * @home: home node of the lock.
- * @slot: header slot of the lock.
- * @incarnation: the home's table.
- * @inside: clients of this node between their enqueue and dequeue.
- * @users: @inside and those waiting to get in; the last frees the gate.
- * @wq: those waiting to get in.
- *
- * Flat CQL has no reset yet (cql.rst): a queue must never hold more than
- * its capacity, so each node admits at most capacity / nodes of its own
- * clients into a lock's queue; the others wait here, on this node,
- * without remote operations.
- */
-struct rdlock_cql_gate {
-	struct hlist_node hnode;
-	u32 home;
-	u32 slot;
-	u64 incarnation;
-	u32 inside;
-	u32 users;
-	wait_queue_head_t wq;
-};
-
-static u32 rdlock_cql_gate_key(const struct rdlock_ticket *t)
-{
-	return t->node * 0x9e3779b1U ^ t->slot;
-}
-
-static struct rdlock_cql_gate *
-rdlock_cql_gate_find(struct rdlock_cql_waiters *ws,
-		     const struct rdlock_ticket *t)
-{
-	struct rdlock_cql_gate *g;
-
-	lockdep_assert_held(&ws->gate_lock);
-	hash_for_each_possible(ws->gates, g, hnode, rdlock_cql_gate_key(t))
-		if (g->home == t->node && g->slot == t->slot &&
-		    g->incarnation == t->incarnation)
-			return g;
-	return NULL;
-}
-
 static u32 rdlock_cql_gate_limit(const struct rdlock_proto_cfg *cfg,
 				 const struct cql_layout *l)
 {
@@ -400,43 +553,80 @@ static u32 rdlock_cql_gate_limit(const struct rdlock_proto_cfg *cfg,
 	return max(cql_capacity(l) / nodes, 1U);
 }
 
+/* Into the queue if there is room and no reset signal waits for us. */
 static bool rdlock_cql_gate_try(struct rdlock_cql_waiters *ws,
-				struct rdlock_cql_gate *g, u32 limit)
+				struct rdlock_cql_gate *g, u32 limit,
+				struct rdlock_cql_waiter *w)
 {
 	bool in;
 
 	spin_lock_bh(&ws->gate_lock);
-	in = g->inside < limit;
-	g->inside += in;
+	in = !g->ack_due && g->inside + g->out < limit;
+	if (in) {
+		g->inside++;
+		/* A reset signal from now on aborts us, none before. */
+		w->gen = g->gen;
+		WRITE_ONCE(w->aborted, false);
+	}
 	spin_unlock_bh(&ws->gate_lock);
 	return in;
+}
+
+/*
+ * A user of @g is done with it; @inside: it was in the queue. The last one
+ * out answers a pending reset signal; the last user frees a gate whose
+ * lock was never reset.
+ */
+static void __rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
+				  struct rdlock_cql_gate *g, bool inside,
+				  bool stay)
+{
+	u32 to = 0, seq = 0, home = 0, slot = 0, gen = 0;
+	bool last = false, ack = false;
+	u64 inc = 0;
+
+	spin_lock_bh(&ws->gate_lock);
+	g->inside -= inside;
+	g->out += stay;
+	if (inside && !g->inside && g->ack_due) {
+		g->ack_due = false;
+		ack = true;
+		to = g->sig_node - 1;
+		seq = g->sig_seq;
+		home = g->home;
+		slot = g->slot;
+		inc = g->incarnation;
+		gen = g->gen;
+	}
+	if (!stay) {
+		last = !--g->users && !g->gen;
+		if (last)
+			hash_del(&g->hnode);
+		else if (inside)
+			wake_up(&g->wq);
+	}
+	spin_unlock_bh(&ws->gate_lock);
+	if (ack)
+		rdlock_cql_ack(ws, to, seq, home, slot, inc, gen);
+	if (last)
+		kfree(g);
 }
 
 static void rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
 				struct rdlock_cql_gate *g, bool inside)
 {
-	bool last;
-
-	spin_lock_bh(&ws->gate_lock);
-	g->inside -= inside;
-	last = !--g->users;
-	if (last)
-		hash_del(&g->hnode);
-	else if (inside)
-		wake_up(&g->wq);
-	spin_unlock_bh(&ws->gate_lock);
-	if (last)
-		kfree(g);
+	__rdlock_cql_gate_put(ws, g, inside, false);
 }
 
 /*
- * Get into @t's lock's queue on this node: 0, -ETIMEDOUT at @deadline,
- * -EINTR on a fatal signal, -ENOMEM.
+ * Get into @t's lock's queue on this node, as @w: 0, -ETIMEDOUT at
+ * @deadline, -EINTR on a fatal signal, -ENOMEM.
  */
 static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_cql_waiters *ws,
 				 const struct rdlock_ticket *t,
 				 const struct cql_layout *l,
+				 struct rdlock_cql_waiter *w,
 				 unsigned long deadline)
 {
 	struct rdlock_cql_gate *g, *n = kzalloc(sizeof(*n), GFP_NOFS);
@@ -450,17 +640,13 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 	if (!g) {
 		g = n;
 		n = NULL;
-		g->home = t->node;
-		g->slot = t->slot;
-		g->incarnation = t->incarnation;
-		init_waitqueue_head(&g->wq);
-		hash_add(ws->gates, &g->hnode, rdlock_cql_gate_key(t));
+		rdlock_cql_gate_add(ws, g, t->node, t->slot, t->incarnation);
 	}
 	g->users++;
 	spin_unlock_bh(&ws->gate_lock);
 	kfree(n);
 	for (;;) {
-		if (rdlock_cql_gate_try(ws, g, limit))
+		if (rdlock_cql_gate_try(ws, g, limit, w))
 			return 0;
 		left = MAX_SCHEDULE_TIMEOUT;
 		if (deadline) {
@@ -471,7 +657,9 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 			}
 		}
 		left = wait_event_killable_timeout(g->wq,
-						   READ_ONCE(g->inside) < limit,
+						   !READ_ONCE(g->ack_due) &&
+						   READ_ONCE(g->inside) +
+						   READ_ONCE(g->out) < limit,
 						   left);
 		if (left < 0) {
 			rdlock_cql_gate_put(ws, g, false);
@@ -480,9 +668,12 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
-/* Out of the queue (dequeued, or never enqueued after all). */
-static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
-				  const struct rdlock_ticket *t)
+/*
+ * Out of the queue (dequeued, aborted, or never enqueued after all); with
+ * @stay, only stepped out, the place kept (rdlock_cql_gate_back()).
+ */
+static void __rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+				    const struct rdlock_ticket *t, bool stay)
 {
 	struct rdlock_cql_gate *g;
 
@@ -490,19 +681,617 @@ static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
 	g = rdlock_cql_gate_find(ws, t);
 	spin_unlock_bh(&ws->gate_lock);
 	if (!WARN_ON_ONCE(!g))
-		rdlock_cql_gate_put(ws, g, true);
+		__rdlock_cql_gate_put(ws, g, true, stay);
+}
+
+static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+				  const struct rdlock_ticket *t)
+{
+	__rdlock_cql_gate_leave(ws, t, false);
 }
 
 /*
- * An enqueue that met a reset: READ the header after back-offs until the
- * reset field is clear (the resetter zeroes the queue: a few operations).
- * Not how grants are seen; only resets are waited for this way.
+ * A waiter that found the lock stuck steps out to claim its reset,
+ * keeping its place (__rdlock_cql_gate_leave() with stay), then comes back:
+ * with @in, into the queue if the reset was not its after all and no
+ * reset signal came meanwhile (true: it waits on where it was); otherwise
+ * it gives its place up (false: the reset wiped the queue, it enqueues
+ * again).
+ */
+
+static bool rdlock_cql_gate_back(struct rdlock_cql_waiters *ws,
+				 const struct rdlock_ticket *t,
+				 struct rdlock_cql_waiter *w, bool in)
+{
+	struct rdlock_cql_gate *g;
+	bool back;
+
+	spin_lock_bh(&ws->gate_lock);
+	g = rdlock_cql_gate_find(ws, t);
+	if (WARN_ON_ONCE(!g)) {
+		spin_unlock_bh(&ws->gate_lock);
+		return false;
+	}
+	g->out--;
+	back = in && !g->ack_due && w->gen == g->gen;
+	g->inside += back;
+	if (!back)
+		wake_up(&g->wq);
+	spin_unlock_bh(&ws->gate_lock);
+	if (!back)
+		rdlock_cql_gate_put(ws, g, false);
+	return back;
+}
+
+/*
+ * A waiter (@w, in the queue) found the lock stuck (@wt): out of the queue
+ * to reset it. Returns true when it is out for good (it reset the lock, or
+ * another reset wiped the queue), false when it is back where it was (the
+ * header moved: no reset needed).
+ */
+static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, const struct cql_layout *l,
+			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
+			    u32 gen);
+
+static bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
+				   struct rdlock_cql_waiters *ws,
+				   struct rdlock_ticket *t,
+				   const struct cql_layout *l,
+				   struct rdlock_cql_waiter *w,
+				   const struct rdlock_cql_watch *wt)
+{
+	int ret;
+
+	__rdlock_cql_gate_leave(ws, t, true);
+	ret = rdlock_cql_reset(cfg, t, l, wt->cause, wt->last, true,
+			       RDLOCK_CQL_ANY_GEN);
+	return !rdlock_cql_gate_back(ws, t, w, !ret);
+}
+
+/* The lock's reset count as this node knows it (0: never reset). */
+static u32 rdlock_cql_gen_locked(struct rdlock_cql_waiters *ws,
+				 const struct rdlock_ticket *t)
+{
+	struct rdlock_cql_gate *g = rdlock_cql_gate_find(ws, t);
+
+	return g ? g->gen : 0;
+}
+
+static u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
+			  const struct rdlock_ticket *t)
+{
+	u32 gen;
+
+	spin_lock_bh(&ws->gate_lock);
+	gen = rdlock_cql_gen_locked(ws, t);
+	spin_unlock_bh(&ws->gate_lock);
+	return gen;
+}
+
+/*
+ * A message to @node; sent again while the transport says -EAGAIN (no free
+ * send buffer) or -ENOTCONN (a blip), for up to RDLOCK_CQL_SEND_MAX_MS.
+ */
+static int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
+			   const struct rdlock_cql_msg *m)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(RDLOCK_CQL_SEND_MAX_MS);
+	int ret;
+
+	for (;;) {
+		ret = cfg->xport ?
+		      cfg->xport->send_msg(cfg->xport_priv, node, m,
+					   sizeof(*m)) :
+		      rdlock_xport_send_msg(node, RDLOCK_CQL_MSG_TYPE, m,
+					    sizeof(*m));
+		if ((ret != -EAGAIN && ret != -ENOTCONN) ||
+		    time_after(jiffies, until))
+			return ret;
+		usleep_range(50, 100);
+	}
+}
+
+/* READ one slot of the lock, riding through blips like rdlock_proto_read(). */
+static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t, u32 slot, u64 *val)
+{
+	unsigned int retry_us = 0;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_op_at(cfg, t, slot, RDLOCK_XOP_READ, 0, 0,
+					 val);
+		if (!ret || !rdlock_proto_retry(cfg, t, ret, &retry_us))
+			return ret;
+	}
+}
+
+/* The back-off before a refetch: @us, doubled for the next one. */
+static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
+				     unsigned int *us)
+{
+	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
+		usleep_range(*us, 2 * *us);
+	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
+}
+
+/*
+ * Step 3 of a reset claimed with reset id @id: 1 when done, 0 when another
+ * claimer took over, else an error of the transport.
+ */
+static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
+			     struct rdlock_ticket *t,
+			     const struct cql_layout *l, u32 id)
+{
+	u64 old, cur;
+	u32 i;
+	int ret;
+
+	ret = rdlock_cql_read(cfg, t, t->slot, &cur);
+	if (ret)
+		return ret;
+	if (cql_hdr_reset_id(cur) != id)
+		return 0;
+	for (i = 0; i < cql_capacity(l); i++) {
+		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
+					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
+					      0, &old);
+		if (ret)
+			return ret;
+	}
+	for (;;) {
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
+					   CQL_HDR_INIT, &old);
+		if (ret)
+			return ret;
+		if (old == cur)
+			return 1;
+		if (cql_hdr_reset_id(old) != id)
+			return 0;	/* taken over */
+		cur = old;	/* an aborted enqueue or release added to it */
+	}
+}
+
+/*
+ * Is @node there? The transport's view (appendix B's failure detector):
+ * a message it cannot deliver within RDLOCK_CQL_SEND_MAX_MS says gone.
+ */
+static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg,
+			     const struct rdlock_ticket *t, u32 node)
+{
+	struct rdlock_cql_msg m = {
+		.home = cpu_to_le32(t->node),
+		.slot = cpu_to_le32(t->slot),
+		.incarnation = cpu_to_le64(t->incarnation),
+		.kind = RDLOCK_CQL_PING,
+	};
+
+	return node == rdlock_cql_self(cfg) || !rdlock_cql_send(cfg, node, &m);
+}
+
+/* The nodes a reset signals: every node that may use the lock. */
+static bool rdlock_cql_participant(const struct rdlock_proto_cfg *cfg, u32 node)
+{
+	if (cfg->xport)
+		return node < (cfg->cql_nodes ?: 1);
+	return node == rdlock_xport_self() || rdlock_xport_node_configured(node);
+}
+
+static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
+				   enum rdlock_cql_reset_cause cause)
+{
+	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
+					   cql_resets) +
+				  cause * sizeof(atomic64_t));
+}
+
+/* Signal every participant still to answer; those gone are not awaited. */
+static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t,
+			      struct rdlock_cql_waiters *ws,
+			      struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_msg m = {
+		.home = cpu_to_le32(t->node),
+		.slot = cpu_to_le32(t->slot),
+		.incarnation = cpu_to_le64(t->incarnation),
+		.pos = cpu_to_le32(c->seq),
+		.local = cpu_to_le32(rdlock_cql_self(cfg)),
+		.reset_gen = cpu_to_le32(c->gen),
+		.kind = RDLOCK_CQL_RESET,
+	};
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		if (!(READ_ONCE(c->pending) & BIT(i)) ||
+		    !rdlock_cql_send(cfg, i, &m))
+			continue;
+		spin_lock_bh(&ws->gate_lock);
+		c->pending &= ~BIT(i);
+		spin_unlock_bh(&ws->gate_lock);
+	}
+}
+
+/*
+ * A reset of a busy lock (section 4.4), run by this node: 1 when it
+ * claimed the lock (and reset it, unless taken over), 0 when it did not
+ * (another claimer's, or the cause is gone), else the transport's error
+ * (the reset field may stay; enqueuers take the reset over once this node
+ * is gone).
+ *
+ * Step 1: claim by CAS of the reset field on @h, the header as last seen;
+ * with @exact only that value (a waiter that found the lock stuck: any
+ * change is progress), else again on whatever FAAs made of it, until
+ * another claimer's reset id shows, or the cause is gone: the lock's reset
+ * count on this node is no longer @gen (RDLOCK_CQL_ANY_GEN: not checked),
+ * or for a version wrap the header no longer reaches the all-ones lap. A
+ * takeover replaces the reset id of a claimer that is gone.
+ * Step 2: signal every participant (this node too) with the lock's next
+ * reset count; each aborts its waiters and answers once none of its
+ * clients is in the queue (holders release first); collect every answer.
+ * A node the transport cannot reach is not awaited.
+ * Step 3: zero the queue, then the header by CAS, unless another claimer
+ * took over meanwhile. The caller must not be in the lock's queue.
+ */
+static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l,
+			      enum rdlock_cql_reset_cause cause, u64 h,
+			      bool exact, u32 gen, struct rdlock_cql_claim *c);
+
+/*
+ * One claim per lock at a time on this node, idle resets included: two
+ * would both take this node's reset id for their own, and the later one's
+ * signal would abort waiters of the queue the earlier one had reset.
+ * False if another claim of this node runs; else @c is registered (for
+ * the answers to its signals) until rdlock_cql_claim_end().
+ */
+static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
+				   struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_claim *o;
+
+	init_waitqueue_head(&c->wq);
+	spin_lock_bh(&ws->gate_lock);
+	list_for_each_entry(o, &ws->claims, list) {
+		if (o->home == c->home && o->slot == c->slot &&
+		    o->incarnation == c->incarnation) {
+			spin_unlock_bh(&ws->gate_lock);
+			return false;
+		}
+	}
+	c->seq = atomic_inc_return(&ws->claim_seq);
+	list_add(&c->list, &ws->claims);
+	spin_unlock_bh(&ws->gate_lock);
+	return true;
+}
+
+static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
+				 struct rdlock_cql_claim *c)
+{
+	spin_lock_bh(&ws->gate_lock);
+	list_del(&c->list);
+	spin_unlock_bh(&ws->gate_lock);
+}
+
+static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, const struct cql_layout *l,
+			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
+			    u32 gen)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_claim c = {
+		.home = t->node, .slot = t->slot,
+		.incarnation = t->incarnation,
+	};
+	int ret;
+
+	if (!rdlock_cql_claim_begin(ws, &c))
+		return 0;
+	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
+	rdlock_cql_claim_end(ws, &c);
+	return ret;
+}
+
+static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l,
+			      enum rdlock_cql_reset_cause cause, u64 h,
+			      bool exact, u32 gen, struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	u32 self = rdlock_cql_self(cfg), i, tries, id = self + 1;
+	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
+	u64 claimed, old, cur;
+	int ret;
+
+	for (tries = 0;; tries++) {
+		/* Another reset since the cause was seen: it is gone. */
+		if ((gen != RDLOCK_CQL_ANY_GEN && rdlock_cql_gen(ws, t) != gen) ||
+		    (cause == RDLOCK_CQL_RESET_VERSION &&
+		     !cql_hdr_version_overflow(l, h)))
+			return 0;
+		cur = cause == RDLOCK_CQL_RESET_TAKEOVER ?
+		      cql_hdr_clear_reset(h) : h;
+		if ((cause != RDLOCK_CQL_RESET_TAKEOVER &&
+		     cql_hdr_resetting(h)) ||
+		    !cql_hdr_set_reset(cur, self, &claimed))
+			return 0;	/* another claimer's */
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, h, claimed,
+					   &old);
+		/*
+		 * A CAS that failed may have been applied: the next one says
+		 * (our reset id in the header is ours: one claim per node).
+		 */
+		if (ret == -ESTALE || (ret && tries >= RDLOCK_CQL_CLAIM_TRIES))
+			return ret;
+		if (ret)
+			continue;
+		/* Or a CAS sent again whose first copy did it. */
+		if (old == h || (cql_hdr_reset_id(old) == id &&
+				 cql_hdr_reset_id(h) != id))
+			break;
+		if (exact || tries >= RDLOCK_CQL_CLAIM_TRIES)
+			return 0;
+		h = old;
+	}
+
+	spin_lock_bh(&ws->gate_lock);
+	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (rdlock_cql_participant(cfg, i))
+			c->pending |= BIT(i);
+	spin_unlock_bh(&ws->gate_lock);
+	for (;;) {
+		rdlock_cql_signal(cfg, t, ws, c);
+		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending),
+				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS)))
+			break;
+		/* Still ours? A claimer taken for gone gives the lock up. */
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
+		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
+			break;
+	}
+
+	/*
+	 * Step 3. It must end, or enqueuers wait for the reset field for
+	 * good (only a claimer that is gone is taken over): a failed
+	 * operation is tried again, from the READ, while the table lives.
+	 */
+	for (;;) {
+		ret = rdlock_cql_reinit(cfg, t, l, id);
+		if (ret >= 0 || ret == -ESTALE)
+			break;
+		rdlock_cql_refetch_pause(cfg, &us);
+	}
+	if (ret != 1)
+		return ret < 0 ? ret : 1;
+	rdlock_cql_count_reset(cfg, cause);
+	return 1;
+}
+
+static void rdlock_cql_reset_work(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t)
+{
+	struct cql_layout l;
+
+	if (!WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
+		rdlock_cql_reset(cfg, t, &l,
+				 (enum rdlock_cql_reset_cause)(u32)t->prev,
+				 t->word, false, t->prev >> 32);
+}
+
+/*
+ * A reset a release found necessary, in the background: it waits for
+ * every holder, and the releaser may hold other locks those wait for.
+ */
+static void rdlock_cql_reset_later(const struct rdlock_proto_cfg *cfg,
+				   const struct rdlock_ticket *t,
+				   enum rdlock_cql_reset_cause cause, u64 h,
+				   u32 gen)
+{
+	struct rdlock_ticket r = *t;
+
+	r.prev = (u64)gen << 32 | cause;
+	r.word = h;
+	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_work);
+}
+
+static unsigned long rdlock_cql_stuck_jiffies(const struct rdlock_proto_cfg *cfg)
+{
+	return msecs_to_jiffies(cfg->cql_stuck_ms ?: RDLOCK_CQL_STUCK_MS_DEFAULT);
+}
+
+/* A reset field left by a claimer that is gone: when to look at it. */
+static unsigned long
+rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg)
+{
+	return msecs_to_jiffies(min_not_zero(cfg->cql_stuck_ms,
+					     (u32)RDLOCK_CQL_TAKEOVER_MS));
+}
+
+/*
+ * Does the header @h, unchanged for long, show the lock stuck for good?
+ * During a reset: when its claimer is gone (appendix B: take it over).
+ * Otherwise when the client at the queue's head is not known to be alive:
+ * its entry names a node that is gone, or it has none (granted at its
+ * enqueue, or a reader: rdlock cannot tell who, and the reset waits for
+ * every live holder anyway). A head entry naming a live node is a holder
+ * that is slow: wait on.
+ */
+static bool rdlock_cql_stuck(const struct rdlock_proto_cfg *cfg,
+			     struct rdlock_ticket *t,
+			     const struct cql_layout *l, u64 h,
+			     struct rdlock_cql_watch *wt)
+{
+	u32 head = cql_hdr_qhead(l, h);
+	u64 e;
+
+	if (cql_hdr_resetting(h)) {
+		wt->cause = RDLOCK_CQL_RESET_TAKEOVER;
+		return !rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h));
+	}
+	wt->cause = RDLOCK_CQL_RESET_STUCK;
+	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, head),
+			       RDLOCK_XOP_READ, 0, 0, &e))
+		return false;
+	return cql_entry_classify(l, e, head) != CQL_ENTRY_VALID ||
+	       !rdlock_cql_alive(cfg, t, cql_cid_node(cql_entry_cid(e)));
+}
+
+/*
+ * The liveness check of a waiter that heard nothing for a while: the
+ * header alone may show that it holds the lock (cql_waiter_granted())
+ * whether or not its notification arrived. A notification is lost when a
+ * slow releaser finds the waiter's entry overwritten by a later lap (readers
+ * granted at enqueue may come and go past waiters it has not notified yet)
+ * or with a failed connection. Returns 1 when granted so, 0 to keep
+ * waiting, -ENOLCK when the lock is stuck (@wt: header and cause), or
+ * -ESTALE once the table is gone.
+ */
+static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, u32 pos,
+			    struct rdlock_cql_watch *wt)
+{
+	struct cql_layout l;
+	u64 h;
+	int ret;
+
+	if (!rdlock_cql_table_alive(cfg, t))
+		return -ESTALE;
+	if (rdlock_cql_layout(cfg, &l))
+		return 0;
+	t->polls++;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h);
+	if (ret == -ESTALE)
+		return ret;
+	if (ret)
+		return 0;
+	if (cql_waiter_granted(&l, h, pos, rdlock_cql_mode(t)))
+		return 1;
+	if (h != wt->last) {
+		wt->last = h;
+		wt->since = jiffies;
+		return 0;
+	}
+	if (time_before(jiffies, wt->since + rdlock_cql_stuck_jiffies(cfg)))
+		return 0;
+	if (rdlock_cql_stuck(cfg, t, &l, h, wt))
+		return -ENOLCK;
+	wt->since = jiffies;	/* a live holder: look again later */
+	return 0;
+}
+
+/*
+ * Sleep until @w is notified. Returns 0 when granted, -EAGAIN when a reset
+ * aborted it, -ENOLCK when it found the lock stuck (@wt says why),
+ * -ETIMEDOUT at @deadline (jiffies, 0: none), -EINTR on a fatal signal,
+ * -ESTALE when the table is gone.
+ */
+static int rdlock_cql_wait(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t,
+			   struct rdlock_cql_waiter *w, unsigned long deadline,
+			   struct rdlock_cql_watch *wt)
+{
+	unsigned long check = msecs_to_jiffies(RDLOCK_CQL_CHECK_MS);
+	long to, left;
+	int ret;
+
+	/* A quick look at first: a stuck lock, or a grant's message lost. */
+	if (cfg->cql_stuck_ms)
+		check = min(check, msecs_to_jiffies(cfg->cql_stuck_ms) / 4 + 1);
+	wt->last = 0;
+	wt->since = jiffies;
+	for (;;) {
+		to = check;
+		if (deadline) {
+			left = (long)(deadline - jiffies);
+			if (left <= 0)
+				break;
+			to = min(to, left);
+		}
+		left = wait_event_killable_timeout(w->wq,
+						   READ_ONCE(w->granted) ||
+						   READ_ONCE(w->aborted), to);
+		if (READ_ONCE(w->aborted))
+			return -EAGAIN;
+		if (READ_ONCE(w->granted))
+			return 0;
+		if (left < 0)
+			return -EINTR;
+		if (deadline && time_after_eq(jiffies, deadline))
+			break;
+		ret = rdlock_cql_check(cfg, t, w->pos, wt);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	if (READ_ONCE(w->aborted))
+		return -EAGAIN;
+	return READ_ONCE(w->granted) ? 0 : -ETIMEDOUT;
+}
+
+static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t);
+
+/*
+ * Background end of an abandoned waiter: wait for its grant, release. A
+ * reset that aborts it ends it (the reset empties the queue); a stuck lock
+ * it resets first.
+ */
+static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_watch wt = {};
+	struct rdlock_cql_waiter *w;
+	struct cql_layout l;
+	int ret;
+
+	xa_lock_bh(&ws->xa);
+	w = xa_load(&ws->xa, (u32)t->word);
+	xa_unlock_bh(&ws->xa);
+	if (WARN_ON_ONCE(!w) || WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
+		return;
+	do {
+		ret = rdlock_cql_wait(cfg, t, w, 0, &wt);
+	} while (ret == -ENOLCK &&
+		 !rdlock_cql_stuck_reset(cfg, ws, t, &l, w, &wt));
+	rdlock_cql_waiter_free(ws, w);
+	if (ret == -EAGAIN || ret == -ENOLCK) {
+		/* Out of the queue with the reset: nothing to release. */
+		rdlock_proto_count(cfg, cql_reset_aborts);
+		if (ret == -EAGAIN)
+			rdlock_cql_gate_leave(ws, t);
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
+		return;
+	}
+	if (ret) {
+		/* The table is gone, and the ticket with it. */
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
+		rdlock_cql_gate_leave(ws, t);
+		return;
+	}
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
+	t->granted_at = rdlock_proto_now(cfg);
+	rdlock_cql_release(cfg, t);
+}
+
+/*
+ * An acquisition aborted by a reset: READ the header after back-offs until
+ * the reset field is clear (its claimer collects answers, then zeroes the
+ * queue). Not how grants are seen; only resets are waited for this way. A
+ * reset whose claimer is gone is taken over after RDLOCK_CQL_TAKEOVER_MS
+ * (appendix B); it must not be in the lock's queue then, and is not.
  */
 static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t,
+				  const struct cql_layout *l,
 				  unsigned long deadline)
 {
+	unsigned long since = jiffies;
 	unsigned int backoff = 0, retry_us = 0;
+	u32 id = 0;
 	u64 h;
 	int ret;
 
@@ -514,6 +1303,17 @@ static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 		if (ret || !cql_hdr_resetting(h))
 			return ret;
 		t->polls++;
+		if (cql_hdr_reset_id(h) != id) {
+			id = cql_hdr_reset_id(h);
+			since = jiffies;
+		} else if (time_after(jiffies, since +
+				      rdlock_cql_takeover_jiffies(cfg))) {
+			if (!rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h)))
+				rdlock_cql_reset(cfg, t, l,
+						 RDLOCK_CQL_RESET_TAKEOVER, h,
+						 true, RDLOCK_CQL_ANY_GEN);
+			since = jiffies;
+		}
 	}
 }
 
@@ -521,6 +1321,7 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t, unsigned long deadline)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_watch wt = {};
 	struct rdlock_cql_waiter *w;
 	struct cql_layout l;
 	enum cql_mode m;
@@ -549,7 +1350,7 @@ static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 	w = rdlock_cql_waiter_new(ws, t);
 	if (IS_ERR(w))
 		return PTR_ERR(w);
-	ret = rdlock_cql_gate_enter(cfg, ws, t, &l, deadline);
+	ret = rdlock_cql_gate_enter(cfg, ws, t, &l, w, deadline);
 	if (ret) {
 		rdlock_cql_waiter_free(ws, w);
 		return ret;
@@ -567,17 +1368,13 @@ again:
 		rdlock_cql_gate_leave(ws, t);
 		goto out_free;
 	}
-	if (cql_hdr_resetting(prev)) {
-		/* Aborted: the reset's last CAS takes our delta away. */
-		rdlock_proto_count(cfg, retries);
-		ret = rdlock_cql_await_reset(cfg, t, deadline);
-		if (!ret)
-			goto again;
-		rdlock_ticket_to(cfg, t, ret == -ESTALE ? RDLOCK_TICKET_LOST :
-							  RDLOCK_TICKET_DONE);
-		rdlock_cql_gate_leave(ws, t);
-		goto out_free;
-	}
+	/*
+	 * Aborted: by the reset field (the reset's last CAS takes our delta
+	 * away), or by a reset signal that came while our FA was under way
+	 * (the FA was before the claim; the reset zeroes it).
+	 */
+	if (cql_hdr_resetting(prev) || READ_ONCE(w->aborted))
+		goto aborted;
 	t->prev = prev;
 	if (cql_granted_at_enqueue(&l, prev, m))
 		goto granted;
@@ -597,7 +1394,16 @@ again:
 		rdlock_ticket_failed(cfg, t, ret);
 		goto out_leave;
 	}
-	ret = rdlock_cql_wait(cfg, t, w, deadline);
+wait:
+	ret = rdlock_cql_wait(cfg, t, w, deadline, &wt);
+	if (ret == -EAGAIN)
+		goto aborted;
+	if (ret == -ENOLCK) {
+		/* Stuck: reset it, and enqueue again; or wait on. */
+		if (!rdlock_cql_stuck_reset(cfg, ws, t, &l, w, &wt))
+			goto wait;
+		goto retry;
+	}
 	if (ret == -ETIMEDOUT || ret == -EINTR) {
 		/* Still queued: the lock must reach us, then we release it. */
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ABANDONED);
@@ -616,6 +1422,24 @@ granted:
 	rdlock_cql_waiter_free(ws, w);
 	t->granted_at = rdlock_proto_now(cfg);
 	return 0;
+aborted:
+	/* Out of the queue; answered once all of this node's are out. */
+	rdlock_cql_gate_leave(ws, t);
+retry:
+	rdlock_proto_count(cfg, retries);
+	rdlock_proto_count(cfg, cql_reset_aborts);
+	xa_lock_bh(&ws->xa);
+	w->pos = ~0U;
+	w->granted = false;
+	xa_unlock_bh(&ws->xa);
+	ret = rdlock_cql_await_reset(cfg, t, &l, deadline);
+	if (!ret)
+		ret = rdlock_cql_gate_enter(cfg, ws, t, &l, w, deadline);
+	if (!ret)
+		goto again;
+	rdlock_ticket_to(cfg, t, ret == -ESTALE ? RDLOCK_TICKET_LOST :
+						  RDLOCK_TICKET_DONE);
+	goto out_free;
 out_leave:
 	rdlock_cql_gate_leave(ws, t);
 out_free:
@@ -623,24 +1447,13 @@ out_free:
 	return ret;
 }
 
-/* READ one slot of the lock, riding through blips like rdlock_proto_read(). */
-static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
-			   struct rdlock_ticket *t, u32 slot, u64 *val)
-{
-	unsigned int retry_us = 0;
-	int ret;
-
-	for (;;) {
-		ret = rdlock_proto_op_at(cfg, t, slot, RDLOCK_XOP_READ, 0, 0,
-					 val);
-		if (!ret || !rdlock_proto_retry(cfg, t, ret, &retry_us))
-			return ret;
-	}
-}
-
-/* Hand the lock to the waiter whose entry is @e, at position @pos. */
+/*
+ * Hand the lock to the waiter whose entry is @e, at position @pos; @gen:
+ * the lock's reset count, which the waiter's must equal.
+ */
 static void rdlock_cql_notify(const struct rdlock_proto_cfg *cfg,
-			      const struct rdlock_ticket *t, u32 pos, u64 e)
+			      const struct rdlock_ticket *t, u32 pos, u64 e,
+			      u32 gen)
 {
 	u32 node = cql_cid_node(cql_entry_cid(e));
 	struct rdlock_cql_msg msg = {
@@ -649,21 +1462,11 @@ static void rdlock_cql_notify(const struct rdlock_proto_cfg *cfg,
 		.incarnation = cpu_to_le64(t->incarnation),
 		.pos = cpu_to_le32(pos),
 		.local = cpu_to_le32(cql_cid_local(cql_entry_cid(e))),
+		.reset_gen = cpu_to_le32(gen),
+		.kind = RDLOCK_CQL_NOTIFY,
 	};
-	unsigned long until = jiffies + msecs_to_jiffies(RDLOCK_CQL_SEND_MAX_MS);
-	int ret;
+	int ret = rdlock_cql_send(cfg, node, &msg);
 
-	for (;;) {
-		ret = cfg->xport ?
-		      cfg->xport->send_msg(cfg->xport_priv, node, &msg,
-					   sizeof(msg)) :
-		      rdlock_xport_send_msg(node, RDLOCK_CQL_MSG_TYPE, &msg,
-					    sizeof(msg));
-		if ((ret != -EAGAIN && ret != -ENOTCONN) ||
-		    time_after(jiffies, until))
-			break;
-		usleep_range(50, 100);
-	}
 	if (ret)
 		pr_warn_ratelimited("node %u slot %u: notifying node %u failed (%d): its waiter waits for its liveness check\n",
 				    t->node, t->slot, node, ret);
@@ -721,15 +1524,6 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
-/* The back-off before a refetch: @us, doubled for the next one. */
-static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
-				     unsigned int *us)
-{
-	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
-		usleep_range(*us, 2 * *us);
-	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
-}
-
 /*
  * The entry at @pos in @queue is obsolete: READ it again after back-offs
  * until it is the position's own (or is judged otherwise than obsolete).
@@ -737,19 +1531,27 @@ static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
  */
 static enum cql_entry_state
 rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
-		   const struct cql_layout *l, u32 pos, u64 *queue)
+		   const struct cql_layout *l, u32 pos, u64 *queue, u32 gen)
 {
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	unsigned long until = jiffies +
 			      msecs_to_jiffies(RDLOCK_CQL_REFETCH_MAX_MS);
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	u64 *e = &queue[cql_pos_index(l, pos)];
 	enum cql_entry_state st = CQL_ENTRY_OBSOLETE;
+	int ret;
 
-	while (!time_after(jiffies, until)) {
+	/* A reset since our dequeue aborted the enqueuer: its entry stays. */
+	while (!time_after(jiffies, until) && rdlock_cql_gen(ws, t) == gen) {
 		rdlock_proto_count(cfg, refetches);
 		rdlock_cql_refetch_pause(cfg, &us);
-		if (rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos), e))
-			return CQL_ENTRY_OBSOLETE;
+		/* A failed READ is no news: the entry is READ again. */
+		ret = rdlock_cql_read(cfg, t, rdlock_cql_entry_slot(t, l, pos),
+				      e);
+		if (ret == -ESTALE)
+			break;
+		if (ret)
+			continue;
 		st = cql_entry_classify(l, *e, pos);
 		if (st != CQL_ENTRY_OBSOLETE)
 			break;
@@ -758,9 +1560,11 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 }
 
 /*
- * Has the queue moved past position @s since our dequeue, i.e. has the
- * client there been granted and left? Then whatever we were refetching
- * for it is moot (its slot may even hold a later lap's entry by now).
+ * Is position @s out of the queue since our dequeue: has the client there
+ * been granted and left, or was the queue reset (an idle reset, which
+ * signals nobody, restarts positions under a slow releaser)? Then
+ * whatever we were refetching for it is moot (its slot may even hold a
+ * later lap's or a later queue's entry by now).
  */
 static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t,
@@ -771,8 +1575,11 @@ static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 
 	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
 		return false;
-	d = cql_pos_add(l, cql_hdr_qhead(l, h), cql_pos_mask(l) + 1 - s);
-	return d && d <= cql_pos_mask(l) / 2;
+	if (cql_hdr_resetting(h))
+		return true;
+	/* Queued positions are qhead .. qhead + qsize - 1, wrap-safe. */
+	d = cql_pos_add(l, s, cql_pos_mask(l) + 1 - cql_hdr_qhead(l, h));
+	return d >= cql_hdr_qsize(l, h);
 }
 
 /*
@@ -781,13 +1588,18 @@ static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
  * reads from the successor up to the first writer; a reader, only when
  * writers are queued, every queued entry (to tell shared holders from
  * writers not yet populated, section 4.3). @win: the @win_n entries from
- * queue index @widx on that the dequeue READ with its FAA.
+ * queue index @widx on that the dequeue READ with its FAA. @gen: the
+ * lock's reset count. A release that meets a reset is aborted: the reset
+ * empties the queue. One that finds an entry overwritten or the version
+ * wrap near, or an entry its enqueuer never wrote, resets the lock.
  */
 static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 				struct rdlock_ticket *t,
 				const struct cql_layout *l, enum cql_mode m,
-				u64 prev, const u64 *win, u32 widx, u32 win_n)
+				u64 prev, const u64 *win, u32 widx, u32 win_n,
+				u32 gen)
 {
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	u64 stackq[RDLOCK_CQL_STACK_ENTRIES] = {}, *queue = stackq;
 	unsigned long until = jiffies +
 			      msecs_to_jiffies(RDLOCK_CQL_REFETCH_MAX_MS);
@@ -795,10 +1607,13 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 	u32 s = cql_pos_add(l, cql_hdr_qhead(l, prev), 1);
 	u32 n = cql_hdr_qsize(l, prev), i, first = 0, count = 0;
 	struct rdlock_cql_have have = { .win = widx, .win_n = win_n };
+	enum rdlock_cql_reset_cause cause;
 	enum cql_release act;
 	enum cql_entry_state st;
 	u64 e;
 
+	if (cql_hdr_resetting(prev))
+		return;
 	n = min(n ? n - 1 : 0, cql_capacity(l));
 	if (!n || (m == CQL_SHARED && !cql_hdr_wcnt(l, prev))) {
 		/* Nobody to notify; what is left to check needs no entry. */
@@ -816,12 +1631,13 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		for (i = 0; i < n; i++) {
 			u32 p = cql_pos_add(l, s, i);
 
-			if (rdlock_cql_get(cfg, t, l, queue, &have, p, n - i))
-				break;
+			/* Not READ: it reads as obsolete, READ again below. */
+			rdlock_cql_get(cfg, t, l, queue, &have, p, n - i);
 			st = cql_entry_classify(l, queue[cql_pos_index(l, p)],
 						p);
 			if (st == CQL_ENTRY_OBSOLETE)
-				st = rdlock_cql_refetch(cfg, t, l, p, queue);
+				st = rdlock_cql_refetch(cfg, t, l, p, queue,
+							gen);
 			e = queue[cql_pos_index(l, p)];
 			if (st != CQL_ENTRY_VALID ||
 			    cql_entry_mode(e) == CQL_EXCLUSIVE)
@@ -836,7 +1652,8 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		for (;;) {
 			act = cql_release_next(l, prev, m, queue, &first,
 					       &count);
-			if (act != CQL_REL_REFETCH || time_after(jiffies, until))
+			if (act != CQL_REL_REFETCH || time_after(jiffies, until) ||
+			    rdlock_cql_gen(ws, t) != gen)
 				break;
 			if (rdlock_cql_passed(cfg, t, l, s)) {
 				act = CQL_REL_DONE;
@@ -857,7 +1674,15 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 			}
 		}
 	}
-	/* A slow releaser may find its successor served and gone. */
+	/*
+	 * A slow releaser may find its successor served and gone, or the
+	 * queue it read reset under it (this node's reset count moved: the
+	 * reset aborted whom it would notify, and the entries it waited for
+	 * are never written).
+	 */
+	if ((act == CQL_REL_REFETCH || act == CQL_REL_RESET) &&
+	    rdlock_cql_gen(ws, t) != gen)
+		act = CQL_REL_DONE;
 	if ((act == CQL_REL_REFETCH || act == CQL_REL_RESET) && n &&
 	    rdlock_cql_passed(cfg, t, l, s))
 		act = CQL_REL_DONE;
@@ -867,16 +1692,24 @@ act:
 		for (i = 0; i < count; i++) {
 			u32 p = cql_pos_add(l, first, i);
 
-			rdlock_cql_notify(cfg, t, p, queue[cql_pos_index(l, p)]);
+			rdlock_cql_notify(cfg, t, p, queue[cql_pos_index(l, p)],
+					  gen);
 		}
 		break;
 	case CQL_REL_REFETCH:
-		pr_warn_ratelimited("node %u slot %u: a queued entry stayed unwritten for %u ms: its waiter is not notified\n",
-				    t->node, t->slot, RDLOCK_CQL_REFETCH_MAX_MS);
+		/* Its enqueuer's node is gone, or failed its WRITE. */
+		rdlock_cql_reset_later(cfg, t, RDLOCK_CQL_RESET_UNWRITTEN,
+				       prev + cql_dequeue_delta(l, m), gen);
 		break;
 	case CQL_REL_RESET:
-		pr_warn_ratelimited("node %u slot %u: the lock needs a reset (queue overflow or version wrap), not implemented\n",
-				    t->node, t->slot);
+		/* Not counted by the header (reset under us), or a wrap. */
+		cause = RDLOCK_CQL_RESET_OVERWRITE;
+		if (cql_hdr_qsize(l, prev) &&
+		    (m == CQL_SHARED || cql_hdr_wcnt(l, prev)) &&
+		    cql_hdr_version_overflow(l, prev + cql_dequeue_delta(l, m)))
+			cause = RDLOCK_CQL_RESET_VERSION;
+		rdlock_cql_reset_later(cfg, t, cause,
+				       prev + cql_dequeue_delta(l, m), gen);
 		break;
 	default:
 		break;
@@ -896,18 +1729,37 @@ act:
  * before the all-ones lap, so that some release finds the lock idle; a lock
  * that is never idle for that long still reaches it (cql.rst).
  */
+static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l, u64 post);
+
 static void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t,
 				  const struct cql_layout *l, u64 post)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_claim c = {
+		.home = t->node, .slot = t->slot,
+		.incarnation = t->incarnation,
+	};
+
+	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
+	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
+	    cql_ver_init(l) / 2 || !rdlock_cql_claim_begin(ws, &c))
+		return;
+	__rdlock_cql_reset_idle(cfg, t, l, post);
+	rdlock_cql_claim_end(ws, &c);
+}
+
+static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l, u64 post)
 {
 	u64 claimed, old, cur;
 	u32 i;
 	int ret;
 
-	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
-	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
-	    cql_ver_init(l) / 2 ||
-	    !cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
+	if (!cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
 		return;
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
 	if (ret || old != post)
@@ -972,7 +1824,7 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 	enum cql_mode m = rdlock_cql_mode(t);
 	u64 win[RDLOCK_XPORT_FAA_READ_MAX];
 	struct cql_layout l;
-	u32 after, widx, k;
+	u32 after, widx, k, gen;
 	u64 prev;
 	int ret;
 
@@ -988,6 +1840,12 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 	 */
 	after = cql_pos_add(&l, cql_enqueue_pos(&l, t->prev), 1);
 	widx = cql_pos_index(&l, after);
+	/*
+	 * The count our notifications carry: the one we enqueued with (no
+	 * reset completes while we are in the queue), read before the
+	 * dequeue, so that a reset signal after it shows in the handover.
+	 */
+	gen = rdlock_cql_gen(ws, t);
 	if (rdlock_cql_busy(ws, t, &l)) {
 		k = min3((u32)RDLOCK_XPORT_FAA_READ_MAX, cql_capacity(&l) - 1,
 			 cql_capacity(&l) - widx);
@@ -1007,7 +1865,7 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 	}
 	/* Out of the queue; what follows hands the lock on. */
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-	rdlock_cql_handover(cfg, t, &l, m, prev, win, widx, ret);
+	rdlock_cql_handover(cfg, t, &l, m, prev, win, widx, ret, gen);
 	if (cql_hdr_qsize(&l, prev) == 1)
 		rdlock_cql_reset_idle(cfg, t, &l,
 				      prev + cql_dequeue_delta(&l, m));

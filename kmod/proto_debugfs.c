@@ -47,6 +47,11 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 		   (long long)atomic64_read(&s->refetches));
 	seq_printf(m, "version_resets: %lld\n",
 		   (long long)atomic64_read(&s->version_resets));
+	for (op = 0; op < RDLOCK_CQL_RESET_NR; op++)
+		seq_printf(m, "cql_resets_%s: %lld\n", rdlock_cql_reset_names[op],
+			   (long long)atomic64_read(&s->cql_resets[op]));
+	seq_printf(m, "cql_reset_aborts: %lld\n",
+		   (long long)atomic64_read(&s->cql_reset_aborts));
 	for (op = 0; op < RDLOCK_TICKET_NR; op++)
 		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
 			   (long long)atomic64_read(&s->tickets[op]));

@@ -110,7 +110,12 @@ struct sim_msg {
  *	pairs of nodes, so each pair's is FIFO too.
  * @msg_work: delivers @msgs, one at a time, with BHs off as in softirq.
  * @msg_delay_us: each delivery may first wait up to this long.
- * @msgs_sent: notifications sent.
+ * @msgs_sent: CQL messages sent (notifications, reset signals, answers).
+ * @dead: a node taken for failed: every message to or from it is refused
+ *	(-ENOTCONN), as the transport does for a node that is gone.
+ * @resets_done: CQL resets completed: CASes of the lock's header from a
+ *	value with the reset field set to zero, as only a reset's last
+ *	step does.
  * @seq: grant order, for the CQL order tests.
  * @ahead_ns: the cluster's clock runs this far ahead of the real one (a
  *	stall moves it on, sim_round()).
@@ -138,6 +143,8 @@ struct proto_sim {
 	struct work_struct msg_work;
 	u32 msg_delay_us;
 	atomic64_t msgs_sent;
+	bool dead[SIM_NODES];
+	atomic64_t resets_done;
 	atomic_t seq;
 	atomic64_t ahead_ns;
 	u32 gen;
@@ -246,6 +253,10 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 	case RDLOCK_XOP_CAS:
 		if (v == arg0)
 			*w = arg1;
+		if (v == arg0 && node == SIM_LOCK_NODE &&
+		    slot == SIM_LOCK_SLOT && cql_hdr_resetting(v) &&
+		    arg1 == CQL_HDR_INIT)
+			atomic64_inc(&sim->resets_done);
 		break;
 	default:
 		spin_unlock(&sim->lock);
@@ -350,7 +361,10 @@ static int sim_send_msg(void *priv, u32 node, const void *payload,
 
 	if (node >= SIM_NODES || len > RDLOCK_XMSG_PAYLOAD)
 		return -EINVAL;
-	m = kzalloc(sizeof(*m), GFP_NOFS);
+	if (READ_ONCE(sim->dead[node]) || READ_ONCE(sim->dead[n - sim->nodes]))
+		return -ENOTCONN;
+	/* Answers to reset signals are sent with BHs off. */
+	m = kzalloc(sizeof(*m), GFP_ATOMIC);
 	if (!m)
 		return -EAGAIN;
 	m->src = n - sim->nodes;
@@ -402,11 +416,16 @@ static struct rdlock_cql_waiters *sim_waiters(void *priv)
 	return &n->waiters;
 }
 
+static const struct rdlock_proto_xport sim_xport;
+
 static void sim_node_init(struct proto_sim *sim, int i)
 {
 	sim->nodes[i].sim = sim;
 	sim->incarnation[i] = SIM_INCARNATION;
 	rdlock_cql_waiters_init(&sim->nodes[i].waiters);
+	/* Its answers to reset signals go through the simulation too. */
+	sim->nodes[i].waiters.xport = &sim_xport;
+	sim->nodes[i].waiters.xport_priv = &sim->nodes[i];
 	if (!i) {
 		init_waitqueue_head(&sim->changed);
 		spin_lock_init(&sim->msg_lock);
@@ -462,6 +481,8 @@ static const struct rdlock_proto_xport sim_xport = {
  * @msg_delay_us: see &struct proto_sim.
  * @cql_cap_bits: CQL layout, 0: default.
  * @cql_ver_bits: CQL layout, 0: default.
+ * @cql_wraps: CQL: versions are narrow enough that a busy lock must be
+ *	reset before they wrap: the case fails without such a reset.
  */
 struct sim_params {
 	const char *name;
@@ -479,6 +500,7 @@ struct sim_params {
 	u32 msg_delay_us;
 	u8 cql_cap_bits;
 	u8 cql_ver_bits;
+	bool cql_wraps;
 };
 
 /* One thread, for every schedule of a case: @go starts one, or ends it. */
@@ -847,7 +869,20 @@ static const struct sim_params sim_cases[] = {
 	/* One client per node in the queue: the others wait at the gate. */
 	{ "cql, capacity 4, 16 version bits", &rdlock_proto_cql, false, 0, 50, 150,
 	  3, .cql_cap_bits = 2 },
+	/* Issue 9: 4 laps of 4 positions, so a busy lock reaches the wrap. */
+	{ "cql, capacity 4, 2 version bits: busy resets", &rdlock_proto_cql, false,
+	  0, 50, 150, 3, .cql_cap_bits = 2, .cql_ver_bits = 2, .cql_wraps = true },
+	{ "cql, busy resets, notifications delayed up to 200 us", &rdlock_proto_cql,
+	  false, 0, 50, 150, 3, .msg_delay_us = 200, .cql_cap_bits = 2,
+	  .cql_ver_bits = 2, .cql_wraps = true },
+	{ "cql, busy resets, 5% of READs fail, 5% of FAA/CAS refused unsent",
+	  &rdlock_proto_cql, false, 0, 50, 150, 3, .read_fail_pct = 5,
+	  .op_fail_pct = 5, .cql_cap_bits = 2, .cql_ver_bits = 2,
+	  .cql_wraps = true },
 };
+
+static u64 cql_header(struct proto_sim *sim);
+static s64 cql_resets(enum rdlock_cql_reset_cause cause);
 
 static void sim_case_desc(const struct sim_params *p, char *desc)
 {
@@ -866,7 +901,8 @@ static void sim_test(struct kunit *test)
 	};
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
-	s64 bad_moves, unfinished, orphaned;
+	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
+	s64 aborts;
 	struct sim_thread *st;
 	struct proto_sim *sim;
 	ktime_t start;
@@ -883,6 +919,11 @@ static void sim_test(struct kunit *test)
 	bad_moves = atomic64_read(&rdlock_proto_stats.ticket_bad_moves);
 	unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
 	orphaned = atomic64_read(&rdlock_proto_stats.tickets[RDLOCK_TICKET_ORPHANED]);
+	/* Resets run in the background count in the global stats only. */
+	for (i = 0; i < RDLOCK_CQL_RESET_NR; i++)
+		resets[i] = atomic64_read(&rdlock_proto_stats.cql_resets[i]);
+	resets[i] = atomic64_read(&rdlock_proto_stats.version_resets);
+	aborts = atomic64_read(&rdlock_proto_stats.cql_reset_aborts);
 	start = ktime_get();
 	sim_threads_create(sim, p, st, nr);
 	for (r = 0; r < rounds; r++)
@@ -922,19 +963,55 @@ static void sim_test(struct kunit *test)
 	p->ops->release(&st->cfg, &t);
 	if (p->ops == &rdlock_proto_cql) {
 		struct cql_layout l;
-		u64 h = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+		s64 n, all = 0;
+		u64 h;
 
+		sim_flush(sim);
+		h = cql_header(sim);
 		cql_layout_init(&l, p->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
 				p->cql_ver_bits ?: CQL_VER_BITS_DEFAULT);
+		/* Every acquisition of every thread granted exactly once. */
+		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->grants),
+				(s64)rounds * nr * p->iters);
 		/* Empty: every enqueue was dequeued, no reset pending. */
 		KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, h), 0U);
 		KUNIT_EXPECT_EQ(test, cql_hdr_wcnt(&l, h), 0U);
 		KUNIT_EXPECT_EQ(test, cql_hdr_reset_id(h), 0U);
-		/* One dequeue per grant: qhead counts them all. */
-		KUNIT_EXPECT_EQ(test, (u64)cql_hdr_qhead(&l, h),
-				(u64)(atomic64_read(&sim->grants) + 1) &
-				cql_pos_mask(&l));
+		/* Each reset the table saw completed is counted once. */
+		for (i = 0; i < RDLOCK_CQL_RESET_NR; i++) {
+			n = atomic64_read(&rdlock_proto_stats.cql_resets[i]) -
+			    resets[i];
+			all += n;
+			/*
+			 * A slow releaser may read entries of the queue after
+			 * an idle reset restarted its positions (no signal:
+			 * nobody was queued) and reset it again (overwrite):
+			 * harmless, counted like any other.
+			 */
+			if (i == RDLOCK_CQL_RESET_VERSION && p->cql_wraps)
+				KUNIT_EXPECT_GT(test, n, 0);
+			else if (i != RDLOCK_CQL_RESET_VERSION &&
+				 (i != RDLOCK_CQL_RESET_OVERWRITE || !p->cql_wraps))
+				KUNIT_EXPECT_EQ(test, n, 0);
+		}
+		all += atomic64_read(&rdlock_proto_stats.version_resets) -
+		       resets[RDLOCK_CQL_RESET_NR];
+		KUNIT_EXPECT_EQ(test, all, atomic64_read(&sim->resets_done));
+		/* One dequeue per grant: qhead counts them all, if no reset. */
+		if (!atomic64_read(&sim->resets_done))
+			KUNIT_EXPECT_EQ(test, (u64)cql_hdr_qhead(&l, h),
+					(u64)(atomic64_read(&sim->grants) + 1) &
+					cql_pos_mask(&l));
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->msgs_sent), 0);
+		kunit_info(test, "resets: %lld idle, %lld busy at the wrap, %lld overwrite; %lld acquisitions aborted and enqueued again\n",
+			   atomic64_read(&rdlock_proto_stats.version_resets) -
+			   resets[RDLOCK_CQL_RESET_NR],
+			   cql_resets(RDLOCK_CQL_RESET_VERSION) -
+			   resets[RDLOCK_CQL_RESET_VERSION],
+			   cql_resets(RDLOCK_CQL_RESET_OVERWRITE) -
+			   resets[RDLOCK_CQL_RESET_OVERWRITE],
+			   atomic64_read(&rdlock_proto_stats.cql_reset_aborts) -
+			   aborts);
 	}
 	sim_destroy(sim);
 	if (p->deadline_ms)
@@ -1682,6 +1759,102 @@ static void cql_version_reset_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+/* Resets by @cause in the global stats (background work counts there). */
+static s64 cql_resets(enum rdlock_cql_reset_cause cause)
+{
+	return atomic64_read(&rdlock_proto_stats.cql_resets[cause]);
+}
+
+/*
+ * Issue 9, a holder's node is gone: node 2 takes the lock exclusively
+ * (granted at its enqueue, so no entry names it) and fails. Writers of
+ * nodes 0 and 1 queue behind it; one of them finds the header unchanged
+ * for the stuck time with nobody alive at the head, and resets: node 2 is
+ * not awaited, both waiters are aborted, enqueue again and are granted,
+ * each exactly once. Exactly one reset (the other waiter's claim fails on
+ * the changed header). Then node 2 comes back and releases: its dequeue
+ * finds a header that does not count it (overwrite), and the lock is
+ * reset once more, ending empty.
+ */
+static void cql_stuck_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
+	s64 over = cql_resets(RDLOCK_CQL_RESET_OVERWRITE);
+	struct cql_client *c, *h;
+	struct cql_layout l;
+	s64 aborts = 0;
+	int i;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[2];
+	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	WRITE_ONCE(sim->dead[2], true);
+	for (i = 0; i < 2; i++) {
+		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
+		c[i].cfg.cql_stuck_ms = 200;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
+	}
+	for (i = 0; i < 2; i++) {
+		wait_for_completion(&c[i].done);
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_GT(test, c[i].seq, 0);
+		aborts += atomic64_read(&c[i].stats.cql_reset_aborts);
+	}
+	KUNIT_EXPECT_NE(test, c[0].seq, c[1].seq);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_STUCK) - stuck, 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 1LL);
+	KUNIT_EXPECT_EQ(test, aborts, 2LL);
+	/* Reset to 0, then both granted and released. */
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 2, 0, 0, 0));
+	/* The node taken for gone comes back and releases. */
+	WRITE_ONCE(sim->dead[2], false);
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_OVERWRITE) - over, 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 2LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), (u64)CQL_HDR_INIT);
+	sim_destroy(sim);
+}
+
+/*
+ * Issue 9, a claimer that fails mid-reset (appendix B): the header shows a
+ * reset claimed by node 2, which is gone. A writer of node 0 meets it,
+ * waits, finds node 2 unreachable after the takeover time, claims the
+ * reset in its place, completes it and is granted; exactly one takeover.
+ */
+static void cql_takeover_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	s64 takeovers = cql_resets(RDLOCK_CQL_RESET_TAKEOVER);
+	struct cql_layout l;
+	struct cql_client *c;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	/* Node 2's reset with one client of its node still counted. */
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 7, 1, 1, 3);
+	spin_unlock(&sim->lock);
+	WRITE_ONCE(sim->dead[2], true);
+	cql_client_init(c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	c->cfg.cql_stuck_ms = 200;
+	cql_client_start(test, c);
+	wait_for_completion(&c->done);
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_TAKEOVER) - takeovers,
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 1LL);
+	/* Granted after the reset, at position 0; released. */
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 1, 0, 0, 0));
+	sim_destroy(sim);
+}
+
 /* ---- The ticket life --------------------------------------------------- */
 
 #define TL_MAX_STEPS	6
@@ -1802,6 +1975,8 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_abandon_test),
 	KUNIT_CASE(cql_ops_test),
 	KUNIT_CASE(cql_version_reset_test),
+	KUNIT_CASE(cql_stuck_test),
+	KUNIT_CASE(cql_takeover_test),
 	{}
 };
 

@@ -5,6 +5,7 @@
 # results, taken from the kernel log (KUnit reports there), on stdout so the
 # host counts them. Runs in a debug-kernel guest; busybox sh. A module that
 # reports nothing, or whose suite does not end with "ok", fails the run.
+#   kunit.sh [NAME]   only the suite module NAME (e.g. rdlock_proto_kunit)
 
 rc=0
 found=0
@@ -13,7 +14,7 @@ if ! insmod /rdlock/modules/rdlock.ko; then
 	echo "not ok - insmod rdlock"
 	exit 1
 fi
-for ko in /rdlock/modules/*_kunit.ko; do
+for ko in /rdlock/modules/${1:-*_kunit}.ko; do
 	[ -e "$ko" ] || continue
 	found=1
 	name=$(basename "$ko" .ko)

@@ -135,6 +135,8 @@
 struct lock_env {
 	__u32 self, nr_nodes, iters, threads, barrier_timeout, base, backend;
 	bool blips;	/* links fail under the workers: see data_op() */
+	__u8 cql_version_bits;	/* 0: the default */
+	bool hot;	/* 3 acquisitions in 4 on lock 0 */
 };
 
 struct worker {
@@ -267,7 +269,8 @@ static void *worker_main(void *arg)
 		return NULL;
 	}
 	for (it = 0; it < e->iters && !w->err[0]; it++) {
-		__u32 lock = rand_r(&seed) % NR_LOCKS;
+		__u32 lock = e->hot && rand_r(&seed) % 4 ? 0 :
+			     rand_r(&seed) % NR_LOCKS;
 		bool exclusive = rand_r(&seed) % 10 < 7;
 		struct rdlock_test_lock l = {
 			.proto = w->proto, .mode = exclusive,
@@ -278,6 +281,7 @@ static void *worker_main(void *arg)
 		if (w->proto == RDLOCK_TEST_PROTO_CQL) {
 			/* A lost grant fails the test rather than hang it. */
 			l.queue_bits = CQL_QUEUE_BITS;
+			l.version_bits = e->cql_version_bits;
 			l.timeout_ms = LOCK_TIMEOUT_MS;
 		}
 
@@ -432,6 +436,74 @@ TEST_F_TIMEOUT(lock, cql_exclusion, 1800)
 
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_CQL_ITERS", 50, &e.iters));
 	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 1);
+}
+
+/*
+ * Issue 9, version wraps under load: the exact count again on the CQL
+ * locks with 2 version bits (4 laps of 8 entries), so that a lock is reset
+ * every 8 to 24 acquisitions: idle when a release leaves it empty in its
+ * second lap, else by the busy reset at the all-ones lap, which signals
+ * every node while the others keep acquiring. Lock 0 takes 3 acquisitions
+ * in 4, so that it is rarely idle. The lock words of cql_exclusion are
+ * zeroed first (each node its own, then a barrier): the layout changes.
+ * Every acquisition must be granted exactly once, and the cluster must
+ * count busy resets.
+ */
+#define WRAP_BARRIER		68	/* and 69: on node 0 */
+#define WRAP_RESETS		70	/* on node 0 */
+
+static long long cql_busy_resets(void)
+{
+	return rdl_debugfs_counter("protocols", "cql_resets_version");
+}
+
+TEST_F_TIMEOUT(lock, cql_wrap, 1800)
+{
+	struct lock_env e = self->env;
+	long long before, after;
+	__u64 total = 0;
+	__u32 l, i;
+	char msg[160];
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_CQL_ITERS", 50, &e.iters));
+	e.cql_version_bits = 2;
+	e.hot = true;
+	for (l = 0; l < NR_LOCKS; l++) {
+		if (lock_home(&e, l) != e.self)
+			continue;
+		for (i = 0; i < CQL_SPAN(CQL_QUEUE_BITS); i++)
+			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE,
+					     e.self,
+					     lock_slot(&e, RDLOCK_TEST_PROTO_CQL,
+						       l) + i, 0, 0, NULL));
+	}
+	ASSERT_EQ(0, rdl_barrier(self->fd, e.nr_nodes, e.barrier_timeout,
+				 slot(&e, RDLOCK_TEST_PROTO_CQL, WRAP_BARRIER,
+				      0), 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	before = cql_busy_resets();
+	ASSERT_LE(0, before);
+	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 2);
+	/* Resets in the background are done once the lock is idle. */
+	usleep(200000);
+	after = cql_busy_resets();
+	ASSERT_LE(before, after);
+	printf("# node %u: %lld busy resets (in all: %lld idle, %lld busy, %lld aborted)\n",
+	       e.self, after - before,
+	       rdl_debugfs_counter("protocols", "version_resets"),
+	       rdl_debugfs_counter("protocols", "cql_resets_version"),
+	       rdl_debugfs_counter("protocols", "cql_reset_aborts"));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     slot(&e, RDLOCK_TEST_PROTO_CQL, WRAP_RESETS, 0),
+			     after - before, 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(self->fd, e.nr_nodes, e.barrier_timeout,
+				 slot(&e, RDLOCK_TEST_PROTO_CQL, WRAP_BARRIER,
+				      1), 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     slot(&e, RDLOCK_TEST_PROTO_CQL, WRAP_RESETS, 0),
+			     0, 0, &total));
+	EXPECT_LT(0, total);
 }
 
 /*
