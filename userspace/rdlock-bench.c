@@ -880,25 +880,10 @@ static int proto_setup(struct env *e, const struct opts *o, struct result *r)
 	return 1;
 }
 
-/*
- * fs/dlm's lockspace is left one node at a time: in 6.1, nodes leaving at
- * once can hang a leave for minutes in dlm_midcomms_shutdown() ("reset
- * node N because shutdown stuck"), a hung task in the demo's guests. A
- * node whose barrier failed still leaves, in its turn, without waiting.
- */
-static void proto_teardown(struct env *e, const struct opts *o,
-			   struct result *r)
+static void proto_teardown(struct result *r)
 {
-	bool synced = true;
-	__u32 i;
-
 	if (r->proto == PROTO_DLM) {
-		for (i = 0; i < e->nr_nodes; i++) {
-			if (i == e->node)
-				dlm_ls_remove(r);
-			if (synced && barrier(e, o, "fs/dlm leave barrier"))
-				synced = false;
-		}
+		dlm_ls_remove(r);
 		return;
 	}
 	if (ls_remove(r->ls))
@@ -1107,7 +1092,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	ret = 0;
 out:
 	clients_free(cl, o->clients);
-	proto_teardown(e, o, r);
+	proto_teardown(r);
 	return ret;
 }
 
@@ -1333,7 +1318,7 @@ out:
 	clients_free(cl, o->clients);
 	if (holder.fd >= 0)
 		close(holder.fd);
-	proto_teardown(e, o, r);
+	proto_teardown(r);
 	return ret;
 }
 
