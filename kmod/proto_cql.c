@@ -816,6 +816,25 @@ static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
 	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
 }
 
+/* Every queue entry back to its initial version (a reset's step 3). */
+static int rdlock_cql_zero_queue(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t,
+				 const struct cql_layout *l)
+{
+	u64 old;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < cql_capacity(l); i++) {
+		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
+					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
+					      0, &old);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Step 3 of a reset claimed with reset id @id: 1 when done, 0 when another
  * claimer took over, else an error of the transport.
@@ -825,7 +844,6 @@ static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
 			     const struct cql_layout *l, u32 id)
 {
 	u64 old, cur;
-	u32 i;
 	int ret;
 
 	ret = rdlock_cql_read(cfg, t, t->slot, &cur);
@@ -833,13 +851,9 @@ static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
 		return ret;
 	if (cql_hdr_reset_id(cur) != id)
 		return 0;
-	for (i = 0; i < cql_capacity(l); i++) {
-		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
-					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
-					      0, &old);
-		if (ret)
-			return ret;
-	}
+	ret = rdlock_cql_zero_queue(cfg, t, l);
+	if (ret)
+		return ret;
 	for (;;) {
 		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
 					   CQL_HDR_INIT, &old);
@@ -1756,7 +1770,6 @@ static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				    const struct cql_layout *l, u64 post)
 {
 	u64 claimed, old, cur;
-	u32 i;
 	int ret;
 
 	if (!cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
@@ -1764,13 +1777,9 @@ static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
 	if (ret || old != post)
 		return;	/* somebody came in: a later release tries again */
-	for (i = 0; i < cql_capacity(l); i++) {
-		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
-					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
-					      0, &old);
-		if (ret)
-			goto failed;
-	}
+	ret = rdlock_cql_zero_queue(cfg, t, l);
+	if (ret)
+		goto failed;
 	cur = claimed;
 	for (;;) {
 		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
