@@ -30,6 +30,12 @@
  * bast_nodes	every node holds PR; node 0 asks for EX: every other node
  *		gets BAST(EX), gives the lock up, and node 0 is granted; a
  *		holder granted after a waiter's notice gets its BAST then.
+ * late_open	node 1 closes the lockspace; node 0 holds PR and waits for
+ *		EX; node 1 then opens the lockspace again and is granted PR
+ *		at once: it must get BAST(EX) from the wait it never saw the
+ *		notice of (the lost BAST of the OCFS2 mount hang: a node that
+ *		mounted later held the superblock lock at EX and was never
+ *		asked for it).
  * converters	nodes 0 and 1 hold PR and convert to EX at once: one (or
  *		both, if neither got to the gate yet) cancels after a BAST
  *		and gives up PR; both get EX in the end.
@@ -79,7 +85,8 @@
 #define SBF_VALNOTVALID	0x02
 
 /* Raw slots relative to B, on node 0. */
-#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25; room: 26, 27) */
+#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25; room: 26, 27;
+				 * late_open: 28 .. 31) */
 #define R_COUNTER	32
 #define R_CANCELS	33
 
@@ -672,6 +679,49 @@ TEST_F_TIMEOUT(dlm, bast_nodes, STEP_S)
 		CONV(fd, 0, NL, 0);
 	UNLOCK(fd, 0);
 	BARRIER(7);
+}
+
+TEST_F_TIMEOUT(dlm, late_open, STEP_S)
+{
+	struct rdlock_dlm_test_open o = { .node_id = ~0U };
+	__u32 me = self->env.self;
+	int fd = self->fd;
+
+	/* (A second lockspace would not fit in the lock tables.) */
+	if (me == 1) {
+		close(self->fd);
+		self->fd = -1;
+	}
+	BARRIER(28);
+	if (!me) {
+		GRANT(fd, 0, PR, 0, "late");
+		/* Node 1 has no receiver now: it drops the notice. */
+		ASSERT_EQ(0, dl_lock(fd, 1, EX, 0, "late"));
+		ASSERT_TRUE(dl_waits_main(fd, 1));
+		/* Our own copy comes after the other nodes' were sent. */
+		EXPECT_BAST(fd, 0, EX);
+	}
+	BARRIER(29);
+	if (me == 1) {
+		self->fd = open(DLM_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, self->fd);
+		fd = self->fd;
+		strcpy(o.name, LS_NAME);
+		ASSERT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_OPEN, &o));
+		/* PR is free for a PR try: granted, sending no notice. */
+		GRANT(fd, 0, PR, 0, "late");
+		/* It blocks node 0's waiting EX request. */
+		EXPECT_BAST(fd, 0, EX);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(30);
+	if (!me) {
+		EXPECT_QUIET(fd, 1);
+		UNLOCK(fd, 0);
+		EXPECT_AST(fd, 1, 0);
+		UNLOCK(fd, 1);
+	}
+	BARRIER(31);
 }
 
 TEST_F_TIMEOUT(dlm, converters, STEP_S)
