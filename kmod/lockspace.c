@@ -1707,6 +1707,23 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls)
 	kfree(found);
 }
 
+/* Send a notice to @node (not this node), waiting briefly for a buffer. */
+static int rdlock_ls_notice_post(u32 node, const struct rdlock_ls_notice_msg *m,
+				 size_t len)
+{
+	int err, tries;
+
+	/* No free send buffer is a short wait, not a lost notice. */
+	for (tries = 0; tries < 1000; tries++) {
+		err = rdlock_xport_send_msg(node, RDLOCK_LS_MSG_TYPE, m,
+					    sizeof(m->tag) + len);
+		if (err != -EAGAIN)
+			break;
+		usleep_range(100, 200);
+	}
+	return err;
+}
+
 /**
  * rdlock_ls_notice_send() - send a notice to every node of the lockspace
  * @ls: the lockspace.
@@ -1715,8 +1732,11 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls)
  *
  * This node's receiver gets it at once, in the caller's context; the
  * other nodes' over the transport's reliable, ordered connections, so
- * two notices from one node arrive in the order sent. May sleep (briefly,
- * for a send buffer).
+ * two notices from one node arrive in the order sent. A node whose
+ * receiver is not registered yet (it has not opened the lockspace) drops
+ * it: a user that keeps state from notices has its nodes say when they
+ * join (the DLM layer's hello notice). May sleep (briefly, for a send
+ * buffer).
  *
  * Return: 0, or the first error of a node that could not be sent to
  * (-ENOTCONN for a node not connected: the others still get it).
@@ -1726,7 +1746,7 @@ int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 {
 	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
 	u32 self = rdlock_xport_self(), i;
-	int ret = 0, err, tries;
+	int ret = 0, err;
 
 	if (len > RDLOCK_LS_NOTICE_MAX)
 		return -EINVAL;
@@ -1734,20 +1754,40 @@ int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 	for (i = 0; i < ls->nr_nodes; i++) {
 		if (ls->nodes[i] == self)
 			continue;
-		/* No free send buffer is a short wait, not a lost notice. */
-		for (tries = 0; tries < 1000; tries++) {
-			err = rdlock_xport_send_msg(ls->nodes[i],
-						    RDLOCK_LS_MSG_TYPE, &m,
-						    sizeof(m.tag) + len);
-			if (err != -EAGAIN)
-				break;
-			usleep_range(100, 200);
-		}
+		err = rdlock_ls_notice_post(ls->nodes[i], &m, len);
 		if (err && !ret)
 			ret = err;
 	}
 	rdlock_ls_deliver(ls->tag, self, payload, len);
 	return ret;
+}
+
+/**
+ * rdlock_ls_notice_send_to() - send a notice to one node of the lockspace
+ * @ls: the lockspace.
+ * @node: the node; this node's receiver gets it at once, in the caller's
+ *	context.
+ * @payload: up to RDLOCK_LS_NOTICE_MAX bytes.
+ * @len: its length.
+ *
+ * Ordered with the notices rdlock_ls_notice_send() sends to @node.
+ * May sleep (briefly, for a send buffer).
+ *
+ * Return: 0, -EINVAL, or the transport's error (-ENOTCONN...).
+ */
+int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
+			     const void *payload, size_t len)
+{
+	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+
+	if (len > RDLOCK_LS_NOTICE_MAX)
+		return -EINVAL;
+	if (node == rdlock_xport_self()) {
+		rdlock_ls_deliver(ls->tag, node, payload, len);
+		return 0;
+	}
+	memcpy(m.payload, payload, len);
+	return rdlock_ls_notice_post(node, &m, len);
 }
 
 int rdlock_ls_init(void)

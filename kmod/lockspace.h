@@ -76,6 +76,8 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
 void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
+int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
+			     const void *payload, size_t len);
 
 /* Where a name's entry is; forget the unused names of a home. */
 u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len);
