@@ -84,9 +84,11 @@
 #define ECANCEL		0x10001
 #define SBF_VALNOTVALID	0x02
 
-/* Raw slots relative to B, on node 0. */
-#define R_BARRIER	0	/* + 0 .. 31 (lvb: 15 .. 25; room: 26, 27;
-				 * late_open: 28 .. 31) */
+/*
+ * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 25;
+ * room: 26, 27; late_open: 28 .. 31).
+ */
+#define R_BARRIER	0
 #define R_COUNTER	32
 #define R_CANCELS	33
 
