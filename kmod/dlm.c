@@ -24,7 +24,9 @@
  * a notice (resource hash, mode) to the lockspace's nodes through the
  * lockspace layer; each node gives a BAST to its holders that block the
  * mode and remembers the notice until the waiter says it is done, so a
- * holder granted meanwhile gets its BAST too.
+ * holder granted meanwhile gets its BAST too. A node that opens the
+ * lockspace later never saw the notices sent before: it says hello, and
+ * every node sends it the notices of its requests still waiting.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -94,6 +96,7 @@ enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
 	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
 	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
+	RDLOCK_DLM_NOTICE_HELLO = 4,	/* @src opened the lockspace */
 };
 
 /* A request whose name found no free entry tries again after this. */
@@ -225,7 +228,10 @@ struct rdlock_dlm_lkb {
  * @to: the mode asked for.
  * @flags: RDLOCK_DLM_LKF_*.
  * @unlock: an unlock, not a lock request.
- * @noticed: its blocking notice went out: the done notice is owed.
+ * @noticed: its blocking notice is going or went out: the done notice
+ *	is owed.
+ * @wait_node: on rdlock_dlm_ls.waits while @noticed, until its done
+ *	notice.
  * @cancellable: waiting in a step that a cancel may abandon.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
  * @main: a lock on the main word this request took and does not hand over.
@@ -247,6 +253,7 @@ struct rdlock_dlm_req {
 	u32 flags;
 	bool unlock;
 	bool noticed;
+	struct list_head wait_node;
 	bool cancellable;
 	int waiting;
 	struct rdlock_lock *main;
@@ -264,16 +271,24 @@ struct rdlock_dlm_req {
  * @ls: the rdlock lockspace behind it.
  * @ops: the caller's callbacks.
  * @ops_arg: their argument.
- * @lock: protects @lkids, @res, @notices, @next_req and the locks' state;
- *	taken from softirq (notices), hence with interrupts off.
+ * @lock: protects @lkids, @res, @notices, @waits, @next_req and the
+ *	locks' state; taken from softirq (notices), hence with interrupts
+ *	off.
  * @lkids: locks by id.
  * @res: resources by hash.
  * @notices: waiters of the cluster not done yet.
+ * @waits: this node's requests whose wait notice is out, done notice not
+ *	(rdlock_dlm_req.wait_node).
+ * @notice_mutex: orders the done notices after @hello_work's repeats of
+ *	the wait notices, so that no node keeps a wait that is over.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
  * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
  * @trim_work: forgets the rdlock names this node does not use that are
  *	homed on a node of @trim_homes.
+ * @hello_nodes: nodes that opened the lockspace since, a bit each, for
+ *	@hello_work.
+ * @hello_work: sends them the wait notices of @waits.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -285,10 +300,14 @@ struct rdlock_dlm_ls {
 	struct idr lkids;
 	DECLARE_HASHTABLE(res, 8);
 	struct list_head notices;
+	struct list_head waits;
+	struct mutex notice_mutex;	/* see above */
 	u64 next_req;
 	atomic_t refs;
 	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct trim_work;
+	unsigned long hello_nodes;	/* RDLOCK_MAX_NODES bits */
+	struct work_struct hello_work;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
@@ -563,6 +582,19 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		queue_work(rdlock_dlm_wq, &dls->trim_work);
 		return;
 	}
+	if (m->kind == RDLOCK_DLM_NOTICE_HELLO) {
+		spin_unlock(&dls->lock);
+		if (src == self || src >= RDLOCK_MAX_NODES)
+			return;
+		/* Sending may sleep: not in softirq. */
+		set_bit(src, &dls->hello_nodes);
+		queue_work(rdlock_dlm_wq, &dls->hello_work);
+		return;
+	}
+	if (m->kind != RDLOCK_DLM_NOTICE_WAIT) {
+		spin_unlock(&dls->lock);
+		return;
+	}
 	hash_for_each_possible(dls->res, res, hnode, hash) {
 		if (res->hash != hash)
 			continue;
@@ -592,10 +624,31 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	spin_unlock(&dls->lock);
 }
 
-static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
-				   int mode, u32 home)
+/* Send @m to every node (@to U32_MAX) or to node @to. */
+static void rdlock_dlm_send_msg(struct rdlock_dlm_ls *dls,
+				const struct rdlock_dlm_notice_msg *m, u32 to)
 {
-	struct rdlock_dlm_notice_msg m = {
+	ktime_t t0 = ktime_get();
+	int ret;
+
+	static_assert(sizeof(*m) <= RDLOCK_LS_NOTICE_MAX);
+	if (to == U32_MAX)
+		ret = rdlock_ls_notice_send(dls->ls, m, sizeof(*m));
+	else
+		ret = rdlock_ls_notice_send_to(dls->ls, to, m, sizeof(*m));
+	rdlock_dlm_count_since(RDLOCK_DLM_ST_NOTICE, RDLOCK_DLM_ST_NS_NOTICE,
+			       t0);
+	/* A node not connected has no holder we could wait for now. */
+	if (ret && ret != -ENOTCONN)
+		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
+				    ret);
+}
+
+static void rdlock_dlm_msg_fill(struct rdlock_dlm_req *req, u8 kind,
+				int mode, u32 home,
+				struct rdlock_dlm_notice_msg *m)
+{
+	*m = (struct rdlock_dlm_notice_msg){
 		.kind = kind,
 		.mode = mode,
 		.home = cpu_to_le16(home),
@@ -603,17 +656,89 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
 		.hash = cpu_to_le64(req->res->hash),
 		.req = cpu_to_le64(req->id),
 	};
-	ktime_t t0 = ktime_get();
-	int ret;
+}
 
-	static_assert(sizeof(m) <= RDLOCK_LS_NOTICE_MAX);
-	ret = rdlock_ls_notice_send(req->dls->ls, &m, sizeof(m));
-	rdlock_dlm_count_since(RDLOCK_DLM_ST_NOTICE, RDLOCK_DLM_ST_NS_NOTICE,
-			       t0);
-	/* A node not connected has no holder we could wait for now. */
-	if (ret && ret != -ENOTCONN)
-		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
-				    ret);
+static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
+				   int mode, u32 home)
+{
+	struct rdlock_dlm_notice_msg m;
+
+	rdlock_dlm_msg_fill(req, kind, mode, home, &m);
+	rdlock_dlm_send_msg(req->dls, &m, U32_MAX);
+}
+
+/*
+ * @req is about to wait: its wait notice goes to every node. It is on
+ * dls->waits before it is sent, so that a node whose hello comes while it
+ * is being sent (and that may have dropped it, not having the lockspace
+ * open yet) is sent it again by rdlock_dlm_hello_work().
+ */
+static void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_ls *dls = req->dls;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dls->lock, flags);
+	req->noticed = true;
+	list_add_tail(&req->wait_node, &dls->waits);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
+}
+
+/* @req's wait is over: the done notice, after any repeat of the wait's. */
+static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_ls *dls = req->dls;
+	unsigned long flags;
+
+	mutex_lock(&dls->notice_mutex);
+	spin_lock_irqsave(&dls->lock, flags);
+	list_del(&req->wait_node);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to, 0);
+	mutex_unlock(&dls->notice_mutex);
+}
+
+/*
+ * Nodes that opened the lockspace after some of our requests' wait
+ * notices went out dropped them (no receiver yet); a holder they are
+ * granted would never get its BAST. Send each of them the notices of the
+ * requests still waiting, under notice_mutex: a request's done notice
+ * cannot overtake its repeated wait notice (the connection to a node is
+ * ordered), which would leave that node a wait that is over for good.
+ */
+static void rdlock_dlm_hello_work(struct work_struct *work)
+{
+	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
+						 hello_work);
+	struct rdlock_dlm_notice_msg m;
+	struct rdlock_dlm_req *req;
+	unsigned long flags;
+	u64 last, next;
+	u32 node;
+
+	mutex_lock(&dls->notice_mutex);
+	for (node = 0; node < RDLOCK_MAX_NODES; node++) {
+		if (!test_and_clear_bit(node, &dls->hello_nodes))
+			continue;
+		/* In request order (ids from 1), one at a time: sends sleep. */
+		for (last = 0;; last = next) {
+			next = 0;
+			spin_lock_irqsave(&dls->lock, flags);
+			list_for_each_entry(req, &dls->waits, wait_node) {
+				if (req->id <= last || (next && req->id > next))
+					continue;
+				next = req->id;
+				rdlock_dlm_msg_fill(req, RDLOCK_DLM_NOTICE_WAIT,
+						    req->to, 0, &m);
+			}
+			spin_unlock_irqrestore(&dls->lock, flags);
+			if (!next)
+				break;
+			rdlock_dlm_send_msg(dls, &m, node);
+		}
+	}
+	mutex_unlock(&dls->notice_mutex);
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,8 +825,7 @@ again:
 		    (PTR_ERR(lk) != -EAGAIN && PTR_ERR(lk) != -EBUSY))
 			goto took;
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
-		req->noticed = true;
+		rdlock_dlm_notice_wait(req);
 	}
 	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			 rdlock_dlm_rdmode(mode), &opts);
@@ -949,7 +1073,7 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
 	if (req->noticed)
-		rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to, 0);
+		rdlock_dlm_notice_done(req);
 	/* A cancel's gate release uses @req. */
 	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);
@@ -1067,6 +1191,7 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 		return NULL;
 	INIT_WORK(&req->work, rdlock_dlm_work);
 	INIT_WORK(&req->gate_work, rdlock_dlm_gate_work);
+	INIT_LIST_HEAD(&req->wait_node);
 	req->dls = dls;
 	req->lkb = lkb;
 	return req;
@@ -1464,7 +1589,10 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	idr_init(&dls->lkids);
 	hash_init(dls->res);
 	INIT_LIST_HEAD(&dls->notices);
+	INIT_LIST_HEAD(&dls->waits);
+	mutex_init(&dls->notice_mutex);
 	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
+	INIT_WORK(&dls->hello_work, rdlock_dlm_hello_work);
 
 	mutex_lock(&rdlock_dlm_mutex);
 	list_for_each_entry(o, &rdlock_dlm_list, list) {
@@ -1485,6 +1613,12 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	}
 	list_add_tail(&dls->list, &rdlock_dlm_list);
 	mutex_unlock(&rdlock_dlm_mutex);
+	/*
+	 * Receiving now: the nodes send us again the wait notices we may
+	 * have missed before, so that what we are granted gets its BASTs.
+	 */
+	rdlock_dlm_send_msg(dls, &(struct rdlock_dlm_notice_msg){
+				.kind = RDLOCK_DLM_NOTICE_HELLO }, U32_MAX);
 	return dls;
 
 err:
@@ -1511,8 +1645,9 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
 	rdlock_ls_notice_unregister(dls->ls);
-	/* No notice queues it now. */
+	/* No notice queues them now. */
 	cancel_work_sync(&dls->trim_work);
+	cancel_work_sync(&dls->hello_work);
 	rdlock_ls_close(dls->ls);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node)
 		kfree(n);
