@@ -338,6 +338,8 @@ enum {
 	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
 	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
 	RDLOCK_DLM_ST_TRIM,		/* room notices received */
+	RDLOCK_DLM_ST_HELLO,		/* hello notices of other nodes */
+	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -364,6 +366,8 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_CANCEL] = "cancels",
 	[RDLOCK_DLM_ST_ROOM_WAIT] = "room_waits",
 	[RDLOCK_DLM_ST_TRIM] = "trims",
+	[RDLOCK_DLM_ST_HELLO] = "hellos",
+	[RDLOCK_DLM_ST_REWAIT] = "rewaits",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -587,6 +591,7 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		if (src == self || src >= RDLOCK_MAX_NODES)
 			return;
 		/* Sending may sleep: not in softirq. */
+		rdlock_dlm_count(RDLOCK_DLM_ST_HELLO, 1);
 		set_bit(src, &dls->hello_nodes);
 		queue_work(rdlock_dlm_wq, &dls->hello_work);
 		return;
@@ -735,6 +740,7 @@ static void rdlock_dlm_hello_work(struct work_struct *work)
 			spin_unlock_irqrestore(&dls->lock, flags);
 			if (!next)
 				break;
+			rdlock_dlm_count(RDLOCK_DLM_ST_REWAIT, 1);
 			rdlock_dlm_send_msg(dls, &m, node);
 		}
 	}

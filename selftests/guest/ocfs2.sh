@@ -582,6 +582,11 @@ if "${STACK}_up" &&
 	# Whatever failed: no node unmounts while another still works.
 	rdl_step "barrier: done" barrier 8
 fi
+# Blocking notices, for a hang's diagnosis (a lost BAST shows as a wait
+# that never ends): rdlock's DLM counters, one line.
+if [ "$STACK" = rdlock ] && [ -r /sys/kernel/debug/rdlock/dlm ]; then
+	echo "# node $ID: dlm $(awk '$1 ~ /^(try_busy|notices|cancels|hellos|rewaits):$/ { printf "%s %s ", $1, $2 }' /sys/kernel/debug/rdlock/dlm)"
+fi
 if [ "$STACK" = o2cb ]; then
 	if mounted; then
 		rdl_step "umount" umount "$MNT" &&
