@@ -1333,8 +1333,15 @@ static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
-static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t, unsigned long deadline)
+/*
+ * Flat acquire of @t. @stamp: hierarchical, the arrival stamp its entry
+ * carries in place of a time (a position, section 5.3 as built); NULL:
+ * flat, or a hierarchical client that did not wait on its node, whose
+ * entry carries its own position.
+ */
+static int __rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
+				struct rdlock_ticket *t, unsigned long deadline,
+				const u32 *stamp)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	struct rdlock_cql_watch wt = {};
@@ -1400,6 +1407,8 @@ again:
 	xa_lock_bh(&ws->xa);
 	w->pos = pos;
 	xa_unlock_bh(&ws->xa);
+	if (cfg->cql_policy != RDLOCK_CQL_FLAT)
+		ts = stamp ? *stamp : cql_stamp_of_pos(&l, pos);
 	/* Fig. 7 lines 3-4: populate our entry; releasers read it to notify. */
 	entry = cql_entry_populate(&l, pos, m,
 				   cql_cid(rdlock_cql_self(cfg), w->id), ts);
@@ -1461,6 +1470,12 @@ out_leave:
 out_free:
 	rdlock_cql_waiter_free(ws, w);
 	return ret;
+}
+
+static int rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t, unsigned long deadline)
+{
+	return __rdlock_cql_acquire(cfg, t, deadline, NULL);
 }
 
 /*
@@ -1828,8 +1843,9 @@ static bool rdlock_cql_busy(struct rdlock_cql_waiters *ws,
 	return busy;
 }
 
-static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
-			       struct rdlock_ticket *t)
+/* Dequeue @t, releasing already, and hand the lock on. */
+static void __rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	enum cql_mode m = rdlock_cql_mode(t);
@@ -1841,7 +1857,6 @@ static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 
 	if (WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
 		return;
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 	/*
 	 * Fig. 7 line 6: dequeue. When somebody is likely behind us, with the
 	 * READ of the entries right after our position posted together (one
@@ -1908,7 +1923,7 @@ enum rdlock_cql_verdict {
  * struct rdlock_cql_lwait - a client waiting on its node's local lock
  * @list: in &struct rdlock_cql_llock.waitq, in arrival order.
  * @mode: what it asks for.
- * @stamp: the queue's tail (qhead + qsize) it READ when it arrived.
+ * @stamp: cql_stamp_arrival() of the queue's tail it READ when it arrived.
  * @stamped: @stamp is known (the READ is done, and saw no reset).
  * @verdict: enum rdlock_cql_verdict, set under the local lock's mutex.
  */
@@ -2026,9 +2041,9 @@ static bool rdlock_cql_phase_fair(const struct rdlock_proto_cfg *cfg)
 }
 
 /*
- * Did @w arrive before every other node's entry behind the node's own?
- * Its stamp (the tail it saw) must be at most the position after ours:
- * an entry enqueued before its READ has a position below the stamp.
+ * Did @w arrive before any other node's entry after the node's own? Its
+ * stamp (the tail it READ) is at most the position after ours: every
+ * entry enqueued before its READ has a position below that tail.
  */
 static bool rdlock_cql_local_first(const struct cql_layout *l,
 				   const struct rdlock_cql_llock *lk,
@@ -2037,7 +2052,32 @@ static bool rdlock_cql_local_first(const struct cql_layout *l,
 	u32 next = cql_pos_add(l, cql_enqueue_pos(l, lk->prev), 1);
 
 	return w->stamped &&
-	       cql_pos_add(l, next, -w->stamp) <= cql_pos_mask(l) / 2;
+	       cql_stamp_before(l, w->stamp, cql_stamp_of_pos(l, next));
+}
+
+/*
+ * Does @w come before the next node in the queue (Fig. 10 line 24)? One
+ * READ of the entry after the node's: none there (or not written yet),
+ * yes; else its arrival stamp must be strictly before the entry's, whose
+ * timestamp field holds the stamp of the client that enqueued it (its own
+ * position, or its arrival stamp if it waited on its node first). A tie
+ * (two arrivals between the same two FAAs) goes to the other node.
+ */
+static bool rdlock_cql_local_turn(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t,
+				  const struct cql_layout *l,
+				  const struct rdlock_cql_llock *lk,
+				  const struct rdlock_cql_lwait *w)
+{
+	u32 next = cql_pos_add(l, cql_enqueue_pos(l, lk->prev), 1);
+	u64 e;
+
+	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, next),
+			       RDLOCK_XOP_READ, 0, 0, &e))
+		return false;
+	if (cql_entry_classify(l, e, next) != CQL_ENTRY_VALID)
+		return true;
+	return w->stamped && cql_stamp_before(l, w->stamp, cql_entry_ts(e));
 }
 
 /*
@@ -2133,9 +2173,11 @@ static int rdlock_cql_local_take(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_cql_llock *lk,
 				 const struct cql_layout *l,
 				 struct rdlock_ticket *t,
-				 unsigned long deadline)
+				 unsigned long deadline,
+				 const struct rdlock_cql_lwait *w)
 {
-	int ret = rdlock_cql_acquire(cfg, t, deadline);
+	int ret = __rdlock_cql_acquire(cfg, t, deadline,
+				       w && w->stamped ? &w->stamp : NULL);
 
 	mutex_lock(&lk->mtx);
 	if (ret) {
@@ -2200,7 +2242,7 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	if (!rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h) &&
 	    !cql_hdr_resetting(h)) {
 		mutex_lock(&lk->mtx);
-		w.stamp = cql_enqueue_pos(&l, h);
+		w.stamp = cql_stamp_arrival(&l, cql_enqueue_pos(&l, h));
 		w.stamped = true;
 		mutex_unlock(&lk->mtx);
 	}
@@ -2239,7 +2281,8 @@ take:
 		rdlock_cql_llock_put(ws, lk);
 		return fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
 	}
-	ret = rdlock_cql_local_take(cfg, lk, &l, t, deadline);
+	ret = rdlock_cql_local_take(cfg, lk, &l, t, deadline,
+				    w.verdict ? &w : NULL);
 	if (ret)
 		rdlock_cql_llock_put(ws, lk);
 	return ret;
@@ -2268,27 +2311,30 @@ static void rdlock_cql_hier_release(const struct rdlock_proto_cfg *cfg,
 	lk = rdlock_cql_llock_find(ws, t);
 	if (WARN_ON_ONCE(!lk))
 		return;
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 	mutex_lock(&lk->mtx);
 	if (WARN_ON_ONCE(!lk->holders || !lk->held)) {
 		mutex_unlock(&lk->mtx);
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
 		goto out;
 	}
 	if (--lk->holders) {
 		/* Other readers of the node still hold the entry. */
 		mutex_unlock(&lk->mtx);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
 		goto out;
 	}
 	w = rdlock_cql_local_next(cfg, lk);
 	/*
 	 * Hand the entry over on the node (Fig. 10 line 25): same mode (the
-	 * entry's mode is in the queue), arrived before the next node's
-	 * entry, no reset waiting for us, and not too many in a row.
+	 * entry's mode is in the queue), no reset waiting for us, not too
+	 * many in a row, and @w before the next node's entry. The mutex is
+	 * held over that READ, as the paper holds it over the lock's
+	 * operations: local arrivals wait for the decision.
 	 */
-	if (w && w->mode == lk->mode && rdlock_cql_local_first(&l, lk, w) &&
-	    lk->handovers < RDLOCK_CQL_LOCAL_MAX &&
-	    !rdlock_cql_ack_due(ws, t)) {
+	if (w && w->mode == lk->mode && lk->handovers < RDLOCK_CQL_LOCAL_MAX &&
+	    !rdlock_cql_ack_due(ws, t) &&
+	    rdlock_cql_local_turn(cfg, t, &l, lk, w)) {
 		list_del(&w->list);
 		lk->holders = 1;
 		lk->handovers++;
@@ -2298,7 +2344,6 @@ static void rdlock_cql_hier_release(const struct rdlock_proto_cfg *cfg,
 		wake_up_all(&lk->wq);
 		mutex_unlock(&lk->mtx);
 		rdlock_proto_count(cfg, cql_local_handovers);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
 		goto out;
 	}
@@ -2317,7 +2362,7 @@ static void rdlock_cql_hier_release(const struct rdlock_proto_cfg *cfg,
 		WRITE_ONCE(w->verdict, RDLOCK_CQL_LOCAL_TAKE);
 	}
 	mutex_unlock(&lk->mtx);
-	rdlock_cql_release(cfg, t);
+	__rdlock_cql_release(cfg, t);
 	if (w)
 		wake_up_all(&lk->wq);
 out:
@@ -2339,6 +2384,13 @@ static void rdlock_cql_unlock(const struct rdlock_proto_cfg *cfg,
 		rdlock_cql_hier_release(cfg, t);
 	else
 		rdlock_cql_release(cfg, t);
+}
+
+static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t)
+{
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
+	__rdlock_cql_release(cfg, t);
 }
 
 /* Never an update ticket (acquire refuses them). */
