@@ -2203,7 +2203,7 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	struct rdlock_cql_llock *lk;
 	struct cql_layout l;
 	long to, left;
-	u64 h;
+	u64 h = 0;
 	int ret;
 
 	if (t->mode == RDLOCK_MODE_UPDATE)
@@ -2217,16 +2217,25 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	if (!lk)
 		return -ENOMEM;
 	mutex_lock(&lk->mtx);
-	if (!lk->holders) {
-		/* Free: ours to enqueue the node's entry. */
-		lk->holders = 1;
-		lk->mode = w.mode;
-		mutex_unlock(&lk->mtx);
-		goto take;
+	if (!lk->holders)
+		goto own;
+	mutex_unlock(&lk->mtx);
+	/*
+	 * Taken: READ the header for our stamp (where the queue's tail is
+	 * now, section 5.3 as built) and to see whether another node's
+	 * writer waits, which a reader must not overtake by joining.
+	 */
+	if (!rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h) &&
+	    !cql_hdr_resetting(h)) {
+		w.stamp = cql_stamp_arrival(&l, cql_enqueue_pos(&l, h));
+		w.stamped = true;
 	}
+	mutex_lock(&lk->mtx);
+	if (!lk->holders)
+		goto own;
 	if (w.mode == CQL_SHARED && lk->mode == CQL_SHARED && lk->held &&
-	    list_empty(&lk->waitq)) {
-		/* A reader joins its node's shared hold: nothing remote. */
+	    list_empty(&lk->waitq) && w.stamped && !cql_hdr_wcnt(&l, h)) {
+		/* A reader joins its node's shared hold: no entry of its own. */
 		lk->holders++;
 		rdlock_proto_count(cfg, cql_local_shares);
 		mutex_unlock(&lk->mtx);
@@ -2238,14 +2247,6 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	rdlock_proto_count(cfg, waits);
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_WAITING);
-	/* The stamp: where the queue's tail was when we came (5.3). */
-	if (!rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h) &&
-	    !cql_hdr_resetting(h)) {
-		mutex_lock(&lk->mtx);
-		w.stamp = cql_stamp_arrival(&l, cql_enqueue_pos(&l, h));
-		w.stamped = true;
-		mutex_unlock(&lk->mtx);
-	}
 	for (;;) {
 		to = MAX_SCHEDULE_TIMEOUT;
 		if (deadline)
@@ -2270,6 +2271,13 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	}
 	if (w.verdict == RDLOCK_CQL_LOCAL_GRANT)
 		goto granted;
+	goto take;
+own:
+	/* Free: ours to enqueue the node's entry; our stamp is not needed. */
+	lk->holders = 1;
+	lk->mode = w.mode;
+	mutex_unlock(&lk->mtx);
+	w.stamped = false;
 take:
 	/* Too late to enqueue: give the local lock to the next waiter. */
 	if ((deadline && time_after_eq(jiffies, deadline)) ||
