@@ -121,7 +121,10 @@
 #define ORD_INVERSIONS		(ORD_LAST + 2)
 #define ORD_BARRIER		(ORD_LAST + 3)	/* and + 4 */
 #define ORD_OVERTAKEN		(ORD_LAST + 5)	/* + node: its largest */
-#define ORD_SLOTS		(ORD_OVERTAKEN + 8)
+/* Hierarchical order: last grant's node and run; threads done. */
+#define ORD_RUN			(ORD_OVERTAKEN + 8)
+#define ORD_DONE		(ORD_RUN + 1)
+#define ORD_SLOTS		(ORD_RUN + 2)
 #define STR_REGION		(ORD_REGION + ORD_SLOTS)
 #define STR_LOCK		0	/* on node 0 */
 #define STR_READERS		CQL_SPAN(CQL_QUEUE_BITS)	/* running */
@@ -137,6 +140,7 @@ struct lock_env {
 	bool blips;	/* links fail under the workers: see data_op() */
 	__u8 cql_version_bits;	/* 0: the default */
 	bool hot;	/* 3 acquisitions in 4 on lock 0 */
+	__u32 cql_flags;	/* RDLOCK_TEST_LOCK_CQL_*: hierarchical */
 };
 
 struct worker {
@@ -282,6 +286,7 @@ static void *worker_main(void *arg)
 			/* A lost grant fails the test rather than hang it. */
 			l.queue_bits = CQL_QUEUE_BITS;
 			l.version_bits = e->cql_version_bits;
+			l.flags = e->cql_flags;
 			l.timeout_ms = LOCK_TIMEOUT_MS;
 		}
 
@@ -439,6 +444,74 @@ TEST_F_TIMEOUT(lock, cql_exclusion, 1800)
 }
 
 /*
+ * Hierarchical CQL (section 5), task-fair and phase-fair: the exact count
+ * on the same lock words (the previous round left them empty), each
+ * node's clients of a lock sharing one queue entry. The cluster must
+ * count local grants (a node's entry handed to, or shared with, another
+ * client of the node): else nothing hierarchical happened.
+ */
+#define HIER_LOCAL		71	/* on node 0 */
+#define HIER_BARRIER		72	/* on node 0 */
+
+static long long cql_local_grants(void)
+{
+	return rdl_debugfs_counter("protocols", "cql_local_handovers") +
+	       rdl_debugfs_counter("protocols", "cql_local_shares");
+}
+
+static void run_hier(struct __test_metadata *_metadata, int fd,
+		     struct lock_env *e, __u32 flags, __u32 round)
+{
+	long long before = cql_local_grants();
+	__u64 total = 0;
+	char msg[160];
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_CQL_ITERS", 50, &e->iters));
+	e->cql_flags = flags;
+	ASSERT_LE(0, before);
+	run_protocol(_metadata, fd, e, RDLOCK_TEST_PROTO_CQL, round);
+	printf("# node %u: %lld local grants (in all: %lld handovers, %lld shared)\n",
+	       e->self, cql_local_grants() - before,
+	       rdl_debugfs_counter("protocols", "cql_local_handovers"),
+	       rdl_debugfs_counter("protocols", "cql_local_shares"));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     slot(e, RDLOCK_TEST_PROTO_CQL, HIER_LOCAL, 0),
+			     cql_local_grants() - before, 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 slot(e, RDLOCK_TEST_PROTO_CQL, HIER_BARRIER,
+				      0), round - 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     slot(e, RDLOCK_TEST_PROTO_CQL, HIER_LOCAL, 0),
+			     0, 0, &total));
+	EXPECT_LT(0, total);
+	/* The next round's count starts from zero (node 0 clears it). */
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 slot(e, RDLOCK_TEST_PROTO_CQL, HIER_BARRIER,
+				      1), round - 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	if (e->self == 0)
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				     slot(e, RDLOCK_TEST_PROTO_CQL, HIER_LOCAL,
+					  0), 0, 0, NULL));
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_exclusion, 1800)
+{
+	struct lock_env e = self->env;
+
+	run_hier(_metadata, self->fd, &e, RDLOCK_TEST_LOCK_CQL_HIER, 2);
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_pf_exclusion, 1800)
+{
+	struct lock_env e = self->env;
+
+	run_hier(_metadata, self->fd, &e, RDLOCK_TEST_LOCK_CQL_HIER |
+		 RDLOCK_TEST_LOCK_CQL_PHASE_FAIR, 3);
+}
+
+/*
  * Issue 9, version wraps under load: the exact count again on the CQL
  * locks with 2 version bits (4 laps of 8 entries), so that a lock is reset
  * every 8 to 24 acquisitions: idle when a release leaves it empty in its
@@ -483,7 +556,7 @@ TEST_F_TIMEOUT(lock, cql_wrap, 1800)
 		TH_LOG("%s", msg);
 	before = cql_busy_resets();
 	ASSERT_LE(0, before);
-	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 2);
+	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 4);
 	/* Resets in the background are done once the lock is idle. */
 	usleep(200000);
 	after = cql_busy_resets();
@@ -933,7 +1006,16 @@ TEST_F(lock, bad_lock_inputs)
 	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(EINVAL, errno);
 	l.version_bits = 0;
+	/* Phase-fair is a policy of the hierarchy only. */
+	l.flags = RDLOCK_TEST_LOCK_CQL_PHASE_FAIR;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	/* The hierarchy is CQL's. */
 	l.proto = 0;
+	l.flags = RDLOCK_TEST_LOCK_CQL_HIER;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l.flags = 0;
 	l.mode = 2;
 	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(EINVAL, errno);
@@ -1824,6 +1906,159 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	       (unsigned long long)total, everyone, iters);
 	printf("%llu out of enqueue order, largest overtaking %llu\n",
 	       (unsigned long long)v, (unsigned long long)max_ovt);
+}
+
+/*
+ * Hierarchical task-fair order: the holder on node 0, then every thread
+ * of the cluster, exclusive, RDLOCK_ORDER_ITERS times. A node's entry is
+ * handed to the node's next waiter only when that one arrived before the
+ * next node's entry (FAA order), at most HIER_RUN_MAX - 1 times in a row
+ * (the module's bound, RDLOCK_CQL_LOCAL_MAX in proto_cql.c): so no node
+ * may hold the lock for more grants in a row than that while the others
+ * wait. The holder records each grant's node and the run it extends; the
+ * largest run while every thread of the cluster is still at work (none
+ * counted in ORD_DONE) is printed and checked, and every grant counted.
+ */
+#define HIER_RUN_MAX		17
+
+static void *hier_ord_main(void *arg)
+{
+	struct ord_worker *w = arg;
+	const struct lock_env *e = w->env;
+	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err = 0;
+	__u64 last, run, done = 0;
+	__u32 it;
+
+	if (fd < 0) {
+		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
+		return NULL;
+	}
+	for (it = 0; it < w->iters && !err; it++) {
+		struct rdlock_test_lock l = ord_lock(e);
+
+		l.flags = RDLOCK_TEST_LOCK_CQL_HIER;
+		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
+			snprintf(w->err, sizeof(w->err), "LOCK: %s",
+				 strerror(errno));
+			break;
+		}
+		w->grants++;
+		/* Exclusive: a plain READ and WRITE are the holder's. */
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_RUN),
+			      0, 0, &last);
+		run = last >> 32 == e->self + 1 ? (last & 0xffffffffU) + 1 : 1;
+		if (!err)
+			err = rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				      ord_slot(e, ORD_RUN),
+				      (__u64)(e->self + 1) << 32 | run, 0, NULL);
+		if (!err)
+			err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				      ord_slot(e, ORD_DONE), 0, 0, &done);
+		if (!done && run > w->max_overtaken)
+			w->max_overtaken = run;
+		if (err)
+			snprintf(w->err, sizeof(w->err), "grant: %s",
+				 strerror(err));
+		if (ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle) < 0 &&
+		    !w->err[0])
+			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
+				 strerror(errno));
+	}
+	/* From now on a node may run alone: runs no longer count. */
+	if (!err && rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, ord_slot(e, ORD_DONE),
+			    1, 0, NULL) && !w->err[0])
+		snprintf(w->err, sizeof(w->err), "FAA done");
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_order, 600)
+{
+	const struct lock_env *e = &self->env;
+	__u32 everyone = e->nr_nodes * e->threads, i, iters, h = 0;
+	struct ord_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 grants = 0, run = 0, total = 0, hdr = 0;
+	struct cql_layout cl;
+	char msg[160];
+	double end;
+	int hfd = -1;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
+	ord_layout(&cl);
+	if (e->self == 0) {
+		struct rdlock_test_lock l = ord_lock(e);
+
+		l.flags = RDLOCK_TEST_LOCK_CQL_HIER;
+		hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, hfd);
+		ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
+		h = l.handle;
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+				     ord_slot(e, ORD_RUN), 0, 0, NULL));
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+				     ord_slot(e, ORD_DONE), 0, 0, NULL));
+	}
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), 3, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].iters = iters;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, hier_ord_main,
+					    &w[i]));
+	}
+	if (e->self == 0) {
+		/* One entry per node: the holder's, and each other node's. */
+		end = rdl_now() + 120;
+		do {
+			usleep(2000);
+			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+					     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
+		} while (cql_hdr_qsize(&cl, hdr) < e->nr_nodes &&
+			 rdl_now() < end);
+		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
+		usleep(20000);	/* the other threads wait on their nodes */
+		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl,
+			  (rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+				   ord_slot(e, ORD_LOCK), 0, 0, &hdr), hdr)));
+		EXPECT_EQ(0, unlock(hfd, h));
+		close(hfd);
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		EXPECT_EQ(0, w[i].err[0])
+			TH_LOG("thread %u: %s", i, w[i].err);
+		grants += w[i].grants;
+		if (w[i].max_overtaken > run)
+			run = w[i].max_overtaken;
+	}
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+			     ord_slot(e, ORD_OVERTAKEN + e->self), run, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), 4, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_GRANTS), 0, 0, &total));
+	for (i = 0; i < e->nr_nodes; i++) {
+		__u64 o = 0;
+
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
+		if (o > run)
+			run = o;
+	}
+	/* The flat order test counted its grants here first. */
+	EXPECT_EQ((__u64)everyone * iters * 2, total);
+	EXPECT_GE(HIER_RUN_MAX, run);
+	printf("# node %u: %llu grants here; cluster: %llu grants in both order tests, largest run of one node %llu (at most %u)\n",
+	       e->self, (unsigned long long)grants,
+	       (unsigned long long)total, (unsigned long long)run,
+	       HIER_RUN_MAX);
 }
 
 /*
