@@ -2020,9 +2020,9 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 			 rdl_now() < end);
 		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
 		usleep(20000);	/* the other threads wait on their nodes */
-		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl,
-			  (rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-				   ord_slot(e, ORD_LOCK), 0, 0, &hdr), hdr)));
+		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
+		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
 		EXPECT_EQ(0, unlock(hfd, h));
 		close(hfd);
 	}
@@ -2055,10 +2055,10 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 	/* The flat order test counted its grants here first. */
 	EXPECT_EQ((__u64)everyone * iters * 2, total);
 	EXPECT_GE(HIER_RUN_MAX, run);
-	printf("# node %u: %llu grants here; cluster: %llu grants in both order tests, largest run of one node %llu (at most %u)\n",
-	       e->self, (unsigned long long)grants,
-	       (unsigned long long)total, (unsigned long long)run,
-	       HIER_RUN_MAX);
+	printf("# node %u: %llu grants here; cluster: %llu in both order tests, ",
+	       e->self, (unsigned long long)grants, (unsigned long long)total);
+	printf("largest run of one node %llu (at most %u)\n",
+	       (unsigned long long)run, HIER_RUN_MAX);
 }
 
 /*
