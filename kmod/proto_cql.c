@@ -1333,6 +1333,23 @@ static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
+/* What acquire refuses before anything is sent; @l: the layout. */
+static int rdlock_cql_check_args(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t, struct cql_layout *l)
+{
+	int ret;
+
+	/* No update mode: CQL has no upgrade (cql.rst). */
+	if (t->mode == RDLOCK_MODE_UPDATE)
+		return -EOPNOTSUPP;
+	ret = rdlock_proto_check(cfg, t);
+	if (ret)
+		return ret;
+	if (t->k != 1 || rdlock_cql_layout(cfg, l))
+		return -EINVAL;
+	return 0;
+}
+
 /*
  * Flat acquire of @t. @stamp: hierarchical, the arrival stamp its entry
  * carries in place of a time (a position, section 5.3 as built); NULL:
@@ -1353,14 +1370,9 @@ static int __rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
 	u16 ts;
 	int ret;
 
-	/* No update mode: CQL has no upgrade (cql.rst). */
-	if (t->mode == RDLOCK_MODE_UPDATE)
-		return -EOPNOTSUPP;
-	ret = rdlock_proto_check(cfg, t);
+	ret = rdlock_cql_check_args(cfg, t, &l);
 	if (ret)
 		return ret;
-	if (t->k != 1 || rdlock_cql_layout(cfg, &l))
-		return -EINVAL;
 	ret = rdlock_proto_admit(cfg, deadline);
 	if (ret)
 		return ret;
@@ -2206,13 +2218,9 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	u64 h = 0;
 	int ret;
 
-	if (t->mode == RDLOCK_MODE_UPDATE)
-		return -EOPNOTSUPP;
-	ret = rdlock_proto_check(cfg, t);
+	ret = rdlock_cql_check_args(cfg, t, &l);
 	if (ret)
 		return ret;
-	if (t->k != 1 || rdlock_cql_layout(cfg, &l))
-		return -EINVAL;
 	lk = rdlock_cql_llock_get(ws, t);
 	if (!lk)
 		return -ENOMEM;

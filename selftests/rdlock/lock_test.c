@@ -1812,6 +1812,46 @@ static void *ord_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The cluster's sums of an order test: this node adds its @grants and
+ * @inversions and posts its largest @ovt (overtaking, or run); after the
+ * barrier of generation @gen, *@total and *@v are the cluster's sums so
+ * far, *@ovt the largest of every node's.
+ */
+static void ord_share(struct __test_metadata *_metadata, int fd,
+		      const struct lock_env *e, __u64 grants, __u64 inversions,
+		      __u64 *ovt, __u64 gen, __u64 *total, __u64 *v)
+{
+	char msg[160];
+	__u32 i;
+
+	ASSERT_GE(8, e->nr_nodes);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_INVERSIONS), inversions, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+			     ord_slot(e, ORD_OVERTAKEN + e->self), *ovt, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), gen, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_GRANTS), 0, 0, total));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_INVERSIONS), 0, 0, v));
+	for (i = 0; i < e->nr_nodes; i++) {
+		__u64 o = 0;
+
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
+		if (o > *ovt)
+			*ovt = o;
+	}
+}
+
 TEST_F_TIMEOUT(lock, cql_order, 600)
 {
 	const struct lock_env *e = &self->env;
@@ -1872,30 +1912,8 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 		if (w[i].max_overtaken > max_ovt)
 			max_ovt = w[i].max_overtaken;
 	}
-	ASSERT_GE(8, e->nr_nodes);
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
-			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
-			     ord_slot(e, ORD_INVERSIONS), inversions, 0,
-			     NULL));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
-			     ord_slot(e, ORD_OVERTAKEN + e->self), max_ovt, 0,
-			     NULL));
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), 2, msg, sizeof(msg)))
-		TH_LOG("%s", msg);
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-			     ord_slot(e, ORD_GRANTS), 0, 0, &total));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-			     ord_slot(e, ORD_INVERSIONS), 0, 0, &v));
-	for (i = 0; i < e->nr_nodes; i++) {
-		__u64 o = 0;
-
-		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
-		if (o > max_ovt)
-			max_ovt = o;
-	}
+	ord_share(_metadata, self->fd, e, grants, inversions, &max_ovt, 2,
+		  &total, &v);
 	EXPECT_EQ((__u64)everyone * iters, total);
 	EXPECT_EQ(0, v)
 		TH_LOG("%llu grants out of enqueue order in the cluster",
@@ -1978,7 +1996,7 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 	__u32 everyone = e->nr_nodes * e->threads, i, iters, h = 0;
 	struct ord_worker w[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
-	__u64 grants = 0, run = 0, total = 0, hdr = 0;
+	__u64 grants = 0, run = 0, total = 0, hdr = 0, v = 0;
 	struct cql_layout cl;
 	char msg[160];
 	double end;
@@ -2034,24 +2052,7 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 		if (w[i].max_overtaken > run)
 			run = w[i].max_overtaken;
 	}
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
-			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
-			     ord_slot(e, ORD_OVERTAKEN + e->self), run, 0,
-			     NULL));
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), 4, msg, sizeof(msg)))
-		TH_LOG("%s", msg);
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-			     ord_slot(e, ORD_GRANTS), 0, 0, &total));
-	for (i = 0; i < e->nr_nodes; i++) {
-		__u64 o = 0;
-
-		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
-		if (o > run)
-			run = o;
-	}
+	ord_share(_metadata, self->fd, e, grants, 0, &run, 4, &total, &v);
 	/* The flat order test counted its grants here first. */
 	EXPECT_EQ((__u64)everyone * iters * 2, total);
 	EXPECT_GE(HIER_RUN_MAX, run);
