@@ -2256,14 +2256,16 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_WAITING);
 	for (;;) {
-		to = MAX_SCHEDULE_TIMEOUT;
+		/* In slices: a long local wait is no hung task. */
+		to = msecs_to_jiffies(RDLOCK_CQL_CHECK_MS);
 		if (deadline)
-			to = max_t(long, (long)(deadline - jiffies), 0);
+			to = clamp_t(long, (long)(deadline - jiffies), 0, to);
 		left = wait_event_killable_timeout(lk->wq,
 						   READ_ONCE(w.verdict), to);
 		if (READ_ONCE(w.verdict))
 			break;
-		if (left > 0 || (!left && !deadline))
+		if (left > 0 || (!left && (!deadline ||
+					   time_before(jiffies, deadline))))
 			continue;
 		mutex_lock(&lk->mtx);
 		if (!w.verdict) {
