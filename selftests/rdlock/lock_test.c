@@ -1743,7 +1743,7 @@ static struct rdlock_test_lock ord_lock(const struct lock_env *e)
 		.proto = RDLOCK_TEST_PROTO_CQL,
 		.mode = RDLOCK_TEST_MODE_EXCLUSIVE, .node = 0,
 		.slot = ord_slot(e, ORD_LOCK), .timeout_ms = LOCK_TIMEOUT_MS,
-		.queue_bits = ORD_QUEUE_BITS,
+		.queue_bits = ORD_QUEUE_BITS, .flags = e->cql_flags,
 	};
 
 	return l;
@@ -1927,8 +1927,9 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 }
 
 /*
- * Hierarchical task-fair order: the holder on node 0, then every thread
- * of the cluster, exclusive, RDLOCK_ORDER_ITERS times. A node's entry is
+ * Hierarchical order, task-fair and then phase-fair (the same for writers
+ * only): the holder on node 0, then every thread of the cluster,
+ * exclusive, RDLOCK_ORDER_ITERS times. A node's entry is
  * handed to the node's next waiter only when that one arrived before the
  * next node's entry (FAA order), at most HIER_RUN_MAX - 1 times in a row
  * (the module's bound, RDLOCK_CQL_LOCAL_MAX in proto_cql.c): so no node
@@ -1954,7 +1955,6 @@ static void *hier_ord_main(void *arg)
 	for (it = 0; it < w->iters && !err; it++) {
 		struct rdlock_test_lock l = ord_lock(e);
 
-		l.flags = RDLOCK_TEST_LOCK_CQL_HIER;
 		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
 			snprintf(w->err, sizeof(w->err), "LOCK: %s",
 				 strerror(errno));
@@ -1990,9 +1990,14 @@ static void *hier_ord_main(void *arg)
 	return NULL;
 }
 
-TEST_F_TIMEOUT(lock, cql_hier_order, 600)
+/*
+ * One hierarchical order run, @e->cql_flags its policy; barrier
+ * generations @gen and @gen + 1; @runs: order runs so far, this one
+ * included (their grants add up in ORD_GRANTS).
+ */
+static void hier_order(struct __test_metadata *_metadata, int fd,
+		       const struct lock_env *e, __u64 gen, __u32 runs)
 {
-	const struct lock_env *e = &self->env;
 	__u32 everyone = e->nr_nodes * e->threads, i, iters, h = 0;
 	struct ord_worker w[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
@@ -2007,18 +2012,17 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 	if (e->self == 0) {
 		struct rdlock_test_lock l = ord_lock(e);
 
-		l.flags = RDLOCK_TEST_LOCK_CQL_HIER;
 		hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, hfd);
 		ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
 		h = l.handle;
-		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
 				     ord_slot(e, ORD_RUN), 0, 0, NULL));
-		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
 				     ord_slot(e, ORD_DONE), 0, 0, NULL));
 	}
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), 3, msg, sizeof(msg)))
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), gen, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < e->threads; i++) {
@@ -2032,13 +2036,13 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 		end = rdl_now() + 120;
 		do {
 			usleep(2000);
-			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+			ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
 					     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
 		} while (cql_hdr_qsize(&cl, hdr) < e->nr_nodes &&
 			 rdl_now() < end);
 		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
 		usleep(20000);	/* the other threads wait on their nodes */
-		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
 				     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
 		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
 		EXPECT_EQ(0, unlock(hfd, h));
@@ -2052,14 +2056,26 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 		if (w[i].max_overtaken > run)
 			run = w[i].max_overtaken;
 	}
-	ord_share(_metadata, self->fd, e, grants, 0, &run, 4, &total, &v);
-	/* The flat order test counted its grants here first. */
-	EXPECT_EQ((__u64)everyone * iters * 2, total);
+	ord_share(_metadata, fd, e, grants, 0, &run, gen + 1, &total, &v);
+	/* The order runs before counted their grants here first. */
+	EXPECT_EQ((__u64)everyone * iters * runs, total);
 	EXPECT_GE(HIER_RUN_MAX, run);
-	printf("# node %u: %llu grants here; cluster: %llu in both order tests, ",
-	       e->self, (unsigned long long)grants, (unsigned long long)total);
+	printf("# node %u, %s: %llu grants here; cluster: %llu in %u order runs, ",
+	       e->self, e->cql_flags & RDLOCK_TEST_LOCK_CQL_PHASE_FAIR ?
+	       "phase-fair" : "task-fair", (unsigned long long)grants,
+	       (unsigned long long)total, runs);
 	printf("largest run of one node %llu (at most %u)\n",
 	       (unsigned long long)run, HIER_RUN_MAX);
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_order, 600)
+{
+	struct lock_env e = self->env;
+
+	e.cql_flags = RDLOCK_TEST_LOCK_CQL_HIER;
+	hier_order(_metadata, self->fd, &e, 3, 2);
+	e.cql_flags |= RDLOCK_TEST_LOCK_CQL_PHASE_FAIR;
+	hier_order(_metadata, self->fd, &e, 5, 3);
 }
 
 /*
