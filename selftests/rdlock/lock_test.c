@@ -1724,6 +1724,9 @@ struct ord_worker {
 	const struct lock_env *env;
 	__u32 iters;
 	__u64 grants, inversions, max_overtaken;
+	/* What a grant checks: ord_granted(), hier_granted(). */
+	int (*granted)(int fd, struct ord_worker *w,
+		       const struct rdlock_test_lock *l);
 	char err[160];
 };
 
@@ -1750,15 +1753,17 @@ static struct rdlock_test_lock ord_lock(const struct lock_env *e)
 }
 
 /* Granted at position @pos: check it against the last grant. */
-static int ord_granted(int fd, struct ord_worker *w, __u32 pos)
+static int ord_granted(int fd, struct ord_worker *w,
+		       const struct rdlock_test_lock *l)
 {
 	const struct lock_env *e = w->env;
 	struct cql_layout cl;
 	__u64 last;
-	__u32 behind;
+	__u32 behind, pos;
 	int err;
 
 	ord_layout(&cl);
+	pos = cql_enqueue_pos(&cl, l->prev);
 	w->grants++;
 	err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_LAST), 0, 0,
 		      &last);
@@ -1782,11 +1787,9 @@ static void *ord_main(void *arg)
 {
 	struct ord_worker *w = arg;
 	const struct lock_env *e = w->env;
-	struct cql_layout cl;
 	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err = 0;
 	__u32 it;
 
-	ord_layout(&cl);
 	if (fd < 0) {
 		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
 		return NULL;
@@ -1799,7 +1802,7 @@ static void *ord_main(void *arg)
 				 strerror(errno));
 			break;
 		}
-		err = ord_granted(fd, w, cql_enqueue_pos(&cl, l.prev));
+		err = w->granted(fd, w, &l);
 		if (err)
 			snprintf(w->err, sizeof(w->err), "grant: %s",
 				 strerror(err));
@@ -1808,6 +1811,10 @@ static void *ord_main(void *arg)
 			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
 				 strerror(errno));
 	}
+	/* Hierarchical: from now on a node may run alone (runs stop counting). */
+	if (!err && rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, ord_slot(e, ORD_DONE),
+			    1, 0, NULL) && !w->err[0])
+		snprintf(w->err, sizeof(w->err), "FAA done");
 	close(fd);
 	return NULL;
 }
@@ -1852,6 +1859,57 @@ static void ord_share(struct __test_metadata *_metadata, int fd,
 	}
 }
 
+/* Node 0: take the order lock (handle *@h, file *@hfd) before the others. */
+static void ord_hold(struct __test_metadata *_metadata,
+		     const struct lock_env *e, int *hfd, __u32 *h, __u64 *prev)
+{
+	struct rdlock_test_lock l = ord_lock(e);
+
+	*hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, *hfd);
+	ASSERT_EQ(0, ioctl(*hfd, RDLOCK_TEST_IOC_LOCK, &l));
+	*h = l.handle;
+	*prev = l.prev;
+}
+
+/* Every node: after barrier generation @gen, its threads take the lock. */
+static void ord_spawn(struct __test_metadata *_metadata, int fd,
+		      const struct lock_env *e, __u64 gen, __u32 iters,
+		      int (*granted)(int fd, struct ord_worker *w,
+				     const struct rdlock_test_lock *l),
+		      struct ord_worker *w, pthread_t *tid)
+{
+	char msg[160];
+	__u32 i;
+
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), gen, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	memset(w, 0, sizeof(*w) * e->threads);
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].iters = iters;
+		w[i].granted = granted;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, ord_main, &w[i]));
+	}
+}
+
+/* Node 0: *@hdr once the header counts @qsize clients (or after 120 s). */
+static void ord_queued(struct __test_metadata *_metadata, int fd,
+		       const struct lock_env *e, __u32 qsize, __u64 *hdr)
+{
+	double end = rdl_now() + 120;
+	struct cql_layout cl;
+
+	ord_layout(&cl);
+	do {
+		usleep(2000);
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_LOCK), 0, 0, hdr));
+	} while (cql_hdr_qsize(&cl, *hdr) < qsize && rdl_now() < end);
+}
+
 TEST_F_TIMEOUT(lock, cql_order, 600)
 {
 	const struct lock_env *e = &self->env;
@@ -1861,8 +1919,6 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	__u64 inversions = 0, grants = 0, max_ovt = 0, total = 0, v = 0;
 	__u64 hdr = 0;
 	struct cql_layout cl;
-	char msg[160];
-	double end;
 	int hfd = -1;
 
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
@@ -1870,34 +1926,15 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	/* Every node's threads fit in its share of the queue. */
 	ASSERT_GE(cql_capacity(&cl) / e->nr_nodes, e->threads + !e->self);
 	if (e->self == 0) {
-		struct rdlock_test_lock l = ord_lock(e);
-
-		hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, hfd);
-		ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
-		h = l.handle;
+		ord_hold(_metadata, e, &hfd, &h, &hdr);
 		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
 				     ord_slot(e, ORD_LAST),
-				     cql_enqueue_pos(&cl, l.prev), 0, NULL));
+				     cql_enqueue_pos(&cl, hdr), 0, NULL));
 	}
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), 1, msg, sizeof(msg)))
-		TH_LOG("%s", msg);
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < e->threads; i++) {
-		w[i].env = e;
-		w[i].iters = iters;
-		ASSERT_EQ(0, pthread_create(&tid[i], NULL, ord_main, &w[i]));
-	}
+	ord_spawn(_metadata, self->fd, e, 1, iters, ord_granted, w, tid);
 	if (e->self == 0) {
 		/* The holder and every thread of the cluster queued. */
-		end = rdl_now() + 120;
-		do {
-			usleep(2000);
-			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-					     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
-		} while (cql_hdr_qsize(&cl, hdr) < everyone + 1 &&
-			 rdl_now() < end);
+		ord_queued(_metadata, self->fd, e, everyone + 1, &hdr);
 		EXPECT_EQ(everyone + 1, cql_hdr_qsize(&cl, hdr));
 		EXPECT_EQ(everyone + 1, cql_hdr_wcnt(&cl, hdr));
 		EXPECT_EQ(0, unlock(hfd, h));
@@ -1940,54 +1977,30 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
  */
 #define HIER_RUN_MAX		17
 
-static void *hier_ord_main(void *arg)
+/* Hierarchical: extend the run of grants of this node, or start one. */
+static int hier_granted(int fd, struct ord_worker *w,
+			const struct rdlock_test_lock *l)
 {
-	struct ord_worker *w = arg;
 	const struct lock_env *e = w->env;
-	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err = 0;
 	__u64 last, run, done = 0;
-	__u32 it;
+	int err;
 
-	if (fd < 0) {
-		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
-		return NULL;
-	}
-	for (it = 0; it < w->iters && !err; it++) {
-		struct rdlock_test_lock l = ord_lock(e);
-
-		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK, &l) < 0) {
-			snprintf(w->err, sizeof(w->err), "LOCK: %s",
-				 strerror(errno));
-			break;
-		}
-		w->grants++;
-		/* Exclusive: a plain READ and WRITE are the holder's. */
-		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_RUN),
-			      0, 0, &last);
-		run = last >> 32 == e->self + 1 ? (last & 0xffffffffU) + 1 : 1;
-		if (!err)
-			err = rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
-				      ord_slot(e, ORD_RUN),
-				      (__u64)(e->self + 1) << 32 | run, 0, NULL);
-		if (!err)
-			err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
-				      ord_slot(e, ORD_DONE), 0, 0, &done);
-		if (!done && run > w->max_overtaken)
-			w->max_overtaken = run;
-		if (err)
-			snprintf(w->err, sizeof(w->err), "grant: %s",
-				 strerror(err));
-		if (ioctl(fd, RDLOCK_TEST_IOC_UNLOCK, &l.handle) < 0 &&
-		    !w->err[0])
-			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
-				 strerror(errno));
-	}
-	/* From now on a node may run alone: runs no longer count. */
-	if (!err && rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, ord_slot(e, ORD_DONE),
-			    1, 0, NULL) && !w->err[0])
-		snprintf(w->err, sizeof(w->err), "FAA done");
-	close(fd);
-	return NULL;
+	w->grants++;
+	/* Exclusive: a plain READ and WRITE are the holder's. */
+	err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_RUN), 0, 0,
+		      &last);
+	run = last >> 32 == e->self + 1 ? (last & 0xffffffffU) + 1 : 1;
+	if (!err)
+		err = rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0, ord_slot(e, ORD_RUN),
+			      (__u64)(e->self + 1) << 32 | run, 0, NULL);
+	if (!err)
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_DONE),
+			      0, 0, &done);
+	/* Runs of exclusive grants (every one here), while all work. */
+	if (l->mode == RDLOCK_TEST_MODE_EXCLUSIVE && !done &&
+	    run > w->max_overtaken)
+		w->max_overtaken = run;
+	return err;
 }
 
 /*
@@ -2003,43 +2016,21 @@ static void hier_order(struct __test_metadata *_metadata, int fd,
 	pthread_t tid[MAX_THREADS];
 	__u64 grants = 0, run = 0, total = 0, hdr = 0, v = 0;
 	struct cql_layout cl;
-	char msg[160];
-	double end;
 	int hfd = -1;
 
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
 	ord_layout(&cl);
 	if (e->self == 0) {
-		struct rdlock_test_lock l = ord_lock(e);
-
-		hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, hfd);
-		ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
-		h = l.handle;
+		ord_hold(_metadata, e, &hfd, &h, &hdr);
 		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
 				     ord_slot(e, ORD_RUN), 0, 0, NULL));
 		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
 				     ord_slot(e, ORD_DONE), 0, 0, NULL));
 	}
-	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), gen, msg, sizeof(msg)))
-		TH_LOG("%s", msg);
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < e->threads; i++) {
-		w[i].env = e;
-		w[i].iters = iters;
-		ASSERT_EQ(0, pthread_create(&tid[i], NULL, hier_ord_main,
-					    &w[i]));
-	}
+	ord_spawn(_metadata, fd, e, gen, iters, hier_granted, w, tid);
 	if (e->self == 0) {
 		/* One entry per node: the holder's, and each other node's. */
-		end = rdl_now() + 120;
-		do {
-			usleep(2000);
-			ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
-					     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
-		} while (cql_hdr_qsize(&cl, hdr) < e->nr_nodes &&
-			 rdl_now() < end);
+		ord_queued(_metadata, fd, e, e->nr_nodes, &hdr);
 		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
 		usleep(20000);	/* the other threads wait on their nodes */
 		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
