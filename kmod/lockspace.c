@@ -430,6 +430,10 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	if (attr->proto == RDLOCK_PROTO_CQL) {
 		ls->cfg.cql_cap_bits = rdlock_ls_cql_queue_bits(attr);
 		ls->cfg.cql_ver_bits = rdlock_ls_cql_version_bits(attr);
+		if (attr->flags & RDLOCK_LS_CQL_PHASE_FAIR)
+			ls->cfg.cql_policy = RDLOCK_CQL_PHASE_FAIR;
+		else if (attr->flags & RDLOCK_LS_CQL_HIER)
+			ls->cfg.cql_policy = RDLOCK_CQL_TASK_FAIR;
 	}
 	ls->cfg.stats = &ls->stats;
 	ls->tag = siphash(name, strlen(name), &rdlock_ls_dir_key) ?: 1;

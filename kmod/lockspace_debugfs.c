@@ -77,9 +77,12 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "slots: %u\nbase: %u\nnodes: %u\n", ls->attr.slots,
 		   ls->base, ls->nr_nodes);
 	if (ls->cfg.cql_cap_bits)
-		seq_printf(m, "cql_queue_bits: %u\ncql_version_bits: %u\nentries: %u\n",
+		seq_printf(m, "cql_queue_bits: %u\ncql_version_bits: %u\nentries: %u\ncql_policy: %s\n",
 			   ls->cfg.cql_cap_bits, ls->cfg.cql_ver_bits,
-			   ls->entries);
+			   ls->entries,
+			   ls->cfg.cql_policy == RDLOCK_CQL_PHASE_FAIR ?
+			   "phase-fair" : ls->cfg.cql_policy ==
+			   RDLOCK_CQL_TASK_FAIR ? "task-fair" : "flat");
 	seq_printf(m, "epoch: %u\nlost: %s\n", ls->epoch,
 		   str_yes_no(rdlock_ls_stale(ls)));
 	seq_printf(m, "resolves: %lld\nprobes: %lld\n",

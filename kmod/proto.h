@@ -48,6 +48,8 @@ struct rdlock_proto_stats;
  *	reset count as this node knows it; a gate of a lock that was reset
  *	stays until the registry is destroyed.
  * @claims: resets this node runs, waiting for the participants' answers.
+ * @locals: hierarchical CQL: per lock, its local lock on this node
+ *	(waiters queued on the node, the node's one entry in the queue).
  * @claim_seq: numbers this node's resets, so a signal sent again is
  *	answered again but handled once.
  * @xport: the simulated transport that sends this node's answers to reset
@@ -62,6 +64,7 @@ struct rdlock_cql_waiters {
 	DECLARE_HASHTABLE(gates, 6);
 	struct list_head claims;
 	atomic_t claim_seq;
+	DECLARE_HASHTABLE(locals, 6);
 	const struct rdlock_proto_xport *xport;
 	void *xport_priv;
 };
@@ -148,6 +151,8 @@ struct rdlock_proto_quota {
  * @cql_stuck_ms: CQL: a waiter that sees the lock's header unchanged this
  *	long, with nobody alive named at its head, resets the lock; 0:
  *	RDLOCK_CQL_STUCK_MS_DEFAULT (proto_cql.c).
+ * @cql_policy: CQL: enum rdlock_cql_policy, flat or hierarchical (one
+ *	queue entry per node, cql.rst "Hierarchical locking").
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
@@ -161,6 +166,22 @@ struct rdlock_proto_cfg {
 	u8 cql_ver_bits;
 	u32 cql_nodes;
 	u32 cql_stuck_ms;
+	u8 cql_policy;
+};
+
+/**
+ * enum rdlock_cql_policy - how a CQL lockspace queues its clients
+ * @RDLOCK_CQL_FLAT: every client has its own queue entry (section 4).
+ * @RDLOCK_CQL_TASK_FAIR: hierarchical (section 5): one entry per node,
+ *	local waiters on the node, granted in arrival order across nodes.
+ * @RDLOCK_CQL_PHASE_FAIR: hierarchical; a writer's release lets the
+ *	node's waiting readers in first, and a reader that gets the lock
+ *	shares it with every waiting reader of its node.
+ */
+enum rdlock_cql_policy {
+	RDLOCK_CQL_FLAT,
+	RDLOCK_CQL_TASK_FAIR,
+	RDLOCK_CQL_PHASE_FAIR,
 };
 
 /**
@@ -294,6 +315,10 @@ struct rdlock_proto_ops {
  *	rdlock_cql_reset_cause (cql.rst, "Resets").
  * @cql_reset_aborts: CQL acquisitions aborted by a reset and enqueued
  *	again.
+ * @cql_local_handovers: hierarchical CQL: releases that passed the node's
+ *	queue entry to a waiter of the same node, with no remote operation.
+ * @cql_local_shares: hierarchical CQL: readers let into a shared hold of
+ *	their node's entry, without an entry of their own.
  * @tickets: tickets that reached each state (rdlock_ticket_to()); those
  *	that reached %RDLOCK_TICKET_RELEASING are the releases.
  * @ticket_bad_moves: state changes the ticket life does not allow: a
@@ -352,6 +377,8 @@ struct rdlock_proto_stats {
 	atomic64_t version_resets;
 	atomic64_t cql_resets[RDLOCK_CQL_RESET_NR];
 	atomic64_t cql_reset_aborts;
+	atomic64_t cql_local_handovers;
+	atomic64_t cql_local_shares;
 	atomic64_t tickets[RDLOCK_TICKET_NR];
 	atomic64_t ticket_bad_moves;
 	atomic64_t tickets_unfinished;

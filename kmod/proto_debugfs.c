@@ -52,6 +52,9 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 			   (long long)atomic64_read(&s->cql_resets[op]));
 	seq_printf(m, "cql_reset_aborts: %lld\n",
 		   (long long)atomic64_read(&s->cql_reset_aborts));
+	seq_printf(m, "cql_local_handovers: %lld\ncql_local_shares: %lld\n",
+		   (long long)atomic64_read(&s->cql_local_handovers),
+		   (long long)atomic64_read(&s->cql_local_shares));
 	for (op = 0; op < RDLOCK_TICKET_NR; op++)
 		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
 			   (long long)atomic64_read(&s->tickets[op]));

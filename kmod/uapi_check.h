@@ -307,7 +307,11 @@ static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
 	    (attr->lease_ms && attr->lease_ms < RDLOCK_LEASE_MS_MIN))
 		return -EINVAL;
 	if (attr->proto != RDLOCK_PROTO_CQL)
-		return attr->queue_bits || attr->version_bits ? -EINVAL : 0;
+		return attr->queue_bits || attr->version_bits ||
+		       attr->flags & RDLOCK_LS_CQL_FLAGS ? -EINVAL : 0;
+	/* Phase-fair is a policy of the hierarchy's local locks. */
+	if ((attr->flags & RDLOCK_LS_CQL_FLAGS) == RDLOCK_LS_CQL_PHASE_FAIR)
+		return -EINVAL;
 	/* CQL: no leases, no update words, room for one lock at least. */
 	if ((attr->queue_bits &&
 	     (attr->queue_bits < RDLOCK_CQL_QUEUE_BITS_MIN ||

@@ -94,7 +94,9 @@
 
 /* fs/dlm, after rdlock's own protocols; its NL mode is rdlock's. */
 #define PROTO_DLM	RDLOCK_PROTO_NR
-#define NR_PROTOS	(PROTO_DLM + 1)
+/* CQL in a hierarchical (task-fair) lockspace, RDLOCK_LS_CQL_HIER. */
+#define PROTO_CQLH	(PROTO_DLM + 1)
+#define NR_PROTOS	(PROTO_CQLH + 1)
 #define MODE_DLM_NL	RDLOCK_LOCK_NL
 
 static const char *const proto_names[NR_PROTOS] = {
@@ -102,6 +104,7 @@ static const char *const proto_names[NR_PROTOS] = {
 	[RDLOCK_PROTO_CASLOCK] = "caslock",
 	[RDLOCK_PROTO_CQL] = "cql",
 	[PROTO_DLM] = "dlm",
+	[PROTO_CQLH] = "cqlh",
 };
 
 struct opts {
@@ -363,7 +366,11 @@ static int ls_create(const struct opts *o, const char *name, __u32 proto)
 	struct rdlock_ls_create c;
 	int err;
 
-	rdl_ls_create_init(&c, name, proto, o->ls_slots, 0, 0600);
+	if (proto == PROTO_CQLH)
+		rdl_ls_create_init(&c, name, RDLOCK_PROTO_CQL, o->ls_slots,
+				   RDLOCK_LS_CQL_HIER, 0600);
+	else
+		rdl_ls_create_init(&c, name, proto, o->ls_slots, 0, 0600);
 	err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
 	if (err == EEXIST && !ls_remove(name))
 		err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
@@ -1738,7 +1745,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rdlock-bench [options]     (on every node at once)\n"
 		   "  --lockspace-prefix P  lockspaces P-bakery, P-caslock, P-dlm (rdlb)\n"
-		   "  --protocols LIST      bakery,caslock,dlm (default bakery,caslock);\n"
+		   "  --protocols LIST      bakery,caslock,cql,cqlh,dlm (default\n"
+		   "                        bakery,caslock); cqlh: CQL, hierarchical;\n"
 		   "                        dlm: fs/dlm (corosync, dlm_controld running)\n"
 		   "  --no-dlm WHY          fs/dlm is not up on this node: dlm is absent\n"
 		   "                        on every node, for this reason\n"

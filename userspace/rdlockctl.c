@@ -590,6 +590,7 @@ static int cmd_ls_create(int argc, char **argv)
 		{ "update", no_argument, NULL, 'U' },
 		{ "queue-bits", required_argument, NULL, 'Q' },
 		{ "version-bits", required_argument, NULL, 'V' },
+		{ "hier", optional_argument, NULL, 'H' },
 		{ "uid", required_argument, NULL, 'u' },
 		{ "gid", required_argument, NULL, 'g' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -612,7 +613,7 @@ static int cmd_ls_create(int argc, char **argv)
 	c.mode = LS_DEFAULT_MODE;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		/* The protocol and geometry options: not with --dlm. */
-		if (strchr("pQVlosU", opt))
+		if (strchr("pQVHlosU", opt))
 			attrs = true;
 		switch (opt) {
 		case 'D':
@@ -638,6 +639,15 @@ static int cmd_ls_create(int argc, char **argv)
 				return bad_usage("bad version bits '%s' (2..16)",
 						 optarg);
 			c.version_bits = bits;
+			break;
+		case 'H':
+			c.flags |= RDLOCK_LS_CQL_HIER;
+			if (!optarg || !strcmp(optarg, "task-fair"))
+				break;
+			if (strcmp(optarg, "phase-fair"))
+				return bad_usage("bad fairness '%s' (task-fair or phase-fair)",
+						 optarg);
+			c.flags |= RDLOCK_LS_CQL_PHASE_FAIR;
 			break;
 		case 'l':
 			if (rdlock_parse_u32(optarg, &c.lease_ms))
@@ -1295,11 +1305,14 @@ static const struct cmd cmds[] = {
 	{ "ls-create", cmd_ls_create,
 	  "NAME [--dlm | --proto bakery|caslock|cql] [--lease-ms T] [--omega-us U]\n"
 	  "      [--slots N] [--update] [--queue-bits N] [--version-bits M]\n"
+	  "      [--hier[=task-fair|phase-fair]]\n"
 	  "      [--uid U] [--gid G] [--mode OCTAL]",
 	  "create a lockspace, or attach to the cluster's (same attributes on\n"
 	  "      every node); defaults: bakery, no lease, 1024 slots, mode 0666;\n"
 	  "      cql only: --queue-bits (1..12, default 5: 32 queue entries per\n"
 	  "      lock, 34 slots a name) and --version-bits (2..16, default 16);\n"
+	  "      --hier: hierarchical (one queue entry per node), task-fair\n"
+	  "      unless =phase-fair;\n"
 	  "      --dlm: a DLM lockspace (modes nl, pr, ex, conversions, blocking\n"
 	  "      events), whose protocol and size the DLM layer sets" },
 	{ "ls-remove", cmd_ls_remove, "NAME",

@@ -732,6 +732,64 @@ static inline bool cql_ts_before(u16 a, u16 b)
 	return a > b;
 }
 
+/*
+ * Arrival stamps of hierarchical CQL (section 5.3 as built, cql.rst): the
+ * home's FAA order in place of synchronised clocks, in half positions so
+ * that an arrival between two FAAs sorts strictly between them. An entry
+ * enqueued by a client that did not wait on its node carries its own
+ * position (2 pos); a client that READ the tail t while it waited on its
+ * node arrived after the FAA of position t - 1 and before that of t
+ * (2 t - 1), and its entry, if it enqueues later, carries that stamp.
+ * Stamps are the entry's 16-bit timestamp field, modulo 2^(c + M + 1)
+ * when that is smaller.
+ */
+static inline u32 cql_stamp_mask(const struct cql_layout *l)
+{
+	return ((cql_pos_mask(l) << 1) | 1) & 0xffffU;
+}
+
+/**
+ * cql_stamp_of_pos() - the stamp of a client enqueued at @pos
+ * @l: layout.
+ * @pos: its position.
+ *
+ * Return: 2 @pos, as a stamp.
+ */
+static inline u32 cql_stamp_of_pos(const struct cql_layout *l, u32 pos)
+{
+	return (pos << 1) & cql_stamp_mask(l);
+}
+
+/**
+ * cql_stamp_arrival() - the stamp of a client that READ the tail @tail
+ * @l: layout.
+ * @tail: qhead + qsize of the header it READ (cql_enqueue_pos()).
+ *
+ * Return: 2 @tail - 1, as a stamp: after position @tail - 1, before @tail.
+ */
+static inline u32 cql_stamp_arrival(const struct cql_layout *l, u32 tail)
+{
+	return ((tail << 1) - 1) & cql_stamp_mask(l);
+}
+
+/**
+ * cql_stamp_before() - is stamp @a strictly before stamp @b
+ * @l: layout.
+ * @a: a stamp.
+ * @b: another.
+ *
+ * As cql_ts_before() within the stamps' range, except that at exactly
+ * half the range apart neither is before the other.
+ *
+ * Return: true if @a is earlier than @b; false if equal.
+ */
+static inline bool cql_stamp_before(const struct cql_layout *l, u32 a, u32 b)
+{
+	u32 m = cql_stamp_mask(l), d = (b - a) & m;
+
+	return d && d <= m >> 1;
+}
+
 /**
  * enum cql_release - what a releaser does after its dequeue
  * @CQL_REL_DONE: nothing: the queue is empty, the successor still holds

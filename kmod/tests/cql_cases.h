@@ -793,6 +793,46 @@ static void cq_run_ts(struct cql_tctx *t)
 	}
 }
 
+/*
+ * Hierarchical arrival stamps (half positions of the FAA order): an
+ * arrival that READ tail 3 sorts after position 2 and before position 3;
+ * two arrivals at the same tail tie; the wrap at 2^16, and at 2^(c+M+1)
+ * for a layout whose positions are narrower (c = 2, M = 2: 32 stamps).
+ */
+static void cq_run_stamp(struct cql_tctx *t)
+{
+	struct cql_layout l;
+
+	cq_begin(t, "stamps", 0);
+	cq_eq(t, "layout", cql_layout_init(&l, 5, 16), 0);
+	cq_eq(t, "mask", cql_stamp_mask(&l), 0xffff);
+	cq_eq(t, "of pos", cql_stamp_of_pos(&l, 3), 6);
+	cq_eq(t, "arrival", cql_stamp_arrival(&l, 3), 5);
+	cq_eq(t, "arrival at 0", cql_stamp_arrival(&l, 0), 0xffff);
+	cq_eq(t, "before its tail", cql_stamp_before(&l, 5, 6), 1);
+	cq_eq(t, "after the last", cql_stamp_before(&l, 4, 5), 1);
+	cq_eq(t, "not before an earlier", cql_stamp_before(&l, 5, 4), 0);
+	cq_eq(t, "tie", cql_stamp_before(&l, 5, 5), 0);
+	cq_eq(t, "across the wrap", cql_stamp_before(&l, 0xffff, 0), 1);
+	cq_eq(t, "32767 apart", cql_stamp_before(&l, 0, 0x7fff), 1);
+	cq_eq(t, "half apart", cql_stamp_before(&l, 0, 0x8000), 0);
+	cq_eq(t, "half apart, back", cql_stamp_before(&l, 0x8000, 0), 0);
+	cq_eq(t, "position bits kept", cql_stamp_of_pos(&l, 0x12345), 0x468a);
+	cq_end(t);
+	cq_begin(t, "stamps", 1);
+	cq_eq(t, "narrow layout", cql_layout_init(&l, 2, 2), 0);
+	cq_eq(t, "narrow mask", cql_stamp_mask(&l), 31);
+	cq_eq(t, "last position", cql_stamp_of_pos(&l, 15), 30);
+	cq_eq(t, "arrival at 0", cql_stamp_arrival(&l, 0), 31);
+	cq_eq(t, "last before first", cql_stamp_before(&l, 30, 0), 1);
+	cq_eq(t, "arrival wraps", cql_stamp_before(&l, 30, 31), 1);
+	cq_eq(t, "arrival before 0", cql_stamp_before(&l, 31, 0), 1);
+	cq_eq(t, "15 apart", cql_stamp_before(&l, 0, 15), 1);
+	cq_eq(t, "16 apart", cql_stamp_before(&l, 0, 16), 0);
+	cq_eq(t, "16 apart, back", cql_stamp_before(&l, 16, 0), 0);
+	cq_end(t);
+}
+
 /* ---- release decisions (Fig. 7 lines 7-19) ------------------------------ */
 
 struct cq_rel_case {
@@ -1373,6 +1413,7 @@ static const struct cql_case_group cql_case_groups[] = {
 	{ "entry", cq_run_entry },
 	{ "reset", cq_run_reset },
 	{ "timestamp", cq_run_ts },
+	{ "stamp", cq_run_stamp },
 	{ "release", cq_run_release },
 	{ "model", cq_run_model },
 };

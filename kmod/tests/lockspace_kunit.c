@@ -243,10 +243,20 @@ static void rdlock_ls_cql_attr_test(struct kunit *test)
 	a.lease_ms = 0;
 	a.flags = RDLOCK_LS_UPDATE;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	/* Hierarchical, task-fair or phase-fair; phase-fair needs it. */
+	a.flags = RDLOCK_LS_CQL_HIER;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	a.flags = RDLOCK_LS_CQL_HIER | RDLOCK_LS_CQL_PHASE_FAIR;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	a.flags = RDLOCK_LS_CQL_PHASE_FAIR;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
 	a.flags = 0;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
 	a.proto = RDLOCK_PROTO_BAKERY;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), 0);
+	a.flags = RDLOCK_LS_CQL_HIER;
+	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
+	a.flags = 0;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 2U);
 	a.version_bits = 16;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);

@@ -483,6 +483,7 @@ static const struct rdlock_proto_xport sim_xport = {
  * @cql_ver_bits: CQL layout, 0: default.
  * @cql_wraps: CQL: versions are narrow enough that a busy lock must be
  *	reset before they wrap: the case fails without such a reset.
+ * @cql_policy: CQL: enum rdlock_cql_policy (flat or hierarchical).
  */
 struct sim_params {
 	const char *name;
@@ -501,6 +502,7 @@ struct sim_params {
 	u8 cql_cap_bits;
 	u8 cql_ver_bits;
 	bool cql_wraps;
+	u8 cql_policy;
 };
 
 /* One thread, for every schedule of a case: @go starts one, or ends it. */
@@ -667,6 +669,7 @@ static void sim_cfg(struct rdlock_proto_cfg *cfg, const struct sim_params *p,
 	cfg->cql_cap_bits = p->cql_cap_bits;
 	cfg->cql_ver_bits = p->cql_ver_bits;
 	cfg->cql_nodes = SIM_NODES;
+	cfg->cql_policy = p->cql_policy;
 }
 
 /* Has a stall reset skipped the bakery ticket @h in the word? */
@@ -879,6 +882,24 @@ static const struct sim_params sim_cases[] = {
 	  &rdlock_proto_cql, false, 0, 50, 150, 3, .read_fail_pct = 5,
 	  .op_fail_pct = 5, .cql_cap_bits = 2, .cql_ver_bits = 2,
 	  .cql_wraps = true },
+	/* Section 5: one entry per node, the node's clients wait on it. */
+	{ "cql hierarchical task-fair", &rdlock_proto_cql, false, 0, 50, 150, 3,
+	  .cql_policy = RDLOCK_CQL_TASK_FAIR },
+	{ "cql hierarchical phase-fair", &rdlock_proto_cql, false, 0, 50, 150, 3,
+	  .cql_policy = RDLOCK_CQL_PHASE_FAIR },
+	{ "cql hier task-fair, notifications delayed, 5% of READs, FAA/CAS fail",
+	  &rdlock_proto_cql, false, 0, 50, 150, 3, .msg_delay_us = 200,
+	  .read_fail_pct = 5, .op_fail_pct = 5,
+	  .cql_policy = RDLOCK_CQL_TASK_FAIR },
+	/* Capacity 4 for 3 nodes; resets while clients wait on their node. */
+	{ "cql hierarchical task-fair, capacity 4, 2 version bits: busy resets",
+	  &rdlock_proto_cql, false, 0, 50, 150, 3, .cql_cap_bits = 2,
+	  .cql_ver_bits = 2, .cql_wraps = true,
+	  .cql_policy = RDLOCK_CQL_TASK_FAIR },
+	{ "cql hier phase-fair, busy resets, 5% of READs, FAA/CAS fail",
+	  &rdlock_proto_cql, false, 0, 50, 150, 3, .read_fail_pct = 5,
+	  .op_fail_pct = 5, .cql_cap_bits = 2, .cql_ver_bits = 2,
+	  .cql_wraps = true, .cql_policy = RDLOCK_CQL_PHASE_FAIR },
 };
 
 static u64 cql_header(struct proto_sim *sim);
@@ -902,7 +923,7 @@ static void sim_test(struct kunit *test)
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
 	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
-	s64 aborts;
+	s64 aborts, handovers, shares;
 	struct sim_thread *st;
 	struct proto_sim *sim;
 	ktime_t start;
@@ -924,6 +945,8 @@ static void sim_test(struct kunit *test)
 		resets[i] = atomic64_read(&rdlock_proto_stats.cql_resets[i]);
 	resets[i] = atomic64_read(&rdlock_proto_stats.version_resets);
 	aborts = atomic64_read(&rdlock_proto_stats.cql_reset_aborts);
+	handovers = atomic64_read(&rdlock_proto_stats.cql_local_handovers);
+	shares = atomic64_read(&rdlock_proto_stats.cql_local_shares);
 	start = ktime_get();
 	sim_threads_create(sim, p, st, nr);
 	for (r = 0; r < rounds; r++)
@@ -997,12 +1020,28 @@ static void sim_test(struct kunit *test)
 		all += atomic64_read(&rdlock_proto_stats.version_resets) -
 		       resets[RDLOCK_CQL_RESET_NR];
 		KUNIT_EXPECT_EQ(test, all, atomic64_read(&sim->resets_done));
-		/* One dequeue per grant: qhead counts them all, if no reset. */
+		/*
+		 * Local grants (hierarchical) had no entry of their own.
+		 * The local lock is how a client of a node waits, so with
+		 * 2 threads per node some grants must be local.
+		 */
+		handovers = atomic64_read(&rdlock_proto_stats.cql_local_handovers) -
+			    handovers;
+		shares = atomic64_read(&rdlock_proto_stats.cql_local_shares) -
+			 shares;
+		if (p->cql_policy == RDLOCK_CQL_FLAT)
+			KUNIT_EXPECT_EQ(test, handovers + shares, 0LL);
+		else
+			KUNIT_EXPECT_GT(test, handovers + shares, 0LL);
+		/* One dequeue per entry: qhead counts them all, if no reset. */
 		if (!atomic64_read(&sim->resets_done))
 			KUNIT_EXPECT_EQ(test, (u64)cql_hdr_qhead(&l, h),
-					(u64)(atomic64_read(&sim->grants) + 1) &
+					(u64)(atomic64_read(&sim->grants) + 1 -
+					      handovers - shares) &
 					cql_pos_mask(&l));
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->msgs_sent), 0);
+		kunit_info(test, "local grants: %lld handovers, %lld shared\n",
+			   handovers, shares);
 		kunit_info(test, "resets: %lld idle, %lld busy at the wrap, %lld overwrite; %lld acquisitions aborted and enqueued again\n",
 			   atomic64_read(&rdlock_proto_stats.version_resets) -
 			   resets[RDLOCK_CQL_RESET_NR],
@@ -1215,6 +1254,9 @@ static int cql_client_fn(void *arg)
 	return 0;
 }
 
+/* The policy of the clients a test makes (suite init: flat). */
+static u8 cql_policy;
+
 static void cql_client_init(struct cql_client *c, struct proto_sim *sim,
 			    int node, enum rdlock_mode mode)
 {
@@ -1223,6 +1265,7 @@ static void cql_client_init(struct cql_client *c, struct proto_sim *sim,
 	memset(c, 0, sizeof(*c));
 	c->sim = sim;
 	sim_cfg(&c->cfg, &p, &sim->nodes[node], &c->stats);
+	c->cfg.cql_policy = cql_policy;
 	c->t.node = SIM_LOCK_NODE;
 	c->t.slot = SIM_LOCK_SLOT;
 	c->t.incarnation = SIM_INCARNATION;
@@ -1539,7 +1582,7 @@ static int cql_stream_fn(void *arg)
  * A writer queued behind a reader is not starved by a stream of readers
  * that keep coming on every node: every one of them queues behind it.
  */
-static void cql_starve_test(struct kunit *test)
+static void cql_starve(struct kunit *test, u8 policy)
 {
 	struct proto_sim *sim = cql_sim_new(test);
 	struct cql_stream *rs;
@@ -1551,6 +1594,7 @@ static void cql_starve_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rs);
 	w = &c[1];
+	cql_policy = policy;
 	cql_client_init(c, sim, 0, RDLOCK_MODE_SHARED);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0), 0);
 	cql_client_init(w, sim, 1, RDLOCK_MODE_EXCLUSIVE);
@@ -1582,6 +1626,214 @@ static void cql_starve_test(struct kunit *test)
 		KUNIT_EXPECT_GT(test, rs[i].grants, 0);
 		KUNIT_EXPECT_GT(test, rs[i].first_seq, w->seq);
 	}
+	sim_destroy(sim);
+}
+
+static void cql_starve_test(struct kunit *test)
+{
+	cql_starve(test, RDLOCK_CQL_FLAT);
+}
+
+/*
+ * Hierarchical: the readers that keep coming on the first reader's node
+ * must not join its shared hold while the writer of node 1 waits (the
+ * header they READ shows it), nor may node 1's overtake it there: both
+ * policies.
+ */
+static void cql_hier_starve_tf_test(struct kunit *test)
+{
+	cql_starve(test, RDLOCK_CQL_TASK_FAIR);
+}
+
+static void cql_hier_starve_pf_test(struct kunit *test)
+{
+	cql_starve(test, RDLOCK_CQL_PHASE_FAIR);
+}
+
+/*
+ * Hierarchical, a client waiting on its node (its stamp READ done), or
+ * enqueued: the header counts @qsize.
+ */
+static bool cql_hier_queued(struct proto_sim *sim, struct cql_client *c,
+			    u32 qsize)
+{
+	unsigned long until = jiffies + 10 * HZ;
+	struct cql_layout l;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	while (cql_hdr_qsize(&l, cql_header(sim)) != qsize &&
+	       !atomic64_read(&c->stats.acq_ops[RDLOCK_XOP_READ])) {
+		if (time_after(jiffies, until))
+			return false;
+		usleep_range(5000, 6000);
+	}
+	msleep(20);	/* the populate WRITE, or the local queueing */
+	return true;
+}
+
+static s64 cql_local_handovers(void)
+{
+	return atomic64_read(&rdlock_proto_stats.cql_local_handovers);
+}
+
+/*
+ * Hierarchical task-fair, the FIFO case: a holder on node 0, writers
+ * arriving from nodes 2, 1, 0, 2, ...: the first of nodes 2 and 1 enqueue,
+ * the rest wait on their node. Every local waiter arrived after the entry
+ * of the next node in the queue (or between the same two FAAs as it), so
+ * none is handed the lock on its node: each goes through the queue, and
+ * grants follow arrival order exactly across nodes; 9 notifications.
+ */
+static void cql_hier_fifo_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	s64 handovers = cql_local_handovers();
+	struct cql_client *h, *c;
+	struct cql_layout l;
+	int i;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	cql_policy = RDLOCK_CQL_TASK_FAIR;
+	c = kunit_kcalloc(test, CQL_FIFO_WAITERS + 1, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[CQL_FIFO_WAITERS];
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 1U);
+	for (i = 0; i < CQL_FIFO_WAITERS; i++) {
+		cql_client_init(&c[i], sim, SIM_NODES - 1 - i % SIM_NODES,
+				RDLOCK_MODE_EXCLUSIVE);
+		c[i].hold_ms = 2;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_hier_queued(sim, &c[i],
+							min(i, 2) + 2));
+	}
+	/* Only the first two of other nodes are in the queue. */
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, cql_header(sim)), 3U);
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	for (i = 0; i < CQL_FIFO_WAITERS; i++)
+		wait_for_completion(&c[i].done);
+	sim_flush(sim);
+	for (i = 0; i < CQL_FIFO_WAITERS; i++) {
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_EQ(test, c[i].seq, i + 1);
+		/* Local waiters: stamp READ, then FAA and WRITE. */
+		KUNIT_EXPECT_EQ(test, c[i].acq_ops, i < 2 ? 2U : 3U);
+	}
+	KUNIT_EXPECT_EQ(test, cql_local_handovers() - handovers, 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent),
+			(s64)CQL_FIFO_WAITERS);
+	KUNIT_EXPECT_EQ(test, cql_header(sim),
+			cql_hdr_pack(&l, CQL_FIFO_WAITERS + 1, 0, 0, 0));
+	sim_destroy(sim);
+}
+
+#define CQL_HIER_LOCAL	3
+
+/*
+ * Hierarchical task-fair, local handover: 3 writers of the holder's node
+ * 0 wait on it, then a writer of node 1 enqueues. Each release on node 0
+ * READs the entry after the node's (the writer of node 1, which came
+ * later) and hands the entry to the next local writer: 3 local handovers,
+ * no notification among them, node 1 granted last by the one message;
+ * two entries in all.
+ */
+static void cql_hier_local_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	s64 handovers = cql_local_handovers();
+	struct cql_client *h, *c, *r;
+	struct cql_layout l;
+	int i;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	cql_policy = RDLOCK_CQL_TASK_FAIR;
+	c = kunit_kcalloc(test, CQL_HIER_LOCAL + 2, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[CQL_HIER_LOCAL];
+	r = h + 1;
+	cql_client_init(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	for (i = 0; i < CQL_HIER_LOCAL; i++) {
+		cql_client_init(&c[i], sim, 0, RDLOCK_MODE_EXCLUSIVE);
+		c[i].hold_ms = 2;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_hier_queued(sim, &c[i], 0));
+	}
+	cql_client_init(r, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, r);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	h->t.remote_ops = 0;
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	/* One READ of node 1's entry, no dequeue. */
+	KUNIT_EXPECT_EQ(test, h->t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, cql_rel_op(h, RDLOCK_XOP_READ), 1LL);
+	for (i = 0; i < CQL_HIER_LOCAL; i++)
+		wait_for_completion(&c[i].done);
+	wait_for_completion(&r->done);
+	sim_flush(sim);
+	for (i = 0; i < CQL_HIER_LOCAL; i++) {
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_EQ(test, c[i].seq, i + 1);
+		/* The stamp READ only. */
+		KUNIT_EXPECT_EQ(test, c[i].acq_ops, 1U);
+	}
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->seq, CQL_HIER_LOCAL + 1);
+	KUNIT_EXPECT_EQ(test, cql_local_handovers() - handovers,
+			(s64)CQL_HIER_LOCAL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 2, 0, 0, 0));
+	sim_destroy(sim);
+}
+
+/*
+ * Hierarchical task-fair, readers: a reader of node 0 holds; a writer of
+ * node 1 enqueues; a second reader of node 0 must not join (the header
+ * shows the writer) and waits on its node; the writer is granted first,
+ * and the waiting reader's entry after it.
+ */
+static void cql_hier_join_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	s64 shares = atomic64_read(&rdlock_proto_stats.cql_local_shares);
+	struct cql_client *c;
+	struct cql_layout l;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	cql_policy = RDLOCK_CQL_TASK_FAIR;
+	c = kunit_kcalloc(test, 4, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_client_init(&c[0], sim, 0, RDLOCK_MODE_SHARED);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[0].cfg, &c[0].t, 0),
+			0);
+	/* Another reader of node 0 joins: one READ, no entry. */
+	cql_client_init(&c[3], sim, 0, RDLOCK_MODE_SHARED);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[3].cfg, &c[3].t, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, c[3].t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, cql_header(sim)), 1U);
+	rdlock_proto_cql.release(&c[3].cfg, &c[3].t);
+	KUNIT_EXPECT_EQ(test, c[3].t.remote_ops, 1U);
+	cql_client_init(&c[1], sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, &c[1]);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	cql_client_init(&c[2], sim, 0, RDLOCK_MODE_SHARED);
+	cql_client_start(test, &c[2]);
+	KUNIT_ASSERT_TRUE(test, cql_hier_queued(sim, &c[2], 0));
+	KUNIT_EXPECT_EQ(test, atomic_read(&sim->seq), 0);
+	rdlock_proto_cql.release(&c[0].cfg, &c[0].t);
+	wait_for_completion(&c[1].done);
+	wait_for_completion(&c[2].done);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, c[1].ret, 0);
+	KUNIT_EXPECT_EQ(test, c[1].seq, 1);
+	KUNIT_EXPECT_EQ(test, c[2].ret, 0);
+	KUNIT_EXPECT_EQ(test, c[2].seq, 2);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&rdlock_proto_stats.cql_local_shares) -
+			shares, 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 3, 0, 0, 0));
 	sim_destroy(sim);
 }
 
@@ -1822,6 +2074,64 @@ static void cql_stuck_test(struct kunit *test)
 }
 
 /*
+ * Hierarchical, a reset while clients wait on their node: node 2 holds and
+ * fails; a writer of node 0 enqueues, a second one of node 0 waits on its
+ * node, a writer of node 1 enqueues. The stuck reset aborts the two
+ * entries (not the local waiter, which has none) and they enqueue again;
+ * all three are granted once; every entry after the reset was dequeued
+ * (qhead: 3 less the local handovers). Node 2 comes back and releases:
+ * the overwrite reset, as flat.
+ */
+static void cql_hier_stuck_test(struct kunit *test)
+{
+	struct proto_sim *sim = cql_sim_new(test);
+	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
+	s64 over = cql_resets(RDLOCK_CQL_RESET_OVERWRITE);
+	s64 handovers = cql_local_handovers();
+	struct cql_client *c, *h;
+	struct cql_layout l;
+	s64 aborts = 0;
+	int i;
+
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	cql_policy = RDLOCK_CQL_TASK_FAIR;
+	c = kunit_kcalloc(test, 4, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[3];
+	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	WRITE_ONCE(sim->dead[2], true);
+	for (i = 0; i < 3; i++) {
+		cql_client_init(&c[i], sim, i == 2, RDLOCK_MODE_EXCLUSIVE);
+		c[i].cfg.cql_stuck_ms = 200;
+		cql_client_start(test, &c[i]);
+		/* Node 0's second writer waits on its node. */
+		KUNIT_ASSERT_TRUE(test, cql_hier_queued(sim, &c[i],
+							i ? 3 * (i - 1) : 2));
+	}
+	for (i = 0; i < 3; i++) {
+		wait_for_completion(&c[i].done);
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_GT(test, c[i].seq, 0);
+		aborts += atomic64_read(&c[i].stats.cql_reset_aborts);
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c[1].stats.cql_reset_aborts), 0LL);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_STUCK) - stuck, 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 1LL);
+	KUNIT_EXPECT_EQ(test, aborts, 2LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim),
+			cql_hdr_pack(&l, 3 - (cql_local_handovers() - handovers),
+				     0, 0, 0));
+	WRITE_ONCE(sim->dead[2], false);
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_OVERWRITE) - over, 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 2LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), (u64)CQL_HDR_INIT);
+	sim_destroy(sim);
+}
+
+/*
  * Issue 9, a claimer that fails mid-reset (appendix B): the header shows a
  * reset claimed by node 2, which is gone. A writer of node 0 meets it,
  * waits, finds node 2 unreachable after the takeover time, claims the
@@ -1977,11 +2287,25 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_version_reset_test),
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_takeover_test),
+	KUNIT_CASE(cql_hier_fifo_test),
+	KUNIT_CASE(cql_hier_local_test),
+	KUNIT_CASE(cql_hier_join_test),
+	KUNIT_CASE(cql_hier_starve_tf_test),
+	KUNIT_CASE(cql_hier_starve_pf_test),
+	KUNIT_CASE(cql_hier_stuck_test),
 	{}
 };
 
+/* Every case starts with flat CQL clients. */
+static int proto_sim_init(struct kunit *test)
+{
+	cql_policy = RDLOCK_CQL_FLAT;
+	return 0;
+}
+
 static struct kunit_suite proto_sim_suite = {
 	.name = "rdlock_proto_sim",
+	.init = proto_sim_init,
 	.test_cases = proto_sim_cases,
 };
 

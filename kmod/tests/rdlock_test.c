@@ -178,9 +178,14 @@ static int rdlock_test_check_lock(const struct rdlock_test_lock *l)
 	    l->mode >= RDLOCK_MODE_NR || l->handle || l->remote_ops ||
 	    l->pad || l->pad2 || l->prev ||
 	    (l->proto != RDLOCK_TEST_PROTO_CQL &&
-	     (l->queue_bits || l->version_bits)) ||
+	     (l->queue_bits || l->version_bits ||
+	      l->flags & RDLOCK_TEST_LOCK_CQL_HIER)) ||
+	    (l->flags & RDLOCK_TEST_LOCK_CQL_PHASE_FAIR &&
+	     !(l->flags & RDLOCK_TEST_LOCK_CQL_HIER)) ||
 	    (l->flags & ~(RDLOCK_TEST_LOCK_UPDATE_WORD |
-			  RDLOCK_TEST_LOCK_STILL_CLOCK)) ||
+			  RDLOCK_TEST_LOCK_STILL_CLOCK |
+			  RDLOCK_TEST_LOCK_CQL_HIER |
+			  RDLOCK_TEST_LOCK_CQL_PHASE_FAIR)) ||
 	    l->slot < RDLOCK_XPORT_RESERVED_SLOTS)
 		return -EINVAL;
 	if (!rdlock_xport_node_configured(l->node))
@@ -250,6 +255,10 @@ static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
 	h->cfg.cql_cap_bits = l->queue_bits;
 	h->cfg.cql_ver_bits = l->version_bits;
 	h->cfg.cql_nodes = rdlock_test_nodes();
+	if (l->flags & RDLOCK_TEST_LOCK_CQL_PHASE_FAIR)
+		h->cfg.cql_policy = RDLOCK_CQL_PHASE_FAIR;
+	else if (l->flags & RDLOCK_TEST_LOCK_CQL_HIER)
+		h->cfg.cql_policy = RDLOCK_CQL_TASK_FAIR;
 	h->ticket.node = l->node;
 	h->ticket.slot = l->slot;
 	h->ticket.mode = mode;

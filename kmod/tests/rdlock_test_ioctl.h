@@ -130,6 +130,13 @@ enum rdlock_test_mode {
  * held the lock for no time at all (lease tests).
  */
 #define RDLOCK_TEST_LOCK_STILL_CLOCK	0x2
+/*
+ * CQL: hierarchical locking, task-fair; with CQL_PHASE_FAIR too,
+ * phase-fair (the lockspace flags RDLOCK_LS_CQL_*). Every user of the lock
+ * must pass the same.
+ */
+#define RDLOCK_TEST_LOCK_CQL_HIER	0x4
+#define RDLOCK_TEST_LOCK_CQL_PHASE_FAIR	0x8
 
 /**
  * struct rdlock_test_lock - take a lock word directly with a protocol

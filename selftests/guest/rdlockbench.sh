@@ -26,7 +26,8 @@ UNC_OPS=${RDLOCK_RDLOCKBENCH_UNC_OPS:-300}
 HOT_SECS=${RDLOCK_RDLOCKBENCH_HOT_SECS:-5}
 # Issue 9's contended mix: 3 nodes x 8 clients.
 CLIENTS=${RDLOCK_RDLOCKBENCH_CLIENTS:-8}
-PROTOS=bakery,caslock,cql,dlm
+# cqlh: CQL hierarchical (rdlock-bench), beside the others when asked for.
+PROTOS=${RDLOCK_RDLOCKBENCH_PROTOS:-bakery,caslock,cql,dlm}
 ROUNDS=${RDLOCK_DEMO_ROUNDS:-10}
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT

@@ -121,7 +121,10 @@
 #define ORD_INVERSIONS		(ORD_LAST + 2)
 #define ORD_BARRIER		(ORD_LAST + 3)	/* and + 4 */
 #define ORD_OVERTAKEN		(ORD_LAST + 5)	/* + node: its largest */
-#define ORD_SLOTS		(ORD_OVERTAKEN + 8)
+/* Hierarchical order: last grant's node and run; threads done. */
+#define ORD_RUN			(ORD_OVERTAKEN + 8)
+#define ORD_DONE		(ORD_RUN + 1)
+#define ORD_SLOTS		(ORD_RUN + 2)
 #define STR_REGION		(ORD_REGION + ORD_SLOTS)
 #define STR_LOCK		0	/* on node 0 */
 #define STR_READERS		CQL_SPAN(CQL_QUEUE_BITS)	/* running */
@@ -137,6 +140,7 @@ struct lock_env {
 	bool blips;	/* links fail under the workers: see data_op() */
 	__u8 cql_version_bits;	/* 0: the default */
 	bool hot;	/* 3 acquisitions in 4 on lock 0 */
+	__u32 cql_flags;	/* RDLOCK_TEST_LOCK_CQL_*: hierarchical */
 };
 
 struct worker {
@@ -282,6 +286,7 @@ static void *worker_main(void *arg)
 			/* A lost grant fails the test rather than hang it. */
 			l.queue_bits = CQL_QUEUE_BITS;
 			l.version_bits = e->cql_version_bits;
+			l.flags = e->cql_flags;
 			l.timeout_ms = LOCK_TIMEOUT_MS;
 		}
 
@@ -439,6 +444,74 @@ TEST_F_TIMEOUT(lock, cql_exclusion, 1800)
 }
 
 /*
+ * Hierarchical CQL (section 5), task-fair and phase-fair: the exact count
+ * on the same lock words (the previous round left them empty), each
+ * node's clients of a lock sharing one queue entry. The cluster must
+ * count local grants (a node's entry handed to, or shared with, another
+ * client of the node): else nothing hierarchical happened.
+ */
+#define HIER_LOCAL		71	/* on node 0 */
+#define HIER_BARRIER		72	/* on node 0 */
+
+static long long cql_local_grants(void)
+{
+	return rdl_debugfs_counter("protocols", "cql_local_handovers") +
+	       rdl_debugfs_counter("protocols", "cql_local_shares");
+}
+
+static void run_hier(struct __test_metadata *_metadata, int fd,
+		     struct lock_env *e, __u32 flags, __u32 round)
+{
+	long long before = cql_local_grants();
+	__u64 total = 0;
+	char msg[160];
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_CQL_ITERS", 50, &e->iters));
+	e->cql_flags = flags;
+	ASSERT_LE(0, before);
+	run_protocol(_metadata, fd, e, RDLOCK_TEST_PROTO_CQL, round);
+	printf("# node %u: %lld local grants (in all: %lld handovers, %lld shared)\n",
+	       e->self, cql_local_grants() - before,
+	       rdl_debugfs_counter("protocols", "cql_local_handovers"),
+	       rdl_debugfs_counter("protocols", "cql_local_shares"));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     slot(e, RDLOCK_TEST_PROTO_CQL, HIER_LOCAL, 0),
+			     cql_local_grants() - before, 0, NULL));
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 slot(e, RDLOCK_TEST_PROTO_CQL, HIER_BARRIER,
+				      0), round - 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     slot(e, RDLOCK_TEST_PROTO_CQL, HIER_LOCAL, 0),
+			     0, 0, &total));
+	EXPECT_LT(0, total);
+	/* The next round's count starts from zero (node 0 clears it). */
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 slot(e, RDLOCK_TEST_PROTO_CQL, HIER_BARRIER,
+				      1), round - 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	if (e->self == 0)
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				     slot(e, RDLOCK_TEST_PROTO_CQL, HIER_LOCAL,
+					  0), 0, 0, NULL));
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_exclusion, 1800)
+{
+	struct lock_env e = self->env;
+
+	run_hier(_metadata, self->fd, &e, RDLOCK_TEST_LOCK_CQL_HIER, 2);
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_pf_exclusion, 1800)
+{
+	struct lock_env e = self->env;
+
+	run_hier(_metadata, self->fd, &e, RDLOCK_TEST_LOCK_CQL_HIER |
+		 RDLOCK_TEST_LOCK_CQL_PHASE_FAIR, 3);
+}
+
+/*
  * Issue 9, version wraps under load: the exact count again on the CQL
  * locks with 2 version bits (4 laps of 8 entries), so that a lock is reset
  * every 8 to 24 acquisitions: idle when a release leaves it empty in its
@@ -483,7 +556,7 @@ TEST_F_TIMEOUT(lock, cql_wrap, 1800)
 		TH_LOG("%s", msg);
 	before = cql_busy_resets();
 	ASSERT_LE(0, before);
-	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 2);
+	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CQL, 4);
 	/* Resets in the background are done once the lock is idle. */
 	usleep(200000);
 	after = cql_busy_resets();
@@ -933,7 +1006,16 @@ TEST_F(lock, bad_lock_inputs)
 	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(EINVAL, errno);
 	l.version_bits = 0;
+	/* Phase-fair is a policy of the hierarchy only. */
+	l.flags = RDLOCK_TEST_LOCK_CQL_PHASE_FAIR;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	/* The hierarchy is CQL's. */
 	l.proto = 0;
+	l.flags = RDLOCK_TEST_LOCK_CQL_HIER;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l.flags = 0;
 	l.mode = 2;
 	EXPECT_EQ(-1, ioctl(self->fd, RDLOCK_TEST_IOC_LOCK, &l));
 	EXPECT_EQ(EINVAL, errno);
@@ -1642,6 +1724,9 @@ struct ord_worker {
 	const struct lock_env *env;
 	__u32 iters;
 	__u64 grants, inversions, max_overtaken;
+	/* What a grant checks: ord_granted(), hier_granted(). */
+	int (*granted)(int fd, struct ord_worker *w,
+		       const struct rdlock_test_lock *l);
 	char err[160];
 };
 
@@ -1661,22 +1746,24 @@ static struct rdlock_test_lock ord_lock(const struct lock_env *e)
 		.proto = RDLOCK_TEST_PROTO_CQL,
 		.mode = RDLOCK_TEST_MODE_EXCLUSIVE, .node = 0,
 		.slot = ord_slot(e, ORD_LOCK), .timeout_ms = LOCK_TIMEOUT_MS,
-		.queue_bits = ORD_QUEUE_BITS,
+		.queue_bits = ORD_QUEUE_BITS, .flags = e->cql_flags,
 	};
 
 	return l;
 }
 
 /* Granted at position @pos: check it against the last grant. */
-static int ord_granted(int fd, struct ord_worker *w, __u32 pos)
+static int ord_granted(int fd, struct ord_worker *w,
+		       const struct rdlock_test_lock *l)
 {
 	const struct lock_env *e = w->env;
 	struct cql_layout cl;
 	__u64 last;
-	__u32 behind;
+	__u32 behind, pos;
 	int err;
 
 	ord_layout(&cl);
+	pos = cql_enqueue_pos(&cl, l->prev);
 	w->grants++;
 	err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_LAST), 0, 0,
 		      &last);
@@ -1700,11 +1787,9 @@ static void *ord_main(void *arg)
 {
 	struct ord_worker *w = arg;
 	const struct lock_env *e = w->env;
-	struct cql_layout cl;
 	int fd = open(TEST_DEV, O_RDWR | O_CLOEXEC), err = 0;
 	__u32 it;
 
-	ord_layout(&cl);
 	if (fd < 0) {
 		snprintf(w->err, sizeof(w->err), "open: %s", strerror(errno));
 		return NULL;
@@ -1717,7 +1802,7 @@ static void *ord_main(void *arg)
 				 strerror(errno));
 			break;
 		}
-		err = ord_granted(fd, w, cql_enqueue_pos(&cl, l.prev));
+		err = w->granted(fd, w, &l);
 		if (err)
 			snprintf(w->err, sizeof(w->err), "grant: %s",
 				 strerror(err));
@@ -1726,8 +1811,103 @@ static void *ord_main(void *arg)
 			snprintf(w->err, sizeof(w->err), "UNLOCK: %s",
 				 strerror(errno));
 	}
+	/* Hierarchical: from now on a node may run alone (runs stop counting). */
+	if (!err && rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, ord_slot(e, ORD_DONE),
+			    1, 0, NULL) && !w->err[0])
+		snprintf(w->err, sizeof(w->err), "FAA done");
 	close(fd);
 	return NULL;
+}
+
+/*
+ * The cluster's sums of an order test: this node adds its @grants and
+ * @inversions and posts its largest @ovt (overtaking, or run); after the
+ * barrier of generation @gen, *@total and *@v are the cluster's sums so
+ * far, *@ovt the largest of every node's.
+ */
+static void ord_share(struct __test_metadata *_metadata, int fd,
+		      const struct lock_env *e, __u64 grants, __u64 inversions,
+		      __u64 *ovt, __u64 gen, __u64 *total, __u64 *v)
+{
+	char msg[160];
+	__u32 i;
+
+	ASSERT_GE(8, e->nr_nodes);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
+			     ord_slot(e, ORD_INVERSIONS), inversions, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+			     ord_slot(e, ORD_OVERTAKEN + e->self), *ovt, 0,
+			     NULL));
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), gen, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_GRANTS), 0, 0, total));
+	ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+			     ord_slot(e, ORD_INVERSIONS), 0, 0, v));
+	for (i = 0; i < e->nr_nodes; i++) {
+		__u64 o = 0;
+
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
+		if (o > *ovt)
+			*ovt = o;
+	}
+}
+
+/* Node 0: take the order lock (handle *@h, file *@hfd) before the others. */
+static void ord_hold(struct __test_metadata *_metadata,
+		     const struct lock_env *e, int *hfd, __u32 *h, __u64 *prev)
+{
+	struct rdlock_test_lock l = ord_lock(e);
+
+	*hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, *hfd);
+	ASSERT_EQ(0, ioctl(*hfd, RDLOCK_TEST_IOC_LOCK, &l));
+	*h = l.handle;
+	*prev = l.prev;
+}
+
+/* Every node: after barrier generation @gen, its threads take the lock. */
+static void ord_spawn(struct __test_metadata *_metadata, int fd,
+		      const struct lock_env *e, __u64 gen, __u32 iters,
+		      int (*granted)(int fd, struct ord_worker *w,
+				     const struct rdlock_test_lock *l),
+		      struct ord_worker *w, pthread_t *tid)
+{
+	char msg[160];
+	__u32 i;
+
+	ASSERT_EQ(0, rdl_barrier(fd, e->nr_nodes, e->barrier_timeout,
+				 ord_slot(e, ORD_BARRIER), gen, msg,
+				 sizeof(msg)))
+		TH_LOG("%s", msg);
+	memset(w, 0, sizeof(*w) * e->threads);
+	for (i = 0; i < e->threads; i++) {
+		w[i].env = e;
+		w[i].iters = iters;
+		w[i].granted = granted;
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, ord_main, &w[i]));
+	}
+}
+
+/* Node 0: *@hdr once the header counts @qsize clients (or after 120 s). */
+static void ord_queued(struct __test_metadata *_metadata, int fd,
+		       const struct lock_env *e, __u32 qsize, __u64 *hdr)
+{
+	double end = rdl_now() + 120;
+	struct cql_layout cl;
+
+	ord_layout(&cl);
+	do {
+		usleep(2000);
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_LOCK), 0, 0, hdr));
+	} while (cql_hdr_qsize(&cl, *hdr) < qsize && rdl_now() < end);
 }
 
 TEST_F_TIMEOUT(lock, cql_order, 600)
@@ -1739,8 +1919,6 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	__u64 inversions = 0, grants = 0, max_ovt = 0, total = 0, v = 0;
 	__u64 hdr = 0;
 	struct cql_layout cl;
-	char msg[160];
-	double end;
 	int hfd = -1;
 
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
@@ -1748,34 +1926,15 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	/* Every node's threads fit in its share of the queue. */
 	ASSERT_GE(cql_capacity(&cl) / e->nr_nodes, e->threads + !e->self);
 	if (e->self == 0) {
-		struct rdlock_test_lock l = ord_lock(e);
-
-		hfd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, hfd);
-		ASSERT_EQ(0, ioctl(hfd, RDLOCK_TEST_IOC_LOCK, &l));
-		h = l.handle;
+		ord_hold(_metadata, e, &hfd, &h, &hdr);
 		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
 				     ord_slot(e, ORD_LAST),
-				     cql_enqueue_pos(&cl, l.prev), 0, NULL));
+				     cql_enqueue_pos(&cl, hdr), 0, NULL));
 	}
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), 1, msg, sizeof(msg)))
-		TH_LOG("%s", msg);
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < e->threads; i++) {
-		w[i].env = e;
-		w[i].iters = iters;
-		ASSERT_EQ(0, pthread_create(&tid[i], NULL, ord_main, &w[i]));
-	}
+	ord_spawn(_metadata, self->fd, e, 1, iters, ord_granted, w, tid);
 	if (e->self == 0) {
 		/* The holder and every thread of the cluster queued. */
-		end = rdl_now() + 120;
-		do {
-			usleep(2000);
-			ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-					     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
-		} while (cql_hdr_qsize(&cl, hdr) < everyone + 1 &&
-			 rdl_now() < end);
+		ord_queued(_metadata, self->fd, e, everyone + 1, &hdr);
 		EXPECT_EQ(everyone + 1, cql_hdr_qsize(&cl, hdr));
 		EXPECT_EQ(everyone + 1, cql_hdr_wcnt(&cl, hdr));
 		EXPECT_EQ(0, unlock(hfd, h));
@@ -1790,30 +1949,8 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 		if (w[i].max_overtaken > max_ovt)
 			max_ovt = w[i].max_overtaken;
 	}
-	ASSERT_GE(8, e->nr_nodes);
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
-			     ord_slot(e, ORD_GRANTS), grants, 0, NULL));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_FAA, 0,
-			     ord_slot(e, ORD_INVERSIONS), inversions, 0,
-			     NULL));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_WRITE, 0,
-			     ord_slot(e, ORD_OVERTAKEN + e->self), max_ovt, 0,
-			     NULL));
-	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
-				 ord_slot(e, ORD_BARRIER), 2, msg, sizeof(msg)))
-		TH_LOG("%s", msg);
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-			     ord_slot(e, ORD_GRANTS), 0, 0, &total));
-	ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-			     ord_slot(e, ORD_INVERSIONS), 0, 0, &v));
-	for (i = 0; i < e->nr_nodes; i++) {
-		__u64 o = 0;
-
-		ASSERT_EQ(0, rdl_xop(self->fd, RDLOCK_TEST_OP_READ, 0,
-				     ord_slot(e, ORD_OVERTAKEN + i), 0, 0, &o));
-		if (o > max_ovt)
-			max_ovt = o;
-	}
+	ord_share(_metadata, self->fd, e, grants, inversions, &max_ovt, 2,
+		  &total, &v);
 	EXPECT_EQ((__u64)everyone * iters, total);
 	EXPECT_EQ(0, v)
 		TH_LOG("%llu grants out of enqueue order in the cluster",
@@ -1824,6 +1961,112 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
 	       (unsigned long long)total, everyone, iters);
 	printf("%llu out of enqueue order, largest overtaking %llu\n",
 	       (unsigned long long)v, (unsigned long long)max_ovt);
+}
+
+/*
+ * Hierarchical order, task-fair and then phase-fair (the same for writers
+ * only): the holder on node 0, then every thread of the cluster,
+ * exclusive, RDLOCK_ORDER_ITERS times. A node's entry is
+ * handed to the node's next waiter only when that one arrived before the
+ * next node's entry (FAA order), at most HIER_RUN_MAX - 1 times in a row
+ * (the module's bound, RDLOCK_CQL_LOCAL_MAX in proto_cql.c): so no node
+ * may hold the lock for more grants in a row than that while the others
+ * wait. The holder records each grant's node and the run it extends; the
+ * largest run while every thread of the cluster is still at work (none
+ * counted in ORD_DONE) is printed and checked, and every grant counted.
+ */
+#define HIER_RUN_MAX		17
+
+/* Hierarchical: extend the run of grants of this node, or start one. */
+static int hier_granted(int fd, struct ord_worker *w,
+			const struct rdlock_test_lock *l)
+{
+	const struct lock_env *e = w->env;
+	__u64 last, run, done = 0;
+	int err;
+
+	w->grants++;
+	/* Exclusive: a plain READ and WRITE are the holder's. */
+	err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_RUN), 0, 0,
+		      &last);
+	run = last >> 32 == e->self + 1 ? (last & 0xffffffffU) + 1 : 1;
+	if (!err)
+		err = rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0, ord_slot(e, ORD_RUN),
+			      (__u64)(e->self + 1) << 32 | run, 0, NULL);
+	if (!err)
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_DONE),
+			      0, 0, &done);
+	/* Runs of exclusive grants (every one here), while all work. */
+	if (l->mode == RDLOCK_TEST_MODE_EXCLUSIVE && !done &&
+	    run > w->max_overtaken)
+		w->max_overtaken = run;
+	return err;
+}
+
+/*
+ * One hierarchical order run, @e->cql_flags its policy; barrier
+ * generations @gen and @gen + 1; @runs: order runs so far, this one
+ * included (their grants add up in ORD_GRANTS).
+ */
+static void hier_order(struct __test_metadata *_metadata, int fd,
+		       const struct lock_env *e, __u64 gen, __u32 runs)
+{
+	__u32 everyone = e->nr_nodes * e->threads, i, iters, h = 0;
+	struct ord_worker w[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	__u64 grants = 0, run = 0, total = 0, hdr = 0, v = 0;
+	struct cql_layout cl;
+	int hfd = -1;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_ORDER_ITERS", 20, &iters));
+	ord_layout(&cl);
+	if (e->self == 0) {
+		ord_hold(_metadata, e, &hfd, &h, &hdr);
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				     ord_slot(e, ORD_RUN), 0, 0, NULL));
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0,
+				     ord_slot(e, ORD_DONE), 0, 0, NULL));
+	}
+	ord_spawn(_metadata, fd, e, gen, iters, hier_granted, w, tid);
+	if (e->self == 0) {
+		/* One entry per node: the holder's, and each other node's. */
+		ord_queued(_metadata, fd, e, e->nr_nodes, &hdr);
+		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
+		usleep(20000);	/* the other threads wait on their nodes */
+		ASSERT_EQ(0, rdl_xop(fd, RDLOCK_TEST_OP_READ, 0,
+				     ord_slot(e, ORD_LOCK), 0, 0, &hdr));
+		EXPECT_EQ(e->nr_nodes, cql_hdr_qsize(&cl, hdr));
+		EXPECT_EQ(0, unlock(hfd, h));
+		close(hfd);
+	}
+	for (i = 0; i < e->threads; i++) {
+		pthread_join(tid[i], NULL);
+		EXPECT_EQ(0, w[i].err[0])
+			TH_LOG("thread %u: %s", i, w[i].err);
+		grants += w[i].grants;
+		if (w[i].max_overtaken > run)
+			run = w[i].max_overtaken;
+	}
+	ord_share(_metadata, fd, e, grants, 0, &run, gen + 1, &total, &v);
+	/* The order runs before counted their grants here first. */
+	EXPECT_EQ((__u64)everyone * iters * runs, total);
+	EXPECT_GE(HIER_RUN_MAX, run);
+	printf("# node %u, %s: %llu grants here; cluster: %llu in %u order runs, ",
+	       e->self, e->cql_flags & RDLOCK_TEST_LOCK_CQL_PHASE_FAIR ?
+	       "phase-fair" : "task-fair", (unsigned long long)grants,
+	       (unsigned long long)total, runs);
+	printf("largest run of one node %llu (at most %u)\n",
+	       (unsigned long long)run, HIER_RUN_MAX);
+}
+
+TEST_F_TIMEOUT(lock, cql_hier_order, 600)
+{
+	struct lock_env e = self->env;
+
+	e.cql_flags = RDLOCK_TEST_LOCK_CQL_HIER;
+	hier_order(_metadata, self->fd, &e, 3, 2);
+	e.cql_flags |= RDLOCK_TEST_LOCK_CQL_PHASE_FAIR;
+	hier_order(_metadata, self->fd, &e, 5, 3);
 }
 
 /*

@@ -555,6 +555,12 @@ static const struct field_case ls_create_cases[] = {
 	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 1) }, EINVAL },
 	{ "cql, version_bits 17",
 	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 17) }, EINVAL },
+	/* The hierarchy is CQL's; phase-fair is a policy of it. */
+	{ "CQL_HIER, bakery", { F(flags, RDLOCK_LS_CQL_HIER) }, EINVAL },
+	{ "CQL_HIER | CQL_PHASE_FAIR, caslock",
+	  { F(proto, RDLOCK_PROTO_CASLOCK), F(flags, RDLOCK_LS_CQL_FLAGS) },
+	  EINVAL },
+
 	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
 	{ "reserved[1]", { F64(reserved[1], 1ULL << 32) }, EINVAL },
 	{ "reserved[2]", { F64(reserved[2], 1) }, EINVAL },
@@ -1585,6 +1591,11 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 	c.version_bits = RDLOCK_CQL_VERSION_BITS_MIN - 1;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
 		   EINVAL, "LS_CREATE cql, version_bits 1");
+	c.version_bits = 0;
+	c.flags = RDLOCK_LS_CQL_PHASE_FAIR;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
+		   EINVAL, "LS_CREATE cql, phase-fair without the hierarchy");
+	c.flags = 0;
 	expect_err(_metadata, ls_remove(self->fd, "uapi_cql"), ENOENT,
 		   "LS_REMOVE after rejected cql creations");
 	c.queue_bits = RDLOCK_CQL_QUEUE_BITS_MIN;

@@ -228,7 +228,16 @@ enum rdlock_lock_mode {
  * queue_bits and version_bits must be 0, and no other flag may be set.
  */
 #define RDLOCK_LS_DLM		_BITUL(1)
-#define RDLOCK_LS_FLAGS		RDLOCK_LS_UPDATE
+/*
+ * RDLOCK_PROTO_CQL only: hierarchical locking (one queue entry per node,
+ * the node's other clients wait on it), task-fair; with
+ * RDLOCK_LS_CQL_PHASE_FAIR phase-fair. Either with another protocol, or
+ * PHASE_FAIR without HIER: EINVAL. Documentation/rdlock/cql.rst.
+ */
+#define RDLOCK_LS_CQL_HIER	_BITUL(2)
+#define RDLOCK_LS_CQL_PHASE_FAIR	_BITUL(3)
+#define RDLOCK_LS_CQL_FLAGS	(RDLOCK_LS_CQL_HIER | RDLOCK_LS_CQL_PHASE_FAIR)
+#define RDLOCK_LS_FLAGS		(RDLOCK_LS_UPDATE | RDLOCK_LS_CQL_FLAGS)
 
 /* Largest struct rdlock_lock_req.lease_slots; 16 in an RDLOCK_LS_UPDATE one. */
 #define RDLOCK_LEASE_SLOTS_MAX		256
