@@ -119,6 +119,9 @@ struct sim_msg {
  * @seq: grant order, for the CQL order tests.
  * @ahead_ns: the cluster's clock runs this far ahead of the real one (a
  *	stall moves it on, sim_round()).
+ * @hold_stats: the stalled holder's stats (too big for sim_round()'s
+ *	frame).
+ * @hold_cfg: the stalled holder's configuration.
  * @gen: changes of @table by operations (under @lock).
  * @seen: by thread, @gen as of its last operation (under @lock).
  * @changed: woken when @gen moves: sim_sleep() waits for it.
@@ -147,6 +150,8 @@ struct proto_sim {
 	atomic64_t resets_done;
 	atomic_t seq;
 	atomic64_t ahead_ns;
+	struct rdlock_proto_stats hold_stats;
+	struct rdlock_proto_cfg hold_cfg;
 	u32 gen;
 	struct sim_seen {
 		struct task_struct *task;
@@ -749,8 +754,8 @@ static int sim_round(struct proto_sim *sim,
 		     const struct sim_params *p, struct sim_thread *st)
 {
 	struct sim_node *last = &sim->nodes[SIM_NODES - 1];
-	struct rdlock_proto_stats hstats = {};
-	struct rdlock_proto_cfg hcfg = {};
+	struct rdlock_proto_stats *hstats = &sim->hold_stats;
+	struct rdlock_proto_cfg *hcfg = &sim->hold_cfg;
 	struct rdlock_ticket h = {
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
 		.incarnation = SIM_INCARNATION,
@@ -785,9 +790,11 @@ static int sim_round(struct proto_sim *sim,
 		return 0;
 	}
 
-	sim_cfg(&hcfg, p, last, &hstats);
+	memset(hstats, 0, sizeof(*hstats));
+	memset(hcfg, 0, sizeof(*hcfg));
+	sim_cfg(hcfg, p, last, hstats);
 	do {
-		ret = p->ops->acquire(&hcfg, &h, jiffies + 30 * HZ);
+		ret = p->ops->acquire(hcfg, &h, jiffies + 30 * HZ);
 	} while (ret == -EAGAIN || sim_injected(p, ret));
 	if (ret) {
 		atomic64_inc(&sim->errors);
@@ -817,7 +824,7 @@ static int sim_round(struct proto_sim *sim,
 	}
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)),
 		     &last->hidden_ns);
-	p->ops->release(&hcfg, &h);
+	p->ops->release(hcfg, &h);
 	WRITE_ONCE(sim->stalling, false);
 	for (i = nr - SIM_THREADS; i < nr; i++)
 		sim_start(&st[i]);
@@ -828,7 +835,7 @@ static int sim_round(struct proto_sim *sim,
 		wait_for_completion(&st[i].done);
 	/* Abandoned tickets and resets finish in the background. */
 	sim_flush(sim);
-	return atomic64_read(&hstats.lease_expiries);
+	return atomic64_read(&hstats->lease_expiries);
 }
 
 static const struct sim_params sim_cases[] = {
