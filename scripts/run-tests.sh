@@ -224,15 +224,21 @@ ocfs2_step()
 
 guest_tests()
 {
-	local kernel=$1 start=$SECONDS
+	local kernel=$1 start=$SECONDS rc=0
 
+	rm -f "$LOGS/$kernel-build.log"
 	if ! RDLOCK_BUILD_LOG="$LOGS/$kernel-build.log" \
 	     "$ROOT/scripts/payload.sh" "$kernel" > /dev/null; then
 		single "$kernel: kernel and modules build" 1 $start \
 			"$LOGS/$kernel-build.log"
 		return
 	fi
-	single "$kernel: kernel and modules build" 0 $start
+	# The guest kernels' configurations (KASAN's stack frames, the test
+	# modules) warn where the host build does not.
+	grep -E '(warning|error):' "$LOGS/$kernel-build.log" |
+		sed 's/^/#   /' && rc=1
+	single "$kernel: kernel and modules build, warning-free" $rc $start \
+		"$LOGS/$kernel-build.log"
 
 	if [ "$kernel" = debug ]; then
 		# The limit only catches hangs: the protocol simulations
