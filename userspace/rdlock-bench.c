@@ -39,6 +39,7 @@
  * reason, and rdlock-bench exits non-zero.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -550,6 +551,61 @@ static int dlm_ls_remove(struct result *r)
 }
 
 /*
+ * Is the set of @ls's members that dlm_controld gave this node's kernel
+ * (configfs, node ids = rdlock node + 1) rdlock nodes @first to @nr - 1?
+ */
+static bool dlm_members_are(const char *ls, __u32 first, __u32 nr)
+{
+	char path[160];
+	struct dirent *d;
+	__u32 n = 0;
+	bool ok = true;
+	char *end;
+	long id;
+	DIR *dir;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/config/dlm/cluster/spaces/%s/nodes", ls);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (ok && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		id = strtol(d->d_name, &end, 10);
+		ok = !*end && id > first && id <= nr;
+		n++;
+	}
+	closedir(dir);
+	return ok && n == nr - first;
+}
+
+/*
+ * Wait until this node's fs/dlm has finished recovering @ls: a purge of
+ * this process's (no) locks takes the lockspace's ls_in_recovery, which
+ * recovery holds from the stop until it enables locking again, after its
+ * last status exchange with the other members. 0 or -errno.
+ */
+static int dlm_recovered(const char *ls)
+{
+	char dev[DLM_LOCKSPACE_LEN + 8];
+	union dlm_req u;
+	int fd, ret = 0;
+
+	snprintf(dev, sizeof(dev), "dlm_%s", ls);
+	fd = dlm_open_dev(dev, 5000);
+	if (fd < 0)
+		return fd;
+	dlm_req_init(&u, DLM_USER_PURGE);
+	u.r.i.purge.nodeid = 0;
+	u.r.i.purge.pid = gettid();
+	if (write(fd, &u, sizeof(u.r)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
  * The node mastering @name in @ls, from dlm's debugfs while this node
  * holds a lock on it ("Master Copy": this node; "Master is node N": node
  * id N = rdlock node N - 1). -1 if not found.
@@ -855,6 +911,45 @@ static int agree(struct env *e, const struct opts *o, bool ok, bool *all)
 }
 
 /*
+ * From now on rdlock nodes @first to the last are @r's fs/dlm lockspace:
+ * each of them waits until dlm_controld has set that member set in its
+ * kernel (configfs; written after it stopped the lockspace for the change
+ * and just before it starts it) and its recovery for it has ended; then
+ * every node, member or not, meets at a barrier. A leave begun while some
+ * member still recovers from the last change hangs fs/dlm 6.1: a recovery
+ * status message between them that arrives after the leaver's FIN makes
+ * its receiver reset the connection ("reset node N because shutdown
+ * stuck"), the FIN handshake never completes, and the leaver waits in
+ * dlm_midcomms_shutdown() for DLM_SHUTDOWN_TIMEOUT (3 min).
+ */
+static int dlm_settle(struct env *e, const struct opts *o,
+		      const struct result *r, __u32 first)
+{
+	__u64 end = now_ns() + o->barrier_timeout * 1000000000ULL;
+	int err;
+
+	if (e->node >= first) {
+		while (!dlm_members_are(r->ls, first, e->nr_nodes)) {
+			if (now_ns() > end) {
+				fprintf(stderr, "rdlock-bench: fs/dlm %s: %s %u to %u after %u s\n",
+					r->ls, "members are not nodes", first,
+					e->nr_nodes - 1, o->barrier_timeout);
+				return -1;
+			}
+			/* configfs has no change notification: poll it. */
+			usleep(10000);
+		}
+		err = dlm_recovered(r->ls);
+		if (err) {
+			fprintf(stderr, "rdlock-bench: fs/dlm %s: wait for recovery: %s\n",
+				r->ls, strerror(-err));
+			return -1;
+		}
+	}
+	return barrier(e, o, "fs/dlm settle barrier");
+}
+
+/*
  * The protocol's lockspace on this node. fs/dlm: on every node or on none
  * (absent, with the reason); 1 then, 0 when it is up, -1 on an error.
  */
@@ -870,8 +965,13 @@ static int proto_setup(struct env *e, const struct opts *o, struct result *r)
 			dlm_ls_remove(r);
 		return -1;
 	}
-	if (all)
-		return 0;
+	if (all) {
+		/* Nodes joined at once; every recovery ends before the clock runs. */
+		if (!dlm_settle(e, o, r, 0))
+			return 0;
+		dlm_ls_remove(r);
+		return -1;
+	}
 	if (ok) {
 		dlm_ls_remove(r);
 		snprintf(r->why, sizeof(r->why), "%s",
@@ -887,10 +987,28 @@ static int proto_setup(struct env *e, const struct opts *o, struct result *r)
 	return 1;
 }
 
-static void proto_teardown(struct result *r)
+/*
+ * fs/dlm: the nodes leave one at a time, node 0 first, each once the
+ * others have finished recovering from the last leave (dlm_settle()), and
+ * the last settle barrier is passed once every node has left. A node whose
+ * wait failed still leaves in its turn (then fails the run) but waits no
+ * more: the others may be gone.
+ */
+static void proto_teardown(struct env *e, const struct opts *o,
+			   struct result *r)
 {
+	bool synced = true;
+	__u32 t;
+
 	if (r->proto == PROTO_DLM) {
-		dlm_ls_remove(r);
+		for (t = 0; t <= e->nr_nodes; t++) {
+			if (synced && dlm_settle(e, o, r, t)) {
+				synced = false;
+				r->failed = true;
+			}
+			if (t == e->node && dlm_ls_remove(r))
+				r->failed = true;
+		}
 		return;
 	}
 	if (ls_remove(r->ls))
@@ -1099,7 +1217,7 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	ret = 0;
 out:
 	clients_free(cl, o->clients);
-	proto_teardown(r);
+	proto_teardown(e, o, r);
 	return ret;
 }
 
@@ -1325,7 +1443,7 @@ out:
 	clients_free(cl, o->clients);
 	if (holder.fd >= 0)
 		close(holder.fd);
-	proto_teardown(r);
+	proto_teardown(e, o, r);
 	return ret;
 }
 
