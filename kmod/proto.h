@@ -310,6 +310,9 @@ struct rdlock_proto_ops {
  * @notifies: CQL notifications sent (ownership transfers to waiters).
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
+ * @cql_refetch_expired: CQL releases that refetched for the full
+ *	RDLOCK_CQL_REFETCH_MAX_MS (an enqueuer gone, or a stall of the
+ *	protocol), whatever they did then.
  * @version_resets: CQL locks reset, idle, before their versions wrap.
  * @cql_resets: CQL resets of a busy lock run by this node, by enum
  *	rdlock_cql_reset_cause (cql.rst, "Resets").
@@ -374,6 +377,7 @@ struct rdlock_proto_stats {
 	atomic64_t notifies;
 	atomic64_t notify_stale;
 	atomic64_t refetches;
+	atomic64_t cql_refetch_expired;
 	atomic64_t version_resets;
 	atomic64_t cql_resets[RDLOCK_CQL_RESET_NR];
 	atomic64_t cql_reset_aborts;

@@ -1599,6 +1599,8 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 		if (st != CQL_ENTRY_OBSOLETE)
 			break;
 	}
+	if (st == CQL_ENTRY_OBSOLETE && time_after(jiffies, until))
+		rdlock_proto_count(cfg, cql_refetch_expired);
 	return st;
 }
 
@@ -1695,9 +1697,12 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		for (;;) {
 			act = cql_release_next(l, prev, m, queue, &first,
 					       &count);
-			if (act != CQL_REL_REFETCH || time_after(jiffies, until) ||
-			    rdlock_cql_gen(ws, t) != gen)
+			if (act != CQL_REL_REFETCH || rdlock_cql_gen(ws, t) != gen)
 				break;
+			if (time_after(jiffies, until)) {
+				rdlock_proto_count(cfg, cql_refetch_expired);
+				break;
+			}
 			if (rdlock_cql_passed(cfg, t, l, s)) {
 				act = CQL_REL_DONE;
 				break;

@@ -930,7 +930,7 @@ static void sim_test(struct kunit *test)
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
 	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
-	s64 aborts, handovers, shares;
+	s64 aborts, handovers, shares, expired;
 	struct sim_thread *st;
 	struct proto_sim *sim;
 	ktime_t start;
@@ -952,6 +952,7 @@ static void sim_test(struct kunit *test)
 		resets[i] = atomic64_read(&rdlock_proto_stats.cql_resets[i]);
 	resets[i] = atomic64_read(&rdlock_proto_stats.version_resets);
 	aborts = atomic64_read(&rdlock_proto_stats.cql_reset_aborts);
+	expired = atomic64_read(&rdlock_proto_stats.cql_refetch_expired);
 	handovers = atomic64_read(&rdlock_proto_stats.cql_local_handovers);
 	shares = atomic64_read(&rdlock_proto_stats.cql_local_shares);
 	start = ktime_get();
@@ -1031,6 +1032,13 @@ static void sim_test(struct kunit *test)
 						    rdlock_cql_reset_names[i]);
 			}
 		}
+		/*
+		 * Nor may a release refetch for 10 s: it may end without a
+		 * reset (its successor served meanwhile), but it stalled.
+		 */
+		expired = atomic64_read(&rdlock_proto_stats.cql_refetch_expired) -
+			  expired;
+		KUNIT_EXPECT_EQ(test, expired, 0LL);
 		all += atomic64_read(&rdlock_proto_stats.version_resets) -
 		       resets[RDLOCK_CQL_RESET_NR];
 		KUNIT_EXPECT_EQ(test, all, atomic64_read(&sim->resets_done));
@@ -1068,6 +1076,8 @@ static void sim_test(struct kunit *test)
 			   cql_resets(4) - resets[4], rdlock_cql_reset_names[4],
 			   atomic64_read(&rdlock_proto_stats.cql_reset_aborts) -
 			   aborts);
+		kunit_info(test, "releases that refetched for 10 s: %lld\n",
+			   expired);
 	}
 	sim_destroy(sim);
 	if (p->deadline_ms)
