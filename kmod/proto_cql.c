@@ -1568,13 +1568,40 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
+ * Is position @s out of the queue since our dequeue: has the client there
+ * been granted and left, or was the queue reset (an idle reset, which
+ * signals nobody, restarts positions under a slow releaser)? Then
+ * whatever we were refetching for it is moot (its slot may even hold a
+ * later lap's or a later queue's entry by now).
+ */
+static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l, u32 s)
+{
+	u32 d;
+	u64 h;
+
+	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
+		return false;
+	if (cql_hdr_resetting(h))
+		return true;
+	/* Queued positions are qhead .. qhead + qsize - 1, wrap-safe. */
+	d = cql_pos_add(l, s, cql_pos_mask(l) + 1 - cql_hdr_qhead(l, h));
+	return d >= cql_hdr_qsize(l, h);
+}
+
+/*
  * The entry at @pos in @queue is obsolete: READ it again after back-offs
  * until it is the position's own (or is judged otherwise than obsolete).
- * Returns the entry's state, or CQL_ENTRY_OBSOLETE when refetching ends.
+ * Once the back-off is at its longest, each round also READs the header,
+ * and refetching ends when our successor @s is out of the queue (as a
+ * reader's does, rdlock_cql_handover()). Returns the entry's state, or
+ * CQL_ENTRY_OBSOLETE when refetching ends.
  */
 static enum cql_entry_state
 rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
-		   const struct cql_layout *l, u32 pos, u64 *queue, u32 gen)
+		   const struct cql_layout *l, u32 s, u32 pos, u64 *queue,
+		   u32 gen)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	unsigned long until = jiffies +
@@ -1598,33 +1625,20 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 		st = cql_entry_classify(l, *e, pos);
 		if (st != CQL_ENTRY_OBSOLETE)
 			break;
+		/*
+		 * A waiter that readers passed (they came and went, releases
+		 * are counted) may WRITE its entry late, over the entry of
+		 * the position a lap after it: that entry then reads as
+		 * obsolete for good, and its waiter is granted by its
+		 * liveness check. Our successor served and gone: moot.
+		 */
+		if (us == RDLOCK_CQL_REFETCH_MAX_US &&
+		    rdlock_cql_passed(cfg, t, l, s))
+			break;
 	}
 	if (st == CQL_ENTRY_OBSOLETE && time_after(jiffies, until))
 		rdlock_proto_count(cfg, cql_refetch_expired);
 	return st;
-}
-
-/*
- * Is position @s out of the queue since our dequeue: has the client there
- * been granted and left, or was the queue reset (an idle reset, which
- * signals nobody, restarts positions under a slow releaser)? Then
- * whatever we were refetching for it is moot (its slot may even hold a
- * later lap's or a later queue's entry by now).
- */
-static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t,
-			      const struct cql_layout *l, u32 s)
-{
-	u32 d;
-	u64 h;
-
-	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
-		return false;
-	if (cql_hdr_resetting(h))
-		return true;
-	/* Queued positions are qhead .. qhead + qsize - 1, wrap-safe. */
-	d = cql_pos_add(l, s, cql_pos_mask(l) + 1 - cql_hdr_qhead(l, h));
-	return d >= cql_hdr_qsize(l, h);
 }
 
 /*
@@ -1681,7 +1695,7 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 			st = cql_entry_classify(l, queue[cql_pos_index(l, p)],
 						p);
 			if (st == CQL_ENTRY_OBSOLETE)
-				st = rdlock_cql_refetch(cfg, t, l, p, queue,
+				st = rdlock_cql_refetch(cfg, t, l, s, p, queue,
 							gen);
 			e = queue[cql_pos_index(l, p)];
 			if (st != CQL_ENTRY_VALID ||
