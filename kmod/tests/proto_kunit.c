@@ -116,6 +116,11 @@ struct sim_msg {
  * @resets_done: CQL resets completed: CASes of the lock's header from a
  *	value with the reset field set to zero, as only a reset's last
  *	step does.
+ * @cql: the CQL layout of the lock's header, when @cql_on.
+ * @cql_on: the lock is a CQL lock: FAAs on its header are watched.
+ * @cql_wraps: FAAs that took the header's qhead from the all-ones lap
+ *	into the next without a reset (cql.rst: the reset at that lap is
+ *	what lets versions compare as plain numbers).
  * @seq: grant order, for the CQL order tests.
  * @ahead_ns: the cluster's clock runs this far ahead of the real one (a
  *	stall moves it on, sim_round()).
@@ -148,6 +153,9 @@ struct proto_sim {
 	atomic64_t msgs_sent;
 	bool dead[SIM_NODES];
 	atomic64_t resets_done;
+	struct cql_layout cql;
+	bool cql_on;
+	atomic64_t cql_wraps;
 	atomic_t seq;
 	atomic64_t ahead_ns;
 	struct rdlock_proto_stats hold_stats;
@@ -211,6 +219,23 @@ static bool sim_lock_table(struct proto_sim *sim, u32 node, u64 incarnation)
 }
 
 /*
+ * A FAA on the lock's CQL header from @old: did it carry qhead out of the
+ * all-ones lap? Only a dequeue moves qhead, and only that wrap lowers its
+ * lap (a dequeue on a reset header borrows qhead's own increment back).
+ * Under sim->lock.
+ */
+static void sim_note_faa(struct proto_sim *sim, u32 node, u32 slot, u64 old,
+			 u64 delta)
+{
+	const struct cql_layout *l = &sim->cql;
+
+	if (sim->cql_on && node == SIM_LOCK_NODE && slot == SIM_LOCK_SLOT &&
+	    cql_pos_version(l, cql_hdr_qhead(l, old + delta)) <
+	    cql_pos_version(l, cql_hdr_qhead(l, old)))
+		atomic64_inc(&sim->cql_wraps);
+}
+
+/*
  * After an operation, under sim->lock: a change of the table starts a new
  * generation, and the caller's last one is what sim_sleep() waits past.
  * Return: @changed, for the caller to wake the sleepers once unlocked.
@@ -254,6 +279,7 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 		break;
 	case RDLOCK_XOP_FAA:
 		*w = v + arg0;
+		sim_note_faa(sim, node, slot, v, arg0);
 		break;
 	case RDLOCK_XOP_CAS:
 		if (v == arg0)
@@ -308,6 +334,7 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 	if (faa) {
 		*value = sim->table[node][slot];
 		sim->table[node][slot] += arg0;
+		sim_note_faa(sim, node, slot, *value, arg0);
 	}
 	for (i = 0; i < count; i++)
 		vals[i] = sim->table[node][first + i];
@@ -943,6 +970,11 @@ static void sim_test(struct kunit *test)
 	spin_lock_init(&sim->lock);
 	for (i = 0; i < SIM_NODES; i++)
 		sim_node_init(sim, i);
+	sim->cql_on = p->ops == &rdlock_proto_cql;
+	if (sim->cql_on)
+		KUNIT_ASSERT_EQ(test, cql_layout_init(&sim->cql,
+				p->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
+				p->cql_ver_bits ?: CQL_VER_BITS_DEFAULT), 0);
 
 	bad_moves = atomic64_read(&rdlock_proto_stats.ticket_bad_moves);
 	unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
@@ -1042,6 +1074,9 @@ static void sim_test(struct kunit *test)
 		all += atomic64_read(&rdlock_proto_stats.version_resets) -
 		       resets[RDLOCK_CQL_RESET_NR];
 		KUNIT_EXPECT_EQ(test, all, atomic64_read(&sim->resets_done));
+		/* The all-ones lap is never left but by a reset. */
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&sim->cql_wraps), 0LL,
+				    "qhead wrapped without a reset");
 		/*
 		 * Local grants (hierarchical) had no entry of their own.
 		 * The local lock is how a client of a node waits, so with
@@ -1076,8 +1111,8 @@ static void sim_test(struct kunit *test)
 			   cql_resets(4) - resets[4], rdlock_cql_reset_names[4],
 			   atomic64_read(&rdlock_proto_stats.cql_reset_aborts) -
 			   aborts);
-		kunit_info(test, "releases that refetched for 10 s: %lld\n",
-			   expired);
+		kunit_info(test, "releases that refetched for 10 s: %lld; qhead wraps without a reset: %lld\n",
+			   expired, atomic64_read(&sim->cql_wraps));
 	}
 	sim_destroy(sim);
 	if (p->deadline_ms)
