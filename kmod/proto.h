@@ -48,6 +48,8 @@ struct rdlock_proto_stats;
  *	reset count as this node knows it; a gate of a lock that was reset
  *	stays until the registry is destroyed.
  * @claims: resets this node runs, waiting for the participants' answers.
+ * @claim_ended: woken when one of @claims ends, for a reset a release
+ *	owes that waits for another claim of its lock by this node.
  * @locals: hierarchical CQL: per lock, its local lock on this node
  *	(waiters queued on the node, the node's one entry in the queue).
  * @claim_seq: numbers this node's resets, so a signal sent again is
@@ -63,6 +65,7 @@ struct rdlock_cql_waiters {
 	spinlock_t gate_lock;	/* protects gates, claims */
 	DECLARE_HASHTABLE(gates, 6);
 	struct list_head claims;
+	wait_queue_head_t claim_ended;
 	atomic_t claim_seq;
 	DECLARE_HASHTABLE(locals, 6);
 	const struct rdlock_proto_xport *xport;

@@ -221,6 +221,7 @@ void rdlock_cql_waiters_init(struct rdlock_cql_waiters *ws)
 	hash_init(ws->gates);
 	hash_init(ws->locals);
 	INIT_LIST_HEAD(&ws->claims);
+	init_waitqueue_head(&ws->claim_ended);
 	atomic_set(&ws->claim_seq, 0);
 	ws->xport = NULL;
 	ws->xport_priv = NULL;
@@ -956,6 +957,30 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			      enum rdlock_cql_reset_cause cause, u64 h,
 			      bool exact, u32 gen, struct rdlock_cql_claim *c);
 
+/* Does this node run a claim of @c's lock? Under the gate lock. */
+static bool rdlock_cql_claim_running_locked(struct rdlock_cql_waiters *ws,
+					    const struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_claim *o;
+
+	list_for_each_entry(o, &ws->claims, list)
+		if (o->home == c->home && o->slot == c->slot &&
+		    o->incarnation == c->incarnation)
+			return true;
+	return false;
+}
+
+static bool rdlock_cql_claim_running(struct rdlock_cql_waiters *ws,
+				     const struct rdlock_cql_claim *c)
+{
+	bool running;
+
+	spin_lock_bh(&ws->gate_lock);
+	running = rdlock_cql_claim_running_locked(ws, c);
+	spin_unlock_bh(&ws->gate_lock);
+	return running;
+}
+
 /*
  * One claim per lock at a time on this node, idle resets included: two
  * would both take this node's reset id for their own, and the later one's
@@ -966,16 +991,11 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
 				   struct rdlock_cql_claim *c)
 {
-	struct rdlock_cql_claim *o;
-
 	init_waitqueue_head(&c->wq);
 	spin_lock_bh(&ws->gate_lock);
-	list_for_each_entry(o, &ws->claims, list) {
-		if (o->home == c->home && o->slot == c->slot &&
-		    o->incarnation == c->incarnation) {
-			spin_unlock_bh(&ws->gate_lock);
-			return false;
-		}
+	if (rdlock_cql_claim_running_locked(ws, c)) {
+		spin_unlock_bh(&ws->gate_lock);
+		return false;
 	}
 	c->seq = atomic_inc_return(&ws->claim_seq);
 	list_add(&c->list, &ws->claims);
@@ -989,6 +1009,7 @@ static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
 	spin_lock_bh(&ws->gate_lock);
 	list_del(&c->list);
 	spin_unlock_bh(&ws->gate_lock);
+	wake_up_all(&ws->claim_ended);
 }
 
 static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
@@ -1003,8 +1024,22 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 	};
 	int ret;
 
-	if (!rdlock_cql_claim_begin(ws, &c))
-		return 0;
+	/*
+	 * A reset a release owes (!@exact, in the background) waits for
+	 * another claim of this node to end instead of being dropped: that
+	 * one may be an idle reset that fails, and a busy lock whose owed
+	 * resets are all dropped carries qhead through the all-ones lap.
+	 * The cause is checked again against the header the claim's CAS
+	 * finds. A waiter that steps out (@exact) must not wait: the other
+	 * claim may be waiting for it to leave the queue.
+	 */
+	while (!rdlock_cql_claim_begin(ws, &c)) {
+		if (exact)
+			return 0;
+		wait_event_timeout(ws->claim_ended,
+				   !rdlock_cql_claim_running(ws, &c),
+				   msecs_to_jiffies(RDLOCK_CQL_CHECK_MS));
+	}
 	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
 	rdlock_cql_claim_end(ws, &c);
 	return ret;
