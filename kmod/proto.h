@@ -48,6 +48,8 @@ struct rdlock_proto_stats;
  *	reset count as this node knows it; a gate of a lock that was reset
  *	stays until the registry is destroyed.
  * @claims: resets this node runs, waiting for the participants' answers.
+ * @claim_ended: woken when one of @claims ends, for a reset a release
+ *	owes that waits for another claim of its lock by this node.
  * @locals: hierarchical CQL: per lock, its local lock on this node
  *	(waiters queued on the node, the node's one entry in the queue).
  * @claim_seq: numbers this node's resets, so a signal sent again is
@@ -63,6 +65,7 @@ struct rdlock_cql_waiters {
 	spinlock_t gate_lock;	/* protects gates, claims */
 	DECLARE_HASHTABLE(gates, 6);
 	struct list_head claims;
+	wait_queue_head_t claim_ended;
 	atomic_t claim_seq;
 	DECLARE_HASHTABLE(locals, 6);
 	const struct rdlock_proto_xport *xport;
@@ -310,6 +313,9 @@ struct rdlock_proto_ops {
  * @notifies: CQL notifications sent (ownership transfers to waiters).
  * @notify_stale: CQL notifications received that matched no waiter.
  * @refetches: CQL queue entries read again (not yet populated).
+ * @cql_refetch_expired: CQL releases that refetched for the full
+ *	RDLOCK_CQL_REFETCH_MAX_MS (an enqueuer gone, or a stall of the
+ *	protocol), whatever they did then.
  * @version_resets: CQL locks reset, idle, before their versions wrap.
  * @cql_resets: CQL resets of a busy lock run by this node, by enum
  *	rdlock_cql_reset_cause (cql.rst, "Resets").
@@ -374,6 +380,7 @@ struct rdlock_proto_stats {
 	atomic64_t notifies;
 	atomic64_t notify_stale;
 	atomic64_t refetches;
+	atomic64_t cql_refetch_expired;
 	atomic64_t version_resets;
 	atomic64_t cql_resets[RDLOCK_CQL_RESET_NR];
 	atomic64_t cql_reset_aborts;

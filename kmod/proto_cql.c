@@ -221,6 +221,7 @@ void rdlock_cql_waiters_init(struct rdlock_cql_waiters *ws)
 	hash_init(ws->gates);
 	hash_init(ws->locals);
 	INIT_LIST_HEAD(&ws->claims);
+	init_waitqueue_head(&ws->claim_ended);
 	atomic_set(&ws->claim_seq, 0);
 	ws->xport = NULL;
 	ws->xport_priv = NULL;
@@ -956,6 +957,30 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			      enum rdlock_cql_reset_cause cause, u64 h,
 			      bool exact, u32 gen, struct rdlock_cql_claim *c);
 
+/* Does this node run a claim of @c's lock? Under the gate lock. */
+static bool rdlock_cql_claim_running_locked(struct rdlock_cql_waiters *ws,
+					    const struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_claim *o;
+
+	list_for_each_entry(o, &ws->claims, list)
+		if (o->home == c->home && o->slot == c->slot &&
+		    o->incarnation == c->incarnation)
+			return true;
+	return false;
+}
+
+static bool rdlock_cql_claim_running(struct rdlock_cql_waiters *ws,
+				     const struct rdlock_cql_claim *c)
+{
+	bool running;
+
+	spin_lock_bh(&ws->gate_lock);
+	running = rdlock_cql_claim_running_locked(ws, c);
+	spin_unlock_bh(&ws->gate_lock);
+	return running;
+}
+
 /*
  * One claim per lock at a time on this node, idle resets included: two
  * would both take this node's reset id for their own, and the later one's
@@ -966,16 +991,11 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
 				   struct rdlock_cql_claim *c)
 {
-	struct rdlock_cql_claim *o;
-
 	init_waitqueue_head(&c->wq);
 	spin_lock_bh(&ws->gate_lock);
-	list_for_each_entry(o, &ws->claims, list) {
-		if (o->home == c->home && o->slot == c->slot &&
-		    o->incarnation == c->incarnation) {
-			spin_unlock_bh(&ws->gate_lock);
-			return false;
-		}
+	if (rdlock_cql_claim_running_locked(ws, c)) {
+		spin_unlock_bh(&ws->gate_lock);
+		return false;
 	}
 	c->seq = atomic_inc_return(&ws->claim_seq);
 	list_add(&c->list, &ws->claims);
@@ -989,6 +1009,7 @@ static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
 	spin_lock_bh(&ws->gate_lock);
 	list_del(&c->list);
 	spin_unlock_bh(&ws->gate_lock);
+	wake_up_all(&ws->claim_ended);
 }
 
 static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
@@ -1003,8 +1024,22 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 	};
 	int ret;
 
-	if (!rdlock_cql_claim_begin(ws, &c))
-		return 0;
+	/*
+	 * A reset a release owes (!@exact, in the background) waits for
+	 * another claim of this node to end instead of being dropped: that
+	 * one may be an idle reset that fails, and a busy lock whose owed
+	 * resets are all dropped carries qhead through the all-ones lap.
+	 * The cause is checked again against the header the claim's CAS
+	 * finds. A waiter that steps out (@exact) must not wait: the other
+	 * claim may be waiting for it to leave the queue.
+	 */
+	while (!rdlock_cql_claim_begin(ws, &c)) {
+		if (exact)
+			return 0;
+		wait_event_timeout(ws->claim_ended,
+				   !rdlock_cql_claim_running(ws, &c),
+				   msecs_to_jiffies(RDLOCK_CQL_CHECK_MS));
+	}
 	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
 	rdlock_cql_claim_end(ws, &c);
 	return ret;
@@ -1568,13 +1603,40 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
+ * Is position @s out of the queue since our dequeue: has the client there
+ * been granted and left, or was the queue reset (an idle reset, which
+ * signals nobody, restarts positions under a slow releaser)? Then
+ * whatever we were refetching for it is moot (its slot may even hold a
+ * later lap's or a later queue's entry by now).
+ */
+static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l, u32 s)
+{
+	u32 d;
+	u64 h;
+
+	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
+		return false;
+	if (cql_hdr_resetting(h))
+		return true;
+	/* Queued positions are qhead .. qhead + qsize - 1, wrap-safe. */
+	d = cql_pos_add(l, s, cql_pos_mask(l) + 1 - cql_hdr_qhead(l, h));
+	return d >= cql_hdr_qsize(l, h);
+}
+
+/*
  * The entry at @pos in @queue is obsolete: READ it again after back-offs
  * until it is the position's own (or is judged otherwise than obsolete).
- * Returns the entry's state, or CQL_ENTRY_OBSOLETE when refetching ends.
+ * Once the back-off is at its longest, each round also READs the header,
+ * and refetching ends when our successor @s is out of the queue (as a
+ * reader's does, rdlock_cql_handover()). Returns the entry's state, or
+ * CQL_ENTRY_OBSOLETE when refetching ends.
  */
 static enum cql_entry_state
 rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
-		   const struct cql_layout *l, u32 pos, u64 *queue, u32 gen)
+		   const struct cql_layout *l, u32 s, u32 pos, u64 *queue,
+		   u32 gen)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	unsigned long until = jiffies +
@@ -1598,31 +1660,20 @@ rdlock_cql_refetch(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t,
 		st = cql_entry_classify(l, *e, pos);
 		if (st != CQL_ENTRY_OBSOLETE)
 			break;
+		/*
+		 * A waiter that readers passed (they came and went, releases
+		 * are counted) may WRITE its entry late, over the entry of
+		 * the position a lap after it: that entry then reads as
+		 * obsolete for good, and its waiter is granted by its
+		 * liveness check. Our successor served and gone: moot.
+		 */
+		if (us == RDLOCK_CQL_REFETCH_MAX_US &&
+		    rdlock_cql_passed(cfg, t, l, s))
+			break;
 	}
+	if (st == CQL_ENTRY_OBSOLETE && time_after(jiffies, until))
+		rdlock_proto_count(cfg, cql_refetch_expired);
 	return st;
-}
-
-/*
- * Is position @s out of the queue since our dequeue: has the client there
- * been granted and left, or was the queue reset (an idle reset, which
- * signals nobody, restarts positions under a slow releaser)? Then
- * whatever we were refetching for it is moot (its slot may even hold a
- * later lap's or a later queue's entry by now).
- */
-static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t,
-			      const struct cql_layout *l, u32 s)
-{
-	u32 d;
-	u64 h;
-
-	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
-		return false;
-	if (cql_hdr_resetting(h))
-		return true;
-	/* Queued positions are qhead .. qhead + qsize - 1, wrap-safe. */
-	d = cql_pos_add(l, s, cql_pos_mask(l) + 1 - cql_hdr_qhead(l, h));
-	return d >= cql_hdr_qsize(l, h);
 }
 
 /*
@@ -1679,7 +1730,7 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 			st = cql_entry_classify(l, queue[cql_pos_index(l, p)],
 						p);
 			if (st == CQL_ENTRY_OBSOLETE)
-				st = rdlock_cql_refetch(cfg, t, l, p, queue,
+				st = rdlock_cql_refetch(cfg, t, l, s, p, queue,
 							gen);
 			e = queue[cql_pos_index(l, p)];
 			if (st != CQL_ENTRY_VALID ||
@@ -1695,9 +1746,12 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		for (;;) {
 			act = cql_release_next(l, prev, m, queue, &first,
 					       &count);
-			if (act != CQL_REL_REFETCH || time_after(jiffies, until) ||
-			    rdlock_cql_gen(ws, t) != gen)
+			if (act != CQL_REL_REFETCH || rdlock_cql_gen(ws, t) != gen)
 				break;
+			if (time_after(jiffies, until)) {
+				rdlock_proto_count(cfg, cql_refetch_expired);
+				break;
+			}
 			if (rdlock_cql_passed(cfg, t, l, s)) {
 				act = CQL_REL_DONE;
 				break;

@@ -45,7 +45,8 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 		   (long long)atomic64_read(&s->notifies),
 		   (long long)atomic64_read(&s->notify_stale),
 		   (long long)atomic64_read(&s->refetches));
-	seq_printf(m, "version_resets: %lld\n",
+	seq_printf(m, "cql_refetch_expired: %lld\nversion_resets: %lld\n",
+		   (long long)atomic64_read(&s->cql_refetch_expired),
 		   (long long)atomic64_read(&s->version_resets));
 	for (op = 0; op < RDLOCK_CQL_RESET_NR; op++)
 		seq_printf(m, "cql_resets_%s: %lld\n", rdlock_cql_reset_names[op],

@@ -116,6 +116,11 @@ struct sim_msg {
  * @resets_done: CQL resets completed: CASes of the lock's header from a
  *	value with the reset field set to zero, as only a reset's last
  *	step does.
+ * @cql: the CQL layout of the lock's header, when @cql_on.
+ * @cql_on: the lock is a CQL lock: FAAs on its header are watched.
+ * @cql_wraps: FAAs that took the header's qhead from the all-ones lap
+ *	into the next without a reset (cql.rst: the reset at that lap is
+ *	what lets versions compare as plain numbers).
  * @seq: grant order, for the CQL order tests.
  * @ahead_ns: the cluster's clock runs this far ahead of the real one (a
  *	stall moves it on, sim_round()).
@@ -148,6 +153,9 @@ struct proto_sim {
 	atomic64_t msgs_sent;
 	bool dead[SIM_NODES];
 	atomic64_t resets_done;
+	struct cql_layout cql;
+	bool cql_on;
+	atomic64_t cql_wraps;
 	atomic_t seq;
 	atomic64_t ahead_ns;
 	struct rdlock_proto_stats hold_stats;
@@ -211,6 +219,23 @@ static bool sim_lock_table(struct proto_sim *sim, u32 node, u64 incarnation)
 }
 
 /*
+ * A FAA on the lock's CQL header from @old: did it carry qhead out of the
+ * all-ones lap? Only a dequeue moves qhead, and only that wrap lowers its
+ * lap (a dequeue on a reset header borrows qhead's own increment back).
+ * Under sim->lock.
+ */
+static void sim_note_faa(struct proto_sim *sim, u32 node, u32 slot, u64 old,
+			 u64 delta)
+{
+	const struct cql_layout *l = &sim->cql;
+
+	if (sim->cql_on && node == SIM_LOCK_NODE && slot == SIM_LOCK_SLOT &&
+	    cql_pos_version(l, cql_hdr_qhead(l, old + delta)) <
+	    cql_pos_version(l, cql_hdr_qhead(l, old)))
+		atomic64_inc(&sim->cql_wraps);
+}
+
+/*
  * After an operation, under sim->lock: a change of the table starts a new
  * generation, and the caller's last one is what sim_sleep() waits past.
  * Return: @changed, for the caller to wake the sleepers once unlocked.
@@ -254,6 +279,7 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 		break;
 	case RDLOCK_XOP_FAA:
 		*w = v + arg0;
+		sim_note_faa(sim, node, slot, v, arg0);
 		break;
 	case RDLOCK_XOP_CAS:
 		if (v == arg0)
@@ -308,6 +334,7 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 	if (faa) {
 		*value = sim->table[node][slot];
 		sim->table[node][slot] += arg0;
+		sim_note_faa(sim, node, slot, *value, arg0);
 	}
 	for (i = 0; i < count; i++)
 		vals[i] = sim->table[node][first + i];
@@ -930,7 +957,7 @@ static void sim_test(struct kunit *test)
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
 	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
-	s64 aborts, handovers, shares;
+	s64 aborts, handovers, shares, expired;
 	struct sim_thread *st;
 	struct proto_sim *sim;
 	ktime_t start;
@@ -943,6 +970,11 @@ static void sim_test(struct kunit *test)
 	spin_lock_init(&sim->lock);
 	for (i = 0; i < SIM_NODES; i++)
 		sim_node_init(sim, i);
+	sim->cql_on = p->ops == &rdlock_proto_cql;
+	if (sim->cql_on)
+		KUNIT_ASSERT_EQ(test, cql_layout_init(&sim->cql,
+				p->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
+				p->cql_ver_bits ?: CQL_VER_BITS_DEFAULT), 0);
 
 	bad_moves = atomic64_read(&rdlock_proto_stats.ticket_bad_moves);
 	unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
@@ -952,6 +984,7 @@ static void sim_test(struct kunit *test)
 		resets[i] = atomic64_read(&rdlock_proto_stats.cql_resets[i]);
 	resets[i] = atomic64_read(&rdlock_proto_stats.version_resets);
 	aborts = atomic64_read(&rdlock_proto_stats.cql_reset_aborts);
+	expired = atomic64_read(&rdlock_proto_stats.cql_refetch_expired);
 	handovers = atomic64_read(&rdlock_proto_stats.cql_local_handovers);
 	shares = atomic64_read(&rdlock_proto_stats.cql_local_shares);
 	start = ktime_get();
@@ -1012,21 +1045,38 @@ static void sim_test(struct kunit *test)
 			n = atomic64_read(&rdlock_proto_stats.cql_resets[i]) -
 			    resets[i];
 			all += n;
-			/*
-			 * A slow releaser may read entries of the queue after
-			 * an idle reset restarted its positions (no signal:
-			 * nobody was queued) and reset it again (overwrite):
-			 * harmless, counted like any other.
-			 */
-			if (i == RDLOCK_CQL_RESET_VERSION && p->cql_wraps)
-				KUNIT_EXPECT_GT(test, n, 0);
-			else if (i != RDLOCK_CQL_RESET_VERSION &&
-				 (i != RDLOCK_CQL_RESET_OVERWRITE || !p->cql_wraps))
-				KUNIT_EXPECT_EQ(test, n, 0);
+			if (i == RDLOCK_CQL_RESET_VERSION) {
+				/* The narrow cases must reach the wrap busy. */
+				if (p->cql_wraps)
+					KUNIT_EXPECT_GT(test, n, 0);
+			} else if (i != RDLOCK_CQL_RESET_OVERWRITE ||
+				   !p->cql_wraps) {
+				/*
+				 * No node dies here: an unwritten entry, a
+				 * stuck lock or a claimer taken over would be
+				 * a stall of the protocol (10, 30, 5 s). A
+				 * slow releaser may read entries of the queue
+				 * after an idle reset restarted its positions
+				 * (no signal: nobody was queued) and reset it
+				 * again (overwrite): harmless, counted.
+				 */
+				KUNIT_EXPECT_EQ_MSG(test, n, 0LL, "%s resets",
+						    rdlock_cql_reset_names[i]);
+			}
 		}
+		/*
+		 * Nor may a release refetch for 10 s: it may end without a
+		 * reset (its successor served meanwhile), but it stalled.
+		 */
+		expired = atomic64_read(&rdlock_proto_stats.cql_refetch_expired) -
+			  expired;
+		KUNIT_EXPECT_EQ(test, expired, 0LL);
 		all += atomic64_read(&rdlock_proto_stats.version_resets) -
 		       resets[RDLOCK_CQL_RESET_NR];
 		KUNIT_EXPECT_EQ(test, all, atomic64_read(&sim->resets_done));
+		/* The all-ones lap is never left but by a reset. */
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&sim->cql_wraps), 0LL,
+				    "qhead wrapped without a reset");
 		/*
 		 * Local grants (hierarchical) had no entry of their own.
 		 * The local lock is how a client of a node waits, so with
@@ -1049,15 +1099,20 @@ static void sim_test(struct kunit *test)
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->msgs_sent), 0);
 		kunit_info(test, "local grants: %lld handovers, %lld shared\n",
 			   handovers, shares);
-		kunit_info(test, "resets: %lld idle, %lld busy at the wrap, %lld overwrite; %lld acquisitions aborted and enqueued again\n",
+		/* Every cause, so that a slow case shows what it waited for. */
+		BUILD_BUG_ON(RDLOCK_CQL_RESET_NR != 5);
+		kunit_info(test, "resets: %lld idle; busy: %lld %s (at the wrap), %lld %s, %lld %s, %lld %s, %lld %s; %lld acquisitions aborted and enqueued again\n",
 			   atomic64_read(&rdlock_proto_stats.version_resets) -
 			   resets[RDLOCK_CQL_RESET_NR],
-			   cql_resets(RDLOCK_CQL_RESET_VERSION) -
-			   resets[RDLOCK_CQL_RESET_VERSION],
-			   cql_resets(RDLOCK_CQL_RESET_OVERWRITE) -
-			   resets[RDLOCK_CQL_RESET_OVERWRITE],
+			   cql_resets(0) - resets[0], rdlock_cql_reset_names[0],
+			   cql_resets(1) - resets[1], rdlock_cql_reset_names[1],
+			   cql_resets(2) - resets[2], rdlock_cql_reset_names[2],
+			   cql_resets(3) - resets[3], rdlock_cql_reset_names[3],
+			   cql_resets(4) - resets[4], rdlock_cql_reset_names[4],
 			   atomic64_read(&rdlock_proto_stats.cql_reset_aborts) -
 			   aborts);
+		kunit_info(test, "releases that refetched for 10 s: %lld; qhead wraps without a reset: %lld\n",
+			   expired, atomic64_read(&sim->cql_wraps));
 	}
 	sim_destroy(sim);
 	if (p->deadline_ms)
