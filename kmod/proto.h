@@ -490,7 +490,7 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      void (*reset)(const struct rdlock_proto_cfg *cfg,
 					    struct rdlock_ticket *t));
 bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
-				struct rdlock_ticket *t, u64 delta);
+			       struct rdlock_ticket *t, u64 delta);
 void rdlock_proto_wait_pin(atomic_t *pin);
 void rdlock_proto_flush(void);
 int rdlock_proto_init(void);

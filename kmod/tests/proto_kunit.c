@@ -2554,6 +2554,7 @@ static void sim_post_count_test(struct kunit *test)
 		struct rdlock_proto_cfg cfg;
 		struct proto_sim *sim;
 		atomic_t pin = ATOMIC_INIT(0);
+		u64 word;
 		s64 faa;
 		int j;
 
@@ -2601,13 +2602,12 @@ static void sim_post_count_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&q->finishing), 0, "%s",
 				    c->name);
 		/* Every release reached the word once: free, no holder. */
+		word = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
 		if (c->ops == &rdlock_proto_caslock)
-			KUNIT_EXPECT_EQ_MSG(test,
-					    sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT],
-					    0ULL, "%s", c->name);
+			KUNIT_EXPECT_EQ_MSG(test, word, 0ULL, "%s", c->name);
 		else
 			KUNIT_EXPECT_TRUE_MSG(test,
-					      bakery_granted_at_fa(sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT],
+					      bakery_granted_at_fa(word,
 								   BAKERY_EXCLUSIVE),
 					      "%s", c->name);
 		rdlock_proto_quota_put(q);
