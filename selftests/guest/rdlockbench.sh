@@ -98,6 +98,7 @@ if rdl_check_env && rdl_start "$PARAM"; then
 	for post in ${RELEASE_POST:-default}; do
 		suffix=
 		if [ "$post" != default ]; then
+			# shellcheck disable=SC2016 # expanded by the inner sh
 			rdl_step "release_post=$post" \
 				sh -c 'echo "$0" > /sys/module/rdlock/parameters/release_post' "$post"
 			suffix="-post$post"
