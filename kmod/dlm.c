@@ -874,7 +874,8 @@ static void rdlock_dlm_drop(struct rdlock_lock **lk)
 
 	if (*lk) {
 		t0 = ktime_get();
-		rdlock_unlock(*lk);
+		/* The unlock AST means released at the home: wait for it. */
+		rdlock_unlock_sync(*lk);
 		*lk = NULL;
 		rdlock_dlm_count_since(RDLOCK_DLM_ST_DROP,
 				       RDLOCK_DLM_ST_NS_DROP, t0);

@@ -95,6 +95,9 @@ static inline bool rdlock_ls_entry_free(u64 v)
  *	or handed to another name meanwhile.
  * @home: node whose table holds the lock word.
  * @slot: the lock word; its tag word is the slot before.
+ * @posted: releases of its locks posted and not ended yet
+ *	(&rdlock_ticket.pin): its entry reference is not dropped before,
+ *	so that the entry is never another name's while one is in flight.
  * @len: bytes of @name.
  * @name: the name.
  */
@@ -108,6 +111,7 @@ struct rdlock_res {
 	bool resolved;
 	u32 home;
 	u32 slot;
+	atomic_t posted;
 	u32 len;
 	u8 name[RDLOCK_RES_NAME_MAX];
 };

@@ -662,9 +662,14 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 		rdlock_entry_finish_free(ls, home, tslot, tag);
 }
 
-/* Give a forgotten name's entry reference back, then free it. */
+/*
+ * Give a forgotten name's entry reference back, then free it; after its
+ * locks' posted releases ended, which also keeps the lockspace's stats
+ * they count into until then.
+ */
 static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
 {
+	rdlock_proto_wait_pin(&res->posted);
 	if (res->resolved)
 		rdlock_entry_unref(ls, res->home, res->slot - 1, res->tag);
 	kfree(res);
@@ -1567,6 +1572,32 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
 
+/*
+ * Post the releases that are one FAA with nothing after it (bakery without
+ * leases, the CAS spinlock): rdlock_unlock() returns once the FAA is on
+ * the queue pair to the home instead of a round trip later. 0: every
+ * release waits for its round trip (for comparing both in one boot).
+ */
+static bool rdlock_release_post = true;
+module_param_named(release_post, rdlock_release_post, bool, 0644);
+MODULE_PARM_DESC(release_post,
+		 "post one-FAA releases instead of waiting for them (default: 1)");
+
+static void __rdlock_unlock(struct rdlock_lock *lk, bool post)
+{
+	struct rdlock_ls *ls = lk->ls;
+	unsigned int nofs;
+
+	trace_rdlock_unlock(lk, 0);
+	lk->ticket.post = post;
+	lk->ticket.pin = &lk->res->posted;
+	nofs = memalloc_nofs_save();
+	ls->ops->release(&ls->cfg, &lk->ticket);
+	memalloc_nofs_restore(nofs);
+	rdlock_lock_unlist(lk);
+	rdlock_lock_free(lk);
+}
+
 /**
  * rdlock_unlock() - release a lock; may sleep
  * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
@@ -1574,21 +1605,27 @@ EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
  * Never fails: a lost connection or an expired lease is the protocol's to
  * handle. The release reaches the lock's home only while the home has the
  * table the lock was taken in (the ticket's incarnation): in a new one it
- * would corrupt another lock word.
+ * would corrupt another lock word. A release that is one operation may be
+ * on its way when this returns (module parameter release_post): the home
+ * executes it before any later operation of this node on the lock.
  */
 void rdlock_unlock(struct rdlock_lock *lk)
 {
-	struct rdlock_ls *ls = lk->ls;
-	unsigned int nofs;
-
-	trace_rdlock_unlock(lk, 0);
-	nofs = memalloc_nofs_save();
-	ls->ops->release(&ls->cfg, &lk->ticket);
-	memalloc_nofs_restore(nofs);
-	rdlock_lock_unlist(lk);
-	rdlock_lock_free(lk);
+	__rdlock_unlock(lk, READ_ONCE(rdlock_release_post));
 }
 EXPORT_SYMBOL_GPL(rdlock_unlock);
+
+/**
+ * rdlock_unlock_sync() - rdlock_unlock(), returning once the home released
+ * @lk: as for rdlock_unlock().
+ *
+ * For callers that tell their users the lock is released at its home
+ * (the DLM layer's unlock AST).
+ */
+void rdlock_unlock_sync(struct rdlock_lock *lk)
+{
+	__rdlock_unlock(lk, false);
+}
 
 /**
  * rdlock_ls_any() - does this node have any lockspace

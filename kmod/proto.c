@@ -44,6 +44,12 @@ static struct workqueue_struct *rdlock_proto_finish_wq;
 static struct workqueue_struct *rdlock_proto_reset_wq;
 static mempool_t *rdlock_proto_work_pool;
 #define RDLOCK_PROTO_WORK_RESERVE	16
+/*
+ * Releases posted and not ended yet (rdlock_proto_post_release()), and
+ * where their owners wait for them to end.
+ */
+static atomic_t rdlock_proto_posted = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rdlock_proto_posted_wq);
 
 /**
  * __rdlock_proto_count() - count one event
@@ -645,6 +651,9 @@ struct rdlock_proto_work {
 	struct rdlock_proto_cfg cfg;
 	struct rdlock_ticket ticket;
 	void (*fn)(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t);
+	/* A posted release: its FAA's operand and the outcome. */
+	u64 delta;
+	int ret;
 };
 
 static void rdlock_proto_quota_free(struct kref *ref)
@@ -783,15 +792,148 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset, NULL);
 }
 
+/* A posted release ended: let go of what it held, last of all its pin. */
+static void rdlock_proto_posted_end(struct rdlock_proto_work *w)
+{
+	struct rdlock_proto_quota *q = w->cfg.quota;
+	atomic_t *pin = w->ticket.pin;
+
+	mempool_free(w, rdlock_proto_work_pool);
+	if (q)
+		kref_put(&q->ref, rdlock_proto_quota_free);
+	if (pin)
+		atomic_dec(pin);
+	atomic_dec(&rdlock_proto_posted);
+	wake_up_all(&rdlock_proto_posted_wq);
+}
+
+/*
+ * A posted release whose operation failed, as the synchronous release
+ * would have gone on: refused unsent (-ENOTCONN, the transport gave up
+ * making the connection again), sent again while the home keeps the
+ * ticket's table; else ended as rdlock_ticket_failed() says.
+ */
+static void rdlock_proto_posted_work(struct work_struct *work)
+{
+	struct rdlock_proto_work *w =
+		container_of(work, struct rdlock_proto_work, work);
+	struct rdlock_proto_quota *q = w->cfg.quota;
+	unsigned int nofs = memalloc_nofs_save();
+	int ret = w->ret;
+	u64 old;
+
+	if (ret == -ENOTCONN)
+		ret = rdlock_proto_op_must(&w->cfg, &w->ticket, RDLOCK_XOP_FAA,
+					   w->delta, 0, &old);
+	if (ret)
+		rdlock_ticket_failed(&w->cfg, &w->ticket, ret);
+	else
+		rdlock_ticket_to(&w->cfg, &w->ticket, RDLOCK_TICKET_DONE);
+	memalloc_nofs_restore(nofs);
+	if (q)
+		atomic_dec(&q->finishing);
+	rdlock_proto_posted_end(w);
+}
+
+/* The posted FAA's outcome: in softirq or a transport worker, never sleeps. */
+static void rdlock_proto_posted_done(void *ctx, int ret, u64 value)
+{
+	struct rdlock_proto_work *w = ctx;
+
+	if (!ret) {
+		rdlock_ticket_to(&w->cfg, &w->ticket, RDLOCK_TICKET_DONE);
+		rdlock_proto_posted_end(w);
+		return;
+	}
+	/* To the abandoned tickets' queue and quota: it may sleep there. */
+	rdlock_proto_count(&w->cfg, posted_failed);
+	w->ret = ret;
+	if (w->cfg.quota)
+		atomic_inc(&w->cfg.quota->finishing);
+	INIT_WORK(&w->work, rdlock_proto_posted_work);
+	queue_work(rdlock_proto_finish_wq, &w->work);
+}
+
+/**
+ * rdlock_proto_post_release() - a release that is one FAA, posted
+ * @cfg: the lockspace's policy; its @stats and the simulated @xport must
+ *	stay until the release ended: @t->pin tells when.
+ * @t: the ticket, releasing, with nothing owed after its FAA (no reset,
+ *	no handover, no lease check); only if @t->post.
+ * @delta: what the release adds to the word.
+ *
+ * The caller's path loses the release's round trip: the FAA is on the
+ * queue pair to the home when this returns, so the home executes it
+ * before this node's next operation on the lock (the next acquisition
+ * here finds it released), and a copy of @t ends when its completion
+ * comes: done, or on a failure the background worker ends it as the
+ * synchronous release would have (rdlock_proto_posted_work()).
+ *
+ * Return: true if posted; false if nothing was sent (not allowed, no
+ * transport for it, a refusal): the caller releases synchronously.
+ */
+bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, u64 delta)
+{
+	struct rdlock_proto_work *w;
+	int ret;
+
+	if (!t->post || !t->incarnation || (cfg->xport && !cfg->xport->post))
+		return false;
+	w = mempool_alloc(rdlock_proto_work_pool, GFP_NOFS);
+	w->cfg = *cfg;
+	w->ticket = *t;
+	w->fn = NULL;
+	w->delta = delta;
+	w->ret = 0;
+	if (cfg->quota)
+		kref_get(&cfg->quota->ref);
+	if (t->pin)
+		atomic_inc(t->pin);
+	atomic_inc(&rdlock_proto_posted);
+	if (cfg->xport)
+		ret = cfg->xport->post(cfg->xport_priv, RDLOCK_XOP_FAA,
+				       t->node, t->incarnation, t->slot, delta,
+				       0, rdlock_proto_posted_done, w);
+	else
+		ret = rdlock_xport_post(RDLOCK_XOP_FAA, t->node,
+					t->incarnation, t->slot, delta, 0,
+					rdlock_proto_posted_done, w);
+	if (ret) {
+		/* Nothing sent, nothing counted: w is still ours. */
+		rdlock_proto_posted_end(w);
+		return false;
+	}
+	/* @w may be gone already: the caller's copy counts the operation. */
+	rdlock_proto_count_op(cfg, t, RDLOCK_XOP_FAA);
+	rdlock_proto_count(cfg, posted_releases);
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_release, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_wait_pin() - wait for the posted releases a pin counts
+ * @pin: &rdlock_ticket.pin of the tickets; bounded by the transport's
+ *	timeout and resend window.
+ */
+void rdlock_proto_wait_pin(atomic_t *pin)
+{
+	wait_event(rdlock_proto_posted_wq, !atomic_read(pin));
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_wait_pin, RDLOCK_INTERNAL);
+
 /**
  * rdlock_proto_flush() - wait for every ticket finished in the background
  *
  * For a simulated transport's owner, before the simulation goes away, and
- * for tests that count what background work did. A finished ticket's
+ * for tests that count what background work did. Posted releases end
+ * first (a failed one is finished in the background). A finished ticket's
  * release may queue the reset its ticket owes: resets are flushed after.
  */
 void rdlock_proto_flush(void)
 {
+	/* A posted release that failed is queued before it stops counting. */
+	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
 	flush_workqueue(rdlock_proto_finish_wq);
 	flush_workqueue(rdlock_proto_reset_wq);
 }
@@ -820,9 +962,13 @@ int rdlock_proto_init(void)
 	return ret;
 }
 
-/* Background tickets end once the transport fails their operations. */
+/*
+ * Background tickets and posted releases end once the transport fails
+ * their operations.
+ */
 void rdlock_proto_exit(void)
 {
+	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
 	if (rdlock_proto_finish_wq)
 		destroy_workqueue(rdlock_proto_finish_wq);
 	if (rdlock_proto_reset_wq)

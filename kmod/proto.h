@@ -90,6 +90,10 @@ struct rdlock_cql_waiters {
  * @sleep: wait about @ns before polling or trying again, in place of every
  *	timed sleep of the protocols (rdlock_proto_xsleep()); NULL: the real
  *	sleeps. The simulation's clock does not need a timer tick to move.
+ * @post: as rdlock_xport_post(): 0 and @done called later (never from
+ *	inside @post, so that @post may hold locks @done does not take), or
+ *	an error and nothing sent. Executed before any later operation of
+ *	this node on @node. NULL: releases are never posted.
  *
  * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
  * proto_kunit.c runs the real protocols against a simulated cluster through
@@ -107,6 +111,9 @@ struct rdlock_proto_xport {
 	u32 (*self)(void *priv);
 	struct rdlock_cql_waiters *(*waiters)(void *priv);
 	void (*sleep)(void *priv, u64 ns);
+	int (*post)(void *priv, enum rdlock_xop op, u32 node, u64 incarnation,
+		    u32 slot, u64 arg0, u64 arg1, rdlock_xport_done_t done,
+		    void *ctx);
 };
 
 /**
@@ -244,7 +251,15 @@ enum rdlock_ticket_state {
  * @granted_at: when the lock was granted, or upgraded (leases).
  * @remote_ops: remote operations this acquisition took.
  * @polls: READs while waiting.
- * @state: where it is in its life; only rdlock_ticket_to() changes it.
+ * @post: its caller lets the release be posted (rdlock_proto_post_release()):
+ *	it returns before the home executed it.
+ * @pin: with @post, if not NULL: counts the ticket's posted release until it
+ *	ended; the owner of what the lock word lives in (a name's entry, a
+ *	lockspace's stats) waits for 0 before freeing it
+ *	(rdlock_proto_wait_pin()).
+ * @state: where it is in its life; only rdlock_ticket_to() changes it. A
+ *	posted release leaves the caller's ticket releasing: the copy the
+ *	posted operation carries ends it.
  */
 struct rdlock_ticket {
 	u32 node;
@@ -259,6 +274,8 @@ struct rdlock_ticket {
 	ktime_t granted_at;
 	u32 remote_ops;
 	u32 polls;
+	bool post;
+	atomic_t *pin;
 	enum rdlock_ticket_state state;
 };
 
@@ -303,6 +320,8 @@ struct rdlock_proto_ops {
  * @waits: acquisitions not granted by their first operation.
  * @remote_ops: remote operations of every type.
  * @ops: remote operations by enum rdlock_xop.
+ * @posted_releases: releases whose one FAA was posted, not waited for.
+ * @posted_failed: of them, those whose operation failed, ended by a worker.
  * @retries: new tickets after a revocation or an over-limit word.
  * @stall_resets: stalled holders skipped by a lease reset.
  * @overflow_resets: words reset to zero after crossing COUNT_MAX.
@@ -370,6 +389,8 @@ struct rdlock_proto_stats {
 	atomic64_t waits;
 	atomic64_t remote_ops;
 	atomic64_t ops[RDLOCK_XOP_NR];
+	atomic64_t posted_releases;
+	atomic64_t posted_failed;
 	atomic64_t retries;
 	atomic64_t stall_resets;
 	atomic64_t overflow_resets;
@@ -475,6 +496,9 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
 			      void (*reset)(const struct rdlock_proto_cfg *cfg,
 					    struct rdlock_ticket *t));
+bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, u64 delta);
+void rdlock_proto_wait_pin(atomic_t *pin);
 void rdlock_proto_flush(void);
 int rdlock_proto_init(void);
 void rdlock_proto_exit(void);

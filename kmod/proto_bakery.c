@@ -482,7 +482,14 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 	if (t->revoked)
 		return;
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
-	/* Without leases nothing but this release ends the ticket: one FA. */
+	/*
+	 * Without leases nothing but this release ends the ticket: one FA.
+	 * With no overflow reset owed after it, nothing follows the FA: it
+	 * may be posted, the caller does not wait for its round trip.
+	 */
+	if (!cfg->lease_ms && !bakery_reset_responsible(t->prev, am, t->k) &&
+	    rdlock_proto_post_release(cfg, t, delta))
+		return;
 	if (cfg->lease_ms)
 		ret = rdlock_bakery_release_cas(cfg, t, bm, delta);
 	else

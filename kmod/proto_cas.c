@@ -153,7 +153,12 @@ static void rdlock_cas_release(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
-	/* FAA, not WRITE: NIC writes are not atomic with NIC atomics. */
+	/*
+	 * FAA, not WRITE: NIC writes are not atomic with NIC atomics. One
+	 * operation with nothing after it: it may be posted.
+	 */
+	if (rdlock_proto_post_release(cfg, t, -t->prev))
+		return;
 	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, -t->prev, 0, &old);
 	if (ret)
 		rdlock_ticket_failed(cfg, t, ret);

@@ -31,6 +31,9 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 	for (op = 0; op < RDLOCK_XOP_NR; op++)
 		seq_printf(m, "ops_%s: %lld\n", rdlock_xop_names[op],
 			   (long long)atomic64_read(&s->ops[op]));
+	seq_printf(m, "posted_releases: %lld\nposted_failed: %lld\n",
+		   (long long)atomic64_read(&s->posted_releases),
+		   (long long)atomic64_read(&s->posted_failed));
 	seq_printf(m, "retries: %lld\nstall_resets: %lld\noverflow_resets: %lld\n",
 		   (long long)atomic64_read(&s->retries),
 		   (long long)atomic64_read(&s->stall_resets),

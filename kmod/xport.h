@@ -52,6 +52,11 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
 			    u32 slot, u64 arg0, u32 rslot, u32 count,
 			    u64 *value, u64 *vals, unsigned int timeout_ms);
+/* rdlock_xport_post(): the outcome, in softirq or a worker; never sleeps. */
+typedef void (*rdlock_xport_done_t)(void *ctx, int ret, u64 value);
+int rdlock_xport_post(enum rdlock_xop op, u32 node, u64 incarnation,
+		      u32 slot, u64 arg0, u64 arg1, rdlock_xport_done_t done,
+		      void *ctx);
 
 /* One-way messages between nodes for protocol notifications. */
 #define RDLOCK_XMSG_PAYLOAD	40

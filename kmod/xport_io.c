@@ -29,6 +29,8 @@
 
 /* Bits of struct rdlock_xreq.flags. */
 #define RDLOCK_XREQ_DONE	0
+#define RDLOCK_XREQ_ASYNC	1	/* rdlock_xport_post(): @done ends it */
+#define RDLOCK_XREQ_CLAIMED	2	/* async: its end is being delivered */
 
 struct rdlock_xreq {
 	struct kref ref;
@@ -64,9 +66,18 @@ struct rdlock_xreq {
 	 * after it (a READ_RANGE's from buf[0] on).
 	 */
 	u64 buf[RDLOCK_XPORT_READ_MAX] ____cacheline_aligned;
+	/* rdlock_xport_post() only: */
+	rdlock_xport_done_t done;
+	void *done_ctx;
+	unsigned long deadline;
+	unsigned long window;		/* recorded: resends until then */
+	bool recorded;
+	struct delayed_work dwork;	/* timeout, resends: process context */
 };
 
 static struct kmem_cache *rdlock_xreq_cache;
+/* Posted requests' timeouts and resends, which sleep. */
+static struct workqueue_struct *rdlock_async_wq;
 /* Numbers recorded requests, never 0 (design.rst, "Exactly once"). */
 static atomic64_t rdlock_replay_gen;
 
@@ -504,6 +515,8 @@ static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op,
 	return req;
 }
 
+static void rdlock_xreq_async_done(struct rdlock_xreq *req);
+
 /*
  * The in-flight path's end: exactly once per started request, whether by
  * completion, reply, failure of the connection or a waiter giving up.
@@ -526,6 +539,8 @@ static void rdlock_xreq_finish(struct rdlock_xreq *req, int status, u64 value)
 		req->status = status;
 		req->value = value;
 		complete(&req->comp);
+		if (test_bit(RDLOCK_XREQ_ASYNC, &req->flags))
+			rdlock_xreq_async_done(req);
 	}
 	rdlock_xreq_put(req);
 }
@@ -1011,6 +1026,70 @@ static void rdlock_xreq_rearm(struct rdlock_xreq *req)
 	req->nread = 0;
 }
 
+/* A recorded request's replay slot back to its home's pool. */
+static void rdlock_replay_slot_put(struct rdlock_xreq *req)
+{
+	struct rdlock_replay *rp = &rdlock_cl.nodes[req->node].replay;
+
+	clear_bit(req->replay_slot, rp->busy);
+	wake_up(&rp->wait);
+}
+
+/* Take a replay slot for @req and give it its number, waiting until @deadline. */
+static int rdlock_xreq_record(struct rdlock_xreq *req, unsigned long deadline)
+{
+	struct rdlock_replay *rp = &rdlock_cl.nodes[req->node].replay;
+	int slot = -EBUSY;
+
+	wait_event_timeout(rp->wait,
+			   (slot = rdlock_replay_slot_take(rp)) >= 0,
+			   rdlock_jiffies_left(deadline));
+	if (slot < 0)
+		return -ETIMEDOUT;
+	req->replay_slot = slot;
+	req->gen = atomic64_inc_return(&rdlock_replay_gen);
+	return 0;
+}
+
+/*
+ * Send recorded @req until it is answered or may no longer be sent again;
+ * @sent: it went out once already and ended with @ret (a posted request
+ * that its completion hands to process context).
+ */
+static int rdlock_xreq_send_recorded(struct rdlock_xreq *req,
+				     unsigned long deadline,
+				     unsigned long window, bool sent, int ret,
+				     u64 *value)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	unsigned int backoff_ms = 0;
+	bool again = sent;
+
+	for (;;) {
+		if (!again) {
+			ret = rdlock_xreq_start(req, sent ? window : deadline);
+			if (!ret) {
+				/* Copies go to the table the first one reached. */
+				if (!req->incarnation)
+					req->incarnation =
+					le64_to_cpu(req->conn->peer.table_incarnation);
+				sent = true;
+				ret = rdlock_xreq_wait(req, deadline, window,
+						       value);
+			}
+		}
+		again = false;
+		if (!sent || !rdlock_xreq_resend(ret) ||
+		    !time_before(jiffies, window) || !READ_ONCE(cl->up))
+			break;
+		rdlock_xreq_rearm(req);
+		backoff_ms = clamp(2 * backoff_ms, 1U, 200U);
+		msleep(backoff_ms);
+		atomic64_inc(&cl->resent);
+	}
+	return ret;
+}
+
 /*
  * Exactly once: @req takes one of our replay slots to its home and a new
  * number; whenever its connection fails before the answer arrived, it is
@@ -1022,44 +1101,18 @@ static void rdlock_xreq_rearm(struct rdlock_xreq *req)
 static int rdlock_xreq_exec_recorded(struct rdlock_xreq *req,
 				     unsigned long deadline, u64 *value)
 {
-	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_replay *rp = &cl->nodes[req->node].replay;
 	u64 asked = req->incarnation;
 	unsigned long window;
-	unsigned int backoff_ms = 0;
-	bool sent = false;
-	int slot, ret;
+	int ret;
 
 	window = jiffies + msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
 					    READ_ONCE(rdlock_op_timeout_ms));
-	slot = -EBUSY;
-	wait_event_timeout(rp->wait,
-			   (slot = rdlock_replay_slot_take(rp)) >= 0,
-			   rdlock_jiffies_left(deadline));
-	if (slot < 0)
-		return -ETIMEDOUT;
-	req->replay_slot = slot;
-	req->gen = atomic64_inc_return(&rdlock_replay_gen);
-	for (;;) {
-		ret = rdlock_xreq_start(req, sent ? window : deadline);
-		if (!ret) {
-			/* Copies go to the table the first one reached. */
-			if (!req->incarnation)
-				req->incarnation =
-				le64_to_cpu(req->conn->peer.table_incarnation);
-			sent = true;
-			ret = rdlock_xreq_wait(req, deadline, window, value);
-		}
-		if (!sent || !rdlock_xreq_resend(ret) ||
-		    !time_before(jiffies, window) || !READ_ONCE(cl->up))
-			break;
-		rdlock_xreq_rearm(req);
-		backoff_ms = clamp(2 * backoff_ms, 1U, 200U);
-		msleep(backoff_ms);
-		atomic64_inc(&cl->resent);
-	}
-	clear_bit(slot, rp->busy);
-	wake_up(&rp->wait);
+	ret = rdlock_xreq_record(req, deadline);
+	if (ret)
+		return ret;
+	ret = rdlock_xreq_send_recorded(req, deadline, window, false, 0,
+					value);
+	rdlock_replay_slot_put(req);
 	/* The caller named no table: to it, the one it reached just failed. */
 	if (ret == -ESTALE && !asked)
 		ret = -ECONNRESET;
@@ -1188,6 +1241,154 @@ int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec_range, RDLOCK_INTERNAL);
+
+/*
+ * Posted requests (rdlock_xport_post()). Besides the in-flight reference,
+ * a posted request holds one until @done is called and one for its
+ * delayed work while that is queued. The completion delivers a success,
+ * or a failure that nothing will change, at once and in its own context
+ * (softirq); the delayed work, in process context, runs what sleeps: at
+ * the deadline, the synchronous wait's timeout handling, and for a
+ * recorded request the resends. Whoever sets RDLOCK_XREQ_CLAIMED first
+ * delivers the end; a resend's completion then only completes @req->comp.
+ */
+static void rdlock_xreq_async_end(struct rdlock_xreq *req, int ret, u64 value)
+{
+	if (req->recorded)
+		rdlock_replay_slot_put(req);
+	req->done(req->done_ctx, ret, value);
+	rdlock_xreq_put(req);
+}
+
+/* From rdlock_xreq_finish(), in any context, the outcome in @req. */
+static void rdlock_xreq_async_done(struct rdlock_xreq *req)
+{
+	if (test_bit(RDLOCK_XREQ_CLAIMED, &req->flags))
+		return;
+	if (req->status && req->recorded && rdlock_xreq_resend(req->status)) {
+		kref_get(&req->ref);
+		/* Pending already (its timeout): that one has a reference. */
+		if (mod_delayed_work(rdlock_async_wq, &req->dwork, 0))
+			rdlock_xreq_put(req);
+		return;
+	}
+	if (test_and_set_bit(RDLOCK_XREQ_CLAIMED, &req->flags))
+		return;
+	if (cancel_delayed_work(&req->dwork))
+		rdlock_xreq_put(req);
+	rdlock_xreq_async_end(req, req->status, req->value);
+}
+
+static void rdlock_xreq_async_work(struct work_struct *work)
+{
+	struct rdlock_xreq *req = container_of(to_delayed_work(work),
+					       struct rdlock_xreq, dwork);
+	u64 value = 0;
+	int ret;
+
+	if (test_and_set_bit(RDLOCK_XREQ_CLAIMED, &req->flags))
+		goto out;
+	/* What the synchronous caller does once its wait ends. */
+	ret = rdlock_xreq_wait(req, req->deadline, req->window, &value);
+	if (req->recorded)
+		ret = rdlock_xreq_send_recorded(req, req->deadline,
+						req->window, true, ret, &value);
+	rdlock_xreq_async_end(req, ret, value);
+out:
+	rdlock_xreq_put(req);
+}
+
+/**
+ * rdlock_xport_post() - post an operation; its outcome comes to a callback
+ * @op: %RDLOCK_XOP_WRITE, %RDLOCK_XOP_FAA or %RDLOCK_XOP_CAS.
+ * @node: the home node of @slot.
+ * @incarnation: the table of @node the operation is meant for; never 0:
+ *	a posted operation must not outlive the table its caller means.
+ * @slot: slot in @node's table.
+ * @arg0: first operand.
+ * @arg1: second operand.
+ * @done: called once with the outcome and value, as rdlock_xport_exec()
+ *	returns them, in softirq (the completion) or in a worker (a timeout,
+ *	a two-sided request sent again): it must not sleep. It may be called
+ *	before this function returns.
+ * @ctx: passed to @done.
+ *
+ * As rdlock_xport_exec() but without waiting: the operation is on the
+ * queue pair to @node when this returns, so the home executes it before
+ * any operation posted to @node after it (design.rst, "Operations"). It
+ * has the same timeout, and with the two-sided backend it is sent again
+ * and applied once in the same way. The home's own table with the
+ * two-sided backend is a function call: not posted.
+ *
+ * Context: process context; may sleep for a credit or a replay slot.
+ * Return: 0: posted, @done will be called. Else nothing was sent and @done
+ * is not called: -EINVAL for a bad @op or no @incarnation, -EOPNOTSUPP for
+ * the home's own two-sided table, -ENOMEM, or an error of
+ * rdlock_xport_exec() from before the send.
+ */
+int rdlock_xport_post(enum rdlock_xop op, u32 node, u64 incarnation,
+		      u32 slot, u64 arg0, u64 arg1, rdlock_xport_done_t done,
+		      void *ctx)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_xreq *req;
+	unsigned long timeout;
+	int ret;
+
+	might_sleep();
+	if ((op != RDLOCK_XOP_WRITE && op != RDLOCK_XOP_FAA &&
+	     op != RDLOCK_XOP_CAS) || !incarnation || node >= RDLOCK_MAX_NODES)
+		return -EINVAL;
+	if (node == cl->self &&
+	    READ_ONCE(cl->backend) == RDLOCK_BACKEND_TWOSIDED)
+		return -EOPNOTSUPP;
+	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, arg1);
+	if (!req)
+		return -ENOMEM;
+	req->incarnation = incarnation;
+	req->done = done;
+	req->done_ctx = ctx;
+	INIT_DELAYED_WORK(&req->dwork, rdlock_xreq_async_work);
+	timeout = msecs_to_jiffies(READ_ONCE(rdlock_op_timeout_ms));
+	req->deadline = jiffies + timeout;
+	req->recorded = rdlock_xreq_recorded(req);
+	req->window = req->recorded ?
+		      jiffies + RDLOCK_REPLAY_WINDOW_FACTOR * timeout :
+		      req->deadline;
+	if (req->recorded) {
+		ret = rdlock_xreq_record(req, req->deadline);
+		if (ret)
+			goto put;
+	}
+	set_bit(RDLOCK_XREQ_ASYNC, &req->flags);
+	kref_get(&req->ref);		/* until @done */
+	ret = rdlock_xreq_start(req, req->deadline);
+	if (ret) {
+		clear_bit(RDLOCK_XREQ_ASYNC, &req->flags);
+		rdlock_xreq_put(req);
+		if (req->recorded)
+			rdlock_replay_slot_put(req);
+		goto put;
+	}
+	/* Its timeout, unless the completion queued the work already. */
+	kref_get(&req->ref);
+	if (!queue_delayed_work(rdlock_async_wq, &req->dwork,
+				rdlock_jiffies_left(req->deadline)))
+		rdlock_xreq_put(req);
+	/*
+	 * A completion that delivered the end before the timeout was queued
+	 * found nothing to cancel: then cancel it here, so that nothing is
+	 * left pending at the module's exit.
+	 */
+	smp_mb();	/* pairs with test_and_set_bit() of CLAIMED */
+	if (test_bit(RDLOCK_XREQ_CLAIMED, &req->flags) &&
+	    cancel_delayed_work(&req->dwork))
+		rdlock_xreq_put(req);
+put:
+	rdlock_xreq_put(req);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_post, RDLOCK_INTERNAL);
 
 /**
  * rdlock_probe_atomics() - can the device execute kernel-posted atomics?
@@ -1668,10 +1869,21 @@ int rdlock_io_init(void)
 		init_waitqueue_head(&rdlock_cl.nodes[i].replay.wait);
 	}
 	rdlock_xreq_cache = KMEM_CACHE(rdlock_xreq, 0);
-	return rdlock_xreq_cache ? 0 : -ENOMEM;
+	rdlock_async_wq = alloc_workqueue("rdlock_async",
+					  WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rdlock_xreq_cache || !rdlock_async_wq) {
+		rdlock_io_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
+/* After the posted requests' callbacks were called (rdlock_proto_exit()). */
 void rdlock_io_exit(void)
 {
+	if (rdlock_async_wq)
+		destroy_workqueue(rdlock_async_wq);
+	rdlock_async_wq = NULL;
 	kmem_cache_destroy(rdlock_xreq_cache);
+	rdlock_xreq_cache = NULL;
 }

@@ -130,6 +130,17 @@ struct sim_msg {
  * @gen: changes of @table by operations (under @lock).
  * @seen: by thread, @gen as of its last operation (under @lock).
  * @changed: woken when @gen moves: sim_sleep() waits for it.
+ * @post_mutex: protects @posted.
+ * @posted: operations posted (sim_post()), in the order posted; each is
+ *	executed before any later operation of its node on its home, as a
+ *	queue pair's requests are, and completed later in any order.
+ * @post_work: executes and completes @posted, with BHs off as in softirq.
+ * @post_hold: completions wait until cleared (and @post_work queued).
+ * @post_fail_pct: this share of posted operations fails with -ENOTCONN,
+ *	unexecuted, as when the transport gave up sending it again.
+ * @post_reset_pct: this share fails with -ECONNRESET after it was
+ *	executed: its outcome is unknown to the caller.
+ * @posts: operations posted.
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
@@ -166,6 +177,30 @@ struct proto_sim {
 		u32 gen;
 	} seen[1 << SIM_SEEN_BITS];
 	wait_queue_head_t changed;
+	struct mutex post_mutex;	/* protects posted */
+	struct list_head posted;
+	struct work_struct post_work;
+	bool post_hold;
+	u32 post_fail_pct;
+	u32 post_reset_pct;
+	atomic64_t posts;
+};
+
+/* An operation posted by @src (sim_post()), until completed. */
+struct sim_posted {
+	struct list_head list;
+	struct sim_node *src;
+	enum rdlock_xop op;
+	u32 node;
+	u64 incarnation;
+	u32 slot;
+	u64 arg0;
+	u64 arg1;
+	rdlock_xport_done_t done;
+	void *ctx;
+	bool executed;
+	int ret;
+	u64 value;
 };
 
 /*
@@ -251,23 +286,13 @@ static bool sim_note_op(struct proto_sim *sim, bool changed)
 	return changed;
 }
 
-static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
-		    u64 incarnation, u32 slot, u64 arg0, u64 arg1, u64 *value)
+/* Execute @op on the table, atomically as the home does. */
+static int sim_apply(struct proto_sim *sim, enum rdlock_xop op, u32 node,
+		     u64 incarnation, u32 slot, u64 arg0, u64 arg1, u64 *value)
 {
-	struct sim_node *n = priv;
-	struct proto_sim *sim = n->sim;
-	u64 *w, v;
+	u64 *w = &sim->table[node][slot], v;
 	bool changed;
 
-	if (node >= SIM_NODES || slot >= ARRAY_SIZE(sim->table[0]))
-		return -EINVAL;
-	w = &sim->table[node][slot];
-	sim_delay(sim);
-	if (op == RDLOCK_XOP_READ && sim_fails(sim, sim->read_fail_pct))
-		return -ECONNRESET;
-	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
-	    sim_fails(sim, sim->op_fail_pct))
-		return -ENOTCONN;
 	if (!sim_lock_table(sim, node, incarnation))
 		return -ESTALE;
 	v = *w;
@@ -297,10 +322,140 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 	spin_unlock(&sim->lock);
 	if (changed)
 		wake_up_all(&sim->changed);
+	*value = v;
+	return 0;
+}
+
+/* Execute posted @p, with its injected failure; under post_mutex. */
+static void sim_post_exec(struct proto_sim *sim, struct sim_posted *p)
+{
+	p->executed = true;
+	if (sim_fails(sim, sim->post_fail_pct)) {
+		p->ret = -ENOTCONN;
+		return;
+	}
+	p->ret = sim_apply(sim, p->op, p->node, p->incarnation, p->slot,
+			   p->arg0, p->arg1, &p->value);
+	if (!p->ret && sim_fails(sim, sim->post_reset_pct))
+		p->ret = -ECONNRESET;
+}
+
+/*
+ * Before an operation of @src on @node, or before @upto (NULL: none)
+ * completes: execute what @src posted to @node before it, in order, as the
+ * queue pair's responder does.
+ */
+static void sim_posts_run(struct proto_sim *sim, struct sim_node *src,
+			  u32 node, struct sim_posted *upto)
+{
+	struct sim_posted *p;
+
+	mutex_lock(&sim->post_mutex);
+	list_for_each_entry(p, &sim->posted, list) {
+		if (p->src == src && p->node == node && !p->executed)
+			sim_post_exec(sim, p);
+		if (p == upto)
+			break;
+	}
+	mutex_unlock(&sim->post_mutex);
+}
+
+static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
+		    u64 incarnation, u32 slot, u64 arg0, u64 arg1, u64 *value)
+{
+	struct sim_node *n = priv;
+	struct proto_sim *sim = n->sim;
+	u64 v;
+	int ret;
+
+	if (node >= SIM_NODES || slot >= ARRAY_SIZE(sim->table[0]))
+		return -EINVAL;
+	sim_posts_run(sim, n, node, NULL);
+	sim_delay(sim);
+	if (op == RDLOCK_XOP_READ && sim_fails(sim, sim->read_fail_pct))
+		return -ECONNRESET;
+	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
+	    sim_fails(sim, sim->op_fail_pct))
+		return -ENOTCONN;
+	ret = sim_apply(sim, op, node, incarnation, slot, arg0, arg1, &v);
+	if (ret)
+		return ret;
 	sim_delay(sim);
 	if (value)
 		*value = v;
 	return 0;
+}
+
+/*
+ * A posted operation: refused unsent as a FAA or CAS is (@op_fail_pct);
+ * else queued, executed in order with this node's later operations on
+ * @node, and completed by sim_post_work() in a random order.
+ */
+static int sim_post(void *priv, enum rdlock_xop op, u32 node,
+		    u64 incarnation, u32 slot, u64 arg0, u64 arg1,
+		    rdlock_xport_done_t done, void *ctx)
+{
+	struct sim_node *n = priv;
+	struct proto_sim *sim = n->sim;
+	struct sim_posted *p;
+
+	if (node >= SIM_NODES || slot >= ARRAY_SIZE(sim->table[0]) ||
+	    (op != RDLOCK_XOP_WRITE && op != RDLOCK_XOP_FAA &&
+	     op != RDLOCK_XOP_CAS) || !incarnation)
+		return -EINVAL;
+	if (sim_fails(sim, sim->op_fail_pct))
+		return -ENOTCONN;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->src = n;
+	p->op = op;
+	p->node = node;
+	p->incarnation = incarnation;
+	p->slot = slot;
+	p->arg0 = arg0;
+	p->arg1 = arg1;
+	p->done = done;
+	p->ctx = ctx;
+	mutex_lock(&sim->post_mutex);
+	list_add_tail(&p->list, &sim->posted);
+	mutex_unlock(&sim->post_mutex);
+	atomic64_inc(&sim->posts);
+	if (!READ_ONCE(sim->post_hold))
+		queue_work(system_unbound_wq, &sim->post_work);
+	return 0;
+}
+
+static void sim_post_work(struct work_struct *work)
+{
+	struct proto_sim *sim = container_of(work, struct proto_sim,
+					     post_work);
+	struct sim_posted *p;
+	u32 i;
+
+	for (;;) {
+		mutex_lock(&sim->post_mutex);
+		if (READ_ONCE(sim->post_hold) || list_empty(&sim->posted)) {
+			mutex_unlock(&sim->post_mutex);
+			return;
+		}
+		/* One of the first four: completions come in any order. */
+		i = get_random_u32_below(4);
+		list_for_each_entry(p, &sim->posted, list)
+			if (!i-- || list_is_last(&p->list, &sim->posted))
+				break;
+		mutex_unlock(&sim->post_mutex);
+		sim_posts_run(sim, p->src, p->node, p);
+		mutex_lock(&sim->post_mutex);
+		list_del(&p->list);
+		mutex_unlock(&sim->post_mutex);
+		if (sim->delay_us)
+			sim_pause(sim->delay_us);
+		local_bh_disable();
+		p->done(p->ctx, p->ret, p->value);
+		local_bh_enable();
+		kfree(p);
+	}
 }
 
 /*
@@ -323,6 +478,7 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 	    slot >= SIM_SLOTS || first >= SIM_SLOTS ||
 	    count > SIM_SLOTS - first)
 		return -EINVAL;
+	sim_posts_run(sim, n, node, NULL);
 	sim_delay(sim);
 	if (!faa && sim_fails(sim, sim->read_fail_pct))
 		return -ECONNRESET;
@@ -463,13 +619,19 @@ static void sim_node_init(struct proto_sim *sim, int i)
 		spin_lock_init(&sim->msg_lock);
 		INIT_LIST_HEAD(&sim->msgs);
 		INIT_WORK(&sim->msg_work, sim_msg_work);
+		mutex_init(&sim->post_mutex);
+		INIT_LIST_HEAD(&sim->posted);
+		INIT_WORK(&sim->post_work, sim_post_work);
 	}
 }
 
-/* Background tickets, then the notifications they sent. */
+/* Posted operations, background tickets, then the notifications sent. */
 static void sim_flush(struct proto_sim *sim)
 {
+	WRITE_ONCE(sim->post_hold, false);
+	queue_work(system_unbound_wq, &sim->post_work);
 	rdlock_proto_flush();
+	flush_work(&sim->post_work);
 	flush_work(&sim->msg_work);
 }
 
@@ -491,6 +653,7 @@ static const struct rdlock_proto_xport sim_xport = {
 	.self		= sim_self,
 	.waiters	= sim_waiters,
 	.sleep		= sim_sleep,
+	.post		= sim_post,
 };
 
 /**
@@ -516,6 +679,8 @@ static const struct rdlock_proto_xport sim_xport = {
  * @cql_wraps: CQL: versions are narrow enough that a busy lock must be
  *	reset before they wrap: the case fails without such a reset.
  * @cql_policy: CQL: enum rdlock_cql_policy (flat or hierarchical).
+ * @post: releases may be posted (&rdlock_ticket.post).
+ * @post_fail_pct: see &struct proto_sim.
  */
 struct sim_params {
 	const char *name;
@@ -535,6 +700,8 @@ struct sim_params {
 	u8 cql_ver_bits;
 	bool cql_wraps;
 	u8 cql_policy;
+	bool post;
+	u32 post_fail_pct;
 };
 
 /* One thread, for every schedule of a case: @go starts one, or ends it. */
@@ -666,8 +833,11 @@ static void sim_thread_round(struct sim_thread *st)
 			else if (!sim_injected(p, ret))
 				atomic64_inc(&sim->errors);
 		}
+		t.post = p->post;
 		p->ops->release(&st->cfg, &t);
-		if (!rdlock_ticket_final(&t))
+		/* Posted: the posted copy of the ticket ends it. */
+		if (!rdlock_ticket_final(&t) &&
+		    !(p->post && t.state == RDLOCK_TICKET_RELEASING))
 			atomic64_inc(&sim->bad_states);
 	}
 }
@@ -798,6 +968,7 @@ static int sim_round(struct proto_sim *sim,
 	sim->read_fail_pct = p->read_fail_pct;
 	sim->op_fail_pct = p->op_fail_pct;
 	sim->msg_delay_us = p->msg_delay_us;
+	sim->post_fail_pct = p->post_fail_pct;
 	WRITE_ONCE(sim->stop, false);
 	for (i = 0; i < nr; i++) {
 		memset(&st[i].stats, 0, sizeof(st[i].stats));
@@ -896,6 +1067,23 @@ static const struct sim_params sim_cases[] = {
 	  .read_fail_pct = 5, .op_fail_pct = 5 },
 	{ "caslock update, 5% of FAA/CAS refused unsent", &rdlock_proto_caslock, true,
 	  0, 50, 150, 3, .op_fail_pct = 5 },
+	/* Releases posted: the next operation on the home comes after them. */
+	{ "bakery, releases posted", &rdlock_proto_bakery, false, 0, 50, 150, 3,
+	  .post = true },
+	{ "bakery update word, releases posted", &rdlock_proto_bakery, true, 0, 50,
+	  150, 3, .post = true },
+	{ "caslock update, releases posted", &rdlock_proto_caslock, true, 0, 50, 150,
+	  3, .post = true },
+	{ "bakery, releases posted, 10% fail, 5% of FAA/CAS refused unsent",
+	  &rdlock_proto_bakery, false, 0, 50, 150, 3, .op_fail_pct = 5,
+	  .post = true, .post_fail_pct = 10 },
+	{ "caslock, releases posted, 10% fail", &rdlock_proto_caslock, false, 0, 50,
+	  150, 3, .post = true, .post_fail_pct = 10 },
+	/* Posting asked for where the release is not one FAA: synchronous. */
+	{ "bakery, lease, releases posted if one FAA", &rdlock_proto_bakery, false,
+	  200, 50, 150, 3, .post = true },
+	{ "cql, releases posted if one FAA", &rdlock_proto_cql, false, 0, 50, 150, 3,
+	  .post = true },
 	{ "cql", &rdlock_proto_cql, false, 0, 50, 150, 3 },
 	{ "cql, notifications delayed up to 200 us", &rdlock_proto_cql, false, 0, 50,
 	  150, 3, .msg_delay_us = 200 },
@@ -949,11 +1137,7 @@ KUNIT_ARRAY_PARAM(sim, sim_cases, sim_case_desc);
 static void sim_test(struct kunit *test)
 {
 	const struct sim_params *p = test->param_value;
-	struct rdlock_ticket t = {
-		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
-		.incarnation = SIM_INCARNATION,
-		.mode = RDLOCK_MODE_EXCLUSIVE,
-	};
+	struct rdlock_ticket *t;
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
 	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
@@ -965,8 +1149,15 @@ static void sim_test(struct kunit *test)
 
 	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
 	st = kunit_kcalloc(test, nr, sizeof(*st), GFP_KERNEL);
+	/* Not in the frame: the debug kernel's limit is 1024 bytes. */
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	t->node = SIM_LOCK_NODE;
+	t->slot = SIM_LOCK_SLOT;
+	t->incarnation = SIM_INCARNATION;
+	t->mode = RDLOCK_MODE_EXCLUSIVE;
 	spin_lock_init(&sim->lock);
 	for (i = 0; i < SIM_NODES; i++)
 		sim_node_init(sim, i);
@@ -1015,15 +1206,21 @@ static void sim_test(struct kunit *test)
 	} else if (!p->lease_ms) {
 		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->again), 0);
 	}
-	if (p->read_fail_pct || p->op_fail_pct)
+	if (p->read_fail_pct || p->op_fail_pct || p->post_fail_pct)
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->xfails), 0);
+	/* Posted only where the release is one FAA with nothing after it. */
+	if (p->post && !p->lease_ms && p->ops != &rdlock_proto_cql)
+		KUNIT_EXPECT_GT(test, atomic64_read(&sim->posts), 0);
+	else
+		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->posts), 0);
 	/* No ticket left behind: a writer is granted by its first operation. */
 	sim->read_fail_pct = 0;
 	sim->op_fail_pct = 0;
+	sim->post_fail_pct = 0;
 	sim_cfg(&st->cfg, p, &sim->nodes[0], NULL);
-	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, &t, jiffies + HZ), 0);
-	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
-	p->ops->release(&st->cfg, &t);
+	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, t, jiffies + HZ), 0);
+	KUNIT_EXPECT_EQ(test, t->remote_ops, 1U);
+	p->ops->release(&st->cfg, t);
 	if (p->ops == &rdlock_proto_cql) {
 		struct cql_layout l;
 		s64 n, all = 0;
@@ -1200,18 +1397,20 @@ static void sim_restart_test(struct kunit *test)
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
 		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_EXCLUSIVE,
 	};
-	struct rdlock_proto_stats stats = {};
+	struct rdlock_proto_stats *stats;
 	struct rdlock_proto_cfg cfg = {};
 	struct rdlock_ticket t;
 	struct proto_sim *sim;
 	int i;
 
 	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
 	spin_lock_init(&sim->lock);
 	for (i = 0; i < SIM_NODES; i++)
 		sim_node_init(sim, i);
-	sim_cfg(&cfg, &p, &sim->nodes[1], &stats);
+	sim_cfg(&cfg, &p, &sim->nodes[1], stats);
 
 	KUNIT_ASSERT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &h, 0), 0);
 	t = h;
@@ -2268,26 +2467,28 @@ static const struct ticket_life_case ticket_life_cases[] = {
 static void ticket_life_test(struct kunit *test)
 {
 	struct rdlock_ticket reused = { .state = RDLOCK_TICKET_DONE };
-	struct rdlock_proto_stats stats = {};
-	struct rdlock_proto_cfg cfg = { .stats = &stats };
+	struct rdlock_proto_stats *stats = kunit_kzalloc(test, sizeof(*stats),
+							GFP_KERNEL);
+	struct rdlock_proto_cfg cfg = { .stats = stats };
 	unsigned int i, j;
 
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
 	for (i = 0; i < ARRAY_SIZE(ticket_life_cases); i++) {
 		const struct ticket_life_case *c = &ticket_life_cases[i];
 		struct rdlock_ticket t = { .mode = RDLOCK_MODE_EXCLUSIVE };
-		s64 before = atomic64_read(&stats.ticket_bad_moves);
+		s64 before = atomic64_read(&stats->ticket_bad_moves);
 
 		KUNIT_ASSERT_EQ(test, rdlock_proto_check(&cfg, &t), 0);
 		for (j = 0; j < c->nr; j++)
 			rdlock_ticket_to(&cfg, &t, c->steps[j]);
-		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats.ticket_bad_moves) - before,
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats->ticket_bad_moves) - before,
 				    (s64)c->bad_moves, "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, rdlock_ticket_final(&t), c->final, "%s", c->name);
 		if (c->nr)
 			KUNIT_EXPECT_EQ_MSG(test, t.state, c->steps[c->nr - 1], "%s", c->name);
 	}
-	KUNIT_EXPECT_EQ(test, atomic64_read(&stats.tickets[RDLOCK_TICKET_DONE]), 6);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&stats.tickets[RDLOCK_TICKET_ORPHANED]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]), 6);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_ORPHANED]), 1);
 	/* A new acquisition starts a new ticket, whatever the struct held. */
 	KUNIT_EXPECT_EQ(test, rdlock_proto_check(&cfg, &reused), 0);
 	KUNIT_EXPECT_EQ(test, reused.state, RDLOCK_TICKET_NEW);
@@ -2334,12 +2535,237 @@ static void ticket_fail_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&stats.ticket_bad_moves), 0);
 }
 
+/* A simulation for the posted-release cases, with its threads' cfg. */
+static struct proto_sim *post_sim_new(struct kunit *test,
+				      const struct sim_params *p,
+				      struct rdlock_proto_cfg *cfg,
+				      struct rdlock_proto_stats *stats)
+{
+	struct proto_sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
+	spin_lock_init(&sim->lock);
+	for (i = 0; i < SIM_NODES; i++)
+		sim_node_init(sim, i);
+	memset(cfg, 0, sizeof(*cfg));
+	sim_cfg(cfg, p, &sim->nodes[1], stats);
+	return sim;
+}
+
+/*
+ * Acquire exclusively, then release with posting allowed; @one: the lock
+ * is free when asked for (every earlier release reached the word before).
+ */
+static void post_cycle(struct kunit *test, const struct sim_params *p,
+		       struct rdlock_proto_cfg *cfg, atomic_t *pin, bool one)
+{
+	struct rdlock_ticket t = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
+		.mode = RDLOCK_MODE_EXCLUSIVE,
+	};
+
+	KUNIT_ASSERT_EQ(test, p->ops->acquire(cfg, &t, jiffies + 10 * HZ), 0);
+	if (one)
+		KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	t.post = true;
+	t.pin = pin;
+	p->ops->release(cfg, &t);
+	KUNIT_EXPECT_EQ(test, t.state, RDLOCK_TICKET_RELEASING);
+}
+
+struct post_count_case {
+	const char *name;
+	const struct rdlock_proto_ops *ops;
+	u32 fail_pct;		/* posted FAAs failing unexecuted: retried */
+	u32 reset_pct;		/* failing after they were executed */
+};
+
+static const struct post_count_case post_count_cases[] = {
+	{ "bakery", &rdlock_proto_bakery },
+	{ "caslock", &rdlock_proto_caslock },
+	{ "bakery, every posted FAA fails unexecuted", &rdlock_proto_bakery, 100 },
+	{ "caslock, every posted FAA fails unexecuted", &rdlock_proto_caslock, 100 },
+	{ "bakery, every posted FAA fails executed", &rdlock_proto_bakery, 0, 100 },
+};
+
+/*
+ * Exact counts of posted releases: one FAA each, counted as the release's;
+ * each ticket ends once, done (retried by the worker when the FAA failed
+ * unexecuted) or orphaned (failed after it was executed); the worker's
+ * quota is given back; the word is free at the end.
+ */
+static void sim_post_count_test(struct kunit *test)
+{
+	const int n = 20;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(post_count_cases); i++) {
+		const struct post_count_case *c = &post_count_cases[i];
+		const struct sim_params p = { .ops = c->ops };
+		struct rdlock_proto_quota *q = rdlock_proto_quota_alloc(4);
+		struct rdlock_proto_stats *stats;
+		struct rdlock_proto_cfg cfg;
+		struct proto_sim *sim;
+		atomic_t pin = ATOMIC_INIT(0);
+		u64 word;
+		s64 faa;
+		int j;
+
+		stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+		sim = post_sim_new(test, &p, &cfg, stats);
+		cfg.quota = q;
+		sim->post_fail_pct = c->fail_pct;
+		sim->post_reset_pct = c->reset_pct;
+		/*
+		 * A release that failed is sent again by the worker: the next
+		 * acquisition may find the lock still held meanwhile.
+		 */
+		for (j = 0; j < n; j++)
+			post_cycle(test, &p, &cfg, &pin, !c->fail_pct);
+		sim_destroy(sim);
+		faa = atomic64_read(&stats->rel_ops[RDLOCK_XOP_FAA]);
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&sim->posts), (s64)n,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats->posted_releases),
+				    (s64)n, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats->posted_failed),
+				    (s64)(c->fail_pct || c->reset_pct ? n : 0),
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, faa, (s64)(c->fail_pct ? 2 * n : n),
+				    "%s", c->name);
+		if (!c->fail_pct)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    atomic64_read(&stats->acq_ops[RDLOCK_XOP_FAA]) +
+					    atomic64_read(&stats->acq_ops[RDLOCK_XOP_CAS]),
+					    (s64)n, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    atomic64_read(&stats->tickets[RDLOCK_TICKET_RELEASING]),
+				    (s64)n, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]),
+				    (s64)(c->reset_pct ? 0 : n), "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    atomic64_read(&stats->tickets[RDLOCK_TICKET_ORPHANED]),
+				    (s64)(c->reset_pct ? n : 0), "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats->ticket_bad_moves), 0LL,
+				    "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pin), 0, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&q->finishing), 0, "%s",
+				    c->name);
+		/* Every release reached the word once: free, no holder. */
+		word = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+		if (c->ops == &rdlock_proto_caslock)
+			KUNIT_EXPECT_EQ_MSG(test, word, 0ULL, "%s", c->name);
+		else
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      bakery_granted_at_fa(word,
+								   BAKERY_EXCLUSIVE),
+					      "%s", c->name);
+		rdlock_proto_quota_put(q);
+	}
+}
+
+/*
+ * The same node takes the lock again while its posted release has not
+ * completed: the release is executed before the new FA (same queue pair),
+ * so the new ticket is granted by its first operation; the posted ticket
+ * ends only once its completion comes.
+ */
+static void sim_post_order_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_bakery };
+	struct rdlock_proto_stats *stats;
+	struct rdlock_proto_cfg cfg;
+	struct proto_sim *sim;
+	atomic_t pin = ATOMIC_INIT(0);
+	int j;
+
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	sim = post_sim_new(test, &p, &cfg, stats);
+	WRITE_ONCE(sim->post_hold, true);
+	for (j = 0; j < 5; j++)
+		post_cycle(test, &p, &cfg, &pin, true);
+	/* Five releases in flight, none completed; all executed but the last. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&pin), 5);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->acq_ops[RDLOCK_XOP_READ]), 0LL);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pin), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]), 5LL);
+	KUNIT_EXPECT_TRUE(test,
+			  bakery_granted_at_fa(sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT],
+					       BAKERY_EXCLUSIVE));
+}
+
+struct post_close {
+	struct delayed_work work;
+	struct proto_sim *sim;
+	struct rdlock_proto_stats *stats;
+	s64 done_before;
+};
+
+/* Completes the held releases, a while after the owner began to wait. */
+static void post_close_work(struct work_struct *work)
+{
+	struct post_close *pc = container_of(to_delayed_work(work),
+					     struct post_close, work);
+
+	pc->done_before = atomic64_read(&pc->stats->tickets[RDLOCK_TICKET_DONE]);
+	WRITE_ONCE(pc->sim->post_hold, false);
+	queue_work(system_unbound_wq, &pc->sim->post_work);
+}
+
+/*
+ * The owner of a lock's name and stats (a lockspace closing) while a
+ * release is in flight: rdlock_proto_wait_pin() returns only once the
+ * posted ticket ended and counted into the stats, which may then go.
+ */
+static void sim_post_close_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_caslock };
+	struct rdlock_proto_stats *stats;
+	struct rdlock_proto_cfg cfg;
+	struct post_close *pc;
+	struct proto_sim *sim;
+	atomic_t pin = ATOMIC_INIT(0);
+
+	stats = kzalloc(sizeof(*stats), GFP_KERNEL);
+	pc = kunit_kzalloc(test, sizeof(*pc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pc);
+	sim = post_sim_new(test, &p, &cfg, stats);
+	WRITE_ONCE(sim->post_hold, true);
+	post_cycle(test, &p, &cfg, &pin, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pin), 1);
+	pc->sim = sim;
+	pc->stats = stats;
+	pc->done_before = -1;
+	INIT_DELAYED_WORK(&pc->work, post_close_work);
+	schedule_delayed_work(&pc->work, msecs_to_jiffies(50));
+	rdlock_proto_wait_pin(&pin);
+	/* Not ended when the wait began; ended, and counted, when it ended. */
+	KUNIT_EXPECT_EQ(test, pc->done_before, 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]), 1LL);
+	kfree(stats);
+	flush_delayed_work(&pc->work);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT], 0ULL);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(ticket_life_test),
 	KUNIT_CASE(ticket_fail_test),
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
 	KUNIT_CASE(sim_quota_test),
 	KUNIT_CASE(sim_restart_test),
+	KUNIT_CASE(sim_post_count_test),
+	KUNIT_CASE(sim_post_order_test),
+	KUNIT_CASE(sim_post_close_test),
 	KUNIT_CASE(cql_fifo_test),
 	KUNIT_CASE(cql_readers_test),
 	KUNIT_CASE(cql_release_test),
