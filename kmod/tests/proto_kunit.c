@@ -1162,10 +1162,12 @@ static void sim_test(struct kunit *test)
 	for (i = 0; i < SIM_NODES; i++)
 		sim_node_init(sim, i);
 	sim->cql_on = p->ops == &rdlock_proto_cql;
-	if (sim->cql_on)
-		KUNIT_ASSERT_EQ(test, cql_layout_init(&sim->cql,
-				p->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
-				p->cql_ver_bits ?: CQL_VER_BITS_DEFAULT), 0);
+	if (sim->cql_on) {
+		i = cql_layout_init(&sim->cql,
+				    p->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
+				    p->cql_ver_bits ?: CQL_VER_BITS_DEFAULT);
+		KUNIT_ASSERT_EQ(test, i, 0);
+	}
 
 	bad_moves = atomic64_read(&rdlock_proto_stats.ticket_bad_moves);
 	unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
