@@ -1579,7 +1579,8 @@ static bool cql_wait_queued(struct proto_sim *sim, u32 qsize)
 	return cql_wait_queued_l(sim, &l, qsize);
 }
 
-static struct proto_sim *cql_sim_new(struct kunit *test)
+/* A simulated cluster with empty tables, freed with the test. */
+static struct proto_sim *sim_alloc(struct kunit *test)
 {
 	struct proto_sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
 	int i;
@@ -1610,7 +1611,7 @@ static s64 cql_rel_ops(struct rdlock_proto_stats *s)
  */
 static void cql_fifo_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_client *h, *c;
 	int i;
 
@@ -1665,7 +1666,7 @@ static void cql_fifo_test(struct kunit *test)
  */
 static void cql_readers_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_client *c, *h, *w, *r;
 	int i;
 
@@ -1767,7 +1768,7 @@ static s64 cql_rel_op(struct cql_client *c, enum rdlock_xop op)
 static void cql_release_test(struct kunit *test)
 {
 	static const int others[] = { 1, 2 }, own[] = { 0 }, node2[] = { 2 };
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_client *h, *w;
 	struct cql_layout l;
 
@@ -1847,7 +1848,7 @@ static int cql_stream_fn(void *arg)
  */
 static void cql_starve(struct kunit *test, u8 policy)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_stream *rs;
 	struct cql_client *c, *w;
 	int i;
@@ -1949,7 +1950,7 @@ static s64 cql_local_handovers(void)
  */
 static void cql_hier_fifo_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	s64 handovers = cql_local_handovers();
 	struct cql_client *h, *c;
 	struct cql_layout l;
@@ -2003,7 +2004,7 @@ static void cql_hier_fifo_test(struct kunit *test)
  */
 static void cql_hier_local_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	s64 handovers = cql_local_handovers();
 	struct cql_client *h, *c, *r;
 	struct cql_layout l;
@@ -2058,7 +2059,7 @@ static void cql_hier_local_test(struct kunit *test)
  */
 static void cql_hier_join_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	s64 shares = atomic64_read(&rdlock_proto_stats.cql_local_shares);
 	struct cql_client *c;
 	struct cql_layout l;
@@ -2107,7 +2108,7 @@ static void cql_hier_join_test(struct kunit *test)
  */
 static void cql_abandon_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_client *c, *h, *u;
 	struct rdlock_ticket t;
 	struct cql_layout l;
@@ -2152,7 +2153,7 @@ static void cql_abandon_test(struct kunit *test)
  */
 static void cql_ops_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_layout l;
 	struct cql_client *c;
 	int i;
@@ -2209,7 +2210,7 @@ static void cql_ops_test(struct kunit *test)
  */
 static void cql_version_reset_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	struct cql_client *c, *h, *w;
 	struct cql_layout l;
 	u64 hdr;
@@ -2293,7 +2294,7 @@ static s64 cql_resets(enum rdlock_cql_reset_cause cause)
  */
 static void cql_stuck_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
 	s64 over = cql_resets(RDLOCK_CQL_RESET_OVERWRITE);
 	struct cql_client *c, *h;
@@ -2347,7 +2348,7 @@ static void cql_stuck_test(struct kunit *test)
  */
 static void cql_hier_stuck_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
 	s64 over = cql_resets(RDLOCK_CQL_RESET_OVERWRITE);
 	s64 handovers = cql_local_handovers();
@@ -2402,7 +2403,7 @@ static void cql_hier_stuck_test(struct kunit *test)
  */
 static void cql_takeover_test(struct kunit *test)
 {
-	struct proto_sim *sim = cql_sim_new(test);
+	struct proto_sim *sim = sim_alloc(test);
 	s64 takeovers = cql_resets(RDLOCK_CQL_RESET_TAKEOVER);
 	struct cql_layout l;
 	struct cql_client *c;
@@ -2543,13 +2544,8 @@ static struct proto_sim *post_sim_new(struct kunit *test,
 				      struct rdlock_proto_cfg *cfg,
 				      struct rdlock_proto_stats *stats)
 {
-	struct proto_sim *sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
-	int i;
+	struct proto_sim *sim = sim_alloc(test);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
-	spin_lock_init(&sim->lock);
-	for (i = 0; i < SIM_NODES; i++)
-		sim_node_init(sim, i);
 	memset(cfg, 0, sizeof(*cfg));
 	sim_cfg(cfg, p, &sim->nodes[1], stats);
 	return sim;
