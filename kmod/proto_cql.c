@@ -1710,9 +1710,16 @@ static void rdlock_cql_handover(const struct rdlock_proto_cfg *cfg,
 		return;
 	n = min(n ? n - 1 : 0, cql_capacity(l));
 	if (!n || (m == CQL_SHARED && !cql_hdr_wcnt(l, prev))) {
-		/* Nobody to notify; what is left to check needs no entry. */
+		/*
+		 * Nobody to notify; what is left to check needs no entry. A
+		 * reader leaving readers behind may still carry qhead into
+		 * the all-ones lap: its reset is owed as after any dequeue.
+		 */
 		act = n ? CQL_REL_DONE :
 			  cql_release_next(l, prev, m, NULL, &first, &count);
+		if (act == CQL_REL_DONE &&
+		    cql_hdr_version_overflow(l, prev + cql_dequeue_delta(l, m)))
+			act = CQL_REL_RESET;
 		goto act;
 	}
 	if (cql_capacity(l) > RDLOCK_CQL_STACK_ENTRIES) {
