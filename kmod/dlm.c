@@ -377,6 +377,8 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 };
 
 static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
+/* Fault injection for tests: ms each done notice waits before it goes. */
+static u32 rdlock_dlm_inject_done_delay_ms;
 static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
 
 static void rdlock_dlm_count(int st, s64 n)
@@ -542,12 +544,42 @@ static void rdlock_dlm_res_put(struct rdlock_dlm_ls *dls,
 	kfree(res);
 }
 
+/* The wait notices of request @req of node @src are over. */
+static void rdlock_dlm_forget_wait(struct rdlock_dlm_ls *dls, u32 src, u64 req)
+{
+	struct rdlock_dlm_notice *n, *tmp;
+
+	lockdep_assert_held(&dls->lock);
+	list_for_each_entry_safe(n, tmp, &dls->notices, node) {
+		if (n->src == src && n->req == req) {
+			list_del(&n->node);
+			kfree(n);
+		}
+	}
+}
+
+/*
+ * This node's request @id still waits for its lock: not cancelled, and its
+ * done notice not sent. A cancel forgets the request's wait here at once;
+ * its own wait notice, delivered here last, must not bring it back.
+ */
+static bool rdlock_dlm_wait_live(struct rdlock_dlm_ls *dls, u64 id)
+{
+	struct rdlock_dlm_req *req;
+
+	lockdep_assert_held(&dls->lock);
+	list_for_each_entry(req, &dls->waits, wait_node)
+		if (req->id == id)
+			return req->lkb;
+	return false;
+}
+
 static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 			      size_t len)
 {
 	const struct rdlock_dlm_notice_msg *m = payload;
 	struct rdlock_dlm_ls *dls = arg;
-	struct rdlock_dlm_notice *n, *tmp;
+	struct rdlock_dlm_notice *n;
 	struct rdlock_dlm_lkb *lkb;
 	struct rdlock_dlm_res *res;
 	u32 self = rdlock_xport_self();
@@ -565,12 +597,7 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	/* Softirq or the sender's context: the caller disabled interrupts. */
 	spin_lock(&dls->lock);
 	if (m->kind == RDLOCK_DLM_NOTICE_DONE) {
-		list_for_each_entry_safe(n, tmp, &dls->notices, node) {
-			if (n->src == src && n->req == req) {
-				list_del(&n->node);
-				kfree(n);
-			}
-		}
+		rdlock_dlm_forget_wait(dls, src, req);
 		spin_unlock(&dls->lock);
 		return;
 	}
@@ -596,7 +623,8 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		queue_work(rdlock_dlm_wq, &dls->hello_work);
 		return;
 	}
-	if (m->kind != RDLOCK_DLM_NOTICE_WAIT) {
+	if (m->kind != RDLOCK_DLM_NOTICE_WAIT ||
+	    (src == self && !rdlock_dlm_wait_live(dls, req))) {
 		spin_unlock(&dls->lock);
 		return;
 	}
@@ -690,13 +718,21 @@ static void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req)
 	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
 }
 
-/* @req's wait is over: the done notice, after any repeat of the wait's. */
+/*
+ * @req's wait is over: the done notice, after any repeat of the wait's.
+ * Once: the request no longer counts as noticed.
+ */
 static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = req->dls;
 	unsigned long flags;
 
+	if (!req->noticed)
+		return;
+	req->noticed = false;
 	mutex_lock(&dls->notice_mutex);
+	if (READ_ONCE(rdlock_dlm_inject_done_delay_ms))
+		msleep(READ_ONCE(rdlock_dlm_inject_done_delay_ms));
 	spin_lock_irqsave(&dls->lock, flags);
 	list_del(&req->wait_node);
 	spin_unlock_irqrestore(&dls->lock, flags);
@@ -1079,8 +1115,7 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
-	if (req->noticed)
-		rdlock_dlm_notice_done(req);
+	rdlock_dlm_notice_done(req);
 	/* A cancel's gate release uses @req. */
 	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);
@@ -1138,6 +1173,12 @@ static void rdlock_dlm_work(struct work_struct *work)
 		ret = rdlock_dlm_down(req, lkb, &grmode);
 	}
 
+	/*
+	 * The wait is over: every node hears so before the caller, whose
+	 * next request (a conflicting one of this node's, say) would else be
+	 * granted while the wait is still known and get a BAST for it.
+	 */
+	rdlock_dlm_notice_done(req);
 	spin_lock_irqsave(&dls->lock, flags);
 	if (!req->lkb) {
 		/* Cancelled: the caller has its AST; give back what we got. */
@@ -1415,6 +1456,12 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	lkb->req = NULL;
 	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
+	 * This node's holders stop getting BASTs for the abandoned wait now,
+	 * before the caller sees ECANCEL; the other nodes' stop with the
+	 * done notice, once the abandoned wait ends.
+	 */
+	rdlock_dlm_forget_wait(dls, rdlock_xport_self(), req->id);
+	/*
 	 * A new or NL->EX request waiting for the main word holds the gate
 	 * (it set @waiting after storing @gate). Its abandoned wait must not
 	 * keep it: a PR holder converting to EX instead of giving its PR
@@ -1687,6 +1734,8 @@ DEFINE_SHOW_ATTRIBUTE(rdlock_dlm_stats);
 void rdlock_dlm_debugfs_init(struct dentry *root)
 {
 	debugfs_create_file("dlm", 0444, root, NULL, &rdlock_dlm_stats_fops);
+	debugfs_create_u32("inject_dlm_done_delay_ms", 0600, root,
+			   &rdlock_dlm_inject_done_delay_ms);
 }
 
 int rdlock_dlm_init(void)

@@ -42,6 +42,12 @@
  * count	every node increments a counter on node 0 under EX (NL->EX,
  *		non-atomic READ + WRITE, EX->NL) RDLOCK_DLM_ITERS times; the
  *		counter must be exactly nodes * iterations.
+ * notice_order	node 0 hands one resource back and forth between two of
+ *		its locks 10 times, each hand-over exactly one BAST and one
+ *		AST, with every done notice held back 20 ms (debugfs
+ *		inject_dlm_done_delay_ms; a busy send buffer or a hello's
+ *		repeats hold it back in real life): a grant must not get a
+ *		BAST for a wait that ended before the grant's caller asked.
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -86,7 +92,8 @@
 
 /*
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
- * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31).
+ * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
+ * notice_order: 35).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -95,6 +102,8 @@
 #define WAIT_MS		30000	/* a callback that must come */
 #define STEP_S		300	/* the harness's limit per test */
 #define QUIET_MS	300	/* a callback that must not */
+
+#define DONE_DELAY	"inject_dlm_done_delay_ms"
 
 struct dlm_env {
 	__u32 self, nr_nodes, iters, barrier_timeout, base, room;
@@ -139,6 +148,8 @@ FIXTURE_SETUP(dlm)
 FIXTURE_TEARDOWN(dlm)
 {
 	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
+	/* A failed notice_order leaves no delay behind. */
+	rdl_debugfs_write(DONE_DELAY, 0);
 	close(self->fd);
 	close(self->raw);
 }
@@ -366,10 +377,8 @@ TEST_F_TIMEOUT(dlm, conversions, STEP_S)
 	res_name(name, sizeof(name), "conv", self->env.self);
 	/*
 	 * Every node has the lockspace open before this one's requests
-	 * wait: a late opener's hello makes the nodes send it their wait
-	 * notices again, holding back done notices meanwhile, and the
-	 * BAST such a late done notice allows is legal but not what the
-	 * exact checks below expect.
+	 * wait, so that no hello's answer holds back their done notices
+	 * (and ASTs): notice_order checks that case.
 	 */
 	BARRIER(24);
 	/* Every conversion of one lock, alone on the resource. */
@@ -831,6 +840,35 @@ TEST_F_TIMEOUT(dlm, count, STEP_S)
 	EXPECT_EQ((__u64)self->env.nr_nodes * self->env.iters, v);
 	ASSERT_EQ(0, dl_unlock(fd, 0, 0));
 	BARRIER(14);
+}
+
+TEST_F_TIMEOUT(dlm, notice_order, STEP_S)
+{
+	int fd = self->fd, i;
+
+	if (self->env.self) {
+		BARRIER(35);
+		return;
+	}
+	ASSERT_EQ(0, rdl_debugfs_write(DONE_DELAY, 20));
+	GRANT(fd, 0, EX, 0, "order");
+	GRANT(fd, 1, NL, 0, "order");
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
+		EXPECT_BAST(fd, 0, PR);
+		CONV(fd, 0, NL, 0);
+		EXPECT_AST(fd, 1, 0);
+		ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+		EXPECT_BAST(fd, 1, EX);
+		CONV(fd, 1, NL, 0);
+		EXPECT_AST(fd, 0, 0);
+	}
+	EXPECT_QUIET(fd, 0);
+	EXPECT_QUIET(fd, 1);
+	EXPECT_EQ(0, rdl_debugfs_write(DONE_DELAY, 0));
+	UNLOCK(fd, 0);
+	UNLOCK(fd, 1);
+	BARRIER(35);
 }
 
 /* This node's unused cached rdlock names of the test's lockspace. */
