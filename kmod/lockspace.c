@@ -1575,14 +1575,13 @@ EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
 /*
  * Post the releases that are one FAA with nothing after it (bakery without
  * leases, the CAS spinlock): rdlock_unlock() returns once the FAA is on
- * the queue pair to the home instead of a round trip later. Off by
- * default: with it on, the stock verbs DLM test got a BAST its exact
- * checks do not expect (testing.rst), not yet explained.
+ * the queue pair to the home instead of a round trip later. 0: every
+ * release waits for its round trip (for comparing both in one boot).
  */
-static bool rdlock_release_post;
+static bool rdlock_release_post = true;
 module_param_named(release_post, rdlock_release_post, bool, 0644);
 MODULE_PARM_DESC(release_post,
-		 "post one-FAA releases instead of waiting for them (default: 0)");
+		 "post one-FAA releases instead of waiting for them (default: 1)");
 
 static void __rdlock_unlock(struct rdlock_lock *lk, bool post)
 {
