@@ -910,8 +910,12 @@ static void rdlock_dlm_drop(struct rdlock_lock **lk)
 
 	if (*lk) {
 		t0 = ktime_get();
-		/* The unlock AST means released at the home: wait for it. */
-		rdlock_unlock_sync(*lk);
+		/*
+		 * Posted when it can be (rdlock_unlock()): what this node does
+		 * next on the name (a take, a value block READ) reaches the
+		 * home after it; another node's take waits for it to land.
+		 */
+		rdlock_unlock(*lk);
 		*lk = NULL;
 		rdlock_dlm_count_since(RDLOCK_DLM_ST_DROP,
 				       RDLOCK_DLM_ST_NS_DROP, t0);
@@ -1035,9 +1039,14 @@ static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 				words |= BIT(i);
 	}
 	lkb->lvb_seen_ok = false;
-	ret = rdlock_dlm_lvb_set(lkb->main, buf, words,
-				 buf || lkb->lvb_valid ?
-				 RDLOCK_DLM_LVB_VALID : 0);
+	/*
+	 * The state word's WRITE is posted: the release after it finds it
+	 * done, and if it fails DIRTY stays, which is what a reader must
+	 * be told then.
+	 */
+	ret = rdlock_dlm_lvb_set(lkb->main, buf, words, RDLOCK_LVB_POST |
+				 (buf || lkb->lvb_valid ?
+				  RDLOCK_DLM_LVB_VALID : 0));
 	if (ret)
 		pr_warn_ratelimited("value block not stored: %d\n", ret);
 }

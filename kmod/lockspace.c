@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/jiffies.h>
@@ -1531,6 +1532,55 @@ int rdlock_lvb_set(struct rdlock_lock *lk, const void *buf, u32 flags)
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_set);
 
+/* Value block words posted at once; the writer waits for them all. */
+struct rdlock_lvb_batch {
+	atomic_t left;		/* posted and not ended, and the writer's */
+	int err;
+	struct completion done;
+};
+
+static void rdlock_lvb_batch_done(void *ctx, int ret, u64 value)
+{
+	struct rdlock_lvb_batch *b = ctx;
+
+	if (ret)
+		cmpxchg(&b->err, 0, ret);
+	if (atomic_dec_and_test(&b->left))
+		complete(&b->done);
+}
+
+/*
+ * WRITE the words of @buf that @words names to the value block at @slot
+ * of @home: all posted, then one wait, so they cost one round trip, not
+ * one each. A word that cannot be posted is written synchronously.
+ */
+static int rdlock_lvb_write_words(struct rdlock_ls *ls, u32 home, u32 slot,
+				  const void *buf, u8 words)
+{
+	struct rdlock_lvb_batch b = { .left = ATOMIC_INIT(1) };
+	u64 incarnation = ls->incarnation[home], v, old;
+	int ret = 0;
+	u32 i;
+
+	init_completion(&b.done);
+	for (i = 0; !ret && i < RDLOCK_LVB_LEN / 8; i++) {
+		if (!(words & BIT(i)))
+			continue;
+		v = get_unaligned_le64(buf + 8 * i);
+		atomic_inc(&b.left);
+		if (!rdlock_xport_post(RDLOCK_XOP_WRITE, home, incarnation,
+				       slot + i, v, 0, rdlock_lvb_batch_done,
+				       &b))
+			continue;
+		atomic_dec(&b.left);
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot + i, v, 0,
+				   &old);
+	}
+	if (!atomic_dec_and_test(&b.left))
+		wait_for_completion(&b.done);
+	return ret ?: b.err;
+}
+
 /**
  * rdlock_lvb_set_words() - rdlock_lvb_set() of some of the bytes
  * @lk: as for rdlock_lvb_set().
@@ -1538,7 +1588,7 @@ EXPORT_SYMBOL_GPL(rdlock_lvb_set);
  *	written, or NULL.
  * @words: bit i: write bytes 8 * i to 8 * i + 7 (a holder that knows the
  *	others are already there spares their writes).
- * @flags: as for rdlock_lvb_set().
+ * @flags: as for rdlock_lvb_set(), and RDLOCK_LVB_POST.
  *
  * Return: as rdlock_lvb_set().
  */
@@ -1546,27 +1596,28 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 			 u32 flags)
 {
 	struct rdlock_ls *ls = lk->ls;
-	u32 slot, i, home = lk->res->home;
+	u32 slot, home = lk->res->home;
+	bool post = flags & RDLOCK_LVB_POST;
 	unsigned int nofs;
-	u64 old;
+	u64 old, state;
 	int ret = rdlock_lvb_check(lk);
 
 	if (ret)
 		return ret;
+	flags &= ~RDLOCK_LVB_POST;
 	if (flags & ~RDLOCK_LVB_FLAGS_MASK)
 		return -EINVAL;
 	slot = rdlock_lvb_slot(lk);
+	state = lk->res->tag | flags;
 	nofs = memalloc_nofs_save();
-	for (i = 0; buf && !ret && i < RDLOCK_LVB_LEN / 8; i++) {
-		if (words & BIT(i))
-			ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
-					   slot + 1 + i,
-					   get_unaligned_le64(buf + 8 * i), 0,
-					   &old);
-	}
-	if (!ret)
-		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
-				   lk->res->tag | flags, 0, &old);
+	if (buf && words)
+		ret = rdlock_lvb_write_words(ls, home, slot + 1, buf, words);
+	/* The state word last: a reader that finds it has the bytes too. */
+	if (!ret && (!post ||
+		     rdlock_proto_post_write(home, ls->incarnation[home], slot,
+					     state, &lk->res->posted)))
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot, state, 0,
+				   &old);
 	memalloc_nofs_restore(nofs);
 	return ret ? rdlock_ls_error(ls, ret) : 0;
 }
@@ -1583,21 +1634,6 @@ module_param_named(release_post, rdlock_release_post, bool, 0644);
 MODULE_PARM_DESC(release_post,
 		 "post one-FAA releases instead of waiting for them (default: 1)");
 
-static void __rdlock_unlock(struct rdlock_lock *lk, bool post)
-{
-	struct rdlock_ls *ls = lk->ls;
-	unsigned int nofs;
-
-	trace_rdlock_unlock(lk, 0);
-	lk->ticket.post = post;
-	lk->ticket.pin = &lk->res->posted;
-	nofs = memalloc_nofs_save();
-	ls->ops->release(&ls->cfg, &lk->ticket);
-	memalloc_nofs_restore(nofs);
-	rdlock_lock_unlist(lk);
-	rdlock_lock_free(lk);
-}
-
 /**
  * rdlock_unlock() - release a lock; may sleep
  * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
@@ -1611,21 +1647,19 @@ static void __rdlock_unlock(struct rdlock_lock *lk, bool post)
  */
 void rdlock_unlock(struct rdlock_lock *lk)
 {
-	__rdlock_unlock(lk, READ_ONCE(rdlock_release_post));
+	struct rdlock_ls *ls = lk->ls;
+	unsigned int nofs;
+
+	trace_rdlock_unlock(lk, 0);
+	lk->ticket.post = READ_ONCE(rdlock_release_post);
+	lk->ticket.pin = &lk->res->posted;
+	nofs = memalloc_nofs_save();
+	ls->ops->release(&ls->cfg, &lk->ticket);
+	memalloc_nofs_restore(nofs);
+	rdlock_lock_unlist(lk);
+	rdlock_lock_free(lk);
 }
 EXPORT_SYMBOL_GPL(rdlock_unlock);
-
-/**
- * rdlock_unlock_sync() - rdlock_unlock(), returning once the home released
- * @lk: as for rdlock_unlock().
- *
- * For callers that tell their users the lock is released at its home
- * (the DLM layer's unlock AST).
- */
-void rdlock_unlock_sync(struct rdlock_lock *lk)
-{
-	__rdlock_unlock(lk, false);
-}
 
 /**
  * rdlock_ls_any() - does this node have any lockspace

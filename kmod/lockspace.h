@@ -38,8 +38,6 @@ struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 int rdlock_lock_acquire(struct rdlock_lock *lk);
 void rdlock_lock_free(struct rdlock_lock *lk);
 void rdlock_lock_set_owner(struct rdlock_lock *lk, pid_t owner);
-/* rdlock_unlock() that returns once the home executed the release. */
-void rdlock_unlock_sync(struct rdlock_lock *lk);
 
 /**
  * struct rdlock_lock_info - what a lock is, for RDLOCK_IOC_QUERY

@@ -911,6 +911,55 @@ bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_release, RDLOCK_INTERNAL);
 
+/* A posted WRITE ended (rdlock_proto_post_write()): never sleeps. */
+static void rdlock_proto_write_done(void *ctx, int ret, u64 value)
+{
+	atomic_t *pin = ctx;
+
+	if (ret) {
+		rdlock_proto_count(NULL, posted_failed);
+		pr_warn_ratelimited("a posted write failed (%d)\n", ret);
+	}
+	atomic_dec(pin);
+	atomic_dec(&rdlock_proto_posted);
+	wake_up_all(&rdlock_proto_posted_wq);
+}
+
+/**
+ * rdlock_proto_post_write() - a WRITE beside a lock word, posted
+ * @node: the home node.
+ * @incarnation: the home's table the caller means.
+ * @slot: the slot.
+ * @val: the value.
+ * @pin: counts the write until it ended (rdlock_proto_wait_pin()).
+ *
+ * For a write whose failure loses nothing but itself, and after which
+ * this node's next operation on @node must find it done (the value
+ * block's state word before a release): the home executes the queue
+ * pair's operations in order. A failure is counted (posted_failed) and
+ * logged.
+ *
+ * Return: 0 if posted, else nothing was sent: the caller writes
+ * synchronously.
+ */
+int rdlock_proto_post_write(u32 node, u64 incarnation, u32 slot, u64 val,
+			    atomic_t *pin)
+{
+	int ret;
+
+	atomic_inc(pin);
+	atomic_inc(&rdlock_proto_posted);
+	ret = rdlock_xport_post(RDLOCK_XOP_WRITE, node, incarnation, slot, val,
+				0, rdlock_proto_write_done, pin);
+	if (ret) {
+		atomic_dec(pin);
+		atomic_dec(&rdlock_proto_posted);
+		wake_up_all(&rdlock_proto_posted_wq);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_write, RDLOCK_INTERNAL);
+
 /**
  * rdlock_proto_wait_pin() - wait for the posted releases a pin counts
  * @pin: &rdlock_ticket.pin of the tickets; bounded by the transport's

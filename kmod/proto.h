@@ -321,7 +321,8 @@ struct rdlock_proto_ops {
  * @remote_ops: remote operations of every type.
  * @ops: remote operations by enum rdlock_xop.
  * @posted_releases: releases whose one FAA was posted, not waited for.
- * @posted_failed: of them, those whose operation failed, ended by a worker.
+ * @posted_failed: of them, those whose operation failed, ended by a worker;
+ *	and posted WRITEs that failed (rdlock_proto_post_write()).
  * @retries: new tickets after a revocation or an over-limit word.
  * @stall_resets: stalled holders skipped by a lease reset.
  * @overflow_resets: words reset to zero after crossing COUNT_MAX.
@@ -498,6 +499,8 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 					    struct rdlock_ticket *t));
 bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, u64 delta);
+int rdlock_proto_post_write(u32 node, u64 incarnation, u32 slot, u64 val,
+			    atomic_t *pin);
 void rdlock_proto_wait_pin(atomic_t *pin);
 void rdlock_proto_flush(void);
 int rdlock_proto_init(void);

@@ -50,6 +50,14 @@ struct rdlock_lock;
 #define RDLOCK_LKF_GATE		_BITUL(7)
 /* Bits of the value block's state word the user may keep (the rest: tag). */
 #define RDLOCK_LVB_FLAGS_MASK	0xffffU
+/*
+ * rdlock_lvb_set_words() flag, not stored: the state word's WRITE may be
+ * posted, not waited for (the bytes are written first either way). This
+ * node's next operation on the name finds it written; if it fails, the
+ * state word keeps what it had, which must then say what the caller
+ * needs (the DLM layer marks it dirty at the grant).
+ */
+#define RDLOCK_LVB_POST		_BITUL(31)
 
 /**
  * struct rdlock_ls_attr - what a lockspace is
