@@ -318,6 +318,28 @@ static int dl_event(int fd, __u32 slot, __u32 timeout_ms,
 	EXPECT_QUIET(gfd_, gsl_);					\
 } while (0)
 
+/*
+ * Slot 0 at EX, slot 1 at NL, on one resource: slot 1 asks for PR, slot 0
+ * gets BAST(PR) and goes to NL, slot 1 is granted; slot 0 asks for EX,
+ * slot 1 gets BAST(EX) and goes to NL, slot 0 is granted. Each step one
+ * callback exactly; @waiting: check that slot 1 waits for slot 0 (300 ms
+ * of quiet).
+ */
+static void hand_over(struct __test_metadata *_metadata, int fd,
+		      bool waiting)
+{
+	ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
+	EXPECT_BAST(fd, 0, PR);
+	if (waiting)
+		EXPECT_QUIET(fd, 1);
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+	EXPECT_BAST(fd, 1, EX);
+	CONV(fd, 1, NL, 0);
+	EXPECT_AST(fd, 0, 0);
+}
+
 static void res_name(char *buf, size_t len, const char *what, __u32 node)
 {
 	snprintf(buf, len, "%s-%u", what, node);
@@ -422,15 +444,7 @@ TEST_F_TIMEOUT(dlm, conversions, STEP_S)
 	/* A waiting request: the holder gets BAST(mode), gives way. */
 	CONV(fd, 1, NL, 0);
 	CONV(fd, 0, EX, 0);
-	ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
-	EXPECT_BAST(fd, 0, PR);
-	EXPECT_QUIET(fd, 1);			/* still waiting */
-	CONV(fd, 0, NL, 0);
-	EXPECT_AST(fd, 1, 0);
-	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
-	EXPECT_BAST(fd, 1, EX);
-	CONV(fd, 1, NL, 0);
-	EXPECT_AST(fd, 0, 0);
+	hand_over(_metadata, fd, true);
 	EXPECT_QUIET(fd, 0);
 	EXPECT_QUIET(fd, 1);
 	UNLOCK(fd, 0);
@@ -853,16 +867,8 @@ TEST_F_TIMEOUT(dlm, notice_order, STEP_S)
 	ASSERT_EQ(0, rdl_debugfs_write(DONE_DELAY, 20));
 	GRANT(fd, 0, EX, 0, "order");
 	GRANT(fd, 1, NL, 0, "order");
-	for (i = 0; i < 10; i++) {
-		ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
-		EXPECT_BAST(fd, 0, PR);
-		CONV(fd, 0, NL, 0);
-		EXPECT_AST(fd, 1, 0);
-		ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
-		EXPECT_BAST(fd, 1, EX);
-		CONV(fd, 1, NL, 0);
-		EXPECT_AST(fd, 0, 0);
-	}
+	for (i = 0; i < 10; i++)
+		hand_over(_metadata, fd, false);
 	EXPECT_QUIET(fd, 0);
 	EXPECT_QUIET(fd, 1);
 	EXPECT_EQ(0, rdl_debugfs_write(DONE_DELAY, 0));
