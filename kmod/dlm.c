@@ -719,8 +719,8 @@ static void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req)
 }
 
 /*
- * @req's wait is over: the done notice, after any repeat of the wait's.
- * Once: the request no longer counts as noticed.
+ * @req's wait is over: the done notice, after any repeat of the wait's
+ * (none if it never waited).
  */
 static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 {
@@ -729,7 +729,6 @@ static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 
 	if (!req->noticed)
 		return;
-	req->noticed = false;
 	mutex_lock(&dls->notice_mutex);
 	if (READ_ONCE(rdlock_dlm_inject_done_delay_ms))
 		msleep(READ_ONCE(rdlock_dlm_inject_done_delay_ms));
@@ -1124,7 +1123,6 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
-	rdlock_dlm_notice_done(req);
 	/* A cancel's gate release uses @req. */
 	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);

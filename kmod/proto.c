@@ -792,6 +792,23 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset, NULL);
 }
 
+/* A posted operation starts counting: in @pin, if any, and in all. */
+static void rdlock_proto_posted_get(atomic_t *pin)
+{
+	if (pin)
+		atomic_inc(pin);
+	atomic_inc(&rdlock_proto_posted);
+}
+
+/* A posted operation ended, or was never sent: it stops counting. */
+static void rdlock_proto_posted_put(atomic_t *pin)
+{
+	if (pin)
+		atomic_dec(pin);
+	atomic_dec(&rdlock_proto_posted);
+	wake_up_all(&rdlock_proto_posted_wq);
+}
+
 /* A posted release ended: let go of what it held, last of all its pin. */
 static void rdlock_proto_posted_end(struct rdlock_proto_work *w)
 {
@@ -801,10 +818,7 @@ static void rdlock_proto_posted_end(struct rdlock_proto_work *w)
 	mempool_free(w, rdlock_proto_work_pool);
 	if (q)
 		kref_put(&q->ref, rdlock_proto_quota_free);
-	if (pin)
-		atomic_dec(pin);
-	atomic_dec(&rdlock_proto_posted);
-	wake_up_all(&rdlock_proto_posted_wq);
+	rdlock_proto_posted_put(pin);
 }
 
 /*
@@ -888,9 +902,7 @@ bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 	w->ret = 0;
 	if (cfg->quota)
 		kref_get(&cfg->quota->ref);
-	if (t->pin)
-		atomic_inc(t->pin);
-	atomic_inc(&rdlock_proto_posted);
+	rdlock_proto_posted_get(t->pin);
 	if (cfg->xport)
 		ret = cfg->xport->post(cfg->xport_priv, RDLOCK_XOP_FAA,
 				       t->node, t->incarnation, t->slot, delta,
@@ -920,9 +932,7 @@ static void rdlock_proto_write_done(void *ctx, int ret, u64 value)
 		rdlock_proto_count(NULL, posted_failed);
 		pr_warn_ratelimited("a posted write failed (%d)\n", ret);
 	}
-	atomic_dec(pin);
-	atomic_dec(&rdlock_proto_posted);
-	wake_up_all(&rdlock_proto_posted_wq);
+	rdlock_proto_posted_put(pin);
 }
 
 /**
@@ -947,15 +957,11 @@ int rdlock_proto_post_write(u32 node, u64 incarnation, u32 slot, u64 val,
 {
 	int ret;
 
-	atomic_inc(pin);
-	atomic_inc(&rdlock_proto_posted);
+	rdlock_proto_posted_get(pin);
 	ret = rdlock_xport_post(RDLOCK_XOP_WRITE, node, incarnation, slot, val,
 				0, rdlock_proto_write_done, pin);
-	if (ret) {
-		atomic_dec(pin);
-		atomic_dec(&rdlock_proto_posted);
-		wake_up_all(&rdlock_proto_posted_wq);
-	}
+	if (ret)
+		rdlock_proto_posted_put(pin);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_write, RDLOCK_INTERNAL);
