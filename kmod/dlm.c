@@ -26,7 +26,11 @@
  * mode and remembers the notice until the waiter says it is done, so a
  * holder granted meanwhile gets its BAST too. A node that opens the
  * lockspace later never saw the notices sent before: it says hello, and
- * every node sends it the notices of its requests still waiting.
+ * every node sends it the notices of its requests still waiting. A node
+ * connected again after a link failure may have lost any of them, wait
+ * or done: every node that sees the connection come back sends it all of
+ * its requests' wait notices again, after a repeat notice that makes it
+ * forget the ones it had.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -97,6 +101,7 @@ enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
 	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
 	RDLOCK_DLM_NOTICE_HELLO = 4,	/* @src opened the lockspace */
+	RDLOCK_DLM_NOTICE_REPEAT = 5,	/* @src's waits follow, anew */
 };
 
 /* A request whose name found no free entry tries again after this. */
@@ -279,16 +284,17 @@ struct rdlock_dlm_req {
  * @notices: waiters of the cluster not done yet.
  * @waits: this node's requests whose wait notice is out, done notice not
  *	(rdlock_dlm_req.wait_node).
- * @notice_mutex: orders the done notices after @hello_work's repeats of
+ * @notice_mutex: orders the done notices after @repeat_work's repeats of
  *	the wait notices, so that no node keeps a wait that is over.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
  * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
  * @trim_work: forgets the rdlock names this node does not use that are
  *	homed on a node of @trim_homes.
- * @hello_nodes: nodes that opened the lockspace since, a bit each, for
- *	@hello_work.
- * @hello_work: sends them the wait notices of @waits.
+ * @repeat_nodes: nodes that opened the lockspace or were connected again
+ *	since, a bit each, for @repeat_work.
+ * @repeat_work: sends them a repeat notice, then the wait notices of
+ *	@waits.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -306,8 +312,8 @@ struct rdlock_dlm_ls {
 	atomic_t refs;
 	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct trim_work;
-	unsigned long hello_nodes;	/* RDLOCK_MAX_NODES bits */
-	struct work_struct hello_work;
+	unsigned long repeat_nodes;	/* RDLOCK_MAX_NODES bits */
+	struct work_struct repeat_work;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
@@ -340,6 +346,8 @@ enum {
 	RDLOCK_DLM_ST_TRIM,		/* room notices received */
 	RDLOCK_DLM_ST_HELLO,		/* hello notices of other nodes */
 	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
+	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
+	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -368,6 +376,8 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_TRIM] = "trims",
 	[RDLOCK_DLM_ST_HELLO] = "hellos",
 	[RDLOCK_DLM_ST_REWAIT] = "rewaits",
+	[RDLOCK_DLM_ST_RECONNECT] = "reconnects",
+	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -544,16 +554,21 @@ static void rdlock_dlm_res_put(struct rdlock_dlm_ls *dls,
 	kfree(res);
 }
 
-/* The wait notices of request @req of node @src are over. */
+/*
+ * The wait notices of request @req of node @src are over; @req 0 (ids
+ * start at 1): every wait of @src, which opened the lockspace (it has no
+ * request yet) or is about to send all of its waits again.
+ */
 static void rdlock_dlm_forget_wait(struct rdlock_dlm_ls *dls, u32 src, u64 req)
 {
 	struct rdlock_dlm_notice *n, *tmp;
 
 	lockdep_assert_held(&dls->lock);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node) {
-		if (n->src == src && n->req == req) {
+		if (n->src == src && (!req || n->req == req)) {
 			list_del(&n->node);
 			kfree(n);
+			rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, -1);
 		}
 	}
 }
@@ -572,6 +587,24 @@ static bool rdlock_dlm_wait_live(struct rdlock_dlm_ls *dls, u64 id)
 		if (req->id == id)
 			return req->lkb;
 	return false;
+}
+
+/* Send @node our waits again; sending may sleep: not from softirq. */
+static void rdlock_dlm_repeat_to(struct rdlock_dlm_ls *dls, u32 node)
+{
+	set_bit(node, &dls->repeat_nodes);
+	queue_work(rdlock_dlm_wq, &dls->repeat_work);
+}
+
+/* The transport connected to @node (again): it may have lost notices. */
+static void rdlock_dlm_node_up(void *arg, u32 node)
+{
+	struct rdlock_dlm_ls *dls = arg;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return;
+	rdlock_dlm_count(RDLOCK_DLM_ST_RECONNECT, 1);
+	rdlock_dlm_repeat_to(dls, node);
 }
 
 static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
@@ -613,14 +646,22 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		queue_work(rdlock_dlm_wq, &dls->trim_work);
 		return;
 	}
-	if (m->kind == RDLOCK_DLM_NOTICE_HELLO) {
+	if (m->kind == RDLOCK_DLM_NOTICE_REPEAT) {
+		if (src != self)
+			rdlock_dlm_forget_wait(dls, src, 0);
 		spin_unlock(&dls->lock);
-		if (src == self || src >= RDLOCK_MAX_NODES)
+		return;
+	}
+	if (m->kind == RDLOCK_DLM_NOTICE_HELLO) {
+		if (src == self || src >= RDLOCK_MAX_NODES) {
+			spin_unlock(&dls->lock);
 			return;
-		/* Sending may sleep: not in softirq. */
+		}
+		/* What it sent before it (re)opened is over. */
+		rdlock_dlm_forget_wait(dls, src, 0);
+		spin_unlock(&dls->lock);
 		rdlock_dlm_count(RDLOCK_DLM_ST_HELLO, 1);
-		set_bit(src, &dls->hello_nodes);
-		queue_work(rdlock_dlm_wq, &dls->hello_work);
+		rdlock_dlm_repeat_to(dls, src);
 		return;
 	}
 	if (m->kind != RDLOCK_DLM_NOTICE_WAIT ||
@@ -651,6 +692,7 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		n->req = req;
 		n->mode = mode;
 		list_add_tail(&n->node, &dls->notices);
+		rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, 1);
 	} else {
 		pr_warn_ratelimited("no memory to remember a blocking notice\n");
 	}
@@ -704,7 +746,7 @@ static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
  * @req is about to wait: its wait notice goes to every node. It is on
  * dls->waits before it is sent, so that a node whose hello comes while it
  * is being sent (and that may have dropped it, not having the lockspace
- * open yet) is sent it again by rdlock_dlm_hello_work().
+ * open yet) is sent it again by rdlock_dlm_repeat_work().
  */
 static void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req)
 {
@@ -741,16 +783,19 @@ static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 
 /*
  * Nodes that opened the lockspace after some of our requests' wait
- * notices went out dropped them (no receiver yet); a holder they are
- * granted would never get its BAST. Send each of them the notices of the
+ * notices went out dropped them (no receiver yet), and a node connected
+ * again may have lost any notice sent to it meanwhile or on the failed
+ * connection: a holder it grants would never get its BAST, or a wait
+ * that is over would give its holders BASTs for good. Send each of them
+ * a repeat notice (it forgets our waits) and then the notices of the
  * requests still waiting, under notice_mutex: a request's done notice
  * cannot overtake its repeated wait notice (the connection to a node is
  * ordered), which would leave that node a wait that is over for good.
  */
-static void rdlock_dlm_hello_work(struct work_struct *work)
+static void rdlock_dlm_repeat_work(struct work_struct *work)
 {
 	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
-						 hello_work);
+						 repeat_work);
 	struct rdlock_dlm_notice_msg m;
 	struct rdlock_dlm_req *req;
 	unsigned long flags;
@@ -759,8 +804,10 @@ static void rdlock_dlm_hello_work(struct work_struct *work)
 
 	mutex_lock(&dls->notice_mutex);
 	for (node = 0; node < RDLOCK_MAX_NODES; node++) {
-		if (!test_and_clear_bit(node, &dls->hello_nodes))
+		if (!test_and_clear_bit(node, &dls->repeat_nodes))
 			continue;
+		rdlock_dlm_send_msg(dls, &(struct rdlock_dlm_notice_msg){
+					.kind = RDLOCK_DLM_NOTICE_REPEAT }, node);
 		/* In request order (ids from 1), one at a time: sends sleep. */
 		for (last = 0;; last = next) {
 			next = 0;
@@ -1653,7 +1700,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	INIT_LIST_HEAD(&dls->waits);
 	mutex_init(&dls->notice_mutex);
 	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
-	INIT_WORK(&dls->hello_work, rdlock_dlm_hello_work);
+	INIT_WORK(&dls->repeat_work, rdlock_dlm_repeat_work);
 
 	mutex_lock(&rdlock_dlm_mutex);
 	list_for_each_entry(o, &rdlock_dlm_list, list) {
@@ -1667,7 +1714,8 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 		ret = PTR_ERR(dls->ls);
 		goto err;
 	}
-	ret = rdlock_ls_notice_register(dls->ls, rdlock_dlm_notice, dls);
+	ret = rdlock_ls_notice_register(dls->ls, rdlock_dlm_notice,
+					rdlock_dlm_node_up, dls);
 	if (ret) {
 		rdlock_ls_close(dls->ls);
 		goto err;
@@ -1708,10 +1756,12 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	rdlock_ls_notice_unregister(dls->ls);
 	/* No notice queues them now. */
 	cancel_work_sync(&dls->trim_work);
-	cancel_work_sync(&dls->hello_work);
+	cancel_work_sync(&dls->repeat_work);
 	rdlock_ls_close(dls->ls);
-	list_for_each_entry_safe(n, tmp, &dls->notices, node)
+	list_for_each_entry_safe(n, tmp, &dls->notices, node) {
 		kfree(n);
+		rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, -1);
+	}
 	idr_destroy(&dls->lkids);
 	kfree(dls);
 }

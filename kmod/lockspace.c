@@ -1696,6 +1696,7 @@ struct rdlock_ls_sink {
 	struct rdlock_ls *ls;
 	u64 tag;
 	rdlock_ls_notice_t fn;
+	rdlock_ls_up_t up;
 	void *arg;
 };
 
@@ -1729,16 +1730,37 @@ static void rdlock_ls_msg_handler(u32 src, const void *payload, size_t len)
 			  len - sizeof(m->tag));
 }
 
+/* The transport connected to @node: tell the receivers it concerns. */
+static void rdlock_ls_up_handler(u32 node)
+{
+	struct rdlock_ls_sink *s;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node) {
+		if (!s->up)
+			continue;
+		for (i = 0; i < s->ls->nr_nodes; i++)
+			if (s->ls->nodes[i] == node)
+				s->up(s->arg, node);
+	}
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+}
+
 /**
  * rdlock_ls_notice_register() - receive the lockspace's notices
  * @ls: the lockspace.
  * @fn: called for every notice, this node's own included; must not sleep.
- * @arg: its argument.
+ * @up: NULL, or called each time the transport connects to another node
+ *	of @ls, so that the receiver can send again what that node may
+ *	have missed; must not sleep.
+ * @arg: their argument.
  *
  * Return: 0, -EEXIST when @ls has a receiver already, -ENOMEM.
  */
 int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
-			      void *arg)
+			      rdlock_ls_up_t up, void *arg)
 {
 	struct rdlock_ls_sink *s, *new;
 	unsigned long flags;
@@ -1750,6 +1772,7 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
 	new->ls = ls;
 	new->tag = ls->tag;
 	new->fn = fn;
+	new->up = up;
 	new->arg = arg;
 	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
@@ -1876,9 +1899,12 @@ int rdlock_ls_init(void)
 		return -ENOMEM;
 	ret = rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE,
 					   rdlock_ls_msg_handler);
-	if (ret)
+	if (ret) {
 		destroy_workqueue(rdlock_ls_wq);
-	return ret;
+		return ret;
+	}
+	rdlock_xport_set_up_handler(rdlock_ls_up_handler);
+	return 0;
 }
 
 /*
@@ -1896,6 +1922,7 @@ void rdlock_ls_exit(void)
 		rdlock_ls_put_locked(ls);
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	rdlock_xport_set_up_handler(NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
 	destroy_workqueue(rdlock_ls_wq);
 }

@@ -71,8 +71,14 @@ void rdlock_lock_info(const struct rdlock_lock *lk,
 #define RDLOCK_LS_NOTICE_MAX	32
 typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
 				   size_t len);
+/*
+ * A node of the lockspace is connected again (or for the first time): the
+ * notices sent to it meanwhile, or lost with its old connection, never
+ * arrive. Softirq or process context: must not sleep.
+ */
+typedef void (*rdlock_ls_up_t)(void *arg, u32 node);
 int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
-			      void *arg);
+			      rdlock_ls_up_t up, void *arg);
 void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);

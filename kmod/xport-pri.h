@@ -356,8 +356,12 @@ struct rdlock_cluster {
 	/* Fault injection: replies to drop by failing the connection. */
 	atomic_t inject_lost_replies;
 	atomic64_t lost_replies;
+	/* Fault injection: one-way messages lost with their connection. */
+	atomic_t inject_lost_msgs;
+	atomic64_t lost_msgs;
 	u32 epoch;				/* see rdlock_xport_epoch() */
 	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
+	rdlock_xport_up_handler_t up_handler;
 };
 
 extern struct rdlock_cluster rdlock_cl;

@@ -67,6 +67,12 @@ int rdlock_xport_set_msg_handler(unsigned int type,
 				 rdlock_xmsg_handler_t handler);
 int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 			  size_t len);
+/*
+ * A connection to another node became usable (again): messages sent to it
+ * while it was down, or lost with the connection before, never arrive.
+ */
+typedef void (*rdlock_xport_up_handler_t)(u32 node);
+void rdlock_xport_set_up_handler(rdlock_xport_up_handler_t handler);
 
 u32 rdlock_xport_self(void);
 u32 rdlock_xport_table_slots(void);

@@ -946,8 +946,13 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		queue_work(rdlock_wq, &cl->local_setup_work);
 	else if (conn->node == cl->self)
 		rdlock_kick_peers();
-	if (conn->node != cl->self)
+	if (conn->node != cl->self) {
+		rdlock_xport_up_handler_t up = READ_ONCE(cl->up_handler);
+
 		pr_info("connected to node %u\n", conn->node);
+		if (up)
+			up(conn->node);
+	}
 	return 0;
 }
 

@@ -66,6 +66,8 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "stale_requests: %lld\nlost_replies_injected: %lld\n",
 		   (long long)atomic64_read(&cl->stale_requests),
 		   (long long)atomic64_read(&cl->lost_replies));
+	seq_printf(m, "lost_msgs_injected: %lld\n",
+		   (long long)atomic64_read(&cl->lost_msgs));
 	spin_unlock_bh(&cl->lock);
 	return 0;
 }
@@ -108,6 +110,8 @@ void rdlock_xport_debugfs_init(struct dentry *root)
 	/* Fault injection for tests: answers to drop, each with its link. */
 	debugfs_create_atomic_t("inject_lost_replies", 0600, root,
 				&rdlock_cl.inject_lost_replies);
+	debugfs_create_atomic_t("inject_lost_msgs", 0600, root,
+				&rdlock_cl.inject_lost_msgs);
 	debugfs_create_file("cluster", 0444, root, NULL, &rdlock_cluster_fops);
 	debugfs_create_file("nodes", 0444, root, NULL, &rdlock_nodes_fops);
 }

@@ -1766,6 +1766,17 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 	conn = rdlock_conn_get_ready(node, &ret);
 	if (!conn)
 		return ret;
+	/*
+	 * Fault injection: the message is lost with its connection, and the
+	 * sender cannot tell, as when a posted send is flushed.
+	 */
+	if (node != rdlock_cl.self &&
+	    atomic_dec_if_positive(&rdlock_cl.inject_lost_msgs) >= 0) {
+		atomic64_inc(&rdlock_cl.lost_msgs);
+		rdlock_conn_fail(conn);
+		rdlock_conn_put(conn);
+		return 0;
+	}
 	tx = rdlock_tx_get(conn, false);
 	if (tx) {
 		rdlock_msg_init(tx->msg, RDLOCK_WIRE_USER + type, 0, len);
@@ -1778,6 +1789,22 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_set_up_handler() - hear of connections to other nodes
+ * @handler: called each time a connection to another node becomes ready,
+ *	the first one included, in softirq or process context (it must not
+ *	sleep); NULL to stop.
+ *
+ * A user that keeps state on other nodes with one-way messages sends it
+ * again from here: what was sent while the node was unreachable, or
+ * posted before its connection failed, is lost.
+ */
+void rdlock_xport_set_up_handler(rdlock_xport_up_handler_t handler)
+{
+	WRITE_ONCE(rdlock_cl.up_handler, handler);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_up_handler, RDLOCK_INTERNAL);
 
 u32 rdlock_xport_self(void)
 {

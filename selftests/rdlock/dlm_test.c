@@ -48,6 +48,12 @@
  *		inject_dlm_done_delay_ms; a busy send buffer or a hello's
  *		repeats hold it back in real life): a grant must not get a
  *		BAST for a wait that ended before the grant's caller asked.
+ * link_blip	two-sided backend: node 0's wait notice to node 1 is lost with
+ *		their link (debugfs inject_lost_msgs); node 1, holding EX,
+ *		must still get BAST(EX) once the link is back, and node 0 be
+ *		granted. Then node 1's done notice to node 0 is lost the same
+ *		way: node 0 must forget that wait once the link is back (dlm
+ *		waits_known 0), and its next EX grant get no BAST.
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -93,7 +99,7 @@
 /*
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
- * notice_order: 35).
+ * notice_order: 35; link_blip: 36 .. 40).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -104,9 +110,10 @@
 #define QUIET_MS	300	/* a callback that must not */
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
+#define LOST_MSGS	"inject_lost_msgs"
 
 struct dlm_env {
-	__u32 self, nr_nodes, iters, barrier_timeout, base, room;
+	__u32 self, nr_nodes, iters, barrier_timeout, base, room, backend;
 };
 
 FIXTURE(dlm) {
@@ -139,6 +146,7 @@ FIXTURE_SETUP(dlm)
 	ASSERT_LE(info.first_free_slot + RDL_FIRST_TEST_SLOT + 64,
 		  info.table_slots);
 	e->base = info.first_free_slot + RDL_FIRST_TEST_SLOT;
+	e->backend = info.backend;
 	self->fd = open(DLM_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	strcpy(o.name, LS_NAME);
@@ -148,8 +156,9 @@ FIXTURE_SETUP(dlm)
 FIXTURE_TEARDOWN(dlm)
 {
 	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
-	/* A failed notice_order leaves no delay behind. */
+	/* A failed notice_order or link_blip leaves no fault behind. */
 	rdl_debugfs_write(DONE_DELAY, 0);
+	rdl_debugfs_write(LOST_MSGS, 0);
 	close(self->fd);
 	close(self->raw);
 }
@@ -875,6 +884,94 @@ TEST_F_TIMEOUT(dlm, notice_order, STEP_S)
 	UNLOCK(fd, 0);
 	UNLOCK(fd, 1);
 	BARRIER(35);
+}
+
+static long long dl_counter(const char *name)
+{
+	return rdl_debugfs_counter("dlm", name);
+}
+
+static long long dl_lost_msgs(void)
+{
+	return rdl_debugfs_counter("cluster", "lost_msgs_injected");
+}
+
+/* Wait until the DLM counter @name reaches @v: false after WAIT_MS. */
+static bool dl_counter_reaches(const char *name, long long v, bool down)
+{
+	double end = rdl_now() + WAIT_MS / 1000.0;
+	long long c;
+
+	for (;;) {
+		c = dl_counter(name);
+		if (c >= 0 && (down ? c <= v : c >= v))
+			return true;
+		if (rdl_now() > end)
+			return false;
+		usleep(10000);
+	}
+}
+
+TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
+{
+	__u32 me = self->env.self;
+	long long lost0 = 0, sent0 = 0;
+	int fd = self->fd;
+
+	/*
+	 * A verbs operation in flight when the link fails has an unknown
+	 * outcome (issue 8); the two-sided backend applies it exactly once.
+	 */
+	if (self->env.backend != RDLOCK_BACKEND_TWOSIDED)
+		SKIP(return, "link failures under operations need the two-sided backend");
+	if (me == 1)
+		GRANT(fd, 0, EX, 0, "blip");
+	BARRIER(36);
+	if (!me) {
+		/* The gate is busy: the wait notice goes to node 1 first. */
+		lost0 = dl_lost_msgs();
+		ASSERT_EQ(0, rdl_debugfs_write(LOST_MSGS, 1));
+		ASSERT_EQ(0, dl_lock(fd, 0, EX, 0, "blip"));
+		EXPECT_AST(fd, 0, 0);
+		EXPECT_EQ(1, dl_lost_msgs() - lost0);
+	} else if (me == 1) {
+		/* Only the repeat after the reconnection can tell us. */
+		EXPECT_BAST(fd, 0, EX);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(37);
+	if (me == 1) {
+		sent0 = dl_counter("notices");
+		ASSERT_EQ(0, dl_lock(fd, 0, PR, 0, "blip"));
+	} else if (!me) {
+		EXPECT_BAST(fd, 0, PR);
+	}
+	BARRIER(38);
+	if (me == 1) {
+		/* The wait notice is out to every node: the done is next. */
+		ASSERT_TRUE(dl_counter_reaches("notices", sent0 + 1, false));
+		lost0 = dl_lost_msgs();
+		ASSERT_EQ(0, rdl_debugfs_write(LOST_MSGS, 1));
+	}
+	BARRIER(39);
+	if (!me) {
+		CONV(fd, 0, NL, 0);
+	} else if (me == 1) {
+		EXPECT_AST(fd, 0, 0);
+		EXPECT_EQ(1, dl_lost_msgs() - lost0);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(40);
+	if (!me) {
+		/* Node 1's repeat notice makes us forget its wait. */
+		ASSERT_TRUE(dl_counter_reaches("waits_known", 0, true))
+			TH_LOG("node 1's wait still known: %lld",
+			       dl_counter("waits_known"));
+		CONV(fd, 0, EX, 0);
+		EXPECT_QUIET(fd, 0);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(41);
 }
 
 /* This node's unused cached rdlock names of the test's lockspace. */
