@@ -48,12 +48,15 @@
  *		inject_dlm_done_delay_ms; a busy send buffer or a hello's
  *		repeats hold it back in real life): a grant must not get a
  *		BAST for a wait that ended before the grant's caller asked.
- * link_blip	two-sided backend: node 0's wait notice to node 1 is lost with
- *		their link (debugfs inject_lost_msgs); node 1, holding EX,
- *		must still get BAST(EX) once the link is back, and node 0 be
- *		granted. Then node 1's done notice to node 0 is lost the same
- *		way: node 0 must forget that wait once the link is back (dlm
- *		waits_known 0), and its next EX grant get no BAST.
+ * link_blip	node 0's wait notice to node 1 is lost with their link (debugfs
+ *		inject_lost_msgs); node 1, holding EX, must still get
+ *		BAST(EX) once the link is back, and node 0 be granted. Then
+ *		node 1's done notice to node 0 is lost the same way: node 0
+ *		must forget that wait once the link is back (dlm waits_known
+ *		0), and its next EX grant get no BAST. Each link fails when
+ *		no lock operation is in flight on it (node 0 releases
+ *		synchronously, module parameter release_post 0): a verbs
+ *		operation would have an unknown outcome (issue 8).
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -111,9 +114,10 @@
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
 #define LOST_MSGS	"inject_lost_msgs"
+#define RELEASE_POST	"/sys/module/rdlock/parameters/release_post"
 
 struct dlm_env {
-	__u32 self, nr_nodes, iters, barrier_timeout, base, room, backend;
+	__u32 self, nr_nodes, iters, barrier_timeout, base, room;
 };
 
 FIXTURE(dlm) {
@@ -146,7 +150,6 @@ FIXTURE_SETUP(dlm)
 	ASSERT_LE(info.first_free_slot + RDL_FIRST_TEST_SLOT + 64,
 		  info.table_slots);
 	e->base = info.first_free_slot + RDL_FIRST_TEST_SLOT;
-	e->backend = info.backend;
 	self->fd = open(DLM_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	strcpy(o.name, LS_NAME);
@@ -159,6 +162,7 @@ FIXTURE_TEARDOWN(dlm)
 	/* A failed notice_order or link_blip leaves no fault behind. */
 	rdl_debugfs_write(DONE_DELAY, 0);
 	rdl_debugfs_write(LOST_MSGS, 0);
+	rdl_write_u32(RELEASE_POST, 1);
 	close(self->fd);
 	close(self->raw);
 }
@@ -918,12 +922,6 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 	long long lost0 = 0, sent0 = 0;
 	int fd = self->fd;
 
-	/*
-	 * A verbs operation in flight when the link fails has an unknown
-	 * outcome (issue 8); the two-sided backend applies it exactly once.
-	 */
-	if (self->env.backend != RDLOCK_BACKEND_TWOSIDED)
-		SKIP(return, "link failures under operations need the two-sided backend");
 	if (me == 1)
 		GRANT(fd, 0, EX, 0, "blip");
 	BARRIER(36);
@@ -945,6 +943,8 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 		ASSERT_EQ(0, dl_lock(fd, 0, PR, 0, "blip"));
 	} else if (!me) {
 		EXPECT_BAST(fd, 0, PR);
+		/* Released when the AST comes: nothing in flight after. */
+		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 0));
 	}
 	BARRIER(38);
 	if (me == 1) {
@@ -956,6 +956,7 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 	BARRIER(39);
 	if (!me) {
 		CONV(fd, 0, NL, 0);
+		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 1));
 	} else if (me == 1) {
 		EXPECT_AST(fd, 0, 0);
 		EXPECT_EQ(1, dl_lost_msgs() - lost0);

@@ -91,10 +91,17 @@ bool rdl_read_again(int err)
 int rdl_debugfs_write(const char *file, unsigned int v)
 {
 	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
+	return rdl_write_u32(path, v);
+}
+
+/* Write @v to the file @path (a knob, a module parameter): 0 or errno. */
+int rdl_write_u32(const char *path, unsigned int v)
+{
 	FILE *f;
 	int ret;
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
 	f = fopen(path, "w");
 	if (!f)
 		return errno;
