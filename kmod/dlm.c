@@ -44,6 +44,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
@@ -82,8 +83,46 @@ static const struct rdlock_ls_attr rdlock_dlm_attr = {
 	/* Value blocks and the convert gates, in the names' entries. */
 	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE,
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
-	.slots = 16384,		/* 1365 names of 12 slots per home */
+	/* .slots: rdlock_dlm_slots */
 };
+
+/*
+ * Slots of every node's table a DLM lockspace takes, 12 per name: 16384
+ * is 1365 names per home. A file system keeps a name for every lock it
+ * caches (OCFS2: about four per cached inode, held at NL or above), and
+ * a request whose home has no free entry waits until one is freed, so a
+ * file system with many files needs more; the lock table
+ * (table_slots) must hold it. Read when a lockspace is opened; the same
+ * on every node (it is the lockspace's geometry).
+ */
+#define RDLOCK_DLM_SLOTS_MIN	1200
+static unsigned int rdlock_dlm_slots = 16384;
+
+static int rdlock_dlm_slots_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < RDLOCK_DLM_SLOTS_MIN || n > RDLOCK_LS_SLOTS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(rdlock_dlm_slots, n);
+	return 0;
+}
+
+static const struct kernel_param_ops rdlock_dlm_slots_ops = {
+	.set = rdlock_dlm_slots_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(dlm_slots, &rdlock_dlm_slots_ops, &rdlock_dlm_slots, 0644);
+MODULE_PARM_DESC(dlm_slots,
+		 "lock-table slots of a DLM lockspace on every node, 12 per resource name (1200..65536, default 16384); read when a lockspace is opened, the same on every node");
+
+/* A request that waits this long for a free name entry is logged. */
+#define RDLOCK_DLM_ROOM_WARN_MS	10000
 
 /*
  * The value block's state (rdlock_lvb_set() flags), on the resource's name:
@@ -244,6 +283,7 @@ struct rdlock_dlm_lkb {
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
  * @gate_work: gives back @cancel_gate.
  * @start: when it was queued.
+ * @room_warned: its long wait for a free name entry was logged.
  * @sb_flags: for the grant's AST.
  */
 struct rdlock_dlm_req {
@@ -266,6 +306,7 @@ struct rdlock_dlm_req {
 	struct rdlock_lock *cancel_gate;
 	struct work_struct gate_work;
 	ktime_t start;
+	bool room_warned;
 	u8 sb_flags;
 };
 
@@ -860,6 +901,15 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to, home);
 	if (!ms)
 		return -EAGAIN;
+	/* Names in use fill the home: only an admin can make room. */
+	if (!req->room_warned &&
+	    ktime_ms_delta(ktime_get(), req->start) > RDLOCK_DLM_ROOM_WARN_MS) {
+		req->room_warned = true;
+		pr_warn_ratelimited("%s: a request waits for a free name entry on node %u since %lld ms: the lockspace is full of names in use (module parameter dlm_slots, %u)\n",
+				    req->dls->name, home,
+				    ktime_ms_delta(ktime_get(), req->start),
+				    READ_ONCE(rdlock_dlm_slots));
+	}
 	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,
 		      RDLOCK_DLM_ROOM_MS_MAX);
 	msleep(*ms);
@@ -1675,6 +1725,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 {
 	size_t len = name ? strlen(name) : 0;
 	struct rdlock_dlm_ls *dls, *o;
+	struct rdlock_ls_attr attr;
 	int ret;
 
 	if (!len || len > RDLOCK_DLM_LS_NAME_MAX ||
@@ -1709,7 +1760,9 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 			goto err;
 		}
 	}
-	dls->ls = rdlock_ls_open(dls->name, &rdlock_dlm_attr);
+	attr = rdlock_dlm_attr;
+	attr.slots = READ_ONCE(rdlock_dlm_slots);
+	dls->ls = rdlock_ls_open(dls->name, &attr);
 	if (IS_ERR(dls->ls)) {
 		ret = PTR_ERR(dls->ls);
 		goto err;

@@ -238,8 +238,14 @@ rdlock_leave_group_install() {
 	cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path "$LEAVE_GROUP"
 }
 
+# Sized for a file system (ocfs2.rst, "Lockspace size"): a DLM lockspace
+# of 65536 slots (5461 names per node) in a 2 MiB table. With the default
+# 16384 slots, 200 files per node and phase filled it in the benchmark's
+# first phase (2 runs of 3) and a create waited for room for good.
+RDLOCK_OCFS2_PARAMS="table_slots=262144 dlm_slots=65536"
+
 rdlock_up() {
-	rdl_start "" &&
+	rdl_start "$RDLOCK_OCFS2_PARAMS" &&
 	rdl_step "rdlock: plug-in loaded, cluster_stack pcmk" rdlock_plugin_setup &&
 	rdl_step "rdlock: unmount helper (hb_ctl_path)" rdlock_leave_group_install
 }
