@@ -100,16 +100,8 @@ static unsigned int rdlock_dlm_slots = 16384;
 
 static int rdlock_dlm_slots_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int n;
-	int ret;
-
-	ret = kstrtouint(val, 0, &n);
-	if (ret)
-		return ret;
-	if (n < RDLOCK_DLM_SLOTS_MIN || n > RDLOCK_LS_SLOTS_MAX)
-		return -EINVAL;
-	WRITE_ONCE(rdlock_dlm_slots, n);
-	return 0;
+	return param_set_uint_minmax(val, kp, RDLOCK_DLM_SLOTS_MIN,
+				     RDLOCK_LS_SLOTS_MAX);
 }
 
 static const struct kernel_param_ops rdlock_dlm_slots_ops = {
@@ -895,6 +887,7 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 			   unsigned int *ms)
 {
 	unsigned long flags;
+	s64 waited_ms;
 	bool live;
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_ROOM_WAIT, 1);
@@ -902,12 +895,11 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 	if (!ms)
 		return -EAGAIN;
 	/* Names in use fill the home: only an admin can make room. */
-	if (!req->room_warned &&
-	    ktime_ms_delta(ktime_get(), req->start) > RDLOCK_DLM_ROOM_WARN_MS) {
+	waited_ms = ktime_ms_delta(ktime_get(), req->start);
+	if (!req->room_warned && waited_ms > RDLOCK_DLM_ROOM_WARN_MS) {
 		req->room_warned = true;
 		pr_warn_ratelimited("%s: a request waits for a free name entry on node %u since %lld ms: the lockspace is full of names in use (module parameter dlm_slots, %u)\n",
-				    req->dls->name, home,
-				    ktime_ms_delta(ktime_get(), req->start),
+				    req->dls->name, home, waited_ms,
 				    READ_ONCE(rdlock_dlm_slots));
 	}
 	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,

@@ -50,27 +50,11 @@ module_param_cb(backend, &rdlock_backend_ops, NULL, 0644);
 MODULE_PARM_DESC(backend,
 		 "atomic backend: auto (verbs if every node can), verbs, twosided; read when the cluster goes up");
 
-/* Take the unsigned parameter @val into @dst only if it is in [@min, @max]. */
-static int rdlock_param_set_range(const char *val, unsigned int min,
-				  unsigned int max, unsigned int *dst)
-{
-	unsigned int n;
-	int ret = kstrtouint(val, 0, &n);
-
-	if (ret)
-		return ret;
-	if (n < min || n > max)
-		return -EINVAL;
-	WRITE_ONCE(*dst, n);
-	return 0;
-}
-
 static int rdlock_slots_set(const char *val, const struct kernel_param *kp)
 {
 	/* One registration of physically contiguous memory: at most 4 MiB. */
-	return rdlock_param_set_range(val, RDLOCK_XPORT_RESERVED_SLOTS + 1,
-				      (4U << 20) / sizeof(u64),
-				      &rdlock_table_slots_param);
+	return param_set_uint_minmax(val, kp, RDLOCK_XPORT_RESERVED_SLOTS + 1,
+				     (4U << 20) / sizeof(u64));
 }
 
 static const struct kernel_param_ops rdlock_slots_ops = {
@@ -88,8 +72,7 @@ MODULE_PARM_DESC(table_slots,
 
 static int rdlock_op_timeout_set(const char *val, const struct kernel_param *kp)
 {
-	return rdlock_param_set_range(val, 1, RDLOCK_OP_TIMEOUT_MAX_MS,
-				      &rdlock_op_timeout_ms);
+	return param_set_uint_minmax(val, kp, 1, RDLOCK_OP_TIMEOUT_MAX_MS);
 }
 
 static const struct kernel_param_ops rdlock_op_timeout_ops = {
