@@ -54,6 +54,9 @@ struct rdlock_proto_stats;
  *	(waiters queued on the node, the node's one entry in the queue).
  * @claim_seq: numbers this node's resets, so a signal sent again is
  *	answered again but handled once.
+ * @next_id: where the allocation of waiter ids (@xa) goes on: an id is
+ *	used again only after every other, so that a notification sent
+ *	to an earlier waiter can never name a later one.
  * @xport: the simulated transport that sends this node's answers to reset
  *	signals (NULL: the real one), with @xport_priv.
  * @xport_priv: passed to @xport's calls.
@@ -68,6 +71,7 @@ struct rdlock_cql_waiters {
 	wait_queue_head_t claim_ended;
 	atomic_t claim_seq;
 	DECLARE_HASHTABLE(locals, 6);
+	u32 next_id;
 	const struct rdlock_proto_xport *xport;
 	void *xport_priv;
 };

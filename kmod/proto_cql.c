@@ -223,6 +223,7 @@ void rdlock_cql_waiters_init(struct rdlock_cql_waiters *ws)
 	INIT_LIST_HEAD(&ws->claims);
 	init_waitqueue_head(&ws->claim_ended);
 	atomic_set(&ws->claim_seq, 0);
+	ws->next_id = 0;
 	ws->xport = NULL;
 	ws->xport_priv = NULL;
 }
@@ -513,9 +514,9 @@ rdlock_cql_waiter_new(struct rdlock_cql_waiters *ws,
 	w->slot = t->slot;
 	w->incarnation = t->incarnation;
 	w->pos = ~0U;
-	ret = xa_alloc_bh(&ws->xa, &w->id, w, XA_LIMIT(1, CQL_LOCAL_MAX),
-			  GFP_NOFS);
-	if (ret) {
+	ret = xa_alloc_cyclic_bh(&ws->xa, &w->id, w, XA_LIMIT(1, CQL_LOCAL_MAX),
+				 &ws->next_id, GFP_NOFS);
+	if (ret < 0) {
 		kfree(w);
 		return ERR_PTR(ret == -EBUSY ? -EBUSY : -ENOMEM);
 	}
@@ -1045,6 +1046,52 @@ static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 	return ret;
 }
 
+/*
+ * Steps 2 and 3 of a reset this node claimed, busy or idle (@c registered
+ * by rdlock_cql_claim_begin()): 1 when done, 0 when another claimer took
+ * it over, else the transport's error (the table is gone).
+ */
+static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l,
+				    struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	u32 id = rdlock_cql_self(cfg) + 1, i;
+	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
+	u64 cur;
+	int ret;
+
+	spin_lock_bh(&ws->gate_lock);
+	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (rdlock_cql_participant(cfg, i))
+			c->pending |= BIT(i);
+	spin_unlock_bh(&ws->gate_lock);
+	for (;;) {
+		rdlock_cql_signal(cfg, t, ws, c);
+		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending),
+				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS)))
+			break;
+		/* Still ours? A claimer taken for gone gives the lock up. */
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
+		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
+			break;
+	}
+
+	/*
+	 * Step 3. It must end, or enqueuers wait for the reset field for
+	 * good (only a claimer that is gone is taken over): a failed
+	 * operation is tried again, from the READ, while the table lives.
+	 */
+	for (;;) {
+		ret = rdlock_cql_reinit(cfg, t, l, id);
+		if (ret >= 0 || ret == -ESTALE)
+			return ret;
+		rdlock_cql_refetch_pause(cfg, &us);
+	}
+}
+
 static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t,
 			      const struct cql_layout *l,
@@ -1052,8 +1099,7 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			      bool exact, u32 gen, struct rdlock_cql_claim *c)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 self = rdlock_cql_self(cfg), i, tries, id = self + 1;
-	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
+	u32 self = rdlock_cql_self(cfg), tries, id = self + 1;
 	u64 claimed, old, cur;
 	int ret;
 
@@ -1087,35 +1133,7 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			return 0;
 		h = old;
 	}
-
-	spin_lock_bh(&ws->gate_lock);
-	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
-	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (rdlock_cql_participant(cfg, i))
-			c->pending |= BIT(i);
-	spin_unlock_bh(&ws->gate_lock);
-	for (;;) {
-		rdlock_cql_signal(cfg, t, ws, c);
-		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending),
-				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS)))
-			break;
-		/* Still ours? A claimer taken for gone gives the lock up. */
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
-		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
-			break;
-	}
-
-	/*
-	 * Step 3. It must end, or enqueuers wait for the reset field for
-	 * good (only a claimer that is gone is taken over): a failed
-	 * operation is tried again, from the READ, while the table lives.
-	 */
-	for (;;) {
-		ret = rdlock_cql_reinit(cfg, t, l, id);
-		if (ret >= 0 || ret == -ESTALE)
-			break;
-		rdlock_cql_refetch_pause(cfg, &us);
-	}
+	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
 	if (ret != 1)
 		return ret < 0 ? ret : 1;
 	rdlock_cql_count_reset(cfg, cause);
@@ -1604,10 +1622,10 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
 
 /*
  * Is position @s out of the queue since our dequeue: has the client there
- * been granted and left, or was the queue reset (an idle reset, which
- * signals nobody, restarts positions under a slow releaser)? Then
- * whatever we were refetching for it is moot (its slot may even hold a
- * later lap's or a later queue's entry by now).
+ * been granted and left, or is the queue being reset? Then whatever we
+ * were refetching for it is moot (its slot may even hold a later lap's
+ * entry by now). A queue reset since restarts positions; the caller tells
+ * that by this node's reset count, which every reset moves first.
  */
 static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t,
@@ -1826,16 +1844,19 @@ act:
  * Version wrap (section 4.4, appendix A), for an idle lock only: a
  * releaser that left the queue empty with qhead in the second half of its
  * laps claims the lock by CAS of the reset field (only while the header is
- * still exactly what its dequeue made it, so nobody is queued), zeroes
- * the queue (every entry back to the initial version) and then the header,
- * by CAS since FAAs of aborted enqueuers may come in between. Enqueuers
- * that meet the reset field wait for it to clear and enqueue again. Far
- * before the all-ones lap, so that some release finds the lock idle; a lock
- * that is never idle for that long still reaches it (cql.rst).
+ * still exactly what its dequeue made it, so nobody is queued), then runs
+ * steps 2 and 3 of a busy reset: every node's reset count moves before the
+ * queue restarts, so that a slow releaser of the old queue, or its
+ * notification still in flight, cannot grant a waiter of the new one at
+ * the same position (positions restart at 0). Enqueuers that meet the
+ * reset field wait for it to clear and enqueue again. Far before the
+ * all-ones lap, so that some release finds the lock idle; a lock that is
+ * never idle for that long still reaches it (cql.rst).
  */
 static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				    struct rdlock_ticket *t,
-				    const struct cql_layout *l, u64 post);
+				    const struct cql_layout *l, u64 post,
+				    struct rdlock_cql_claim *c);
 
 static void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t,
@@ -1851,41 +1872,42 @@ static void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
 	    cql_ver_init(l) / 2 || !rdlock_cql_claim_begin(ws, &c))
 		return;
-	__rdlock_cql_reset_idle(cfg, t, l, post);
+	__rdlock_cql_reset_idle(cfg, t, l, post, &c);
 	rdlock_cql_claim_end(ws, &c);
 }
 
 static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				    struct rdlock_ticket *t,
-				    const struct cql_layout *l, u64 post)
+				    const struct cql_layout *l, u64 post,
+				    struct rdlock_cql_claim *c)
 {
-	u64 claimed, old, cur;
+	u32 self = rdlock_cql_self(cfg);
+	u64 claimed, old;
 	int ret;
 
-	if (!cql_hdr_set_reset(post, rdlock_cql_self(cfg), &claimed))
+	if (!cql_hdr_set_reset(post, self, &claimed))
 		return;
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
-	if (ret || old != post)
+	if (ret == -ESTALE)
+		return;
+	if (ret) {
+		/*
+		 * Done or not: only this node's claim, and it runs one per
+		 * lock, puts our reset id there; left there, enqueuers would
+		 * wait for it for good.
+		 */
+		if (rdlock_cql_read(cfg, t, t->slot, &old) ||
+		    cql_hdr_reset_id(old) != self + 1)
+			return;
+	} else if (old != post) {
 		return;	/* somebody came in: a later release tries again */
-	ret = rdlock_cql_zero_queue(cfg, t, l);
-	if (ret)
-		goto failed;
-	cur = claimed;
-	for (;;) {
-		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
-					   CQL_HDR_INIT, &old);
-		if (ret)
-			goto failed;
-		if (old == cur)
-			break;
-		cur = old;	/* an aborted enqueue added to it */
 	}
-	rdlock_proto_count(cfg, version_resets);
-	return;
-failed:
-	/* The table is gone, or the reset field stays: enqueuers wait. */
-	pr_warn_ratelimited("node %u slot %u: version reset failed (%d)\n",
-			    t->node, t->slot, ret);
+	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
+	if (ret == 1)
+		rdlock_proto_count(cfg, version_resets);
+	else if (ret < 0)
+		pr_warn_ratelimited("node %u slot %u: version reset failed (%d)\n",
+				    t->node, t->slot, ret);
 }
 
 /*

@@ -141,6 +141,10 @@ struct sim_msg {
  * @post_reset_pct: this share fails with -ECONNRESET after it was
  *	executed: its outcome is unknown to the caller.
  * @posts: operations posted.
+ * @read_hold: the READs (and READ_RANGEs) of this node, plus one, wait
+ *	before they execute until it is cleared (0: none): a releaser
+ *	held between its dequeue and its look at the queue.
+ * @hold_wq: woken when @read_hold is cleared.
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
@@ -184,6 +188,8 @@ struct proto_sim {
 	u32 post_fail_pct;
 	u32 post_reset_pct;
 	atomic64_t posts;
+	u32 read_hold;
+	wait_queue_head_t hold_wq;
 };
 
 /* An operation posted by @src (sim_post()), until completed. */
@@ -287,6 +293,14 @@ static bool sim_note_op(struct proto_sim *sim, bool changed)
 	return changed;
 }
 
+/* A READ of a node whose READs are held waits until they are let go. */
+static void sim_read_wait(struct proto_sim *sim, struct sim_node *n)
+{
+	u32 self = n - sim->nodes + 1;
+
+	wait_event(sim->hold_wq, READ_ONCE(sim->read_hold) != self);
+}
+
 /* Execute @op on the table, atomically as the home does. */
 static int sim_apply(struct proto_sim *sim, enum rdlock_xop op, u32 node,
 		     u64 incarnation, u32 slot, u64 arg0, u64 arg1, u64 *value)
@@ -371,6 +385,8 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 
 	if (node >= SIM_NODES || slot >= ARRAY_SIZE(sim->table[0]))
 		return -EINVAL;
+	if (op == RDLOCK_XOP_READ)
+		sim_read_wait(sim, n);
 	sim_posts_run(sim, n, node, NULL);
 	sim_delay(sim);
 	if (op == RDLOCK_XOP_READ && sim_fails(sim, sim->read_fail_pct))
@@ -479,6 +495,8 @@ static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
 	    slot >= SIM_SLOTS || first >= SIM_SLOTS ||
 	    count > SIM_SLOTS - first)
 		return -EINVAL;
+	if (!faa)
+		sim_read_wait(sim, n);
 	sim_posts_run(sim, n, node, NULL);
 	sim_delay(sim);
 	if (!faa && sim_fails(sim, sim->read_fail_pct))
@@ -617,6 +635,7 @@ static void sim_node_init(struct proto_sim *sim, int i)
 	sim->nodes[i].waiters.xport_priv = &sim->nodes[i];
 	if (!i) {
 		init_waitqueue_head(&sim->changed);
+		init_waitqueue_head(&sim->hold_wq);
 		spin_lock_init(&sim->msg_lock);
 		INIT_LIST_HEAD(&sim->msgs);
 		INIT_WORK(&sim->msg_work, sim_msg_work);
@@ -2202,9 +2221,10 @@ static void cql_ops_test(struct kunit *test)
 /*
  * Version wrap with 2 version bits and 2 entries: an idle lock whose qhead
  * reaches lap 1 (half of the usable laps) is reset by the release that
- * left it idle: one CAS claims it, 2 WRITEs zero the queue, one CAS the
- * header. A waiter granted across it, and an enqueue that meets a reset
- * in progress waits for it and enqueues again.
+ * left it idle: one CAS claims it, every node answers its signal, a READ
+ * and 2 WRITEs zero the queue, one CAS the header. A waiter granted
+ * across it, and an enqueue that meets a reset in progress waits for it
+ * and enqueues again.
  */
 static void cql_version_reset_test(struct kunit *test)
 {
@@ -2225,8 +2245,11 @@ static void cql_version_reset_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t,
 							       0), 0);
 		rdlock_proto_cql.release(&c->cfg, &c->t);
-		/* Every second release resets: CAS, 2 WRITEs, CAS. */
-		KUNIT_EXPECT_EQ(test, c->t.remote_ops, i & 1 ? 6U : 2U);
+		/*
+		 * Every second release resets: CAS, the signal round (no
+		 * remote operation), READ, 2 WRITEs, CAS.
+		 */
+		KUNIT_EXPECT_EQ(test, c->t.remote_ops, i & 1 ? 7U : 2U);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.version_resets),
 				(s64)(i & 1));
 		KUNIT_EXPECT_EQ(test, cql_header(sim),
@@ -2270,6 +2293,121 @@ static void cql_version_reset_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.retries), 1LL);
 	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 1, 0, 0, 0));
+	sim_destroy(sim);
+}
+
+static int cql_release_fn(void *arg)
+{
+	struct cql_client *c = arg;
+
+	rdlock_proto_cql.release(&c->cfg, &c->t);
+	complete(&c->done);
+	return 0;
+}
+
+/* A client of the layout 2 entries, 2 version bits. */
+static void cql_client_init_narrow(struct cql_client *c, struct proto_sim *sim,
+				   int node, enum rdlock_mode mode)
+{
+	cql_client_init(c, sim, node, mode);
+	c->cfg.cql_cap_bits = 1;
+	c->cfg.cql_ver_bits = 2;
+}
+
+/* Until client @c holds the lock (its grant numbered), for 10 s at most. */
+static bool cql_wait_granted(struct cql_client *c)
+{
+	unsigned long until = jiffies + 10 * HZ;
+
+	while (!READ_ONCE(c->seq)) {
+		if (time_after(jiffies, until))
+			return false;
+		usleep_range(5000, 6000);
+	}
+	return true;
+}
+
+/*
+ * An idle reset under a slow releaser. 2 entries, 2 version bits: a
+ * release that leaves the queue empty from position 2 on resets the lock,
+ * and positions start again at 0. Node 0 holds at position 2, a writer of
+ * node 1 waits at 3; node 0 dequeues, but its READ of that entry is held.
+ * The waiter's liveness check grants it, it releases, and the lock is
+ * reset idle. In the new queue another writer of node 0 holds at 2 and
+ * one of node 1 waits at 3; then the held READ goes on and finds that
+ * waiter's entry, valid for position 3, and the old releaser notifies
+ * it. Before idle resets moved
+ * every node's reset count, that notification granted the waiter beside
+ * the holder; now it is dropped as stale (exactly one), and the waiter is
+ * granted after the holder.
+ */
+static void cql_idle_reset_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	struct cql_client *c, *x, *v, *a, *d, *w;
+	struct task_struct *rel;
+	struct cql_layout l;
+	s64 stale;
+
+	cql_layout_init(&l, 1, 2);
+	c = kunit_kcalloc(test, 5, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	x = &c[0];
+	v = &c[1];
+	a = &c[2];
+	d = &c[3];
+	w = &c[4];
+	atomic_set(&cql_peak, 0);
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 2, 0, 0, 0);
+	spin_unlock(&sim->lock);
+	cql_client_init_narrow(x, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&x->cfg, &x->t, 0), 0);
+	cql_client_init_narrow(v, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	v->cfg.cql_stuck_ms = 200;	/* a liveness check every 51 ms */
+	cql_client_start(test, v);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued_l(sim, &l, 2));
+	WRITE_ONCE(sim->read_hold, 1);
+	rel = kthread_run(cql_release_fn, x, "rdlock_cql_rel");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rel));
+	/* Granted by its liveness check; its release resets the lock. */
+	wait_for_completion(&v->done);
+	KUNIT_EXPECT_EQ(test, v->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&v->stats.version_resets), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
+	/* The new queue: node 0 holds at 2, node 1 waits at 3. */
+	cql_client_init_narrow(a, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&a->cfg, &a->t, 0), 0);
+	rdlock_proto_cql.release(&a->cfg, &a->t);
+	cql_client_init_narrow(a, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&a->cfg, &a->t, 0), 0);
+	/* One client per node and lock (the gate): node 0's is out. */
+	cql_client_init_narrow(d, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	d->hold_ms = 500;
+	cql_client_start(test, d);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued_l(sim, &l, 2));
+	rdlock_proto_cql.release(&a->cfg, &a->t);
+	KUNIT_ASSERT_TRUE(test, cql_wait_granted(d));
+	cql_client_init_narrow(w, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, w);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued_l(sim, &l, 2));
+	KUNIT_EXPECT_EQ(test, cql_hdr_qhead(&l, cql_header(sim)), 2U);
+	/* Node 0's handover goes on, with its view of the old queue. */
+	stale = atomic64_read(&rdlock_proto_stats.notify_stale);
+	WRITE_ONCE(sim->read_hold, 0);
+	wake_up_all(&sim->hold_wq);
+	wait_for_completion(&x->done);
+	flush_work(&sim->msg_work);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&rdlock_proto_stats.notify_stale) -
+			stale, 1LL);
+	wait_for_completion(&d->done);
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, d->ret, 0);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_GT(test, w->seq, d->seq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cql_peak), 1);
+	/* Position 4 idle: reset again. */
+	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
 	sim_destroy(sim);
 }
 
@@ -2769,6 +2907,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_abandon_test),
 	KUNIT_CASE(cql_ops_test),
 	KUNIT_CASE(cql_version_reset_test),
+	KUNIT_CASE(cql_idle_reset_test),
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),
