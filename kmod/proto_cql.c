@@ -143,6 +143,10 @@ struct rdlock_cql_waiter {
  * @gen: the lock's reset count as this node knows it.
  * @ack_due: a reset signal is answered once @inside is 0; nobody gets in
  *	until then.
+ * @lap_block: a client of this node was given a position in the all-ones
+ *	lap (and aborted): nobody gets in until a reset signal comes or a
+ *	header past the lap is seen, so that the aborted enqueues of the
+ *	lap, which stay counted until the reset, never overflow qsize.
  * @sig_node: the claimer of the last reset signal handled, plus one.
  * @sig_seq: its claim number.
  *
@@ -162,6 +166,7 @@ struct rdlock_cql_gate {
 	wait_queue_head_t wq;
 	u32 gen;
 	bool ack_due;
+	bool lap_block;
 	u32 sig_node;
 	u32 sig_seq;
 };
@@ -356,6 +361,7 @@ static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 		g->sig_seq = seq;
 		g->gen = max(g->gen + 1, le32_to_cpu(m->reset_gen));
 		g->ack_due = true;
+		g->lap_block = false;	/* the reset is under way */
 		xa_lock(&ws->xa);
 		xa_for_each(&ws->xa, id, w) {
 			if (w->home == home && w->slot == slot &&
@@ -565,7 +571,7 @@ static bool rdlock_cql_gate_try(struct rdlock_cql_waiters *ws,
 	bool in;
 
 	spin_lock_bh(&ws->gate_lock);
-	in = !g->ack_due && g->inside + g->out < limit;
+	in = !g->ack_due && !g->lap_block && g->inside + g->out < limit;
 	if (in) {
 		g->inside++;
 		/* A reset signal from now on aborts us, none before. */
@@ -603,7 +609,8 @@ static void __rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
 		gen = g->gen;
 	}
 	if (!stay) {
-		last = !--g->users && !g->gen;
+		/* A blocked lap ends with a reset, which sets gen. */
+		last = !--g->users && !g->gen && !g->lap_block;
 		if (last)
 			hash_del(&g->hnode);
 		else if (inside)
@@ -662,6 +669,7 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 		}
 		left = wait_event_killable_timeout(g->wq,
 						   !READ_ONCE(g->ack_due) &&
+						   !READ_ONCE(g->lap_block) &&
 						   READ_ONCE(g->inside) +
 						   READ_ONCE(g->out) < limit,
 						   left);
@@ -692,6 +700,22 @@ static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
 				  const struct rdlock_ticket *t)
 {
 	__rdlock_cql_gate_leave(ws, t, false);
+}
+
+/* Close (@on) or open this node's gate of @t's lock for the all-ones lap. */
+static void rdlock_cql_lap_block(struct rdlock_cql_waiters *ws,
+				 const struct rdlock_ticket *t, bool on)
+{
+	struct rdlock_cql_gate *g;
+
+	spin_lock_bh(&ws->gate_lock);
+	g = rdlock_cql_gate_find(ws, t);
+	if (g && g->lap_block != on) {
+		g->lap_block = on;
+		if (!on)
+			wake_up(&g->wq);
+	}
+	spin_unlock_bh(&ws->gate_lock);
 }
 
 /*
@@ -1129,7 +1153,13 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 		if (old == h || (cql_hdr_reset_id(old) == id &&
 				 cql_hdr_reset_id(h) != id))
 			break;
-		if (exact || tries >= RDLOCK_CQL_CLAIM_TRIES)
+		/*
+		 * A version claim goes on while the lap is reached: nobody
+		 * is granted there, so only the bounded FAAs of its aborted
+		 * enqueues and of the holders' dequeues change the header.
+		 */
+		if (exact || (tries >= RDLOCK_CQL_CLAIM_TRIES &&
+			      cause != RDLOCK_CQL_RESET_VERSION))
 			return 0;
 		h = old;
 	}
@@ -1162,6 +1192,11 @@ static void rdlock_cql_reset_later(const struct rdlock_proto_cfg *cfg,
 {
 	struct rdlock_ticket r = *t;
 
+	/*
+	 * The copy only names the lock, as a released ticket does; an
+	 * enqueue aborted at the all-ones lap goes on with its own.
+	 */
+	r.state = RDLOCK_TICKET_DONE;
 	r.prev = (u64)gen << 32 | cause;
 	r.word = h;
 	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_work);
@@ -1351,14 +1386,18 @@ static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
  * the reset field is clear (its claimer collects answers, then zeroes the
  * queue). Not how grants are seen; only resets are waited for this way. A
  * reset whose claimer is gone is taken over after RDLOCK_CQL_TAKEOVER_MS
- * (appendix B); it must not be in the lock's queue then, and is not.
+ * (appendix B); it must not be in the lock's queue then, and is not. A
+ * header that reaches the all-ones lap with nobody claiming its reset yet
+ * is waited for too, and its reset claimed again now and then (once
+ * every RDLOCK_CQL_TAKEOVER_MS): whoever claims it, it comes.
  */
 static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t,
 				  const struct cql_layout *l,
 				  unsigned long deadline)
 {
-	unsigned long since = jiffies;
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	unsigned long since = jiffies, claimed = jiffies;
 	unsigned int backoff = 0, retry_us = 0;
 	u32 id = 0;
 	u64 h;
@@ -1369,9 +1408,23 @@ static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 		if (ret)
 			return ret;
 		ret = rdlock_proto_read(cfg, t, &h, &retry_us, deadline);
-		if (ret || !cql_hdr_resetting(h))
+		if (ret)
 			return ret;
+		if (!cql_hdr_resetting(h) && !cql_hdr_version_overflow(l, h)) {
+			rdlock_cql_lap_block(ws, t, false);
+			return 0;
+		}
 		t->polls++;
+		if (!cql_hdr_resetting(h)) {
+			if (time_after(jiffies, claimed +
+				       rdlock_cql_takeover_jiffies(cfg))) {
+				rdlock_cql_reset_later(cfg, t,
+						       RDLOCK_CQL_RESET_VERSION,
+						       h, RDLOCK_CQL_ANY_GEN);
+				claimed = jiffies;
+			}
+			continue;
+		}
 		if (cql_hdr_reset_id(h) != id) {
 			id = cql_hdr_reset_id(h);
 			since = jiffies;
@@ -1464,6 +1517,22 @@ again:
 	if (cql_hdr_resetting(prev) || READ_ONCE(w->aborted))
 		goto aborted;
 	t->prev = prev;
+	/*
+	 * Nobody holds or waits at a position of the all-ones lap: its
+	 * entries cannot be judged, and dequeues of clients there would
+	 * carry qhead through the wrap before the reset that lap asks for,
+	 * after which entries of older laps read as valid (cql.rst, "The
+	 * all-ones lap"). We stay counted until that reset; our node lets
+	 * nobody else in meanwhile, and the reset is claimed for us.
+	 */
+	if (cql_version_overflow(&l, cql_pos_version(&l,
+						     cql_enqueue_pos(&l, prev)))) {
+		rdlock_cql_lap_block(ws, t, true);
+		rdlock_cql_reset_later(cfg, t, RDLOCK_CQL_RESET_VERSION,
+				       prev + cql_enqueue_delta(&l, m),
+				       RDLOCK_CQL_ANY_GEN);
+		goto aborted;
+	}
 	if (cql_granted_at_enqueue(&l, prev, m))
 		goto granted;
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_WAITING);

@@ -1329,6 +1329,8 @@ static void sim_test(struct kunit *test)
 			   aborts);
 		kunit_info(test, "releases that refetched for 10 s: %lld; qhead wraps without a reset: %lld\n",
 			   expired, atomic64_read(&sim->unreset_wraps));
+		/* Nobody is granted in the all-ones lap: qhead never leaves it. */
+		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->unreset_wraps), 0LL);
 	}
 	sim_destroy(sim);
 	if (p->deadline_ms)
@@ -2411,6 +2413,60 @@ static void cql_idle_reset_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+/*
+ * The all-ones lap. 2 entries, 2 version bits: positions 6 and 7 are in
+ * lap 3, whose version is the initial one. Node 0 holds at position 5; a
+ * reader of node 1 enqueues at 6: it is not queued there (no WRITE), its
+ * node's gate closes, and the reset that lap asks for is claimed at once,
+ * by node 1, while node 0 still holds; the holder's release meets the
+ * reset field, and the reader is then granted at position 0 of the new
+ * queue: exactly FAA, READ, FAA. Before, the reader waited at 6 and
+ * nothing was claimed until the holder's release, whose claim, in the
+ * background, could come after enough dequeues to carry qhead through
+ * the wrap.
+ */
+static void cql_lap_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	s64 version = cql_resets(RDLOCK_CQL_RESET_VERSION);
+	unsigned long until = jiffies + 10 * HZ;
+	struct cql_client *c, *h, *r;
+	struct cql_layout l;
+	u64 hdr;
+
+	cql_layout_init(&l, 1, 2);
+	c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[0];
+	r = &c[1];
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 5, 0, 0, 0);
+	spin_unlock(&sim->lock);
+	cql_client_init_narrow(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init_narrow(r, sim, 1, RDLOCK_MODE_SHARED);
+	cql_client_start(test, r);
+	/* Claimed by node 1 while node 0 holds: H and R counted. */
+	while (!cql_hdr_resetting(hdr = cql_header(sim)) &&
+	       time_before(jiffies, until))
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_TRUE(test, cql_hdr_resetting(hdr));
+	KUNIT_EXPECT_EQ(test, cql_hdr_reset_id(hdr), 2U);
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, hdr), 2U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(r->seq), 0);
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&r->done);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->acq_ops, 3U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&r->stats.cql_reset_aborts), 1LL);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_VERSION) - version,
+			1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 1, 0, 0, 0));
+	sim_destroy(sim);
+}
+
 /* Resets by @cause in the global stats (background work counts there). */
 static s64 cql_resets(enum rdlock_cql_reset_cause cause)
 {
@@ -2908,6 +2964,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_ops_test),
 	KUNIT_CASE(cql_version_reset_test),
 	KUNIT_CASE(cql_idle_reset_test),
+	KUNIT_CASE(cql_lap_test),
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),
