@@ -629,20 +629,32 @@ static void rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
 	__rdlock_cql_gate_put(ws, g, inside, false);
 }
 
+static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t, u32 slot, u64 *val);
+static unsigned long
+rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg);
+static void rdlock_cql_lap_block(struct rdlock_cql_waiters *ws,
+				 const struct rdlock_ticket *t, bool on);
+
 /*
  * Get into @t's lock's queue on this node, as @w: 0, -ETIMEDOUT at
- * @deadline, -EINTR on a fatal signal, -ENOMEM.
+ * @deadline, -EINTR on a fatal signal, -ENOMEM. A gate closed for the
+ * all-ones lap is opened by the reset's signal, or by the client that
+ * closed it once it sees the reset done; a node that missed the signal
+ * and whose closer gave up would stay closed, so a client kept out for
+ * RDLOCK_CQL_TAKEOVER_MS looks at the header itself.
  */
 static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_cql_waiters *ws,
-				 const struct rdlock_ticket *t,
+				 struct rdlock_ticket *t,
 				 const struct cql_layout *l,
 				 struct rdlock_cql_waiter *w,
 				 unsigned long deadline)
 {
 	struct rdlock_cql_gate *g, *n = kzalloc(sizeof(*n), GFP_NOFS);
 	u32 limit = rdlock_cql_gate_limit(cfg, l);
-	long left;
+	long left, look;
+	u64 h;
 
 	if (!n)
 		return -ENOMEM;
@@ -667,6 +679,12 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 				return -ETIMEDOUT;
 			}
 		}
+		look = READ_ONCE(g->lap_block) ?
+		       (long)rdlock_cql_takeover_jiffies(cfg) : 0;
+		if (look && look < left)
+			left = look;
+		else
+			look = 0;
 		left = wait_event_killable_timeout(g->wq,
 						   !READ_ONCE(g->ack_due) &&
 						   !READ_ONCE(g->lap_block) &&
@@ -677,6 +695,10 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
 			rdlock_cql_gate_put(ws, g, false);
 			return -EINTR;
 		}
+		if (look && !left && READ_ONCE(g->lap_block) &&
+		    !rdlock_cql_read(cfg, t, t->slot, &h) &&
+		    !cql_hdr_resetting(h) && !cql_hdr_version_overflow(l, h))
+			rdlock_cql_lap_block(ws, t, false);
 	}
 }
 
