@@ -78,6 +78,7 @@ enum rdlock_cql_msg_kind {
 	RDLOCK_CQL_RESET,	/* step 2 of a reset: abort, answer when out */
 	RDLOCK_CQL_ACK,		/* the answer to a reset signal */
 	RDLOCK_CQL_PING,	/* is the node there? (the send's result says) */
+	RDLOCK_CQL_NACK,	/* a reset signal of an older count: not handled */
 };
 
 /*
@@ -178,8 +179,9 @@ struct rdlock_cql_gate {
  * @slot: header slot of the lock.
  * @incarnation: the home's table.
  * @seq: the claim's number on this node.
- * @gen: the reset count it signals; raised by answers that know a later.
+ * @gen: the reset count it signals; raised past the count of a NACK.
  * @pending: nodes that have not answered, by bit.
+ * @raise: a NACK raised @gen: every participant is signalled again.
  * @wq: the claimer waits here for @pending to empty.
  */
 struct rdlock_cql_claim {
@@ -190,6 +192,7 @@ struct rdlock_cql_claim {
 	u32 seq;
 	u32 gen;
 	u32 pending;
+	bool raise;
 	wait_queue_head_t wq;
 };
 
@@ -306,9 +309,13 @@ static int rdlock_cql_ws_send(struct rdlock_cql_waiters *ws, u32 node,
 	       rdlock_xport_send_msg(node, RDLOCK_CQL_MSG_TYPE, m, sizeof(*m));
 }
 
-/* The answer to the reset signal @g last handled (gate lock dropped). */
-static void rdlock_cql_ack(struct rdlock_cql_waiters *ws, u32 to, u32 seq,
-			   u32 home, u32 slot, u64 incarnation, u32 gen)
+/*
+ * The answer to a reset signal (gate lock dropped): ACK to the one @g last
+ * handled, or NACK with the count this node knows (@gen) to one it did not.
+ */
+static void rdlock_cql_answer(struct rdlock_cql_waiters *ws, u8 kind, u32 to,
+			      u32 seq, u32 home, u32 slot, u64 incarnation,
+			      u32 gen)
 {
 	struct rdlock_cql_msg a = {
 		.home = cpu_to_le32(home),
@@ -317,7 +324,7 @@ static void rdlock_cql_ack(struct rdlock_cql_waiters *ws, u32 to, u32 seq,
 		.pos = cpu_to_le32(seq),
 		.local = cpu_to_le32(to),
 		.reset_gen = cpu_to_le32(gen),
-		.kind = RDLOCK_CQL_ACK,
+		.kind = kind,
 	};
 
 	/* Lost (no buffer, a blip): the claimer signals again. */
@@ -325,13 +332,19 @@ static void rdlock_cql_ack(struct rdlock_cql_waiters *ws, u32 to, u32 seq,
 }
 
 /*
- * Step 2 of a reset, at a participant: the lock's reset count moves past
- * the claimer's, every waiter of this node in the lock's queue is aborted
+ * Step 2 of a reset, at a participant: the lock's reset count becomes the
+ * claimer's, every waiter of this node in the lock's queue is aborted
  * (it leaves the queue and enqueues again once the reset is over), no
  * client gets in until this node answered, and it answers once none of
  * its clients is in the queue any more: at once, or when the last holder
- * releases and the last aborted waiter is out. A signal sent again (same
- * claimer and number) is answered again, not handled again.
+ * releases and the last aborted waiter is out. Only a signal of a later
+ * count than this node's is handled (a claim whose count was raised, by
+ * a NACK, is handled again). One sent again (same claimer and number)
+ * is answered again; any other is older than what this node knows: a
+ * copy of a finished claim's signal that came late (signals of different
+ * claimers travel on different connections), which must not abort the
+ * waiters of the queue since, or a claimer that missed resets, which is
+ * told this node's count (NACK) and signals again past it.
  */
 static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 				const struct rdlock_cql_msg *m)
@@ -339,11 +352,11 @@ static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 	u32 home = le32_to_cpu(m->home), slot = le32_to_cpu(m->slot);
 	u64 inc = le64_to_cpu(m->incarnation);
 	u32 claimer = le32_to_cpu(m->local), seq = le32_to_cpu(m->pos);
+	u32 gen = le32_to_cpu(m->reset_gen);
 	struct rdlock_cql_waiter *w;
 	struct rdlock_cql_gate *g;
+	bool ack, same;
 	unsigned long id;
-	bool ack;
-	u32 gen;
 
 	spin_lock(&ws->gate_lock);
 	g = rdlock_cql_gate_lookup(ws, home, slot, inc);
@@ -356,10 +369,10 @@ static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 		}
 		rdlock_cql_gate_add(ws, g, home, slot, inc);
 	}
-	if (g->sig_node != claimer + 1 || g->sig_seq != seq) {
+	if (gen > g->gen) {
 		g->sig_node = claimer + 1;
 		g->sig_seq = seq;
-		g->gen = max(g->gen + 1, le32_to_cpu(m->reset_gen));
+		g->gen = gen;
 		g->ack_due = true;
 		g->lap_block = false;	/* the reset is under way */
 		xa_lock(&ws->xa);
@@ -372,6 +385,7 @@ static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 		}
 		xa_unlock(&ws->xa);
 	}
+	same = g->sig_node == claimer + 1 && g->sig_seq == seq;
 	if (g->ack_due && !g->inside) {
 		g->ack_due = false;
 		wake_up(&g->wq);
@@ -380,17 +394,24 @@ static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 	 * Answered already (the answer lost, or the claimer asks again):
 	 * again at once; clients in the queue now came after the claim.
 	 */
-	ack = !g->ack_due && g->sig_node == claimer + 1 && g->sig_seq == seq;
+	ack = same && !g->ack_due;
 	gen = g->gen;
 	spin_unlock(&ws->gate_lock);
-	if (ack)
-		rdlock_cql_ack(ws, claimer, seq, home, slot, inc, gen);
+	if (ack || !same)
+		rdlock_cql_answer(ws, same ? RDLOCK_CQL_ACK : RDLOCK_CQL_NACK,
+				  claimer, seq, home, slot, inc, gen);
 }
 
-/* A participant answered the claim it names: one fewer to wait for. */
-static void rdlock_cql_on_ack(struct rdlock_cql_waiters *ws, u32 src,
-			      const struct rdlock_cql_msg *m)
+/*
+ * A participant answered the claim it names. ACK: one fewer to wait for,
+ * if it handled the count signalled last (an answer to an earlier signal
+ * of the claim would leave that node a count behind the others). NACK: it
+ * knows a count at least ours; the claim signals everybody again, past it.
+ */
+static void rdlock_cql_on_answer(struct rdlock_cql_waiters *ws, u32 src,
+				 const struct rdlock_cql_msg *m)
 {
+	u32 gen = le32_to_cpu(m->reset_gen);
 	struct rdlock_cql_claim *c;
 
 	if (src >= RDLOCK_MAX_NODES)
@@ -401,8 +422,13 @@ static void rdlock_cql_on_ack(struct rdlock_cql_waiters *ws, u32 src,
 		    c->slot == le32_to_cpu(m->slot) &&
 		    c->incarnation == le64_to_cpu(m->incarnation) &&
 		    c->seq == le32_to_cpu(m->pos)) {
-			c->pending &= ~BIT(src);
-			c->gen = max(c->gen, le32_to_cpu(m->reset_gen));
+			if (m->kind == RDLOCK_CQL_ACK && gen >= c->gen) {
+				c->pending &= ~BIT(src);
+			} else if (m->kind == RDLOCK_CQL_NACK &&
+				   gen >= c->gen) {
+				WRITE_ONCE(c->gen, gen + 1);
+				c->raise = true;
+			}
 			wake_up(&c->wq);
 			break;
 		}
@@ -421,7 +447,7 @@ static void rdlock_cql_on_ack(struct rdlock_cql_waiters *ws, u32 src,
  * its waiter; one that matches no waiter (the waiter gave up, or it is
  * from before a reset: another reset count) is counted in notify_stale and
  * dropped. Reset signals and their answers: rdlock_cql_on_reset(),
- * rdlock_cql_on_ack().
+ * rdlock_cql_on_answer().
  */
 void rdlock_cql_deliver(struct rdlock_cql_waiters *ws, u32 src,
 			const void *payload, size_t len)
@@ -439,7 +465,8 @@ void rdlock_cql_deliver(struct rdlock_cql_waiters *ws, u32 src,
 		rdlock_cql_on_reset(ws, src, m);
 		return;
 	case RDLOCK_CQL_ACK:
-		rdlock_cql_on_ack(ws, src, m);
+	case RDLOCK_CQL_NACK:
+		rdlock_cql_on_answer(ws, src, m);
 		return;
 	default:
 		return;
@@ -618,7 +645,8 @@ static void __rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
 	}
 	spin_unlock_bh(&ws->gate_lock);
 	if (ack)
-		rdlock_cql_ack(ws, to, seq, home, slot, inc, gen);
+		rdlock_cql_answer(ws, RDLOCK_CQL_ACK, to, seq, home, slot, inc,
+				  gen);
 	if (last)
 		kfree(g);
 }
@@ -962,7 +990,7 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
 		.incarnation = cpu_to_le64(t->incarnation),
 		.pos = cpu_to_le32(c->seq),
 		.local = cpu_to_le32(rdlock_cql_self(cfg)),
-		.reset_gen = cpu_to_le32(c->gen),
+		.reset_gen = cpu_to_le32(READ_ONCE(c->gen)),
 		.kind = RDLOCK_CQL_RESET,
 	};
 	u32 i;
@@ -1103,22 +1131,36 @@ static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
 				    struct rdlock_cql_claim *c)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 id = rdlock_cql_self(cfg) + 1, i;
+	u32 id = rdlock_cql_self(cfg) + 1, i, all = 0;
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
+	bool raised;
 	u64 cur;
 	int ret;
 
-	spin_lock_bh(&ws->gate_lock);
-	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		if (rdlock_cql_participant(cfg, i))
-			c->pending |= BIT(i);
+			all |= BIT(i);
+	spin_lock_bh(&ws->gate_lock);
+	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
+	c->pending = all;
 	spin_unlock_bh(&ws->gate_lock);
 	for (;;) {
 		rdlock_cql_signal(cfg, t, ws, c);
-		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending),
-				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS)))
-			break;
+		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending) ||
+				       READ_ONCE(c->raise),
+				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS))) {
+			/* A NACK: everybody again, with the count raised. */
+			spin_lock_bh(&ws->gate_lock);
+			raised = c->raise;
+			if (raised) {
+				c->raise = false;
+				c->pending = all;
+			}
+			spin_unlock_bh(&ws->gate_lock);
+			if (!raised)
+				break;
+			continue;
+		}
 		/* Still ours? A claimer taken for gone gives the lock up. */
 		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
 		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))

@@ -145,6 +145,8 @@ struct sim_msg {
  *	before they execute until it is cleared (0: none): a releaser
  *	held between its dequeue and its look at the queue.
  * @hold_wq: woken when @read_hold is cleared.
+ * @last_msg: by source and destination, a copy of the last message sent,
+ *	which sim_replay() delivers again (under @msg_lock).
  */
 struct proto_sim {
 	spinlock_t lock;	/* one operation at a time, as the home */
@@ -190,6 +192,7 @@ struct proto_sim {
 	atomic64_t posts;
 	u32 read_hold;
 	wait_queue_head_t hold_wq;
+	struct sim_msg last_msg[SIM_NODES][SIM_NODES];
 };
 
 /* An operation posted by @src (sim_post()), until completed. */
@@ -580,10 +583,32 @@ static int sim_send_msg(void *priv, u32 node, const void *payload,
 	memcpy(m->payload, payload, len);
 	spin_lock_bh(&sim->msg_lock);
 	list_add_tail(&m->list, &sim->msgs);
+	memcpy(sim->last_msg[m->src][node].payload, payload, len);
+	sim->last_msg[m->src][node].len = len;
 	spin_unlock_bh(&sim->msg_lock);
 	atomic64_inc(&sim->msgs_sent);
 	queue_work(system_unbound_wq, &sim->msg_work);
 	return 0;
+}
+
+/*
+ * The last message @src sent to @dst delivered once more, after those in
+ * flight: a copy that came late, as one of a message sent again can
+ * across connections, which are ordered each but not with each other.
+ */
+static void sim_replay(struct proto_sim *sim, u32 src, u32 dst)
+{
+	struct sim_msg *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	if (!m)
+		return;
+	spin_lock_bh(&sim->msg_lock);
+	*m = sim->last_msg[src][dst];
+	m->src = src;
+	m->dst = dst;
+	list_add_tail(&m->list, &sim->msgs);
+	spin_unlock_bh(&sim->msg_lock);
+	queue_work(system_unbound_wq, &sim->msg_work);
 }
 
 static void sim_msg_work(struct work_struct *work)
@@ -2467,6 +2492,67 @@ static void cql_lap_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+/* One uncontended acquisition of node @node from qhead 1: an idle reset. */
+static void cql_idle_reset_by(struct kunit *test, struct proto_sim *sim,
+			      struct cql_client *c, int node)
+{
+	struct cql_layout l;
+
+	cql_layout_init(&l, 1, 2);
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 1, 0, 0, 0);
+	spin_unlock(&sim->lock);
+	cql_client_init_narrow(c, sim, node, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0), 0);
+	rdlock_proto_cql.release(&c->cfg, &c->t);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->stats.version_resets), 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
+}
+
+/*
+ * A reset signal that comes late, after a later reset: node 1 resets the
+ * lock (idle) and signals every node, then node 2 does. A copy of node
+ * 1's signal to node 0 then arrives once more (signals of different
+ * claimers travel on different connections) while a waiter of node 0,
+ * queued since, waits behind a holder. Node 0 must not handle it: the
+ * waiter stays queued and is granted once after the holder, exactly FAA
+ * and WRITE, never aborted. Before, node 0 took it for a new claim and
+ * aborted the waiter, whose FAA stayed counted with nobody behind it: the
+ * waiter, enqueued again behind that, timed out (5 s here; a 30 s stuck
+ * reset would have freed the lock).
+ */
+static void cql_stale_signal_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	struct cql_client *c, *h, *w;
+	struct cql_layout l;
+
+	cql_layout_init(&l, 1, 2);
+	c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[0];
+	w = &c[1];
+	cql_idle_reset_by(test, sim, h, 1);
+	cql_idle_reset_by(test, sim, h, 2);
+	cql_client_init_narrow(h, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_client_init_narrow(w, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	w->timeout_ms = 5000;
+	cql_client_start(test, w);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued_l(sim, &l, 2));
+	/* Node 1's last message to node 0: the first reset's signal. */
+	sim_replay(sim, 1, 0);
+	flush_work(&sim->msg_work);
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	wait_for_completion(&w->done);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, w->acq_ops, 2U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.cql_reset_aborts), 0LL);
+	sim_destroy(sim);
+	/* Position 2 idle after the waiter: reset. */
+	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
+}
+
 /* Resets by @cause in the global stats (background work counts there). */
 static s64 cql_resets(enum rdlock_cql_reset_cause cause)
 {
@@ -2965,6 +3051,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_version_reset_test),
 	KUNIT_CASE(cql_idle_reset_test),
 	KUNIT_CASE(cql_lap_test),
+	KUNIT_CASE(cql_stale_signal_test),
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),
