@@ -1596,6 +1596,14 @@ static u64 cql_header(struct proto_sim *sim)
 	return h;
 }
 
+/* Put the header in the state a test starts from, as the home would. */
+static void cql_set_header(struct proto_sim *sim, u64 h)
+{
+	spin_lock(&sim->lock);
+	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = h;
+	spin_unlock(&sim->lock);
+}
+
 /*
  * Wait until the header (of layout @l) counts @qsize clients and their
  * entries are in.
@@ -2300,9 +2308,7 @@ static void cql_version_reset_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.version_resets), 1LL);
 	KUNIT_EXPECT_EQ(test, cql_header(sim), 0ULL);
 	/* A reset in progress (node 0's): the enqueue waits, then retries. */
-	spin_lock(&sim->lock);
-	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 1, 0, 0, 1);
-	spin_unlock(&sim->lock);
+	cql_set_header(sim, cql_hdr_pack(&l, 1, 0, 0, 1));
 	cql_client_init(w, sim, 2, RDLOCK_MODE_EXCLUSIVE);
 	w->cfg.cql_cap_bits = 1;
 	w->cfg.cql_ver_bits = 2;
@@ -2313,9 +2319,7 @@ static void cql_version_reset_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, hdr), 1U);
 	KUNIT_EXPECT_EQ(test, w->seq, 0);
 	/* The resetter's last CAS: everything, the aborted delta too, 0. */
-	spin_lock(&sim->lock);
-	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = CQL_HDR_INIT;
-	spin_unlock(&sim->lock);
+	cql_set_header(sim, CQL_HDR_INIT);
 	wait_for_completion(&w->done);
 	KUNIT_EXPECT_EQ(test, w->ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&w->stats.retries), 1LL);
@@ -2385,9 +2389,7 @@ static void cql_idle_reset_test(struct kunit *test)
 	d = &c[3];
 	w = &c[4];
 	atomic_set(&cql_peak, 0);
-	spin_lock(&sim->lock);
-	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 2, 0, 0, 0);
-	spin_unlock(&sim->lock);
+	cql_set_header(sim, cql_hdr_pack(&l, 2, 0, 0, 0));
 	cql_client_init_narrow(x, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&x->cfg, &x->t, 0), 0);
 	cql_client_init_narrow(v, sim, 1, RDLOCK_MODE_EXCLUSIVE);
@@ -2464,9 +2466,7 @@ static void cql_lap_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	h = &c[0];
 	r = &c[1];
-	spin_lock(&sim->lock);
-	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 5, 0, 0, 0);
-	spin_unlock(&sim->lock);
+	cql_set_header(sim, cql_hdr_pack(&l, 5, 0, 0, 0));
 	cql_client_init_narrow(h, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
 	cql_client_init_narrow(r, sim, 1, RDLOCK_MODE_SHARED);
@@ -2499,9 +2499,7 @@ static void cql_idle_reset_by(struct kunit *test, struct proto_sim *sim,
 	struct cql_layout l;
 
 	cql_layout_init(&l, 1, 2);
-	spin_lock(&sim->lock);
-	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 1, 0, 0, 0);
-	spin_unlock(&sim->lock);
+	cql_set_header(sim, cql_hdr_pack(&l, 1, 0, 0, 0));
 	cql_client_init_narrow(c, sim, node, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0), 0);
 	rdlock_proto_cql.release(&c->cfg, &c->t);
@@ -2690,9 +2688,7 @@ static void cql_takeover_test(struct kunit *test)
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	/* Node 2's reset with one client of its node still counted. */
-	spin_lock(&sim->lock);
-	sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT] = cql_hdr_pack(&l, 7, 1, 1, 3);
-	spin_unlock(&sim->lock);
+	cql_set_header(sim, cql_hdr_pack(&l, 7, 1, 1, 3));
 	WRITE_ONCE(sim->dead[2], true);
 	cql_client_init(c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	c->cfg.cql_stuck_ms = 200;
