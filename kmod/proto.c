@@ -654,6 +654,9 @@ struct rdlock_proto_work {
 	/* A posted release: its FAA's operand and the outcome. */
 	u64 delta;
 	int ret;
+	/* A posted release whose protocol settles its failures itself. */
+	const struct rdlock_post_owner *owner;
+	void *owner_arg;
 };
 
 static void rdlock_proto_quota_free(struct kref *ref)
@@ -836,6 +839,10 @@ static void rdlock_proto_posted_work(struct work_struct *work)
 	int ret = w->ret;
 	u64 old;
 
+	if (w->owner) {
+		w->owner->failed(&w->cfg, &w->ticket, w->owner_arg);
+		goto out;
+	}
 	if (ret == -ENOTCONN)
 		ret = rdlock_proto_op_must(&w->cfg, &w->ticket, RDLOCK_XOP_FAA,
 					   w->delta, 0, &old);
@@ -843,6 +850,7 @@ static void rdlock_proto_posted_work(struct work_struct *work)
 		rdlock_ticket_failed(&w->cfg, &w->ticket, ret);
 	else
 		rdlock_ticket_to(&w->cfg, &w->ticket, RDLOCK_TICKET_DONE);
+out:
 	memalloc_nofs_restore(nofs);
 	if (q)
 		atomic_dec(&q->finishing);
@@ -854,6 +862,8 @@ static void rdlock_proto_posted_done(void *ctx, int ret, u64 value)
 {
 	struct rdlock_proto_work *w = ctx;
 
+	if (w->owner)
+		w->owner->completed(w->owner_arg, ret);
 	if (!ret) {
 		rdlock_ticket_to(&w->cfg, &w->ticket, RDLOCK_TICKET_DONE);
 		rdlock_proto_posted_end(w);
@@ -889,6 +899,29 @@ static void rdlock_proto_posted_done(void *ctx, int ret, u64 value)
 bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, u64 delta)
 {
+	return rdlock_proto_post_release_owned(cfg, t, delta, NULL, NULL);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_release, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_post_release_owned() - rdlock_proto_post_release(), settled
+ *	by its protocol
+ * @cfg: as for rdlock_proto_post_release().
+ * @t: as for rdlock_proto_post_release().
+ * @delta: as for rdlock_proto_post_release().
+ * @owner: NULL: a failure is handled as rdlock_proto_post_release() says;
+ *	else @owner->completed() sees every outcome (softirq: never sleeps)
+ *	and @owner->failed() ends the ticket's copy after a failure, in
+ *	process context, instead of sending the FAA again.
+ * @arg: passed to @owner's calls.
+ *
+ * Return: as rdlock_proto_post_release(); when false, @owner is not called.
+ */
+bool rdlock_proto_post_release_owned(const struct rdlock_proto_cfg *cfg,
+				     struct rdlock_ticket *t, u64 delta,
+				     const struct rdlock_post_owner *owner,
+				     void *arg)
+{
 	struct rdlock_proto_work *w;
 	int ret;
 
@@ -900,6 +933,8 @@ bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 	w->fn = NULL;
 	w->delta = delta;
 	w->ret = 0;
+	w->owner = owner;
+	w->owner_arg = arg;
 	if (cfg->quota)
 		kref_get(&cfg->quota->ref);
 	rdlock_proto_posted_get(t->pin);
@@ -921,7 +956,7 @@ bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 	rdlock_proto_count(cfg, posted_releases);
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_release, RDLOCK_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_post_release_owned, RDLOCK_INTERNAL);
 
 /* A posted WRITE ended (rdlock_proto_post_write()): never sleeps. */
 static void rdlock_proto_write_done(void *ctx, int ret, u64 value)

@@ -349,6 +349,10 @@ struct rdlock_proto_ops {
  *	queue entry to a waiter of the same node, with no remote operation.
  * @cql_local_shares: hierarchical CQL: readers let into a shared hold of
  *	their node's entry, without an entry of their own.
+ * @cas_local_shares: CAS spinlock: readers let into their node's shared
+ *	hold (its reader bit already in the word), with no remote operation.
+ * @cas_settles: CAS spinlock: words READ to learn what an operation whose
+ *	outcome was unknown did, and set right (proto_cas.c).
  * @tickets: tickets that reached each state (rdlock_ticket_to()); those
  *	that reached %RDLOCK_TICKET_RELEASING are the releases.
  * @ticket_bad_moves: state changes the ticket life does not allow: a
@@ -412,6 +416,8 @@ struct rdlock_proto_stats {
 	atomic64_t cql_reset_aborts;
 	atomic64_t cql_local_handovers;
 	atomic64_t cql_local_shares;
+	atomic64_t cas_local_shares;
+	atomic64_t cas_settles;
 	atomic64_t tickets[RDLOCK_TICKET_NR];
 	atomic64_t ticket_bad_moves;
 	atomic64_t tickets_unfinished;
@@ -425,6 +431,7 @@ struct rdlock_proto_stats {
 extern struct rdlock_proto_stats rdlock_proto_stats;
 extern const struct rdlock_proto_ops rdlock_proto_bakery;
 extern const struct rdlock_proto_ops rdlock_proto_caslock;
+unsigned int rdlock_proto_cas_holds(void);
 extern const struct rdlock_proto_ops rdlock_proto_cql;
 
 /* proto_cql.c */
@@ -503,6 +510,24 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 					    struct rdlock_ticket *t));
 bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, u64 delta);
+
+/**
+ * struct rdlock_post_owner - a protocol that settles its posted releases
+ * @completed: every outcome of the posted FAA, in its completion's
+ *	context (softirq): never sleeps.
+ * @failed: after a failure, in process context: ends @t, the posted
+ *	ticket's copy, in a final state.
+ */
+struct rdlock_post_owner {
+	void (*completed)(void *arg, int ret);
+	void (*failed)(const struct rdlock_proto_cfg *cfg,
+		       struct rdlock_ticket *t, void *arg);
+};
+
+bool rdlock_proto_post_release_owned(const struct rdlock_proto_cfg *cfg,
+				     struct rdlock_ticket *t, u64 delta,
+				     const struct rdlock_post_owner *owner,
+				     void *arg);
 int rdlock_proto_post_write(u32 node, u64 incarnation, u32 slot, u64 val,
 			    atomic_t *pin);
 void rdlock_proto_wait_pin(atomic_t *pin);

@@ -59,6 +59,12 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 	seq_printf(m, "cql_local_handovers: %lld\ncql_local_shares: %lld\n",
 		   (long long)atomic64_read(&s->cql_local_handovers),
 		   (long long)atomic64_read(&s->cql_local_shares));
+	seq_printf(m, "cas_local_shares: %lld\ncas_settles: %lld\n",
+		   (long long)atomic64_read(&s->cas_local_shares),
+		   (long long)atomic64_read(&s->cas_settles));
+	/* This node's, not a lockspace's. */
+	if (s == &rdlock_proto_stats)
+		seq_printf(m, "cas_holds: %u\n", rdlock_proto_cas_holds());
 	for (op = 0; op < RDLOCK_TICKET_NR; op++)
 		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
 			   (long long)atomic64_read(&s->tickets[op]));

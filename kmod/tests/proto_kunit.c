@@ -91,6 +91,12 @@ struct sim_msg {
  * @op_fail_pct: this share of FAAs and CASes is refused with -ENOTCONN,
  *	unsent, as while the connection is being made again: an acquisition
  *	must wait through it (any error of acquire fails the schedule).
+ * @exec_reset_pct: this share of FAAs and CASes fails with -ECONNRESET
+ *	after it was executed, as a verbs operation flushed with its
+ *	connection: its outcome is unknown to the caller.
+ * @reset_next: so many next FAAs and CASes fail as @exec_reset_pct's.
+ * @lose_next: so many next FAAs and CASes fail with -ECONNRESET without
+ *	being executed: the caller cannot tell them from @reset_next's.
  * @nodes: the nodes, the xport_priv of their threads.
  * @readers: live holders inside in shared mode.
  * @writers: live holders inside in exclusive mode.
@@ -155,6 +161,9 @@ struct proto_sim {
 	u64 incarnation[SIM_NODES];
 	u32 read_fail_pct;
 	u32 op_fail_pct;
+	u32 exec_reset_pct;
+	atomic_t reset_next;
+	atomic_t lose_next;
 	struct sim_node nodes[SIM_NODES];
 	atomic_t readers, writers;
 	u64 counter;
@@ -397,10 +406,17 @@ static int sim_exec(void *priv, enum rdlock_xop op, u32 node,
 	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
 	    sim_fails(sim, sim->op_fail_pct))
 		return -ENOTCONN;
+	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
+	    atomic_dec_if_positive(&sim->lose_next) >= 0)
+		return -ECONNRESET;
 	ret = sim_apply(sim, op, node, incarnation, slot, arg0, arg1, &v);
 	if (ret)
 		return ret;
 	sim_delay(sim);
+	if ((op == RDLOCK_XOP_FAA || op == RDLOCK_XOP_CAS) &&
+	    (sim_fails(sim, sim->exec_reset_pct) ||
+	     atomic_dec_if_positive(&sim->reset_next) >= 0))
+		return -ECONNRESET;
 	if (value)
 		*value = v;
 	return 0;
@@ -726,6 +742,8 @@ static const struct rdlock_proto_xport sim_xport = {
  * @cql_policy: CQL: enum rdlock_cql_policy (flat or hierarchical).
  * @post: releases may be posted (&rdlock_ticket.post).
  * @post_fail_pct: see &struct proto_sim.
+ * @exec_reset_pct: see &struct proto_sim.
+ * @post_reset_pct: see &struct proto_sim.
  */
 struct sim_params {
 	const char *name;
@@ -747,6 +765,8 @@ struct sim_params {
 	u8 cql_policy;
 	bool post;
 	u32 post_fail_pct;
+	u32 exec_reset_pct;
+	u32 post_reset_pct;
 };
 
 /* One thread, for every schedule of a case: @go starts one, or ends it. */
@@ -1014,6 +1034,8 @@ static int sim_round(struct proto_sim *sim,
 	sim->op_fail_pct = p->op_fail_pct;
 	sim->msg_delay_us = p->msg_delay_us;
 	sim->post_fail_pct = p->post_fail_pct;
+	sim->exec_reset_pct = p->exec_reset_pct;
+	sim->post_reset_pct = p->post_reset_pct;
 	WRITE_ONCE(sim->stop, false);
 	for (i = 0; i < nr; i++) {
 		memset(&st[i].stats, 0, sizeof(st[i].stats));
@@ -1124,6 +1146,15 @@ static const struct sim_params sim_cases[] = {
 	  .post = true, .post_fail_pct = 10 },
 	{ "caslock, releases posted, 10% fail", &rdlock_proto_caslock, false, 0, 50,
 	  150, 3, .post = true, .post_fail_pct = 10 },
+	/*
+	 * Outcomes unknown (verbs): each node settles its own bits of the
+	 * word. They used to orphan the ticket, and wedge the lock.
+	 */
+	{ "caslock, 5% of FAA/CAS fail after they were executed", &rdlock_proto_caslock,
+	  false, 0, 50, 150, 3, .exec_reset_pct = 5 },
+	{ "caslock update, 5% of FAA/CAS and 10% of posted releases fail executed",
+	  &rdlock_proto_caslock, true, 0, 50, 150, 3, .exec_reset_pct = 5,
+	  .post = true, .post_reset_pct = 10 },
 	/* Posting asked for where the release is not one FAA: synchronous. */
 	{ "bakery, lease, releases posted if one FAA", &rdlock_proto_bakery, false,
 	  200, 50, 150, 3, .post = true },
@@ -1186,7 +1217,7 @@ static void sim_test(struct kunit *test)
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
 	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
-	s64 aborts, handovers, shares, expired;
+	s64 aborts, handovers, shares, expired, settles;
 	struct sim_thread *st;
 	struct proto_sim *sim;
 	ktime_t start;
@@ -1225,6 +1256,7 @@ static void sim_test(struct kunit *test)
 	expired = atomic64_read(&rdlock_proto_stats.cql_refetch_expired);
 	handovers = atomic64_read(&rdlock_proto_stats.cql_local_handovers);
 	shares = atomic64_read(&rdlock_proto_stats.cql_local_shares);
+	settles = atomic64_read(&rdlock_proto_stats.cas_settles);
 	start = ktime_get();
 	sim_threads_create(sim, p, st, nr);
 	for (r = 0; r < rounds; r++)
@@ -1255,6 +1287,9 @@ static void sim_test(struct kunit *test)
 	}
 	if (p->read_fail_pct || p->op_fail_pct || p->post_fail_pct)
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->xfails), 0);
+	if (p->exec_reset_pct || p->post_reset_pct)
+		KUNIT_EXPECT_GT(test, atomic64_read(&rdlock_proto_stats.cas_settles),
+				settles);
 	/* Posted only where the release is one FAA with nothing after it. */
 	if (p->post && !p->lease_ms && p->ops != &rdlock_proto_cql)
 		KUNIT_EXPECT_GT(test, atomic64_read(&sim->posts), 0);
@@ -1264,6 +1299,8 @@ static void sim_test(struct kunit *test)
 	sim->read_fail_pct = 0;
 	sim->op_fail_pct = 0;
 	sim->post_fail_pct = 0;
+	sim->exec_reset_pct = 0;
+	sim->post_reset_pct = 0;
 	sim_cfg(&st->cfg, p, &sim->nodes[0], NULL);
 	KUNIT_EXPECT_EQ(test, p->ops->acquire(&st->cfg, t, jiffies + HZ), 0);
 	KUNIT_EXPECT_EQ(test, t->remote_ops, 1U);
@@ -1358,6 +1395,8 @@ static void sim_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic64_read(&sim->unreset_wraps), 0LL);
 	}
 	sim_destroy(sim);
+	/* Every CAS spinlock record freed with its last user. */
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
 	if (p->deadline_ms)
 		KUNIT_EXPECT_GE(test, atomic64_read(&sim->timeouts), rounds);
 	kunit_info(test, "%u schedules of %d threads on %d nodes in %lld ms: %lld grants, %lld exclusive, %lld EAGAIN, %lld timeouts, %lld injected failures, %d stalled holders revoked, %lld notifications\n",
@@ -2860,13 +2899,15 @@ static const struct post_count_case post_count_cases[] = {
 	{ "bakery, every posted FAA fails unexecuted", &rdlock_proto_bakery, 100 },
 	{ "caslock, every posted FAA fails unexecuted", &rdlock_proto_caslock, 100 },
 	{ "bakery, every posted FAA fails executed", &rdlock_proto_bakery, 0, 100 },
+	{ "caslock, every posted FAA fails executed", &rdlock_proto_caslock, 0, 100 },
 };
 
 /*
  * Exact counts of posted releases: one FAA each, counted as the release's;
  * each ticket ends once, done (retried by the worker when the FAA failed
- * unexecuted) or orphaned (failed after it was executed); the worker's
- * quota is given back; the word is free at the end.
+ * unexecuted; the CAS spinlock READs the word and finds it done when it
+ * was executed) or, bakery, orphaned (failed after it was executed); the
+ * worker's quota is given back; the word is free at the end.
  */
 static void sim_post_count_test(struct kunit *test)
 {
@@ -2881,6 +2922,7 @@ static void sim_post_count_test(struct kunit *test)
 		struct rdlock_proto_cfg cfg;
 		struct proto_sim *sim;
 		atomic_t pin = ATOMIC_INIT(0);
+		bool orphans = c->reset_pct && c->ops != &rdlock_proto_caslock;
 		u64 word;
 		s64 faa;
 		int j;
@@ -2894,10 +2936,16 @@ static void sim_post_count_test(struct kunit *test)
 		sim->post_reset_pct = c->reset_pct;
 		/*
 		 * A release that failed is sent again by the worker: the next
-		 * acquisition may find the lock still held meanwhile.
+		 * acquisition may find the lock still held meanwhile. A CAS
+		 * spinlock's release that finds the word unsure (a failed
+		 * release before it not settled yet) settles it instead of
+		 * posting: here each failure is settled first.
 		 */
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
 			post_cycle(test, &p, &cfg, &pin, !c->fail_pct);
+			if (c->reset_pct && !orphans)
+				rdlock_proto_flush();
+		}
 		sim_destroy(sim);
 		faa = atomic64_read(&stats->rel_ops[RDLOCK_XOP_FAA]);
 		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&sim->posts), (s64)n,
@@ -2919,10 +2967,10 @@ static void sim_post_count_test(struct kunit *test)
 				    (s64)n, "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test,
 				    atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]),
-				    (s64)(c->reset_pct ? 0 : n), "%s", c->name);
+				    (s64)(orphans ? 0 : n), "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test,
 				    atomic64_read(&stats->tickets[RDLOCK_TICKET_ORPHANED]),
-				    (s64)(c->reset_pct ? n : 0), "%s", c->name);
+				    (s64)(orphans ? n : 0), "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats->ticket_bad_moves), 0LL,
 				    "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pin), 0, "%s", c->name);
@@ -3029,6 +3077,106 @@ static void sim_post_close_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT], 0ULL);
 }
 
+#define CAS_OWNER(node)	((u64)(node) << 56)
+
+/*
+ * CAS spinlock: operations whose outcome is unknown (failed after they
+ * were sent, executed or not: the verbs backend cannot tell) are settled
+ * by their own node with a READ of the word, exactly. Before, each one
+ * orphaned its ticket: an acquisition failed while the word kept its
+ * writer bit for good, a release left it held.
+ */
+static void cas_unknown_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_caslock };
+	struct rdlock_proto_stats *stats;
+	struct rdlock_proto_cfg *cfg1, *cfg2;
+	struct rdlock_ticket w = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_EXCLUSIVE,
+	};
+	struct rdlock_ticket r1 = w, r2 = w;
+	struct proto_sim *sim = sim_alloc(test);
+	atomic_t pin = ATOMIC_INIT(0);
+	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+	cfg1 = kunit_kzalloc(test, sizeof(*cfg1), GFP_KERNEL);
+	cfg2 = kunit_kzalloc(test, sizeof(*cfg2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg2);
+	sim_cfg(cfg1, &p, &sim->nodes[1], stats);
+	sim_cfg(cfg2, &p, &sim->nodes[2], stats);
+	r1.mode = RDLOCK_MODE_SHARED;
+	r2.mode = RDLOCK_MODE_SHARED;
+
+	/* The CAS took the lock, its answer was lost: CAS, READ, granted. */
+	atomic_set(&sim->reset_next, 1);
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &w, 0), 0);
+	KUNIT_EXPECT_EQ(test, w.state, RDLOCK_TICKET_GRANTED);
+	KUNIT_EXPECT_EQ(test, w.remote_ops, 2U);
+	KUNIT_EXPECT_EQ(test, *word, BIT_ULL(63) | CAS_OWNER(1));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->cas_settles), 1LL);
+
+	/* Excluded meanwhile: a TRY of node 2 fails at its first CAS. */
+	KUNIT_EXPECT_EQ(test, p.ops->acquire(cfg2, &r1, jiffies), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, r1.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, r1.state, RDLOCK_TICKET_DONE);
+
+	/* The release's FAA was done, its answer lost: FAA, READ, done. */
+	atomic_set(&sim->reset_next, 1);
+	p.ops->release(cfg1, &w);
+	KUNIT_EXPECT_EQ(test, w.state, RDLOCK_TICKET_DONE);
+	KUNIT_EXPECT_EQ(test, w.remote_ops, 4U);
+	KUNIT_EXPECT_EQ(test, *word, 0ULL);
+
+	/* A CAS lost unexecuted: CAS, READ (no bit of ours), CAS. */
+	r1.remote_ops = 0;
+	atomic_set(&sim->lose_next, 1);
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg2, &r1, 0), 0);
+	KUNIT_EXPECT_EQ(test, r1.remote_ops, 3U);
+	KUNIT_EXPECT_EQ(test, *word, BIT_ULL(2));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->cas_settles), 3LL);
+
+	/* A second reader of node 2 shares its bit: no remote operation. */
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg2, &r2, 0), 0);
+	KUNIT_EXPECT_EQ(test, r2.remote_ops, 0U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->cas_local_shares), 1LL);
+
+	/* Node 1's exclusive TRY fails on the bit; node 2's first reader leaves. */
+	KUNIT_EXPECT_EQ(test, p.ops->acquire(cfg1, &w, jiffies), -ETIMEDOUT);
+	p.ops->release(cfg2, &r1);
+	KUNIT_EXPECT_EQ(test, r1.state, RDLOCK_TICKET_DONE);
+	KUNIT_EXPECT_EQ(test, r1.remote_ops, 3U);
+	KUNIT_EXPECT_EQ(test, *word, BIT_ULL(2));
+
+	/* The last one's posted FAA was done, its completion failed. */
+	sim->post_reset_pct = 100;
+	r2.post = true;
+	r2.pin = &pin;
+	p.ops->release(cfg2, &r2);
+	KUNIT_EXPECT_EQ(test, r2.state, RDLOCK_TICKET_RELEASING);
+	rdlock_proto_flush();
+	KUNIT_EXPECT_EQ(test, atomic_read(&pin), 0);
+	KUNIT_EXPECT_EQ(test, *word, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->posted_failed), 1LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->cas_settles), 4LL);
+	sim->post_reset_pct = 0;
+
+	/* Free: one CAS. Nothing orphaned, no record left. */
+	w.remote_ops = 0;
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &w, 0), 0);
+	KUNIT_EXPECT_EQ(test, w.remote_ops, 1U);
+	p.ops->release(cfg1, &w);
+	KUNIT_EXPECT_EQ(test, *word, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_ORPHANED]), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->tickets[RDLOCK_TICKET_DONE]), 6LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->ticket_bad_moves), 0LL);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(ticket_life_test),
 	KUNIT_CASE(ticket_fail_test),
@@ -3038,6 +3186,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(sim_post_count_test),
 	KUNIT_CASE(sim_post_order_test),
 	KUNIT_CASE(sim_post_close_test),
+	KUNIT_CASE(cas_unknown_test),
 	KUNIT_CASE(cql_fifo_test),
 	KUNIT_CASE(cql_readers_test),
 	KUNIT_CASE(cql_release_test),
