@@ -545,9 +545,9 @@ static void rdlock_cas_post_completed(void *arg, int ret)
 {
 	struct rdlock_cas_hold *h = arg;
 
-	/* Before the count drops: whoever sees 0 next must see it. */
 	if (ret)
 		WRITE_ONCE(h->unsure, true);
+	/* Whoever sees the count drop to 0 must see @unsure set. */
 	smp_mb__before_atomic();
 	atomic_dec(&h->posted);
 	wake_up_all(&h->posted_wq);

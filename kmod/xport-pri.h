@@ -359,6 +359,12 @@ struct rdlock_cluster {
 	/* Fault injection: one-way messages lost with their connection. */
 	atomic_t inject_lost_msgs;
 	atomic64_t lost_msgs;
+	/*
+	 * Fault injection, verbs: atomics done at the home whose completion
+	 * is lost with the connection, outcome unknown to the caller.
+	 */
+	atomic_t inject_lost_completions;
+	atomic64_t lost_completions;
 	u32 epoch;				/* see rdlock_xport_epoch() */
 	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
 	rdlock_xport_up_handler_t up_handler;

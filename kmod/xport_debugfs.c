@@ -66,8 +66,9 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "stale_requests: %lld\nlost_replies_injected: %lld\n",
 		   (long long)atomic64_read(&cl->stale_requests),
 		   (long long)atomic64_read(&cl->lost_replies));
-	seq_printf(m, "lost_msgs_injected: %lld\n",
-		   (long long)atomic64_read(&cl->lost_msgs));
+	seq_printf(m, "lost_msgs_injected: %lld\nlost_completions_injected: %lld\n",
+		   (long long)atomic64_read(&cl->lost_msgs),
+		   (long long)atomic64_read(&cl->lost_completions));
 	spin_unlock_bh(&cl->lock);
 	return 0;
 }
@@ -112,6 +113,8 @@ void rdlock_xport_debugfs_init(struct dentry *root)
 				&rdlock_cl.inject_lost_replies);
 	debugfs_create_atomic_t("inject_lost_msgs", 0600, root,
 				&rdlock_cl.inject_lost_msgs);
+	debugfs_create_atomic_t("inject_lost_completions", 0600, root,
+				&rdlock_cl.inject_lost_completions);
 	debugfs_create_file("cluster", 0444, root, NULL, &rdlock_cluster_fops);
 	debugfs_create_file("nodes", 0444, root, NULL, &rdlock_nodes_fops);
 }

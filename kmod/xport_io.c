@@ -610,6 +610,14 @@ static void rdlock_onesided_wr_done(struct rdlock_xreq *req, struct ib_wc *wc,
 	struct rdlock_conn *conn = req->conn;
 
 	*status = wc->status;
+	/* Fault injection: done at the home, the completion lost with the link. */
+	if (wc->status == IB_WC_SUCCESS &&
+	    (req->op == RDLOCK_XOP_FAA || req->op == RDLOCK_XOP_CAS) &&
+	    atomic_dec_if_positive(&rdlock_cl.inject_lost_completions) >= 0) {
+		atomic64_inc(&rdlock_cl.lost_completions);
+		*status = IB_WC_WR_FLUSH_ERR;
+		rdlock_conn_fail(conn);
+	}
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_err_ratelimited("node %u: one-sided op %d failed: %s\n",
