@@ -502,6 +502,20 @@ void rdlock_ticket_failed(const struct rdlock_proto_cfg *cfg,
 EXPORT_SYMBOL_NS_GPL(rdlock_ticket_failed, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_proto_outcome_unknown() - may a failed operation have been done
+ * @ret: the error of an operation that changes a word.
+ *
+ * Return: false for 0, -ESTALE (the table is gone), -ENOTCONN, -EINVAL
+ * and -ENOENT (refused before it was sent); true for any other error:
+ * it failed after it was sent.
+ */
+bool rdlock_proto_outcome_unknown(int ret)
+{
+	return ret && ret != -ESTALE && ret != -ENOTCONN && ret != -EINVAL &&
+	       ret != -ENOENT;
+}
+
+/**
  * rdlock_ticket_take_failed() - end a ticket whose taking operation failed
  * @cfg: the lockspace's policy.
  * @t: the ticket, issued.
@@ -512,7 +526,7 @@ EXPORT_SYMBOL_NS_GPL(rdlock_ticket_failed, RDLOCK_INTERNAL);
 void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, int ret)
 {
-	if (ret == -ENOTCONN || ret == -EINVAL || ret == -ENOENT)
+	if (ret != -ESTALE && !rdlock_proto_outcome_unknown(ret))
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
 	else
 		rdlock_ticket_failed(cfg, t, ret);

@@ -483,6 +483,7 @@ void rdlock_ticket_to(const struct rdlock_proto_cfg *cfg,
 bool rdlock_ticket_final(const struct rdlock_ticket *t);
 void rdlock_ticket_failed(const struct rdlock_proto_cfg *cfg,
 			  struct rdlock_ticket *t, int ret);
+bool rdlock_proto_outcome_unknown(int ret);
 void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, int ret);
 extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];

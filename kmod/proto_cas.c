@@ -310,13 +310,6 @@ static u64 rdlock_cas_guess(u64 seen, u64 bits, u64 conflicts)
 	return guess;
 }
 
-/* Did an operation of a ticket's fail with its outcome unknown. */
-static bool rdlock_cas_unknown(int ret)
-{
-	return ret && ret != -ESTALE && ret != -ENOTCONN && ret != -EINVAL &&
-	       ret != -ENOENT;
-}
-
 /*
  * Set the word right after an operation whose outcome is unknown: wait
  * until no posted release of the node is in flight, READ the word, and
@@ -370,7 +363,7 @@ static int rdlock_cas_settle(const struct rdlock_proto_cfg *cfg,
 			WRITE_ONCE(h->unsure, false);
 			return 0;
 		}
-		if (!rdlock_cas_unknown(ret))
+		if (!rdlock_proto_outcome_unknown(ret))
 			return -ESTALE;
 		/* Did it happen? Look again. */
 	}
@@ -402,7 +395,7 @@ static int rdlock_cas_try(const struct rdlock_proto_cfg *cfg,
 	for (;;) {
 		ret = rdlock_proto_op_take(cfg, t, RDLOCK_XOP_CAS, expect,
 					   expect | bits, &old, deadline);
-		if (rdlock_cas_unknown(ret)) {
+		if (rdlock_proto_outcome_unknown(ret)) {
 			WRITE_ONCE(h->unsure, true);
 			ret = rdlock_cas_settle(cfg, h, t, bits, &got);
 			if (ret || got)
@@ -631,7 +624,7 @@ static void rdlock_cas_release(const struct rdlock_proto_cfg *cfg,
 	atomic_dec(&h->posted);
 	rdlock_cas_hold_put(h);	/* h stays: the ticket's reference */
 	ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_FAA, -bits, 0, &old);
-	if (rdlock_cas_unknown(ret)) {
+	if (rdlock_proto_outcome_unknown(ret)) {
 		WRITE_ONCE(h->unsure, true);
 		ret = rdlock_cas_settle(cfg, h, t, 0, NULL);
 	}
