@@ -611,17 +611,20 @@ TEST_F_TIMEOUT(lock, exclusion_link_blips, 1800)
 	bool verbs = e.backend != RDLOCK_BACKEND_TWOSIDED;
 	const char *lost_name = verbs ? "lost_completions_injected" :
 					"lost_replies_injected";
+	/* What makes each lost answer good again. */
+	const char *again_file = verbs ? "protocols" : "cluster";
+	const char *again_name = verbs ? "cas_settles" : "replayed_requests";
+	/* The CAS spinlock comes first: verbs runs only it. */
+	__u32 i, nr = verbs ? 1 : ARRAY_SIZE(protos);
 	long long lost0, again0, orphaned0, lost, again, orphaned;
 	char msg[160];
-	__u32 i;
 
 	e.blips = true;
 	e.inject = verbs ? "inject_lost_completions" : "inject_lost_replies";
 	e.iters = e.iters < 50 ? e.iters : 50;
-	for (i = 0; i < (verbs ? 1 : ARRAY_SIZE(protos)); i++) {
+	for (i = 0; i < nr; i++) {
 		lost0 = rdl_debugfs_counter("cluster", lost_name);
-		again0 = verbs ? rdl_debugfs_counter("protocols", "cas_settles") :
-				 rdl_debugfs_counter("cluster", "replayed_requests");
+		again0 = rdl_debugfs_counter(again_file, again_name);
 		orphaned0 = rdl_debugfs_counter("protocols", "tickets_orphaned");
 		ASSERT_LE(0, lost0);
 		ASSERT_LE(0, again0);
@@ -637,15 +640,11 @@ TEST_F_TIMEOUT(lock, exclusion_link_blips, 1800)
 		/* Whatever happened: leave no injection for later tests. */
 		ASSERT_EQ(0, rdl_debugfs_write(e.inject, 0));
 		lost = rdl_debugfs_counter("cluster", lost_name) - lost0;
-		again = (verbs ? rdl_debugfs_counter("protocols", "cas_settles") :
-				 rdl_debugfs_counter("cluster", "replayed_requests")) -
-			again0;
+		again = rdl_debugfs_counter(again_file, again_name) - again0;
 		orphaned = rdl_debugfs_counter("protocols", "tickets_orphaned") -
 			   orphaned0;
 		printf("# node %u, protocol %u: %lld answers lost, %lld %s\n",
-		       e.self, protos[i], lost, again,
-		       verbs ? "words READ to settle them" :
-			       "copies answered again");
+		       e.self, protos[i], lost, again, again_name);
 		EXPECT_EQ(BLIP_LOST, lost);
 		EXPECT_LE(lost, again);
 		EXPECT_EQ(0, orphaned);
