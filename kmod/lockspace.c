@@ -453,7 +453,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 		kfree(ls);
 		return ERR_PTR(ret);
 	}
-	ls->cfg.cql_nodes = ls->nr_nodes;
+	ls->cfg.nodes = ls->nr_nodes;
 	/* Unused names of one node hold at most a share of the entries. */
 	ls->res_cache = clamp_t(u32, ls->entries / RDLOCK_LS_RES_CACHE_SHARE, 1,
 				RDLOCK_LS_RES_CACHE);

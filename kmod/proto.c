@@ -534,6 +534,35 @@ void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 EXPORT_SYMBOL_NS_GPL(rdlock_ticket_take_failed, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_proto_self() - the node the caller runs on
+ * @cfg: the lockspace's policy (a simulated node's, or the real one).
+ *
+ * Return: the node's id.
+ */
+u32 rdlock_proto_self(const struct rdlock_proto_cfg *cfg)
+{
+	return cfg->xport ? cfg->xport->self(cfg->xport_priv) :
+			    rdlock_xport_self();
+}
+
+/**
+ * rdlock_proto_participant() - may @node use the lockspace's locks
+ * @cfg: the lockspace's policy.
+ * @node: a node id.
+ *
+ * The nodes a CQL reset signals and a bakery census asks: this one and
+ * every configured peer; in a simulation, 0 .. @cfg->nodes - 1.
+ *
+ * Return: true if @node is one.
+ */
+bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node)
+{
+	if (cfg->xport)
+		return node < (cfg->nodes ?: 1);
+	return node == rdlock_xport_self() || rdlock_xport_node_configured(node);
+}
+
+/**
  * rdlock_proto_omega_ns() - the polling unit for a lock on @node
  * @cfg: the lockspace's policy.
  * @node: the lock's home node.
@@ -1060,7 +1089,7 @@ int rdlock_proto_init(void)
 		rdlock_proto_exit();
 		return -ENOMEM;
 	}
-	ret = rdlock_cql_init();
+	ret = rdlock_cql_init() ?: rdlock_bakery_init();
 	if (ret)
 		rdlock_proto_exit();
 	return ret;
@@ -1077,6 +1106,7 @@ void rdlock_proto_exit(void)
 		destroy_workqueue(rdlock_proto_finish_wq);
 	if (rdlock_proto_reset_wq)
 		destroy_workqueue(rdlock_proto_reset_wq);
+	rdlock_bakery_exit();
 	rdlock_cql_exit();
 	mempool_destroy(rdlock_proto_work_pool);
 	rdlock_proto_finish_wq = NULL;

@@ -34,6 +34,7 @@ enum rdlock_mode {
 };
 
 struct rdlock_proto_stats;
+struct rdlock_bakery_entry;
 
 /**
  * struct rdlock_cql_waiters - one node's CQL waiters, by local id
@@ -77,6 +78,18 @@ struct rdlock_cql_waiters {
 };
 
 /**
+ * enum rdlock_proto_msg_type - the protocols' message types
+ * @RDLOCK_MSG_CQL: CQL notifications and reset signals (proto_cql.c).
+ * @RDLOCK_MSG_BAKERY: the bakery's census (proto_bakery.c).
+ *
+ * Each is a type of rdlock_xport_set_msg_handler().
+ */
+enum rdlock_proto_msg_type {
+	RDLOCK_MSG_CQL,
+	RDLOCK_MSG_BAKERY,
+};
+
+/**
  * struct rdlock_proto_xport - the transport as a protocol sees it
  * @exec: one synchronous operation on (@node, @slot) of table
  *	@incarnation, as rdlock_xport_exec() with the transport's default
@@ -86,9 +99,10 @@ struct rdlock_cql_waiters {
  * @now: this node's clock, for leases and stall detection.
  * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
  *	NULL: unknown, and a failed poll ends the wait.
- * @send_msg: a CQL notification to @node, as rdlock_xport_send_msg();
- *	delivered by calling rdlock_cql_deliver() on @node's waiters with
- *	BHs off, in order per pair of nodes.
+ * @send_msg: a message of enum rdlock_proto_msg_type to @node, as
+ *	rdlock_xport_send_msg(); delivered with BHs off, in order per pair
+ *	of nodes, by calling rdlock_cql_deliver() on @node's waiters (CQL)
+ *	or rdlock_bakery_deliver() with @node's xport_priv (bakery).
  * @self: the id of the node the caller runs on.
  * @waiters: the waiters of the node the caller runs on.
  * @sleep: wait about @ns before polling or trying again, in place of every
@@ -111,7 +125,8 @@ struct rdlock_proto_xport {
 			  u32 count, u64 *value, u64 *vals);
 	ktime_t (*now)(void *priv);
 	u64 (*incarnation)(void *priv, u32 node);
-	int (*send_msg)(void *priv, u32 node, const void *payload, size_t len);
+	int (*send_msg)(void *priv, u32 node, unsigned int type,
+			const void *payload, size_t len);
 	u32 (*self)(void *priv);
 	struct rdlock_cql_waiters *(*waiters)(void *priv);
 	void (*sleep)(void *priv, u64 ns);
@@ -157,11 +172,12 @@ struct rdlock_proto_quota {
  * @cql_cap_bits: CQL: log2 of the queue capacity (lockword/cql.h); 0:
  *	CQL_CAP_BITS_DEFAULT. A lock takes 1 + 2^@cql_cap_bits slots.
  * @cql_ver_bits: CQL: version bits; 0: CQL_VER_BITS_DEFAULT.
- * @cql_nodes: CQL: nodes that may use the lockspace's locks; each lets at
- *	most capacity / @cql_nodes of its clients into one lock's queue at
- *	a time, so that it never overflows. 0: RDLOCK_MAX_NODES. With a
- *	simulated @xport, the nodes 0 .. @cql_nodes - 1 are the participants
- *	a reset signals.
+ * @nodes: nodes that may use the lockspace's locks. CQL: each lets at
+ *	most capacity / @nodes of its clients into one lock's queue at a
+ *	time, so that it never overflows; 0: RDLOCK_MAX_NODES. With a
+ *	simulated @xport, the nodes 0 .. @nodes - 1 are the participants a
+ *	CQL reset signals and a bakery census asks
+ *	(rdlock_proto_participant()).
  * @cql_stuck_ms: CQL: a waiter that sees the lock's header unchanged this
  *	long, with nobody alive named at its head, resets the lock; 0:
  *	RDLOCK_CQL_STUCK_MS_DEFAULT (proto_cql.c).
@@ -178,7 +194,7 @@ struct rdlock_proto_cfg {
 	struct rdlock_proto_quota *quota;
 	u8 cql_cap_bits;
 	u8 cql_ver_bits;
-	u32 cql_nodes;
+	u32 nodes;
 	u32 cql_stuck_ms;
 	u8 cql_policy;
 };
@@ -209,7 +225,9 @@ enum rdlock_cql_policy {
  * @RDLOCK_TICKET_ABANDONED: its caller stopped waiting (deadline, fatal
  *	signal); a worker waits for the grant and releases it.
  * @RDLOCK_TICKET_RELEASING: its release is under way.
- * @RDLOCK_TICKET_DONE: final: released, withdrawn, or never in the word.
+ * @RDLOCK_TICKET_DONE: final: released, withdrawn, or never in the word;
+ *	or, bakery without leases, an operation's outcome unknown and left
+ *	to the node's census, which settles the word (proto_bakery.c).
  * @RDLOCK_TICKET_REVOKED: final: a reset took it out of the word.
  * @RDLOCK_TICKET_LOST: final: its table is gone, and the ticket with it.
  * @RDLOCK_TICKET_ORPHANED: final, and counted as a defect: an operation
@@ -264,6 +282,9 @@ enum rdlock_ticket_state {
  * @state: where it is in its life; only rdlock_ticket_to() changes it. A
  *	posted release leaves the caller's ticket releasing: the copy the
  *	posted operation carries ends it.
+ * @census: bakery without leases: the ticket's entry in its node's
+ *	record of the word, which a census asks about (proto_bakery.c);
+ *	NULL otherwise.
  */
 struct rdlock_ticket {
 	u32 node;
@@ -281,6 +302,7 @@ struct rdlock_ticket {
 	bool post;
 	atomic_t *pin;
 	enum rdlock_ticket_state state;
+	struct rdlock_bakery_entry *census;
 };
 
 /**
@@ -327,7 +349,8 @@ struct rdlock_proto_ops {
  * @posted_releases: releases whose one FAA was posted, not waited for.
  * @posted_failed: of them, those whose operation failed, ended by a worker;
  *	and posted WRITEs that failed (rdlock_proto_post_write()).
- * @retries: new tickets after a revocation or an over-limit word.
+ * @retries: new tickets after a revocation, an over-limit word, or (bakery)
+ *	an acquiring operation whose outcome was unknown.
  * @stall_resets: stalled holders skipped by a lease reset.
  * @overflow_resets: words reset to zero after crossing COUNT_MAX.
  * @lease_expiries: releases that found their ticket revoked by a reset.
@@ -353,6 +376,14 @@ struct rdlock_proto_ops {
  *	hold (its reader bit already in the word), with no remote operation.
  * @cas_settles: CAS spinlock: words READ to learn what an operation whose
  *	outcome was unknown did, and set right (proto_cas.c).
+ * @bakery_unknowns: bakery tickets whose operation's outcome was unknown,
+ *	left to their node's census.
+ * @bakery_censuses: censuses of a bakery word that every node answered,
+ *	none busy with it.
+ * @bakery_phantoms: ticket slots no node held that a census counted as
+ *	done (the outcomes of unknown operations).
+ * @bakery_census_resets: bakery words a census reset to zero: no node
+ *	held a ticket in them, and something was left.
  * @tickets: tickets that reached each state (rdlock_ticket_to()); those
  *	that reached %RDLOCK_TICKET_RELEASING are the releases.
  * @ticket_bad_moves: state changes the ticket life does not allow: a
@@ -418,6 +449,10 @@ struct rdlock_proto_stats {
 	atomic64_t cql_local_shares;
 	atomic64_t cas_local_shares;
 	atomic64_t cas_settles;
+	atomic64_t bakery_unknowns;
+	atomic64_t bakery_censuses;
+	atomic64_t bakery_phantoms;
+	atomic64_t bakery_census_resets;
 	atomic64_t tickets[RDLOCK_TICKET_NR];
 	atomic64_t ticket_bad_moves;
 	atomic64_t tickets_unfinished;
@@ -432,7 +467,14 @@ extern struct rdlock_proto_stats rdlock_proto_stats;
 extern const struct rdlock_proto_ops rdlock_proto_bakery;
 extern const struct rdlock_proto_ops rdlock_proto_caslock;
 unsigned int rdlock_proto_cas_holds(void);
+unsigned int rdlock_proto_bakery_words(void);
 extern const struct rdlock_proto_ops rdlock_proto_cql;
+
+/* proto_bakery.c */
+void rdlock_bakery_deliver(const struct rdlock_proto_xport *xport, void *priv,
+			   u32 src, const void *payload, size_t len);
+int rdlock_bakery_init(void);
+void rdlock_bakery_exit(void);
 
 /* proto_cql.c */
 void rdlock_cql_waiters_init(struct rdlock_cql_waiters *w);
@@ -487,6 +529,8 @@ bool rdlock_proto_outcome_unknown(int ret);
 void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, int ret);
 extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
+u32 rdlock_proto_self(const struct rdlock_proto_cfg *cfg);
+bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node);
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns);

@@ -125,12 +125,6 @@ rdlock_cas_lookup(const void *owner, const struct rdlock_ticket *t)
 	return NULL;
 }
 
-static u32 rdlock_cas_self(const struct rdlock_proto_cfg *cfg)
-{
-	return cfg->xport ? cfg->xport->self(cfg->xport_priv) :
-			    rdlock_xport_self();
-}
-
 /* The node's record of @t's word, with a user reference; NULL: no memory. */
 static struct rdlock_cas_hold *
 rdlock_cas_hold_get(const struct rdlock_proto_cfg *cfg,
@@ -153,7 +147,7 @@ rdlock_cas_hold_get(const struct rdlock_proto_cfg *cfg,
 	new->home = t->node;
 	new->slot = t->slot;
 	new->incarnation = t->incarnation;
-	new->self = rdlock_cas_self(cfg);
+	new->self = rdlock_proto_self(cfg);
 	new->users = 1;
 	mutex_init(&new->mutex);
 	atomic_set(&new->posted, 0);

@@ -41,8 +41,6 @@
 #include "proto.h"
 #include "xport.h"
 
-/* Our user message type (rdlock_xport_set_msg_handler()). */
-#define RDLOCK_CQL_MSG_TYPE		0
 /*
  * A waiter that heard nothing for this long checks that its lock's table
  * still exists, and a writer whether it is at the head (a notification lost
@@ -305,8 +303,9 @@ static int rdlock_cql_ws_send(struct rdlock_cql_waiters *ws, u32 node,
 			      const struct rdlock_cql_msg *m)
 {
 	return ws->xport ?
-	       ws->xport->send_msg(ws->xport_priv, node, m, sizeof(*m)) :
-	       rdlock_xport_send_msg(node, RDLOCK_CQL_MSG_TYPE, m, sizeof(*m));
+	       ws->xport->send_msg(ws->xport_priv, node, RDLOCK_MSG_CQL, m,
+				   sizeof(*m)) :
+	       rdlock_xport_send_msg(node, RDLOCK_MSG_CQL, m, sizeof(*m));
 }
 
 /*
@@ -500,12 +499,6 @@ rdlock_cql_waiters_of(const struct rdlock_proto_cfg *cfg)
 			    &rdlock_cql_local;
 }
 
-static u32 rdlock_cql_self(const struct rdlock_proto_cfg *cfg)
-{
-	return cfg->xport ? cfg->xport->self(cfg->xport_priv) :
-			    rdlock_xport_self();
-}
-
 static int rdlock_cql_layout(const struct rdlock_proto_cfg *cfg,
 			     struct cql_layout *l)
 {
@@ -585,7 +578,7 @@ static bool rdlock_cql_table_alive(const struct rdlock_proto_cfg *cfg,
 static u32 rdlock_cql_gate_limit(const struct rdlock_proto_cfg *cfg,
 				 const struct cql_layout *l)
 {
-	u32 nodes = cfg->cql_nodes ?: RDLOCK_MAX_NODES;
+	u32 nodes = cfg->nodes ?: RDLOCK_MAX_NODES;
 
 	return max(cql_capacity(l) / nodes, 1U);
 }
@@ -859,9 +852,9 @@ static int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
 
 	for (;;) {
 		ret = cfg->xport ?
-		      cfg->xport->send_msg(cfg->xport_priv, node, m,
-					   sizeof(*m)) :
-		      rdlock_xport_send_msg(node, RDLOCK_CQL_MSG_TYPE, m,
+		      cfg->xport->send_msg(cfg->xport_priv, node,
+					   RDLOCK_MSG_CQL, m, sizeof(*m)) :
+		      rdlock_xport_send_msg(node, RDLOCK_MSG_CQL, m,
 					    sizeof(*m));
 		if ((ret != -EAGAIN && ret != -ENOTCONN) ||
 		    time_after(jiffies, until))
@@ -959,15 +952,7 @@ static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg,
 		.kind = RDLOCK_CQL_PING,
 	};
 
-	return node == rdlock_cql_self(cfg) || !rdlock_cql_send(cfg, node, &m);
-}
-
-/* The nodes a reset signals: every node that may use the lock. */
-static bool rdlock_cql_participant(const struct rdlock_proto_cfg *cfg, u32 node)
-{
-	if (cfg->xport)
-		return node < (cfg->cql_nodes ?: 1);
-	return node == rdlock_xport_self() || rdlock_xport_node_configured(node);
+	return node == rdlock_proto_self(cfg) || !rdlock_cql_send(cfg, node, &m);
 }
 
 static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
@@ -989,7 +974,7 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
 		.slot = cpu_to_le32(t->slot),
 		.incarnation = cpu_to_le64(t->incarnation),
 		.pos = cpu_to_le32(c->seq),
-		.local = cpu_to_le32(rdlock_cql_self(cfg)),
+		.local = cpu_to_le32(rdlock_proto_self(cfg)),
 		.reset_gen = cpu_to_le32(READ_ONCE(c->gen)),
 		.kind = RDLOCK_CQL_RESET,
 	};
@@ -1131,14 +1116,14 @@ static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
 				    struct rdlock_cql_claim *c)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 id = rdlock_cql_self(cfg) + 1, i, all = 0;
+	u32 id = rdlock_proto_self(cfg) + 1, i, all = 0;
 	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
 	bool raised;
 	u64 cur;
 	int ret;
 
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (rdlock_cql_participant(cfg, i))
+		if (rdlock_proto_participant(cfg, i))
 			all |= BIT(i);
 	spin_lock_bh(&ws->gate_lock);
 	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
@@ -1187,7 +1172,7 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			      bool exact, u32 gen, struct rdlock_cql_claim *c)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 self = rdlock_cql_self(cfg), tries, id = self + 1;
+	u32 self = rdlock_proto_self(cfg), tries, id = self + 1;
 	u64 claimed, old, cur;
 	int ret;
 
@@ -1609,7 +1594,7 @@ again:
 		ts = stamp ? *stamp : cql_stamp_of_pos(&l, pos);
 	/* Fig. 7 lines 3-4: populate our entry; releasers read it to notify. */
 	entry = cql_entry_populate(&l, pos, m,
-				   cql_cid(rdlock_cql_self(cfg), w->id), ts);
+				   cql_cid(rdlock_proto_self(cfg), w->id), ts);
 	ret = rdlock_proto_op_at_must(cfg, t, rdlock_cql_entry_slot(t, &l, pos),
 				      RDLOCK_XOP_WRITE, entry, 0, &old);
 	if (ret) {
@@ -2014,7 +1999,7 @@ static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 				    const struct cql_layout *l, u64 post,
 				    struct rdlock_cql_claim *c)
 {
-	u32 self = rdlock_cql_self(cfg);
+	u32 self = rdlock_proto_self(cfg);
 	u64 claimed, old;
 	int ret;
 
@@ -2653,7 +2638,7 @@ int rdlock_cql_init(void)
 	int ret;
 
 	rdlock_cql_waiters_init(&rdlock_cql_local);
-	ret = rdlock_xport_set_msg_handler(RDLOCK_CQL_MSG_TYPE,
+	ret = rdlock_xport_set_msg_handler(RDLOCK_MSG_CQL,
 					   rdlock_cql_msg_handler);
 	if (ret) {
 		rdlock_cql_waiters_destroy(&rdlock_cql_local);
@@ -2668,7 +2653,7 @@ void rdlock_cql_exit(void)
 {
 	if (!rdlock_cql_ready)
 		return;
-	rdlock_xport_set_msg_handler(RDLOCK_CQL_MSG_TYPE, NULL);
+	rdlock_xport_set_msg_handler(RDLOCK_MSG_CQL, NULL);
 	rdlock_cql_waiters_destroy(&rdlock_cql_local);
 	rdlock_cql_ready = false;
 }

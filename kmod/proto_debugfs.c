@@ -62,9 +62,17 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 	seq_printf(m, "cas_local_shares: %lld\ncas_settles: %lld\n",
 		   (long long)atomic64_read(&s->cas_local_shares),
 		   (long long)atomic64_read(&s->cas_settles));
+	seq_printf(m, "bakery_unknowns: %lld\nbakery_censuses: %lld\n",
+		   (long long)atomic64_read(&s->bakery_unknowns),
+		   (long long)atomic64_read(&s->bakery_censuses));
+	seq_printf(m, "bakery_phantoms: %lld\nbakery_census_resets: %lld\n",
+		   (long long)atomic64_read(&s->bakery_phantoms),
+		   (long long)atomic64_read(&s->bakery_census_resets));
 	/* This node's, not a lockspace's. */
 	if (s == &rdlock_proto_stats)
-		seq_printf(m, "cas_holds: %u\n", rdlock_proto_cas_holds());
+		seq_printf(m, "cas_holds: %u\nbakery_words: %u\n",
+			   rdlock_proto_cas_holds(),
+			   rdlock_proto_bakery_words());
 	for (op = 0; op < RDLOCK_TICKET_NR; op++)
 		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
 			   (long long)atomic64_read(&s->tickets[op]));

@@ -254,7 +254,7 @@ static unsigned long rdlock_test_held_init(struct rdlock_test_held *h,
 	h->cfg.stats = stats;
 	h->cfg.cql_cap_bits = l->queue_bits;
 	h->cfg.cql_ver_bits = l->version_bits;
-	h->cfg.cql_nodes = rdlock_test_nodes();
+	h->cfg.nodes = rdlock_test_nodes();
 	if (l->flags & RDLOCK_TEST_LOCK_CQL_PHASE_FAIR)
 		h->cfg.cql_policy = RDLOCK_CQL_PHASE_FAIR;
 	else if (l->flags & RDLOCK_TEST_LOCK_CQL_HIER)
