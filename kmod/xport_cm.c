@@ -256,7 +256,12 @@ static void rdlock_conn_release_work(struct work_struct *work)
 
 	spin_lock_bh(&cl->lock);
 	list_del_init(&conn->entry);
-	if (conn->active && cl->up)
+	/*
+	 * Not while the node has another connection: a replaced one would
+	 * else connect again and replace that one, whose end would do the
+	 * same, the two nodes taking turns for good.
+	 */
+	if (conn->active && cl->up && !node->conn)
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
 	wake_up_all(&cl->conns_wait);
