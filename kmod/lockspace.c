@@ -1680,8 +1680,8 @@ bool rdlock_ls_any(void)
 /* ------------------------------------------------------------------ */
 /* Notices                                                            */
 
-/* Our transport message type (CQL's is 0). */
-#define RDLOCK_LS_MSG_TYPE	1
+/* Our transport message type: the first after the protocols'. */
+#define RDLOCK_LS_MSG_TYPE	RDLOCK_MSG_PROTO_NR
 
 /* On the wire: the lockspace's directory tag, then the user's payload. */
 struct rdlock_ls_notice_msg {

@@ -81,12 +81,15 @@ struct rdlock_cql_waiters {
  * enum rdlock_proto_msg_type - the protocols' message types
  * @RDLOCK_MSG_CQL: CQL notifications and reset signals (proto_cql.c).
  * @RDLOCK_MSG_BAKERY: the bakery's census (proto_bakery.c).
+ * @RDLOCK_MSG_PROTO_NR: the first type left to the layers above.
  *
- * Each is a type of rdlock_xport_set_msg_handler().
+ * Each is a type of rdlock_xport_set_msg_handler(): a type has one
+ * handler, the last one set.
  */
 enum rdlock_proto_msg_type {
 	RDLOCK_MSG_CQL,
 	RDLOCK_MSG_BAKERY,
+	RDLOCK_MSG_PROTO_NR,
 };
 
 /**
@@ -585,5 +588,6 @@ struct dentry;
 struct seq_file;
 void rdlock_proto_debugfs_init(struct dentry *root);
 void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s);
+void rdlock_bakery_words_show(struct seq_file *m);
 
 #endif /* _RDLOCK_PROTO_H */
