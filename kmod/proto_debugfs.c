@@ -101,8 +101,17 @@ static int rdlock_protocols_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_protocols);
 
+static int rdlock_bakery_census_show(struct seq_file *m, void *v)
+{
+	rdlock_bakery_words_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_bakery_census);
+
 void rdlock_proto_debugfs_init(struct dentry *root)
 {
 	debugfs_create_file("protocols", 0444, root, NULL,
 			    &rdlock_protocols_fops);
+	debugfs_create_file("bakery_census", 0400, root, NULL,
+			    &rdlock_bakery_census_fops);
 }

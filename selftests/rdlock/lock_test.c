@@ -595,10 +595,11 @@ TEST_F_TIMEOUT(lock, cql_wrap, 1800)
  *   link instead of answering; each lost answer must have been answered
  *   again from the home's record.
  * - Verbs: the NIC keeps no record. Each node takes an atomic of its own
- *   as done by the home and its completion as lost with the link; the CAS
+ *   as done by the home and its completion as lost with the link. The CAS
  *   spinlock must settle each such outcome by a READ of the word
- *   (cas_settles). The bakery cannot (its word counts tickets, it does
- *   not name them): not run there.
+ *   (cas_settles); the bakery, whose word counts tickets and does not
+ *   name them, hands each to its node's census (bakery_unknowns), which
+ *   counts done the slots no node holds.
  */
 #define BLIP_LOST	3
 
@@ -613,16 +614,21 @@ TEST_F_TIMEOUT(lock, exclusion_link_blips, 1800)
 					"lost_replies_injected";
 	/* What makes each lost answer good again. */
 	const char *again_file = verbs ? "protocols" : "cluster";
-	const char *again_name = verbs ? "cas_settles" : "replayed_requests";
-	/* The CAS spinlock comes first: verbs runs only it. */
-	__u32 i, nr = verbs ? 1 : ARRAY_SIZE(protos);
+	const char *again_name;
 	long long lost0, again0, orphaned0, lost, again, orphaned;
 	char msg[160];
+	__u32 i;
 
 	e.blips = true;
 	e.inject = verbs ? "inject_lost_completions" : "inject_lost_replies";
 	e.iters = e.iters < 50 ? e.iters : 50;
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < ARRAY_SIZE(protos); i++) {
+		if (!verbs)
+			again_name = "replayed_requests";
+		else if (protos[i] == RDLOCK_TEST_PROTO_CASLOCK)
+			again_name = "cas_settles";
+		else
+			again_name = "bakery_unknowns";
 		lost0 = rdl_debugfs_counter("cluster", lost_name);
 		again0 = rdl_debugfs_counter(again_file, again_name);
 		orphaned0 = rdl_debugfs_counter("protocols", "tickets_orphaned");

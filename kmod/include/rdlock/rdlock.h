@@ -16,11 +16,12 @@
  * cluster is not up or the lock's home node is not connected, -ETIMEDOUT
  * when a remote operation timed out, -EIO/-ECONNRESET when a connection
  * failed under it. Such a failure of an acquisition never leaves a ticket
- * behind that blocks others: it is completed in the background. One
- * exception: an operation whose outcome the failure hid (the verbs
- * backend: the home keeps no record) is settled by the CAS spinlock, but
- * orphans a bakery ticket, which only a lease ends (design.rst, "Ticket
- * life"; counted in debugfs tickets_orphaned).
+ * behind that blocks others: it is completed in the background. An
+ * operation whose outcome the failure hid (the verbs backend: the home
+ * keeps no record) is settled too: by the CAS spinlock from its word, by
+ * the bakery through a census of every node's tickets (design.rst, "The
+ * bakery's census"), in which an acquisition takes a new ticket rather
+ * than fail.
  * -ESHUTDOWN: the lockspace was lost with a lock table (this node's cluster
  * went down, or a node restarted with a new table); close it and open the
  * name again. Documentation/rdlock/kernel-api.rst has the details.
