@@ -7,6 +7,7 @@
 #ifndef _RDLOCK_REPLAY_H
 #define _RDLOCK_REPLAY_H
 
+#include <linux/errno.h>
 #include <linux/types.h>
 
 /* The home's record of the last request a peer sent on one replay slot. */
@@ -48,6 +49,49 @@ rdlock_replay_check(const struct rdlock_replay_entry *e, u64 requester,
 	if (!e->gen || e->requester != requester || gen > e->gen)
 		return RDLOCK_REPLAY_APPLY;
 	return gen == e->gen ? RDLOCK_REPLAY_ANSWER : RDLOCK_REPLAY_STALE;
+}
+
+/**
+ * rdlock_replay_seal() - what became of a request its sender gave up on
+ * @e: the record of the request's replay slot.
+ * @requester: as for rdlock_replay_check().
+ * @gen: the request's number.
+ * @status: its outcome for the sender: the recorded one if it was applied,
+ *	else -ECANCELED (-EALREADY for a number older than the record).
+ * @value: the recorded value, or 0.
+ *
+ * The sender's window passed without an answer, and a home that answers
+ * others may still have the request in its queue. Asked with the same slot
+ * and number, the home answers what the record says, or records that the
+ * request was not applied: a late copy is then answered from that record,
+ * never applied. Either way the answer is final.
+ *
+ * Return: the verdict rdlock_replay_check() gave: %RDLOCK_REPLAY_ANSWER
+ * when the request was applied (or sealed already).
+ */
+static inline enum rdlock_replay_verdict
+rdlock_replay_seal(struct rdlock_replay_entry *e, u64 requester, u64 gen,
+		   int *status, u64 *value)
+{
+	enum rdlock_replay_verdict v = rdlock_replay_check(e, requester, gen);
+
+	*value = 0;
+	switch (v) {
+	case RDLOCK_REPLAY_ANSWER:
+		*status = e->status;
+		*value = e->value;
+		break;
+	case RDLOCK_REPLAY_STALE:
+		*status = -EALREADY;
+		break;
+	default:
+		e->requester = requester;
+		e->gen = gen;
+		e->status = -ECANCELED;
+		e->value = 0;
+		*status = -ECANCELED;
+	}
+	return v;
 }
 
 #endif /* _RDLOCK_REPLAY_H */

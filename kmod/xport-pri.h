@@ -62,6 +62,12 @@ enum rdlock_wire_type {
 	RDLOCK_WIRE_USER	= 16,	/* + rdlock_xport_set_msg_handler type */
 };
 
+/*
+ * &rdlock_wire_msg.req.op of a seal: what became of the recorded request of
+ * that replay slot and number (rdlock_replay_seal()); not a table op.
+ */
+#define RDLOCK_WIRE_OP_SEAL	0x100
+
 /* Messages are little-endian on the wire: nodes may differ in byte order. */
 struct rdlock_wire_hdr {
 	__le16 type;
@@ -353,9 +359,17 @@ struct rdlock_cluster {
 	atomic64_t resent;			/* requests we sent again */
 	atomic64_t replayed;			/* answered from a record */
 	atomic64_t stale_requests;		/* older than their record */
+	atomic64_t seals_served;		/* asked what became of one */
+	atomic64_t sealed_applied;		/* given up, found applied */
+	atomic64_t sealed_unapplied;		/* given up, never applied */
+	atomic64_t unknown_outcomes;		/* given up, seal unanswered */
 	/* Fault injection: replies to drop by failing the connection. */
 	atomic_t inject_lost_replies;
 	atomic64_t lost_replies;
+	atomic_t inject_late_requests;
+	atomic64_t late_requests;		/* held past their window */
+	atomic64_t late_served;			/* of them, served since */
+	atomic64_t late_applied;		/* of them, applied when served */
 	/* Fault injection: one-way messages lost with their connection. */
 	atomic_t inject_lost_msgs;
 	atomic64_t lost_msgs;

@@ -54,6 +54,7 @@ struct rdlock_xreq {
 	u32 replay_slot;		/* recorded requests: our slot */
 	u64 gen;			/* recorded requests: their number */
 	bool raw;			/* probe: no byte-order conversion */
+	bool seal;			/* recorded: what became of it */
 	bool onesided;
 	unsigned long flags;
 	int status;
@@ -761,7 +762,8 @@ static int rdlock_post_twosided(struct rdlock_xreq *req)
 	} else {
 		rdlock_msg_init(msg, RDLOCK_WIRE_ATOMIC_REQ, req->id,
 				sizeof(msg->req));
-		msg->req.op = cpu_to_le32(req->op);
+		msg->req.op = cpu_to_le32(req->seal ? RDLOCK_WIRE_OP_SEAL :
+						      req->op);
 		msg->req.slot = cpu_to_le32(req->slot);
 		msg->req.arg0 = cpu_to_le64(req->arg0);
 		msg->req.arg1 = cpu_to_le64(req->arg1);
@@ -1059,10 +1061,13 @@ static int rdlock_xreq_record(struct rdlock_xreq *req, unsigned long deadline)
 	return 0;
 }
 
+static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value);
+
 /*
  * Send recorded @req until it is answered or may no longer be sent again;
  * @sent: it went out once already and ended with @ret (a posted request
- * that its completion hands to process context).
+ * that its completion hands to process context). Given up at @window
+ * after it was sent: sealed (rdlock_xreq_seal()).
  */
 static int rdlock_xreq_send_recorded(struct rdlock_xreq *req,
 				     unsigned long deadline,
@@ -1095,7 +1100,59 @@ static int rdlock_xreq_send_recorded(struct rdlock_xreq *req,
 		msleep(backoff_ms);
 		atomic64_inc(&cl->resent);
 	}
+	if (sent && rdlock_xreq_resend(ret) && !req->seal)
+		ret = rdlock_xreq_seal(req, ret, value);
 	return ret;
+}
+
+/*
+ * A recorded request given up at its window may still be applied later
+ * by a home that answers others (late in its queue): after the caller
+ * judged the word without it, a lock would change under nobody. Ask the
+ * home, with the request's own replay slot and number, what became of it,
+ * for another window (design.rst, "Exactly once"). The answer is final.
+ * Return: the outcome if it was applied; -ENOTCONN if it was not and
+ * never will be (nothing happened, as for a request never sent); @ret,
+ * still unknown, if the seal got no answer either.
+ */
+static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_xreq *s;
+	unsigned long window;
+	int seal = ret;
+
+	/* A request of its own: @req may still be pending on its connection. */
+	s = READ_ONCE(cl->up) ?
+	    rdlock_xreq_alloc(GFP_NOFS, RDLOCK_XOP_FAA, req->node, req->slot,
+			      0, 0) : NULL;
+	if (s) {
+		s->incarnation = req->incarnation;
+		s->replay_slot = req->replay_slot;
+		s->gen = req->gen;
+		s->seal = true;
+		window = jiffies +
+			 msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
+					  READ_ONCE(rdlock_op_timeout_ms));
+		seal = rdlock_xreq_send_recorded(s, window, window, false, 0,
+						 value);
+		rdlock_xreq_put(s);
+	}
+	switch (seal) {
+	case -ECANCELED:
+		atomic64_inc(&cl->sealed_unapplied);
+		return -ENOTCONN;
+	case -ESTALE:
+		return seal;
+	default:
+		if (seal != -EALREADY && !rdlock_xreq_resend(seal)) {
+			atomic64_inc(&cl->sealed_applied);
+			return seal;
+		}
+		/* No answer: the outcome stays unknown. */
+		atomic64_inc(&cl->unknown_outcomes);
+		return ret;
+	}
 }
 
 /*
@@ -1534,6 +1591,12 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 		return -EINVAL;
 	e = &rp->ent[rslot];
 	spin_lock_bh(&rp->lock);
+	if (op == RDLOCK_WIRE_OP_SEAL) {
+		rdlock_replay_seal(e, requester, gen, &ret, &words[0]);
+		spin_unlock_bh(&rp->lock);
+		atomic64_inc(&cl->seals_served);
+		return ret;
+	}
 	switch (rdlock_replay_check(e, requester, gen)) {
 	case RDLOCK_REPLAY_ANSWER:
 		ret = e->status;
@@ -1568,6 +1631,69 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 	return ret;
 }
 
+/*
+ * Fault injection (debugfs inject_late_requests): this home holds that
+ * many of its peers' recorded requests past their senders' window while
+ * it answers others, as a home whose queue fell far behind would, and
+ * serves each then, answering nobody: its sender gave up and sealed it
+ * (rdlock_xreq_seal()), so it must not be applied (late_applied).
+ */
+struct rdlock_late_req {
+	struct list_head list;
+	struct delayed_work dwork;
+	struct rdlock_conn *conn;
+	struct rdlock_wire_msg msg;
+};
+
+static DEFINE_SPINLOCK(rdlock_late_lock);	/* protects rdlock_late_reqs */
+static LIST_HEAD(rdlock_late_reqs);
+
+static void rdlock_late_req_work(struct work_struct *work)
+{
+	struct rdlock_late_req *l = container_of(to_delayed_work(work),
+						 struct rdlock_late_req, dwork);
+	u64 words[RDLOCK_XPORT_READ_MAX] = {};
+	bool applied = false;
+
+	spin_lock_bh(&rdlock_late_lock);
+	list_del(&l->list);
+	spin_unlock_bh(&rdlock_late_lock);
+	if (READ_ONCE(rdlock_cl.up))
+		rdlock_serve_recorded(l->conn, &l->msg, words, &applied);
+	if (applied)
+		atomic64_inc(&rdlock_cl.late_applied);
+	atomic64_inc(&rdlock_cl.late_served);
+	rdlock_conn_put(l->conn);
+	kfree(l);
+}
+
+/* Hold @msg instead of serving it, if injected. Softirq. */
+static bool rdlock_late_hold(struct rdlock_conn *conn,
+			     const struct rdlock_wire_msg *msg)
+{
+	struct rdlock_late_req *l;
+
+	if (!le64_to_cpu(msg->req.gen) ||
+	    le32_to_cpu(msg->req.op) == RDLOCK_WIRE_OP_SEAL ||
+	    atomic_dec_if_positive(&rdlock_cl.inject_late_requests) < 0)
+		return false;
+	l = kzalloc(sizeof(*l), GFP_ATOMIC);
+	if (!l)
+		return false;
+	kref_get(&conn->ref);
+	l->conn = conn;
+	l->msg = *msg;
+	INIT_DELAYED_WORK(&l->dwork, rdlock_late_req_work);
+	spin_lock_bh(&rdlock_late_lock);
+	list_add(&l->list, &rdlock_late_reqs);
+	queue_delayed_work(rdlock_async_wq, &l->dwork,
+			   msecs_to_jiffies((RDLOCK_REPLAY_WINDOW_FACTOR + 1) *
+					    READ_ONCE(rdlock_op_timeout_ms)));
+	spin_unlock_bh(&rdlock_late_lock);
+	atomic64_inc(&rdlock_cl.late_requests);
+	return true;
+}
+
 static void rdlock_serve_atomic(struct rdlock_conn *conn,
 				const struct rdlock_wire_msg *msg, u64 id)
 {
@@ -1584,6 +1710,9 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	 * resolves the same adverts alike, so only a node that resolved
 	 * verbs refuses; one still waiting for a peer's advert serves.
 	 */
+	if (READ_ONCE(cl->backend) != RDLOCK_BACKEND_VERBS &&
+	    rdlock_late_hold(conn, msg))
+		return;
 	if (READ_ONCE(cl->backend) == RDLOCK_BACKEND_VERBS)
 		ret = -EPROTO;
 	else
@@ -1916,6 +2045,14 @@ int rdlock_io_init(void)
 /* After the posted requests' callbacks were called (rdlock_proto_exit()). */
 void rdlock_io_exit(void)
 {
+	struct rdlock_late_req *l;
+
+	/* Held requests run now: the cluster is down, they are dropped. */
+	spin_lock_bh(&rdlock_late_lock);
+	list_for_each_entry(l, &rdlock_late_reqs, list)
+		if (delayed_work_pending(&l->dwork))	/* else it runs */
+			mod_delayed_work(rdlock_async_wq, &l->dwork, 0);
+	spin_unlock_bh(&rdlock_late_lock);
 	if (rdlock_async_wq)
 		destroy_workqueue(rdlock_async_wq);
 	rdlock_async_wq = NULL;

@@ -417,6 +417,89 @@ static void rdlock_replay_check_test(struct kunit *test)
 	}
 }
 
+/*
+ * Seals (rdlock_replay_seal()): a sender gave its request up at the
+ * window and asks what became of it. Each step is a request (applied with
+ * value 42 when the verdict says so) or a seal, and the status and value
+ * the home answers.
+ */
+struct rdlock_seal_step {
+	bool seal;
+	u64 requester, gen;
+	enum rdlock_replay_verdict expect;
+	int status;
+	u64 value;
+};
+
+struct rdlock_seal_case {
+	const char *name;
+	unsigned int n;
+	struct rdlock_seal_step step[3];
+};
+
+#define REQ(r, g, v, st, val)	{ false, r, g, v, st, val }
+#define SEAL(r, g, v, st, val)	{ true, r, g, v, st, val }
+
+static const struct rdlock_seal_case rdlock_seal_cases[] = {
+	{ "applied, answer lost: the seal answers its outcome", 2,
+	  { REQ(7, 5, APPLY, 0, 42), SEAL(7, 5, ANSWER, 0, 42) } },
+	{ "never arrived: sealed, a late copy is answered, not applied", 2,
+	  { SEAL(7, 5, APPLY, -ECANCELED, 0), REQ(7, 5, ANSWER, -ECANCELED, 0) } },
+	{ "sealed twice: the same answer", 2,
+	  { SEAL(7, 5, APPLY, -ECANCELED, 0), SEAL(7, 5, ANSWER, -ECANCELED, 0) } },
+	{ "sealed after an earlier request was applied", 3,
+	  { REQ(7, 4, APPLY, 0, 42), SEAL(7, 5, APPLY, -ECANCELED, 0),
+	    REQ(7, 5, ANSWER, -ECANCELED, 0) } },
+	{ "a number older than the record", 2,
+	  { REQ(7, 9, APPLY, 0, 42), SEAL(7, 5, STALE, -EALREADY, 0) } },
+	{ "the sender's earlier life applied that number", 2,
+	  { REQ(7, 5, APPLY, 0, 42), SEAL(8, 5, APPLY, -ECANCELED, 0) } },
+};
+
+#undef REQ
+#undef SEAL
+
+static void rdlock_seal_desc(const struct rdlock_seal_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_seal, rdlock_seal_cases, rdlock_seal_desc);
+
+static void rdlock_replay_seal_test(struct kunit *test)
+{
+	const struct rdlock_seal_case *c = test->param_value;
+	struct rdlock_replay_entry e = { };
+	unsigned int i;
+	u64 value;
+	int status;
+
+	for (i = 0; i < c->n; i++) {
+		const struct rdlock_seal_step *s = &c->step[i];
+		enum rdlock_replay_verdict v;
+
+		if (s->seal) {
+			v = rdlock_replay_seal(&e, s->requester, s->gen,
+					       &status, &value);
+		} else {
+			v = rdlock_replay_check(&e, s->requester, s->gen);
+			status = v == STALE ? -EALREADY : e.status;
+			value = e.value;
+			if (v == APPLY) {
+				e.requester = s->requester;
+				e.gen = s->gen;
+				e.status = 0;
+				e.value = 42;
+				status = 0;
+				value = 42;
+			}
+		}
+		KUNIT_EXPECT_EQ_MSG(test, v, s->expect, "step %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, status, s->status, "step %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, value, s->value, "step %u", i);
+	}
+}
+
 #undef APPLY
 #undef ANSWER
 #undef STALE
@@ -433,6 +516,7 @@ static struct kunit_case rdlock_xport_cases[] = {
 			 rdlock_backend_gen_params),
 	KUNIT_CASE(rdlock_backend_admits_test),
 	KUNIT_CASE_PARAM(rdlock_replay_check_test, rdlock_replay_gen_params),
+	KUNIT_CASE_PARAM(rdlock_replay_seal_test, rdlock_seal_gen_params),
 	{}
 };
 

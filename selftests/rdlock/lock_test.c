@@ -657,6 +657,75 @@ TEST_F_TIMEOUT(lock, exclusion_link_blips, 1800)
 	}
 }
 
+/*
+ * A home far behind (issue 8), two-sided: each home holds LATE_HELD of its
+ * peers' recorded requests past their senders' window while it answers
+ * the others (inject_late_requests), and serves them only then. Each
+ * sender gives up and seals its request: the home answers what became of
+ * it, so no outcome stays unknown (unknown_outcomes), and a held request
+ * served after its seal must not be applied, or a CAS spinlock word would
+ * change under nobody. The exact count runs with the CAS spinlock;
+ * nothing may be orphaned.
+ */
+#define LATE_HELD	1
+
+TEST_F_TIMEOUT(lock, exclusion_late_requests, 900)
+{
+	struct lock_env e = self->env;
+	long long held0, served0, applied0, orphaned0, sealed0, held, served;
+	long long sealed, unknown0;
+	char msg[160];
+	int waited;
+
+	if (e.backend != RDLOCK_BACKEND_TWOSIDED)
+		SKIP(return, "the home's record is two-sided only");
+	held0 = rdl_debugfs_counter("cluster", "late_requests_injected");
+	served0 = rdl_debugfs_counter("cluster", "late_requests_served");
+	applied0 = rdl_debugfs_counter("cluster", "late_requests_applied");
+	sealed0 = rdl_debugfs_counter("cluster", "sealed_unapplied") +
+		  rdl_debugfs_counter("cluster", "sealed_applied");
+	orphaned0 = rdl_debugfs_counter("protocols", "tickets_orphaned");
+	unknown0 = rdl_debugfs_counter("cluster", "unknown_outcomes");
+	ASSERT_LE(0, held0);
+	ASSERT_LE(0, unknown0);
+	ASSERT_LE(0, served0);
+	ASSERT_LE(0, applied0);
+	ASSERT_LE(0, orphaned0);
+	e.blips = true;
+	e.inject = "inject_late_requests";
+	e.iters = e.iters < 50 ? e.iters : 50;
+	ASSERT_EQ(0, rdl_barrier(self->fd, e.nr_nodes, e.barrier_timeout,
+				 slot(&e, RDLOCK_TEST_PROTO_CASLOCK,
+				      BARRIER_SLOT, 3), 1, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, rdl_debugfs_write(e.inject, LATE_HELD));
+	/* Round 3: the exclusion and link-blip tests ran 1 and 2. */
+	run_protocol(_metadata, self->fd, &e, RDLOCK_TEST_PROTO_CASLOCK, 3);
+	held = rdl_debugfs_counter("cluster", "late_requests_injected") -
+	       held0;
+	EXPECT_EQ(LATE_HELD, held);
+	/* The event: every held request served, whatever it found. */
+	for (waited = 0; waited < 120; waited++) {
+		served = rdl_debugfs_counter("cluster",
+					     "late_requests_served") - served0;
+		if (served >= held)
+			break;
+		sleep(1);
+	}
+	sealed = rdl_debugfs_counter("cluster", "sealed_unapplied") +
+		 rdl_debugfs_counter("cluster", "sealed_applied") - sealed0;
+	printf("# node %u: %lld held past their window, %lld served; %lld own sealed\n",
+	       e.self, held, served, sealed);
+	EXPECT_EQ(held, served);
+	EXPECT_EQ(applied0, rdl_debugfs_counter("cluster",
+						"late_requests_applied"));
+	/* A home that answers others leaves no outcome unknown. */
+	EXPECT_EQ(unknown0, rdl_debugfs_counter("cluster",
+						"unknown_outcomes"));
+	EXPECT_EQ(orphaned0, rdl_debugfs_counter("protocols",
+						 "tickets_orphaned"));
+}
+
 /* A counter of /sys/kernel/debug/rdlock/protocols, or -1. */
 static int unlock(int fd, __u32 handle)
 {
