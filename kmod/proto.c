@@ -5,6 +5,7 @@
  * ticket in the background, so that a waiter that times out or is killed
  * never leaves a ticket that would stall everybody behind it.
  */
+#include <linux/hash.h>
 #include <linux/mempool.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
@@ -560,6 +561,39 @@ bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node)
 	if (cfg->xport)
 		return node < (cfg->nodes ?: 1);
 	return node == rdlock_xport_self() || rdlock_xport_node_configured(node);
+}
+
+/**
+ * rdlock_proto_send_msg() - a protocol's message, simulated or real
+ * @xport: the simulated transport of the sending node; NULL: the real one.
+ * @priv: its xport_priv.
+ * @node: the destination.
+ * @type: enum rdlock_proto_msg_type.
+ * @payload: the message.
+ * @len: its length.
+ *
+ * Context: as rdlock_xport_send_msg(): any but hardirq.
+ * Return: as rdlock_xport_send_msg().
+ */
+int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
+			  u32 node, unsigned int type, const void *payload,
+			  size_t len)
+{
+	return xport ? xport->send_msg(priv, node, type, payload, len) :
+		       rdlock_xport_send_msg(node, type, payload, len);
+}
+
+/**
+ * rdlock_proto_word_key() - the hash key of one node's record of a word
+ * @owner: the node: NULL for this one; a simulated node's xport_priv.
+ * @home: the word's home node.
+ * @slot: the word's slot.
+ *
+ * Return: the key, for the records of the CAS spinlock and the bakery.
+ */
+u32 rdlock_proto_word_key(const void *owner, u32 home, u32 slot)
+{
+	return hash_ptr(owner, 32) ^ home * 0x9e3779b1U ^ slot;
 }
 
 /**

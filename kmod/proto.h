@@ -534,6 +534,10 @@ void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
 u32 rdlock_proto_self(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node);
+int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
+			  u32 node, unsigned int type, const void *payload,
+			  size_t len);
+u32 rdlock_proto_word_key(const void *owner, u32 home, u32 slot);
 u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns);

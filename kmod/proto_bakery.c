@@ -21,7 +21,6 @@
  * the paper's pseudocode.
  */
 #include <linux/ktime.h>
-#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
 #include <linux/printk.h>
@@ -77,7 +76,7 @@ static enum bakery_mode rdlock_bakery_mode(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
- * The census (bakery.rst, "Outcomes a failure hid"). The word counts
+ * The census (design.rst, "The bakery's census"). The word counts
  * tickets, it does not name them, so an acquiring FA or a release whose
  * outcome a failed connection hid may leave a slot in the word that no
  * node will ever end (a phantom): without a lease it wedges the lock.
@@ -113,12 +112,14 @@ static const enum bakery_class rdlock_bakery_serial[] = {
  * @RDLOCK_BAKERY_IN: in the word, as @prev says.
  * @RDLOCK_BAKERY_UNSURE: its operation's outcome is unknown: left to the
  *	census, its ticket ended.
+ * @RDLOCK_BAKERY_NR_PHASES: number of phases.
  */
 enum rdlock_bakery_phase {
 	RDLOCK_BAKERY_OUT,
 	RDLOCK_BAKERY_SENDING,
 	RDLOCK_BAKERY_IN,
 	RDLOCK_BAKERY_UNSURE,
+	RDLOCK_BAKERY_NR_PHASES,
 };
 
 /**
@@ -275,7 +276,7 @@ void rdlock_bakery_words_show(struct seq_file *m)
 {
 	struct rdlock_bakery_entry *e;
 	struct rdlock_bakery_word *w;
-	unsigned int bkt, n[4];
+	unsigned int bkt, n[RDLOCK_BAKERY_NR_PHASES];
 
 	spin_lock_bh(&rdlock_bakery_lock);
 	hash_for_each(rdlock_bakery_words, bkt, w, hnode) {
@@ -289,11 +290,6 @@ void rdlock_bakery_words_show(struct seq_file *m)
 	spin_unlock_bh(&rdlock_bakery_lock);
 }
 
-static u32 rdlock_bakery_key(const void *owner, u32 home, u32 slot)
-{
-	return hash_ptr(owner, 32) ^ home * 0x9e3779b1U ^ slot;
-}
-
 /* Under rdlock_bakery_lock. */
 static struct rdlock_bakery_word *
 rdlock_bakery_lookup(const void *owner, u32 home, u32 slot, u64 incarnation)
@@ -301,7 +297,7 @@ rdlock_bakery_lookup(const void *owner, u32 home, u32 slot, u64 incarnation)
 	struct rdlock_bakery_word *w;
 
 	hash_for_each_possible(rdlock_bakery_words, w, hnode,
-			       rdlock_bakery_key(owner, home, slot))
+			       rdlock_proto_word_key(owner, home, slot))
 		if (w->owner == owner && w->home == home && w->slot == slot &&
 		    w->incarnation == incarnation)
 			return w;
@@ -347,7 +343,8 @@ static int rdlock_bakery_enter(const struct rdlock_proto_cfg *cfg,
 			w = new;
 			new = NULL;
 			hash_add(rdlock_bakery_words, &w->hnode,
-				 rdlock_bakery_key(w->owner, w->home, w->slot));
+				 rdlock_proto_word_key(w->owner, w->home,
+						       w->slot));
 			rdlock_bakery_nr_words++;
 		}
 		if (w) {
@@ -571,16 +568,6 @@ static void rdlock_bakery_count_add(struct rdlock_bakery_count *c,
 	}
 }
 
-static int rdlock_bakery_send(const struct rdlock_proto_xport *xport,
-			      void *priv, u32 node,
-			      const struct rdlock_bakery_msg *m)
-{
-	return xport ? xport->send_msg(priv, node, RDLOCK_MSG_BAKERY, m,
-				       sizeof(*m)) :
-		       rdlock_xport_send_msg(node, RDLOCK_MSG_BAKERY, m,
-					     sizeof(*m));
-}
-
 static void rdlock_bakery_on_ask(const struct rdlock_proto_xport *xport,
 				 void *priv, u32 src,
 				 const struct rdlock_bakery_msg *m)
@@ -608,7 +595,8 @@ static void rdlock_bakery_on_ask(const struct rdlock_proto_xport *xport,
 			a.flags |= RDLOCK_BAKERY_MSG_FIRST(i);
 	}
 	/* Lost: the census asks again. */
-	rdlock_bakery_send(xport, priv, src, &a);
+	rdlock_proto_send_msg(xport, priv, src, RDLOCK_MSG_BAKERY, &a,
+			      sizeof(a));
 }
 
 static void rdlock_bakery_on_answer(void *priv, u32 src,
@@ -708,8 +696,10 @@ static bool rdlock_bakery_census(const struct rdlock_proto_cfg *cfg,
 	spin_unlock_bh(&rdlock_bakery_lock);
 	for (i = 0; i < RDLOCK_MAX_NODES && sent; i++)
 		if (cs.pending & BIT(i))
-			sent = !rdlock_bakery_send(cfg->xport, cfg->xport_priv,
-						   i, &m);
+			sent = !rdlock_proto_send_msg(cfg->xport,
+						      cfg->xport_priv, i,
+						      RDLOCK_MSG_BAKERY, &m,
+						      sizeof(m));
 	if (sent)
 		wait_event_timeout(cs.wq, !READ_ONCE(cs.pending),
 				   msecs_to_jiffies(RDLOCK_BAKERY_CENSUS_WAIT_MS));
@@ -1468,11 +1458,10 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 	 * may be posted, the caller does not wait for its round trip.
 	 */
 	if (!cfg->lease_ms && !bakery_reset_responsible(t->prev, am, t->k) &&
-	    (t->census ?
-	     rdlock_proto_post_release_owned(cfg, t, delta,
-					     &rdlock_bakery_post_owner,
-					     t->census) :
-	     rdlock_proto_post_release(cfg, t, delta)))
+	    rdlock_proto_post_release_owned(cfg, t, delta,
+					    t->census ?
+					    &rdlock_bakery_post_owner : NULL,
+					    t->census))
 		return;
 	if (cfg->lease_ms)
 		ret = rdlock_bakery_release_cas(cfg, t, bm, delta);

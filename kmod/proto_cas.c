@@ -31,7 +31,6 @@
  */
 #include <linux/bits.h>
 #include <linux/export.h>
-#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/rdlock.h>
@@ -107,18 +106,14 @@ unsigned int rdlock_proto_cas_holds(void)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_cas_holds, RDLOCK_INTERNAL);
 
-static u32 rdlock_cas_key(const void *owner, u32 home, u32 slot)
-{
-	return hash_ptr(owner, 32) ^ home * 0x9e3779b1U ^ slot;
-}
-
 static struct rdlock_cas_hold *
 rdlock_cas_lookup(const void *owner, const struct rdlock_ticket *t)
 {
 	struct rdlock_cas_hold *h;
 
 	hash_for_each_possible(rdlock_cas_holds, h, hnode,
-			       rdlock_cas_key(owner, t->node, t->slot))
+			       rdlock_proto_word_key(owner, t->node,
+						     t->slot))
 		if (h->owner == owner && h->home == t->node &&
 		    h->slot == t->slot && h->incarnation == t->incarnation)
 			return h;
@@ -159,7 +154,8 @@ rdlock_cas_hold_get(const struct rdlock_proto_cfg *cfg,
 		h->users++;
 	} else {
 		hash_add(rdlock_cas_holds, &new->hnode,
-			 rdlock_cas_key(new->owner, new->home, new->slot));
+			 rdlock_proto_word_key(new->owner, new->home,
+					       new->slot));
 		rdlock_cas_nr_holds++;
 		h = new;
 		new = NULL;

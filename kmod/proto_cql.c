@@ -302,10 +302,8 @@ static void rdlock_cql_gate_add(struct rdlock_cql_waiters *ws,
 static int rdlock_cql_ws_send(struct rdlock_cql_waiters *ws, u32 node,
 			      const struct rdlock_cql_msg *m)
 {
-	return ws->xport ?
-	       ws->xport->send_msg(ws->xport_priv, node, RDLOCK_MSG_CQL, m,
-				   sizeof(*m)) :
-	       rdlock_xport_send_msg(node, RDLOCK_MSG_CQL, m, sizeof(*m));
+	return rdlock_proto_send_msg(ws->xport, ws->xport_priv, node,
+				     RDLOCK_MSG_CQL, m, sizeof(*m));
 }
 
 /*
@@ -851,11 +849,8 @@ static int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
 	int ret;
 
 	for (;;) {
-		ret = cfg->xport ?
-		      cfg->xport->send_msg(cfg->xport_priv, node,
-					   RDLOCK_MSG_CQL, m, sizeof(*m)) :
-		      rdlock_xport_send_msg(node, RDLOCK_MSG_CQL, m,
-					    sizeof(*m));
+		ret = rdlock_proto_send_msg(cfg->xport, cfg->xport_priv, node,
+					    RDLOCK_MSG_CQL, m, sizeof(*m));
 		if ((ret != -EAGAIN && ret != -ENOTCONN) ||
 		    time_after(jiffies, until))
 			return ret;

@@ -1063,6 +1063,13 @@ static int rdlock_xreq_record(struct rdlock_xreq *req, unsigned long deadline)
 
 static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value);
 
+/* Until when a recorded request started now is sent again. */
+static unsigned long rdlock_replay_window(void)
+{
+	return jiffies + msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
+					  READ_ONCE(rdlock_op_timeout_ms));
+}
+
 /*
  * Send recorded @req until it is answered or may no longer be sent again;
  * @sent: it went out once already and ended with @ret (a posted request
@@ -1131,9 +1138,7 @@ static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value)
 		s->replay_slot = req->replay_slot;
 		s->gen = req->gen;
 		s->seal = true;
-		window = jiffies +
-			 msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
-					  READ_ONCE(rdlock_op_timeout_ms));
+		window = rdlock_replay_window();
 		seal = rdlock_xreq_send_recorded(s, window, window, false, 0,
 						 value);
 		rdlock_xreq_put(s);
@@ -1170,8 +1175,7 @@ static int rdlock_xreq_exec_recorded(struct rdlock_xreq *req,
 	unsigned long window;
 	int ret;
 
-	window = jiffies + msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
-					    READ_ONCE(rdlock_op_timeout_ms));
+	window = rdlock_replay_window();
 	ret = rdlock_xreq_record(req, deadline);
 	if (ret)
 		return ret;
@@ -1701,22 +1705,20 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	u64 words[RDLOCK_XPORT_READ_MAX] = {};
 	enum rdlock_xop op = le32_to_cpu(msg->req.op);
 	bool applied = false;
-	u32 count = 0;
-	int ret;
-
 	/*
 	 * Serving a verbs cluster's table with CPU atomics would mix them.
 	 * A request proves its sender resolved two-sided, and every node
 	 * resolves the same adverts alike, so only a node that resolved
 	 * verbs refuses; one still waiting for a peer's advert serves.
 	 */
-	if (READ_ONCE(cl->backend) != RDLOCK_BACKEND_VERBS &&
-	    rdlock_late_hold(conn, msg))
+	bool verbs = READ_ONCE(cl->backend) == RDLOCK_BACKEND_VERBS;
+	u32 count = 0;
+	int ret;
+
+	if (!verbs && rdlock_late_hold(conn, msg))
 		return;
-	if (READ_ONCE(cl->backend) == RDLOCK_BACKEND_VERBS)
-		ret = -EPROTO;
-	else
-		ret = rdlock_serve_recorded(conn, msg, words, &applied);
+	ret = verbs ? -EPROTO :
+		      rdlock_serve_recorded(conn, msg, words, &applied);
 	/* Done means every slot read (checked before anything was done). */
 	if (!ret && (op == RDLOCK_XOP_READ_RANGE || op == RDLOCK_XOP_FAA_READ))
 		count = le32_to_cpu(msg->req.count);
