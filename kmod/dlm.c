@@ -118,12 +118,13 @@ MODULE_PARM_DESC(dlm_slots,
 
 /*
  * The value block's state (rdlock_lvb_set() flags), on the resource's name:
- * VALID once an EX holder stored it with VALBLK; DIRTY from an EX grant
- * until that holder goes below EX, so that a holder that never came back
- * (a dead node) leaves it marked possibly stale.
+ * VALID once an EX holder stored it with VALBLK. An EX grant writes
+ * nothing: a holder that stores bytes clears VALID until they are all
+ * written (rdlock_lvb_set_words()), and one that dies at EX is for the
+ * recovery of its locks to mark (dlm-api.rst, "Node failure"), as
+ * fs/dlm's recovery does: the lock word names the holder's node.
  */
 #define RDLOCK_DLM_LVB_VALID	0x1
-#define RDLOCK_DLM_LVB_DIRTY	0x2
 
 #define RDLOCK_DLM_CBS		16	/* callbacks queued per lock */
 
@@ -212,8 +213,8 @@ struct rdlock_dlm_req;
  * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
  * @main: the rdlock lock on the main word (PR: shared, EX: exclusive).
  * @gate: the rdlock lock on the convert gate (EX only).
- * @lvb_valid: at EX: the value block was valid when granted (what an
- *	EX release without VALBLK puts back).
+ * @lvb_valid: at EX: the value block was valid when granted with
+ *	VALBLK (a release that changed no byte then writes nothing).
  * @lvb_seen_ok: at EX: @lvb_seen holds the value block's bytes as the
  *	grant read them (VALBLK), so that the release writes only the words
  *	the caller changed (nobody else writes them while it holds EX).
@@ -1108,76 +1109,71 @@ static int rdlock_dlm_lvb_set(struct rdlock_lock *lk, const void *buf,
 }
 
 /*
- * @lkb goes below EX: store the caller's value block with VALBLK, else
- * put back the validity it had, clearing DIRTY. A failure leaves DIRTY:
- * the next reader is told the value may be stale, which it may be.
+ * @lkb goes below EX: with VALBLK store the caller's value block and mark
+ * it VALID, writing only the words it changed (none, and nothing at all,
+ * when it changed none of a valid block); without VALBLK leave the block
+ * and its validity as they are. A failure leaves it not VALID: the next
+ * reader is told the value may be stale, which it may be.
  */
 static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 				   struct rdlock_dlm_lkb *lkb)
 {
-	const u8 *buf = req->flags & RDLOCK_DLM_LKF_VALBLK ?
-			(u8 *)lkb->lksb->sb_lvbptr : NULL;
+	const u8 *buf = lkb->lksb->sb_lvbptr;
 	u8 words = 0xff;
 	int ret, i;
 
-	if (buf && lkb->lvb_seen_ok) {
+	if (!(req->flags & RDLOCK_DLM_LKF_VALBLK)) {
+		lkb->lvb_seen_ok = false;
+		return;
+	}
+	if (lkb->lvb_seen_ok) {
 		words = 0;
 		for (i = 0; i < RDLOCK_DLM_LVB_LEN / 8; i++)
 			if (memcmp(buf + 8 * i, lkb->lvb_seen + 8 * i, 8))
 				words |= BIT(i);
 	}
 	lkb->lvb_seen_ok = false;
+	if (!words && lkb->lvb_valid) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SPARED, 8);
+		return;
+	}
 	/*
 	 * The state word's WRITE is posted: the release after it finds it
-	 * done, and if it fails DIRTY stays, which is what a reader must
-	 * be told then.
+	 * done, and if it fails the block is not VALID, which is what a
+	 * reader must be told then.
 	 */
-	ret = rdlock_dlm_lvb_set(lkb->main, buf, words, RDLOCK_LVB_POST |
-				 (buf || lkb->lvb_valid ?
-				  RDLOCK_DLM_LVB_VALID : 0));
+	ret = rdlock_dlm_lvb_set(lkb->main, buf, words,
+				 RDLOCK_LVB_POST | RDLOCK_DLM_LVB_VALID);
 	if (ret)
 		pr_warn_ratelimited("value block not stored: %d\n", ret);
 }
 
 /*
- * A committed grant to PR or EX on @main: read the value block for
- * VALBLK, and at EX mark it DIRTY until this holder goes below EX.
+ * A committed grant to PR or EX with VALBLK on @main: read the value
+ * block. Without VALBLK nothing: the block is left as it is.
  */
 static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 				 struct rdlock_dlm_lkb *lkb,
 				 struct rdlock_lock *main)
 {
-	bool valblk = req->flags & RDLOCK_DLM_LKF_VALBLK, valid = false;
 	u8 lvb[RDLOCK_DLM_LVB_LEN];
 	u32 f = 0;
 	int ret;
 
-	if (!valblk && req->to != RDLOCK_DLM_LOCK_EX)
+	lkb->lvb_seen_ok = false;
+	if (!(req->flags & RDLOCK_DLM_LKF_VALBLK))
 		return;
-	/* Without VALBLK only the state word matters: one READ, not 9. */
-	ret = rdlock_dlm_lvb_get(main, valblk ? lvb : NULL, &f);
-	if (!ret)
-		valid = (f & (RDLOCK_DLM_LVB_VALID | RDLOCK_DLM_LVB_DIRTY)) ==
-			RDLOCK_DLM_LVB_VALID;
-	lkb->lvb_seen_ok = valblk && !ret && req->to == RDLOCK_DLM_LOCK_EX;
+	ret = rdlock_dlm_lvb_get(main, lvb, &f);
+	lkb->lvb_valid = !ret && (f & RDLOCK_DLM_LVB_VALID);
+	lkb->lvb_seen_ok = !ret && req->to == RDLOCK_DLM_LOCK_EX;
 	if (lkb->lvb_seen_ok)
 		memcpy(lkb->lvb_seen, lvb, sizeof(lvb));
-	if (valblk) {
-		/* Never stored for this name: zeroes, as fs/dlm gives. */
-		if (ret || !(f & RDLOCK_DLM_LVB_VALID))
-			memset(lvb, 0, sizeof(lvb));
-		memcpy(lkb->lksb->sb_lvbptr, lvb, sizeof(lvb));
-		if (!valid)
-			req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
+	/* Never stored for this name: zeroes, as fs/dlm gives. */
+	if (!lkb->lvb_valid) {
+		memset(lvb, 0, sizeof(lvb));
+		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
 	}
-	if (req->to == RDLOCK_DLM_LOCK_EX) {
-		lkb->lvb_valid = valid;
-		ret = rdlock_dlm_lvb_set(main, NULL, 0, RDLOCK_DLM_LVB_DIRTY |
-					 (valid ? RDLOCK_DLM_LVB_VALID : 0));
-		if (ret)
-			pr_warn_ratelimited("value block state not stored: %d\n",
-					    ret);
-	}
+	memcpy(lkb->lksb->sb_lvbptr, lvb, sizeof(lvb));
 }
 
 /* Down-conversion or same mode: never waits for others. */

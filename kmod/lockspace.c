@@ -1484,7 +1484,8 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
  * @buf: RDLOCK_LVB_LEN bytes, or NULL to read the flags only.
  * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
  *	when no holder of the name stored any since its entry was taken
- *	(the bytes are then another name's, or zeroes).
+ *	(the bytes are then another name's, or zeroes), or the last store
+ *	of bytes did not end (rdlock_lvb_set_words()).
  *
  * The holder must exclude writers itself (a shared lock against the
  * exclusive holders that write): the words are not read at one instant
@@ -1550,12 +1551,15 @@ static void rdlock_lvb_batch_done(void *ctx, int ret, u64 value)
 }
 
 /*
- * WRITE the words of @buf that @words names to the value block at @slot
- * of @home: all posted, then one wait, so they cost one round trip, not
- * one each. A word that cannot be posted is written synchronously.
+ * WRITE the words of @buf that @words names to the value block whose state
+ * word is @slot on @home, after a WRITE of @clear to the state word: all
+ * posted, then one wait, so they cost one round trip, not one each. The
+ * home executes a queue pair's operations in order, so while the bytes
+ * change the state word holds @clear. A word that cannot be posted is
+ * written synchronously.
  */
 static int rdlock_lvb_write_words(struct rdlock_ls *ls, u32 home, u32 slot,
-				  const void *buf, u8 words)
+				  u64 clear, const void *buf, u8 words)
 {
 	struct rdlock_lvb_batch b = { .left = ATOMIC_INIT(1) };
 	u64 incarnation = ls->incarnation[home], v, old;
@@ -1563,10 +1567,10 @@ static int rdlock_lvb_write_words(struct rdlock_ls *ls, u32 home, u32 slot,
 	u32 i;
 
 	init_completion(&b.done);
-	for (i = 0; !ret && i < RDLOCK_LVB_LEN / 8; i++) {
-		if (!(words & BIT(i)))
+	for (i = 0; !ret && i <= RDLOCK_LVB_LEN / 8; i++) {
+		if (i && !(words & BIT(i - 1)))
 			continue;
-		v = get_unaligned_le64(buf + 8 * i);
+		v = i ? get_unaligned_le64(buf + 8 * (i - 1)) : clear;
 		atomic_inc(&b.left);
 		if (!rdlock_xport_post(RDLOCK_XOP_WRITE, home, incarnation,
 				       slot + i, v, 0, rdlock_lvb_batch_done,
@@ -1590,6 +1594,11 @@ static int rdlock_lvb_write_words(struct rdlock_ls *ls, u32 home, u32 slot,
  *	others are already there spares their writes).
  * @flags: as for rdlock_lvb_set(), and RDLOCK_LVB_POST.
  *
+ * While bytes are written the state word holds no flags, and it gets
+ * @flags only once they all were: a reader never finds the flags with
+ * some of the bytes, even when a write fails (the state word then keeps
+ * no flags, as far as the home can be reached).
+ *
  * Return: as rdlock_lvb_set().
  */
 int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
@@ -1610,8 +1619,14 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 	slot = rdlock_lvb_slot(lk);
 	state = lk->res->tag | flags;
 	nofs = memalloc_nofs_save();
-	if (buf && words)
-		ret = rdlock_lvb_write_words(ls, home, slot + 1, buf, words);
+	if (buf && words) {
+		ret = rdlock_lvb_write_words(ls, home, slot, lk->res->tag, buf,
+					     words);
+		/* The cleared state may be one of the writes that failed. */
+		if (ret)
+			rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE, slot,
+				     lk->res->tag, 0, &old);
+	}
 	/* The state word last: a reader that finds it has the bytes too. */
 	if (!ret && (!post ||
 		     rdlock_proto_post_write(home, ls->incarnation[home], slot,

@@ -24,7 +24,9 @@
  * lvb		every node, its own resource: never stored, VALBLK gives
  *		zeroes and RDLOCK_DLM_SBF_VALNOTVALID; stored by EX->NL,
  *		EX->PR and unlock with VALBLK, read back exactly by PR and EX
- *		grants; EX without VALBLK keeps the stored value valid. Then
+ *		grants; EX without VALBLK keeps the stored value valid and
+ *		costs no value block operation; a store writes only the
+ *		words that changed, nothing when none did. Then
  *		each node in turn stores a value on one resource and every
  *		node reads exactly it.
  * bast_nodes	every node holds PR; node 0 asks for EX: every other node
@@ -570,6 +572,11 @@ TEST_F_TIMEOUT(dlm, cancel, STEP_S)
 	BARRIER(2);
 }
 
+static long long dl_counter(const char *name)
+{
+	return rdl_debugfs_counter("dlm", name);
+}
+
 /* A grant with VALBLK: the AST and its value block. */
 static int lvb_grant(int fd, __u32 slot, int mode, __u32 flags,
 		     const char *name, struct rdlock_dlm_test_event *e)
@@ -617,6 +624,7 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 {
 	__u8 zero[RDLOCK_DLM_TEST_LVB] = {}, want[RDLOCK_DLM_TEST_LVB];
 	struct rdlock_dlm_test_event e;
+	long long gets, sets, words;
 	__u32 me = self->env.self;
 	int fd = self->fd;
 	char name[32];
@@ -635,9 +643,29 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
 	/* Without VALBLK: no flag, and the lock's buffer is left alone. */
 	CONV(fd, 0, NL, 0);
-	/* EX and back without VALBLK keeps the stored value valid. */
+	/*
+	 * EX and back without VALBLK keeps the stored value valid, with no
+	 * operation on the value block (only this test asks here).
+	 */
+	gets = dl_counter("lvb_get");
+	sets = dl_counter("lvb_set");
 	CONV(fd, 0, EX, 0);
 	CONV(fd, 0, NL, 0);
+	EXPECT_EQ(gets, dl_counter("lvb_get"));
+	EXPECT_EQ(sets, dl_counter("lvb_set"));
+	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
+	EXPECT_EQ(0, e.sb_flags);
+	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
+	/* Storing the bytes it read writes nothing; one changed byte, a word. */
+	ASSERT_EQ(0, lvb_store(fd, 0, NL, want));
+	EXPECT_EQ(sets, dl_counter("lvb_set"));
+	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
+	EXPECT_EQ(0, e.sb_flags);
+	words = dl_counter("lvb_words");
+	want[RDLOCK_DLM_TEST_LVB - 1] ^= 0x5a;
+	ASSERT_EQ(0, lvb_store(fd, 0, NL, want));
+	EXPECT_EQ(sets + 1, dl_counter("lvb_set"));
+	EXPECT_EQ(words + 1, dl_counter("lvb_words"));
 	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
 	EXPECT_EQ(0, e.sb_flags);
 	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
@@ -888,11 +916,6 @@ TEST_F_TIMEOUT(dlm, notice_order, STEP_S)
 	UNLOCK(fd, 0);
 	UNLOCK(fd, 1);
 	BARRIER(35);
-}
-
-static long long dl_counter(const char *name)
-{
-	return rdl_debugfs_counter("dlm", name);
 }
 
 static long long dl_lost_msgs(void)

@@ -56,11 +56,10 @@ struct rdlock_lock;
 /* Bits of the value block's state word the user may keep (the rest: tag). */
 #define RDLOCK_LVB_FLAGS_MASK	0xffffU
 /*
- * rdlock_lvb_set_words() flag, not stored: the state word's WRITE may be
- * posted, not waited for (the bytes are written first either way). This
- * node's next operation on the name finds it written; if it fails, the
- * state word keeps what it had, which must then say what the caller
- * needs (the DLM layer marks it dirty at the grant).
+ * rdlock_lvb_set_words() flag, not stored: the state word's final WRITE
+ * may be posted, not waited for (the bytes are written first either way).
+ * This node's next operation on the name finds it written; if it fails,
+ * the state word keeps no flags when bytes were written, else what it had.
  */
 #define RDLOCK_LVB_POST		_BITUL(31)
 
