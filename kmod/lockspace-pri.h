@@ -31,7 +31,12 @@
  *	allocation:  1 word: slots handed out so far after RDLOCK_LS_REGIONS
  *	regions:     per lockspace, @slots / 2 name entries of 2 words:
  *		     name tag word, lock word (CQL: @slots / (2 + 2^queue_bits)
- *		     entries: tag word, header, then the lock's queue)
+ *		     entries: tag word, header, then the lock's queue);
+ *		     RDLOCK_LS_PLACE: the region is split in as many areas as
+ *		     there are nodes, the first of entries, each other of
+ *		     the placed entries of one other node's entries, entry
+ *		     i's at index i (the lock of a name that node's entry i
+ *		     holds, when this node claimed that entry)
  *
  * A name tag word is 0 (free) or the name's tag (48 bits), a freeing flag
  * and the number of references nodes hold on the entry (one per node
@@ -43,10 +48,17 @@
 #define RDLOCK_LS_REGIONS	(RDLOCK_LS_ALLOC + 1)
 /* Geometry word of a directory entry whose region could not be allocated. */
 #define RDLOCK_LS_GEOMETRY_FAILED	U64_MAX
-/* Name tag word: tag << RDLOCK_LS_TAG_SHIFT | freeing | references. */
+/*
+ * Name tag word: tag << RDLOCK_LS_TAG_SHIFT | freeing | placement |
+ * references. The placement (RDLOCK_LS_PLACE lockspaces) is 0 when the
+ * lock is in the entry, else 1 + the index in rdlock_ls.nodes of the node
+ * that claimed the entry and keeps the lock in its placed entry for it.
+ */
 #define RDLOCK_LS_TAG_SHIFT	16
 #define RDLOCK_LS_FREEING	BIT_ULL(15)
-#define RDLOCK_LS_REFS_MAX	0x7fffULL
+#define RDLOCK_LS_PLACE_SHIFT	9
+#define RDLOCK_LS_PLACE_MASK	(0x3fULL << RDLOCK_LS_PLACE_SHIFT)
+#define RDLOCK_LS_REFS_MAX	0x1ffULL
 #define RDLOCK_LS_TAG_MASK	(~0ULL << RDLOCK_LS_TAG_SHIFT)
 /*
  * A freed entry: free to take like a never used one (0), but a name's
@@ -93,8 +105,13 @@ static inline bool rdlock_ls_entry_free(u64 v)
  * @resolved: @home and @slot are valid, and this node holds one reference
  *	on the entry until it forgets the name: the entry cannot be freed
  *	or handed to another name meanwhile.
- * @home: node whose table holds the lock word.
- * @slot: the lock word; its tag word is the slot before.
+ * @entry_home: node whose table holds the name's entry (the hash's).
+ * @entry_slot: the entry's tag word there.
+ * @place: the placement bits of the entry's tag word (RDLOCK_LS_PLACE).
+ * @home: node whose table holds the lock word: @entry_home, or in an
+ *	RDLOCK_LS_PLACE lockspace the node that claimed the entry.
+ * @slot: the lock word, in the entry or in its placed entry (the same
+ *	layout: tag word slot first, the value block last).
  * @posted: releases of its locks posted and not ended yet
  *	(&rdlock_ticket.pin): its entry reference is not dropped before,
  *	so that the entry is never another name's while one is in flight.
@@ -109,6 +126,9 @@ struct rdlock_res {
 	u64 tag;
 	struct mutex resolve_mutex;	/* finding the name's entry */
 	bool resolved;
+	u32 entry_home;
+	u32 entry_slot;
+	u64 place;
 	u32 home;
 	u32 slot;
 	atomic_t posted;
@@ -200,6 +220,8 @@ struct rdlock_lock {
  *	was busy: kept, with no reference, until a probe frees them.
  * @resolve_retries: resolutions that met another entry of their name
  *	referenced before theirs, and joined it.
+ * @placed: resolutions that found the lock placed on another node than
+ *	the entry's home (RDLOCK_LS_PLACE).
  * @ref_errors: references left in place because the operation that
  *	would drop them failed (the entry stays taken).
  * @debugfs: the lockspace's debugfs directory.
@@ -243,6 +265,7 @@ struct rdlock_ls {
 	atomic64_t reclaimed;
 	atomic64_t busy_at_free;
 	atomic64_t resolve_retries;
+	atomic64_t placed;
 	atomic64_t ref_errors;
 	struct dentry *debugfs;
 };

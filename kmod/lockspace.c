@@ -76,6 +76,10 @@ static_assert(RDLOCK_CQL_VERSION_BITS_MAX == (int)CQL_VER_BITS_MAX);
 static_assert(RDLOCK_CQL_VERSION_BITS_DEFAULT == (int)CQL_VER_BITS_DEFAULT);
 
 static_assert(ARRAY_SIZE(rdlock_ls_protos) == RDLOCK_PROTO_NR);
+/* A tag word's placement and reference count hold any node. */
+static_assert(RDLOCK_MAX_NODES < (RDLOCK_LS_PLACE_MASK >>
+				  RDLOCK_LS_PLACE_SHIFT));
+static_assert(RDLOCK_MAX_NODES <= RDLOCK_LS_REFS_MAX);
 
 /**
  * rdlock_ls_check_lock() - validate a lock request before taking anything
@@ -191,6 +195,18 @@ static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 	return ls->nr_nodes ? 0 : -ENOTCONN;
 }
 
+/*
+ * Name entries of a region: every slot is an entry's, or with
+ * RDLOCK_LS_PLACE the region is split in one area per node (one of
+ * entries, the others of placed entries).
+ */
+static u32 rdlock_ls_region_entries(const struct rdlock_ls *ls)
+{
+	u32 n = ls->attr.flags & RDLOCK_LS_PLACE ? ls->nr_nodes : 1;
+
+	return ls->attr.slots / (rdlock_ls_entry_slots(&ls->attr) * n);
+}
+
 /* The claimer of a directory entry allocates and publishes the region. */
 static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 			     u32 min_slots)
@@ -227,7 +243,7 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 	rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
 	if (!ret) {
 		ls->base = geometry >> 32;
-		ls->entries = ls->attr.slots / rdlock_ls_entry_slots(&ls->attr);
+		ls->entries = rdlock_ls_region_entries(ls);
 	}
 	return ret;
 }
@@ -264,7 +280,7 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 		return -EEXIST;
 	}
 	ls->base = geometry >> 32;
-	ls->entries = ls->attr.slots / rdlock_ls_entry_slots(&ls->attr);
+	ls->entries = rdlock_ls_region_entries(ls);
 	return ls->base + ls->attr.slots <= min_slots ? 0 : -ENOSPC;
 }
 
@@ -519,11 +535,16 @@ static u64 rdlock_entry_refs(u64 v)
 	return v & RDLOCK_LS_REFS_MAX;
 }
 
+/* A tag word's tag and freeing flag: what says whose it is. */
+static u64 rdlock_entry_name(u64 v)
+{
+	return v & ~(RDLOCK_LS_REFS_MAX | RDLOCK_LS_PLACE_MASK);
+}
+
 /* A tag word that holds @tag with references and is not being freed. */
 static bool rdlock_entry_live(u64 v, u64 tag)
 {
-	return (v & RDLOCK_LS_TAG_MASK) == tag && !(v & RDLOCK_LS_FREEING) &&
-	       rdlock_entry_refs(v);
+	return rdlock_entry_name(v) == tag && rdlock_entry_refs(v);
 }
 
 /*
@@ -540,6 +561,51 @@ static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
 static u32 rdlock_res_home(const struct rdlock_ls *ls, u64 hash)
 {
 	return ls->nodes[hash % ls->nr_nodes];
+}
+
+/* Index of @node in ls->nodes. */
+static u32 rdlock_ls_node_pos(const struct rdlock_ls *ls, u32 node)
+{
+	u32 i;
+
+	for (i = 0; i < ls->nr_nodes; i++)
+		if (ls->nodes[i] == node)
+			break;
+	return i;
+}
+
+/* The placement bits a node claiming an entry of @home writes. */
+static u64 rdlock_entry_place_self(const struct rdlock_ls *ls, u32 home)
+{
+	u32 self = rdlock_xport_self();
+
+	if (!(ls->attr.flags & RDLOCK_LS_PLACE) || self == home)
+		return 0;
+	return (u64)(rdlock_ls_node_pos(ls, self) + 1) << RDLOCK_LS_PLACE_SHIFT;
+}
+
+/*
+ * Where the lock of the entry at tag word @tslot of @home lives, given the
+ * placement bits @place of its tag word: the entry itself, or on the node
+ * that claimed it, the placed entry of the same index in the area that
+ * node keeps for @home (lockspace-pri.h).
+ */
+static void rdlock_entry_lock_at(const struct rdlock_ls *ls, u32 home,
+				 u32 tslot, u64 place, u32 *node, u32 *slot)
+{
+	u32 es = rdlock_ls_entry_slots(&ls->attr);
+	u32 p = place >> RDLOCK_LS_PLACE_SHIFT, h, area;
+
+	if (!p || p > ls->nr_nodes) {
+		*node = home;
+		*slot = tslot + 1;
+		return;
+	}
+	*node = ls->nodes[p - 1];
+	h = rdlock_ls_node_pos(ls, home);
+	area = h < p - 1 ? h + 1 : h;
+	*slot = ls->base + es * (area * ls->entries +
+				 (tslot - ls->base) / es) + 1;
 }
 
 static u32 rdlock_res_window(const struct rdlock_ls *ls)
@@ -584,21 +650,24 @@ static bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
 }
 
 /*
- * The caller set the freeing flag on the tag word at @tslot (holding @tag,
- * no reference): nobody can take a reference, so the lock word can only
- * become idler. Free the entry if it is idle, else put it back unreferenced
- * for a later probe to free. Return: true if freed.
+ * The caller set the freeing flag on the tag word at @tslot (holding @name:
+ * tag and placement, no reference): nobody can take a reference, so the
+ * lock word can only become idler. Free the entry if it is idle, else put
+ * it back unreferenced for a later probe to free. Return: true if freed.
  */
 static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
-				     u32 tslot, u64 tag)
+				     u32 tslot, u64 name)
 {
+	u32 lnode, lslot;
 	u64 w[2], old;
 	bool idle;
 	int ret;
 
+	rdlock_entry_lock_at(ls, home, tslot, name & RDLOCK_LS_PLACE_MASK,
+			     &lnode, &lslot);
 	/* The lock word, and the gate word after it: one READ. */
 	w[1] = 0;
-	ret = rdlock_ls_read_range(ls, home, tslot + 1,
+	ret = rdlock_ls_read_range(ls, lnode, lslot,
 				   ls->attr.flags & RDLOCK_LS_GATE ? 2 : 1, w);
 	idle = !ret && rdlock_ls_word_idle(ls, w[0]) &&
 	       rdlock_ls_word_idle(ls, w[1]);
@@ -608,13 +677,13 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 	 * (it may have written newer ones in another entry meanwhile).
 	 */
 	if (idle && ls->attr.flags & RDLOCK_LS_LVB)
-		idle = !rdlock_ls_op(ls, home, RDLOCK_XOP_WRITE,
-				     tslot + rdlock_ls_entry_slots(&ls->attr) -
+		idle = !rdlock_ls_op(ls, lnode, RDLOCK_XOP_WRITE,
+				     lslot - 1 + rdlock_ls_entry_slots(&ls->attr) -
 				     RDLOCK_LS_LVB_SLOTS, 0, 0, &old);
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
-			   tag | RDLOCK_LS_FREEING, idle ? RDLOCK_LS_FREED : tag,
-			   &old);
-	if (ret || old != (tag | RDLOCK_LS_FREEING)) {
+			   name | RDLOCK_LS_FREEING,
+			   idle ? RDLOCK_LS_FREED : name, &old);
+	if (ret || old != (name | RDLOCK_LS_FREEING)) {
 		/* Unknown outcome: the entry may stay taken, never shared. */
 		atomic64_inc(&ls->ref_errors);
 		if (!rdlock_ls_stale(ls))
@@ -627,25 +696,28 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 }
 
 /*
- * Drop the reference this node holds on the entry at @tslot; the last one
- * frees it if its lock word is idle. A failed CAS may or may not have been
- * applied: the reference then stays (taking it off twice could free an
- * entry in use, and another name would get its lock word).
+ * Drop the reference this node holds on the entry at @tslot (@name: its
+ * tag and placement); the last one frees it if its lock word is idle. A
+ * failed CAS may or may not have been applied: the reference then stays
+ * (taking it off twice could free an entry in use, and another name would
+ * get its lock word).
  */
 static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
-			       u64 tag)
+			       u64 name)
 {
-	u64 expect = tag | 1, new, old;
+	u64 expect = name | 1, new, old;
 	int ret;
 
 	for (;;) {
-		new = rdlock_entry_refs(expect) == 1 ? tag | RDLOCK_LS_FREEING :
+		new = rdlock_entry_refs(expect) == 1 ? name | RDLOCK_LS_FREEING :
 						       expect - 1;
 		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot, expect, new,
 				   &old);
 		if (!ret && old == expect)
 			break;
-		if (ret || !rdlock_entry_live(old, tag)) {
+		/* A reference of ours pins the placement too. */
+		if (ret || (old & ~RDLOCK_LS_REFS_MAX) != name ||
+		    !rdlock_entry_refs(old)) {
 			atomic64_inc(&ls->ref_errors);
 			/* A lost lockspace's tables may be gone: say nothing. */
 			if (!rdlock_ls_stale(ls))
@@ -660,7 +732,14 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 	atomic64_inc(&ls->ref_drops);
 	atomic64_dec(&ls->references);
 	if (new & RDLOCK_LS_FREEING)
-		rdlock_entry_finish_free(ls, home, tslot, tag);
+		rdlock_entry_finish_free(ls, home, tslot, name);
+}
+
+/* Drop this node's reference on @res's entry. */
+static void rdlock_res_unref(struct rdlock_ls *ls, struct rdlock_res *res)
+{
+	rdlock_entry_unref(ls, res->entry_home, res->entry_slot,
+			   res->tag | res->place);
 }
 
 /*
@@ -672,7 +751,7 @@ static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
 {
 	rdlock_proto_wait_pin(&res->posted);
 	if (res->resolved)
-		rdlock_entry_unref(ls, res->home, res->slot - 1, res->tag);
+		rdlock_res_unref(ls, res);
 	kfree(res);
 }
 
@@ -838,7 +917,7 @@ void rdlock_ls_trim(struct rdlock_ls *ls, u32 home)
 	spin_lock(&ls->res_lock);
 	list_for_each_entry_safe(res, tmp, &ls->lru, lru) {
 		/* Unresolved names hold no entry: they go anyway. */
-		if (res->resolved && res->home != home)
+		if (res->resolved && res->entry_home != home)
 			continue;
 		queue |= rdlock_res_drop_locked(ls, res);
 	}
@@ -859,14 +938,14 @@ static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 
 	spin_lock(&ls->res_lock);
 	list_for_each_entry_safe(res, tmp, &ls->lru, lru) {
-		if (!res->resolved || res->home != home)
+		if (!res->resolved || res->entry_home != home)
 			continue;
 		hash_del(&res->hnode);
 		list_move_tail(&res->lru, &victims);
 		ls->nr_unused--;
 	}
 	list_for_each_entry_safe(res, tmp, &ls->drops, lru) {
-		if (!res->resolved || res->home != home)
+		if (!res->resolved || res->entry_home != home)
 			continue;
 		list_move_tail(&res->lru, &victims);
 		ls->nr_drops--;
@@ -883,27 +962,29 @@ static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 
 /*
  * Take a reference on the entry at @tslot for @res, whose tag word was
- * seen as @expect (0 or RDLOCK_LS_FREED: free): claim it if free, join it
- * if it holds @res's tag. Return: 1 if taken, 0 if it is another name's or
- * being freed now, or an error.
+ * seen as @expect (0 or RDLOCK_LS_FREED: free): claim it if free (with
+ * this node's placement), join it if it holds @res's tag. @word: the tag
+ * word written. Return: 1 if taken, 0 if it is another name's or being
+ * freed now, or an error.
  */
 static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
-			     u32 tslot, u64 expect)
+			     u32 tslot, u64 expect, u64 *word)
 {
 	u64 old;
 	int ret;
 
 	for (;;) {
-		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_CAS, tslot, expect,
-				   rdlock_ls_entry_free(expect) ? res->tag | 1 :
-								  expect + 1,
-				   &old);
+		*word = rdlock_ls_entry_free(expect) ?
+			res->tag | rdlock_entry_place_self(ls, res->entry_home) |
+			1 : expect + 1;
+		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_CAS, tslot,
+				   expect, *word, &old);
 		if (ret)
 			return ret;
 		if (old == expect)
 			return 1;
 		if (!rdlock_ls_entry_free(old) &&
-		    (old & ~RDLOCK_LS_REFS_MAX) != res->tag)
+		    rdlock_entry_name(old) != res->tag)
 			return 0;
 		/* One reference more than the word holds: none is leaked. */
 		if (rdlock_entry_refs(old) == RDLOCK_LS_REFS_MAX)
@@ -924,8 +1005,7 @@ static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
 	if (rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot, seen,
 			 seen | RDLOCK_LS_FREEING, &old) || old != seen)
 		return false;
-	return rdlock_entry_finish_free(ls, home, tslot,
-					seen & RDLOCK_LS_TAG_MASK);
+	return rdlock_entry_finish_free(ls, home, tslot, seen);
 }
 
 /*
@@ -934,10 +1014,12 @@ static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
  * a reference on, in this order: the first entry of the name with
  * references, the first without, the first free entry (0 or freed), the
  * first unreferenced entry of another name whose lock word has become
- * idle (freed first). Return: the index taken, -EAGAIN if the entry
- * changed before the reference was taken (read again), or an error.
+ * idle (freed first). @word: the tag word written. Return: the index
+ * taken, -EAGAIN if the entry changed before the reference was taken
+ * (read again), or an error.
  */
-static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
+static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
+			    u64 *word)
 {
 	int live = -1, dormant = -1, free = -1, unused = -1, pick, ret;
 	u32 first = rdlock_res_first(ls, res), i;
@@ -945,7 +1027,7 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
 
 	for (i = 0; i < rdlock_res_window(ls); i++) {
 		atomic64_inc(&ls->probes);
-		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_READ,
+		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
 				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
 		if (ret)
 			return ret;
@@ -955,18 +1037,19 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
 				free = i;
 			if (!v)
 				break;
-		} else if ((v & ~RDLOCK_LS_REFS_MAX) == res->tag) {
+		} else if (rdlock_entry_name(v) == res->tag) {
 			if (rdlock_entry_refs(v) && live < 0)
 				live = i;
 			else if (!rdlock_entry_refs(v) && dormant < 0)
 				dormant = i;
-		} else if (!(v & ~RDLOCK_LS_TAG_MASK) && unused < 0) {
+		} else if (!(v & (RDLOCK_LS_REFS_MAX | RDLOCK_LS_FREEING)) &&
+			   unused < 0) {
 			unused = i;
 		}
 	}
 	pick = live >= 0 ? live : dormant >= 0 ? dormant : free;
 	if (pick < 0 && unused >= 0 &&
-	    rdlock_entry_free_unused(ls, res->home,
+	    rdlock_entry_free_unused(ls, res->entry_home,
 				     rdlock_entry_slot(ls, first, unused),
 				     seen[unused])) {
 		pick = unused;
@@ -975,7 +1058,7 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res)
 	if (pick < 0)
 		return -ENOSPC;
 	ret = rdlock_entry_take(ls, res, rdlock_entry_slot(ls, first, pick),
-				seen[pick]);
+				seen[pick], word);
 	if (ret < 0)
 		return ret;
 	return ret ? pick : -EAGAIN;
@@ -997,7 +1080,7 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
 	for (i = 0; i < rdlock_res_window(ls); i++) {
 		if (i == got)
 			continue;
-		ret = rdlock_ls_op(ls, res->home, RDLOCK_XOP_READ,
+		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
 				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
 		if (ret)
 			return ret;
@@ -1024,31 +1107,37 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 	unsigned int attempt = 0;
 	bool shrunk = false;
 	int got, other, ret;
+	u64 word;
 
-	res->home = rdlock_res_home(ls, res->hash);
+	res->entry_home = rdlock_res_home(ls, res->hash);
 	atomic64_inc(&ls->resolves);
 	for (;;) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		got = rdlock_res_probe(ls, res);
+		got = rdlock_res_probe(ls, res, &word);
 		if (got == -EAGAIN)
 			continue;
 		if (got == -ENOSPC && !shrunk) {
 			shrunk = true;
-			if (rdlock_res_shrink(ls, res->home))
+			if (rdlock_res_shrink(ls, res->entry_home))
 				continue;
 		}
 		if (got < 0)
 			return got;
 		atomic64_inc(&ls->references);
-		res->slot = rdlock_entry_slot(ls, rdlock_res_first(ls, res),
-					      got) + 1;
+		res->entry_slot = rdlock_entry_slot(ls, rdlock_res_first(ls, res),
+						    got);
+		res->place = word & RDLOCK_LS_PLACE_MASK;
 		ret = rdlock_res_verify(ls, res, got, &other);
 		if (!ret && other < 0) {
+			rdlock_entry_lock_at(ls, res->entry_home,
+					     res->entry_slot, res->place,
+					     &res->home, &res->slot);
+			atomic64_add(!!res->place, &ls->placed);
 			res->resolved = true;
 			return 0;
 		}
-		rdlock_entry_unref(ls, res->home, res->slot - 1, res->tag);
+		rdlock_res_unref(ls, res);
 		if (ret)
 			return ret;
 		atomic64_inc(&ls->resolve_retries);
@@ -1270,14 +1359,17 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	 * Value blocks and gates are for kernel users: the uapi's check
 	 * refuses them. A CQL lock word's queue follows it: no gate there.
 	 */
-	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE);
+	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE);
 	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
 	if (ret)
 		return ERR_PTR(ret);
+	/* Placement: an entry per area with the most nodes a cluster has. */
 	if ((attr->flags & RDLOCK_LS_GATE &&
 	     attr->proto == RDLOCK_PROTO_CQL) ||
 	    (attr->flags & (RDLOCK_LS_LVB | RDLOCK_LS_GATE) &&
-	     attr->slots < rdlock_ls_entry_slots(attr)))
+	     attr->slots < rdlock_ls_entry_slots(attr)) ||
+	    (attr->flags & RDLOCK_LS_PLACE &&
+	     attr->slots < rdlock_ls_entry_slots(attr) * RDLOCK_MAX_NODES))
 		return ERR_PTR(-EINVAL);
 	if (mutex_lock_killable(&rdlock_ls_join_mutex))
 		return ERR_PTR(-EINTR);

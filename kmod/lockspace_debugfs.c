@@ -74,20 +74,20 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "protocol: %s\nflags: %#x\nlease_ms: %u\nomega_us: %u\n",
 		   ls->ops->name, ls->attr.flags, ls->attr.lease_ms,
 		   ls->attr.omega_us);
-	seq_printf(m, "slots: %u\nbase: %u\nnodes: %u\n", ls->attr.slots,
-		   ls->base, ls->nr_nodes);
+	seq_printf(m, "slots: %u\nbase: %u\nnodes: %u\nentries: %u\n",
+		   ls->attr.slots, ls->base, ls->nr_nodes, ls->entries);
 	if (ls->cfg.cql_cap_bits)
-		seq_printf(m, "cql_queue_bits: %u\ncql_version_bits: %u\nentries: %u\ncql_policy: %s\n",
+		seq_printf(m, "cql_queue_bits: %u\ncql_version_bits: %u\ncql_policy: %s\n",
 			   ls->cfg.cql_cap_bits, ls->cfg.cql_ver_bits,
-			   ls->entries,
 			   ls->cfg.cql_policy == RDLOCK_CQL_PHASE_FAIR ?
 			   "phase-fair" : ls->cfg.cql_policy ==
 			   RDLOCK_CQL_TASK_FAIR ? "task-fair" : "flat");
 	seq_printf(m, "epoch: %u\nlost: %s\n", ls->epoch,
 		   str_yes_no(rdlock_ls_stale(ls)));
-	seq_printf(m, "resolves: %lld\nprobes: %lld\n",
+	seq_printf(m, "resolves: %lld\nprobes: %lld\nresolves_placed: %lld\n",
 		   (long long)atomic64_read(&ls->resolves),
-		   (long long)atomic64_read(&ls->probes));
+		   (long long)atomic64_read(&ls->probes),
+		   (long long)atomic64_read(&ls->placed));
 	/* Name entries: this node's references and what it freed. */
 	spin_lock(&ls->res_lock);
 	seq_printf(m, "names_unused: %u\nnames_unused_max: %u\nname_drops_pending: %u\n",

@@ -51,6 +51,14 @@ struct rdlock_lock;
  * (the DLM layer's convert gate, kmod/dlm.c).
  */
 #define RDLOCK_LS_GATE		_BITUL(6)
+/*
+ * rdlock_ls_attr.flags for kernel users only: a name's lock lives on the
+ * node that claimed its entry (the first to resolve it), not on the
+ * entry's home: a name one node uses costs no remote operation after it
+ * is resolved. Every node's region then holds a placed entry for each
+ * entry of every other node: @slots buys 1 / nodes of the names.
+ */
+#define RDLOCK_LS_PLACE		_BITUL(8)
 /* rdlock_lock_opts.flags for kernel users only: on the name's gate word. */
 #define RDLOCK_LKF_GATE		_BITUL(7)
 /* Bits of the value block's state word the user may keep (the rest: tag). */
