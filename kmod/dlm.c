@@ -102,7 +102,7 @@ static unsigned int rdlock_dlm_slots = 16384;
 static int rdlock_dlm_slots_set(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, RDLOCK_DLM_SLOTS_MIN,
-				     RDLOCK_LS_SLOTS_MAX);
+				     RDLOCK_LS_PLACE_SLOTS_MAX);
 }
 
 static const struct kernel_param_ops rdlock_dlm_slots_ops = {
@@ -112,7 +112,7 @@ static const struct kernel_param_ops rdlock_dlm_slots_ops = {
 
 module_param_cb(dlm_slots, &rdlock_dlm_slots_ops, &rdlock_dlm_slots, 0644);
 MODULE_PARM_DESC(dlm_slots,
-		 "lock-table slots of a DLM lockspace on every node, 12 per resource name and node with dlm_place (1200..65536, default 16384); read when a lockspace is opened, the same on every node");
+		 "lock-table slots of a DLM lockspace on every node, 12 per resource name and node with dlm_place (1200..262144, at most 65536 without dlm_place; default 16384); read when a lockspace is opened, the same on every node");
 
 /*
  * A resource's lock lives on the node that first resolved its name

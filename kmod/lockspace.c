@@ -33,6 +33,7 @@
 #include <asm/unaligned.h>
 
 #include "lockspace-pri.h"
+#include "lockspace_layout.h"
 #include "lockword/bakery.h"
 #include "lockword/cql.h"
 #include "uapi_check.h"
@@ -593,8 +594,7 @@ static u64 rdlock_entry_place_self(const struct rdlock_ls *ls, u32 home)
 static void rdlock_entry_lock_at(const struct rdlock_ls *ls, u32 home,
 				 u32 tslot, u64 place, u32 *node, u32 *slot)
 {
-	u32 es = rdlock_ls_entry_slots(&ls->attr);
-	u32 p = place >> RDLOCK_LS_PLACE_SHIFT, h, area;
+	u32 p = place >> RDLOCK_LS_PLACE_SHIFT;
 
 	if (!p || p > ls->nr_nodes) {
 		*node = home;
@@ -602,10 +602,11 @@ static void rdlock_entry_lock_at(const struct rdlock_ls *ls, u32 home,
 		return;
 	}
 	*node = ls->nodes[p - 1];
-	h = rdlock_ls_node_pos(ls, home);
-	area = h < p - 1 ? h + 1 : h;
-	*slot = ls->base + es * (area * ls->entries +
-				 (tslot - ls->base) / es) + 1;
+	*slot = rdlock_ls_placed_tslot(ls->base,
+				       rdlock_ls_entry_slots(&ls->attr),
+				       ls->entries,
+				       rdlock_ls_node_pos(ls, home), p - 1,
+				       tslot) + 1;
 }
 
 static u32 rdlock_res_window(const struct rdlock_ls *ls)
@@ -1360,6 +1361,10 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	 * refuses them. A CQL lock word's queue follows it: no gate there.
 	 */
 	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE);
+	/* Placement: up to RDLOCK_LS_SLOTS_MAX slots per node's area. */
+	if (attr->flags & RDLOCK_LS_PLACE &&
+	    attr->slots <= RDLOCK_LS_PLACE_SLOTS_MAX)
+		plain.slots = min_t(u32, attr->slots, RDLOCK_LS_SLOTS_MAX);
 	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
 	if (ret)
 		return ERR_PTR(ret);

@@ -5,9 +5,11 @@
  * errno. Table-driven, as lib/overflow_kunit.c.
  */
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/stddef.h>
 
 #include "../uapi_check.h"
+#include "../lockspace_layout.h"
 
 static void rdlock_desc(const char *name, char *desc)
 {
@@ -203,6 +205,46 @@ static void rdlock_ls_gate_attr_test(struct kunit *test)
 	a.flags = RDLOCK_LS_LVB;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 2U + RDLOCK_LS_LVB_SLOTS);
 	KUNIT_EXPECT_FALSE(test, rdlock_lock_flags_ok(RDLOCK_LKF_GATE, 0));
+}
+
+/*
+ * Placement: every (home, placer, entry) has its own placed entry, whole,
+ * in the placer's region after its own entries and inside the region.
+ */
+static void rdlock_ls_place_layout_test(struct kunit *test)
+{
+	const u32 base = 1225, es = 12, entries = 5;
+	u32 n, h, p, i, t, k, used;
+	unsigned long *seen;
+
+	for (n = 2; n <= 6; n++) {
+		seen = kunit_kzalloc(test, BITS_TO_LONGS(n * entries) *
+				     sizeof(long), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, seen);
+		for (p = 0; p < n; p++) {
+			bitmap_zero(seen, n * entries);
+			used = 0;
+			for (h = 0; h < n; h++) {
+				if (h == p)
+					continue;
+				for (i = 0; i < entries; i++) {
+					t = rdlock_ls_placed_tslot(base, es,
+						entries, h, p, base + es * i);
+					KUNIT_ASSERT_EQ(test, (t - base) % es, 0U);
+					k = (t - base) / es;
+					/* Not an entry, inside the region. */
+					KUNIT_EXPECT_GE(test, k, entries);
+					KUNIT_ASSERT_LT(test, k, n * entries);
+					KUNIT_EXPECT_FALSE_MSG(test,
+						test_bit(k, seen),
+						"n %u placer %u home %u entry %u", n, p, h, i);
+					__set_bit(k, seen);
+					used++;
+				}
+			}
+			KUNIT_EXPECT_EQ(test, used, (n - 1) * entries);
+		}
+	}
 }
 
 /* CQL's attributes: ranges, defaults, slots per name, other protocols. */
@@ -419,6 +461,7 @@ static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_ls_create_test, rdlock_create_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),
 	KUNIT_CASE(rdlock_ls_gate_attr_test),
+	KUNIT_CASE(rdlock_ls_place_layout_test),
 	KUNIT_CASE_PARAM(rdlock_lock_req_test, rdlock_lock_gen_params),
 	KUNIT_CASE(rdlock_lock_try_timeout_test),
 	KUNIT_CASE_PARAM(rdlock_convert_req_test, rdlock_convert_gen_params),

@@ -239,10 +239,11 @@ rdlock_leave_group_install() {
 }
 
 # Sized for a file system (ocfs2.rst, "Lockspace size"): a DLM lockspace
-# of 65536 slots (5461 names per node) in a 2 MiB table. With the default
-# 16384 slots, 200 files per node and phase filled it in the benchmark's
-# first phase (2 runs of 3) and a create waited for room for good.
-RDLOCK_OCFS2_PARAMS="table_slots=262144 dlm_slots=65536"
+# of 196608 slots (5461 names per node with 3 nodes, placement taking the
+# rest) in a 2 MiB table. With 1365 names per node, 200 files per node
+# and phase filled it in the benchmark's first phase (2 runs of 3) and a
+# create waited for room for good.
+RDLOCK_OCFS2_PARAMS="table_slots=262144 dlm_slots=196608"
 
 rdlock_up() {
 	rdl_start "$RDLOCK_OCFS2_PARAMS" &&

@@ -35,8 +35,8 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 		param_bounds op_timeout_ms 1 3600000
 	rdl_step "table_slots: 8 and 524289 refused, 9 and 524288 taken" \
 		param_bounds table_slots 9 524288
-	rdl_step "dlm_slots: 1199 and 65537 refused, 1200 and 65536 taken" \
-		param_bounds dlm_slots 1200 65536
+	rdl_step "dlm_slots: 1199 and 262145 refused, 1200 and 262144 taken" \
+		param_bounds dlm_slots 1200 262144
 	rdl_step "uapi_test" uapi_test
 	rdl_step "uapi_test left the cluster down" \
 		sh -c 'rdlockctl status --json | grep -q "\"state\": \"down\""'

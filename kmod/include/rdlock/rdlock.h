@@ -59,6 +59,8 @@ struct rdlock_lock;
  * entry of every other node: @slots buys 1 / nodes of the names.
  */
 #define RDLOCK_LS_PLACE		_BITUL(8)
+/* Slots of an RDLOCK_LS_PLACE lockspace: RDLOCK_LS_SLOTS_MAX per area. */
+#define RDLOCK_LS_PLACE_SLOTS_MAX	(4 * RDLOCK_LS_SLOTS_MAX)
 /* rdlock_lock_opts.flags for kernel users only: on the name's gate word. */
 #define RDLOCK_LKF_GATE		_BITUL(7)
 /* Bits of the value block's state word the user may keep (the rest: tag). */
