@@ -211,38 +211,47 @@ static void rdlock_ls_gate_attr_test(struct kunit *test)
  * Placement: every (home, placer, entry) has its own placed entry, whole,
  * in the placer's region after its own entries and inside the region.
  */
+/* A region of 5 entries per area, 12 slots each, at slot 1225. */
+#define PLACE_BASE	1225U
+#define PLACE_ES	12U
+#define PLACE_ENTRIES	5U
+
+static void rdlock_ls_place_slot_check(struct kunit *test,
+				       unsigned long *seen, u32 n, u32 h,
+				       u32 p, u32 i)
+{
+	u32 t = rdlock_ls_placed_tslot(PLACE_BASE, PLACE_ES, PLACE_ENTRIES, h,
+				       p, PLACE_BASE + PLACE_ES * i);
+	u32 k = (t - PLACE_BASE) / PLACE_ES;
+
+	KUNIT_ASSERT_EQ(test, (t - PLACE_BASE) % PLACE_ES, 0U);
+	/* Not an entry, inside the region, nobody else's. */
+	KUNIT_EXPECT_GE(test, k, PLACE_ENTRIES);
+	KUNIT_ASSERT_LT(test, k, n * PLACE_ENTRIES);
+	KUNIT_EXPECT_FALSE_MSG(test, test_bit(k, seen),
+			       "n %u placer %u home %u entry %u", n, p, h, i);
+	__set_bit(k, seen);
+}
+
 static void rdlock_ls_place_layout_test(struct kunit *test)
 {
-	const u32 base = 1225, es = 12, entries = 5;
-	u32 n, h, p, i, t, k, used;
+	const u32 entries = PLACE_ENTRIES;
 	unsigned long *seen;
+	u32 n, h, p, i;
 
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(6 * entries) * sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
 	for (n = 2; n <= 6; n++) {
-		seen = kunit_kzalloc(test, BITS_TO_LONGS(n * entries) *
-				     sizeof(long), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, seen);
 		for (p = 0; p < n; p++) {
 			bitmap_zero(seen, n * entries);
-			used = 0;
-			for (h = 0; h < n; h++) {
-				if (h == p)
-					continue;
-				for (i = 0; i < entries; i++) {
-					t = rdlock_ls_placed_tslot(base, es,
-						entries, h, p, base + es * i);
-					KUNIT_ASSERT_EQ(test, (t - base) % es, 0U);
-					k = (t - base) / es;
-					/* Not an entry, inside the region. */
-					KUNIT_EXPECT_GE(test, k, entries);
-					KUNIT_ASSERT_LT(test, k, n * entries);
-					KUNIT_EXPECT_FALSE_MSG(test,
-						test_bit(k, seen),
-						"n %u placer %u home %u entry %u", n, p, h, i);
-					__set_bit(k, seen);
-					used++;
-				}
-			}
-			KUNIT_EXPECT_EQ(test, used, (n - 1) * entries);
+			for (h = 0; h < n; h++)
+				for (i = 0; h != p && i < entries; i++)
+					rdlock_ls_place_slot_check(test, seen,
+								   n, h, p, i);
+			/* Every placed entry of the region is someone's. */
+			KUNIT_EXPECT_EQ(test, bitmap_weight(seen, n * entries),
+					(n - 1) * entries);
 		}
 	}
 }
