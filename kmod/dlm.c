@@ -190,6 +190,7 @@ struct rdlock_dlm_cb {
 	u8 sb_flags;
 	bool final;
 	int val;
+	ktime_t queued;
 };
 
 /**
@@ -400,6 +401,7 @@ enum {
 	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
 	RDLOCK_DLM_ST_NS_NOTICE,	/* in rdlock_ls_notice_send() */
 	RDLOCK_DLM_ST_NS_REQ,		/* request start to its AST queued */
+	RDLOCK_DLM_ST_NS_AST,		/* AST queued to its call */
 	RDLOCK_DLM_ST_NR
 };
 
@@ -430,6 +432,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_NS_LVB] = "ns_lvb",
 	[RDLOCK_DLM_ST_NS_NOTICE] = "ns_notice",
 	[RDLOCK_DLM_ST_NS_REQ] = "ns_request",
+	[RDLOCK_DLM_ST_NS_AST] = "ns_ast_queued",
 };
 
 static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
@@ -503,6 +506,8 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 			lkb->bast(lkb->astarg, cb.val);
 			continue;
 		}
+		rdlock_dlm_count(RDLOCK_DLM_ST_NS_AST,
+				 ktime_to_ns(ktime_sub(ktime_get(), cb.queued)));
 		lkb->lksb->sb_status = cb.val;
 		lkb->lksb->sb_flags = cb.sb_flags;
 		lkb->ast(lkb->astarg);
@@ -538,7 +543,8 @@ static void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
 		return;
 	lkb->cbs[(lkb->cb_head + lkb->nr_cbs) % RDLOCK_DLM_CBS] =
 		(struct rdlock_dlm_cb){ .type = type, .val = val,
-					.sb_flags = sb_flags, .final = final };
+					.sb_flags = sb_flags, .final = final,
+					.queued = ktime_get() };
 	lkb->nr_cbs++;
 	if (final)
 		lkb->dead = true;
