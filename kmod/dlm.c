@@ -80,8 +80,11 @@ static const siphash_key_t rdlock_dlm_key = {
  */
 static const struct rdlock_ls_attr rdlock_dlm_attr = {
 	.proto = RDLOCK_PROTO_CASLOCK,
-	/* Value blocks and the convert gates, in the names' entries. */
-	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE,
+	/*
+	 * Value blocks and the convert gates, in the names' entries; names
+	 * kept until their home needs room (the room notices trim them).
+	 */
+	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_KEEP_NAMES,
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
 	/* .slots: rdlock_dlm_slots */
 };

@@ -471,8 +471,13 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 		return ERR_PTR(ret);
 	}
 	ls->cfg.nodes = ls->nr_nodes;
-	/* Unused names of one node hold at most a share of the entries. */
-	ls->res_cache = clamp_t(u32, ls->entries / RDLOCK_LS_RES_CACHE_SHARE, 1,
+	/*
+	 * Unused names of one node hold at most a share of the entries;
+	 * with RDLOCK_LS_KEEP_NAMES all of them, until a home needs room.
+	 */
+	ls->res_cache = ls->attr.flags & RDLOCK_LS_KEEP_NAMES ?
+			ls->entries * ls->nr_nodes :
+			clamp_t(u32, ls->entries / RDLOCK_LS_RES_CACHE_SHARE, 1,
 				RDLOCK_LS_RES_CACHE);
 	mutex_lock(&rdlock_ls_mutex);
 	ls->users = 1;
@@ -1360,7 +1365,8 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	 * Value blocks and gates are for kernel users: the uapi's check
 	 * refuses them. A CQL lock word's queue follows it: no gate there.
 	 */
-	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE);
+	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE |
+			 RDLOCK_LS_KEEP_NAMES);
 	/* Placement: up to RDLOCK_LS_SLOTS_MAX slots per node's area. */
 	if (attr->flags & RDLOCK_LS_PLACE &&
 	    attr->slots <= RDLOCK_LS_PLACE_SLOTS_MAX)

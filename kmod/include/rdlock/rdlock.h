@@ -61,6 +61,14 @@ struct rdlock_lock;
 #define RDLOCK_LS_PLACE		_BITUL(8)
 /* Slots of an RDLOCK_LS_PLACE lockspace: RDLOCK_LS_SLOTS_MAX per area. */
 #define RDLOCK_LS_PLACE_SLOTS_MAX	(4 * RDLOCK_LS_SLOTS_MAX)
+/*
+ * rdlock_ls_attr.flags for kernel users only: this node keeps every name
+ * it used resolved until it closes the lockspace or a name's home has no
+ * free entry (rdlock_ls_trim(), and the resolve's own shrink), not only
+ * a bounded cache of them (at most 1024): forgetting a name costs remote
+ * operations (a file system deleting files forgot a name per lock).
+ */
+#define RDLOCK_LS_KEEP_NAMES	_BITUL(9)
 /* rdlock_lock_opts.flags for kernel users only: on the name's gate word. */
 #define RDLOCK_LKF_GATE		_BITUL(7)
 /* Bits of the value block's state word the user may keep (the rest: tag). */
