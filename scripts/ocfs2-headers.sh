@@ -13,8 +13,9 @@
 # into OUTDIR (default build/ocfs2-headers) under the same paths, and
 # prints OUTDIR. A module's Kbuild then adds -I OUTDIR/fs/ocfs2 and builds
 # against the stock headers package (the symbols come from its
-# Module.symvers: ocfs2_stackglue.ko exports them). The source must be
-# the stock kernel's version: the structures are the ABI.
+# Module.symvers: ocfs2_stackglue.ko exports them). The source is the
+# stock kernel's version (the structures are the ABI), fetched from the
+# archive when the installed linux-source-6.1 is another.
 #
 # --check: afterwards build selftests/ocfs2-headers (a plug-in that
 # registers itself, never loaded) against the stock kernel's headers
@@ -40,11 +41,32 @@ fi
 out=${1:-$ROOT/build/ocfs2-headers}
 
 "$ROOT/scripts/host-setup.sh"
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 eval "$("$ROOT/scripts/kernel.sh" stock)"
-stock_ver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER")
-[ "$ver" = "$stock_ver" ] ||
-	die "linux-source-6.1 is $ver, the stock kernel's headers $stock_ver: the structures may differ"
+ver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER")
+
+# The installed linux-source-6.1 may be a newer upload than the stock
+# kernel (Debian's security archive publishes the source first): then take
+# the stock kernel's own version of the package from the archive, once,
+# into the cache. Its tarball is all that is used of it.
+if [ "$(dpkg-query -W -f='${Version}' linux-source-6.1)" != "$ver" ]; then
+	pkgdir=$CACHE/linux-source-deb/$ver
+	TARBALL=$pkgdir/usr/src/linux-source-6.1.tar.xz
+	if [ ! -f "$TARBALL" ]; then
+		log "fetching linux-source-6.1 $ver, the stock kernel's version"
+		dl=$(mktemp -d "$CACHE/.tmp-src-XXXXXX")
+		if ! (cd "$dl" && apt-get download "linux-source-6.1=$ver" >&2) &&
+		   ! { apt-get update >&2 &&
+		       (cd "$dl" && apt-get download "linux-source-6.1=$ver" >&2); }; then
+			rm -rf "$dl"
+			die "linux-source-6.1 $ver (the stock kernel's version) is not in the archive"
+		fi
+		dpkg-deb -x "$dl"/linux-source-6.1_*.deb "$dl/root"
+		rm -rf "$pkgdir"
+		mkdir -p "$(dirname "$pkgdir")"
+		mv "$dl/root" "$pkgdir"
+		rm -rf "$dl"
+	fi
+fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

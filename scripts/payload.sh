@@ -26,9 +26,14 @@ mkdir -p "$(dirname "$out")"
 {
 	mkdir -p "$bdir/src"
 	rsync -a --delete --exclude /build --exclude .git "$ROOT/" "$bdir/src/"
-	# OCFS2's private headers for the stack plug-in (both kernels are
-	# built from the one linux-source-6.1).
-	ocfs2_headers=$("$ROOT/scripts/ocfs2-headers.sh")
+	# OCFS2's private headers for the stack plug-in: a kernel built here
+	# has its own source tree; for the stock one, linux-source-6.1 of
+	# its version (ocfs2-headers.sh).
+	if [ -f "$KDIR/source/fs/ocfs2/stackglue.h" ]; then
+		ocfs2_headers=$(cd "$KDIR/source" && pwd -P)
+	else
+		ocfs2_headers=$("$ROOT/scripts/ocfs2-headers.sh")
+	fi
 	make -C "$bdir/src" modules KDIR="$KDIR" OCFS2_HEADERS="$ocfs2_headers"
 	make -C "$ROOT" userspace selftests
 } >> "$out" 2>&1
