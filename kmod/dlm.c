@@ -188,10 +188,15 @@ enum rdlock_dlm_cb_type {
 	RDLOCK_DLM_CB_BAST = 2,
 };
 
+/*
+ * @hold: an AST of a grant that raised the mode: the hold time starts
+ * when it is delivered (rdlock_dlm_set_hold()).
+ */
 struct rdlock_dlm_cb {
 	u8 type;
 	u8 sb_flags;
 	bool final;
+	bool hold;
 	int val;
 	ktime_t queued;
 };
@@ -236,7 +241,9 @@ struct rdlock_dlm_req;
  *	the caller changed (nobody else writes them while it holds EX).
  * @lvb_seen: those bytes.
  * @req: the request in progress, or NULL.
- * @cb_work: delivers @cbs.
+ * @cb_work: delivers @cbs; delayed while a BAST waits for the hold time.
+ * @granted: when the AST of the last grant that raised the mode was
+ *	delivered: the hold time starts then (rdlock_dlm_set_hold()).
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
@@ -261,7 +268,8 @@ struct rdlock_dlm_lkb {
 	bool lvb_seen_ok;
 	u8 lvb_seen[RDLOCK_DLM_LVB_LEN];
 	struct rdlock_dlm_req *req;
-	struct work_struct cb_work;
+	struct delayed_work cb_work;
+	ktime_t granted;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
 	unsigned int cb_head;
 	unsigned int nr_cbs;
@@ -345,6 +353,7 @@ struct rdlock_dlm_req {
  *	since, a bit each, for @repeat_work.
  * @repeat_work: sends them a repeat notice, then the wait notices of
  *	@waits.
+ * @hold_ms: rdlock_dlm_set_hold()'s minimum hold time.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -364,6 +373,7 @@ struct rdlock_dlm_ls {
 	struct work_struct trim_work;
 	unsigned long repeat_nodes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct repeat_work;
+	unsigned int hold_ms;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
@@ -398,6 +408,7 @@ enum {
 	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
 	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
+	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -429,6 +440,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_REWAIT] = "rewaits",
 	[RDLOCK_DLM_ST_RECONNECT] = "reconnects",
 	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
+	[RDLOCK_DLM_ST_BAST_HELD] = "basts_held",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -486,9 +498,32 @@ static void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 /* ------------------------------------------------------------------ */
 /* Callbacks                                                          */
 
+/*
+ * The BAST at the head of @lkb's callbacks, the only one queued, waits
+ * for the end of the lock's hold time: run the work again then. Caller
+ * holds dls->lock.
+ */
+static bool rdlock_dlm_hold_bast(struct rdlock_dlm_lkb *lkb)
+{
+	ktime_t until = ktime_add_ms(lkb->granted,
+				     READ_ONCE(lkb->dls->hold_ms));
+	ktime_t now = ktime_get();
+
+	lockdep_assert_held(&lkb->dls->lock);
+	if (!ktime_before(now, until))
+		return false;
+	if (!delayed_work_pending(&lkb->cb_work))
+		rdlock_dlm_count(RDLOCK_DLM_ST_BAST_HELD, 1);
+	queue_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work,
+			   nsecs_to_jiffies(ktime_to_ns(ktime_sub(until, now))) +
+			   1);
+	return true;
+}
+
 static void rdlock_dlm_cb_work(struct work_struct *work)
 {
-	struct rdlock_dlm_lkb *lkb = container_of(work, struct rdlock_dlm_lkb,
+	struct rdlock_dlm_lkb *lkb = container_of(to_delayed_work(work),
+						  struct rdlock_dlm_lkb,
 						  cb_work);
 	struct rdlock_dlm_ls *dls = lkb->dls;
 	struct rdlock_dlm_cb cb;
@@ -501,6 +536,11 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 			return;
 		}
 		cb = lkb->cbs[lkb->cb_head];
+		if (cb.type == RDLOCK_DLM_CB_BAST && lkb->nr_cbs == 1 &&
+		    rdlock_dlm_hold_bast(lkb)) {
+			spin_unlock_irqrestore(&dls->lock, flags);
+			return;
+		}
 		lkb->cb_head = (lkb->cb_head + 1) % RDLOCK_DLM_CBS;
 		lkb->nr_cbs--;
 		spin_unlock_irqrestore(&dls->lock, flags);
@@ -513,9 +553,16 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 				 ktime_to_ns(ktime_sub(ktime_get(), cb.queued)));
 		lkb->lksb->sb_status = cb.val;
 		lkb->lksb->sb_flags = cb.sb_flags;
+		if (cb.hold)
+			lkb->granted = ktime_get();
 		lkb->ast(lkb->astarg);
 		if (cb.final) {
-			/* Queued last: nothing else refers to @lkb now. */
+			/*
+			 * Queued last: nothing else refers to @lkb now but a
+			 * run of this work that its queueing, while this one
+			 * ran, may have left pending.
+			 */
+			cancel_delayed_work(&lkb->cb_work);
 			kfree(lkb);
 			rdlock_dlm_put(dls);
 			return;
@@ -523,9 +570,12 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 	}
 }
 
-/* Queue a callback; caller holds dls->lock. */
+/*
+ * Queue a callback; caller holds dls->lock. @final: @lkb's last; @hold:
+ * an AST of a grant that raised the mode.
+ */
 static void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
-				u8 sb_flags, bool final)
+				u8 sb_flags, bool final, bool hold)
 {
 	struct rdlock_dlm_cb *tail;
 
@@ -547,11 +597,12 @@ static void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
 	lkb->cbs[(lkb->cb_head + lkb->nr_cbs) % RDLOCK_DLM_CBS] =
 		(struct rdlock_dlm_cb){ .type = type, .val = val,
 					.sb_flags = sb_flags, .final = final,
-					.queued = ktime_get() };
+					.hold = hold, .queued = ktime_get() };
 	lkb->nr_cbs++;
 	if (final)
 		lkb->dead = true;
-	queue_work(rdlock_dlm_cb_wq, &lkb->cb_work);
+	/* A BAST held back goes now, in order, before this AST. */
+	mod_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work, 0);
 }
 
 /* BASTs that @lkb, granted @mode now, owes to waiters already known. */
@@ -568,7 +619,7 @@ static void rdlock_dlm_bast_known(struct rdlock_dlm_lkb *lkb)
 			continue;
 		if (rdlock_dlm_conflict(n->mode, lkb->grmode))
 			rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST, n->mode, 0,
-					    false);
+					    false, false);
 	}
 }
 
@@ -732,7 +783,7 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 				continue;
 			if (rdlock_dlm_conflict(mode, lkb->grmode))
 				rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST,
-						    mode, 0, false);
+						    mode, 0, false, false);
 		}
 	}
 	/*
@@ -1251,7 +1302,8 @@ static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	idr_remove(&dls->lkids, lkb->lkid);
 	list_del_init(&lkb->res_node);
 	lkb->req = NULL;
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_EUNLOCK, 0, true);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_EUNLOCK, 0, true,
+			    false);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	/* The lock's reference on the resource. */
 	rdlock_dlm_res_put(dls, req->res);
@@ -1314,16 +1366,16 @@ static void rdlock_dlm_work(struct work_struct *work)
 		/* A new lock that was not granted ends with its AST. */
 		idr_remove(&dls->lkids, lkb->lkid);
 		list_del_init(&lkb->res_node);
-		rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, 0, true);
+		rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, 0, true, false);
 		spin_unlock_irqrestore(&dls->lock, flags);
 		rdlock_dlm_drop(&req->main);
 		rdlock_dlm_drop(&req->gate);
 		rdlock_dlm_res_put(dls, req->res);
 		goto out;
 	}
-	lkb->grmode = grmode;
 	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
-			    false);
+			    false, grmode > lkb->grmode);
+	lkb->grmode = grmode;
 	if (!ret)
 		rdlock_dlm_bast_known(lkb);
 	spin_unlock_irqrestore(&dls->lock, flags);
@@ -1511,7 +1563,7 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	lkb->astarg = astarg;
 	lkb->grmode = RDLOCK_DLM_LOCK_IV;
 	INIT_LIST_HEAD(&lkb->res_node);
-	INIT_WORK(&lkb->cb_work, rdlock_dlm_cb_work);
+	INIT_DELAYED_WORK(&lkb->cb_work, rdlock_dlm_cb_work);
 	req->to = mode;
 	req->flags = flags;
 
@@ -1593,7 +1645,8 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 		/* The lock's reference on the resource; the request has one. */
 		lkb->res->refs--;
 	}
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_ECANCEL, 0, new);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_ECANCEL, 0, new,
+			    false);
 }
 
 /**
@@ -1701,6 +1754,32 @@ int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_lock_status);
+
+/**
+ * rdlock_dlm_set_hold() - a minimum hold time for this node's grants
+ * @dls: the lockspace.
+ * @ms: 0 (the default) to RDLOCK_DLM_HOLD_MAX_MS.
+ *
+ * A lock whose mode a grant raised gets no BAST during the @ms after the
+ * grant's AST: a BAST due then is delivered when they are over, or at
+ * once when another callback of the lock is queued behind it. A holder
+ * whose users keep taking the lock locally (a directory's inode lock
+ * under a stream of creates) then does a batch of work per grant instead
+ * of giving the lock back after each operation while other nodes take
+ * turns; GFS2's glocks keep a minimum hold time for the same reason. The
+ * waiting node's request waits up to @ms longer. Applies at once, to the
+ * locks granted before too.
+ *
+ * Return: 0, or -EINVAL for @ms above RDLOCK_DLM_HOLD_MAX_MS.
+ */
+int rdlock_dlm_set_hold(struct rdlock_dlm_ls *dls, unsigned int ms)
+{
+	if (ms > RDLOCK_DLM_HOLD_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(dls->hold_ms, ms);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_set_hold);
 
 /* ------------------------------------------------------------------ */
 /* Lockspaces                                                         */

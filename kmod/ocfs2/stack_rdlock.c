@@ -21,6 +21,7 @@
  */
 #include <linux/completion.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -40,6 +41,34 @@
  * (rdlock has none to turn off). Everything else not mapped is refused.
  */
 #define RDL_LKF_IGNORED		(DLM_LKF_LOCAL | DLM_LKF_NODLCKWT)
+
+/* GFS2's default minimum hold time of an inode glock (HZ / 5). */
+#define RDL_HOLD_MS_DEFAULT	200
+
+/*
+ * OCFS2's dlmglue gives a lock back as soon as a BAST comes and its users
+ * are done, and a downconvert of a metadata lock first checkpoints the
+ * journal. Nodes creating in one directory then take turns at its lock
+ * for one create each. A grant keeps its lock this long before the BAST
+ * reaches dlmglue (rdlock_dlm_set_hold(); GFS2's glock hold time).
+ */
+static unsigned int hold_ms = RDL_HOLD_MS_DEFAULT;
+
+static int rdl_hold_ms_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, RDLOCK_DLM_HOLD_MAX_MS);
+}
+
+static const struct kernel_param_ops rdl_hold_ms_ops = {
+	.set = rdl_hold_ms_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(hold_ms, &rdl_hold_ms_ops, &hold_ms, 0644);
+/* The numbers the description gives. */
+static_assert(RDLOCK_DLM_HOLD_MAX_MS == 1000 && RDL_HOLD_MS_DEFAULT == 200);
+MODULE_PARM_DESC(hold_ms,
+		 "ms a node keeps a lock it was granted before a BAST reaches OCFS2 (0..1000; default 200); read at mount");
 
 struct rdl_conn {
 	struct rdlock_dlm_ls *dls;
@@ -319,6 +348,8 @@ static int rdl_connect(struct ocfs2_cluster_connection *conn)
 	}
 	conn->cc_lockspace = rc->dls;
 	conn->cc_private = rc;
+	/* The parameter's bounds are the API's: this cannot fail. */
+	rdlock_dlm_set_hold(rc->dls, READ_ONCE(hold_ms));
 
 	/* What the running file system asks for is at most our maximum. */
 	if (conn->cc_version.pv_major != max.pv_major ||

@@ -301,6 +301,17 @@ static long dt_status(struct dt_file *f, void __user *argp)
 	return copy_to_user(argp, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
+static long dt_hold(struct dt_file *f, u32 __user *argp)
+{
+	u32 ms;
+
+	if (get_user(ms, argp))
+		return -EFAULT;
+	if (!f->dls)
+		return -EINVAL;
+	return rdlock_dlm_set_hold(f->dls, ms);
+}
+
 static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct dt_file *f = file->private_data;
@@ -328,6 +339,9 @@ static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case RDLOCK_DLM_TEST_IOC_FILL_RELEASE:
 		ret = dt_fill_release(f);
+		break;
+	case RDLOCK_DLM_TEST_IOC_HOLD:
+		ret = dt_hold(f, argp);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -128,5 +128,7 @@ struct rdlock_dlm_test_fill {
 					      struct rdlock_dlm_test_fill)
 /* Unlock what FILL holds; -EIO if an unlock AST was not EUNLOCK. */
 #define RDLOCK_DLM_TEST_IOC_FILL_RELEASE _IO(RDLOCK_DLM_TEST_IOC_MAGIC, 7)
+/* rdlock_dlm_set_hold() of the file's lockspace, the __u32 ms. */
+#define RDLOCK_DLM_TEST_IOC_HOLD	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 8, __u32)
 
 #endif /* _RDLOCK_DLM_TEST_IOCTL_H */

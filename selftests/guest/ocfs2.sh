@@ -220,7 +220,7 @@ LEAVE_GROUP=/tmp/ocfs2-leave-group
 rdlock_plugin_setup() {
 	mkdir -p /etc/modprobe.d &&
 	echo "install ocfs2_stack_user /bin/false" > /etc/modprobe.d/ocfs2-rdlock.conf &&
-	insmod "$RDL/modules/ocfs2_stack_rdlock.ko" &&
+	insmod "$RDL/modules/ocfs2_stack_rdlock.ko" $RDLOCK_OCFS2_STACK_PARAMS &&
 	cfs_set /sys/fs/ocfs2/cluster_stack pcmk
 }
 
@@ -244,6 +244,8 @@ rdlock_leave_group_install() {
 # and phase filled it in the benchmark's first phase (2 runs of 3) and a
 # create waited for room for good.
 RDLOCK_OCFS2_PARAMS="table_slots=262144 dlm_slots=196608"
+# The plug-in's (ocfs2.rst, "Hold time").
+RDLOCK_OCFS2_STACK_PARAMS=""
 
 rdlock_up() {
 	rdl_start "$RDLOCK_OCFS2_PARAMS" &&

@@ -59,6 +59,12 @@
  *		no lock operation is in flight on it (node 0 releases
  *		synchronously, module parameter release_post 0): a verbs
  *		operation would have an unknown outcome (issue 8).
+ * hold		every node, its own resource, two locks, a 1000 ms hold time
+ *		(rdlock_dlm_set_hold()): a BAST reaches a fresh grant no
+ *		sooner than 1000 ms after its request started, and is counted
+ *		held (basts_held); a held BAST goes at once, before the AST,
+ *		when its lock converts meanwhile; with 0 none is held; a hold
+ *		above 1000 ms is refused (EINVAL).
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -104,7 +110,7 @@
 /*
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
- * notice_order: 35; link_blip: 36 .. 40).
+ * notice_order: 35; link_blip: 36 .. 41; hold: 42, 43).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -113,6 +119,9 @@
 #define WAIT_MS		30000	/* a callback that must come */
 #define STEP_S		300	/* the harness's limit per test */
 #define QUIET_MS	300	/* a callback that must not */
+#define HOLD_MAX_MS	1000	/* RDLOCK_DLM_HOLD_MAX_MS */
+/* "hold"'s: the longest, so that its second step starts well within it. */
+#define HOLD_MS		HOLD_MAX_MS
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
 #define LOST_MSGS	"inject_lost_msgs"
@@ -1003,6 +1012,58 @@ static long long dl_names_unused(void)
 {
 	return rdl_debugfs_counter("lockspaces/dlm." LS_NAME "/stats",
 				   "names_unused");
+}
+
+static int dl_hold(int fd, __u32 ms)
+{
+	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_HOLD, &ms);
+}
+
+TEST_F_TIMEOUT(dlm, hold, STEP_S)
+{
+	long long held0, held1;
+	int fd = self->fd;
+	char name[32];
+	double t0;
+
+	res_name(name, sizeof(name), "hold", self->env.self);
+	BARRIER(42);
+	EXPECT_EQ(EINVAL, dl_hold(fd, HOLD_MAX_MS + 1));
+	ASSERT_EQ(0, dl_hold(fd, HOLD_MS));
+	held0 = dl_counter("basts_held");
+
+	/* A fresh grant gets a waiter's BAST only after the hold time. */
+	t0 = rdl_now();
+	GRANT(fd, 0, EX, 0, name);
+	ASSERT_EQ(0, dl_lock(fd, 1, PR, 0, name));
+	EXPECT_BAST(fd, 0, PR);
+	EXPECT_LE(HOLD_MS / 1000.0, rdl_now() - t0);
+	EXPECT_EQ(held0 + 1, dl_counter("basts_held"));
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+
+	/*
+	 * Slot 1's PR is fresh too: slot 0's EX request makes a BAST that
+	 * waits. Slot 1 converts meanwhile: the BAST goes at once, before
+	 * the conversion's AST.
+	 */
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+	ASSERT_TRUE(dl_counter_reaches("basts_held", held0 + 2, false));
+	ASSERT_EQ(0, dl_conv(fd, 1, NL, 0));
+	EXPECT_BAST(fd, 1, EX);
+	EXPECT_AST(fd, 1, 0);
+	EXPECT_AST(fd, 0, 0);
+	EXPECT_QUIET(fd, 0);
+	EXPECT_QUIET(fd, 1);
+
+	/* Hold time 0 again: BASTs go at once, none held. */
+	ASSERT_EQ(0, dl_hold(fd, 0));
+	held1 = dl_counter("basts_held");
+	hand_over(_metadata, fd, true);
+	EXPECT_EQ(held1, dl_counter("basts_held"));
+	UNLOCK(fd, 0);
+	UNLOCK(fd, 1);
+	BARRIER(43);
 }
 
 TEST_F_TIMEOUT(dlm, room, STEP_S)
