@@ -293,7 +293,7 @@ def summarize_ocfs2(oc):
     per, nodes = oc["per_node"], oc["nodes"]
     out = {"nodes": nodes, "rate_is": "operations of all nodes per second: their sum "
            "over the slowest node's time, each timed from a common barrier in "
-           "/proc/uptime centiseconds",
+           "milliseconds",
            "stacks": {}, "ratio_rdlock_over_o2cb": {}}
     ran = any(n[st]["phases"] or "ok" in n[st] for n in per.values()
               for st in OCFS2_STACKS)
@@ -315,7 +315,7 @@ def summarize_ocfs2(oc):
             p = {"nodes": len(rows)}
             if rows and len(rows) == nodes:
                 p["ops"] = sum(o for o, _ in rows)
-                p["seconds"] = max(t for _, t in rows) / 100
+                p["seconds"] = max(t for _, t in rows) / 1000
                 p["ops_per_s"] = p["ops"] / p["seconds"] if p["seconds"] else None
             f["phases"][ph] = p
         out["stacks"][st] = f
@@ -343,7 +343,7 @@ def ocfs2_lines(oc):
     out.append(row(("operation", "o2cb ops/s", "s", "rdlock ops/s", "s", "rdlock/o2cb")))
     for ph in OCFS2_PHASES:
         a, b = st["o2cb"]["phases"][ph], st["rdlock"]["phases"][ph]
-        sec = [fmt(x.get("seconds"), "ops") for x in (a, b)]
+        sec = [fmt(x.get("seconds"), "s") for x in (a, b)]
         out.append(row((ph, fmt(a.get("ops_per_s"), "rate"), sec[0],
                         fmt(b.get("ops_per_s"), "rate"), sec[1],
                         fmt(oc["ratio_rdlock_over_o2cb"][ph], "ratio"))))
@@ -353,7 +353,7 @@ def ocfs2_lines(oc):
         parts.append(f"{s_} ({what}): mounted {f['mount_ok']}/{n}, all checks "
                      f"{f['run_ok']}/{n}, fsck {f['fsck'] or 'n/a'}")
     out += wrap("; ".join(parts) + ". ops/s: all nodes' operations over the slowest "
-                "node's time s (centiseconds: under 0.2 s is coarse); stat: ls -l.", "  ")
+                "node's time s (milliseconds); stat: ls -l.", "  ")
     return out
 
 
@@ -715,6 +715,8 @@ def fmt(v, kind="us"):
         return f"{v:.3f}"
     if kind == "ops":
         return f"{v:.2f}"
+    if kind == "s":
+        return f"{v:.3f}"
     if kind == "rate":
         return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
     # microseconds: 3 significant digits is all emulation is good for

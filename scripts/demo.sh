@@ -25,7 +25,7 @@
 # usage: demo.sh [NODES]
 #
 # RDLOCK_DEMO_OCFS2_FILES: files per node and phase of the OCFS2 benchmark
-# (default 25; 0: no OCFS2). OCFS2 needs 2 to 4 nodes (4 journal slots).
+# (default 100; 0: no OCFS2). OCFS2 needs 2 to 4 nodes (4 journal slots).
 
 set -euo pipefail
 
@@ -34,7 +34,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$ROOT/scripts/ocfs2-image.sh"
 nodes=${1:-3}
 logs=$ROOT/build/demo
-ocfs2_files=${RDLOCK_DEMO_OCFS2_FILES:-25}
+ocfs2_files=${RDLOCK_DEMO_OCFS2_FILES:-100}
 [[ $ocfs2_files =~ ^[0-9]+$ ]] ||
 	{ echo "demo: RDLOCK_DEMO_OCFS2_FILES must be a number" >&2; exit 2; }
 [[ $nodes =~ ^[2-4]$ ]] || ocfs2_files=0

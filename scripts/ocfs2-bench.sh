@@ -67,7 +67,7 @@ for stack in o2cb rdlock; do
 	fi
 done
 
-# "# bench node ID PHASE OPS CENTISECONDS" lines of both runs.
+# "# bench node ID PHASE OPS MILLISECONDS" lines of both runs.
 for stack in o2cb rdlock; do
 	grep -h '^# bench node ' "$log_dir/$stack"/node*.out 2>/dev/null |
 		sed "s/^/$stack /"
@@ -97,7 +97,7 @@ END {
 				bad = 1
 				continue
 			}
-			r[s] = ops[k] * 100 / (t[k] > 0 ? t[k] : 1)
+			r[s] = ops[k] * 1000 / (t[k] > 0 ? t[k] : 1)
 		}
 		# (In printf arguments ">" would be a redirection.)
 		a = r[0] < 0 ? "-" : sprintf("%.1f", r[0])

@@ -61,18 +61,18 @@ rdl_node_addr() {
 # down: rdl_signal PORT answers on PORT (7772 and up; guest-init.sh has
 # 7769 to 7771) from now on, until this node powers off, which guest-init.sh
 # does only once every peer has finished its command; rdl_wait_signal NODE
-# PORT SEC waits at most SEC seconds for node NODE to answer there.
+# PORT SEC waits at most SEC seconds for node NODE to answer there, asking
+# every RDL_SIGNAL_POLL seconds (default 1).
 rdl_signal() {
 	nc -ll -p "$1" -e true &
 }
 
 rdl_wait_signal() {
 	rdl_addr=$(rdl_node_addr "$1") || return 1
-	rdl_left=$3
+	rdl_end=$(($(date +%s) + $3))
 	until timeout 3 nc -w 1 "$rdl_addr" "$2" </dev/null >/dev/null 2>&1; do
-		rdl_left=$((rdl_left - 1))
-		[ "$rdl_left" -gt 0 ] || return 1
-		sleep 1
+		[ "$(date +%s)" -lt "$rdl_end" ] || return 1
+		sleep "${RDL_SIGNAL_POLL:-1}"
 	done
 }
 
