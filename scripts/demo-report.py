@@ -711,12 +711,10 @@ def fmt(v, kind="us"):
     if kind == "ratio":
         # The tools write 0 for a ratio they could not form.
         return f"{v:.2f}x" if v > 0 else "n/a"
-    if kind == "jain":
+    if kind in ("jain", "s"):
         return f"{v:.3f}"
     if kind == "ops":
         return f"{v:.2f}"
-    if kind == "s":
-        return f"{v:.3f}"
     if kind == "rate":
         return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
     # microseconds: 3 significant digits is all emulation is good for

@@ -54,9 +54,9 @@ if [ "$(dpkg-query -W -f='${Version}' linux-source-6.1)" != "$ver" ]; then
 	if [ ! -f "$TARBALL" ]; then
 		log "fetching linux-source-6.1 $ver, the stock kernel's version"
 		dl=$(mktemp -d "$CACHE/.tmp-src-XXXXXX")
-		if ! (cd "$dl" && apt-get download "linux-source-6.1=$ver" >&2) &&
-		   ! { apt-get update >&2 &&
-		       (cd "$dl" && apt-get download "linux-source-6.1=$ver" >&2); }; then
+		download() { (cd "$dl" && apt-get download "linux-source-6.1=$ver" >&2); }
+		# As host-setup.sh: refresh the lists only if they do not know it.
+		if ! download && ! { apt-get update >&2 && download; }; then
 			rm -rf "$dl"
 			die "linux-source-6.1 $ver (the stock kernel's version) is not in the archive"
 		fi
