@@ -27,7 +27,9 @@
  *		arrival number (FAA right before LOCK) and a grant number (FAA
  *		inside); the largest number of later arrivals granted before
  *		an earlier one must stay below the cluster's thread count
- *		(every node resolves the name before the threads start).
+ *		(every node resolves the name before the threads start;
+ *		each thread takes the lock once uncounted, then a node's
+ *		threads start together).
  * stream	readers on every node but the last keep taking a shared lock
  *		(holding it a while) until told to stop; the last node asks
  *		for the exclusive lock and must get it while all readers are
@@ -649,6 +651,7 @@ TEST_F_TIMEOUT(ls, update_exclusion, 900)
 
 struct fair_worker {
 	const struct ls_env *env;
+	pthread_barrier_t *start;
 	__u32 index;
 	char err[160];
 };
@@ -665,6 +668,22 @@ static void *fair_main(void *arg)
 	if (fd < 0 || tfd < 0) {
 		snprintf(w->err, sizeof(w->err), "open/JOIN: %s",
 			 strerror(fd < 0 ? -fd : errno));
+		pthread_barrier_wait(w->start);
+		goto out;
+	}
+	/*
+	 * One acquisition outside the count, then start together: a thread
+	 * still being created, or doing its file's first lock, while the
+	 * others queue is descheduled between its arrival and its ticket,
+	 * which the count would take for the lock's unfairness.
+	 */
+	err = rdl_ls_lock(fd, "fair", RDLOCK_LOCK_EX, 0, 0, &h);
+	if (!err)
+		err = rdl_ls_unlock(fd, h);
+	pthread_barrier_wait(w->start);
+	if (err) {
+		snprintf(w->err, sizeof(w->err), "first LOCK: %s",
+			 strerror(err));
 		goto out;
 	}
 	for (it = 0; it < e->fair_iters; it++) {
@@ -711,6 +730,7 @@ TEST_F_TIMEOUT(ls, bakery_fairness, 900)
 	__u32 cluster_threads = e->nr_nodes * e->threads, max = 0, worst = 0;
 	struct fair_worker w[MAX_THREADS];
 	pthread_t tid[MAX_THREADS];
+	pthread_barrier_t start;
 	__u64 overtakes = 0, v;
 	static __u64 order[FAIR_MAX];
 	int fd;
@@ -732,8 +752,10 @@ TEST_F_TIMEOUT(ls, bakery_fairness, 900)
 	close(fd);
 	BARRIER(&self->c, R_FAIR + F_BARRIER + 3);
 	memset(w, 0, sizeof(w));
+	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, e->threads));
 	for (i = 0; i < e->threads; i++) {
 		w[i].env = e;
+		w[i].start = &start;
 		w[i].index = i;
 		ASSERT_EQ(0, pthread_create(&tid[i], NULL, fair_main, &w[i]));
 	}
@@ -742,6 +764,7 @@ TEST_F_TIMEOUT(ls, bakery_fairness, 900)
 		EXPECT_EQ(0, w[i].err[0])
 			TH_LOG("thread %u: %s", i, w[i].err);
 	}
+	pthread_barrier_destroy(&start);
 	BARRIER(&self->c, R_FAIR + F_BARRIER + 1);
 	if (e->self == 0) {
 		ASSERT_EQ(0, rdl_xop(self->c.fd, RDLOCK_TEST_OP_READ, 0,
