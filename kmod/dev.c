@@ -60,6 +60,20 @@ static long rdlock_ioc_peer(void __user *argp, bool add)
 	return rdlock_xport_set_peer(peer.node_id, add ? &ss : NULL);
 }
 
+/* A node failed: on every survivor, cut it off and release its locks. */
+static long rdlock_ioc_node_down(void __user *argp)
+{
+	struct rdlock_node_down nd;
+	long ret;
+
+	if (copy_from_user(&nd, argp, sizeof(nd)))
+		return -EFAULT;
+	ret = rdlock_check_node_down(&nd);
+	if (ret)
+		return ret;
+	return rdlock_ls_node_down(nd.node_id);
+}
+
 /* Set or clear the cluster key: only while down, never read back. */
 static long rdlock_ioc_set_key(void __user *argp)
 {
@@ -1223,6 +1237,7 @@ static long rdlock_ioctl(struct file *file, unsigned int cmd,
 	case RDLOCK_IOC_UP:
 	case RDLOCK_IOC_DOWN:
 	case RDLOCK_IOC_SET_KEY:
+	case RDLOCK_IOC_NODE_DOWN:
 	case RDLOCK_IOC_LS_CREATE:
 	case RDLOCK_IOC_LS_REMOVE:
 		if (!capable(CAP_SYS_ADMIN))
@@ -1243,6 +1258,8 @@ static long rdlock_ioctl(struct file *file, unsigned int cmd,
 		return rdlock_ioc_up_down(true);
 	case RDLOCK_IOC_SET_KEY:
 		return rdlock_ioc_set_key(argp);
+	case RDLOCK_IOC_NODE_DOWN:
+		return rdlock_ioc_node_down(argp);
 	case RDLOCK_IOC_LS_CREATE:
 		return rdlock_ioc_ls_create(argp);
 	case RDLOCK_IOC_LS_REMOVE:

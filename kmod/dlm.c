@@ -407,6 +407,7 @@ enum {
 	RDLOCK_DLM_ST_HELLO,		/* hello notices of other nodes */
 	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
 	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
+	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
 	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
@@ -439,6 +440,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_HELLO] = "hellos",
 	[RDLOCK_DLM_ST_REWAIT] = "rewaits",
 	[RDLOCK_DLM_ST_RECONNECT] = "reconnects",
+	[RDLOCK_DLM_ST_NODE_DOWN] = "nodes_down",
 	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
 	[RDLOCK_DLM_ST_BAST_HELD] = "basts_held",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
@@ -711,6 +713,26 @@ static void rdlock_dlm_node_up(void *arg, u32 node)
 		return;
 	rdlock_dlm_count(RDLOCK_DLM_ST_RECONNECT, 1);
 	rdlock_dlm_repeat_to(dls, node);
+}
+
+/*
+ * @node was declared down: before anything it held here is released
+ * (rdlock_ls_node_down()), the user's recovery hears of it, and its waits
+ * are over (no done notice will come from it).
+ */
+static void rdlock_dlm_node_down(void *arg, u32 node)
+{
+	struct rdlock_dlm_ls *dls = arg;
+	unsigned long flags;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return;
+	spin_lock_irqsave(&dls->lock, flags);
+	rdlock_dlm_forget_wait(dls, node, 0);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NODE_DOWN, 1);
+	if (dls->ops && dls->ops->node_down)
+		dls->ops->node_down(dls->ops_arg, node);
 }
 
 static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
@@ -1858,7 +1880,8 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 		goto err;
 	}
 	ret = rdlock_ls_notice_register(dls->ls, rdlock_dlm_notice,
-					rdlock_dlm_node_up, dls);
+					rdlock_dlm_node_up, rdlock_dlm_node_down,
+					dls);
 	if (ret) {
 		rdlock_ls_close(dls->ls);
 		goto err;

@@ -224,6 +224,10 @@ struct rdlock_lock {
  *	the entry's home (RDLOCK_LS_PLACE).
  * @ref_errors: references left in place because the operation that
  *	would drop them failed (the entry stays taken).
+ * @down_words: lock words of this node's region that held a node
+ *	declared down, and were released (rdlock_ls_node_down()).
+ * @down_lvbs: value blocks that lost their flags: such a node held their
+ *	name exclusive.
  * @debugfs: the lockspace's debugfs directory.
  */
 struct rdlock_ls {
@@ -267,6 +271,8 @@ struct rdlock_ls {
 	atomic64_t resolve_retries;
 	atomic64_t placed;
 	atomic64_t ref_errors;
+	atomic64_t down_words;
+	atomic64_t down_lvbs;
 	struct dentry *debugfs;
 };
 

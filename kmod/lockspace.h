@@ -77,13 +77,19 @@ typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
  * arrive. Softirq or process context: must not sleep.
  */
 typedef void (*rdlock_ls_up_t)(void *arg, u32 node);
+/* A node was declared down (rdlock_ls_node_down()). May sleep. */
+typedef void (*rdlock_ls_down_t)(void *arg, u32 node);
 int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
-			      rdlock_ls_up_t up, void *arg);
+			      rdlock_ls_up_t up, rdlock_ls_down_t down,
+			      void *arg);
 void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
 int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
 			     const void *payload, size_t len);
+
+/* A node failed: cut it off, tell the users, release what it held. */
+int rdlock_ls_node_down(u32 node);
 
 /* Where a name's entry is; forget the unused names of a home. */
 u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len);

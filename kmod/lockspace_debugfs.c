@@ -102,6 +102,9 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "resolve_retries: %lld\nentry_ref_errors: %lld\n",
 		   (long long)atomic64_read(&ls->resolve_retries),
 		   (long long)atomic64_read(&ls->ref_errors));
+	seq_printf(m, "down_words: %lld\ndown_lvbs: %lld\n",
+		   (long long)atomic64_read(&ls->down_words),
+		   (long long)atomic64_read(&ls->down_lvbs));
 	seq_printf(m, "finishing: %d\nfinishing_max: %u\nbusy_refusals: %lld\n",
 		   atomic_read(&ls->cfg.quota->finishing), ls->cfg.quota->max,
 		   (long long)atomic64_read(&ls->cfg.quota->refused));

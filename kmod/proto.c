@@ -693,6 +693,9 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 	if (!t->incarnation || err == -ESTALE || err == -EINVAL ||
 	    err == -ENOENT || (cfg->xport && !cfg->xport->incarnation))
 		return false;
+	/* Declared down, either way: unreachable until the cluster restarts. */
+	if (!cfg->xport && rdlock_xport_node_fenced(t->node))
+		return false;
 	now = cfg->xport ? cfg->xport->incarnation(cfg->xport_priv, t->node) :
 			   rdlock_xport_node_incarnation(t->node);
 	if (now != t->incarnation)

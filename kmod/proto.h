@@ -331,6 +331,12 @@ struct rdlock_ticket {
  *	is not an update ticket or is upgraded already. Bakery with leases
  *	only: -EAGAIN, a stall reset (ours, or a later waiter's) took the
  *	ticket away: the lock is no longer held and release does nothing.
+ * @forget_node: NULL, or take out of the word at @t->node/slot (this
+ *	node's table) what node @dead held, for a node declared down and
+ *	cut off that table: calls @before_excl(@arg) first when @dead held
+ *	it exclusive or update (its error is returned, nothing changed).
+ *	Returns 1 when it took something out, 0 when @dead held nothing,
+ *	or a transport error. Only for words that name their holders' nodes.
  */
 struct rdlock_proto_ops {
 	const char *name;
@@ -341,6 +347,9 @@ struct rdlock_proto_ops {
 			struct rdlock_ticket *t);
 	int (*upgrade)(const struct rdlock_proto_cfg *cfg,
 		       struct rdlock_ticket *t, unsigned long deadline);
+	int (*forget_node)(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t, u32 dead,
+			   int (*before_excl)(void *arg), void *arg);
 };
 
 /**

@@ -624,10 +624,45 @@ out:
 	rdlock_cas_hold_put(h);
 }
 
+/*
+ * A node declared down holds nothing any more: take its bits out of the
+ * word. Only the word's home does it, once the node is cut off its table
+ * (no operation of the node's can still come), so the node's bits stay
+ * as READ; the others' may change, hence CAS.
+ */
+static int rdlock_cas_forget_node(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t, u32 dead,
+				  int (*before_excl)(void *arg), void *arg)
+{
+	u64 word, bits, old;
+	bool told = false;
+	int ret;
+
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &word);
+	while (!ret) {
+		bits = rdlock_cas_mine(word, dead);
+		if (!bits)
+			return 0;
+		if (!told && bits & (RDLOCK_CAS_WRITER | RDLOCK_CAS_UPDATE)) {
+			ret = before_excl ? before_excl(arg) : 0;
+			if (ret)
+				return ret;
+			told = true;
+		}
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, word,
+				      word & ~bits, &old);
+		if (!ret && old == word)
+			return 1;
+		word = old;
+	}
+	return ret;
+}
+
 const struct rdlock_proto_ops rdlock_proto_caslock = {
 	.name		= "caslock",
 	.acquire	= rdlock_cas_acquire,
 	.release	= rdlock_cas_release,
 	.upgrade	= rdlock_cas_upgrade,
+	.forget_node	= rdlock_cas_forget_node,
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_caslock, RDLOCK_INTERNAL);

@@ -191,6 +191,21 @@ static inline int rdlock_check_peer(const struct rdlock_peer *peer,
 }
 
 /**
+ * rdlock_check_node_down() - validate RDLOCK_IOC_NODE_DOWN's argument
+ * @nd: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL (whether the node is configured is the cluster's).
+ */
+static inline int rdlock_check_node_down(const struct rdlock_node_down *nd)
+{
+	if (nd->version != RDLOCK_UAPI_VERSION ||
+	    !rdlock_all_zero(nd->reserved, sizeof(nd->reserved)) ||
+	    nd->node_id >= RDLOCK_MAX_NODES)
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * rdlock_check_key_arg() - validate RDLOCK_IOC_SET_KEY's argument
  * @k: the copied-in structure.
  *

@@ -59,6 +59,7 @@ enum rdlock_wire_type {
 	RDLOCK_WIRE_PING	= 3,
 	RDLOCK_WIRE_PONG	= 4,
 	RDLOCK_WIRE_TABLE	= 5,	/* keyed: the requester's table */
+	RDLOCK_WIRE_FENCED	= 6,	/* the sender declared us down */
 	RDLOCK_WIRE_USER	= 16,	/* + rdlock_xport_set_msg_handler type */
 };
 
@@ -178,6 +179,7 @@ enum rdlock_reject_reason {
 	RDLOCK_REJ_CHALLENGE	= 9,	/* keyed: prove the key, no error */
 	RDLOCK_REJ_KEY		= 10,	/* a key on one side only */
 	RDLOCK_REJ_AUTH		= 11,	/* wrong proof of the key */
+	RDLOCK_REJ_FENCED	= 12,	/* declared down: out until restart */
 };
 
 struct rdlock_cm_reject {
@@ -218,6 +220,7 @@ struct rdlock_msgbuf {
 	u64 dma;
 	u32 req_id;			/* TX: two-sided request it carries */
 	bool reply;			/* TX: from the reply reserve */
+	bool fence;			/* TX: fail the connection once sent */
 };
 
 /* Bits of struct rdlock_conn.flags. */
@@ -312,6 +315,11 @@ struct rdlock_node {
 	u32 table_slots;
 	bool words_be;				/* table words big-endian */
 	u64 incarnation;			/* of its table, 0: unknown */
+	/*
+	 * Declared down (rdlock_xport_fence()), or it declared us down: no
+	 * connection to it until the cluster goes down here.
+	 */
+	bool fenced;
 	u32 connects;
 	unsigned int backoff_ms;
 	struct delayed_work connect_work;	/* active side only */
@@ -399,6 +407,7 @@ struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err);
 int rdlock_cluster_state(void);
 int rdlock_node_state(u32 node);
 int rdlock_conn_ready(struct rdlock_conn *conn);
+void rdlock_fenced_by(u32 node);
 
 /* xport_auth.c: the cluster key */
 int rdlock_auth_set_key(const u8 *key, unsigned int len);
@@ -419,6 +428,7 @@ int rdlock_conn_post_recvs(struct rdlock_conn *conn);
 void rdlock_conn_fail_pending(struct rdlock_conn *conn, int status);
 int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr);
 int rdlock_conn_send_table(struct rdlock_conn *conn);
+bool rdlock_send_fenced(struct rdlock_conn *conn);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
 

@@ -82,6 +82,8 @@ bool rdlock_xport_ready(void);
 bool rdlock_xport_node_configured(u32 node);
 u32 rdlock_xport_epoch(void);
 u64 rdlock_xport_node_incarnation(u32 node);
+int rdlock_xport_fence(u32 node);
+bool rdlock_xport_node_fenced(u32 node);
 
 /* Cluster configuration (xport_cfg.c): checked by the caller, set while down. */
 struct rdlock_status;

@@ -48,6 +48,7 @@ static const char *const rdlock_reject_names[] = {
 	[RDLOCK_REJ_CHALLENGE]		= "challenge",
 	[RDLOCK_REJ_KEY]		= "cluster key on one side only",
 	[RDLOCK_REJ_AUTH]		= "wrong cluster key",
+	[RDLOCK_REJ_FENCED]		= "declared down",
 };
 
 static const char *rdlock_backend_name(int backend)
@@ -261,7 +262,7 @@ static void rdlock_conn_release_work(struct work_struct *work)
 	 * else connect again and replace that one, whose end would do the
 	 * same, the two nodes taking turns for good.
 	 */
-	if (conn->active && cl->up && !node->conn)
+	if (conn->active && cl->up && !node->conn && !node->fenced)
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
 	wake_up_all(&cl->conns_wait);
@@ -423,6 +424,8 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	if (!rdlock_sockaddr_same_host(&cl->nodes[*src].addr,
 				       rdlock_cm_peer_addr(id)))
 		return RDLOCK_REJ_ADDRESS;
+	if (cl->nodes[*src].fenced)
+		return RDLOCK_REJ_FENCED;
 	if (*src > cl->self)
 		return RDLOCK_REJ_DIRECTION;
 	if (*src == cl->self)
@@ -726,6 +729,10 @@ static void rdlock_cm_rejected(struct rdlock_conn *conn,
 		spin_unlock_bh(&cl->lock);
 		return;
 	}
+	if (reason == RDLOCK_REJ_FENCED) {
+		rdlock_fenced_by(conn->node);
+		return;
+	}
 	if (reason == RDLOCK_REJ_KEY || reason == RDLOCK_REJ_AUTH)
 		atomic64_inc(&cl->auth_refused);
 	if (reason < ARRAY_SIZE(rdlock_reject_names) &&
@@ -903,6 +910,10 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		spin_unlock_bh(&cl->lock);
 		return 0;
 	}
+	if (cl->nodes[conn->node].fenced) {
+		spin_unlock_bh(&cl->lock);
+		return -ECONNREFUSED;
+	}
 	if (conn->node != cl->self && !rdlock_adv_acceptable(&adv)) {
 		spin_unlock_bh(&cl->lock);
 		pr_err("node %u: atomic backend mismatch\n", conn->node);
@@ -1020,7 +1031,7 @@ static void rdlock_connect_work(struct work_struct *work)
 	struct rdma_cm_id *id;
 	int ret;
 
-	if (!READ_ONCE(cl->up))
+	if (!READ_ONCE(cl->up) || READ_ONCE(node->fenced))
 		return;
 	conn = rdlock_conn_create(node->id, true);
 	if (!conn)
@@ -1053,6 +1064,138 @@ retry:
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
 }
+
+/* ------------------------------------------------------------------ */
+/* Nodes declared down                                                */
+
+/* Is a connection to or from @node still in the list (not torn down)? */
+static bool rdlock_node_conns_gone(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+	bool gone = true;
+
+	spin_lock_bh(&cl->lock);
+	list_for_each_entry(conn, &cl->conns, entry)
+		if (conn->node == node)
+			gone = false;
+	spin_unlock_bh(&cl->lock);
+	return gone;
+}
+
+/* Fail every connection to or from @node, fenced. */
+static void rdlock_fail_node_conns(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+
+	spin_lock_bh(&cl->lock);
+	list_for_each_entry(conn, &cl->conns, entry)
+		if (conn->node == node)
+			rdlock_conn_fail(conn);
+	spin_unlock_bh(&cl->lock);
+}
+
+/**
+ * rdlock_fenced_by() - @node declared this node down
+ * @node: the peer that said so (its RDLOCK_WIRE_FENCED message, or a
+ *	refusal with RDLOCK_REJ_FENCED).
+ *
+ * The survivors release what this node held: every lockspace of this
+ * epoch is lost here (rdlock_end_epoch()), and this node stays away from
+ * @node until the cluster goes down. Softirq or process context.
+ */
+void rdlock_fenced_by(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	bool first;
+
+	if (node >= RDLOCK_MAX_NODES || node == cl->self)
+		return;
+	spin_lock_bh(&cl->lock);
+	first = cl->up && !cl->nodes[node].fenced;
+	if (first) {
+		cl->nodes[node].fenced = true;
+		rdlock_end_epoch();
+	}
+	spin_unlock_bh(&cl->lock);
+	if (!first)
+		return;
+	pr_warn("node %u declared this node down: its lockspaces are lost\n",
+		node);
+	rdlock_fail_node_conns(node);
+}
+
+/* How long rdlock_xport_fence() waits for a connection's teardown. */
+#define RDLOCK_FENCE_TEARDOWN_MS	10000
+
+/**
+ * rdlock_xport_fence() - declare a node down: cut it off this node's table
+ * @node: a configured node, not this one.
+ *
+ * Tells @node (best effort: a dead node hears nothing), fails every
+ * connection with it and refuses new ones until the cluster goes down
+ * here, so that once this returns @node can neither read nor change this
+ * node's table, and this node sends it nothing. Sleeps.
+ *
+ * Return: 0; -EINVAL for a node not configured or this one; -ENOTCONN when
+ * the cluster is not up; -EALREADY when @node is declared down already;
+ * -ETIMEDOUT when a connection's teardown took over 10 s (the node is
+ * declared down all the same).
+ */
+int rdlock_xport_fence(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn = NULL;
+	bool sent = false;
+	int ret = 0;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return -EINVAL;
+	spin_lock_bh(&cl->lock);
+	if (!cl->nodes[node].configured || node == cl->self) {
+		ret = -EINVAL;
+	} else if (!cl->up) {
+		ret = -ENOTCONN;
+	} else if (cl->nodes[node].fenced) {
+		ret = -EALREADY;
+	} else {
+		cl->nodes[node].fenced = true;
+		conn = cl->nodes[node].conn;
+		if (conn && conn->state == RDLOCK_CONN_ESTABLISHED &&
+		    !test_bit(RDLOCK_CONN_FAILED, &conn->flags))
+			kref_get(&conn->ref);
+		else
+			conn = NULL;
+	}
+	spin_unlock_bh(&cl->lock);
+	if (ret)
+		return ret;
+	pr_warn("node %u declared down: connections refused until the cluster restarts\n",
+		node);
+	cancel_delayed_work_sync(&cl->nodes[node].connect_work);
+	/* The message fails the connection once sent (rdlock_send_done()). */
+	if (conn) {
+		sent = rdlock_send_fenced(conn);
+		rdlock_conn_put(conn);
+	}
+	if (!sent ||
+	    !wait_event_timeout(cl->conns_wait, rdlock_node_conns_gone(node),
+				msecs_to_jiffies(RDLOCK_FENCE_TEARDOWN_MS / 10)))
+		rdlock_fail_node_conns(node);
+	if (!wait_event_timeout(cl->conns_wait, rdlock_node_conns_gone(node),
+				msecs_to_jiffies(RDLOCK_FENCE_TEARDOWN_MS)))
+		ret = -ETIMEDOUT;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence, RDLOCK_INTERNAL);
+
+/* Has @node been declared down in this cluster epoch (either way)? */
+bool rdlock_xport_node_fenced(u32 node)
+{
+	return node < RDLOCK_MAX_NODES && READ_ONCE(rdlock_cl.nodes[node].fenced);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_fenced, RDLOCK_INTERNAL);
 
 /* ------------------------------------------------------------------ */
 /* Cluster up and down (rdlock_cl.cfg_mutex held)                     */
@@ -1135,8 +1278,11 @@ void rdlock_cluster_down(void)
 	cl->up = false;
 	/* Our table goes: whatever lockspaces hold dies with this epoch. */
 	rdlock_end_epoch();
-	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		WRITE_ONCE(cl->nodes[i].incarnation, 0);
+		/* A new cluster epoch: declared down nodes may come back. */
+		cl->nodes[i].fenced = false;
+	}
 	id = cl->listen_id;
 	cl->listen_id = NULL;
 	spin_unlock_bh(&cl->lock);

@@ -428,6 +428,7 @@ static struct rdlock_msgbuf *rdlock_tx_get(struct rdlock_conn *conn,
 	__set_bit(i, conn->tx_busy);
 	tx = &conn->tx[i];
 	tx->reply = reply;
+	tx->fence = false;
 	tx->req_id = 0;
 	if (!reply)
 		conn->tx_nonreply++;
@@ -1828,6 +1829,9 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	case RDLOCK_WIRE_PONG:
 		rdlock_pending_finish(conn, id, 0, 0);
 		break;
+	case RDLOCK_WIRE_FENCED:
+		rdlock_fenced_by(conn->node);
+		break;
 	default:
 		if (type < RDLOCK_WIRE_USER ||
 		    type >= RDLOCK_WIRE_USER + RDLOCK_XMSG_USER_TYPES)
@@ -1848,8 +1852,12 @@ static void rdlock_send_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct rdlock_msgbuf, cqe);
 	struct rdlock_conn *conn = tx->conn;
 	u32 id = tx->req_id;
+	bool fence = tx->fence;
 
 	rdlock_tx_put(conn, tx);
+	/* RDLOCK_WIRE_FENCED went out (or not): the node is cut off now. */
+	if (fence)
+		rdlock_conn_fail(conn);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_err_ratelimited("node %u: send failed: %s\n",
@@ -1859,6 +1867,24 @@ static void rdlock_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (id)
 			rdlock_pending_finish(conn, id, -ECONNRESET, 0);
 	}
+}
+
+/**
+ * rdlock_send_fenced() - tell a peer it was declared down, then cut it off
+ * @conn: an established connection to it.
+ *
+ * Return: true when the message was posted: its completion fails @conn;
+ * false when the caller must fail it.
+ */
+bool rdlock_send_fenced(struct rdlock_conn *conn)
+{
+	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, true);
+
+	if (!tx)
+		return false;
+	rdlock_msg_init(tx->msg, RDLOCK_WIRE_FENCED, 0, 0);
+	tx->fence = true;
+	return !rdlock_tx_post(conn, tx);
 }
 
 /* ------------------------------------------------------------------ */

@@ -256,11 +256,11 @@ guest_tests()
 			sh guest/seq.sh "xport.sh verbs" "lock.sh verbs" "ls.sh verbs"
 		cluster_step debug xport-lock-lockspace-dlm-twosided 3 3000 -- \
 			sh guest/seq.sh "xport.sh twosided" "lock.sh twosided" \
-			"ls.sh twosided" "dlm.sh twosided"
+			"ls.sh twosided" "dlm.sh twosided" "nodedown.sh twosided"
 	else
 		cluster_step "$kernel" xport-lock-lockspace-dlm-verbs 3 2400 -- \
 			sh guest/seq.sh "xport.sh verbs" "lock.sh verbs" \
-			"ls.sh verbs" "dlm.sh verbs"
+			"ls.sh verbs" "dlm.sh verbs" "nodedown.sh verbs"
 		cluster_step "$kernel" xport-lock-lockspace-twosided 3 2400 -- \
 			sh guest/seq.sh "xport.sh twosided" "lock.sh twosided" \
 			"ls.sh twosided"

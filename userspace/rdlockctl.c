@@ -261,6 +261,22 @@ static int cmd_del_peer(int argc, char **argv)
 	return do_ioctl(RDLOCK_IOC_DEL_PEER, &p, what);
 }
 
+/* node-down ID: on every survivor, for a node that is dead or fenced. */
+static int cmd_node_down(int argc, char **argv)
+{
+	struct rdlock_node_down nd;
+	char what[64];
+
+	memset(&nd, 0, sizeof(nd));
+	nd.version = RDLOCK_UAPI_VERSION;
+	if (argc != 2)
+		return bad_usage("%s: needs ID", "node-down");
+	if (rdlock_parse_node_id(argv[1], &nd.node_id))
+		return bad_usage("bad node id '%s' (0..31)", argv[1]);
+	snprintf(what, sizeof(what), "node-down %u", nd.node_id);
+	return do_ioctl(RDLOCK_IOC_NODE_DOWN, &nd, what);
+}
+
 static int up_config(const char *path, __u32 timeout, int dry_run);
 static int unconfigured(void);
 
@@ -1299,6 +1315,9 @@ static const struct cmd cmds[] = {
 	{ "down", cmd_down, "[--config FILE]",
 	  "disconnect from every node; with --config, first remove FILE's\n"
 	  "      lockspaces from this node, and a cluster already down is no error" },
+	{ "node-down", cmd_node_down, "ID",
+	  "node ID is dead or fenced: cut it off and release its locks; run on\n"
+	  "      every surviving node (each waits for the others to do it too)" },
 	{ "status", cmd_status, "[--json]", "show cluster and node states" },
 	{ "wait", cmd_wait, "[--timeout SEC]",
 	  "wait until every node is connected (default 60 s)" },

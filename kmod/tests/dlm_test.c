@@ -42,6 +42,8 @@ struct dt_file {
 	struct rdlock_dlm_lksb *fill;	/* FILL's locks, @nr_fill held */
 	u32 nr_fill;
 	struct completion fill_done;	/* the current FILL request's AST */
+	u64 seq;			/* callbacks so far (under @lock) */
+	struct rdlock_dlm_test_downs downs;	/* under @lock */
 };
 
 /* Most FILL locks: more than a 3-node DLM lockspace has name entries. */
@@ -57,6 +59,7 @@ static void dt_push(struct dt_slot *s, const struct rdlock_dlm_test_event *e)
 		s->overflow = true;
 	} else {
 		s->ev[(s->head + s->nr) % DT_EVENTS] = *e;
+		s->ev[(s->head + s->nr) % DT_EVENTS].seq = ++f->seq;
 		s->nr++;
 	}
 	if (e->type == RDLOCK_DLM_TEST_AST) {
@@ -93,6 +96,33 @@ static void dt_bast(void *arg, int mode)
 	dt_push(s, &e);
 }
 
+static void dt_node_down(void *arg, u32 node)
+{
+	struct dt_file *f = arg;
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	if (!f->downs.count++) {
+		f->downs.node = node;
+		f->downs.seq = ++f->seq;
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+static const struct rdlock_dlm_ops dt_ops = {
+	.node_down = dt_node_down,
+};
+
+static long dt_downs(struct dt_file *f, void __user *argp)
+{
+	struct rdlock_dlm_test_downs d;
+
+	spin_lock_irq(&f->lock);
+	d = f->downs;
+	spin_unlock_irq(&f->lock);
+	return copy_to_user(argp, &d, sizeof(d)) ? -EFAULT : 0;
+}
+
 static long dt_open_ls(struct dt_file *f, void __user *argp)
 {
 	struct rdlock_dlm_test_open o;
@@ -104,7 +134,7 @@ static long dt_open_ls(struct dt_file *f, void __user *argp)
 	if (f->dls)
 		return -EBUSY;
 	dls = rdlock_dlm_open(o.name, o.node_id == ~0U ? rdlock_dlm_node_id() :
-				      o.node_id, NULL, NULL);
+				      o.node_id, &dt_ops, f);
 	if (IS_ERR(dls))
 		return PTR_ERR(dls);
 	f->dls = dls;
@@ -342,6 +372,9 @@ static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case RDLOCK_DLM_TEST_IOC_HOLD:
 		ret = dt_hold(f, argp);
+		break;
+	case RDLOCK_DLM_TEST_IOC_DOWNS:
+		ret = dt_downs(f, argp);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -70,6 +70,8 @@ struct rdlock_dlm_test_lock {
  * @mode: out: a BAST's mode.
  * @sb_flags: out: an AST's sb_flags.
  * @lvb: out: an AST's value block as it was when the AST ran.
+ * @seq: out: the callback's place among all of the file's callbacks
+ *	(node_down's included, RDLOCK_DLM_TEST_IOC_DOWNS), from 1.
  */
 struct rdlock_dlm_test_event {
 	__u32 slot;
@@ -79,6 +81,19 @@ struct rdlock_dlm_test_event {
 	__s32 mode;
 	__u32 sb_flags;
 	__u8 lvb[RDLOCK_DLM_TEST_LVB];
+	__u64 seq;
+};
+
+/**
+ * struct rdlock_dlm_test_downs - the lockspace's node_down callbacks
+ * @count: out: how many were called.
+ * @node: out: the first one's node.
+ * @seq: out: the first one's place among the file's callbacks.
+ */
+struct rdlock_dlm_test_downs {
+	__u32 count;
+	__u32 node;
+	__u64 seq;
 };
 
 /**
@@ -130,5 +145,7 @@ struct rdlock_dlm_test_fill {
 #define RDLOCK_DLM_TEST_IOC_FILL_RELEASE _IO(RDLOCK_DLM_TEST_IOC_MAGIC, 7)
 /* rdlock_dlm_set_hold() of the file's lockspace, the __u32 ms. */
 #define RDLOCK_DLM_TEST_IOC_HOLD	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 8, __u32)
+#define RDLOCK_DLM_TEST_IOC_DOWNS	_IOR(RDLOCK_DLM_TEST_IOC_MAGIC, 9, \
+					     struct rdlock_dlm_test_downs)
 
 #endif /* _RDLOCK_DLM_TEST_IOCTL_H */

@@ -73,6 +73,20 @@ struct rdlock_peer {
 	__u64 reserved[2];
 };
 
+/**
+ * struct rdlock_node_down - RDLOCK_IOC_NODE_DOWN: a node failed
+ * @version: RDLOCK_UAPI_VERSION.
+ * @node_id: the node, configured and not this one. It must be dead or
+ *	fenced: the ioctl cuts it off this node and releases what it held.
+ *	Given on every surviving node (the call waits for all of them).
+ * @reserved: must be zero.
+ */
+struct rdlock_node_down {
+	__u32 version;
+	__u32 node_id;
+	__u64 reserved[2];
+};
+
 /* Cluster key lengths in bytes (RDLOCK_IOC_SET_KEY); 0 clears the key. */
 #define RDLOCK_KEY_MIN		16
 #define RDLOCK_KEY_MAX		64
@@ -170,6 +184,7 @@ struct rdlock_status {
 #define RDLOCK_IOC_UP		_IO(RDLOCK_IOC_MAGIC, 0x04)
 #define RDLOCK_IOC_DOWN		_IO(RDLOCK_IOC_MAGIC, 0x05)
 #define RDLOCK_IOC_SET_KEY	_IOW(RDLOCK_IOC_MAGIC, 0x07, struct rdlock_cluster_key)
+#define RDLOCK_IOC_NODE_DOWN	_IOW(RDLOCK_IOC_MAGIC, 0x08, struct rdlock_node_down)
 /* Anyone who can open the device. */
 #define RDLOCK_IOC_STATUS	_IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_status)
 

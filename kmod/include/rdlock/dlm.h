@@ -69,11 +69,14 @@ struct rdlock_dlm_lksb {
 
 /**
  * struct rdlock_dlm_ops - lockspace callbacks
- * @node_down: a node left the cluster. Called in process context (may
- *	sleep), once per dead node, after every lock the node held was
- *	released and before any of them is granted to another node, so a
- *	file system can replay the dead node's journal first. Failure
- *	detection is not implemented yet: nothing calls it today.
+ * @node_down: a node was declared down (on every survivor: the
+ *	RDLOCK_IOC_NODE_DOWN ioctl, "rdlockctl node-down"). Called in process
+ *	context (may sleep), once per dead node and lockspace, once the node
+ *	is cut off (it can take or keep nothing more), and before any lock
+ *	it held is granted to another node: requests that wait for its
+ *	locks are granted only after every survivor's callback returned, so
+ *	a file system can mark the node for recovery first. Must not close
+ *	the lockspace. Failure detection itself is not rdlock's yet.
  */
 struct rdlock_dlm_ops {
 	void (*node_down)(void *arg, u32 node);

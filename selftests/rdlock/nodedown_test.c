@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A node declared down (RDLOCK_IOC_NODE_DOWN on every survivor), through
+ * the DLM kernel API's test client, at once on every node of a guest
+ * cluster of 3 or 4. The last node is the victim; it stays up but is cut
+ * off, as a fenced node would be.
+ *
+ * The victim holds EX with a valid value block on "nd-a" and PR on "nd-b",
+ * whose locks node 0 placed (it used them first), and EX on "nd-d", placed
+ * on node 1. Node 0 waits for PR on "nd-a" (a conversion from NL, VALBLK);
+ * node 1 waits for EX on "nd-b" (a new lock) and on "nd-d" (NL->EX). Then
+ * every survivor declares the victim down. Each must:
+ *  - get 0 from the ioctl, then every waiting request granted (status 0),
+ *    "nd-a" with RDLOCK_DLM_SBF_VALNOTVALID (the victim died at EX);
+ *  - have had exactly one node_down callback in the lockspace, for the
+ *    victim, before any of those grants (the callbacks' order);
+ *  - get EALREADY declaring it down again, EINVAL for itself and for a
+ *    node id that is not configured.
+ * The victim must find its lockspace lost: a new request fails with
+ * -ESHUTDOWN within 60 s.
+ *
+ * Without the release of the victim's holds the waits never end; without
+ * the value block's marking "nd-a" is granted valid.
+ *
+ * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_BARRIER_TIMEOUT (s).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "rdlock_dlm_test_ioctl.h"
+
+#include <kselftest_harness.h>
+
+#include "dlmlib.h"
+
+#define LS_NAME		"ndtest"
+#define LOST_WAIT_S	60	/* the victim hears it was declared down */
+#define ESHUTDOWN_AST	(-ESHUTDOWN)
+
+/* Raw slots relative to B on node 0: barriers. */
+#define R_ND_BARRIER	0
+
+FIXTURE(nd) {
+	int raw;	/* /dev/rdlock_test */
+	int fd;		/* /dev/rdlock_dlm_test */
+	int ctl;	/* /dev/rdlock */
+	struct dlm_env env;
+};
+
+FIXTURE_SETUP(nd)
+{
+	struct dlm_env *e = &self->env;
+	struct rdlock_dlm_test_open o = { .node_id = ~0U };
+	struct rdlock_test_info info;
+
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NR_NODES", -1, &e->nr_nodes));
+	ASSERT_EQ(0, rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 300,
+				 &e->barrier_timeout));
+	ASSERT_LT(e->self, e->nr_nodes);
+	ASSERT_LE(3, e->nr_nodes);	/* two survivors at least */
+	self->raw = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->raw);
+	ASSERT_EQ(0, ioctl(self->raw, RDLOCK_TEST_IOC_INFO, &info));
+	ASSERT_EQ(1, info.ready);
+	e->base = info.first_free_slot + RDL_FIRST_TEST_SLOT;
+	self->ctl = open("/dev/rdlock", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->ctl);
+	self->fd = open(DLM_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	strcpy(o.name, LS_NAME);
+	ASSERT_EQ(0, rdl_ioctl(self->fd, RDLOCK_DLM_TEST_IOC_OPEN, &o));
+}
+
+FIXTURE_TEARDOWN(nd)
+{
+	close(self->fd);
+	close(self->ctl);
+	close(self->raw);
+}
+
+/* The survivors only: the victim cannot reach node 0 any more. */
+#define SURVIVORS_BARRIER(rel) do {					\
+	char msg_[160];							\
+									\
+	ASSERT_EQ(0, rdl_barrier(self->raw, self->env.nr_nodes - 1,	\
+				 self->env.barrier_timeout,		\
+				 self->env.base + R_ND_BARRIER + (rel), 1,\
+				 msg_, sizeof(msg_)))			\
+		TH_LOG("%s", msg_);					\
+} while (0)
+
+static int node_down(int ctl, __u32 node)
+{
+	struct rdlock_node_down nd = {
+		.version = RDLOCK_UAPI_VERSION,
+		.node_id = node,
+	};
+
+	return rdl_ioctl(ctl, RDLOCK_IOC_NODE_DOWN, &nd);
+}
+
+/* A lock request with VALBLK and this value block. */
+static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
+		       const char *name, const char *lvb)
+{
+	struct rdlock_dlm_test_lock l = {
+		.slot = slot, .mode = mode, .flags = flags | LKF_VALBLK,
+	};
+
+	if (name) {
+		l.namelen = strlen(name);
+		memcpy(l.name, name, l.namelen);
+	}
+	memcpy(l.lvb, lvb, strnlen(lvb, sizeof(l.lvb) - 1));
+	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_LOCK, &l);
+}
+
+/*
+ * Wait until @slot's request waits for other holders, on the gate or on
+ * the main name: false if it did not within WAIT_MS.
+ */
+static bool dl_waits(int fd, __u32 slot)
+{
+	struct rdlock_dlm_test_status s = { .slot = slot };
+	double end = rdl_now() + WAIT_MS / 1000.0;
+
+	while (!ioctl(fd, RDLOCK_DLM_TEST_IOC_STATUS, &s)) {
+		if (s.waiting != RDLOCK_DLM_TEST_WAIT_NONE)
+			return true;
+		if (rdl_now() > end)
+			break;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* The slot's next callback: a grant, status 0, into *@ev. */
+#define EXPECT_GRANT_SEQ(fd, slot, ev) do {				\
+	struct rdlock_dlm_test_event *ev_ = (ev);			\
+	int sl_ = (slot);						\
+									\
+	ASSERT_EQ(0, dl_event((fd), sl_, WAIT_MS, ev_))			\
+		TH_LOG("slot %d: not granted", sl_);			\
+	ASSERT_EQ(RDLOCK_DLM_TEST_AST, ev_->type);			\
+	ASSERT_EQ(0, ev_->status);					\
+} while (0)
+
+TEST_F_TIMEOUT(nd, victim, STEP_S)
+{
+	const struct dlm_env *e = &self->env;
+	__u32 victim = e->nr_nodes - 1;
+	struct rdlock_dlm_test_event ev;
+	struct rdlock_dlm_test_downs downs;
+	__u64 first_grant = ~0ULL;
+	double end;
+	int ret;
+
+	/* Node 0 and 1 place the locks: they resolve the names first. */
+	if (e->self == 0) {
+		ASSERT_EQ(0, dl_lock_lvb(self->fd, 0, EX, 0, "nd-a", "before"));
+		EXPECT_AST(self->fd, 0, 0);
+		ASSERT_EQ(0, dl_lock_lvb(self->fd, 0, NL, LKF_CONVERT, NULL,
+					 "before"));
+		EXPECT_AST(self->fd, 0, 0);
+		/* A new lock at NL resolves nothing: PR, then NL. */
+		GRANT(self->fd, 1, PR, 0, "nd-b");
+		CONV(self->fd, 1, NL, 0);
+	} else if (e->self == 1) {
+		GRANT(self->fd, 0, PR, 0, "nd-d");
+		CONV(self->fd, 0, NL, 0);
+	}
+	BARRIER(0);
+	if (e->self == victim) {
+		ASSERT_EQ(0, dl_lock_lvb(self->fd, 0, EX, 0, "nd-a", ""));
+		ASSERT_EQ(0, dl_event(self->fd, 0, WAIT_MS, &ev));
+		ASSERT_EQ(0, ev.status);
+		EXPECT_EQ(0, ev.sb_flags & SBF_VALNOTVALID);
+		EXPECT_STREQ("before", (char *)ev.lvb);
+		GRANT(self->fd, 1, PR, 0, "nd-b");
+		GRANT(self->fd, 2, EX, 0, "nd-d");
+	}
+	BARRIER(1);
+	if (e->self == 0) {
+		ASSERT_EQ(0, dl_lock_lvb(self->fd, 0, PR, LKF_CONVERT, NULL,
+					 ""));
+		ASSERT_TRUE(dl_waits_main(self->fd, 0));
+	} else if (e->self == 1) {
+		ASSERT_EQ(0, dl_lock(self->fd, 1, EX, 0, "nd-b"));
+		ASSERT_EQ(0, dl_conv(self->fd, 0, EX, 0));
+		ASSERT_TRUE(dl_waits_main(self->fd, 1));
+		/* At the gate: the victim holds it with its EX. */
+		ASSERT_TRUE(dl_waits(self->fd, 0));
+	}
+	BARRIER(2);
+
+	if (e->self == victim) {
+		__u64 v;
+
+		/* Arrive, do not wait: the survivors cut us off right after. */
+		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_FAA, 0,
+				     e->base + R_ND_BARRIER + 3, 1, 0, &v));
+		/* Cut off: the survivors told us, our lockspace is lost. */
+		end = rdl_now() + LOST_WAIT_S;
+		do {
+			ASSERT_EQ(0, dl_lock(self->fd, 3, PR, LKF_NOQUEUE,
+					     "nd-v"));
+			ASSERT_EQ(0, dl_event(self->fd, 3, WAIT_MS, &ev));
+			ASSERT_EQ(RDLOCK_DLM_TEST_AST, ev.type);
+			if (ev.status == ESHUTDOWN_AST)
+				break;
+			ASSERT_EQ(0, ev.status);
+			UNLOCK(self->fd, 3);
+			usleep(200 * 1000);
+		} while (rdl_now() < end);
+		EXPECT_EQ(ESHUTDOWN_AST, ev.status)
+			TH_LOG("the victim's lockspace still works");
+		return;
+	}
+
+	BARRIER(3);
+	ASSERT_EQ(0, node_down(self->ctl, victim));
+	if (e->self == 0) {
+		EXPECT_GRANT_SEQ(self->fd, 0, &ev);
+		first_grant = ev.seq;
+		EXPECT_EQ(SBF_VALNOTVALID, ev.sb_flags & SBF_VALNOTVALID)
+			TH_LOG("nd-a: the victim died at EX, its block is valid");
+	} else if (e->self == 1) {
+		EXPECT_GRANT_SEQ(self->fd, 1, &ev);
+		first_grant = ev.seq;
+		EXPECT_GRANT_SEQ(self->fd, 0, &ev);
+		if (ev.seq < first_grant)
+			first_grant = ev.seq;
+	}
+	ASSERT_EQ(0, rdl_ioctl(self->fd, RDLOCK_DLM_TEST_IOC_DOWNS, &downs));
+	EXPECT_EQ(1, downs.count);
+	EXPECT_EQ(victim, downs.node);
+	if (first_grant != ~0ULL)
+		EXPECT_GT(first_grant, downs.seq)
+			TH_LOG("a lock of the dead node granted before node_down");
+
+	EXPECT_EQ(EALREADY, node_down(self->ctl, victim));
+	EXPECT_EQ(EINVAL, node_down(self->ctl, e->self));
+	EXPECT_EQ(EINVAL, node_down(self->ctl, RDLOCK_MAX_NODES - 1));
+	ret = node_down(self->ctl, RDLOCK_MAX_NODES);
+	EXPECT_EQ(EINVAL, ret);
+	ASSERT_EQ(0, rdl_ioctl(self->fd, RDLOCK_DLM_TEST_IOC_DOWNS, &downs));
+	EXPECT_EQ(1, downs.count);
+
+	if (e->self == 0) {
+		UNLOCK(self->fd, 0);
+		UNLOCK(self->fd, 1);
+	} else if (e->self == 1) {
+		UNLOCK(self->fd, 0);
+		UNLOCK(self->fd, 1);
+	}
+	SURVIVORS_BARRIER(4);
+}
+
+TEST_HARNESS_MAIN
