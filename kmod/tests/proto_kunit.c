@@ -3232,6 +3232,151 @@ static void cas_unknown_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
 }
 
+/* The forget_node cases: a word, the dead node, what must be left. */
+struct cas_forget_case {
+	const char *desc;
+	u64 word;
+	u32 dead;
+	int ret;		/* 1: something taken out */
+	u64 left;
+	unsigned int excl_calls;	/* before_excl() calls */
+};
+
+#define CAS_W	BIT_ULL(63)
+#define CAS_U	BIT_ULL(62)
+
+static const struct cas_forget_case cas_forget_cases[] = {
+	{ "idle", 0, 2, 0, 0, 0 },
+	{ "readers 1 and 2", BIT_ULL(1) | BIT_ULL(2), 2, 1, BIT_ULL(1), 0 },
+	{ "writer 2", CAS_W | CAS_OWNER(2), 2, 1, 0, 1 },
+	{ "writer 1, dead 2", CAS_W | CAS_OWNER(1), 2, 0,
+	  CAS_W | CAS_OWNER(1), 0 },
+	{ "readers 0, 1 of writer 1, dead 1", CAS_W | CAS_OWNER(1) | BIT_ULL(1),
+	  1, 1, 0, 1 },
+	{ "update 2 beside reader 1", CAS_U | CAS_OWNER(2) | BIT_ULL(1), 2, 1,
+	  BIT_ULL(1), 1 },
+	{ "upgraded update 2", CAS_W | CAS_U | CAS_OWNER(2), 2, 1, 0, 1 },
+	{ "update 1, reader 2", CAS_U | CAS_OWNER(1) | BIT_ULL(2), 2, 1,
+	  CAS_U | CAS_OWNER(1), 0 },
+	{ "reader 31 of 32", BIT_ULL(31) | BIT_ULL(0), 31, 1, BIT_ULL(0), 0 },
+};
+
+static void cas_forget_desc(const struct cas_forget_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cas_forget, cas_forget_cases, cas_forget_desc);
+
+struct cas_forget_count {
+	unsigned int calls;
+	int ret;
+};
+
+static int cas_forget_excl(void *arg)
+{
+	struct cas_forget_count *n = arg;
+
+	n->calls++;
+	return n->ret;
+}
+
+/*
+ * A node declared down: its home takes exactly that node's bits out of the
+ * word, and is told first (before_excl) when it held it exclusive or
+ * update; an error from there changes nothing.
+ */
+static void cas_forget_test(struct kunit *test)
+{
+	const struct cas_forget_case *c = test->param_value;
+	const struct sim_params p = { .ops = &rdlock_proto_caslock };
+	struct rdlock_ticket t = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
+	};
+	struct cas_forget_count n = {};
+	struct rdlock_proto_stats *stats;
+	struct rdlock_proto_cfg *cfg;
+	struct proto_sim *sim = sim_alloc(test);
+	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+	cfg = kunit_kzalloc(test, sizeof(*cfg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg);
+	sim_cfg(cfg, &p, &sim->nodes[SIM_LOCK_NODE], stats);
+
+	if (c->excl_calls) {
+		*word = c->word;
+		n.ret = -EIO;
+		KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg, &t, c->dead,
+							 cas_forget_excl, &n),
+				-EIO);
+		KUNIT_EXPECT_EQ(test, *word, c->word);
+		n = (struct cas_forget_count){};
+	}
+	*word = c->word;
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg, &t, c->dead,
+						 cas_forget_excl, &n), c->ret);
+	KUNIT_EXPECT_EQ(test, *word, c->left);
+	KUNIT_EXPECT_EQ(test, n.calls, c->excl_calls);
+	/* Again: nothing of the node's is left. */
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg, &t, c->dead,
+						 cas_forget_excl, &n), 0);
+	KUNIT_EXPECT_EQ(test, *word, c->left);
+	sim_destroy(sim);
+}
+
+/*
+ * Node 2 holds the word exclusive and is declared down: once its home
+ * forgot it, node 1 is granted with one CAS, and its release leaves the
+ * word idle.
+ */
+static void cas_forget_grant_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_caslock };
+	struct rdlock_ticket t = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_EXCLUSIVE,
+	};
+	struct rdlock_ticket dead = t, home = t;
+	struct rdlock_proto_cfg *cfg0, *cfg1, *cfg2;
+	struct rdlock_proto_stats *stats;
+	struct proto_sim *sim = sim_alloc(test);
+	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+	cfg0 = kunit_kzalloc(test, sizeof(*cfg0), GFP_KERNEL);
+	cfg1 = kunit_kzalloc(test, sizeof(*cfg1), GFP_KERNEL);
+	cfg2 = kunit_kzalloc(test, sizeof(*cfg2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg2);
+	sim_cfg(cfg0, &p, &sim->nodes[0], stats);
+	sim_cfg(cfg1, &p, &sim->nodes[1], stats);
+	sim_cfg(cfg2, &p, &sim->nodes[2], stats);
+
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg2, &dead, 0), 0);
+	KUNIT_EXPECT_EQ(test, p.ops->acquire(cfg1, &t, jiffies), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2, NULL, NULL),
+			1);
+	t.remote_ops = 0;
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &t, jiffies), 0);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, *word, CAS_W | CAS_OWNER(1));
+	p.ops->release(cfg1, &t);
+	KUNIT_EXPECT_EQ(test, *word, 0ULL);
+	/*
+	 * The simulated dead node's record ends with its ticket: a release,
+	 * whose FAA a dead node would never send, undone.
+	 */
+	p.ops->release(cfg2, &dead);
+	*word = 0;
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
+}
+
 /* A bakery acquisition in a thread of its own: acquire, release. */
 struct bakery_client {
 	struct rdlock_proto_cfg cfg;
@@ -3436,6 +3581,8 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(sim_post_order_test),
 	KUNIT_CASE(sim_post_close_test),
 	KUNIT_CASE(cas_unknown_test),
+	KUNIT_CASE_PARAM(cas_forget_test, cas_forget_gen_params),
+	KUNIT_CASE(cas_forget_grant_test),
 	KUNIT_CASE(bakery_census_test),
 	KUNIT_CASE(cql_fifo_test),
 	KUNIT_CASE(cql_readers_test),
