@@ -28,6 +28,7 @@ static_assert(sizeof(struct rdlock_convert_req) == 40);
 static_assert(sizeof(struct rdlock_unlock_req) == 24);
 static_assert(sizeof(struct rdlock_query) == 120);
 static_assert(sizeof(struct rdlock_event) == 32);
+static_assert(sizeof(struct rdlock_node_down) == 24);
 
 static inline bool rdlock_all_zero(const void *p, size_t len)
 {

@@ -265,6 +265,10 @@ static void check_enotty(struct __test_metadata *_metadata, int fd)
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x03, struct rdlock_peer), "DEL_PEER as _IOWR" },
 		{ _IOW(RDLOCK_IOC_MAGIC, 0x04, int), "UP size 4" },
 		{ _IOW(RDLOCK_IOC_MAGIC, 0x05, int), "DOWN size 4" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x08, struct rdlock_peer),
+		  "NODE_DOWN size 48" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x08, struct rdlock_node_down),
+		  "NODE_DOWN as _IOWR" },
 		{ _IO(RDLOCK_IOC_MAGIC, 0x06), "STATUS as _IO" },
 		{ _IOR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_status), "STATUS as _IOR" },
 		{ _IOW(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_status), "STATUS as _IOW" },
@@ -1097,6 +1101,43 @@ TEST_F(uapi, peers)
 	check_efault(_metadata, self->fd, RDLOCK_IOC_DEL_PEER, &p, sizeof(p),
 		     "DEL_PEER");
 
+	/*
+	 * NODE_DOWN: its fields, then nodes that are not peers; a peer only
+	 * while the cluster is up (this test never brings it up).
+	 */
+	{
+		struct rdlock_node_down nd = {
+			.version = RDLOCK_UAPI_VERSION, .node_id = 9,
+		};
+
+		nd.version = 0;
+		reject(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd, EINVAL,
+		       "NODE_DOWN version 0", true);
+		nd.version = RDLOCK_UAPI_VERSION;
+		for (i = 0; i < 2; i++) {
+			nd.reserved[i] = 1;
+			snprintf(what, sizeof(what), "NODE_DOWN reserved[%u]",
+				 i);
+			reject(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd,
+			       EINVAL, what, true);
+			nd.reserved[i] = 0;
+		}
+		nd.node_id = RDLOCK_MAX_NODES;
+		reject(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd, EINVAL,
+		       "NODE_DOWN node_id 32", true);
+		nd.node_id = 14;
+		reject(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd, EINVAL,
+		       "NODE_DOWN of an id never added", true);
+		nd.node_id = NODE;
+		reject(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd, EINVAL,
+		       "NODE_DOWN of our own id", true);
+		nd.node_id = 9;
+		reject(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd,
+		       ENOTCONN, "NODE_DOWN while down", true);
+		check_efault(_metadata, self->fd, RDLOCK_IOC_NODE_DOWN, &nd,
+			     sizeof(nd), "NODE_DOWN");
+	}
+
 	/* Not added: never, or not a peer at all (ourselves). */
 	peer_init(&p, 14, "10.77.100.15", 0);
 	reject(_metadata, self->fd, RDLOCK_IOC_DEL_PEER, &p, ENOENT,
@@ -1243,6 +1284,13 @@ static int unprivileged_child(const struct snap *want, const char *ip)
 	peer_init(&p, 9, "10.77.100.10", 0);
 	CHILD_EXPECT_EPERM(RDLOCK_IOC_DEL_PEER, &p, "DEL_PEER");
 	CHILD_EXPECT_EPERM(RDLOCK_IOC_UP, NULL, "UP");
+	{
+		struct rdlock_node_down nd = {
+			.version = RDLOCK_UAPI_VERSION, .node_id = 2,
+		};
+
+		CHILD_EXPECT_EPERM(RDLOCK_IOC_NODE_DOWN, &nd, "NODE_DOWN");
+	}
 	CHILD_EXPECT_EPERM(RDLOCK_IOC_DOWN, NULL, "DOWN");
 #undef CHILD_EXPECT_EPERM
 
