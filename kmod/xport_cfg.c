@@ -263,6 +263,8 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 			ns[n].flags |= RDLOCK_NODE_SELF;
 		if (node->adv_known && node->adv.verbs_capable)
 			ns[n].flags |= RDLOCK_NODE_VERBS_ATOMICS;
+		if (node->fenced)
+			ns[n].flags |= RDLOCK_NODE_FENCED;
 		n++;
 	}
 	spin_unlock_bh(&cl->lock);

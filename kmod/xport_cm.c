@@ -1390,8 +1390,9 @@ int rdlock_cluster_state(void)
 	} else if (cl->backend == RDLOCK_BACKEND_NONE) {
 		state = RDLOCK_CLUSTER_CONNECTING;
 	} else {
+		/* A node declared down is out until the cluster restarts. */
 		for (i = 0; i < RDLOCK_MAX_NODES; i++)
-			if (cl->nodes[i].configured &&
+			if (cl->nodes[i].configured && !cl->nodes[i].fenced &&
 			    __rdlock_node_state(i) != RDLOCK_NODE_READY)
 				state = RDLOCK_CLUSTER_CONNECTING;
 	}

@@ -412,11 +412,21 @@ static int get_status(int fd, struct rdlock_status *st,
 
 static void flags_str(__u32 flags, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s",
-		 flags & RDLOCK_NODE_SELF ? "self" : "",
-		 (flags & RDLOCK_NODE_SELF) &&
-		 (flags & RDLOCK_NODE_VERBS_ATOMICS) ? "," : "",
-		 flags & RDLOCK_NODE_VERBS_ATOMICS ? "verbs-atomics" : "");
+	static const struct {
+		__u32 flag;
+		const char *name;
+	} names[] = {
+		{ RDLOCK_NODE_SELF, "self" },
+		{ RDLOCK_NODE_VERBS_ATOMICS, "verbs-atomics" },
+		{ RDLOCK_NODE_FENCED, "down" },
+	};
+	size_t i, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].flag && off < len)
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? "," : "", names[i].name);
 	if (!buf[0])
 		snprintf(buf, len, "-");
 }
@@ -454,10 +464,12 @@ static void print_status_json(const struct rdlock_status *st,
 		printf("%s{\"id\": %u, \"state\": \"%s\", \"flags\": %u, ",
 		       i ? ", " : "", nodes[i].node_id,
 		       node_state_name(nodes[i].state), nodes[i].flags);
-		printf("\"self\": %s, \"verbs_atomics\": %s, \"connects\": %u}",
+		printf("\"self\": %s, \"verbs_atomics\": %s, \"down\": %s, ",
 		       nodes[i].flags & RDLOCK_NODE_SELF ? "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_VERBS_ATOMICS ?
-		       "true" : "false", nodes[i].connects);
+		       "true" : "false",
+		       nodes[i].flags & RDLOCK_NODE_FENCED ? "true" : "false");
+		printf("\"connects\": %u}", nodes[i].connects);
 	}
 	printf("]}\n");
 }

@@ -14,6 +14,7 @@
  *    "nd-a" with RDLOCK_DLM_SBF_VALNOTVALID (the victim died at EX);
  *  - have had exactly one node_down callback in the lockspace, for the
  *    victim, before any of those grants (the callbacks' order);
+ *  - show the victim RDLOCK_NODE_FENCED, and the cluster still READY;
  *  - get EALREADY declaring it down again, EINVAL for itself and for a
  *    node id that is not configured.
  * The victim must find its lockspace lost: a new request fails with
@@ -108,6 +109,30 @@ static int node_down(int ctl, __u32 node)
 	return rdl_ioctl(ctl, RDLOCK_IOC_NODE_DOWN, &nd);
 }
 
+/*
+ * The cluster as this node's RDLOCK_IOC_STATUS shows it: its state, and
+ * in *@flags the status flags of @node.
+ */
+static int cluster_state(int ctl, __u32 node, __u32 *state, __u32 *flags)
+{
+	struct rdlock_node_status ns[RDLOCK_MAX_NODES];
+	struct rdlock_status st = {
+		.version = RDLOCK_UAPI_VERSION,
+		.nr_nodes = RDLOCK_MAX_NODES,
+		.nodes = (__u64)(unsigned long)ns,
+	};
+	__u32 i;
+	int ret = rdl_ioctl(ctl, RDLOCK_IOC_STATUS, &st);
+
+	if (ret)
+		return ret;
+	*state = st.state;
+	for (i = 0; i < st.nr_nodes; i++)
+		if (ns[i].node_id == node)
+			*flags = ns[i].flags;
+	return 0;
+}
+
 /* A lock request with VALBLK and this value block. */
 static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 		       const char *name, const char *lvb)
@@ -161,6 +186,7 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	struct rdlock_dlm_test_event ev;
 	struct rdlock_dlm_test_downs downs;
 	__u64 first_grant = ~0ULL;
+	__u32 state, flags = 0;
 	double end;
 	int ret;
 
@@ -247,6 +273,10 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		EXPECT_GT(first_grant, downs.seq)
 			TH_LOG("a lock of the dead node granted before node_down");
 
+	/* Shown as down; the others connected make the cluster ready. */
+	ASSERT_EQ(0, cluster_state(self->ctl, victim, &state, &flags));
+	EXPECT_EQ(RDLOCK_CLUSTER_READY, state);
+	EXPECT_EQ(RDLOCK_NODE_FENCED, flags & RDLOCK_NODE_FENCED);
 	EXPECT_EQ(EALREADY, node_down(self->ctl, victim));
 	EXPECT_EQ(EINVAL, node_down(self->ctl, e->self));
 	EXPECT_EQ(EINVAL, node_down(self->ctl, RDLOCK_MAX_NODES - 1));

@@ -133,6 +133,8 @@ enum rdlock_node_state {
 /* Bits of struct rdlock_node_status.flags. */
 #define RDLOCK_NODE_SELF		_BITUL(0)
 #define RDLOCK_NODE_VERBS_ATOMICS	_BITUL(1)	/* its device can */
+/* Declared down (RDLOCK_IOC_NODE_DOWN), or it declared us down. */
+#define RDLOCK_NODE_FENCED		_BITUL(2)
 
 /**
  * struct rdlock_node_status - one node as this node sees it
