@@ -1065,6 +1065,22 @@ retry:
 	spin_unlock_bh(&cl->lock);
 }
 
+/*
+ * @node's connection, referenced, if it is established and not failed;
+ * rdlock_cl.lock held.
+ */
+static struct rdlock_conn *__rdlock_conn_get_ready(u32 node)
+{
+	struct rdlock_conn *conn = rdlock_cl.nodes[node].conn;
+
+	lockdep_assert_held(&rdlock_cl.lock);
+	if (!conn || conn->state != RDLOCK_CONN_ESTABLISHED ||
+	    test_bit(RDLOCK_CONN_FAILED, &conn->flags))
+		return NULL;
+	kref_get(&conn->ref);
+	return conn;
+}
+
 /* ------------------------------------------------------------------ */
 /* Nodes declared down                                                */
 
@@ -1161,12 +1177,7 @@ int rdlock_xport_fence(u32 node)
 		ret = -EALREADY;
 	} else {
 		cl->nodes[node].fenced = true;
-		conn = cl->nodes[node].conn;
-		if (conn && conn->state == RDLOCK_CONN_ESTABLISHED &&
-		    !test_bit(RDLOCK_CONN_FAILED, &conn->flags))
-			kref_get(&conn->ref);
-		else
-			conn = NULL;
+		conn = __rdlock_conn_get_ready(node);
 	}
 	spin_unlock_bh(&cl->lock);
 	if (ret)
@@ -1338,12 +1349,7 @@ struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err)
 		   cl->backend == RDLOCK_BACKEND_NONE) {
 		*err = -ENOTCONN;
 	} else {
-		conn = cl->nodes[node].conn;
-		if (conn && conn->state == RDLOCK_CONN_ESTABLISHED &&
-		    !test_bit(RDLOCK_CONN_FAILED, &conn->flags))
-			kref_get(&conn->ref);
-		else
-			conn = NULL;
+		conn = __rdlock_conn_get_ready(node);
 		*err = -ENOTCONN;
 	}
 	spin_unlock_bh(&cl->lock);

@@ -81,14 +81,6 @@ ls_has() {
 	done
 }
 
-# Wait until every node has passed its lock checks.
-all_locked() {
-	j=0
-	while [ "$j" -lt "$RDLOCK_NR_NODES" ]; do
-		rdl_wait_signal "$j" $LOCKED_PORT 300 || return 1
-		j=$((j + 1))
-	done
-}
 
 down_and_empty() {
 	state_is down && [ -z "$(ls "$DBG/lockspaces")" ]
@@ -160,7 +152,8 @@ if [ -n "${up:-}" ]; then
 	rdl_step "lock in conf-b" rdlockctl lock -w 60 conf-b shared -- true
 	rdl_step "update lock in conf-c" rdlockctl lock -u -w 60 conf-c shared -- true
 	rdl_signal $LOCKED_PORT
-	rdl_step "every node took its locks" all_locked
+	rdl_step "every node took its locks" \
+		rdl_wait_all_signals $LOCKED_PORT 300
 	rdl_step "ls-remove conf-a" rdlockctl ls-remove conf-a
 	rdl_step "plain down is refused while lockspaces are left" \
 		sh -c '! rdlockctl down'

@@ -76,6 +76,15 @@ rdl_wait_signal() {
 	done
 }
 
+# rdl_wait_all_signals PORT SEC: every node (this one too) answers on PORT.
+rdl_wait_all_signals() {
+	rdl_j=0
+	while [ "$rdl_j" -lt "$RDLOCK_NR_NODES" ]; do
+		rdl_wait_signal "$rdl_j" "$1" "$2" || return 1
+		rdl_j=$((rdl_j + 1))
+	done
+}
+
 rdl_check_env() {
 	case "$RDLOCK_NODE_ID:$RDLOCK_NR_NODES" in
 	*[!0-9:]* | :* | *:)

@@ -19,15 +19,6 @@ DONE_PORT=7790
 BACKEND=$1
 rdl_backend_arg "$BACKEND"
 
-# Every node finished its part: only then may any take rdlock down.
-nd_all_done() {
-	nd_j=0
-	while [ "$nd_j" -lt "$RDLOCK_NR_NODES" ]; do
-		rdl_wait_signal "$nd_j" $DONE_PORT 300 || return 1
-		nd_j=$((nd_j + 1))
-	done
-}
-
 if rdl_check_env && rdl_start "backend=$BACKEND" &&
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
@@ -36,7 +27,8 @@ if rdl_check_env && rdl_start "backend=$BACKEND" &&
 	sed 's/^/#   /' /sys/kernel/debug/rdlock/dlm
 fi
 rdl_signal $DONE_PORT
-rdl_step "every node done" nd_all_done
+# Every node finished its part: only then may any take rdlock down.
+rdl_step "every node done" rdl_wait_all_signals $DONE_PORT 300
 rdl_loaded rdlock_dlm_test &&
 	rdl_step "rmmod rdlock_dlm_test" rdl_rmmod rdlock_dlm_test
 # No final barrier through the transport (rdl_stop's): the victim is out.
