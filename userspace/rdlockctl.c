@@ -423,7 +423,7 @@ static void flags_str(__u32 flags, char *buf, size_t len)
 	size_t i, off = 0;
 
 	buf[0] = 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (flags & names[i].flag && off < len)
 			off += snprintf(buf + off, len - off, "%s%s",
 					off ? "," : "", names[i].name);
