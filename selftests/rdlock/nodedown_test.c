@@ -14,6 +14,9 @@
  *    "nd-a" with RDLOCK_DLM_SBF_VALNOTVALID (the victim died at EX);
  *  - have had exactly one node_down callback in the lockspace, for the
  *    victim, before any of those grants (the callbacks' order);
+ *  - have released exactly the victim's words in its own table (debugfs
+ *    down_words: 3 on node 0, 2 on node 1) and marked exactly one value
+ *    block (down_lvbs, node 0);
  *  - show the victim RDLOCK_NODE_FENCED, and the cluster still READY;
  *  - get EALREADY declaring it down again, EINVAL for itself and for a
  *    node id that is not configured.
@@ -43,6 +46,7 @@
 #include "dlmlib.h"
 
 #define LS_NAME		"ndtest"
+#define LS_STATS	"lockspaces/dlm." LS_NAME "/stats"
 #define LOST_WAIT_S	60	/* the victim hears it was declared down */
 #define ESHUTDOWN_AST	(-ESHUTDOWN)
 
@@ -272,6 +276,16 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	if (first_grant != ~0ULL)
 		EXPECT_GT(first_grant, downs.seq)
 			TH_LOG("a lock of the dead node granted before node_down");
+
+	/*
+	 * Exactly the victim's words here: node 0 has "nd-a"'s main word and
+	 * gate (EX) and "nd-b"'s main word (PR), and marked "nd-a"'s value
+	 * block; node 1 has "nd-d"'s two, with no value block ever stored.
+	 */
+	EXPECT_EQ(e->self == 0 ? 3 : e->self == 1 ? 2 : 0,
+		  rdl_debugfs_counter(LS_STATS, "down_words"));
+	EXPECT_EQ(e->self == 0 ? 1 : 0,
+		  rdl_debugfs_counter(LS_STATS, "down_lvbs"));
 
 	/* Shown as down; the others connected make the cluster ready. */
 	ASSERT_EQ(0, cluster_state(self->ctl, victim, &state, &flags));
