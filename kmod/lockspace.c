@@ -625,6 +625,13 @@ static u32 rdlock_res_first(const struct rdlock_ls *ls,
 	return (res->hash >> 32) % ls->entries;
 }
 
+/* The value block's state word of the lock whose word is at @lslot. */
+static u32 rdlock_lvb_state_slot(const struct rdlock_ls *ls, u32 lslot)
+{
+	return lslot - 1 + rdlock_ls_entry_slots(&ls->attr) -
+	       RDLOCK_LS_LVB_SLOTS;
+}
+
 /*
  * Does the lock word show neither holder nor waiter: the CAS spinlock's
  * is 0, a bakery word's done counters equal its ticket counters (they
@@ -684,8 +691,8 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
 	 */
 	if (idle && ls->attr.flags & RDLOCK_LS_LVB)
 		idle = !rdlock_ls_op(ls, lnode, RDLOCK_XOP_WRITE,
-				     lslot - 1 + rdlock_ls_entry_slots(&ls->attr) -
-				     RDLOCK_LS_LVB_SLOTS, 0, 0, &old);
+				     rdlock_lvb_state_slot(ls, lslot), 0, 0,
+				     &old);
 	ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
 			   name | RDLOCK_LS_FREEING,
 			   idle ? RDLOCK_LS_FREED : name, &old);
@@ -1568,10 +1575,7 @@ EXPORT_SYMBOL_GPL(rdlock_convert);
 /* First slot of @lk's value block: after the tag word and the lock. */
 static u32 rdlock_lvb_slot(const struct rdlock_lock *lk)
 {
-	const struct rdlock_ls *ls = lk->ls;
-
-	return lk->res->slot - 1 + rdlock_ls_entry_slots(&ls->attr) -
-	       RDLOCK_LS_LVB_SLOTS;
+	return rdlock_lvb_state_slot(lk->ls, lk->res->slot);
 }
 
 static int rdlock_lvb_check(const struct rdlock_lock *lk)
@@ -2242,11 +2246,11 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 	for (slot = ls->base; slot + es <= ls->base + ls->attr.slots;
 	     slot += es) {
 		ret = rdlock_ls_read_range(ls, self, slot + 1, words, w);
+		f.lvb_slot = rdlock_lvb_state_slot(ls, slot + 1);
 		for (i = 0; !ret && i < words; i++) {
 			if (rdlock_ls_word_idle(ls, w[i]))
 				continue;
 			t.slot = slot + 1 + i;
-			f.lvb_slot = slot + es - RDLOCK_LS_LVB_SLOTS;
 			ret = ls->ops->forget_node(&ls->cfg, &t, dead,
 					!i && ls->attr.flags & RDLOCK_LS_LVB ?
 					rdlock_ls_forget_lvb : NULL, &f);
@@ -2348,7 +2352,6 @@ int rdlock_ls_node_down(u32 node)
 			goto out;
 		rdlock_ls_call_down(node);
 		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_TOLD);
-		wake_up_all(&rdlock_ls_down_wq);
 	}
 	ret = rdlock_ls_down_barrier(node, epoch);
 	if (ret)

@@ -123,23 +123,30 @@ static inline __u32 dl_lkid(int fd, __u32 slot)
 }
 
 /*
- * Wait until @slot's request waits for its mode on the main name (at EX:
- * holding the gate; a PR->EX conversion is then committed): false if it
- * did not within WAIT_MS or the status call failed.
+ * Wait until @slot's request waits for other holders: on the main name
+ * (at EX: holding the gate; a PR->EX conversion is then committed), or
+ * unless @main_only at the gate too. False if it did not within WAIT_MS or
+ * the status call failed.
  */
-static inline bool dl_waits_main(int fd, __u32 slot)
+static inline bool dl_waiting(int fd, __u32 slot, bool main_only)
 {
 	struct rdlock_dlm_test_status s = { .slot = slot };
 	double end = rdl_now() + WAIT_MS / 1000.0;
 
 	while (!ioctl(fd, RDLOCK_DLM_TEST_IOC_STATUS, &s)) {
-		if (s.waiting == RDLOCK_DLM_TEST_WAIT_MAIN)
+		if (s.waiting == RDLOCK_DLM_TEST_WAIT_MAIN ||
+		    (!main_only && s.waiting != RDLOCK_DLM_TEST_WAIT_NONE))
 			return true;
 		if (rdl_now() > end)
 			break;
 		usleep(1000);
 	}
 	return false;
+}
+
+static inline bool dl_waits_main(int fd, __u32 slot)
+{
+	return dl_waiting(fd, slot, true);
 }
 
 static inline int dl_event(int fd, __u32 slot, __u32 timeout_ms,

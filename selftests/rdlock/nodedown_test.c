@@ -153,25 +153,6 @@ static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_LOCK, &l);
 }
 
-/*
- * Wait until @slot's request waits for other holders, on the gate or on
- * the main name: false if it did not within WAIT_MS.
- */
-static bool dl_waits(int fd, __u32 slot)
-{
-	struct rdlock_dlm_test_status s = { .slot = slot };
-	double end = rdl_now() + WAIT_MS / 1000.0;
-
-	while (!ioctl(fd, RDLOCK_DLM_TEST_IOC_STATUS, &s)) {
-		if (s.waiting != RDLOCK_DLM_TEST_WAIT_NONE)
-			return true;
-		if (rdl_now() > end)
-			break;
-		usleep(1000);
-	}
-	return false;
-}
-
 /* The slot's next callback: a grant, status 0, into *@ev. */
 #define EXPECT_GRANT_SEQ(fd, slot, ev) do {				\
 	struct rdlock_dlm_test_event *ev_ = (ev);			\
@@ -228,7 +209,7 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		ASSERT_EQ(0, dl_conv(self->fd, 0, EX, 0));
 		ASSERT_TRUE(dl_waits_main(self->fd, 1));
 		/* At the gate: the victim holds it with its EX. */
-		ASSERT_TRUE(dl_waits(self->fd, 0));
+		ASSERT_TRUE(dl_waiting(self->fd, 0, false));
 	}
 	BARRIER(2);
 
