@@ -60,6 +60,9 @@
 #include "lockspace.h"
 #include "xport.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace_dlm.h"
+
 /* Every node must hash a resource name to the same notice key. */
 static const siphash_key_t rdlock_dlm_key = {
 	{ 0x72646c6f636b2d64ULL, 0x6c6d2d6e6f746963ULL }
@@ -244,6 +247,9 @@ struct rdlock_dlm_req;
  * @cb_work: delivers @cbs; delayed while a BAST waits for the hold time.
  * @granted: when the AST of the last grant that raised the mode was
  *	delivered: the hold time starts then (rdlock_dlm_set_hold()).
+ * @hash: @res's hash, for tracepoints (@res may be gone by the final AST).
+ * @hold_shift: the lock's hold time is the lockspace's doubled this many
+ *	times, up to its maximum (rdlock_dlm_hold_adapt()).
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
@@ -270,6 +276,8 @@ struct rdlock_dlm_lkb {
 	struct rdlock_dlm_req *req;
 	struct delayed_work cb_work;
 	ktime_t granted;
+	u64 hash;
+	u8 hold_shift;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
 	unsigned int cb_head;
 	unsigned int nr_cbs;
@@ -354,6 +362,7 @@ struct rdlock_dlm_req {
  * @repeat_work: sends them a repeat notice, then the wait notices of
  *	@waits.
  * @hold_ms: rdlock_dlm_set_hold()'s minimum hold time.
+ * @hold_max_ms: how far rdlock_dlm_hold_adapt() may raise a lock's.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -374,6 +383,7 @@ struct rdlock_dlm_ls {
 	unsigned long repeat_nodes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct repeat_work;
 	unsigned int hold_ms;
+	unsigned int hold_max_ms;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
@@ -410,6 +420,7 @@ enum {
 	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
 	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
+	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -443,6 +454,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_NODE_DOWN] = "nodes_down",
 	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
 	[RDLOCK_DLM_ST_BAST_HELD] = "basts_held",
+	[RDLOCK_DLM_ST_HOLD_RAISED] = "holds_raised",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -501,14 +513,51 @@ static void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 /* Callbacks                                                          */
 
 /*
+ * @lkb's hold time now, in ms. @hold_shift only grows while below the
+ * maximum (at most 1000 ms), so it stays below 11. Caller holds dls->lock.
+ */
+static unsigned int rdlock_dlm_hold_of(const struct rdlock_dlm_lkb *lkb)
+{
+	return min(READ_ONCE(lkb->dls->hold_ms) << lkb->hold_shift,
+		   READ_ONCE(lkb->dls->hold_max_ms));
+}
+
+/*
+ * A grant of @req raises @lkb's mode: adapt the lock's hold time, as
+ * GFS2 adapts a glock's. A request that waited for other nodes longer
+ * than twice this hold time found the lock busy: holders elsewhere keep
+ * it long, and every hand-over costs its holder a flush (OCFS2: a journal
+ * checkpoint), so this node does more per grant too: the hold time
+ * doubles, up to the lockspace's maximum. A request that did not wait
+ * (nobody was in its way) brings it back to the lockspace's hold time.
+ * A lock that changes hands only now and then, each holder using it
+ * briefly, keeps the short hold. Caller holds dls->lock.
+ */
+static void rdlock_dlm_hold_adapt(struct rdlock_dlm_lkb *lkb,
+				  const struct rdlock_dlm_req *req)
+{
+	unsigned int ms = rdlock_dlm_hold_of(lkb);
+
+	lockdep_assert_held(&lkb->dls->lock);
+	if (!req->noticed) {
+		lkb->hold_shift = 0;
+		return;
+	}
+	if (ms && ms < READ_ONCE(lkb->dls->hold_max_ms) &&
+	    ktime_ms_delta(ktime_get(), req->start) > 2 * (s64)ms) {
+		lkb->hold_shift++;
+		rdlock_dlm_count(RDLOCK_DLM_ST_HOLD_RAISED, 1);
+	}
+}
+
+/*
  * The BAST at the head of @lkb's callbacks, the only one queued, waits
  * for the end of the lock's hold time: run the work again then. Caller
  * holds dls->lock.
  */
 static bool rdlock_dlm_hold_bast(struct rdlock_dlm_lkb *lkb)
 {
-	ktime_t until = ktime_add_ms(lkb->granted,
-				     READ_ONCE(lkb->dls->hold_ms));
+	ktime_t until = ktime_add_ms(lkb->granted, rdlock_dlm_hold_of(lkb));
 	ktime_t now = ktime_get();
 
 	lockdep_assert_held(&lkb->dls->lock);
@@ -529,7 +578,9 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 						  cb_work);
 	struct rdlock_dlm_ls *dls = lkb->dls;
 	struct rdlock_dlm_cb cb;
+	unsigned int hold_ms;
 	unsigned long flags;
+	int grmode;
 
 	for (;;) {
 		spin_lock_irqsave(&dls->lock, flags);
@@ -545,12 +596,18 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 		}
 		lkb->cb_head = (lkb->cb_head + 1) % RDLOCK_DLM_CBS;
 		lkb->nr_cbs--;
+		grmode = lkb->grmode;
+		hold_ms = rdlock_dlm_hold_of(lkb);
 		spin_unlock_irqrestore(&dls->lock, flags);
 
 		if (cb.type == RDLOCK_DLM_CB_BAST) {
+			trace_rdlock_dlm_bast(dls->name, lkb->hash, lkb->lkid,
+					      grmode, cb.val, hold_ms);
 			lkb->bast(lkb->astarg, cb.val);
 			continue;
 		}
+		trace_rdlock_dlm_ast(dls->name, lkb->hash, lkb->lkid, grmode,
+				     cb.val, hold_ms);
 		rdlock_dlm_count(RDLOCK_DLM_ST_NS_AST,
 				 ktime_to_ns(ktime_sub(ktime_get(), cb.queued)));
 		lkb->lksb->sb_status = cb.val;
@@ -605,6 +662,32 @@ static void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
 		lkb->dead = true;
 	/* A BAST held back goes now, in order, before this AST. */
 	mod_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work, 0);
+}
+
+/*
+ * @lkb is granted a higher mode: the BASTs still queued for it were
+ * owed to its old mode. Delivered before the grant's AST, they would end
+ * its hold time at once (dlmglue gives back a lock granted with a BAST
+ * pending as soon as its users are done): a node that gave a lock back
+ * and took it again before the waiter it gave way to got it would hold
+ * it for one operation and one journal flush. They go instead: the
+ * waits they were for that are still known give the new mode its BASTs
+ * after the AST (rdlock_dlm_bast_known()), held like any other; a wait
+ * that is over needs none. Caller holds dls->lock.
+ */
+static void rdlock_dlm_drop_basts(struct rdlock_dlm_lkb *lkb)
+{
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&lkb->dls->lock);
+	for (i = 0; i < lkb->nr_cbs; i++) {
+		struct rdlock_dlm_cb *cb = &lkb->cbs[(lkb->cb_head + i) %
+						     RDLOCK_DLM_CBS];
+
+		if (cb->type != RDLOCK_DLM_CB_BAST)
+			lkb->cbs[(lkb->cb_head + n++) % RDLOCK_DLM_CBS] = *cb;
+	}
+	lkb->nr_cbs = n;
 }
 
 /* BASTs that @lkb, granted @mode now, owes to waiters already known. */
@@ -1340,6 +1423,7 @@ static void rdlock_dlm_work(struct work_struct *work)
 	unsigned int nofs = memalloc_nofs_save();
 	unsigned long flags;
 	int grmode, ret;
+	bool hold;
 
 	if (req->unlock) {
 		rdlock_dlm_unlock_work(req);
@@ -1395,8 +1479,19 @@ static void rdlock_dlm_work(struct work_struct *work)
 		rdlock_dlm_res_put(dls, req->res);
 		goto out;
 	}
+	/*
+	 * Only EX grants are held: the CAS lock does not queue, so holds of
+	 * PR grants that other nodes keep getting would keep an EX waiter
+	 * out for as long as they come (a directory's readers against the
+	 * node that updates its atime).
+	 */
+	hold = grmode == RDLOCK_DLM_LOCK_EX && grmode > lkb->grmode;
+	if (hold)
+		rdlock_dlm_hold_adapt(lkb, req);
+	if (grmode > lkb->grmode)
+		rdlock_dlm_drop_basts(lkb);
 	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
-			    false, grmode > lkb->grmode);
+			    false, hold);
 	lkb->grmode = grmode;
 	if (!ret)
 		rdlock_dlm_bast_known(lkb);
@@ -1611,6 +1706,7 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	}
 	res->refs++;		/* the lock's */
 	lkb->res = res;
+	lkb->hash = hash;
 	list_add_tail(&lkb->res_node, &res->locks);
 	atomic_inc(&dls->refs);	/* the lock's */
 	rdlock_dlm_req_start(lkb, req);
@@ -1771,6 +1867,7 @@ int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
 							     RDLOCK_DLM_LOCK_IV;
 		st->waiting = lkb->req ? READ_ONCE(lkb->req->waiting) :
 					 RDLOCK_DLM_WAIT_NONE;
+		st->hold_ms = rdlock_dlm_hold_of(lkb);
 	}
 	spin_unlock_irqrestore(&dls->lock, irq);
 	return ret;
@@ -1780,24 +1877,31 @@ EXPORT_SYMBOL_GPL(rdlock_dlm_lock_status);
 /**
  * rdlock_dlm_set_hold() - a minimum hold time for this node's grants
  * @dls: the lockspace.
- * @ms: 0 (the default) to RDLOCK_DLM_HOLD_MAX_MS.
+ * @ms: 0 (the default) to @max_ms.
+ * @max_ms: @ms to RDLOCK_DLM_HOLD_MAX_MS: how far a busy lock's hold time
+ *	may grow (@ms: it does not).
  *
- * A lock whose mode a grant raised gets no BAST during the @ms after the
- * grant's AST: a BAST due then is delivered when they are over, or at
- * once when another callback of the lock is queued behind it. A holder
+ * A lock whose mode a grant raised gets no BAST during its hold time
+ * after the grant's AST: a BAST due then is delivered when it is over, or
+ * at once when another callback of the lock is queued behind it. A holder
  * whose users keep taking the lock locally (a directory's inode lock
  * under a stream of creates) then does a batch of work per grant instead
  * of giving the lock back after each operation while other nodes take
  * turns; GFS2's glocks keep a minimum hold time for the same reason. The
- * waiting node's request waits up to @ms longer. Applies at once, to the
+ * waiting node's request waits up to the hold time longer. A lock's hold
+ * time is @ms; it doubles, up to @max_ms, at each grant that had waited
+ * for other nodes over twice that long, and is @ms again after a grant
+ * that did not wait (rdlock_dlm_hold_adapt()). Applies at once, to the
  * locks granted before too.
  *
- * Return: 0, or -EINVAL for @ms above RDLOCK_DLM_HOLD_MAX_MS.
+ * Return: 0, or -EINVAL unless @ms <= @max_ms <= RDLOCK_DLM_HOLD_MAX_MS.
  */
-int rdlock_dlm_set_hold(struct rdlock_dlm_ls *dls, unsigned int ms)
+int rdlock_dlm_set_hold(struct rdlock_dlm_ls *dls, unsigned int ms,
+			unsigned int max_ms)
 {
-	if (ms > RDLOCK_DLM_HOLD_MAX_MS)
+	if (ms > max_ms || max_ms > RDLOCK_DLM_HOLD_MAX_MS)
 		return -EINVAL;
+	WRITE_ONCE(dls->hold_max_ms, max_ms);
 	WRITE_ONCE(dls->hold_ms, ms);
 	return 0;
 }
@@ -1982,6 +2086,20 @@ int rdlock_dlm_init(void)
 
 void rdlock_dlm_exit(void)
 {
-	destroy_workqueue(rdlock_dlm_cb_wq);
+	struct rdlock_dlm_ls *dls;
+
+	/*
+	 * A lockspace still open here was leaked by a user that is gone
+	 * (its module could not be unloaded before ours otherwise): no
+	 * notice may queue work for it from now on. Its locks stay.
+	 */
+	mutex_lock(&rdlock_dlm_mutex);
+	list_for_each_entry(dls, &rdlock_dlm_list, list) {
+		pr_err("DLM lockspace %s was not closed\n", dls->name);
+		rdlock_ls_notice_unregister(dls->ls);
+	}
+	mutex_unlock(&rdlock_dlm_mutex);
+	/* Requests queue callbacks: their queue goes first. */
 	destroy_workqueue(rdlock_dlm_wq);
+	destroy_workqueue(rdlock_dlm_cb_wq);
 }

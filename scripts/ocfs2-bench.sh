@@ -14,7 +14,8 @@
 #
 # Phases (selftests/guest/ocfs2.sh): every node at once creates N empty
 # files in one shared directory, stats all nodes' files (ls -l), removes
-# its own; then the same in a directory of its own. A phase's rate is the
+# its own; then the same in a directory of its own (its stats 10 times over:
+# one pass of cached lstats is too short to time). A phase's rate is the
 # nodes' operations over the slowest node's time (each node times itself
 # from a common barrier; the barriers poll once a second, so starts may
 # differ by up to a second: use phases of several seconds). Each run also

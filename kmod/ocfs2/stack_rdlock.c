@@ -50,9 +50,11 @@
  * are done, and a downconvert of a metadata lock first checkpoints the
  * journal. Nodes creating in one directory then take turns at its lock
  * for one create each. A grant keeps its lock this long before the BAST
- * reaches dlmglue (rdlock_dlm_set_hold(); GFS2's glock hold time).
+ * reaches dlmglue (rdlock_dlm_set_hold(); GFS2's glock hold time), and a
+ * busy lock up to hold_max_ms.
  */
 static unsigned int hold_ms = RDL_HOLD_MS_DEFAULT;
+static unsigned int hold_max_ms = RDLOCK_DLM_HOLD_MAX_MS;
 
 static int rdl_hold_ms_set(const char *val, const struct kernel_param *kp)
 {
@@ -69,6 +71,9 @@ module_param_cb(hold_ms, &rdl_hold_ms_ops, &hold_ms, 0644);
 static_assert(RDLOCK_DLM_HOLD_MAX_MS == 1000 && RDL_HOLD_MS_DEFAULT == 200);
 MODULE_PARM_DESC(hold_ms,
 		 "ms a node keeps a lock it was granted before a BAST reaches OCFS2 (0..1000; default 200); read at mount");
+module_param_cb(hold_max_ms, &rdl_hold_ms_ops, &hold_max_ms, 0644);
+MODULE_PARM_DESC(hold_max_ms,
+		 "ms a busy lock's hold time may grow to (0..1000, at least hold_ms; default 1000); read at mount");
 
 struct rdl_conn {
 	struct rdlock_dlm_ls *dls;
@@ -326,6 +331,7 @@ static int rdl_connect(struct ocfs2_cluster_connection *conn)
 {
 	struct ocfs2_protocol_version max = rdl_plugin.sp_max_proto;
 	struct rdl_conn *rc;
+	unsigned int hold;
 	int ret;
 
 	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
@@ -348,8 +354,9 @@ static int rdl_connect(struct ocfs2_cluster_connection *conn)
 	}
 	conn->cc_lockspace = rc->dls;
 	conn->cc_private = rc;
-	/* The parameter's bounds are the API's: this cannot fail. */
-	rdlock_dlm_set_hold(rc->dls, READ_ONCE(hold_ms));
+	/* The parameters' bounds are the API's: this cannot fail. */
+	hold = READ_ONCE(hold_ms);
+	rdlock_dlm_set_hold(rc->dls, hold, max(hold, READ_ONCE(hold_max_ms)));
 
 	/* What the running file system asks for is at most our maximum. */
 	if (conn->cc_version.pv_major != max.pv_major ||

@@ -328,18 +328,19 @@ static long dt_status(struct dt_file *f, void __user *argp)
 	s.grmode = st.grmode;
 	s.rqmode = st.rqmode;
 	s.waiting = st.waiting;
+	s.hold_ms = st.hold_ms;
 	return copy_to_user(argp, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
-static long dt_hold(struct dt_file *f, u32 __user *argp)
+static long dt_hold(struct dt_file *f, void __user *argp)
 {
-	u32 ms;
+	struct rdlock_dlm_test_hold h;
 
-	if (get_user(ms, argp))
+	if (copy_from_user(&h, argp, sizeof(h)))
 		return -EFAULT;
 	if (!f->dls)
 		return -EINVAL;
-	return rdlock_dlm_set_hold(f->dls, ms);
+	return rdlock_dlm_set_hold(f->dls, h.ms, h.max_ms);
 }
 
 static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -102,6 +102,7 @@ struct rdlock_dlm_test_downs {
  * @grmode: out.
  * @rqmode: out.
  * @waiting: out: RDLOCK_DLM_TEST_WAIT_*, the values of RDLOCK_DLM_WAIT_*.
+ * @hold_ms: out: the lock's hold time now.
  */
 #define RDLOCK_DLM_TEST_WAIT_NONE	0
 #define RDLOCK_DLM_TEST_WAIT_GATE	1
@@ -112,6 +113,13 @@ struct rdlock_dlm_test_status {
 	__s32 grmode;
 	__s32 rqmode;
 	__s32 waiting;
+	__u32 hold_ms;
+};
+
+/* HOLD: rdlock_dlm_set_hold(@ms, @max_ms). */
+struct rdlock_dlm_test_hold {
+	__u32 ms;
+	__u32 max_ms;
 };
 
 /*
@@ -143,8 +151,9 @@ struct rdlock_dlm_test_fill {
 					      struct rdlock_dlm_test_fill)
 /* Unlock what FILL holds; -EIO if an unlock AST was not EUNLOCK. */
 #define RDLOCK_DLM_TEST_IOC_FILL_RELEASE _IO(RDLOCK_DLM_TEST_IOC_MAGIC, 7)
-/* rdlock_dlm_set_hold() of the file's lockspace, the __u32 ms. */
-#define RDLOCK_DLM_TEST_IOC_HOLD	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 8, __u32)
+/* rdlock_dlm_set_hold() of the file's lockspace. */
+#define RDLOCK_DLM_TEST_IOC_HOLD	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 8, \
+					     struct rdlock_dlm_test_hold)
 #define RDLOCK_DLM_TEST_IOC_DOWNS	_IOR(RDLOCK_DLM_TEST_IOC_MAGIC, 9, \
 					     struct rdlock_dlm_test_downs)
 

@@ -41,8 +41,8 @@
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
 # the shared directory, stats every node's (ls -l), removes its own; then
-# the same in a directory of its own. Each phase starts at a barrier and
-# prints "# bench node ID PHASE N_OPS MILLISECONDS".
+# the same in a directory of its own (the stats 10 times over). Each phase
+# starts at a barrier and prints "# bench node ID PHASE N_OPS MILLISECONDS".
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -54,6 +54,7 @@ FILES=${RDLOCK_OCFS2_FILES:-24}
 RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
 # Files per node and phase of the metadata benchmark; 0: none.
 BENCH=${RDLOCK_OCFS2_BENCH:-0}
+BENCH_PRIVATE_STAT_PASSES=10
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 DEV=${RDLOCK_OCFS2_DEV:-$RDLOCK_SHARED_DISK}
 # Barrier $1 listens on PORT + $1; barriers 0 to 27.
@@ -217,10 +218,10 @@ o2cb_up() {
 # modprobe is told never to load the other, which would take fs/dlm's
 # place on the next mount after ours is removed.
 LEAVE_GROUP=/tmp/ocfs2-leave-group
+# shellcheck disable=SC2086 # the plug-in's parameters, split on purpose
 rdlock_plugin_setup() {
 	mkdir -p /etc/modprobe.d &&
 	echo "install ocfs2_stack_user /bin/false" > /etc/modprobe.d/ocfs2-rdlock.conf &&
-	# shellcheck disable=SC2086 # parameters, split on purpose
 	insmod "$RDL/modules/ocfs2_stack_rdlock.ko" $RDLOCK_OCFS2_STACK_PARAMS &&
 	cfs_set /sys/fs/ocfs2/cluster_stack pcmk
 }
@@ -313,12 +314,16 @@ bench_create() {
 }
 
 # Every entry of $BDIR stat'ed by ls -l (one lstat(2) each, each taking
-# the inode's cluster lock at PR), $BENCH_EXPECT files.
+# the inode's cluster lock at PR), $BENCH_EXPECT files, $BENCH_PASSES times.
 bench_stat() {
-	# shellcheck disable=SC2010 # ls -l is the point: it stats them
-	b_n=$(ls -l "$BDIR" | grep -c '^-')
-	[ "$b_n" -eq "$BENCH_EXPECT" ] ||
-		{ echo "# node $ID: $b_n files in $BDIR, expected $BENCH_EXPECT"; return 1; }
+	s_pass=1
+	while [ "$s_pass" -le "$BENCH_PASSES" ]; do
+		# shellcheck disable=SC2010 # ls -l is the point: it stats them
+		b_n=$(ls -l "$BDIR" | grep -c '^-')
+		[ "$b_n" -eq "$BENCH_EXPECT" ] ||
+			{ echo "# node $ID: $b_n files in $BDIR, expected $BENCH_EXPECT"; return 1; }
+		s_pass=$((s_pass + 1))
+	done
 }
 
 bench_remove() {
@@ -339,12 +344,16 @@ bench() {
 	barrier 20 || return 1
 	bench_prof start
 	BDIR=$MNT/bench BPFX=$ID. BENCH_EXPECT=$((BENCH * RDLOCK_NR_NODES))
+	BENCH_PASSES=1
 	bench_phase 21 shared-create bench_create "$BENCH" &&
 	bench_phase 22 shared-stat bench_stat "$BENCH_EXPECT" &&
 	bench_phase 23 shared-remove bench_remove "$BENCH" || return 1
-	BDIR=$MNT/bench.$ID BPFX= BENCH_EXPECT=$BENCH
+	BDIR=$MNT/bench.$ID BPFX='' BENCH_EXPECT=$BENCH
+	# Its own files' locks stay cached on a node: one pass of cached
+	# lstats takes tens of milliseconds, too short to time under TCG.
+	BENCH_PASSES=$BENCH_PRIVATE_STAT_PASSES
 	bench_phase 24 private-create bench_create "$BENCH" &&
-	bench_phase 25 private-stat bench_stat "$BENCH" &&
+	bench_phase 25 private-stat bench_stat "$((BENCH * BENCH_PASSES))" &&
 	bench_phase 26 private-remove bench_remove "$BENCH" &&
 	barrier 27
 }
@@ -487,6 +496,7 @@ append_records() {
 	a_s=1
 	while [ "$a_s" -le "$RECORDS" ]; do
 		flock -x -w 60 8 || { echo "# node $ID: no flock in 60 s"; return 1; }
+		# shellcheck disable=SC2015 # any step failing unlocks and fails
 		a_c=$(cat "$CNTF") &&
 		printf '%-4095s\n' "rec node $ID seq $a_s count $a_c" >> "$RECF" &&
 		echo $((a_c + 1)) > "$CNTF" || { flock -u 8; return 1; }

@@ -63,8 +63,12 @@
  *		(rdlock_dlm_set_hold()): a BAST reaches a fresh grant no
  *		sooner than 1000 ms after its request started, and is counted
  *		held (basts_held); a held BAST goes at once, before the AST,
- *		when its lock converts meanwhile; with 0 none is held; a hold
- *		above 1000 ms is refused (EINVAL).
+ *		when its lock converts meanwhile; a PR grant is not held;
+ *		with 100 ms growing up to
+ *		400 ms, a grant that waited over 200 ms makes the lock's hold
+ *		200 ms (holds_raised), one that did not wait 100 ms again;
+ *		with 0 none is held; a hold above 1000 ms, or above its
+ *		maximum, is refused (EINVAL).
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -787,36 +791,48 @@ static long long dl_names_unused(void)
 				   "names_unused");
 }
 
-static int dl_hold(int fd, __u32 ms)
+static int dl_hold(int fd, __u32 ms, __u32 max_ms)
 {
-	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_HOLD, &ms);
+	struct rdlock_dlm_test_hold h = { .ms = ms, .max_ms = max_ms };
+
+	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_HOLD, &h);
+}
+
+/* The hold time of @slot's lock now; -1 if the status call failed. */
+static long long dl_hold_of(int fd, __u32 slot)
+{
+	struct rdlock_dlm_test_status s = { .slot = slot };
+
+	return ioctl(fd, RDLOCK_DLM_TEST_IOC_STATUS, &s) ? -1 : (long long)s.hold_ms;
 }
 
 TEST_F_TIMEOUT(dlm, hold, STEP_S)
 {
-	long long held0, held1;
+	long long held0, held1, raised;
 	int fd = self->fd;
 	char name[32];
 	double t0;
 
 	res_name(name, sizeof(name), "hold", self->env.self);
 	BARRIER(42);
-	EXPECT_EQ(EINVAL, dl_hold(fd, HOLD_MAX_MS + 1));
-	ASSERT_EQ(0, dl_hold(fd, HOLD_MS));
+	EXPECT_EQ(EINVAL, dl_hold(fd, HOLD_MAX_MS + 1, HOLD_MAX_MS + 1));
+	EXPECT_EQ(EINVAL, dl_hold(fd, 0, HOLD_MAX_MS + 1));
+	EXPECT_EQ(EINVAL, dl_hold(fd, ADAPT_MS + 1, ADAPT_MS));
+	ASSERT_EQ(0, dl_hold(fd, HOLD_MS, HOLD_MS));
 	held0 = dl_counter("basts_held");
 
 	/* A fresh grant gets a waiter's BAST only after the hold time. */
 	t0 = rdl_now();
 	GRANT(fd, 0, EX, 0, name);
-	ASSERT_EQ(0, dl_lock(fd, 1, PR, 0, name));
-	EXPECT_BAST(fd, 0, PR);
+	ASSERT_EQ(0, dl_lock(fd, 1, EX, 0, name));
+	EXPECT_BAST(fd, 0, EX);
 	EXPECT_LE(HOLD_MS / 1000.0, rdl_now() - t0);
 	EXPECT_EQ(held0 + 1, dl_counter("basts_held"));
 	CONV(fd, 0, NL, 0);
 	EXPECT_AST(fd, 1, 0);
 
 	/*
-	 * Slot 1's PR is fresh too: slot 0's EX request makes a BAST that
+	 * Slot 1's EX is fresh too: slot 0's EX request makes a BAST that
 	 * waits. Slot 1 converts meanwhile: the BAST goes at once, before
 	 * the conversion's AST.
 	 */
@@ -829,8 +845,42 @@ TEST_F_TIMEOUT(dlm, hold, STEP_S)
 	EXPECT_QUIET(fd, 0);
 	EXPECT_QUIET(fd, 1);
 
+	/* A PR grant is not held: its BAST goes at once. */
+	ASSERT_EQ(0, dl_conv(fd, 1, PR, 0));
+	EXPECT_BAST(fd, 0, PR);
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+	held1 = dl_counter("basts_held");
+	ASSERT_EQ(0, dl_conv(fd, 0, EX, 0));
+	EXPECT_BAST(fd, 1, EX);
+	EXPECT_EQ(held1, dl_counter("basts_held"));
+	CONV(fd, 1, NL, 0);
+	EXPECT_AST(fd, 0, 0);
+
+	/*
+	 * A busy lock's hold time doubles: slot 1's EX waits for slot 0,
+	 * which gives way well over twice the hold time after its BAST.
+	 * A grant that nobody was in the way of brings it back.
+	 */
+	ASSERT_EQ(0, dl_hold(fd, ADAPT_MS, ADAPT_MAX_MS));
+	EXPECT_EQ(ADAPT_MS, dl_hold_of(fd, 0));
+	raised = dl_counter("holds_raised");
+	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
+	EXPECT_BAST(fd, 0, EX);
+	usleep(3 * ADAPT_MS * 1000);
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+	EXPECT_EQ(2 * ADAPT_MS, dl_hold_of(fd, 1));
+	EXPECT_EQ(raised + 1, dl_counter("holds_raised"));
+	CONV(fd, 1, NL, 0);
+	EXPECT_EQ(2 * ADAPT_MS, dl_hold_of(fd, 1));
+	CONV(fd, 1, EX, 0);
+	EXPECT_EQ(ADAPT_MS, dl_hold_of(fd, 1));
+	CONV(fd, 1, NL, 0);
+	CONV(fd, 0, EX, 0);
+
 	/* Hold time 0 again: BASTs go at once, none held. */
-	ASSERT_EQ(0, dl_hold(fd, 0));
+	ASSERT_EQ(0, dl_hold(fd, 0, 0));
 	held1 = dl_counter("basts_held");
 	hand_over(_metadata, fd, true);
 	EXPECT_EQ(held1, dl_counter("basts_held"));

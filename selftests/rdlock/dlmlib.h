@@ -47,6 +47,9 @@
 #define HOLD_MAX_MS	1000	/* RDLOCK_DLM_HOLD_MAX_MS */
 /* "hold"'s: the longest, so that its second step starts well within it. */
 #define HOLD_MS		HOLD_MAX_MS
+/* Its adaptive hold time: the lockspace's, and how far it may grow. */
+#define ADAPT_MS	100
+#define ADAPT_MAX_MS	400
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
 #define LOST_MSGS	"inject_lost_msgs"

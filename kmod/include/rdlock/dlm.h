@@ -97,11 +97,13 @@ struct rdlock_dlm_ops {
  * @rqmode: the mode of the request in progress; RDLOCK_DLM_LOCK_IV when
  *	there is none or it is an unlock.
  * @waiting: RDLOCK_DLM_WAIT_*.
+ * @hold_ms: the lock's hold time now (rdlock_dlm_set_hold()).
  */
 struct rdlock_dlm_lock_status {
 	int grmode;
 	int rqmode;
 	int waiting;
+	unsigned int hold_ms;
 };
 
 typedef void (*rdlock_dlm_ast_t)(void *astarg);
@@ -113,7 +115,8 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 void rdlock_dlm_close(struct rdlock_dlm_ls *dls);
 /* rdlock_dlm_set_hold(): the longest minimum hold time. */
 #define RDLOCK_DLM_HOLD_MAX_MS	1000
-int rdlock_dlm_set_hold(struct rdlock_dlm_ls *dls, unsigned int ms);
+int rdlock_dlm_set_hold(struct rdlock_dlm_ls *dls, unsigned int ms,
+			unsigned int max_ms);
 int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 		    struct rdlock_dlm_lksb *lksb, u32 flags, const void *name,
 		    unsigned int namelen, rdlock_dlm_ast_t ast, void *astarg,
