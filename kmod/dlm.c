@@ -157,6 +157,8 @@ enum rdlock_dlm_notice_kind {
 /* A request whose name found no free entry tries again after this. */
 #define RDLOCK_DLM_ROOM_MS_MIN	10
 #define RDLOCK_DLM_ROOM_MS_MAX	1000
+/* A lock asked for again this soon after its BAST bounces (hold time). */
+#define RDLOCK_DLM_BOUNCE_MS	1000
 
 /* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
 struct rdlock_dlm_notice_msg {
@@ -248,6 +250,7 @@ struct rdlock_dlm_req;
  * @granted: when the AST of the last grant that raised the mode was
  *	delivered: the hold time starts then (rdlock_dlm_set_hold()).
  * @hash: @res's hash, for tracepoints (@res may be gone by the final AST).
+ * @basted: when the lock's last BAST was delivered (rdlock_dlm_hold_adapt()).
  * @hold_shift: the lock's hold time is the lockspace's doubled this many
  *	times, up to its maximum (rdlock_dlm_hold_adapt()).
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
@@ -277,6 +280,7 @@ struct rdlock_dlm_lkb {
 	struct delayed_work cb_work;
 	ktime_t granted;
 	u64 hash;
+	ktime_t basted;
 	u8 hold_shift;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
 	unsigned int cb_head;
@@ -524,14 +528,16 @@ static unsigned int rdlock_dlm_hold_of(const struct rdlock_dlm_lkb *lkb)
 
 /*
  * A grant of @req raises @lkb's mode: adapt the lock's hold time, as
- * GFS2 adapts a glock's. A request that waited for other nodes longer
- * than twice this hold time found the lock busy: holders elsewhere keep
- * it long, and every hand-over costs its holder a flush (OCFS2: a journal
- * checkpoint), so this node does more per grant too: the hold time
- * doubles, up to the lockspace's maximum. A request that did not wait
- * (nobody was in its way) brings it back to the lockspace's hold time.
- * A lock that changes hands only now and then, each holder using it
- * briefly, keeps the short hold. Caller holds dls->lock.
+ * GFS2 adapts a glock's. The lock bounces when this node, asked to give
+ * it up (a BAST) less than RDLOCK_DLM_BOUNCE_MS before, asks for it again
+ * and waits for other nodes more than twice its hold time: the nodes
+ * take turns at it, each wanting it again at once, and every hand-over
+ * costs its holder a flush (OCFS2: a journal checkpoint); then the hold
+ * time doubles, up to the lockspace's maximum, so that each turn does
+ * more. A node that needs the lock once in a while (a directory's atime
+ * after a listing) keeps the short hold however long it waited, and a
+ * request that did not wait (nobody was in its way) brings the hold
+ * back to the lockspace's. Caller holds dls->lock.
  */
 static void rdlock_dlm_hold_adapt(struct rdlock_dlm_lkb *lkb,
 				  const struct rdlock_dlm_req *req)
@@ -543,7 +549,8 @@ static void rdlock_dlm_hold_adapt(struct rdlock_dlm_lkb *lkb,
 		lkb->hold_shift = 0;
 		return;
 	}
-	if (ms && ms < READ_ONCE(lkb->dls->hold_max_ms) &&
+	if (ms && ms < READ_ONCE(lkb->dls->hold_max_ms) && lkb->basted &&
+	    ktime_ms_delta(req->start, lkb->basted) < RDLOCK_DLM_BOUNCE_MS &&
 	    ktime_ms_delta(ktime_get(), req->start) > 2 * (s64)ms) {
 		lkb->hold_shift++;
 		rdlock_dlm_count(RDLOCK_DLM_ST_HOLD_RAISED, 1);
@@ -596,6 +603,8 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 		}
 		lkb->cb_head = (lkb->cb_head + 1) % RDLOCK_DLM_CBS;
 		lkb->nr_cbs--;
+		if (cb.type == RDLOCK_DLM_CB_BAST)
+			lkb->basted = ktime_get();
 		grmode = lkb->grmode;
 		hold_ms = rdlock_dlm_hold_of(lkb);
 		spin_unlock_irqrestore(&dls->lock, flags);

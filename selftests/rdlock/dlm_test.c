@@ -65,8 +65,10 @@
  *		held (basts_held); a held BAST goes at once, before the AST,
  *		when its lock converts meanwhile; a PR grant is not held;
  *		with 100 ms growing up to
- *		400 ms, a grant that waited over 200 ms makes the lock's hold
- *		200 ms (holds_raised), one that did not wait 100 ms again;
+ *		400 ms, a grant that waited over 200 ms less than 1 s after
+ *		the lock's BAST makes its hold 200 ms (holds_raised), one that
+ *		did not wait 100 ms again, one that waited as long but had no
+ *		BAST for over 1 s keeps 100 ms;
  *		with 0 none is held; a hold above 1000 ms, or above its
  *		maximum, is refused (EINVAL).
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
@@ -858,8 +860,9 @@ TEST_F_TIMEOUT(dlm, hold, STEP_S)
 	EXPECT_AST(fd, 0, 0);
 
 	/*
-	 * A busy lock's hold time doubles: slot 1's EX waits for slot 0,
-	 * which gives way well over twice the hold time after its BAST.
+	 * A lock that bounces gets a longer hold time: slot 1, which just
+	 * gave way (its BAST above), asks for EX again and waits for slot
+	 * 0, which gives way well over twice the hold time after its BAST.
 	 * A grant that nobody was in the way of brings it back.
 	 */
 	ASSERT_EQ(0, dl_hold(fd, ADAPT_MS, ADAPT_MAX_MS));
@@ -876,6 +879,21 @@ TEST_F_TIMEOUT(dlm, hold, STEP_S)
 	EXPECT_EQ(2 * ADAPT_MS, dl_hold_of(fd, 1));
 	CONV(fd, 1, EX, 0);
 	EXPECT_EQ(ADAPT_MS, dl_hold_of(fd, 1));
+	CONV(fd, 1, NL, 0);
+
+	/*
+	 * The same wait by a lock that had no BAST for over BOUNCE_MS (it
+	 * is needed once in a while) keeps the short hold time.
+	 */
+	CONV(fd, 0, EX, 0);
+	usleep(BOUNCE_MS * 1000 + 100000);
+	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
+	EXPECT_BAST(fd, 0, EX);
+	usleep(3 * ADAPT_MS * 1000);
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+	EXPECT_EQ(ADAPT_MS, dl_hold_of(fd, 1));
+	EXPECT_EQ(raised + 1, dl_counter("holds_raised"));
 	CONV(fd, 1, NL, 0);
 	CONV(fd, 0, EX, 0);
 

@@ -50,6 +50,7 @@
 /* Its adaptive hold time: the lockspace's, and how far it may grow. */
 #define ADAPT_MS	100
 #define ADAPT_MAX_MS	400
+#define BOUNCE_MS	1000	/* RDLOCK_DLM_BOUNCE_MS */
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
 #define LOST_MSGS	"inject_lost_msgs"
