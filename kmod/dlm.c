@@ -1890,7 +1890,7 @@ EXPORT_SYMBOL_GPL(rdlock_dlm_lock_status);
  * @max_ms: @ms to RDLOCK_DLM_HOLD_MAX_MS: how far a busy lock's hold time
  *	may grow (@ms: it does not).
  *
- * A lock whose mode a grant raised gets no BAST during its hold time
+ * A lock whose mode an EX grant raised gets no BAST during its hold time
  * after the grant's AST: a BAST due then is delivered when it is over, or
  * at once when another callback of the lock is queued behind it. A holder
  * whose users keep taking the lock locally (a directory's inode lock
@@ -1898,10 +1898,11 @@ EXPORT_SYMBOL_GPL(rdlock_dlm_lock_status);
  * of giving the lock back after each operation while other nodes take
  * turns; GFS2's glocks keep a minimum hold time for the same reason. The
  * waiting node's request waits up to the hold time longer. A lock's hold
- * time is @ms; it doubles, up to @max_ms, at each grant that had waited
- * for other nodes over twice that long, and is @ms again after a grant
- * that did not wait (rdlock_dlm_hold_adapt()). Applies at once, to the
- * locks granted before too.
+ * time is @ms; it doubles, up to @max_ms, at each EX grant of a lock that
+ * bounces (asked for again soon after its BAST, then waiting for other
+ * nodes over twice its hold time), and is @ms again after a grant that
+ * did not wait (rdlock_dlm_hold_adapt()). Applies at once, to the locks
+ * granted before too.
  *
  * Return: 0, or -EINVAL unless @ms <= @max_ms <= RDLOCK_DLM_HOLD_MAX_MS.
  */

@@ -808,6 +808,19 @@ static long long dl_hold_of(int fd, __u32 slot)
 	return ioctl(fd, RDLOCK_DLM_TEST_IOC_STATUS, &s) ? -1 : (long long)s.hold_ms;
 }
 
+/*
+ * Slot 0 at EX, slot 1 at NL: slot 1 asks for EX and slot 0 gives way
+ * three of ADAPT_MS after its BAST, so that slot 1 waits over twice that.
+ */
+static void slow_hand_over(struct __test_metadata *_metadata, int fd)
+{
+	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
+	EXPECT_BAST(fd, 0, EX);
+	usleep(3 * ADAPT_MS * 1000);
+	CONV(fd, 0, NL, 0);
+	EXPECT_AST(fd, 1, 0);
+}
+
 TEST_F_TIMEOUT(dlm, hold, STEP_S)
 {
 	long long held0, held1, raised;
@@ -868,11 +881,7 @@ TEST_F_TIMEOUT(dlm, hold, STEP_S)
 	ASSERT_EQ(0, dl_hold(fd, ADAPT_MS, ADAPT_MAX_MS));
 	EXPECT_EQ(ADAPT_MS, dl_hold_of(fd, 0));
 	raised = dl_counter("holds_raised");
-	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
-	EXPECT_BAST(fd, 0, EX);
-	usleep(3 * ADAPT_MS * 1000);
-	CONV(fd, 0, NL, 0);
-	EXPECT_AST(fd, 1, 0);
+	slow_hand_over(_metadata, fd);
 	EXPECT_EQ(2 * ADAPT_MS, dl_hold_of(fd, 1));
 	EXPECT_EQ(raised + 1, dl_counter("holds_raised"));
 	CONV(fd, 1, NL, 0);
@@ -887,11 +896,7 @@ TEST_F_TIMEOUT(dlm, hold, STEP_S)
 	 */
 	CONV(fd, 0, EX, 0);
 	usleep(BOUNCE_MS * 1000 + 100000);
-	ASSERT_EQ(0, dl_conv(fd, 1, EX, 0));
-	EXPECT_BAST(fd, 0, EX);
-	usleep(3 * ADAPT_MS * 1000);
-	CONV(fd, 0, NL, 0);
-	EXPECT_AST(fd, 1, 0);
+	slow_hand_over(_metadata, fd);
 	EXPECT_EQ(ADAPT_MS, dl_hold_of(fd, 1));
 	EXPECT_EQ(raised + 1, dl_counter("holds_raised"));
 	CONV(fd, 1, NL, 0);
