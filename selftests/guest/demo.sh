@@ -54,7 +54,7 @@ if [ $# -eq 2 ]; then
 		sh "$(dirname "$0")/ocfs2.sh" o2cb "$1" "$2"
 	echo "# demo: ocfs2.sh rdlock"
 	rdl_step "OCFS2 on rdlock (ocfs2_stack_rdlock), /dev/vdb: mount, metadata benchmark, checks" \
-		env RDLOCK_OCFS2_DEV=/dev/vdb RDLOCK_OCFS2_PORT=7810 \
+		env RDLOCK_OCFS2_DEV=/dev/vdb RDLOCK_OCFS2_PORT=7820 \
 		sh "$(dirname "$0")/ocfs2.sh" rdlock
 fi
 rdl_finish
