@@ -213,6 +213,8 @@ struct rdlock_lock {
  * @async_pending: rdlock_lock_async() calls not completed yet.
  * @resolves: names looked up in the home node's entries.
  * @probes: entries probed for them.
+ * @resolves_fresh: of @resolves, those that claimed the first entry of a
+ *	window nothing was ever taken in (one operation, no check).
  * @references: entry references this node holds (resolved names).
  * @ref_drops: references dropped.
  * @reclaimed: entries this node freed (last reference, idle lock word).
@@ -264,6 +266,7 @@ struct rdlock_ls {
 	atomic_t async_pending;
 	atomic64_t resolves;
 	atomic64_t probes;
+	atomic64_t resolves_fresh;
 	atomic64_t references;
 	atomic64_t ref_drops;
 	atomic64_t reclaimed;

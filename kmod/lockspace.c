@@ -973,6 +973,13 @@ static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 	return true;
 }
 
+/* The tag word of an entry @res claims: its tag, placement, one reference. */
+static u64 rdlock_entry_claim_word(const struct rdlock_ls *ls,
+				   const struct rdlock_res *res)
+{
+	return res->tag | rdlock_entry_place_self(ls, res->entry_home) | 1;
+}
+
 /*
  * Take a reference on the entry at @tslot for @res, whose tag word was
  * seen as @expect (0 or RDLOCK_LS_FREED: free): claim it if free (with
@@ -988,8 +995,7 @@ static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
 
 	for (;;) {
 		*word = rdlock_ls_entry_free(expect) ?
-			res->tag | rdlock_entry_place_self(ls, res->entry_home) |
-			1 : expect + 1;
+			rdlock_entry_claim_word(ls, res) : expect + 1;
 		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_CAS, tslot,
 				   expect, *word, &old);
 		if (ret)
@@ -1027,21 +1033,39 @@ static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
  * a reference on, in this order: the first entry of the name with
  * references, the first without, the first free entry (0 or freed), the
  * first unreferenced entry of another name whose lock word has become
- * idle (freed first). @word: the tag word written. Return: the index
+ * idle (freed first). The first entry is not read but claimed by a CAS
+ * from 0, which reads it when it is not 0. @word: the tag word written.
+ * @fresh: set when that CAS claimed it: nothing was ever taken in the
+ * window, so no other entry of the name exists, and any taken later
+ * lies after this one, whose taker's check sees it (design.rst,
+ * "Reclaim"): the reference needs no check of its own. Return: the index
  * taken, -EAGAIN if the entry changed before the reference was taken
  * (read again), or an error.
  */
 static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
-			    u64 *word)
+			    u64 *word, bool *fresh)
 {
 	int live = -1, dormant = -1, free = -1, unused = -1, pick, ret;
 	u32 first = rdlock_res_first(ls, res), i;
 	u64 v, seen[RDLOCK_LS_NAME_WINDOW];
 
+	*fresh = false;
 	for (i = 0; i < rdlock_res_window(ls); i++) {
 		atomic64_inc(&ls->probes);
-		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
-				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
+		if (i) {
+			ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
+					   rdlock_entry_slot(ls, first, i), 0,
+					   0, &v);
+		} else {
+			*word = rdlock_entry_claim_word(ls, res);
+			ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_CAS,
+					   rdlock_entry_slot(ls, first, 0), 0,
+					   *word, &v);
+			if (!ret && !v) {
+				*fresh = true;
+				return 0;
+			}
+		}
 		if (ret)
 			return ret;
 		seen[i] = v;
@@ -1118,7 +1142,7 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
 static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 {
 	unsigned int attempt = 0;
-	bool shrunk = false;
+	bool shrunk = false, fresh;
 	int got, other, ret;
 	u64 word;
 
@@ -1127,7 +1151,7 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 	for (;;) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		got = rdlock_res_probe(ls, res, &word);
+		got = rdlock_res_probe(ls, res, &word, &fresh);
 		if (got == -EAGAIN)
 			continue;
 		if (got == -ENOSPC && !shrunk) {
@@ -1141,7 +1165,12 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 		res->entry_slot = rdlock_entry_slot(ls, rdlock_res_first(ls, res),
 						    got);
 		res->place = word & RDLOCK_LS_PLACE_MASK;
-		ret = rdlock_res_verify(ls, res, got, &other);
+		other = -1;
+		ret = 0;
+		if (fresh)
+			atomic64_inc(&ls->resolves_fresh);
+		else
+			ret = rdlock_res_verify(ls, res, got, &other);
 		if (!ret && other < 0) {
 			rdlock_entry_lock_at(ls, res->entry_home,
 					     res->entry_slot, res->place,

@@ -84,9 +84,10 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 			   RDLOCK_CQL_TASK_FAIR ? "task-fair" : "flat");
 	seq_printf(m, "epoch: %u\nlost: %s\n", ls->epoch,
 		   str_yes_no(rdlock_ls_stale(ls)));
-	seq_printf(m, "resolves: %lld\nprobes: %lld\nresolves_placed: %lld\n",
+	seq_printf(m, "resolves: %lld\nprobes: %lld\nresolves_fresh: %lld\nresolves_placed: %lld\n",
 		   (long long)atomic64_read(&ls->resolves),
 		   (long long)atomic64_read(&ls->probes),
+		   (long long)atomic64_read(&ls->resolves_fresh),
 		   (long long)atomic64_read(&ls->placed));
 	/* Name entries: this node's references and what it freed. */
 	spin_lock(&ls->res_lock);

@@ -113,6 +113,7 @@
 #define  RC_SHARED	20	/* the same of "shared" */
 #define  RC_FULL	21	/* homes with every entry taken */
 #define R_DLM		480	/* barriers + 0 .. 15 */
+#define R_FRESH		496	/* barriers + 0 .. 3 */
 #define R_FAIR_ORDER	512	/* + grant number: arrival number + 1 */
 #define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
 
@@ -1055,6 +1056,50 @@ static int lock_where(int fd, const char *name, __u32 *h, __u64 *where)
 	if (!err)
 		*where = ((__u64)q.home_node << 32 | q.slot) + 1;
 	return err;
+}
+
+/* ls_fresh's debugfs counter @name on this node. */
+static long long fresh_stat(const char *name)
+{
+	return rdl_debugfs_counter("lockspaces/ls_fresh/stats", name);
+}
+
+/*
+ * A name resolved first in a new lockspace claims its window's first
+ * entry in one CAS and skips the check (a fresh claim); a node resolving
+ * it later finds it there with that CAS, READs on to the window's first
+ * never used entry, joins and checks: two probes, no fresh claim.
+ */
+TEST_F_TIMEOUT(ls, fresh_names, 300)
+{
+	const struct ls_env *e = &self->c.env;
+	__u32 h;
+	int fd;
+
+	setup_ls(_metadata, &self->c, "ls_fresh", RDLOCK_PROTO_CASLOCK, 64, 0,
+		 R_FRESH);
+	fd = rdl_open_joined("ls_fresh");
+	ASSERT_LE(0, fd);
+	if (e->self == 0) {
+		ASSERT_EQ(0, rdl_ls_lock(fd, "fresh", RDLOCK_LOCK_EX, 0, 60000,
+					 &h));
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	}
+	BARRIER(&self->c, R_FRESH + 1);
+	if (e->self == 1) {
+		ASSERT_EQ(0, rdl_ls_lock(fd, "fresh", RDLOCK_LOCK_SH, 0, 60000,
+					 &h));
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	}
+	BARRIER(&self->c, R_FRESH + 2);
+	EXPECT_EQ(e->self < 2, fresh_stat("resolves"));
+	EXPECT_EQ(e->self == 0, fresh_stat("resolves_fresh"));
+	EXPECT_EQ(e->self == 0 ? 1 : e->self == 1 ? 2 : 0,
+		  fresh_stat("probes"));
+	EXPECT_EQ(0, fresh_stat("resolve_retries"));
+	EXPECT_EQ(e->self < 2, fresh_stat("entry_references"));
+	close(fd);
+	teardown_ls(_metadata, &self->c, "ls_fresh", R_FRESH + 3);
 }
 
 TEST_F_TIMEOUT(ls, name_reclaim, 900)
