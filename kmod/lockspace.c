@@ -1029,7 +1029,8 @@ static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
 
 /*
  * Read the name's window up to its first never used entry (0: no entry
- * was ever taken after it, since entries never become 0 again), then take
+ * was ever taken after it, since entries never become 0 again) or its
+ * first entry of the name with references, then take
  * a reference on, in this order: the first entry of the name with
  * references, the first without, the first free entry (0 or freed), the
  * first unreferenced entry of another name whose lock word has become
@@ -1075,9 +1076,12 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
 			if (!v)
 				break;
 		} else if (rdlock_entry_name(v) == res->tag) {
-			if (rdlock_entry_refs(v) && live < 0)
+			if (rdlock_entry_refs(v)) {
+				/* The first of the name with references. */
 				live = i;
-			else if (!rdlock_entry_refs(v) && dormant < 0)
+				break;
+			}
+			if (dormant < 0)
 				dormant = i;
 		} else if (!(v & (RDLOCK_LS_REFS_MAX | RDLOCK_LS_FREEING)) &&
 			   unused < 0) {
