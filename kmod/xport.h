@@ -35,6 +35,12 @@ enum rdlock_xop {
  */
 #define RDLOCK_XPORT_READ_MAX		4
 #define RDLOCK_XPORT_FAA_READ_MAX	(RDLOCK_XPORT_READ_MAX - 1)
+/*
+ * The verbs backend's READ_RANGE is one RDMA READ of up to this many
+ * slots (a value block and its state word in one operation);
+ * rdlock_xport_read_max() says which limit the cluster's backend has.
+ */
+#define RDLOCK_XPORT_VERBS_READ_MAX	16
 
 /* Slots below this are the transport's own (slot 0: the atomic probe). */
 #define RDLOCK_XPORT_RESERVED_SLOTS	8
@@ -78,6 +84,7 @@ u32 rdlock_xport_self(void);
 u32 rdlock_xport_table_slots(void);
 u32 rdlock_xport_node_slots(u32 node);
 int rdlock_xport_backend(void);
+u32 rdlock_xport_read_max(void);
 bool rdlock_xport_ready(void);
 bool rdlock_xport_node_configured(u32 node);
 u32 rdlock_xport_epoch(void);

@@ -66,7 +66,7 @@ struct rdlock_xreq {
 	 * buf[0] a one-slot op's value and FAA_READ's FAA, the slots read
 	 * after it (a READ_RANGE's from buf[0] on).
 	 */
-	u64 buf[RDLOCK_XPORT_READ_MAX] ____cacheline_aligned;
+	u64 buf[RDLOCK_XPORT_VERBS_READ_MAX] ____cacheline_aligned;
 	/* rdlock_xport_post() only: */
 	rdlock_xport_done_t done;
 	void *done_ctx;
@@ -241,13 +241,21 @@ static bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
 	return count && count <= max && first < slots && count <= slots - first;
 }
 
-/* Are @req's slots inside a table of @slots? */
-static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
+/* The most slots one READ_RANGE of @backend reads. */
+static u32 rdlock_backend_read_max(int backend)
+{
+	return backend == RDLOCK_BACKEND_VERBS ? RDLOCK_XPORT_VERBS_READ_MAX :
+						 RDLOCK_XPORT_READ_MAX;
+}
+
+/* Are @req's slots inside a table of @slots, as @backend can read them? */
+static bool rdlock_xreq_fits(const struct rdlock_xreq *req, int backend,
+			     u32 slots)
 {
 	switch (req->op) {
 	case RDLOCK_XOP_READ_RANGE:
 		return rdlock_range_ok(req->slot, req->count,
-				       RDLOCK_XPORT_READ_MAX, slots);
+				       rdlock_backend_read_max(backend), slots);
 	case RDLOCK_XOP_FAA_READ:
 		return req->slot < slots &&
 		       rdlock_range_ok(req->arg1, req->count,
@@ -887,7 +895,8 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	}
 	backend = READ_ONCE(cl->backend);
 	if (req->op != RDLOCK_XOP_PING &&
-	    !rdlock_xreq_fits(req, READ_ONCE(cl->nodes[req->node].table_slots))) {
+	    !rdlock_xreq_fits(req, backend,
+			      READ_ONCE(cl->nodes[req->node].table_slots))) {
 		rdlock_conn_put(conn);
 		return -EINVAL;
 	}
@@ -1267,7 +1276,7 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec, RDLOCK_INTERNAL);
  * @slot: READ_RANGE: the first slot read; FAA_READ: the slot added to.
  * @arg0: FAA_READ: what is added.
  * @rslot: FAA_READ: the first slot read.
- * @count: slots read, 1 to %RDLOCK_XPORT_READ_MAX (READ_RANGE) or
+ * @count: slots read, 1 to rdlock_xport_read_max() (READ_RANGE) or
  *	%RDLOCK_XPORT_FAA_READ_MAX (FAA_READ): what one answer carries.
  * @value: FAA_READ: the value the FAA returned.
  * @vals: receives the slots read, in order.
@@ -1294,7 +1303,8 @@ int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
 	int ret;
 
 	if ((op != RDLOCK_XOP_READ_RANGE && op != RDLOCK_XOP_FAA_READ) ||
-	    !count || count + first > RDLOCK_XPORT_READ_MAX)
+	    !count || count + first > (first ? RDLOCK_XPORT_READ_MAX :
+					RDLOCK_XPORT_VERBS_READ_MAX))
 		return -EINVAL;
 	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, rslot);
 	if (!req)
@@ -2039,6 +2049,18 @@ int rdlock_xport_backend(void)
 	return READ_ONCE(rdlock_cl.backend);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_backend, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_read_max() - the most slots one READ_RANGE reads
+ *
+ * Return: %RDLOCK_XPORT_VERBS_READ_MAX with the verbs backend (one RDMA
+ * READ), else %RDLOCK_XPORT_READ_MAX (what one two-sided answer carries).
+ */
+u32 rdlock_xport_read_max(void)
+{
+	return rdlock_backend_read_max(READ_ONCE(rdlock_cl.backend));
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_read_max, RDLOCK_INTERNAL);
 
 bool rdlock_xport_ready(void)
 {

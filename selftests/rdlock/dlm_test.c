@@ -81,6 +81,7 @@
  * RDLOCK_BARRIER_TIMEOUT (s, default 300), RDLOCK_DLM_ROOM (0: skip room).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -365,6 +366,50 @@ static long long dl_counter(const char *name)
 	return rdl_debugfs_counter("dlm", name);
 }
 
+/* READ_RANGEs this node sent (debugfs "nodes", column read_range), or -1. */
+static long long read_ranges_sent(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/rdlock/nodes", "r");
+	char line[512], *tok, *save;
+	long long v, sum = 0;
+	int col;
+
+	if (!f)
+		return -1;
+	while (sum >= 0 && fgets(line, sizeof(line), f)) {
+		tok = strtok_r(line, " \n", &save);
+		if (!tok || !isdigit(*tok))	/* the header */
+			continue;
+		/* node state connects read write faa cas ping msgs_sent
+		 * msgs_recv bytes errors served read_range faa_read
+		 */
+		for (col = 1; col <= 13 && tok; col++)
+			tok = strtok_r(NULL, " \n", &save);
+		if (tok && sscanf(tok, "%lld", &v) == 1)
+			sum += v;
+		else
+			sum = -1;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* Is the cluster's atomic backend the verbs one (debugfs "cluster")? */
+static bool backend_verbs(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/rdlock/cluster", "r");
+	char line[128];
+	bool verbs = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strcmp(line, "backend: verbs\n"))
+			verbs = true;
+	fclose(f);
+	return verbs;
+}
+
 /* A grant with VALBLK: the AST and its value block. */
 static int lvb_grant(int fd, __u32 slot, int mode, __u32 flags,
 		     const char *name, struct rdlock_dlm_test_event *e)
@@ -412,7 +457,7 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 {
 	__u8 zero[RDLOCK_DLM_TEST_LVB] = {}, want[RDLOCK_DLM_TEST_LVB];
 	struct rdlock_dlm_test_event e;
-	long long gets, sets, words;
+	long long gets, sets, words, ranges;
 	__u32 me = self->env.self;
 	int fd = self->fd;
 	char name[32];
@@ -441,7 +486,15 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 	CONV(fd, 0, NL, 0);
 	EXPECT_EQ(gets, dl_counter("lvb_get"));
 	EXPECT_EQ(sets, dl_counter("lvb_set"));
+	/*
+	 * Reading the 64 bytes and the state word is one RDMA READ with the
+	 * verbs backend, three READ_RANGEs of at most four slots (what one
+	 * two-sided answer carries) with the other.
+	 */
+	ranges = read_ranges_sent();
+	ASSERT_LE(0, ranges);
 	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
+	EXPECT_EQ(ranges + (backend_verbs() ? 1 : 3), read_ranges_sent());
 	EXPECT_EQ(0, e.sb_flags);
 	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
 	/* Storing the bytes it read writes nothing; one changed byte, a word. */
