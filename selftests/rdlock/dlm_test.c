@@ -370,25 +370,23 @@ static long long dl_counter(const char *name)
 static long long read_ranges_sent(void)
 {
 	FILE *f = fopen("/sys/kernel/debug/rdlock/nodes", "r");
-	char line[512], *tok, *save;
+	char line[512], *tok, *save, *end = "";
 	long long v, sum = 0;
 	int col;
 
 	if (!f)
 		return -1;
 	while (sum >= 0 && fgets(line, sizeof(line), f)) {
-		tok = strtok_r(line, " \n", &save);
+		tok = strtok_r(line, "\n ", &save);
 		if (!tok || !isdigit(*tok))	/* the header */
 			continue;
 		/* node state connects read write faa cas ping msgs_sent
 		 * msgs_recv bytes errors served read_range faa_read
 		 */
 		for (col = 1; col <= 13 && tok; col++)
-			tok = strtok_r(NULL, " \n", &save);
-		if (tok && sscanf(tok, "%lld", &v) == 1)
-			sum += v;
-		else
-			sum = -1;
+			tok = strtok_r(NULL, "\n ", &save);
+		v = tok && isdigit(*tok) ? strtoll(tok, &end, 10) : -1;
+		sum = v < 0 || *end ? -1 : sum + v;
 	}
 	fclose(f);
 	return sum;
