@@ -73,8 +73,13 @@ static long rdlock_test_ioc_range(void __user *argp)
 	static_assert(RDLOCK_TEST_RANGE_MAX == RDLOCK_XPORT_READ_MAX);
 	if (copy_from_user(&r, argp, sizeof(r)))
 		return -EFAULT;
+	/*
+	 * @r.vals holds RDLOCK_TEST_RANGE_MAX words: the verbs backend could
+	 * read more (RDLOCK_XPORT_VERBS_READ_MAX) into it.
+	 */
 	if ((r.op != RDLOCK_TEST_OP_READ_RANGE &&
 	     r.op != RDLOCK_TEST_OP_FAA_READ) || r.pad || r.nread ||
+	    r.count > RDLOCK_TEST_RANGE_MAX ||
 	    r.slot < RDLOCK_XPORT_RESERVED_SLOTS ||
 	    (r.op == RDLOCK_TEST_OP_FAA_READ &&
 	     r.rslot < RDLOCK_XPORT_RESERVED_SLOTS))
