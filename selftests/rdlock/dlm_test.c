@@ -392,22 +392,6 @@ static long long read_ranges_sent(void)
 	return sum;
 }
 
-/* Is the cluster's atomic backend the verbs one (debugfs "cluster")? */
-static bool backend_verbs(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/rdlock/cluster", "r");
-	char line[128];
-	bool verbs = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strcmp(line, "backend: verbs\n"))
-			verbs = true;
-	fclose(f);
-	return verbs;
-}
-
 /* A grant with VALBLK: the AST and its value block. */
 static int lvb_grant(int fd, __u32 slot, int mode, __u32 flags,
 		     const char *name, struct rdlock_dlm_test_event *e)
@@ -456,6 +440,7 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 	__u8 zero[RDLOCK_DLM_TEST_LVB] = {}, want[RDLOCK_DLM_TEST_LVB];
 	struct rdlock_dlm_test_event e;
 	long long gets, sets, words, ranges;
+	struct rdlock_test_info info;
 	__u32 me = self->env.self;
 	int fd = self->fd;
 	char name[32];
@@ -489,10 +474,12 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 	 * verbs backend, three READ_RANGEs of at most four slots (what one
 	 * two-sided answer carries) with the other.
 	 */
+	ASSERT_EQ(0, ioctl(self->raw, RDLOCK_TEST_IOC_INFO, &info));
 	ranges = read_ranges_sent();
 	ASSERT_LE(0, ranges);
 	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
-	EXPECT_EQ(ranges + (backend_verbs() ? 1 : 3), read_ranges_sent());
+	EXPECT_EQ(ranges + (info.backend == RDLOCK_BACKEND_VERBS ? 1 : 3),
+		  read_ranges_sent());
 	EXPECT_EQ(0, e.sb_flags);
 	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
 	/* Storing the bytes it read writes nothing; one changed byte, a word. */
