@@ -21,10 +21,15 @@
  * struct rdlock_backend_adv - what one node advertises
  * @mode: RDLOCK_BACKEND_VERBS or _TWOSIDED when forced, _NONE for auto.
  * @verbs_capable: the node's device passed the loopback atomic probe.
+ * @soft_device: the node's device carries out verbs in the host's
+ *	software (rxe, siw, rdmavt): its "remote" atomics run on the home
+ *	node's CPU as the two-sided backend's do, and its own table's go
+ *	through the device's packet path instead of being done in place.
  */
 struct rdlock_backend_adv {
 	u8 mode;
 	bool verbs_capable;
+	bool soft_device;
 };
 
 /**
@@ -53,7 +58,9 @@ static inline bool rdlock_backend_compatible(const struct rdlock_backend_adv *a,
  * @n: number of adverts.
  *
  * A forced mode wins over auto; with only auto nodes, verbs is chosen when
- * every device can do it, otherwise the two-sided fallback.
+ * every device can do it in hardware, otherwise the two-sided backend: a
+ * software device offloads nothing, so one-sided atomics only make the
+ * home's accesses to its own table dearer.
  *
  * Return: RDLOCK_BACKEND_VERBS or _TWOSIDED, -EPROTO when two nodes force
  * different backends, -EOPNOTSUPP when verbs is forced but a device cannot.
@@ -63,6 +70,7 @@ static inline int rdlock_backend_resolve(const struct rdlock_backend_adv *adv,
 {
 	u8 forced = RDLOCK_BACKEND_NONE;
 	bool all_capable = true;
+	bool any_soft = false;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -72,12 +80,14 @@ static inline int rdlock_backend_resolve(const struct rdlock_backend_adv *adv,
 			forced = adv[i].mode;
 		}
 		all_capable &= adv[i].verbs_capable;
+		any_soft |= adv[i].soft_device;
 	}
 	if (forced == RDLOCK_BACKEND_VERBS)
 		return all_capable ? RDLOCK_BACKEND_VERBS : -EOPNOTSUPP;
 	if (forced == RDLOCK_BACKEND_TWOSIDED)
 		return RDLOCK_BACKEND_TWOSIDED;
-	return all_capable ? RDLOCK_BACKEND_VERBS : RDLOCK_BACKEND_TWOSIDED;
+	return all_capable && !any_soft ? RDLOCK_BACKEND_VERBS :
+					  RDLOCK_BACKEND_TWOSIDED;
 }
 
 /**

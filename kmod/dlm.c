@@ -253,6 +253,9 @@ struct rdlock_dlm_req;
  * @basted: when the lock's last BAST was delivered (rdlock_dlm_hold_adapt()).
  * @hold_shift: the lock's hold time is the lockspace's doubled this many
  *	times, up to its maximum (rdlock_dlm_hold_adapt()).
+ * @bast_held: the BAST at the head of @cbs waits for the hold time and was
+ *	counted as held (a timer may expire up to a jiffy early and hold it
+ *	again: it is still one held BAST).
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
@@ -282,6 +285,7 @@ struct rdlock_dlm_lkb {
 	u64 hash;
 	ktime_t basted;
 	u8 hold_shift;
+	bool bast_held;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
 	unsigned int cb_head;
 	unsigned int nr_cbs;
@@ -570,8 +574,10 @@ static bool rdlock_dlm_hold_bast(struct rdlock_dlm_lkb *lkb)
 	lockdep_assert_held(&lkb->dls->lock);
 	if (!ktime_before(now, until))
 		return false;
-	if (!delayed_work_pending(&lkb->cb_work))
+	if (!lkb->bast_held) {
+		lkb->bast_held = true;
 		rdlock_dlm_count(RDLOCK_DLM_ST_BAST_HELD, 1);
+	}
 	queue_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work,
 			   nsecs_to_jiffies(ktime_to_ns(ktime_sub(until, now))) +
 			   1);
@@ -603,8 +609,10 @@ static void rdlock_dlm_cb_work(struct work_struct *work)
 		}
 		lkb->cb_head = (lkb->cb_head + 1) % RDLOCK_DLM_CBS;
 		lkb->nr_cbs--;
-		if (cb.type == RDLOCK_DLM_CB_BAST)
+		if (cb.type == RDLOCK_DLM_CB_BAST) {
 			lkb->basted = ktime_get();
+			lkb->bast_held = false;
+		}
 		grmode = lkb->grmode;
 		hold_ms = rdlock_dlm_hold_of(lkb);
 		spin_unlock_irqrestore(&dls->lock, flags);
@@ -697,6 +705,7 @@ static void rdlock_dlm_drop_basts(struct rdlock_dlm_lkb *lkb)
 			lkb->cbs[(lkb->cb_head + n++) % RDLOCK_DLM_CBS] = *cb;
 	}
 	lkb->nr_cbs = n;
+	lkb->bast_held = false;
 }
 
 /* BASTs that @lkb, granted @mode now, owes to waiters already known. */

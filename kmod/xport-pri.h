@@ -41,7 +41,7 @@ struct crypto_shash;
 #define RDLOCK_RECONNECT_MAX_MS	2000
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
-#define RDLOCK_WIRE_VERSION	4	/* 4: READ_RANGE, FAA_READ */
+#define RDLOCK_WIRE_VERSION	5	/* 5: SOFT_DEVICE in the backend advert */
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -116,6 +116,7 @@ static_assert(sizeof(struct rdlock_wire_msg) ==
 #define RDLOCK_PDATA_VERBS_CAPABLE	BIT(0)
 #define RDLOCK_PDATA_WORDS_BE		BIT(1)
 #define RDLOCK_PDATA_KEYED		BIT(2)	/* a cluster key is set */
+#define RDLOCK_PDATA_SOFT_DEVICE	BIT(3)	/* verbs done in software */
 
 /*
  * Connection private data, both directions: who we are (this header, the

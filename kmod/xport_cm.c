@@ -331,6 +331,8 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 	pd->hdr.backend_mode = cl->self_adv.mode;
 	if (cl->self_adv.verbs_capable)
 		pd->hdr.flags |= RDLOCK_PDATA_VERBS_CAPABLE;
+	if (cl->self_adv.soft_device)
+		pd->hdr.flags |= RDLOCK_PDATA_SOFT_DEVICE;
 	if (cl->words_be)
 		pd->hdr.flags |= RDLOCK_PDATA_WORDS_BE;
 	if (cl->auth_tfm)
@@ -351,6 +353,7 @@ static void rdlock_pdata_adv(const struct rdlock_cm_pdata *pd,
 {
 	adv->mode = pd->hdr.backend_mode;
 	adv->verbs_capable = pd->hdr.flags & RDLOCK_PDATA_VERBS_CAPABLE;
+	adv->soft_device = pd->hdr.flags & RDLOCK_PDATA_SOFT_DEVICE;
 }
 
 /* Called with rdlock_cl.lock held: can a peer with this advert join? */
@@ -785,8 +788,9 @@ static void rdlock_local_setup_work(struct work_struct *work)
 	cl->local_ready = true;
 	rdlock_try_resolve_backend();
 	spin_unlock_bh(&cl->lock);
-	pr_info("node %u ready: verbs atomics %s, table %u slots\n", cl->self,
-		cl->self_adv.verbs_capable ? "available" : "unavailable",
+	pr_info("node %u ready: verbs atomics %s%s, table %u slots\n",
+		cl->self, cl->self_adv.verbs_capable ? "available" : "unavailable",
+		cl->self_adv.soft_device ? " (software device)" : "",
 		cl->table.slots);
 	rdlock_kick_peers();
 out:
@@ -1242,6 +1246,7 @@ int rdlock_cluster_up(void)
 	cl->listen_id = id;
 	cl->self_adv.mode = READ_ONCE(rdlock_backend_param);
 	cl->self_adv.verbs_capable = false;
+	cl->self_adv.soft_device = false;
 	cl->probed = false;
 	cl->local_ready = false;
 	cl->backend = RDLOCK_BACKEND_NONE;

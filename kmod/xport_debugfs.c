@@ -42,6 +42,8 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "verbs_atomics: %s\n",
 		   !cl->probed ? "unknown" :
 		   cl->self_adv.verbs_capable ? "yes" : "no");
+	seq_printf(m, "device: %s\n", !cl->probed ? "unknown" :
+		   cl->self_adv.soft_device ? "software" : "hardware");
 	seq_printf(m, "atomic_word_order: %s\natomic_result_order: %s\n",
 		   cl->words_be ? "big-endian" : "little-endian",
 		   cl->result_be ? "big-endian" : "little-endian");

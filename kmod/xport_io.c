@@ -1494,6 +1494,8 @@ int rdlock_probe_atomics(struct rdlock_conn *conn)
 	int ret = 0;
 
 	cl->self_adv.verbs_capable = false;
+	/* rxe, siw and rdmavt map no DMA: their verbs are host software. */
+	cl->self_adv.soft_device = ib_uses_virt_dma(conn->dev->ibdev);
 	if (conn->dev->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE)
 		goto done;
 

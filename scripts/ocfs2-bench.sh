@@ -8,9 +8,11 @@
 # rdlock / o2cb.
 #
 # usage: ocfs2-bench.sh [--kernel debug|stock] [--nodes N] [--files N]
-#                       [--payload DIR] [--log-dir DIR]
+#                       [--backend auto|verbs|twosided] [--payload DIR]
+#                       [--log-dir DIR]
 #
 #   --files N   files per node and phase (default 200)
+#   --backend B rdlock's atomic backend (default auto)
 #
 # Phases (selftests/guest/ocfs2.sh): every node at once creates N empty
 # files in one shared directory, stats all nodes' files (ls -l), removes
@@ -31,6 +33,7 @@ die() { log "error: $*"; exit 2; }
 kernel=stock
 nodes=3
 files=200
+backend=auto
 payload=
 log_dir=
 
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--kernel)	kernel=${2:?}; shift ;;
 	--nodes)	nodes=${2:?}; shift ;;
 	--files)	files=${2:?}; shift ;;
+	--backend)	backend=${2:?}; shift ;;
 	--payload)	payload=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
@@ -60,7 +64,7 @@ for stack in o2cb rdlock; do
 	log "$stack: $nodes nodes, $files files per node and phase"
 	if ! "$SCRIPTS/ocfs2-test.sh" --kernel "$kernel" --stack "$stack" \
 	     --nodes "$nodes" --payload "$payload" --files 1 --records 1 \
-	     --bench "$files" --log-dir "$log_dir/$stack" \
+	     --bench "$files" --backend "$backend" --log-dir "$log_dir/$stack" \
 	     > "$log_dir/$stack.log" 2>&1; then
 		log "$stack: the run failed (see $log_dir/$stack.log)"
 		tail -n 5 "$log_dir/$stack.log" >&2

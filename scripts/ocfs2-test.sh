@@ -17,6 +17,8 @@
 #   --payload DIR         payload (default: scripts/payload.sh KERNEL)
 #   --files N             files per node and round (default 24)
 #   --records N           records per node in the exact count (default 40)
+#   --backend B           stack rdlock: rdlock's atomic backend, auto
+#                         (default), verbs or twosided
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
@@ -50,6 +52,7 @@ payload=
 files=24
 records=40
 bench=0
+backend=auto
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--files)	files=${2:?}; shift ;;
 	--records)	records=${2:?}; shift ;;
 	--bench)	bench=${2:?}; shift ;;
+	--backend)	backend=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -78,6 +82,8 @@ esac
 [[ $files =~ ^[1-9][0-9]*$ && $records =~ ^[1-9][0-9]*$ ]] ||
 	die "--files and --records must be positive numbers"
 [[ $bench =~ ^[0-9]+$ ]] || die "--bench must be a number"
+[[ $backend =~ ^(auto|verbs|twosided)$ ]] ||
+	die "--backend must be auto, verbs or twosided"
 
 "$SCRIPTS/host-setup.sh"
 [ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
@@ -102,7 +108,7 @@ rc=0
 	--shared-disk "$img" "${stack_modules[@]}" \
 	--bin /usr/bin/flock \
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
-	RDLOCK_OCFS2_BENCH="$bench" \
+	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
 	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true

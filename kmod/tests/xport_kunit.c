@@ -293,6 +293,15 @@ static const struct rdlock_backend_case rdlock_backend_cases[] = {
 	  { { V, true }, { A, true }, { T, true } }, -EPROTO },
 	{ "same force twice", 4,
 	  { { T, false }, { T, true }, { A, true }, { A, false } }, T },
+	/* Software devices (rxe): auto prefers in-place CPU atomics. */
+	{ "auto, one software device", 3,
+	  { { A, true }, { A, true, true }, { A, true } }, T },
+	{ "auto, all software devices", 2,
+	  { { A, true, true }, { A, true, true } }, T },
+	{ "forced verbs on software devices", 2,
+	  { { V, true, true }, { A, true, true } }, V },
+	{ "forced verbs, software device incapable", 2,
+	  { { V, true, true }, { A, false, true } }, -EOPNOTSUPP },
 };
 
 static void rdlock_backend_desc(const struct rdlock_backend_case *c,

@@ -38,6 +38,9 @@
 # scripts/demo.sh) needs a disk and barrier ports of its own: a barrier's
 # listener lives until power-off.
 #
+# RDLOCK_OCFS2_BACKEND (stack rdlock): auto (default), verbs or twosided,
+# rdlock's backend= parameter; the run checks the cluster agreed on it.
+#
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
 # the shared directory, stats every node's (ls -l), removes its own (one
@@ -56,6 +59,7 @@ FILES=${RDLOCK_OCFS2_FILES:-24}
 RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
 # Files per node and phase of the metadata benchmark; 0: none.
 BENCH=${RDLOCK_OCFS2_BENCH:-0}
+BACKEND=${RDLOCK_OCFS2_BACKEND:-auto}
 BENCH_PRIVATE_STAT_PASSES=10
 BENCH_ROUNDS=3
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
@@ -252,8 +256,16 @@ RDLOCK_OCFS2_PARAMS="table_slots=262144 dlm_slots=196608"
 # The plug-in's (ocfs2.rst, "Hold time").
 RDLOCK_OCFS2_STACK_PARAMS=""
 
+# The backend the cluster agreed on is the one asked for, if one was.
+rdlock_backend_agreed() {
+	b_agreed=$(sed -n 's/^backend: //p' /sys/kernel/debug/rdlock/cluster)
+	echo "# node $ID: atomic backend $b_agreed (asked for $BACKEND)"
+	[ "$BACKEND" = auto ] || [ "$b_agreed" = "$BACKEND" ]
+}
+
 rdlock_up() {
-	rdl_start "$RDLOCK_OCFS2_PARAMS" &&
+	rdl_start "$RDLOCK_OCFS2_PARAMS backend=$BACKEND" &&
+	rdl_step "rdlock: atomic backend ($BACKEND)" rdlock_backend_agreed &&
 	rdl_step "rdlock: plug-in loaded, cluster_stack pcmk" rdlock_plugin_setup &&
 	rdl_step "rdlock: unmount helper (hb_ctl_path)" rdlock_leave_group_install
 }

@@ -10,6 +10,8 @@
 # second time without being touched, the cluster must become ready again,
 # and the exact-count transport test must pass on the re-formed cluster.
 # At the end node 1 unloads rdlock while still connected to live peers.
+# Every node runs with backend auto on rxe, a software device: the cluster
+# must agree on the two-sided backend (backend.h).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -57,6 +59,10 @@ if rdl_start ""; then
 	backend=$(sed -n 's/^backend: //p' /sys/kernel/debug/rdlock/cluster)
 	RDLOCK_EXPECT_BACKEND=$backend
 	export RDLOCK_EXPECT_BACKEND
+	rdl_step "rxe is a software device" \
+		grep -qx "device: software" /sys/kernel/debug/rdlock/cluster
+	rdl_step "auto agreed on two-sided on software devices ($backend)" \
+		test "$backend" = twosided
 	if [ "$RDLOCK_NODE_ID" -eq 2 ]; then
 		# Let the others see the first connection before leaving.
 		sleep 2
