@@ -126,9 +126,9 @@ static int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 
 /*
  * READ @count consecutive slots from @slot on of @node's table into @vals,
- * as few operations as the transport allows (rdlock_xport_read_max()
- * slots each: a value block in one with the verbs backend). Return: 0 or
- * an error.
+ * as few operations as the transport allows (%RDLOCK_XPORT_RANGE_MAX
+ * slots each: a value block and its state word in one). Return: 0 or an
+ * error.
  */
 static int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
 				u32 slot, u32 count, u64 *vals)
@@ -137,7 +137,7 @@ static int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
 	int ret;
 
 	for (done = 0; done < count; done += n) {
-		n = min(count - done, rdlock_xport_read_max());
+		n = min_t(u32, count - done, RDLOCK_XPORT_RANGE_MAX);
 		ret = rdlock_xport_exec_range(RDLOCK_XOP_READ_RANGE, node,
 					      ls->incarnation[node],
 					      slot + done, 0, 0, n, NULL,
@@ -1630,7 +1630,7 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
  *
  * The holder must exclude writers itself (a shared lock against the
  * exclusive holders that write): the words are not read at one instant
- * (rdlock_xport_read_max() consecutive slots per operation).
+ * (%RDLOCK_XPORT_RANGE_MAX consecutive slots per operation).
  *
  * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
  * a transport error.

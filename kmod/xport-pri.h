@@ -35,13 +35,14 @@ struct crypto_shash;
  */
 #define RDLOCK_REQ_CREDITS	(RDLOCK_TX_DEPTH / 2)
 #define RDLOCK_ONESIDED_CREDITS	128
-#define RDLOCK_MSG_SIZE		64
+#define RDLOCK_MSG_SIZE		160
 #define RDLOCK_CM_TIMEOUT_MS	2000
 #define RDLOCK_RECONNECT_MIN_MS	100
 #define RDLOCK_RECONNECT_MAX_MS	2000
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
-#define RDLOCK_WIRE_VERSION	5	/* 5: SOFT_DEVICE in the backend advert */
+/* 5: SOFT_DEVICE in the backend advert, 16-word READ_RANGE answers */
+#define RDLOCK_WIRE_VERSION	5
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -98,7 +99,7 @@ struct rdlock_wire_msg {
 			 * FAA_READ's FAA; the slots read follow it (a
 			 * READ_RANGE's from words[0] on).
 			 */
-			__le64 words[RDLOCK_XPORT_READ_MAX];
+			__le64 words[RDLOCK_XPORT_RANGE_MAX];
 		} rep;
 		struct {
 			__le64 addr;
@@ -109,8 +110,8 @@ struct rdlock_wire_msg {
 	};
 };
 
-static_assert(sizeof(struct rdlock_wire_msg) ==
-	      sizeof(struct rdlock_wire_hdr) + RDLOCK_XMSG_PAYLOAD);
+/* A user message's payload is the smallest member: answers are longer. */
+static_assert(sizeof_field(struct rdlock_wire_msg, rep) >= RDLOCK_XMSG_PAYLOAD);
 
 /* Bits of struct rdlock_cm_hdr.flags. */
 #define RDLOCK_PDATA_VERBS_CAPABLE	BIT(0)

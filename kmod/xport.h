@@ -29,18 +29,17 @@ enum rdlock_xop {
 };
 
 /*
- * One two-sided answer carries four words (RDLOCK_XMSG_PAYLOAD): a
- * READ_RANGE reads at most that many slots, a FAA_READ its value and one
- * slot fewer. Callers READ the rest of a longer range with more operations.
+ * A READ_RANGE reads up to RDLOCK_XPORT_RANGE_MAX slots in one operation
+ * with either backend (one RDMA READ, or one two-sided answer): a value
+ * block and its state word at once. The lock protocols read a queue at
+ * most RDLOCK_XPORT_READ_MAX slots at a time (their simulated transport
+ * holds them to it), and a FAA_READ reads at most
+ * RDLOCK_XPORT_FAA_READ_MAX slots after its FAA. Callers READ the rest
+ * of a longer range with more operations.
  */
+#define RDLOCK_XPORT_RANGE_MAX		16
 #define RDLOCK_XPORT_READ_MAX		4
 #define RDLOCK_XPORT_FAA_READ_MAX	(RDLOCK_XPORT_READ_MAX - 1)
-/*
- * The verbs backend's READ_RANGE is one RDMA READ of up to this many
- * slots (a value block and its state word in one operation);
- * rdlock_xport_read_max() says which limit the cluster's backend has.
- */
-#define RDLOCK_XPORT_VERBS_READ_MAX	16
 
 /* Slots below this are the transport's own (slot 0: the atomic probe). */
 #define RDLOCK_XPORT_RESERVED_SLOTS	8
@@ -84,7 +83,6 @@ u32 rdlock_xport_self(void);
 u32 rdlock_xport_table_slots(void);
 u32 rdlock_xport_node_slots(u32 node);
 int rdlock_xport_backend(void);
-u32 rdlock_xport_read_max(void);
 bool rdlock_xport_ready(void);
 bool rdlock_xport_node_configured(u32 node);
 u32 rdlock_xport_epoch(void);

@@ -66,7 +66,7 @@ struct rdlock_xreq {
 	 * buf[0] a one-slot op's value and FAA_READ's FAA, the slots read
 	 * after it (a READ_RANGE's from buf[0] on).
 	 */
-	u64 buf[RDLOCK_XPORT_VERBS_READ_MAX] ____cacheline_aligned;
+	u64 buf[RDLOCK_XPORT_RANGE_MAX] ____cacheline_aligned;
 	/* rdlock_xport_post() only: */
 	rdlock_xport_done_t done;
 	void *done_ctx;
@@ -241,21 +241,13 @@ static bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
 	return count && count <= max && first < slots && count <= slots - first;
 }
 
-/* The most slots one READ_RANGE of @backend reads. */
-static u32 rdlock_backend_read_max(int backend)
-{
-	return backend == RDLOCK_BACKEND_VERBS ? RDLOCK_XPORT_VERBS_READ_MAX :
-						 RDLOCK_XPORT_READ_MAX;
-}
-
-/* Are @req's slots inside a table of @slots, as @backend can read them? */
-static bool rdlock_xreq_fits(const struct rdlock_xreq *req, int backend,
-			     u32 slots)
+/* Are @req's slots inside a table of @slots? */
+static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
 {
 	switch (req->op) {
 	case RDLOCK_XOP_READ_RANGE:
 		return rdlock_range_ok(req->slot, req->count,
-				       rdlock_backend_read_max(backend), slots);
+				       RDLOCK_XPORT_RANGE_MAX, slots);
 	case RDLOCK_XOP_FAA_READ:
 		return req->slot < slots &&
 		       rdlock_range_ok(req->arg1, req->count,
@@ -305,7 +297,7 @@ static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		words[0] = atomic64_cmpxchg(word, arg0, arg1);
 		return 0;
 	case RDLOCK_XOP_READ_RANGE:
-		if (!rdlock_range_ok(slot, count, RDLOCK_XPORT_READ_MAX,
+		if (!rdlock_range_ok(slot, count, RDLOCK_XPORT_RANGE_MAX,
 				     t->slots))
 			return -EINVAL;
 		rdlock_table_read(slot, count, words);
@@ -811,7 +803,7 @@ static void rdlock_pending_answer(struct rdlock_conn *conn, u32 id,
 
 	if (!req)
 		return;
-	for (i = 0; i < RDLOCK_XPORT_READ_MAX; i++)
+	for (i = 0; i < RDLOCK_XPORT_RANGE_MAX; i++)
 		req->buf[i] = le64_to_cpu(msg->rep.words[i]);
 	req->nread = min(le32_to_cpu(msg->rep.count), req->count);
 	rdlock_xreq_finish(req, (s32)le32_to_cpu(msg->rep.status), req->buf[0]);
@@ -895,7 +887,7 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	}
 	backend = READ_ONCE(cl->backend);
 	if (req->op != RDLOCK_XOP_PING &&
-	    !rdlock_xreq_fits(req, backend,
+	    !rdlock_xreq_fits(req,
 			      READ_ONCE(cl->nodes[req->node].table_slots))) {
 		rdlock_conn_put(conn);
 		return -EINVAL;
@@ -1276,7 +1268,7 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec, RDLOCK_INTERNAL);
  * @slot: READ_RANGE: the first slot read; FAA_READ: the slot added to.
  * @arg0: FAA_READ: what is added.
  * @rslot: FAA_READ: the first slot read.
- * @count: slots read, 1 to rdlock_xport_read_max() (READ_RANGE) or
+ * @count: slots read, 1 to %RDLOCK_XPORT_RANGE_MAX (READ_RANGE) or
  *	%RDLOCK_XPORT_FAA_READ_MAX (FAA_READ): what one answer carries.
  * @value: FAA_READ: the value the FAA returned.
  * @vals: receives the slots read, in order.
@@ -1303,8 +1295,8 @@ int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
 	int ret;
 
 	if ((op != RDLOCK_XOP_READ_RANGE && op != RDLOCK_XOP_FAA_READ) ||
-	    !count || count + first > (first ? RDLOCK_XPORT_READ_MAX :
-					RDLOCK_XPORT_VERBS_READ_MAX))
+	    !count || count > (first ? RDLOCK_XPORT_FAA_READ_MAX :
+				   RDLOCK_XPORT_RANGE_MAX))
 		return -EINVAL;
 	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, rslot);
 	if (!req)
@@ -1574,7 +1566,7 @@ static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
 	rdlock_msg_init(tx->msg, type, id, sizeof(tx->msg->rep));
 	tx->msg->rep.status = cpu_to_le32(status);
 	tx->msg->rep.count = cpu_to_le32(count);
-	for (i = 0; i < RDLOCK_XPORT_READ_MAX; i++)
+	for (i = 0; i < RDLOCK_XPORT_RANGE_MAX; i++)
 		tx->msg->rep.words[i] = cpu_to_le64(words[i]);
 	rdlock_tx_post(conn, tx);
 }
@@ -1669,7 +1661,7 @@ static void rdlock_late_req_work(struct work_struct *work)
 {
 	struct rdlock_late_req *l = container_of(to_delayed_work(work),
 						 struct rdlock_late_req, dwork);
-	u64 words[RDLOCK_XPORT_READ_MAX] = {};
+	u64 words[RDLOCK_XPORT_RANGE_MAX] = {};
 	bool applied = false;
 
 	spin_lock_bh(&rdlock_late_lock);
@@ -1715,7 +1707,7 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 				const struct rdlock_wire_msg *msg, u64 id)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	u64 words[RDLOCK_XPORT_READ_MAX] = {};
+	u64 words[RDLOCK_XPORT_RANGE_MAX] = {};
 	enum rdlock_xop op = le32_to_cpu(msg->req.op);
 	bool applied = false;
 	/*
@@ -1791,7 +1783,7 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct rdlock_msgbuf, cqe);
 	struct rdlock_conn *conn = rx->conn;
 	const struct rdlock_wire_msg *msg = rx->msg;
-	static const u64 zero[RDLOCK_XPORT_READ_MAX];
+	static const u64 zero[RDLOCK_XPORT_RANGE_MAX];
 	rdlock_xmsg_handler_t handler;
 	unsigned int type;
 	u64 id;
@@ -2051,18 +2043,6 @@ int rdlock_xport_backend(void)
 	return READ_ONCE(rdlock_cl.backend);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_backend, RDLOCK_INTERNAL);
-
-/**
- * rdlock_xport_read_max() - the most slots one READ_RANGE reads
- *
- * Return: %RDLOCK_XPORT_VERBS_READ_MAX with the verbs backend (one RDMA
- * READ), else %RDLOCK_XPORT_READ_MAX (what one two-sided answer carries).
- */
-u32 rdlock_xport_read_max(void)
-{
-	return rdlock_backend_read_max(READ_ONCE(rdlock_cl.backend));
-}
-EXPORT_SYMBOL_NS_GPL(rdlock_xport_read_max, RDLOCK_INTERNAL);
 
 bool rdlock_xport_ready(void)
 {

@@ -74,8 +74,8 @@ static long rdlock_test_ioc_range(void __user *argp)
 	if (copy_from_user(&r, argp, sizeof(r)))
 		return -EFAULT;
 	/*
-	 * @r.vals holds RDLOCK_TEST_RANGE_MAX words: the verbs backend could
-	 * read more (RDLOCK_XPORT_VERBS_READ_MAX) into it.
+	 * @r.vals holds RDLOCK_TEST_RANGE_MAX words: the transport could
+	 * read more (RDLOCK_XPORT_RANGE_MAX) into it.
 	 */
 	if ((r.op != RDLOCK_TEST_OP_READ_RANGE &&
 	     r.op != RDLOCK_TEST_OP_FAA_READ) || r.pad || r.nread ||
