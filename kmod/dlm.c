@@ -152,6 +152,7 @@ enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
 	RDLOCK_DLM_NOTICE_HELLO = 4,	/* @src opened the lockspace */
 	RDLOCK_DLM_NOTICE_REPEAT = 5,	/* @src's waits follow, anew */
+	RDLOCK_DLM_NOTICE_KICK = 6,	/* request @req: try again now */
 };
 
 /* A request whose name found no free entry tries again after this. */
@@ -159,6 +160,16 @@ enum rdlock_dlm_notice_kind {
 #define RDLOCK_DLM_ROOM_MS_MAX	1000
 /* A lock asked for again this soon after its BAST bounces (hold time). */
 #define RDLOCK_DLM_BOUNCE_MS	1000
+/*
+ * A waiting take tries again when kicked (rdlock_dlm_kick_waiters()) and
+ * else after a random back-off, doubled from the minimum to the maximum:
+ * a kick can be lost with a link, or come before the release it follows
+ * reached a third node's table.
+ */
+#define RDLOCK_DLM_POLL_US_MIN	50
+#define RDLOCK_DLM_POLL_US_MAX	20000
+/* Known waiters kicked from the worker's stack per request. */
+#define RDLOCK_DLM_KICKS_MAX	8
 
 /* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
 struct rdlock_dlm_notice_msg {
@@ -311,6 +322,10 @@ struct rdlock_dlm_lkb {
  *	notice.
  * @cancellable: waiting in a step that a cancel may abandon.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
+ * @kicks: kicks received while noticed (rdlock_dlm_kicked()).
+ * @kick_wq: its wait for a kick, a cancel or the next poll.
+ * @dropped: it gave back a hold on its resource: the waiters known then
+ *	are kicked when it ends.
  * @main: a lock on the main word this request took and does not hand over.
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
@@ -334,6 +349,9 @@ struct rdlock_dlm_req {
 	struct list_head wait_node;
 	bool cancellable;
 	int waiting;
+	unsigned int kicks;
+	wait_queue_head_t kick_wq;
+	bool dropped;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
 	struct rdlock_lock *cancel_gate;
@@ -429,6 +447,9 @@ enum {
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
 	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
 	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */
+	RDLOCK_DLM_ST_POLL_WAIT,	/* a waiting take slept until a kick or poll */
+	RDLOCK_DLM_ST_KICK_SENT,	/* kicks to known waiters */
+	RDLOCK_DLM_ST_KICKED,		/* kicks that reached a waiting take */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -463,6 +484,9 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
 	[RDLOCK_DLM_ST_BAST_HELD] = "basts_held",
 	[RDLOCK_DLM_ST_HOLD_RAISED] = "holds_raised",
+	[RDLOCK_DLM_ST_POLL_WAIT] = "poll_waits",
+	[RDLOCK_DLM_ST_KICK_SENT] = "kicks_sent",
+	[RDLOCK_DLM_ST_KICKED] = "kicks",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -475,6 +499,11 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
 /* Fault injection for tests: ms each done notice waits before it goes. */
 static u32 rdlock_dlm_inject_done_delay_ms;
+/*
+ * For tests: a waiting take polls every this many ms instead of after a
+ * back-off, so that only a kick or a cancel ends its wait sooner.
+ */
+static u32 rdlock_dlm_inject_poll_ms;
 static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
 
 static void rdlock_dlm_count(int st, s64 n)
@@ -798,6 +827,25 @@ static bool rdlock_dlm_wait_live(struct rdlock_dlm_ls *dls, u64 id)
 	return false;
 }
 
+/*
+ * A node gave back a hold that this node's request @id may wait for: it
+ * tries again now. Caller holds dls->lock.
+ */
+static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
+{
+	struct rdlock_dlm_req *req;
+
+	lockdep_assert_held(&dls->lock);
+	list_for_each_entry(req, &dls->waits, wait_node) {
+		if (req->id == id) {
+			WRITE_ONCE(req->kicks, req->kicks + 1);
+			wake_up(&req->kick_wq);
+			rdlock_dlm_count(RDLOCK_DLM_ST_KICKED, 1);
+			return;
+		}
+	}
+}
+
 /* Send @node our waits again; sending may sleep: not from softirq. */
 static void rdlock_dlm_repeat_to(struct rdlock_dlm_ls *dls, u32 node)
 {
@@ -860,6 +908,11 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	spin_lock(&dls->lock);
 	if (m->kind == RDLOCK_DLM_NOTICE_DONE) {
 		rdlock_dlm_forget_wait(dls, src, req);
+		spin_unlock(&dls->lock);
+		return;
+	}
+	if (m->kind == RDLOCK_DLM_NOTICE_KICK) {
+		rdlock_dlm_kicked(dls, req);
 		spin_unlock(&dls->lock);
 		return;
 	}
@@ -940,8 +993,9 @@ static void rdlock_dlm_send_msg(struct rdlock_dlm_ls *dls,
 		ret = rdlock_ls_notice_send(dls->ls, m, sizeof(*m));
 	else
 		ret = rdlock_ls_notice_send_to(dls->ls, to, m, sizeof(*m));
-	rdlock_dlm_count_since(RDLOCK_DLM_ST_NOTICE, RDLOCK_DLM_ST_NS_NOTICE,
-			       t0);
+	rdlock_dlm_count_since(m->kind == RDLOCK_DLM_NOTICE_KICK ?
+			       RDLOCK_DLM_ST_KICK_SENT : RDLOCK_DLM_ST_NOTICE,
+			       RDLOCK_DLM_ST_NS_NOTICE, t0);
 	/* A node not connected has no holder we could wait for now. */
 	if (ret && ret != -ENOTCONN)
 		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
@@ -1008,6 +1062,48 @@ static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 	spin_unlock_irqrestore(&dls->lock, flags);
 	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to, 0);
 	mutex_unlock(&dls->notice_mutex);
+}
+
+/*
+ * @req gave back a hold on its resource: every request known to wait for
+ * the resource (its wait notice came, its done notice not yet) is kicked,
+ * so that it tries again now instead of at its next poll. A kick is a
+ * hint: one lost, or one that comes before the release reached a third
+ * node's table, costs a poll's delay. This node's waiters are kicked
+ * here; beyond RDLOCK_DLM_KICKS_MAX other nodes' ones poll.
+ */
+static void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_notice_msg m[RDLOCK_DLM_KICKS_MAX];
+	u32 to[RDLOCK_DLM_KICKS_MAX], self = rdlock_xport_self();
+	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_notice *n;
+	unsigned int i, nr = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dls->lock, flags);
+	list_for_each_entry(n, &dls->notices, node) {
+		if (n->hash != req->res->hash ||
+		    (n->src == self && n->req == req->id))
+			continue;
+		if (n->src == self) {
+			rdlock_dlm_kicked(dls, n->req);
+			continue;
+		}
+		if (nr == RDLOCK_DLM_KICKS_MAX)
+			continue;
+		to[nr] = n->src;
+		m[nr++] = (struct rdlock_dlm_notice_msg){
+			.kind = RDLOCK_DLM_NOTICE_KICK,
+			.mode = n->mode,
+			.lkid = cpu_to_le32(n->lkid),
+			.hash = cpu_to_le64(n->hash),
+			.req = cpu_to_le64(n->req),
+		};
+	}
+	spin_unlock_irqrestore(&dls->lock, flags);
+	for (i = 0; i < nr; i++)
+		rdlock_dlm_send_msg(dls, &m[i], to[i]);
 }
 
 /*
@@ -1108,6 +1204,52 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 }
 
 /*
+ * Take @name (@flags: RDLOCK_LKF_GATE or 0) for @req, waiting for it:
+ * tries, each one CAS, until one gets it, the request is cancelled or the
+ * lockspace fails. Between tries the request sleeps until a kick (a
+ * holder gave the resource back), a cancel, or a random back-off up to
+ * twice the last (RDLOCK_DLM_POLL_US_*; a kick starts it again at the
+ * minimum, since the release may not have reached the word's home yet).
+ * The lock protocols' own waits cannot be cut short: a cancelled request
+ * would wait on for a lock it then gives back at once.
+ */
+static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
+						const u8 *name, int mode,
+						u32 flags)
+{
+	unsigned int poll_us = RDLOCK_DLM_POLL_US_MIN, kicks, fixed_ms;
+	struct rdlock_lock *lk;
+	u64 ns;
+
+	for (;;) {
+		kicks = READ_ONCE(req->kicks);
+		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
+				 rdlock_dlm_rdmode(mode),
+				 &(struct rdlock_lock_opts){
+					.flags = flags | RDLOCK_LKF_TRY });
+		/* -EAGAIN: too many abandoned tries still finishing. */
+		if (!IS_ERR(lk) ||
+		    (PTR_ERR(lk) != -EBUSY && PTR_ERR(lk) != -EAGAIN))
+			return lk;
+		if (!READ_ONCE(req->lkb))
+			return ERR_PTR(-ECANCELED);
+		fixed_ms = READ_ONCE(rdlock_dlm_inject_poll_ms);
+		ns = fixed_ms ? (u64)fixed_ms * NSEC_PER_MSEC :
+			(u64)(get_random_u32() % poll_us + 1) * NSEC_PER_USEC;
+		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_WAIT, 1);
+		wait_event_hrtimeout(req->kick_wq,
+				     READ_ONCE(req->kicks) != kicks ||
+				     !READ_ONCE(req->lkb), ns_to_ktime(ns));
+		if (READ_ONCE(req->kicks) != kicks)
+			poll_us = RDLOCK_DLM_POLL_US_MIN;
+		else
+			poll_us = min(2 * poll_us, RDLOCK_DLM_POLL_US_MAX);
+		if (!READ_ONCE(req->lkb))
+			return ERR_PTR(-ECANCELED);
+	}
+}
+
+/*
  * Take the main (@gate false) or gate word of @req's resource, sending
  * the request's blocking notice first unless @noqueue or @quiet (a take
  * that cannot wait for anybody).
@@ -1117,9 +1259,6 @@ static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
 			     struct rdlock_lock **out)
 {
 	u32 word = gate ? RDLOCK_LKF_GATE : 0;
-	struct rdlock_lock_opts opts = {
-		.flags = word | (noqueue ? RDLOCK_LKF_TRY : 0),
-	};
 	u8 name[RDLOCK_RES_NAME_MAX];
 	unsigned int room_ms = 0;
 	struct rdlock_lock *lk;
@@ -1153,8 +1292,13 @@ again:
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
 		rdlock_dlm_notice_wait(req);
 	}
-	lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
-			 rdlock_dlm_rdmode(mode), &opts);
+	if (noqueue)
+		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
+				 rdlock_dlm_rdmode(mode),
+				 &(struct rdlock_lock_opts){
+					.flags = word | RDLOCK_LKF_TRY });
+	else
+		lk = rdlock_dlm_wait_take(req, name, mode, word);
 took:
 	if (IS_ERR(lk) && PTR_ERR(lk) == -ENOSPC) {
 		ret = rdlock_dlm_room(req, rdlock_ls_home(req->dls->ls, name,
@@ -1188,11 +1332,13 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 	return __rdlock_dlm_take(req, gate, mode, noqueue, false, out);
 }
 
-static void rdlock_dlm_drop(struct rdlock_lock **lk)
+static void rdlock_dlm_drop(struct rdlock_dlm_req *req,
+			    struct rdlock_lock **lk)
 {
 	ktime_t t0;
 
 	if (*lk) {
+		req->dropped = true;
 		t0 = ktime_get();
 		/*
 		 * Posted when it can be (rdlock_unlock()): what this node does
@@ -1261,7 +1407,7 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	 */
 	if (!rdlock_dlm_step(req, false))
 		return -ECANCELED;
-	rdlock_dlm_drop(&lkb->main);
+	rdlock_dlm_drop(req, &lkb->main);
 	ret = rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_EX, noqueue,
 			      &req->main);
 	if (!ret)
@@ -1276,7 +1422,7 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		*grmode = RDLOCK_DLM_LOCK_NL;
 	else
 		lkb->main = again;
-	rdlock_dlm_drop(&req->gate);
+	rdlock_dlm_drop(req, &req->gate);
 	return ret;
 }
 
@@ -1382,7 +1528,7 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 		return 0;
 	if (req->from == RDLOCK_DLM_LOCK_EX)
 		rdlock_dlm_lvb_release(req, lkb);
-	rdlock_dlm_drop(&lkb->main);
+	rdlock_dlm_drop(req, &lkb->main);
 	if (req->to == RDLOCK_DLM_LOCK_PR) {
 		/*
 		 * EX->PR under the gate: no EX ticket but ours was in the
@@ -1393,7 +1539,7 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 		if (ret)
 			*grmode = RDLOCK_DLM_LOCK_NL;
 	}
-	rdlock_dlm_drop(&lkb->gate);
+	rdlock_dlm_drop(req, &lkb->gate);
 	return ret;
 }
 
@@ -1419,8 +1565,8 @@ static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	/* An unlock cannot be cancelled: it owns the lock now. */
 	if (req->from == RDLOCK_DLM_LOCK_EX)
 		rdlock_dlm_lvb_release(req, lkb);
-	rdlock_dlm_drop(&lkb->main);
-	rdlock_dlm_drop(&lkb->gate);
+	rdlock_dlm_drop(req, &lkb->main);
+	rdlock_dlm_drop(req, &lkb->gate);
 	spin_lock_irqsave(&dls->lock, flags);
 	idr_remove(&dls->lkids, lkb->lkid);
 	list_del_init(&lkb->res_node);
@@ -1472,8 +1618,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 	if (!req->lkb) {
 		/* Cancelled: the caller has its AST; give back what we got. */
 		spin_unlock_irqrestore(&dls->lock, flags);
-		rdlock_dlm_drop(&req->main);
-		rdlock_dlm_drop(&req->gate);
+		rdlock_dlm_drop(req, &req->main);
+		rdlock_dlm_drop(req, &req->gate);
 		goto out;
 	}
 	if (!ret) {
@@ -1492,8 +1638,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 		list_del_init(&lkb->res_node);
 		rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, 0, true, false);
 		spin_unlock_irqrestore(&dls->lock, flags);
-		rdlock_dlm_drop(&req->main);
-		rdlock_dlm_drop(&req->gate);
+		rdlock_dlm_drop(req, &req->main);
+		rdlock_dlm_drop(req, &req->gate);
 		rdlock_dlm_res_put(dls, req->res);
 		goto out;
 	}
@@ -1515,9 +1661,11 @@ static void rdlock_dlm_work(struct work_struct *work)
 		rdlock_dlm_bast_known(lkb);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	/* A failed up-conversion gives back the steps it got. */
-	rdlock_dlm_drop(&req->main);
-	rdlock_dlm_drop(&req->gate);
+	rdlock_dlm_drop(req, &req->main);
+	rdlock_dlm_drop(req, &req->gate);
 out:
+	if (req->dropped)
+		rdlock_dlm_kick_waiters(req);
 	memalloc_nofs_restore(nofs);
 	rdlock_dlm_req_free(req);
 }
@@ -1527,7 +1675,8 @@ static void rdlock_dlm_gate_work(struct work_struct *work)
 	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
 						  gate_work);
 
-	rdlock_dlm_drop(&req->cancel_gate);
+	rdlock_dlm_drop(req, &req->cancel_gate);
+	rdlock_dlm_kick_waiters(req);
 }
 
 static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
@@ -1540,6 +1689,7 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 	INIT_WORK(&req->work, rdlock_dlm_work);
 	INIT_WORK(&req->gate_work, rdlock_dlm_gate_work);
 	INIT_LIST_HEAD(&req->wait_node);
+	init_waitqueue_head(&req->kick_wq);
 	req->dls = dls;
 	req->lkb = lkb;
 	return req;
@@ -1755,6 +1905,8 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	req->lkb = NULL;
 	req->cancellable = false;
 	lkb->req = NULL;
+	/* A waiting take ends now, with nothing taken. */
+	wake_up(&req->kick_wq);
 	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
 	 * This node's holders stop getting BASTs for the abandoned wait now,
@@ -2082,6 +2234,8 @@ void rdlock_dlm_debugfs_init(struct dentry *root)
 	debugfs_create_file("dlm", 0444, root, NULL, &rdlock_dlm_stats_fops);
 	debugfs_create_u32("inject_dlm_done_delay_ms", 0600, root,
 			   &rdlock_dlm_inject_done_delay_ms);
+	debugfs_create_u32("inject_dlm_poll_ms", 0600, root,
+			   &rdlock_dlm_inject_poll_ms);
 }
 
 int rdlock_dlm_init(void)

@@ -71,6 +71,12 @@
  *		BAST for over 1 s keeps 100 ms;
  *		with 0 none is held; a hold above 1000 ms, or above its
  *		maximum, is refused (EINVAL).
+ * kick		node 1 holds EX; node 0's EX request waits with its polls
+ *		60 s apart (debugfs inject_dlm_poll_ms): node 1's unlock
+ *		(synchronous) kicks it, exactly one kick sent and one
+ *		received, and it is granted within WAIT_MS, asleep exactly
+ *		once. Then node 0's request waiting so is cancelled: its wait
+ *		ends (take_fail) within WAIT_MS, without waking for a poll.
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -141,8 +147,9 @@ FIXTURE_SETUP(dlm)
 FIXTURE_TEARDOWN(dlm)
 {
 	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
-	/* A failed notice_order or link_blip leaves no fault behind. */
+	/* A failed notice_order, link_blip or kick leaves no fault behind. */
 	rdl_debugfs_write(DONE_DELAY, 0);
+	rdl_debugfs_write(POLL_MS, 0);
 	rdl_debugfs_write(LOST_MSGS, 0);
 	rdl_write_u32(RELEASE_POST, 1);
 	close(self->fd);
@@ -944,6 +951,68 @@ TEST_F_TIMEOUT(dlm, hold, STEP_S)
 	UNLOCK(fd, 0);
 	UNLOCK(fd, 1);
 	BARRIER(43);
+}
+
+/* Longer than WAIT_MS: only a kick or a cancel ends such a wait in time. */
+#define KICK_POLL_MS	60000
+
+TEST_F_TIMEOUT(dlm, kick, STEP_S)
+{
+	long long kicks0 = 0, sent0 = 0, waits0 = 0, fails0 = 0;
+	__u32 me = self->env.self;
+	int fd = self->fd;
+
+	if (me == 1)
+		GRANT(fd, 0, EX, 0, "kick");
+	BARRIER(44);
+	if (!me) {
+		ASSERT_EQ(0, rdl_debugfs_write(POLL_MS, KICK_POLL_MS));
+		kicks0 = dl_counter("kicks");
+		waits0 = dl_counter("poll_waits");
+		ASSERT_EQ(0, dl_lock(fd, 0, EX, 0, "kick"));
+		/* Asleep: only node 1's kick can wake it before WAIT_MS. */
+		ASSERT_TRUE(dl_counter_reaches("poll_waits", waits0 + 1, false));
+	} else if (me == 1) {
+		/* Node 0's wait is known here: the unlock will kick it. */
+		EXPECT_BAST(fd, 0, EX);
+		sent0 = dl_counter("kicks_sent");
+		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 0));
+	}
+	BARRIER(45);
+	if (me == 1) {
+		/* Released before the kick goes: the kicked try gets it. */
+		UNLOCK(fd, 0);
+		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 1));
+		ASSERT_TRUE(dl_counter_reaches("kicks_sent", sent0 + 1, false));
+		EXPECT_EQ(sent0 + 1, dl_counter("kicks_sent"));
+	} else if (!me) {
+		EXPECT_AST(fd, 0, 0);
+		EXPECT_EQ(kicks0 + 1, dl_counter("kicks"));
+		EXPECT_EQ(waits0 + 1, dl_counter("poll_waits"));
+		UNLOCK(fd, 0);
+	}
+	BARRIER(46);
+
+	/* A cancel ends such a wait at once: it gives nothing back later. */
+	if (me == 1)
+		GRANT(fd, 0, EX, 0, "kick");
+	BARRIER(47);
+	if (!me) {
+		waits0 = dl_counter("poll_waits");
+		fails0 = dl_counter("take_fail");
+		ASSERT_EQ(0, dl_lock(fd, 0, EX, 0, "kick"));
+		ASSERT_TRUE(dl_counter_reaches("poll_waits", waits0 + 1, false));
+		ASSERT_EQ(0, dl_unlock(fd, 0, LKF_CANCEL));
+		EXPECT_AST(fd, 0, ECANCEL);
+		EXPECT_TRUE(dl_counter_reaches("take_fail", fails0 + 1, false));
+		EXPECT_EQ(waits0 + 1, dl_counter("poll_waits"));
+		EXPECT_EQ(0, rdl_debugfs_write(POLL_MS, 0));
+	} else if (me == 1) {
+		EXPECT_BAST(fd, 0, EX);
+	}
+	BARRIER(48);
+	if (me == 1)
+		UNLOCK(fd, 0);
 }
 
 TEST_F_TIMEOUT(dlm, room, STEP_S)

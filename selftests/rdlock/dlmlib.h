@@ -35,7 +35,7 @@
 /*
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
- * notice_order: 35; link_blip: 36 .. 41; hold: 42, 43).
+ * notice_order: 35; link_blip: 36 .. 41; hold: 42, 43; kick: 44 .. 48).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -53,6 +53,7 @@
 #define BOUNCE_MS	1000	/* RDLOCK_DLM_BOUNCE_MS */
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
+#define POLL_MS		"inject_dlm_poll_ms"
 #define LOST_MSGS	"inject_lost_msgs"
 #define RELEASE_POST	"/sys/module/rdlock/parameters/release_post"
 
