@@ -1205,8 +1205,8 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 
 /*
  * Take @name (@flags: RDLOCK_LKF_GATE or 0) for @req, waiting for it:
- * tries, each one CAS, until one gets it, the request is cancelled or the
- * lockspace fails. Between tries the request sleeps until a kick (a
+ * tries, each one CAS, until one gets it, the request is cancelled or a
+ * try fails for another reason than a busy word or a link that is down. Between tries the request sleeps until a kick (a
  * holder gave the resource back), a cancel, or a random back-off up to
  * twice the last (RDLOCK_DLM_POLL_US_*; a kick starts it again at the
  * minimum, since the release may not have reached the word's home yet).
@@ -1227,9 +1227,14 @@ static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
 				 rdlock_dlm_rdmode(mode),
 				 &(struct rdlock_lock_opts){
 					.flags = flags | RDLOCK_LKF_TRY });
-		/* -EAGAIN: too many abandoned tries still finishing. */
+		/*
+		 * -EAGAIN: too many abandoned tries still finishing;
+		 * -ENOTCONN: refused unsent, the home's link is down for
+		 * now (a blocking acquisition waits through that too).
+		 */
 		if (!IS_ERR(lk) ||
-		    (PTR_ERR(lk) != -EBUSY && PTR_ERR(lk) != -EAGAIN))
+		    (PTR_ERR(lk) != -EBUSY && PTR_ERR(lk) != -EAGAIN &&
+		     PTR_ERR(lk) != -ENOTCONN))
 			return lk;
 		if (!READ_ONCE(req->lkb))
 			return ERR_PTR(-ECANCELED);
