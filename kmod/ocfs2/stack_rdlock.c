@@ -42,8 +42,13 @@
  */
 #define RDL_LKF_IGNORED		(DLM_LKF_LOCAL | DLM_LKF_NODLCKWT)
 
-/* GFS2's default minimum hold time of an inode glock (HZ / 5). */
-#define RDL_HOLD_MS_DEFAULT	200
+/*
+ * GFS2 holds an inode glock 200 ms (HZ / 5), but only while it has
+ * holders (gfs2_glock_cb()); rdlock cannot see dlmglue's, so it holds
+ * every fresh EX grant, a directory's one-off atime update too, and
+ * starts shorter: a busy lock's hold doubles from here (hold_max_ms).
+ */
+#define RDL_HOLD_MS_DEFAULT	50
 
 /*
  * OCFS2's dlmglue gives a lock back as soon as a BAST comes and its users
@@ -68,9 +73,9 @@ static const struct kernel_param_ops rdl_hold_ms_ops = {
 
 module_param_cb(hold_ms, &rdl_hold_ms_ops, &hold_ms, 0644);
 /* The numbers the description gives. */
-static_assert(RDLOCK_DLM_HOLD_MAX_MS == 1000 && RDL_HOLD_MS_DEFAULT == 200);
+static_assert(RDLOCK_DLM_HOLD_MAX_MS == 1000 && RDL_HOLD_MS_DEFAULT == 50);
 MODULE_PARM_DESC(hold_ms,
-		 "ms a node keeps a lock it was granted before a BAST reaches OCFS2 (0..1000; default 200); read at mount");
+		 "ms a node keeps a lock it was granted before a BAST reaches OCFS2 (0..1000; default 50); read at mount");
 module_param_cb(hold_max_ms, &rdl_hold_ms_ops, &hold_max_ms, 0644);
 MODULE_PARM_DESC(hold_max_ms,
 		 "ms a busy lock's hold time may grow to (0..1000, at least hold_ms; default 1000); read at mount");
