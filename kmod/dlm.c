@@ -1206,12 +1206,13 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 /*
  * Take @name (@flags: RDLOCK_LKF_GATE or 0) for @req, waiting for it:
  * tries, each one CAS, until one gets it, the request is cancelled or a
- * try fails for another reason than a busy word or a link that is down. Between tries the request sleeps until a kick (a
- * holder gave the resource back), a cancel, or a random back-off up to
- * twice the last (RDLOCK_DLM_POLL_US_*; a kick starts it again at the
- * minimum, since the release may not have reached the word's home yet).
- * The lock protocols' own waits cannot be cut short: a cancelled request
- * would wait on for a lock it then gives back at once.
+ * try fails for another reason than a busy word or a link that is down.
+ * Between tries the request sleeps until a kick (a holder gave the
+ * resource back), a cancel, or a random back-off up to twice the last
+ * (RDLOCK_DLM_POLL_US_*; a kick starts it again at the minimum, since the
+ * release may not have reached the word's home yet). The lock protocols'
+ * own waits cannot be cut short: a cancelled request would wait on for a
+ * lock it then gives back at once.
  */
 static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
 						const u8 *name, int mode,
