@@ -1203,6 +1203,16 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 	return live ? 0 : -ECANCELED;
 }
 
+/* One try at @name (@flags: RDLOCK_LKF_GATE or 0) for @req, in @mode. */
+static struct rdlock_lock *rdlock_dlm_try(struct rdlock_dlm_req *req,
+					  const u8 *name, int mode, u32 flags)
+{
+	return rdlock_lock(req->dls->ls, name, req->res->len + 1,
+			   rdlock_dlm_rdmode(mode),
+			   &(struct rdlock_lock_opts){
+				.flags = flags | RDLOCK_LKF_TRY });
+}
+
 /*
  * Take @name (@flags: RDLOCK_LKF_GATE or 0) for @req, waiting for it:
  * tries, each one CAS, until one gets it, the request is cancelled or a
@@ -1224,10 +1234,7 @@ static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
 
 	for (;;) {
 		kicks = READ_ONCE(req->kicks);
-		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
-				 rdlock_dlm_rdmode(mode),
-				 &(struct rdlock_lock_opts){
-					.flags = flags | RDLOCK_LKF_TRY });
+		lk = rdlock_dlm_try(req, name, mode, flags);
 		/*
 		 * -EAGAIN: too many abandoned tries still finishing;
 		 * -ENOTCONN: refused unsent, the home's link is down for
@@ -1286,10 +1293,7 @@ again:
 	 * every node now, and the done notice after).
 	 */
 	if (!noqueue && !quiet && !req->noticed) {
-		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
-				 rdlock_dlm_rdmode(mode),
-				 &(struct rdlock_lock_opts){
-					.flags = word | RDLOCK_LKF_TRY });
+		lk = rdlock_dlm_try(req, name, mode, word);
 		if (!IS_ERR(lk))
 			rdlock_dlm_count(RDLOCK_DLM_ST_TRY_OK, 1);
 		if (!IS_ERR(lk) ||
@@ -1299,10 +1303,7 @@ again:
 		rdlock_dlm_notice_wait(req);
 	}
 	if (noqueue)
-		lk = rdlock_lock(req->dls->ls, name, req->res->len + 1,
-				 rdlock_dlm_rdmode(mode),
-				 &(struct rdlock_lock_opts){
-					.flags = word | RDLOCK_LKF_TRY });
+		lk = rdlock_dlm_try(req, name, mode, word);
 	else
 		lk = rdlock_dlm_wait_take(req, name, mode, word);
 took:
