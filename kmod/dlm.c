@@ -1203,10 +1203,17 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 	return live ? 0 : -ECANCELED;
 }
 
-/* One try at @name (@flags: RDLOCK_LKF_GATE or 0) for @req, in @mode. */
+/*
+ * One try at @name (@flags: RDLOCK_LKF_GATE or 0) for @req, in @mode. A
+ * main word's grant for a VALBLK request reads the value block with it
+ * (rdlock_dlm_lvb_grant() then costs no round trip).
+ */
 static struct rdlock_lock *rdlock_dlm_try(struct rdlock_dlm_req *req,
 					  const u8 *name, int mode, u32 flags)
 {
+	if (!(flags & RDLOCK_LKF_GATE) &&
+	    req->flags & RDLOCK_DLM_LKF_VALBLK)
+		flags |= RDLOCK_LKF_LVB;
 	return rdlock_lock(req->dls->ls, name, req->res->len + 1,
 			   rdlock_dlm_rdmode(mode),
 			   &(struct rdlock_lock_opts){

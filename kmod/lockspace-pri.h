@@ -170,6 +170,8 @@ struct rdlock_lock {
 	void *arg;
 	enum rdlock_lock_mode mode;
 	struct rdlock_lock_opts opts;
+	bool lvb_read_ok;
+	u64 lvb_read[1 + RDLOCK_LVB_LEN / 8];	/* RDLOCK_LS_LVB_SLOTS */
 };
 
 /**
@@ -215,6 +217,10 @@ struct rdlock_lock {
  * @probes: entries probed for them.
  * @resolves_fresh: of @resolves, those that claimed the first entry of a
  *	window nothing was ever taken in (one operation, no check).
+ * @checks_spared: resolves whose check READ its first entry in the
+ *	operation that took the reference (a CAS_READ).
+ * @lvb_reads_spared: grants that READ the value block in the operation
+ *	that took the lock (RDLOCK_LKF_LVB).
  * @references: entry references this node holds (resolved names).
  * @ref_drops: references dropped.
  * @reclaimed: entries this node freed (last reference, idle lock word).
@@ -267,6 +273,8 @@ struct rdlock_ls {
 	atomic64_t resolves;
 	atomic64_t probes;
 	atomic64_t resolves_fresh;
+	atomic64_t checks_spared;
+	atomic64_t lvb_reads_spared;
 	atomic64_t references;
 	atomic64_t ref_drops;
 	atomic64_t reclaimed;

@@ -61,6 +61,10 @@ static const siphash_key_t rdlock_ls_dir_key = {
 static_assert(RDLOCK_LOCK_SH == (int)RDLOCK_MODE_SHARED);
 static_assert(RDLOCK_LOCK_EX == (int)RDLOCK_MODE_EXCLUSIVE);
 static_assert(RDLOCK_LOCK_UP == (int)RDLOCK_MODE_UPDATE);
+/* A value block and its state word come with the CAS that takes a lock. */
+static_assert(RDLOCK_LS_LVB_SLOTS <= RDLOCK_XPORT_CAS_READ_MAX);
+static_assert(sizeof_field(struct rdlock_lock, lvb_read) ==
+	      RDLOCK_LS_LVB_SLOTS * sizeof(u64));
 
 static const struct rdlock_proto_ops *const rdlock_ls_protos[] = {
 	[RDLOCK_PROTO_BAKERY]	= &rdlock_proto_bakery,
@@ -102,7 +106,13 @@ int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 	if (opts && opts->flags & RDLOCK_LKF_GATE &&
 	    !(ls->attr.flags & RDLOCK_LS_GATE))
 		return -EINVAL;
-	if (opts && (!rdlock_lock_flags_ok(opts->flags & ~RDLOCK_LKF_GATE,
+	/* A value block goes with the name's lock word, not its gate. */
+	if (opts && opts->flags & RDLOCK_LKF_LVB &&
+	    (!(ls->attr.flags & RDLOCK_LS_LVB) ||
+	     opts->flags & RDLOCK_LKF_GATE))
+		return -EINVAL;
+	if (opts && (!rdlock_lock_flags_ok(opts->flags & ~(RDLOCK_LKF_GATE |
+							   RDLOCK_LKF_LVB),
 					   opts->timeout_ms) ||
 		     opts->lease_slots > (ls->attr.flags & RDLOCK_LS_UPDATE ?
 					  RDLOCK_LEASE_SLOTS_MAX_UPDATE :
@@ -140,7 +150,7 @@ static int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
 		n = min_t(u32, count - done, RDLOCK_XPORT_RANGE_MAX);
 		ret = rdlock_xport_exec_range(RDLOCK_XOP_READ_RANGE, node,
 					      ls->incarnation[node],
-					      slot + done, 0, 0, n, NULL,
+					      slot + done, 0, 0, 0, n, NULL,
 					      vals + done, 0);
 		if (ret < 0)
 			return ret;
@@ -982,23 +992,52 @@ static u64 rdlock_entry_claim_word(const struct rdlock_ls *ls,
 }
 
 /*
+ * The first entry of its window a resolve's check reads after taking a
+ * reference (rdlock_res_verify()): READ in the operation that took the
+ * reference, when the window has one to check.
+ * @index: its index in the window; @read: whether it was READ; @val: its
+ * tag word then.
+ */
+struct rdlock_res_check {
+	u32 index;
+	bool read;
+	u64 val;
+};
+
+/*
  * Take a reference on the entry at @tslot for @res, whose tag word was
  * seen as @expect (0 or RDLOCK_LS_FREED: free): claim it if free (with
  * this node's placement), join it if it holds @res's tag. @word: the tag
- * word written. Return: 1 if taken, 0 if it is another name's or being
- * freed now, or an error.
+ * word written. @check: the check's first entry, READ after each CAS in
+ * the same operation (a CAS_READ), or NULL. Return: 1 if taken, 0 if it
+ * is another name's or being freed now, or an error.
  */
 static int rdlock_entry_take(struct rdlock_ls *ls, struct rdlock_res *res,
-			     u32 tslot, u64 expect, u64 *word)
+			     u32 tslot, u64 expect, u64 *word,
+			     struct rdlock_res_check *check)
 {
+	u32 home = res->entry_home, cslot = 0;
 	u64 old;
 	int ret;
 
+	if (check)
+		cslot = rdlock_entry_slot(ls, rdlock_res_first(ls, res),
+					  check->index);
 	for (;;) {
 		*word = rdlock_ls_entry_free(expect) ?
 			rdlock_entry_claim_word(ls, res) : expect + 1;
-		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_CAS, tslot,
-				   expect, *word, &old);
+		if (check) {
+			ret = rdlock_xport_exec_range(RDLOCK_XOP_CAS_READ, home,
+						      ls->incarnation[home],
+						      tslot, expect, *word,
+						      cslot, 1, &old,
+						      &check->val, 0);
+			check->read = ret == 1;
+			ret = min(ret, 0);
+		} else {
+			ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS, tslot,
+					   expect, *word, &old);
+		}
 		if (ret)
 			return ret;
 		if (old == expect)
@@ -1040,12 +1079,14 @@ static bool rdlock_entry_free_unused(struct rdlock_ls *ls, u32 home,
  * @fresh: set when that CAS claimed it: nothing was ever taken in the
  * window, so no other entry of the name exists, and any taken later
  * lies after this one, whose taker's check sees it (design.rst,
- * "Reclaim"): the reference needs no check of its own. Return: the index
- * taken, -EAGAIN if the entry changed before the reference was taken
- * (read again), or an error.
+ * "Reclaim"): the reference needs no check of its own. @check: else the
+ * check's first entry, READ with the reference where there is one.
+ * Return: the index taken, -EAGAIN if the entry changed before the
+ * reference was taken (read again), or an error.
  */
 static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
-			    u64 *word, bool *fresh)
+			    u64 *word, bool *fresh,
+			    struct rdlock_res_check *check)
 {
 	int live = -1, dormant = -1, free = -1, unused = -1, pick, ret;
 	u32 first = rdlock_res_first(ls, res), i;
@@ -1099,8 +1140,13 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
 	}
 	if (pick < 0)
 		return -ENOSPC;
+	/* The check reads the window from its start, skipping @pick. */
+	check->index = pick ? 0 : 1;
+	check->read = false;
 	ret = rdlock_entry_take(ls, res, rdlock_entry_slot(ls, first, pick),
-				seen[pick], word);
+				seen[pick], word,
+				check->index < rdlock_res_window(ls) ?
+				check : NULL);
 	if (ret < 0)
 		return ret;
 	return ret ? pick : -EAGAIN;
@@ -1108,11 +1154,13 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
 
 /*
  * After taking a reference on entry @got: is there another entry of the
- * name with references? @other: its index (the lowest), or -1.
- * Return: 0 or a transport error.
+ * name with references? @other: its index (the lowest), or -1. @check:
+ * the first entry to look at, if READ already (after the reference was
+ * taken). Return: 0 or a transport error.
  */
 static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
-			     int got, int *other)
+			     int got, const struct rdlock_res_check *check,
+			     int *other)
 {
 	u32 first = rdlock_res_first(ls, res), i;
 	u64 v;
@@ -1122,10 +1170,16 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
 	for (i = 0; i < rdlock_res_window(ls); i++) {
 		if (i == got)
 			continue;
-		ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
-				   rdlock_entry_slot(ls, first, i), 0, 0, &v);
-		if (ret)
-			return ret;
+		if (check->read && i == check->index) {
+			atomic64_inc(&ls->checks_spared);
+			v = check->val;
+		} else {
+			ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
+					   rdlock_entry_slot(ls, first, i), 0,
+					   0, &v);
+			if (ret)
+				return ret;
+		}
 		if (!v)		/* nothing taken after a never used entry */
 			break;
 		if (rdlock_entry_live(v, res->tag)) {
@@ -1146,6 +1200,7 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
  */
 static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 {
+	struct rdlock_res_check check;
 	unsigned int attempt = 0;
 	bool shrunk = false, fresh;
 	int got, other, ret;
@@ -1156,7 +1211,7 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 	for (;;) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		got = rdlock_res_probe(ls, res, &word, &fresh);
+		got = rdlock_res_probe(ls, res, &word, &fresh, &check);
 		if (got == -EAGAIN)
 			continue;
 		if (got == -ENOSPC && !shrunk) {
@@ -1175,7 +1230,7 @@ static int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 		if (fresh)
 			atomic64_inc(&ls->resolves_fresh);
 		else
-			ret = rdlock_res_verify(ls, res, got, &other);
+			ret = rdlock_res_verify(ls, res, got, &check, &other);
 		if (!ret && other < 0) {
 			rdlock_entry_lock_at(ls, res->entry_home,
 					     res->entry_slot, res->place,
@@ -1349,6 +1404,12 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
 	lk->ticket.incarnation = ls->incarnation[res->home];
+	lk->lvb_read_ok = false;
+	if (lk->opts.flags & RDLOCK_LKF_LVB) {
+		lk->ticket.read_slot = rdlock_lvb_state_slot(ls, res->slot);
+		lk->ticket.read_count = RDLOCK_LS_LVB_SLOTS;
+		lk->ticket.read_vals = lk->lvb_read;
+	}
 	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
 	trace_rdlock_lock_request(lk, 0);
 	ret = ls->ops->acquire(&ls->cfg, &lk->ticket,
@@ -1358,11 +1419,15 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	/* Failed because the tables went: say so, not how it showed. */
 	ret = rdlock_ls_error(ls, ret);
 	trace_rdlock_lock_done(lk, ret);
-	if (ret)
+	if (ret) {
 		rdlock_lock_unlist(lk);
-	else
-		rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
-	return ret;
+		return ret;
+	}
+	lk->lvb_read_ok = lk->ticket.read_got;
+	if (lk->lvb_read_ok)
+		atomic64_inc(&ls->lvb_reads_spared);
+	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
+	return 0;
 }
 
 /**
@@ -1593,6 +1658,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		return -EOPNOTSUPP;
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
+	lk->lvb_read_ok = false;
 	rdlock_lock_set_state(lk, RDLOCK_LK_CONVERTING);
 	nofs = memalloc_nofs_save();
 	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
@@ -1630,7 +1696,9 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
  *
  * The holder must exclude writers itself (a shared lock against the
  * exclusive holders that write): the words are not read at one instant
- * (%RDLOCK_XPORT_RANGE_MAX consecutive slots per operation).
+ * (%RDLOCK_XPORT_RANGE_MAX consecutive slots per operation). A lock taken
+ * with %RDLOCK_LKF_LVB whose grant read the block returns that copy, with
+ * no remote operation, until it stores one or is converted.
  *
  * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
  * a transport error.
@@ -1645,12 +1713,17 @@ int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 
 	if (ret)
 		return ret;
-	nofs = memalloc_nofs_save();
-	ret = rdlock_ls_read_range(ls, lk->res->home, rdlock_lvb_slot(lk),
-				   buf ? RDLOCK_LS_LVB_SLOTS : 1, w);
-	memalloc_nofs_restore(nofs);
-	if (ret)
-		return rdlock_ls_error(ls, ret);
+	if (lk->lvb_read_ok) {
+		memcpy(w, lk->lvb_read, sizeof(w));
+	} else {
+		nofs = memalloc_nofs_save();
+		ret = rdlock_ls_read_range(ls, lk->res->home,
+					   rdlock_lvb_slot(lk),
+					   buf ? RDLOCK_LS_LVB_SLOTS : 1, w);
+		memalloc_nofs_restore(nofs);
+		if (ret)
+			return rdlock_ls_error(ls, ret);
+	}
 	for (i = 0; buf && i < RDLOCK_LVB_LEN / 8; i++)
 		put_unaligned_le64(w[1 + i], buf + 8 * i);
 	*flags = (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
@@ -1754,6 +1827,7 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 
 	if (ret)
 		return ret;
+	lk->lvb_read_ok = false;
 	flags &= ~RDLOCK_LVB_POST;
 	if (flags & ~RDLOCK_LVB_FLAGS_MASK)
 		return -EINVAL;

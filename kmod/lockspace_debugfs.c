@@ -89,6 +89,9 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 		   (long long)atomic64_read(&ls->probes),
 		   (long long)atomic64_read(&ls->resolves_fresh),
 		   (long long)atomic64_read(&ls->placed));
+	seq_printf(m, "checks_spared: %lld\nlvb_reads_spared: %lld\n",
+		   (long long)atomic64_read(&ls->checks_spared),
+		   (long long)atomic64_read(&ls->lvb_reads_spared));
 	/* Name entries: this node's references and what it freed. */
 	spin_lock(&ls->res_lock);
 	seq_printf(m, "names_unused: %u\nnames_unused_max: %u\nname_drops_pending: %u\n",

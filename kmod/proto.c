@@ -102,10 +102,12 @@ int rdlock_proto_check(const struct rdlock_proto_cfg *cfg,
 		return -EINVAL;
 	if (!t->k)
 		t->k = 1;
-	if (!bakery_k_valid(bm, t->k))
+	if (!bakery_k_valid(bm, t->k) ||
+	    t->read_count > RDLOCK_XPORT_CAS_READ_MAX)
 		return -EINVAL;
 	t->upgraded = false;
 	t->revoked = false;
+	t->read_got = false;
 	t->state = RDLOCK_TICKET_NEW;	/* each acquisition is a new ticket */
 	return 0;
 }
@@ -171,22 +173,25 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 	return ret;
 }
 
-/* A READ_RANGE or FAA_READ of the ticket's lock, counted as one operation. */
+/*
+ * A READ_RANGE, FAA_READ or CAS_READ of the ticket's lock, counted as one
+ * operation.
+ */
 static int rdlock_proto_range_at(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_ticket *t, enum rdlock_xop op,
-				 u32 slot, u64 arg0, u32 rslot, u32 count,
-				 u64 *value, u64 *vals)
+				 u32 slot, u64 arg0, u64 arg1, u32 rslot,
+				 u32 count, u64 *value, u64 *vals)
 {
 	int ret;
 
 	if (cfg->xport)
 		ret = cfg->xport->exec_range(cfg->xport_priv, op, t->node,
-					     t->incarnation, slot, arg0, rslot,
-					     count, value, vals);
+					     t->incarnation, slot, arg0, arg1,
+					     rslot, count, value, vals);
 	else
 		ret = rdlock_xport_exec_range(op, t->node, t->incarnation,
-					      slot, arg0, rslot, count, value,
-					      vals, 0);
+					      slot, arg0, arg1, rslot, count,
+					      value, vals, 0);
 	rdlock_proto_count_op(cfg, t, op);
 	return ret;
 }
@@ -206,7 +211,7 @@ int rdlock_proto_read_range(const struct rdlock_proto_cfg *cfg,
 			    u64 *vals)
 {
 	return rdlock_proto_range_at(cfg, t, RDLOCK_XOP_READ_RANGE, slot, 0, 0,
-				     count, NULL, vals);
+				     0, count, NULL, vals);
 }
 
 /**
@@ -265,10 +270,33 @@ int rdlock_proto_read(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
+ * A CAS on the ticket's word that may take the lock, with the READ its
+ * caller wants after the grant (@t->read_*) in the same operation: one
+ * CAS_READ. @t->read_got tells whether the CAS swapped and every slot was
+ * read. Return: 0 or the CAS's error, as rdlock_proto_op().
+ */
+static int rdlock_proto_cas_read(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t, u64 arg0, u64 arg1,
+				 u64 *value)
+{
+	int ret;
+
+	t->read_got = false;
+	ret = rdlock_proto_range_at(cfg, t, RDLOCK_XOP_CAS_READ, t->slot, arg0,
+				    arg1, t->read_slot, t->read_count, value,
+				    t->read_vals);
+	if (ret < 0)
+		return ret;
+	t->read_got = ret == t->read_count && *value == arg0;
+	return 0;
+}
+
+/*
  * @op, sent again while it is refused before it was sent (-ENOTCONN: the
  * connection to the home is being made again after a blip) and the home
  * keeps the ticket's table; @killable: also ends, with -ENOTCONN, at
- * @deadline (jiffies, 0: none) or on a fatal signal.
+ * @deadline (jiffies, 0: none) or on a fatal signal, and is an operation
+ * that takes the lock: a CAS carries the ticket's READ.
  */
 static int rdlock_proto_op_resent(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t, u32 slot,
@@ -280,7 +308,12 @@ static int rdlock_proto_op_resent(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	for (;;) {
-		ret = rdlock_proto_op_at(cfg, t, slot, op, arg0, arg1, value);
+		if (killable && op == RDLOCK_XOP_CAS && slot == t->slot &&
+		    t->read_count)
+			ret = rdlock_proto_cas_read(cfg, t, arg0, arg1, value);
+		else
+			ret = rdlock_proto_op_at(cfg, t, slot, op, arg0, arg1,
+						 value);
 		if (ret != -ENOTCONN)
 			return ret;
 		/* A TRY (a deadline passed) costs one operation, no sleep. */
@@ -364,8 +397,8 @@ int rdlock_proto_faa_read_must(const struct rdlock_proto_cfg *cfg,
 
 	for (;;) {
 		ret = rdlock_proto_range_at(cfg, t, RDLOCK_XOP_FAA_READ,
-					    t->slot, arg0, rslot, count, value,
-					    vals);
+					    t->slot, arg0, 0, rslot, count,
+					    value, vals);
 		if (ret != -ENOTCONN ||
 		    !rdlock_proto_retry(cfg, t, ret, &backoff_us))
 			return ret;
@@ -385,7 +418,8 @@ int rdlock_proto_faa_read_must(const struct rdlock_proto_cfg *cfg,
  * An acquisition waits through a connection blip as it waits for the
  * lock: refused unsent (-ENOTCONN), the operation is tried again while the
  * home keeps the ticket's table, until @deadline or a fatal signal. A file
- * system then sees a blip as a slow grant, not as a failed lock.
+ * system then sees a blip as a slow grant, not as a failed lock. A CAS
+ * with @t->read_count slots to read is a CAS_READ (rdlock_proto_cas_read()).
  *
  * Return: as rdlock_proto_op(); -ENOTCONN: nothing was sent by @deadline.
  */

@@ -97,8 +97,9 @@ enum rdlock_proto_msg_type {
  * @exec: one synchronous operation on (@node, @slot) of table
  *	@incarnation, as rdlock_xport_exec() with the transport's default
  *	timeout.
- * @exec_range: a READ_RANGE or FAA_READ, as rdlock_xport_exec_range()
- *	with the transport's default timeout: returns the slots read.
+ * @exec_range: a READ_RANGE, FAA_READ or CAS_READ, as
+ *	rdlock_xport_exec_range() with the transport's default timeout:
+ *	returns the slots read.
  * @now: this node's clock, for leases and stall detection.
  * @incarnation: the table @node has now (rdlock_xport_node_incarnation());
  *	NULL: unknown, and a failed poll ends the wait.
@@ -124,8 +125,8 @@ struct rdlock_proto_xport {
 	int (*exec)(void *priv, enum rdlock_xop op, u32 node, u64 incarnation,
 		    u32 slot, u64 arg0, u64 arg1, u64 *value);
 	int (*exec_range)(void *priv, enum rdlock_xop op, u32 node,
-			  u64 incarnation, u32 slot, u64 arg0, u32 rslot,
-			  u32 count, u64 *value, u64 *vals);
+			  u64 incarnation, u32 slot, u64 arg0, u64 arg1,
+			  u32 rslot, u32 count, u64 *value, u64 *vals);
 	ktime_t (*now)(void *priv);
 	u64 (*incarnation)(void *priv, u32 node);
 	int (*send_msg)(void *priv, u32 node, unsigned int type,
@@ -288,6 +289,14 @@ enum rdlock_ticket_state {
  * @census: bakery without leases: the ticket's entry in its node's
  *	record of the word, which a census asks about (proto_bakery.c);
  *	NULL otherwise.
+ * @read_slot: with @read_count: the first slot of a READ its caller wants
+ *	right after the grant, on @node (a value block).
+ * @read_count: slots of that READ, at most %RDLOCK_XPORT_CAS_READ_MAX; 0:
+ *	none.
+ * @read_vals: receives them.
+ * @read_got: set when the protocol READ them after the operation that
+ *	took the lock, in its round trip (the CAS spinlock's CAS_READ);
+ *	else the caller READs them itself.
  */
 struct rdlock_ticket {
 	u32 node;
@@ -306,6 +315,10 @@ struct rdlock_ticket {
 	atomic_t *pin;
 	enum rdlock_ticket_state state;
 	struct rdlock_bakery_entry *census;
+	u32 read_slot;
+	u32 read_count;
+	u64 *read_vals;
+	bool read_got;
 };
 
 /**

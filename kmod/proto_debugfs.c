@@ -17,6 +17,7 @@ static const char *const rdlock_xop_names[RDLOCK_XOP_NR] = {
 	[RDLOCK_XOP_PING]	= "ping",
 	[RDLOCK_XOP_READ_RANGE]	= "read_range",
 	[RDLOCK_XOP_FAA_READ]	= "faa_read",
+	[RDLOCK_XOP_CAS_READ]	= "cas_read",
 };
 
 /* One "name: value" line per counter: tests and tools parse them. */

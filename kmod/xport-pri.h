@@ -42,7 +42,7 @@ struct crypto_shash;
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
 /* 5: SOFT_DEVICE in the backend advert, 16-word READ_RANGE answers */
-#define RDLOCK_WIRE_VERSION	5
+#define RDLOCK_WIRE_VERSION	6
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -88,16 +88,19 @@ struct rdlock_wire_msg {
 			__le64 arg1;
 			/* gen 0: a READ or PING, answered without a record */
 			__le32 replay_slot;
-			__le32 count;	/* READ_RANGE, FAA_READ: slots */
+			__le32 count;	/* ranges: slots read */
 			__le64 gen;
+			__le32 rslot;	/* X_READ: the first slot read */
+			__le32 pad;
 		} req;
 		struct {
 			__le32 status;
-			__le32 count;	/* READ_RANGE, FAA_READ: slots read */
+			__le32 count;	/* ranges: slots read */
 			/*
 			 * words[0] is the value of a one-slot operation and
-			 * FAA_READ's FAA; the slots read follow it (a
-			 * READ_RANGE's from words[0] on).
+			 * an X_READ's atomic's (FAA_READ, CAS_READ); the
+			 * slots read follow it (a READ_RANGE's from words[0]
+			 * on).
 			 */
 			__le64 words[RDLOCK_XPORT_RANGE_MAX];
 		} rep;

@@ -25,19 +25,23 @@ enum rdlock_xop {
 	/* rdlock_xport_exec_range() only: */
 	RDLOCK_XOP_READ_RANGE,	/* vals[i] = slot + i, i < count */
 	RDLOCK_XOP_FAA_READ,	/* FAA, then vals[i] = rslot + i, i < count */
+	RDLOCK_XOP_CAS_READ,	/* CAS, then vals[i] = rslot + i, i < count */
 	RDLOCK_XOP_NR,
 };
 
 /*
  * A READ_RANGE reads up to RDLOCK_XPORT_RANGE_MAX slots in one operation
  * with either backend (one RDMA READ, or one two-sided answer): a value
- * block and its state word at once. The lock protocols read a queue at
- * most RDLOCK_XPORT_READ_MAX slots at a time (their simulated transport
- * holds them to it), and a FAA_READ reads at most
- * RDLOCK_XPORT_FAA_READ_MAX slots after its FAA. Callers READ the rest
- * of a longer range with more operations.
+ * block and its state word at once. A CAS_READ reads up to
+ * RDLOCK_XPORT_CAS_READ_MAX after its CAS (the answer's first word is the
+ * CAS's): a lock word taken and its value block read in one round trip.
+ * The lock protocols read a queue at most RDLOCK_XPORT_READ_MAX slots at a
+ * time (their simulated transport holds them to it), and a FAA_READ reads
+ * at most RDLOCK_XPORT_FAA_READ_MAX slots after its FAA. Callers READ the
+ * rest of a longer range with more operations.
  */
 #define RDLOCK_XPORT_RANGE_MAX		16
+#define RDLOCK_XPORT_CAS_READ_MAX	(RDLOCK_XPORT_RANGE_MAX - 1)
 #define RDLOCK_XPORT_READ_MAX		4
 #define RDLOCK_XPORT_FAA_READ_MAX	(RDLOCK_XPORT_READ_MAX - 1)
 
@@ -55,8 +59,9 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 		      u32 slot, u64 arg0, u64 arg1, u64 *value,
 		      unsigned int timeout_ms);
 int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
-			    u32 slot, u64 arg0, u32 rslot, u32 count,
-			    u64 *value, u64 *vals, unsigned int timeout_ms);
+			    u32 slot, u64 arg0, u64 arg1, u32 rslot,
+			    u32 count, u64 *value, u64 *vals,
+			    unsigned int timeout_ms);
 /* rdlock_xport_post(): the outcome, in softirq or a worker; never sleeps. */
 typedef void (*rdlock_xport_done_t)(void *ctx, int ret, u64 value);
 int rdlock_xport_post(enum rdlock_xop op, u32 node, u64 incarnation,

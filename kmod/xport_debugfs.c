@@ -91,14 +91,14 @@ static int rdlock_nodes_show(struct seq_file *m, void *v)
 	struct rdlock_cluster *cl = &rdlock_cl;
 	u32 i;
 
-	seq_puts(m, "node state connects read write faa cas ping msgs_sent msgs_recv bytes errors served read_range faa_read\n");
+	seq_puts(m, "node state connects read write faa cas ping msgs_sent msgs_recv bytes errors served read_range faa_read cas_read\n");
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		struct rdlock_node *node = &cl->nodes[i];
 		struct rdlock_node_stats *s = &node->stats;
 
 		if (!READ_ONCE(node->configured))
 			continue;
-		seq_printf(m, "%u %s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+		seq_printf(m, "%u %s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
 			   i, rdlock_node_state_names[rdlock_node_state(i)],
 			   READ_ONCE(node->connects),
 			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_READ]),
@@ -112,7 +112,8 @@ static int rdlock_nodes_show(struct seq_file *m, void *v)
 			   (long long)atomic64_read(&s->errors),
 			   (long long)atomic64_read(&s->served),
 			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_READ_RANGE]),
-			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_FAA_READ]));
+			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_FAA_READ]),
+			   (long long)atomic64_read(&s->ops[RDLOCK_XOP_CAS_READ]));
 	}
 	return 0;
 }

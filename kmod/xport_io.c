@@ -5,10 +5,11 @@
  *
  * verbs:    READ/WRITE/FETCH_AND_ADD/CMP_AND_SWP work requests against the
  *           home node's registered table, the home node itself going
- *           through its loopback queue pair. FAA_READ posts a FETCH_AND_ADD
- *           and an RDMA READ in one chain: the responder handles an RC
- *           QP's requests in order (design.rst, "Operations"), so the READ
- *           sees the word after the FAA, and both cost one round trip.
+ *           through its loopback queue pair. FAA_READ and CAS_READ post
+ *           the atomic and an RDMA READ in one chain: the responder
+ *           handles an RC QP's requests in order (design.rst,
+ *           "Operations"), so the READ sees the table after the atomic,
+ *           and both cost one round trip.
  * twosided: a request message; the home node's CPU executes the operation
  *           on its table with CPU atomics and replies. The home node's own
  *           accesses call the same function directly. For devices that
@@ -42,13 +43,14 @@ struct rdlock_xreq {
 	u64 arg0;
 	u64 arg1;
 	u64 incarnation;		/* of the target table; 0: any */
-	u32 count;			/* READ_RANGE, FAA_READ: slots */
-	u32 nread;			/* of them, read (FAA_READ: maybe 0) */
+	u32 count;			/* ranges: slots read */
+	u32 nread;			/* of them, read (X_READ: maybe 0) */
+	u32 rslot;			/* X_READ: the first slot read */
 	u32 wrs;			/* one-sided: WRs, credits held */
 	atomic_t wrs_left;		/* one-sided: WRs not completed */
-	enum ib_wc_status faa_status;	/* FAA_READ, verbs: the FAA's WR */
+	enum ib_wc_status atomic_status; /* X_READ, verbs: the atomic's WR */
 	enum ib_wc_status last_status;	/* one-sided: the last WR */
-	struct ib_cqe faa_cqe;		/* FAA_READ, verbs: the FAA's WR */
+	struct ib_cqe atomic_cqe;	/* X_READ, verbs: the atomic's WR */
 	u32 id;				/* two-sided: key in conn->pending */
 	u32 rx_seen;			/* two-sided: conn->rx_count at post */
 	u32 replay_slot;		/* recorded requests: our slot */
@@ -63,8 +65,8 @@ struct rdlock_xreq {
 	u64 dma;
 	/*
 	 * DMA target of one-sided ops, laid out as an answer's words:
-	 * buf[0] a one-slot op's value and FAA_READ's FAA, the slots read
-	 * after it (a READ_RANGE's from buf[0] on).
+	 * buf[0] a one-slot op's value and an X_READ's atomic's, the slots
+	 * read after it (a READ_RANGE's from buf[0] on).
 	 */
 	u64 buf[RDLOCK_XPORT_RANGE_MAX] ____cacheline_aligned;
 	/* rdlock_xport_post() only: */
@@ -233,6 +235,22 @@ int rdlock_table_register(struct rdlock_conn *conn)
 }
 
 /*
+ * An atomic and a READ after it, in one operation: FAA_READ, CAS_READ
+ * ("X_READ" below).
+ */
+static bool rdlock_xop_reads_after(enum rdlock_xop op)
+{
+	return op == RDLOCK_XOP_FAA_READ || op == RDLOCK_XOP_CAS_READ;
+}
+
+/* Slots an X_READ reads at most after its atomic. */
+static u32 rdlock_xop_read_after_max(enum rdlock_xop op)
+{
+	return op == RDLOCK_XOP_FAA_READ ? RDLOCK_XPORT_FAA_READ_MAX :
+					   RDLOCK_XPORT_CAS_READ_MAX;
+}
+
+/*
  * Is [@first, @first + @count) a range one answer carries, @max words at
  * most, inside a table of @slots?
  */
@@ -249,9 +267,11 @@ static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
 		return rdlock_range_ok(req->slot, req->count,
 				       RDLOCK_XPORT_RANGE_MAX, slots);
 	case RDLOCK_XOP_FAA_READ:
+	case RDLOCK_XOP_CAS_READ:
 		return req->slot < slots &&
-		       rdlock_range_ok(req->arg1, req->count,
-				       RDLOCK_XPORT_FAA_READ_MAX, slots);
+		       rdlock_range_ok(req->rslot, req->count,
+				       rdlock_xop_read_after_max(req->op),
+				       slots);
 	default:
 		return req->slot < slots;
 	}
@@ -269,12 +289,12 @@ static void rdlock_table_read(u32 first, u32 count, u64 *words)
 
 /*
  * The two-sided backend's executor: CPU atomics on this node's table.
- * @words as an answer's: [0] a one-slot op's value and FAA_READ's FAA,
- * then the slots read (a READ_RANGE's from [0] on). FAA_READ: @arg1 the
- * first slot read, after the FAA as a verbs chain reads it.
+ * @words as an answer's: [0] a one-slot op's value and an X_READ's
+ * atomic's, then the slots read (a READ_RANGE's from [0] on). X_READ:
+ * @rslot the first slot read, after the atomic as a verbs chain reads it.
  */
 static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-			     u32 count, u64 *words)
+			     u32 rslot, u32 count, u64 *words)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
 	atomic64_t *word;
@@ -303,12 +323,15 @@ static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		rdlock_table_read(slot, count, words);
 		return 0;
 	case RDLOCK_XOP_FAA_READ:
-		/* Checked before the FAA: refused means nothing done. */
-		if (!rdlock_range_ok(arg1, count, RDLOCK_XPORT_FAA_READ_MAX,
-				     t->slots))
+	case RDLOCK_XOP_CAS_READ:
+		/* Checked before the atomic: refused means nothing done. */
+		if (!rdlock_range_ok(rslot, count,
+				     rdlock_xop_read_after_max(op), t->slots))
 			return -EINVAL;
-		words[0] = atomic64_fetch_add(arg0, word);
-		rdlock_table_read(arg1, count, words + 1);
+		words[0] = op == RDLOCK_XOP_FAA_READ ?
+			   atomic64_fetch_add(arg0, word) :
+			   atomic64_cmpxchg(word, arg0, arg1);
+		rdlock_table_read(rslot, count, words + 1);
 		return 0;
 	default:
 		return -EINVAL;
@@ -512,8 +535,8 @@ static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op,
 	req->slot = slot;
 	req->arg0 = arg0;
 	req->arg1 = arg1;
-	/* FAA_READ, verbs: the FAA and the READ, one credit each. */
-	req->wrs = op == RDLOCK_XOP_FAA_READ ? 2 : 1;
+	/* X_READ, verbs: the atomic and the READ, one credit each. */
+	req->wrs = rdlock_xop_reads_after(op) ? 2 : 1;
 	return req;
 }
 
@@ -561,8 +584,8 @@ static void rdlock_words_from(u64 *words, u32 n, u32 node)
 static void rdlock_onesided_end(struct rdlock_xreq *req)
 {
 	struct rdlock_conn *conn = req->conn;
-	enum ib_wc_status st = req->op == RDLOCK_XOP_FAA_READ ?
-			       req->faa_status : req->last_status;
+	enum ib_wc_status st = rdlock_xop_reads_after(req->op) ?
+			       req->atomic_status : req->last_status;
 	u64 value;
 
 	ib_dma_unmap_single(conn->dev->ibdev, req->dma, sizeof(req->buf),
@@ -586,9 +609,10 @@ static void rdlock_onesided_end(struct rdlock_xreq *req)
 		value = req->buf[0];
 		break;
 	case RDLOCK_XOP_FAA_READ:
+	case RDLOCK_XOP_CAS_READ:
 		/*
-		 * The FAA is done whatever became of the READ after it (a
-		 * failed one failed the connection): its value is the
+		 * The atomic is done whatever became of the READ after it
+		 * (a failed one failed the connection): its value is the
 		 * caller's, which READs again what it still needs.
 		 */
 		if (req->last_status == IB_WC_SUCCESS) {
@@ -640,12 +664,12 @@ static void rdlock_onesided_done(struct ib_cq *cq, struct ib_wc *wc)
 	rdlock_onesided_wr_done(req, wc, &req->last_status);
 }
 
-static void rdlock_onesided_faa_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdlock_onesided_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdlock_xreq *req = container_of(wc->wr_cqe, struct rdlock_xreq,
-					       faa_cqe);
+					       atomic_cqe);
 
-	rdlock_onesided_wr_done(req, wc, &req->faa_status);
+	rdlock_onesided_wr_done(req, wc, &req->atomic_status);
 }
 
 static int rdlock_post_onesided(struct rdlock_xreq *req)
@@ -686,7 +710,8 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 		wr = &rwr.wr;
 		break;
 	default:
-		awr.wr.opcode = req->op == RDLOCK_XOP_CAS ?
+		awr.wr.opcode = req->op == RDLOCK_XOP_CAS ||
+				req->op == RDLOCK_XOP_CAS_READ ?
 				IB_WR_ATOMIC_CMP_AND_SWP :
 				IB_WR_ATOMIC_FETCH_AND_ADD;
 		awr.remote_addr = raddr;
@@ -699,22 +724,22 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	wr->send_flags = IB_SEND_SIGNALED;
-	if (req->op == RDLOCK_XOP_FAA_READ) {
+	if (rdlock_xop_reads_after(req->op)) {
 		/*
-		 * The READ right behind the FAA, on the same QP: the
-		 * responder executes it after the FAA (no fence: it needs
-		 * nothing the FAA returns to us). Each WR completes on its
-		 * own: both signalled, so that a failed FAA and the READ
+		 * The READ right behind the atomic, on the same QP: the
+		 * responder executes it after the atomic (no fence: it needs
+		 * nothing the atomic returns to us). Each WR completes on its
+		 * own: both signalled, so that a failed atomic and the READ
 		 * flushed after it are told apart.
 		 */
-		req->faa_cqe.done = rdlock_onesided_faa_done;
-		awr.wr.wr_cqe = &req->faa_cqe;
+		req->atomic_cqe.done = rdlock_onesided_atomic_done;
+		awr.wr.wr_cqe = &req->atomic_cqe;
 		awr.wr.next = &rwr.wr;
 		rsge.addr = req->dma + sizeof(u64);
 		rsge.length = req->count * sizeof(u64);
 		rsge.lkey = sge.lkey;
 		rwr.wr.opcode = IB_WR_RDMA_READ;
-		rwr.remote_addr = node->table_addr + req->arg1 * sizeof(u64);
+		rwr.remote_addr = node->table_addr + req->rslot * sizeof(u64);
 		rwr.rkey = node->rkey;
 		rwr.wr.sg_list = &rsge;
 		rwr.wr.num_sge = 1;
@@ -727,8 +752,8 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 	if (!conn->closing)
 		ret = ib_post_send(conn->qp, wr, &bad);
 	spin_unlock_bh(&conn->post_lock);
-	if (ret && req->op == RDLOCK_XOP_FAA_READ && bad == &rwr.wr) {
-		/* The FAA went out alone: its completion ends the request. */
+	if (ret && rdlock_xop_reads_after(req->op) && bad == &rwr.wr) {
+		/* The atomic went out alone: its completion ends the request. */
 		req->last_status = IB_WC_WR_FLUSH_ERR;
 		if (atomic_dec_and_test(&req->wrs_left))
 			rdlock_onesided_end(req);
@@ -770,6 +795,7 @@ static int rdlock_post_twosided(struct rdlock_xreq *req)
 		msg->req.arg1 = cpu_to_le64(req->arg1);
 		msg->req.replay_slot = cpu_to_le32(req->replay_slot);
 		msg->req.count = cpu_to_le32(req->count);
+		msg->req.rslot = cpu_to_le32(req->rslot);
 		msg->req.gen = cpu_to_le64(req->gen);
 	}
 	tx->req_id = req->id;
@@ -899,7 +925,8 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 		/* Our own table: the executor the peers' requests reach. */
 		rdlock_conn_put(conn);
 		ret = rdlock_table_exec(req->op, req->slot, req->arg0,
-					req->arg1, req->count, req->buf);
+					req->arg1, req->rslot, req->count,
+					req->buf);
 		req->nread = ret ? 0 : req->count;
 		kref_get(&req->ref);
 		rdlock_xreq_finish(req, ret, req->buf[0]);
@@ -925,7 +952,7 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 		return ret;
 	}
 	words = req->op == RDLOCK_XOP_READ_RANGE ? req->count :
-		req->op == RDLOCK_XOP_FAA_READ ? req->count + 1 : 1;
+		rdlock_xop_reads_after(req->op) ? req->count + 1 : 1;
 	atomic64_add(words * sizeof(u64), &cl->nodes[req->node].stats.bytes);
 	return 0;
 }
@@ -1000,7 +1027,7 @@ static bool rdlock_xreq_recorded(const struct rdlock_xreq *req)
 	struct rdlock_cluster *cl = &rdlock_cl;
 
 	return (req->op == RDLOCK_XOP_WRITE || req->op == RDLOCK_XOP_FAA ||
-		req->op == RDLOCK_XOP_CAS || req->op == RDLOCK_XOP_FAA_READ) &&
+		req->op == RDLOCK_XOP_CAS || rdlock_xop_reads_after(req->op)) &&
 	       req->node < RDLOCK_MAX_NODES && req->node != cl->self &&
 	       READ_ONCE(cl->backend) == RDLOCK_BACKEND_TWOSIDED;
 }
@@ -1247,7 +1274,7 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 	int ret;
 
 	/* Ranges have rdlock_xport_exec_range(). */
-	if (op == RDLOCK_XOP_READ_RANGE || op == RDLOCK_XOP_FAA_READ)
+	if (op == RDLOCK_XOP_READ_RANGE || rdlock_xop_reads_after(op))
 		return -EINVAL;
 	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, arg1);
 	if (!req)
@@ -1261,46 +1288,52 @@ int rdlock_xport_exec(enum rdlock_xop op, u32 node, u64 incarnation,
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_exec, RDLOCK_INTERNAL);
 
 /**
- * rdlock_xport_exec_range() - a ranged READ, or a FAA and a READ at once
- * @op: %RDLOCK_XOP_READ_RANGE or %RDLOCK_XOP_FAA_READ.
+ * rdlock_xport_exec_range() - a ranged READ, or an atomic and a READ at once
+ * @op: %RDLOCK_XOP_READ_RANGE, %RDLOCK_XOP_FAA_READ or %RDLOCK_XOP_CAS_READ.
  * @node: the home node of the slots.
  * @incarnation: as for rdlock_xport_exec().
- * @slot: READ_RANGE: the first slot read; FAA_READ: the slot added to.
- * @arg0: FAA_READ: what is added.
- * @rslot: FAA_READ: the first slot read.
- * @count: slots read, 1 to %RDLOCK_XPORT_RANGE_MAX (READ_RANGE) or
- *	%RDLOCK_XPORT_FAA_READ_MAX (FAA_READ): what one answer carries.
- * @value: FAA_READ: the value the FAA returned.
+ * @slot: READ_RANGE: the first slot read; else the atomic's slot.
+ * @arg0: FAA_READ: what is added; CAS_READ: what is compared.
+ * @arg1: CAS_READ: what is swapped in.
+ * @rslot: FAA_READ, CAS_READ: the first slot read.
+ * @count: slots read, 1 to %RDLOCK_XPORT_RANGE_MAX (READ_RANGE),
+ *	%RDLOCK_XPORT_FAA_READ_MAX (FAA_READ) or %RDLOCK_XPORT_CAS_READ_MAX
+ *	(CAS_READ): what one answer carries.
+ * @value: FAA_READ, CAS_READ: the value the atomic returned.
  * @vals: receives the slots read, in order.
  * @timeout_ms: 0 for the module's op_timeout_ms.
  *
  * One operation, one round trip: the verbs backend posts an RDMA READ
- * (after a FETCH_AND_ADD in the same chain: the responder executes them in
- * order, so the READ sees the table after the FAA); the two-sided one
+ * (after the atomic in the same chain: the responder executes them in
+ * order, so the READ sees the table after the atomic); the two-sided one
  * sends one request, which the home executes in the same order. A
- * FAA_READ is recorded and applied once as a FAA is (rdlock_xport_exec()).
+ * FAA_READ or CAS_READ is recorded and applied once as its atomic is
+ * (rdlock_xport_exec()); the READ is done whether or not a CAS swapped.
  *
  * Context: process context, may sleep.
- * Return: the number of slots read: @count, or for a FAA_READ fewer (0)
- * when its READ failed after the FAA was done (the connection failed
- * then; @value is valid, the caller READs what it needs); else as
- * rdlock_xport_exec(), and -EINVAL for a bad @op, @count or range.
+ * Return: the number of slots read: @count, or for a FAA_READ or CAS_READ
+ * fewer (0) when its READ failed after the atomic was done (the
+ * connection failed then; @value is valid, the caller READs what it
+ * needs); else as rdlock_xport_exec(), and -EINVAL for a bad @op, @count
+ * or range.
  */
 int rdlock_xport_exec_range(enum rdlock_xop op, u32 node, u64 incarnation,
-			    u32 slot, u64 arg0, u32 rslot, u32 count,
-			    u64 *value, u64 *vals, unsigned int timeout_ms)
+			    u32 slot, u64 arg0, u64 arg1, u32 rslot,
+			    u32 count, u64 *value, u64 *vals,
+			    unsigned int timeout_ms)
 {
-	u32 first = op == RDLOCK_XOP_FAA_READ;
+	u32 first = rdlock_xop_reads_after(op);
 	struct rdlock_xreq *req;
 	int ret;
 
-	if ((op != RDLOCK_XOP_READ_RANGE && op != RDLOCK_XOP_FAA_READ) ||
-	    !count || count > (first ? RDLOCK_XPORT_FAA_READ_MAX :
-				   RDLOCK_XPORT_RANGE_MAX))
+	if ((op != RDLOCK_XOP_READ_RANGE && !first) || !count ||
+	    count > (first ? rdlock_xop_read_after_max(op) :
+			     RDLOCK_XPORT_RANGE_MAX))
 		return -EINVAL;
-	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, rslot);
+	req = rdlock_xreq_alloc(GFP_KERNEL, op, node, slot, arg0, arg1);
 	if (!req)
 		return -ENOMEM;
+	req->rslot = rslot;
 	req->count = count;
 	ret = rdlock_xreq_run(req, incarnation, timeout_ms);
 	if (!ret) {
@@ -1583,10 +1616,11 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_replay *rp = &cl->nodes[conn->node].replay;
 	u64 requester = le64_to_cpu(conn->peer.table_incarnation);
-	u32 rslot = le32_to_cpu(msg->req.replay_slot);
+	u32 replay_slot = le32_to_cpu(msg->req.replay_slot);
 	u64 gen = le64_to_cpu(msg->req.gen);
 	enum rdlock_xop op = le32_to_cpu(msg->req.op);
 	u32 slot = le32_to_cpu(msg->req.slot);
+	u32 rslot = le32_to_cpu(msg->req.rslot);
 	u32 count = le32_to_cpu(msg->req.count);
 	u64 arg0 = le64_to_cpu(msg->req.arg0);
 	u64 arg1 = le64_to_cpu(msg->req.arg1);
@@ -1595,10 +1629,11 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 
 	*applied = false;
 	if (!gen)
-		return rdlock_table_exec(op, slot, arg0, arg1, count, words);
-	if (rslot >= RDLOCK_REPLAY_SLOTS)
+		return rdlock_table_exec(op, slot, arg0, arg1, rslot, count,
+					 words);
+	if (replay_slot >= RDLOCK_REPLAY_SLOTS)
 		return -EINVAL;
-	e = &rp->ent[rslot];
+	e = &rp->ent[replay_slot];
 	spin_lock_bh(&rp->lock);
 	if (op == RDLOCK_WIRE_OP_SEAL) {
 		rdlock_replay_seal(e, requester, gen, &ret, &words[0]);
@@ -1612,14 +1647,14 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 		words[0] = e->value;
 		atomic64_inc(&cl->replayed);
 		/*
-		 * The record keeps the word-changing part; a FAA_READ's
-		 * slots are read again, after its FAA as the first time.
+		 * The record keeps the word-changing part; an X_READ's
+		 * slots are read again, after its atomic as the first time.
 		 */
-		if (!ret && op == RDLOCK_XOP_FAA_READ) {
-			if (rdlock_range_ok(arg1, count,
-					    RDLOCK_XPORT_FAA_READ_MAX,
+		if (!ret && rdlock_xop_reads_after(op)) {
+			if (rdlock_range_ok(rslot, count,
+					    rdlock_xop_read_after_max(op),
 					    cl->table.slots))
-				rdlock_table_read(arg1, count, words + 1);
+				rdlock_table_read(rslot, count, words + 1);
 			else
 				ret = -EINVAL;
 		}
@@ -1629,7 +1664,8 @@ static int rdlock_serve_recorded(struct rdlock_conn *conn,
 		atomic64_inc(&cl->stale_requests);
 		break;
 	default:
-		ret = rdlock_table_exec(op, slot, arg0, arg1, count, words);
+		ret = rdlock_table_exec(op, slot, arg0, arg1, rslot, count,
+					words);
 		e->requester = requester;
 		e->gen = gen;
 		e->status = ret;
@@ -1725,7 +1761,7 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	ret = verbs ? -EPROTO :
 		      rdlock_serve_recorded(conn, msg, words, &applied);
 	/* Done means every slot read (checked before anything was done). */
-	if (!ret && (op == RDLOCK_XOP_READ_RANGE || op == RDLOCK_XOP_FAA_READ))
+	if (!ret && (op == RDLOCK_XOP_READ_RANGE || rdlock_xop_reads_after(op)))
 		count = le32_to_cpu(msg->req.count);
 	atomic64_inc(&cl->nodes[conn->node].stats.served);
 	/* Fault injection: applied, but the answer is lost with the link. */

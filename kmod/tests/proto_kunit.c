@@ -499,48 +499,64 @@ static void sim_post_work(struct work_struct *work)
 }
 
 /*
- * READ_RANGE and FAA_READ, with the faults of the operations they are
- * made of: a READ_RANGE fails as a READ does, unexecuted; a FAA_READ is
- * refused unsent as a FAA is, or its READ fails after the FAA was done,
- * which the real transport tells by returning fewer slots (none).
+ * READ_RANGE, FAA_READ and CAS_READ, with the faults of the operations
+ * they are made of: a READ_RANGE fails as a READ does, unexecuted; a
+ * FAA_READ is refused unsent as a FAA is, a CAS_READ fails as a CAS does
+ * (unsent, lost, or executed with its answer lost); or the READ fails
+ * after the atomic was done, which the real transport tells by returning
+ * fewer slots (none).
  */
 static int sim_exec_range(void *priv, enum rdlock_xop op, u32 node,
-			  u64 incarnation, u32 slot, u64 arg0, u32 rslot,
-			  u32 count, u64 *value, u64 *vals)
+			  u64 incarnation, u32 slot, u64 arg0, u64 arg1,
+			  u32 rslot, u32 count, u64 *value, u64 *vals)
 {
 	struct sim_node *n = priv;
 	struct proto_sim *sim = n->sim;
-	bool faa = op == RDLOCK_XOP_FAA_READ, read_fails, changed;
-	u32 first = faa ? rslot : slot, i;
+	bool cas = op == RDLOCK_XOP_CAS_READ;
+	bool atomic = cas || op == RDLOCK_XOP_FAA_READ, read_fails, changed;
+	u32 first = atomic ? rslot : slot, i;
+	u64 *w, v;
 
-	if (node >= SIM_NODES || (!faa && op != RDLOCK_XOP_READ_RANGE) ||
-	    !count || count + faa > RDLOCK_XPORT_READ_MAX ||
+	if (node >= SIM_NODES || (!atomic && op != RDLOCK_XOP_READ_RANGE) ||
+	    !count || count + atomic > (cas ? RDLOCK_XPORT_RANGE_MAX :
+					      RDLOCK_XPORT_READ_MAX) ||
 	    slot >= SIM_SLOTS || first >= SIM_SLOTS ||
 	    count > SIM_SLOTS - first)
 		return -EINVAL;
-	if (!faa)
+	if (!atomic)
 		sim_read_wait(sim, n);
 	sim_posts_run(sim, n, node, NULL);
 	sim_delay(sim);
-	if (!faa && sim_fails(sim, sim->read_fail_pct))
+	if (!atomic && sim_fails(sim, sim->read_fail_pct))
 		return -ECONNRESET;
-	if (faa && sim_fails(sim, sim->op_fail_pct))
+	if (atomic && sim_fails(sim, sim->op_fail_pct))
 		return -ENOTCONN;
-	read_fails = faa && sim_fails(sim, sim->read_fail_pct);
+	if (cas && (sim_fails(sim, sim->lose_pct) ||
+		    atomic_dec_if_positive(&sim->lose_next) >= 0))
+		return -ECONNRESET;
+	read_fails = atomic && sim_fails(sim, sim->read_fail_pct);
 	if (!sim_lock_table(sim, node, incarnation))
 		return -ESTALE;
-	if (faa) {
-		*value = sim->table[node][slot];
-		sim->table[node][slot] += arg0;
-		sim_note_faa(sim, node, slot, *value, arg0);
+	w = &sim->table[node][slot];
+	v = *w;
+	if (op == RDLOCK_XOP_FAA_READ) {
+		*w += arg0;
+		sim_note_faa(sim, node, slot, v, arg0);
+	} else if (cas && v == arg0) {
+		*w = arg1;
 	}
 	for (i = 0; i < count; i++)
 		vals[i] = sim->table[node][first + i];
-	changed = sim_note_op(sim, faa && arg0);
+	changed = sim_note_op(sim, *w != v);
 	spin_unlock(&sim->lock);
 	if (changed)
 		wake_up_all(&sim->changed);
 	sim_delay(sim);
+	if (cas && (sim_fails(sim, sim->exec_reset_pct) ||
+		    atomic_dec_if_positive(&sim->reset_next) >= 0))
+		return -ECONNRESET;
+	if (atomic)
+		*value = v;
 	return read_fails ? 0 : count;
 }
 
@@ -1240,7 +1256,7 @@ static void sim_test(struct kunit *test)
 	struct rdlock_ticket *t;
 	u32 rounds = max_t(u32, 1, (u64)p->rounds * RDLOCK_SIM_SCALE / 100);
 	int i, revoked = 0, nr = SIM_NODES * SIM_THREADS;
-	s64 bad_moves, unfinished, orphaned, resets[RDLOCK_CQL_RESET_NR + 1];
+	s64 bad_moves, unfinished, orphaned, *resets;
 	s64 aborts, handovers, shares, expired, settles, phantoms, censuses;
 	struct sim_thread *st;
 	struct proto_sim *sim;
@@ -1251,9 +1267,12 @@ static void sim_test(struct kunit *test)
 	st = kunit_kcalloc(test, nr, sizeof(*st), GFP_KERNEL);
 	/* Not in the frame: the debug kernel's limit is 1024 bytes. */
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	resets = kunit_kcalloc(test, RDLOCK_CQL_RESET_NR + 1, sizeof(*resets),
+			       GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, st);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, resets);
 	t->node = SIM_LOCK_NODE;
 	t->slot = SIM_LOCK_SLOT;
 	t->incarnation = SIM_INCARNATION;
@@ -3232,6 +3251,103 @@ static void cas_unknown_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
 }
 
+#define CAS_W	BIT_ULL(63)
+#define CAS_U	BIT_ULL(62)
+
+/*
+ * The cas_read cases: a CAS spinlock acquisition whose ticket asks for a
+ * READ after the grant (a value block): the word before, how the CAS's
+ * operations fail, what must come of it.
+ */
+struct cas_read_case {
+	const char *desc;
+	u64 word;
+	enum rdlock_mode mode;
+	bool try;		/* a TRY: no wait */
+	bool read_fails;	/* every READ after an atomic fails */
+	bool answer_lost;	/* the first CAS done, its answer lost */
+	int ret;
+	bool got;		/* the READ came with the grant */
+	u32 remote_ops;
+	u64 left;
+};
+
+static const struct cas_read_case cas_read_cases[] = {
+	{ "free, exclusive", 0, RDLOCK_MODE_EXCLUSIVE, false, false, false,
+	  0, true, 1, CAS_W | CAS_OWNER(1) },
+	/* The first guess (0) misses node 2's reader: the second CAS. */
+	{ "beside a reader", BIT_ULL(2), RDLOCK_MODE_SHARED, false, false,
+	  false, 0, true, 2, BIT_ULL(1) | BIT_ULL(2) },
+	{ "READ failed after the CAS", 0, RDLOCK_MODE_SHARED, false, true,
+	  false, 0, false, 1, BIT_ULL(1) },
+	/* Settled with a plain READ of the word: granted, nothing read. */
+	{ "answer lost", 0, RDLOCK_MODE_EXCLUSIVE, false, false, true, 0,
+	  false, 2, CAS_W | CAS_OWNER(1) },
+	{ "busy, a TRY", CAS_W | CAS_OWNER(2), RDLOCK_MODE_SHARED, true,
+	  false, false, -ETIMEDOUT, false, 1, CAS_W | CAS_OWNER(2) },
+};
+
+static void cas_read_desc(const struct cas_read_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cas_read, cas_read_cases, cas_read_desc);
+
+/*
+ * The READ a ticket asks for rides with the CAS that takes the lock (one
+ * CAS_READ, no operation of its own), and is reported only when that CAS
+ * took it and every slot was read after it: else the caller READs.
+ */
+static void cas_read_test(struct kunit *test)
+{
+	const struct cas_read_case *c = test->param_value;
+	const struct sim_params p = { .ops = &rdlock_proto_caslock };
+	struct rdlock_proto_stats *stats;
+	struct rdlock_proto_cfg *cfg;
+	struct proto_sim *sim = sim_alloc(test);
+	u64 *table = sim->table[SIM_LOCK_NODE];
+	u64 vals[RDLOCK_XPORT_CAS_READ_MAX] = {};
+	struct rdlock_ticket t = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = c->mode,
+		.read_slot = SIM_LOCK_SLOT + 1,
+		.read_count = RDLOCK_XPORT_CAS_READ_MAX, .read_vals = vals,
+	};
+	u32 i;
+
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+	cfg = kunit_kzalloc(test, sizeof(*cfg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg);
+	sim_cfg(cfg, &p, &sim->nodes[1], stats);
+	for (i = 0; i < t.read_count; i++)
+		table[t.read_slot + i] = 0x5100 + i;
+	table[SIM_LOCK_SLOT] = c->word;
+	if (c->read_fails)
+		sim->read_fail_pct = 100;
+	if (c->answer_lost)
+		atomic_set(&sim->reset_next, 1);
+
+	KUNIT_EXPECT_EQ(test, p.ops->acquire(cfg, &t, c->try ? jiffies : 0),
+			c->ret);
+	KUNIT_EXPECT_EQ(test, t.read_got, c->got);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, c->remote_ops);
+	KUNIT_EXPECT_EQ(test, table[SIM_LOCK_SLOT], c->left);
+	/* No READ of its own: the first CAS of each try is a CAS_READ. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->ops[RDLOCK_XOP_CAS]), 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&stats->ops[RDLOCK_XOP_CAS_READ]),
+			(long long)c->remote_ops - c->answer_lost);
+	for (i = 0; c->got && i < t.read_count; i++)
+		KUNIT_EXPECT_EQ(test, vals[i], 0x5100ULL + i);
+	sim->read_fail_pct = 0;
+	if (!c->ret)
+		p.ops->release(cfg, &t);
+	KUNIT_EXPECT_EQ(test, table[SIM_LOCK_SLOT], c->word);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
+}
+
 /* The forget_node cases: a word, the dead node, what must be left. */
 struct cas_forget_case {
 	const char *desc;
@@ -3241,9 +3357,6 @@ struct cas_forget_case {
 	u64 left;
 	unsigned int excl_calls;	/* before_excl() calls */
 };
-
-#define CAS_W	BIT_ULL(63)
-#define CAS_U	BIT_ULL(62)
 
 static const struct cas_forget_case cas_forget_cases[] = {
 	{ "idle", 0, 2, 0, 0, 0 },
@@ -3581,6 +3694,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(sim_post_order_test),
 	KUNIT_CASE(sim_post_close_test),
 	KUNIT_CASE(cas_unknown_test),
+	KUNIT_CASE_PARAM(cas_read_test, cas_read_gen_params),
 	KUNIT_CASE_PARAM(cas_forget_test, cas_forget_gen_params),
 	KUNIT_CASE(cas_forget_grant_test),
 	KUNIT_CASE(bakery_census_test),

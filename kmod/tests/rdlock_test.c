@@ -77,19 +77,29 @@ static long rdlock_test_ioc_range(void __user *argp)
 	 * @r.vals holds RDLOCK_TEST_RANGE_MAX words: the transport could
 	 * read more (RDLOCK_XPORT_RANGE_MAX) into it.
 	 */
-	if ((r.op != RDLOCK_TEST_OP_READ_RANGE &&
-	     r.op != RDLOCK_TEST_OP_FAA_READ) || r.pad || r.nread ||
-	    r.count > RDLOCK_TEST_RANGE_MAX ||
+	switch (r.op) {
+	case RDLOCK_TEST_OP_READ_RANGE:
+		op = RDLOCK_XOP_READ_RANGE;
+		break;
+	case RDLOCK_TEST_OP_FAA_READ:
+		op = RDLOCK_XOP_FAA_READ;
+		break;
+	case RDLOCK_TEST_OP_CAS_READ:
+		op = RDLOCK_XOP_CAS_READ;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (r.pad || r.nread || r.count > RDLOCK_TEST_RANGE_MAX ||
 	    r.slot < RDLOCK_XPORT_RESERVED_SLOTS ||
-	    (r.op == RDLOCK_TEST_OP_FAA_READ &&
+	    (op != RDLOCK_XOP_READ_RANGE &&
 	     r.rslot < RDLOCK_XPORT_RESERVED_SLOTS))
 		return -EINVAL;
 	if (!rdlock_xport_node_configured(r.node))
 		return -ENOENT;
-	op = r.op == RDLOCK_TEST_OP_READ_RANGE ? RDLOCK_XOP_READ_RANGE :
-						 RDLOCK_XOP_FAA_READ;
-	ret = rdlock_xport_exec_range(op, r.node, 0, r.slot, r.arg0, r.rslot,
-				      r.count, &r.value, r.vals, r.timeout_ms);
+	ret = rdlock_xport_exec_range(op, r.node, 0, r.slot, r.arg0, r.arg1,
+				      r.rslot, r.count, &r.value, r.vals,
+				      r.timeout_ms);
 	if (ret < 0)
 		return ret;
 	r.nread = ret;
@@ -208,11 +218,11 @@ static int rdlock_test_still_exec(void *priv, enum rdlock_xop op, u32 node,
 
 static int rdlock_test_still_exec_range(void *priv, enum rdlock_xop op,
 					u32 node, u64 incarnation, u32 slot,
-					u64 arg0, u32 rslot, u32 count,
-					u64 *value, u64 *vals)
+					u64 arg0, u64 arg1, u32 rslot,
+					u32 count, u64 *value, u64 *vals)
 {
 	return rdlock_xport_exec_range(op, node, incarnation, slot, arg0,
-				       rslot, count, value, vals, 0);
+				       arg1, rslot, count, value, vals, 0);
 }
 
 /*

@@ -19,6 +19,7 @@ enum rdlock_test_opcode {
 	/* RDLOCK_TEST_IOC_RANGE only: */
 	RDLOCK_TEST_OP_READ_RANGE = 6,	/* vals[i] = slot + i */
 	RDLOCK_TEST_OP_FAA_READ	= 7,	/* FAA on slot, then vals[i] = rslot + i */
+	RDLOCK_TEST_OP_CAS_READ	= 8,	/* CAS on slot, then vals[i] = rslot + i */
 };
 
 /**
@@ -61,18 +62,20 @@ struct rdlock_test_bench {
 #define RDLOCK_TEST_RANGE_MAX	4
 
 /**
- * struct rdlock_test_range - a ranged READ, or a FAA and a READ at once
- * @op: RDLOCK_TEST_OP_READ_RANGE or RDLOCK_TEST_OP_FAA_READ.
+ * struct rdlock_test_range - a ranged READ, or an atomic and a READ at once
+ * @op: RDLOCK_TEST_OP_READ_RANGE, RDLOCK_TEST_OP_FAA_READ or
+ *	RDLOCK_TEST_OP_CAS_READ.
  * @node: target node id (our own goes through the loopback path).
- * @slot: READ_RANGE: the first slot read; FAA_READ: the slot added to.
- * @rslot: FAA_READ: the first slot read, after the FAA.
+ * @slot: READ_RANGE: the first slot read; else the atomic's slot.
+ * @rslot: FAA_READ, CAS_READ: the first slot read, after the atomic.
  * @count: slots read: 1 to RDLOCK_TEST_RANGE_MAX, one fewer for FAA_READ.
  * @timeout_ms: 0 selects the transport's default.
- * @arg0: FAA_READ: what is added.
- * @value: out: FAA_READ: the value the FAA returned.
+ * @arg0: FAA_READ: what is added; CAS_READ: what is compared.
+ * @arg1: CAS_READ: what is swapped in.
+ * @value: out: FAA_READ, CAS_READ: the value the atomic returned.
  * @vals: out: the slots read.
- * @nread: out: slots read; a FAA_READ reads none when its READ failed
- *	after the FAA was done.
+ * @nread: out: slots read; a FAA_READ or CAS_READ reads none when its
+ *	READ failed after the atomic was done.
  * @pad: zero.
  */
 struct rdlock_test_range {
@@ -83,6 +86,7 @@ struct rdlock_test_range {
 	__u32 count;
 	__u32 timeout_ms;
 	__u64 arg0;
+	__u64 arg1;
 	__u64 value;
 	__u64 vals[RDLOCK_TEST_RANGE_MAX];
 	__u32 nread;

@@ -373,13 +373,21 @@ static long long dl_counter(const char *name)
 	return rdl_debugfs_counter("dlm", name);
 }
 
-/* READ_RANGEs this node sent (debugfs "nodes", column read_range), or -1. */
-static long long read_ranges_sent(void)
+/*
+ * Columns of debugfs "nodes" after the node id: state connects read write
+ * faa cas ping msgs_sent msgs_recv bytes errors served read_range
+ * faa_read cas_read.
+ */
+#define NODES_COL_READ_RANGE	13
+#define NODES_COL_CAS_READ	15
+
+/* Operations of column @col this node sent, to every node, or -1. */
+static long long ops_sent(int col)
 {
 	FILE *f = fopen("/sys/kernel/debug/rdlock/nodes", "r");
 	char line[512], *tok, *save, *end = "";
 	long long v, sum = 0;
-	int col;
+	int i;
 
 	if (!f)
 		return -1;
@@ -387,10 +395,7 @@ static long long read_ranges_sent(void)
 		tok = strtok_r(line, "\n ", &save);
 		if (!tok || !isdigit(*tok))	/* the header */
 			continue;
-		/* node state connects read write faa cas ping msgs_sent
-		 * msgs_recv bytes errors served read_range faa_read
-		 */
-		for (col = 1; col <= 13 && tok; col++)
+		for (i = 1; i <= col && tok; i++)
 			tok = strtok_r(NULL, "\n ", &save);
 		v = tok && isdigit(*tok) ? strtoll(tok, &end, 10) : -1;
 		sum = v < 0 || *end ? -1 : sum + v;
@@ -446,7 +451,7 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 {
 	__u8 zero[RDLOCK_DLM_TEST_LVB] = {}, want[RDLOCK_DLM_TEST_LVB];
 	struct rdlock_dlm_test_event e;
-	long long gets, sets, words, ranges;
+	long long gets, sets, words, ranges, cas_reads;
 	__u32 me = self->env.self;
 	int fd = self->fd;
 	char name[32];
@@ -476,13 +481,17 @@ TEST_F_TIMEOUT(dlm, lvb, STEP_S)
 	EXPECT_EQ(gets, dl_counter("lvb_get"));
 	EXPECT_EQ(sets, dl_counter("lvb_set"));
 	/*
-	 * Reading the 64 bytes and the state word is one READ_RANGE with
-	 * either backend: one RDMA READ, or one two-sided answer.
+	 * The 64 bytes and the state word come with the CAS that takes the
+	 * main word, with either backend (a CAS and an RDMA READ in one
+	 * chain, or one two-sided answer): no READ_RANGE of their own.
 	 */
-	ranges = read_ranges_sent();
+	ranges = ops_sent(NODES_COL_READ_RANGE);
+	cas_reads = ops_sent(NODES_COL_CAS_READ);
 	ASSERT_LE(0, ranges);
+	ASSERT_LE(0, cas_reads);
 	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &e));
-	EXPECT_EQ(ranges + 1, read_ranges_sent());
+	EXPECT_EQ(ranges, ops_sent(NODES_COL_READ_RANGE));
+	EXPECT_EQ(cas_reads + 1, ops_sent(NODES_COL_CAS_READ));
 	EXPECT_EQ(0, e.sb_flags);
 	EXPECT_EQ(0, memcmp(e.lvb, want, sizeof(want)));
 	/* Storing the bytes it read writes nothing; one changed byte, a word. */

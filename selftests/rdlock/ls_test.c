@@ -1068,8 +1068,9 @@ static long long fresh_stat(const char *name)
  * A name resolved first in a new lockspace claims its window's first
  * entry in one CAS and skips the check (a fresh claim); a node resolving
  * it later finds it there with that CAS, the name's first entry with
- * references, and joins it without reading further, then checks: one
- * probe each, one fresh claim.
+ * references, and joins it without reading further, then checks, with
+ * the check's READ in the join's operation: one probe each, one fresh
+ * claim.
  */
 TEST_F_TIMEOUT(ls, fresh_names, 300)
 {
@@ -1095,6 +1096,8 @@ TEST_F_TIMEOUT(ls, fresh_names, 300)
 	BARRIER(&self->c, R_FRESH + 2);
 	EXPECT_EQ(e->self < 2, fresh_stat("resolves"));
 	EXPECT_EQ(e->self == 0, fresh_stat("resolves_fresh"));
+	/* Node 1's check read the entry after node 0's with its join. */
+	EXPECT_EQ(e->self == 1, fresh_stat("checks_spared"));
 	EXPECT_EQ(e->self < 2, fresh_stat("probes"));
 	EXPECT_EQ(0, fresh_stat("resolve_retries"));
 	EXPECT_EQ(e->self < 2, fresh_stat("entry_references"));

@@ -401,9 +401,9 @@ static int range_op(int fd, struct rdlock_test_range *r)
 
 /*
  * A ranged READ of k slots written before returns exactly them; a
- * FAA_READ returns the word before its FAA and a range, which starts at
- * the word, as it is after the FAA: the READ posted with it is executed
- * after it. Node 0 alone, so that nothing else changes the slots, to
+ * FAA_READ (CAS_READ) returns the word before its FAA (CAS) and a range,
+ * which starts at the word, as it is after the atomic: the READ posted
+ * with it is executed after it. Node 0 alone, so that nothing else changes the slots, to
  * every node, itself through its loopback path.
  */
 TEST_F_TIMEOUT(xport, ranges, 120)
@@ -465,6 +465,33 @@ TEST_F_TIMEOUT(xport, ranges, 120)
 		EXPECT_EQ(EINVAL, range_op(fd, &r));
 		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, w, 0, 0, &x), "READ", t);
 		RT_VAL(v[0] + 5, x, "READ after refused ranges", t);
+
+		/*
+		 * A CAS_READ reads more than a FAA_READ (up to one answer's
+		 * words after the CAS's), whether or not its CAS swaps.
+		 */
+		memset(&r, 0, sizeof(r));
+		r.op = RDLOCK_TEST_OP_CAS_READ;
+		r.node = t;
+		r.slot = w;
+		r.rslot = w;
+		r.count = RDLOCK_TEST_RANGE_MAX;
+		r.arg0 = v[0];
+		r.arg1 = v[0] + 9;
+		RT_OK(range_op(fd, &r), "CAS_READ", t);
+		EXPECT_EQ(RDLOCK_TEST_RANGE_MAX, r.nread);
+		RT_VAL(v[0] + 5, r.value, "CAS_READ's CAS, not swapping", t);
+		RT_VAL(v[0] + 5, r.vals[0], "CAS_READ's word, not swapped", t);
+		for (i = 1; i < RDLOCK_TEST_RANGE_MAX; i++)
+			RT_VAL(v[i], r.vals[i], "CAS_READ slot", t);
+		r.arg0 = v[0] + 5;
+		r.nread = 0;
+		RT_OK(range_op(fd, &r), "CAS_READ", t);
+		EXPECT_EQ(RDLOCK_TEST_RANGE_MAX, r.nread);
+		RT_VAL(v[0] + 5, r.value, "CAS_READ's CAS", t);
+		RT_VAL(v[0] + 9, r.vals[0], "CAS_READ's word after the CAS", t);
+		RT_OK(rdl_xop(fd, RDLOCK_TEST_OP_READ, t, w, 0, 0, &x), "READ", t);
+		RT_VAL(v[0] + 9, x, "READ after CAS_READ", t);
 	}
 }
 

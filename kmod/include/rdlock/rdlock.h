@@ -71,6 +71,13 @@ struct rdlock_lock;
 #define RDLOCK_LS_KEEP_NAMES	_BITUL(9)
 /* rdlock_lock_opts.flags for kernel users only: on the name's gate word. */
 #define RDLOCK_LKF_GATE		_BITUL(7)
+/*
+ * rdlock_lock_opts.flags for kernel users only, RDLOCK_LS_LVB: read the
+ * value block with the grant, in the round trip of the operation that
+ * takes the lock where the protocol allows (the CAS spinlock); the lock's
+ * rdlock_lvb_get() then returns that copy until the lock stores one.
+ */
+#define RDLOCK_LKF_LVB		_BITUL(8)
 /* Bits of the value block's state word the user may keep (the rest: tag). */
 #define RDLOCK_LVB_FLAGS_MASK	0xffffU
 /*
