@@ -64,7 +64,8 @@ static_assert(RDLOCK_MAX_NODES <= 32);
  * @writer: an exclusive holder (under @mutex).
  * @update: an update holder (under @mutex).
  * @upgraded: the update holder holds the writer bit too (under @mutex).
- * @seen: the word as last seen: the next CAS's guess (under @mutex).
+ * @seen: the word as last seen: the next CAS's guess (under @mutex). A
+ *	new record guesses the home's reader bit (rdlock_cas_first_guess()).
  * @unsure: an operation's outcome is unknown, or a posted release failed:
  *	the word is READ and set right before the next operation. Set by
  *	completions, cleared under @mutex once @posted is 0.
@@ -120,6 +121,19 @@ rdlock_cas_lookup(const void *owner, const struct rdlock_ticket *t)
 	return NULL;
 }
 
+/*
+ * What a node that has not seen a word yet guesses it holds: its home's
+ * reader bit. With placement (RDLOCK_LS_PLACE) a name's lock lives on the
+ * node that used it first, which keeps it cached, mostly shared, while
+ * others read it (OCFS2: the creator of an inode, down-converted to PR
+ * for another node's stat). A first CAS guessing 0 would then miss, and
+ * a second be needed; a wrong guess costs the same second CAS.
+ */
+static u64 rdlock_cas_first_guess(u32 home, u32 self)
+{
+	return home != self && home < RDLOCK_MAX_NODES ? BIT_ULL(home) : 0;
+}
+
 /* The node's record of @t's word, with a user reference; NULL: no memory. */
 static struct rdlock_cas_hold *
 rdlock_cas_hold_get(const struct rdlock_proto_cfg *cfg,
@@ -143,6 +157,7 @@ rdlock_cas_hold_get(const struct rdlock_proto_cfg *cfg,
 	new->slot = t->slot;
 	new->incarnation = t->incarnation;
 	new->self = rdlock_proto_self(cfg);
+	new->seen = rdlock_cas_first_guess(new->home, new->self);
 	new->users = 1;
 	mutex_init(&new->mutex);
 	atomic_set(&new->posted, 0);

@@ -3275,11 +3275,16 @@ struct cas_read_case {
 static const struct cas_read_case cas_read_cases[] = {
 	{ "free, exclusive", 0, RDLOCK_MODE_EXCLUSIVE, false, false, false,
 	  0, true, 1, CAS_W | CAS_OWNER(1) },
-	/* The first guess (0) misses node 2's reader: the second CAS. */
-	{ "beside a reader", BIT_ULL(2), RDLOCK_MODE_SHARED, false, false,
-	  false, 0, true, 2, BIT_ULL(1) | BIT_ULL(2) },
-	{ "READ failed after the CAS", 0, RDLOCK_MODE_SHARED, false, true,
-	  false, 0, false, 1, BIT_ULL(1) },
+	/* A reader's first guess is the home's (node 0's) reader bit. */
+	{ "beside the home's reader", BIT_ULL(0), RDLOCK_MODE_SHARED, false,
+	  false, false, 0, true, 1, BIT_ULL(0) | BIT_ULL(1) },
+	/* The guess misses: the second CAS. */
+	{ "free, shared", 0, RDLOCK_MODE_SHARED, false, false, false, 0, true,
+	  2, BIT_ULL(1) },
+	{ "beside another reader", BIT_ULL(2), RDLOCK_MODE_SHARED, false,
+	  false, false, 0, true, 2, BIT_ULL(1) | BIT_ULL(2) },
+	{ "READ failed after the CAS", BIT_ULL(0), RDLOCK_MODE_SHARED, false,
+	  true, false, 0, false, 1, BIT_ULL(0) | BIT_ULL(1) },
 	/* Settled with a plain READ of the word: granted, nothing read. */
 	{ "answer lost", 0, RDLOCK_MODE_EXCLUSIVE, false, false, true, 0,
 	  false, 2, CAS_W | CAS_OWNER(1) },
