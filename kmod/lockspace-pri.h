@@ -221,6 +221,8 @@ struct rdlock_lock {
  *	operation that took the reference (a CAS_READ).
  * @lvb_reads_spared: grants that READ the value block in the operation
  *	that took the lock (RDLOCK_LKF_LVB).
+ * @cas_readers: the CAS spinlock's first guesses, per home
+ *	(&rdlock_proto_cfg.cas_readers): the home's reader bit at first.
  * @references: entry references this node holds (resolved names).
  * @ref_drops: references dropped.
  * @reclaimed: entries this node freed (last reference, idle lock word).
@@ -275,6 +277,7 @@ struct rdlock_ls {
 	atomic64_t resolves_fresh;
 	atomic64_t checks_spared;
 	atomic64_t lvb_reads_spared;
+	u64 cas_readers[RDLOCK_MAX_NODES];
 	atomic64_t references;
 	atomic64_t ref_drops;
 	atomic64_t reclaimed;

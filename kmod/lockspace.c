@@ -420,6 +420,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 {
 	struct rdlock_ls *ls;
 	int ret;
+	u32 i;
 
 	lockdep_assert_held(&rdlock_ls_join_mutex);
 	mutex_lock(&rdlock_ls_mutex);
@@ -482,6 +483,9 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 		return ERR_PTR(ret);
 	}
 	ls->cfg.nodes = ls->nr_nodes;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		ls->cas_readers[i] = i != rdlock_xport_self() ? BIT_ULL(i) : 0;
+	ls->cfg.cas_readers = ls->cas_readers;
 	/*
 	 * Unused names of one node hold at most a share of the entries;
 	 * with RDLOCK_LS_KEEP_NAMES all of them, until a home needs room.

@@ -187,6 +187,10 @@ struct rdlock_proto_quota {
  *	RDLOCK_CQL_STUCK_MS_DEFAULT (proto_cql.c).
  * @cql_policy: CQL: enum rdlock_cql_policy, flat or hierarchical (one
  *	queue entry per node, cql.rst "Hierarchical locking").
+ * @cas_readers: CAS spinlock, if not NULL: per home node, the other
+ *	nodes' reader bits in the last word without a writer this node saw
+ *	on that home, a new record's first guess (proto_cas.c); NULL: the
+ *	home's reader bit. Like @stats, used only by the calls.
  */
 struct rdlock_proto_cfg {
 	unsigned int lease_ms;
@@ -201,6 +205,7 @@ struct rdlock_proto_cfg {
 	u32 nodes;
 	u32 cql_stuck_ms;
 	u8 cql_policy;
+	u64 *cas_readers;
 };
 
 /**

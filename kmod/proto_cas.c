@@ -65,7 +65,7 @@ static_assert(RDLOCK_MAX_NODES <= 32);
  * @update: an update holder (under @mutex).
  * @upgraded: the update holder holds the writer bit too (under @mutex).
  * @seen: the word as last seen: the next CAS's guess (under @mutex). A
- *	new record guesses the home's reader bit (rdlock_cas_first_guess()).
+ *	new record guesses readers (rdlock_cas_first_guess()).
  * @unsure: an operation's outcome is unknown, or a posted release failed:
  *	the word is READ and set right before the next operation. Set by
  *	completions, cleared under @mutex once @posted is 0.
@@ -122,16 +122,35 @@ rdlock_cas_lookup(const void *owner, const struct rdlock_ticket *t)
 }
 
 /*
- * What a node that has not seen a word yet guesses it holds: its home's
- * reader bit. With placement (RDLOCK_LS_PLACE) a name's lock lives on the
- * node that used it first, which keeps it cached, mostly shared, while
- * others read it (OCFS2: the creator of an inode, down-converted to PR
- * for another node's stat). A first CAS guessing 0 would then miss, and
- * a second be needed; a wrong guess costs the same second CAS.
+ * What a node that has not seen a word yet guesses it holds: the readers
+ * it last saw in a word of the same home (&rdlock_proto_cfg.cas_readers),
+ * else the home's reader bit. With placement (RDLOCK_LS_PLACE) a name's
+ * lock lives on the node that used it first, which keeps it cached,
+ * mostly shared, while others read it (OCFS2: the creator of an inode,
+ * down-converted to PR for another node's stat), and a node reading many
+ * of them meets the same readers in each. A first CAS guessing 0 would
+ * miss, and a second be needed; a wrong guess costs the same second CAS.
  */
-static u64 rdlock_cas_first_guess(u32 home, u32 self)
+static u64 rdlock_cas_first_guess(const struct rdlock_proto_cfg *cfg,
+				  u32 home, u32 self)
 {
-	return home != self && home < RDLOCK_MAX_NODES ? BIT_ULL(home) : 0;
+	if (home >= RDLOCK_MAX_NODES)
+		return 0;
+	if (cfg->cas_readers)
+		return READ_ONCE(cfg->cas_readers[home]) & ~BIT_ULL(self);
+	return home != self ? BIT_ULL(home) : 0;
+}
+
+/* The readers of @word, seen on @h's home, for the next first guess. */
+static void rdlock_cas_note_readers(const struct rdlock_proto_cfg *cfg,
+				    const struct rdlock_cas_hold *h, u64 word)
+{
+	/* A writer's word tells nothing of the readers to come. */
+	if (cfg->cas_readers && h->home < RDLOCK_MAX_NODES &&
+	    !(word & RDLOCK_CAS_WRITER))
+		WRITE_ONCE(cfg->cas_readers[h->home],
+			   word & GENMASK_ULL(RDLOCK_MAX_NODES - 1, 0) &
+			   ~BIT_ULL(h->self));
 }
 
 /* The node's record of @t's word, with a user reference; NULL: no memory. */
@@ -157,7 +176,7 @@ rdlock_cas_hold_get(const struct rdlock_proto_cfg *cfg,
 	new->slot = t->slot;
 	new->incarnation = t->incarnation;
 	new->self = rdlock_proto_self(cfg);
-	new->seen = rdlock_cas_first_guess(new->home, new->self);
+	new->seen = rdlock_cas_first_guess(cfg, new->home, new->self);
 	new->users = 1;
 	mutex_init(&new->mutex);
 	atomic_set(&new->posted, 0);
@@ -411,6 +430,7 @@ static int rdlock_cas_try(const struct rdlock_proto_cfg *cfg,
 		if (ret)
 			return ret;
 		h->seen = old;
+		rdlock_cas_note_readers(cfg, h, old);
 		if (old == expect) {
 			h->seen = expect | bits;
 			return 0;

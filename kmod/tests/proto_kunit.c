@@ -3353,6 +3353,72 @@ static void cas_read_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
 }
 
+/*
+ * A reader's first CAS on a word it has no record of guesses the readers
+ * it last saw in a word of the same home without a writer
+ * (&rdlock_proto_cfg.cas_readers): one CAS when they are the same.
+ */
+static void cas_guess_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_caslock };
+	struct rdlock_proto_stats *stats;
+	struct rdlock_proto_cfg *cfg;
+	struct proto_sim *sim = sim_alloc(test);
+	u64 *table = sim->table[SIM_LOCK_NODE];
+	const u64 readers = BIT_ULL(0) | BIT_ULL(2);
+	struct rdlock_ticket t = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_SHARED,
+	};
+	u64 *guess;
+
+	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
+	cfg = kunit_kzalloc(test, sizeof(*cfg), GFP_KERNEL);
+	guess = kunit_kcalloc(test, SIM_NODES, sizeof(*guess), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, guess);
+	sim_cfg(cfg, &p, &sim->nodes[1], stats);
+	cfg->cas_readers = guess;
+	guess[SIM_LOCK_NODE] = BIT_ULL(SIM_LOCK_NODE);
+
+	/* The home's bit guessed, node 2's missed: two CASes. */
+	table[t.slot] = readers;
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg, &t, 0), 0);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 2U);
+	KUNIT_EXPECT_EQ(test, guess[SIM_LOCK_NODE], readers);
+	p.ops->release(cfg, &t);
+	KUNIT_EXPECT_EQ(test, table[t.slot], readers);
+
+	/* Another word of the home with the same readers: one. */
+	t.slot = SIM_LOCK_SLOT + 4;
+	t.remote_ops = 0;
+	table[t.slot] = readers;
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg, &t, 0), 0);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	p.ops->release(cfg, &t);
+
+	/* A writer's word leaves the guess as it was. */
+	t.slot = SIM_LOCK_SLOT + 8;
+	t.remote_ops = 0;
+	table[t.slot] = CAS_W | CAS_OWNER(2);
+	KUNIT_EXPECT_EQ(test, p.ops->acquire(cfg, &t, jiffies), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, guess[SIM_LOCK_NODE], readers);
+
+	/* A free word taken: no readers seen, the next guess is 0. */
+	t.slot = SIM_LOCK_SLOT + 12;
+	t.mode = RDLOCK_MODE_EXCLUSIVE;
+	t.remote_ops = 0;
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg, &t, 0), 0);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
+	KUNIT_EXPECT_EQ(test, guess[SIM_LOCK_NODE], 0ULL);
+	p.ops->release(cfg, &t);
+	KUNIT_EXPECT_EQ(test, table[t.slot], 0ULL);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cas_holds(), 0U);
+}
+
 /* The forget_node cases: a word, the dead node, what must be left. */
 struct cas_forget_case {
 	const char *desc;
@@ -3700,6 +3766,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(sim_post_close_test),
 	KUNIT_CASE(cas_unknown_test),
 	KUNIT_CASE_PARAM(cas_read_test, cas_read_gen_params),
+	KUNIT_CASE(cas_guess_test),
 	KUNIT_CASE_PARAM(cas_forget_test, cas_forget_gen_params),
 	KUNIT_CASE(cas_forget_grant_test),
 	KUNIT_CASE(bakery_census_test),
