@@ -108,6 +108,14 @@ static void example_check_bad_input(void)
 	example_expect(rdlock_lock(example_ls, n.buf, n.len, RDLOCK_LOCK_SH,
 				   &bad),
 		       -EINVAL, "try with a timeout");
+	bad = (struct rdlock_lock_opts){ .flags = RDLOCK_LKF_GATE };
+	example_expect(rdlock_lock(example_ls, n.buf, n.len, RDLOCK_LOCK_SH,
+				   &bad),
+		       -EINVAL, "a gate in a lockspace without gates");
+	bad = (struct rdlock_lock_opts){ .flags = RDLOCK_LKF_LVB };
+	example_expect(rdlock_lock(example_ls, n.buf, n.len, RDLOCK_LOCK_SH,
+				   &bad),
+		       -EINVAL, "a value block in a lockspace without them");
 	ls = rdlock_ls_open("bad/name", &example_attr);
 	example_report(PTR_ERR(ls) == -EINVAL, "bad lockspace name",
 		       PTR_ERR(ls), -EINVAL);

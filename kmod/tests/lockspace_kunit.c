@@ -189,7 +189,8 @@ static void rdlock_ls_create_test(struct kunit *test)
 
 /*
  * Kernel-only entry parts: the gate word after the lock word, the value
- * block at the end; the uapi's checks refuse both flags.
+ * block at the end; the uapi's checks refuse both flags, and the lock
+ * flags that use them.
  */
 static void rdlock_ls_gate_attr_test(struct kunit *test)
 {
@@ -205,6 +206,7 @@ static void rdlock_ls_gate_attr_test(struct kunit *test)
 	a.flags = RDLOCK_LS_LVB;
 	KUNIT_EXPECT_EQ(test, rdlock_ls_entry_slots(&a), 2U + RDLOCK_LS_LVB_SLOTS);
 	KUNIT_EXPECT_FALSE(test, rdlock_lock_flags_ok(RDLOCK_LKF_GATE, 0));
+	KUNIT_EXPECT_FALSE(test, rdlock_lock_flags_ok(RDLOCK_LKF_LVB, 0));
 }
 
 /*
