@@ -64,7 +64,7 @@ BENCH_PRIVATE_STAT_PASSES=10
 BENCH_ROUNDS=3
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 DEV=${RDLOCK_OCFS2_DEV:-$RDLOCK_SHARED_DISK}
-# Barrier $1 listens on PORT + $1; barriers 0 to 33 (24 + 3 x BENCH_ROUNDS).
+# Barrier $1 listens on PORT + $1; barriers 0 to 36 (24 + 4 x BENCH_ROUNDS).
 PORT=${RDLOCK_OCFS2_PORT:-7780}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
@@ -362,14 +362,20 @@ bench_remove() {
 	seq 1 "$BENCH" | sed "s|^|$BDIR/$BPFX|" | xargs rm
 }
 
-# The private phases, BENCH_ROUNDS rounds of create, stat and remove from
-# barrier $1 on; each node reports each phase's operations and time over
-# all rounds. Three TCG guests share two host cores, and which of them the
-# host runs decides much of a one-second phase's time; and the first
-# round differs from the later ones, which reuse the inodes (and lock
-# names) the removes freed: both kinds count.
+# The private phases, BENCH_ROUNDS rounds of create, stat, the control
+# and remove from barrier $1 on; each node reports each phase's operations
+# and time over all rounds. Three TCG guests share two host cores, and
+# which of them the host runs decides much of a one-second phase's time;
+# and the first round differs from the later ones, which reuse the inodes
+# (and lock names) the removes freed: both kinds count.
+#
+# The control, tmpfs-stat, is private-stat's ls -l passes over as many
+# files in a tmpfs directory, all nodes at once right after it: no OCFS2,
+# no cluster lock. It measures what the guests' CPUs give a stat loop in
+# this boot, so a private-stat ratio that its control shares is the
+# guests', not the cluster stack's.
 bench_private() {
-	r_b=$1 r_i=1 r_create='' r_stat='' r_remove=''
+	r_b=$1 r_i=1 r_create='' r_stat='' r_ctl='' r_remove=''
 	while [ "$r_i" -le "$BENCH_ROUNDS" ]; do
 		bench_time "$r_b" bench_create || return 1
 		r_create="$r_create $p_ms"
@@ -377,20 +383,41 @@ bench_private() {
 		bench_time $((r_b + 1)) bench_stat || return 1
 		r_stat="$r_stat $p_ms"
 		bench_prof "private-stat.$r_i"
-		bench_time $((r_b + 2)) bench_remove || return 1
+		r_dir=$BDIR BDIR=$BENCH_CONTROL
+		bench_time $((r_b + 2)) bench_stat || return 1
+		BDIR=$r_dir r_ctl="$r_ctl $p_ms"
+		bench_time $((r_b + 3)) bench_remove || return 1
 		r_remove="$r_remove $p_ms"
 		bench_prof "private-remove.$r_i"
-		r_b=$((r_b + 3)) r_i=$((r_i + 1))
+		r_b=$((r_b + 4)) r_i=$((r_i + 1))
 	done
 	# shellcheck disable=SC2086 # lists of numbers, split on purpose
 	{
 		echo "# bench rounds node $ID private-create$r_create"
 		echo "# bench rounds node $ID private-stat$r_stat"
+		echo "# bench rounds node $ID tmpfs-stat$r_ctl"
 		echo "# bench rounds node $ID private-remove$r_remove"
 		echo "# bench node $ID private-create $((BENCH * BENCH_ROUNDS)) $(add_up $r_create)"
 		echo "# bench node $ID private-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) $(add_up $r_stat)"
+		echo "# bench node $ID tmpfs-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) $(add_up $r_ctl)"
 		echo "# bench node $ID private-remove $((BENCH * BENCH_ROUNDS)) $(add_up $r_remove)"
 	}
+}
+
+# The control's $BENCH empty files in a tmpfs of its own.
+bench_control_setup() {
+	BENCH_CONTROL=/tmp/ocfs2-bench-control.$$
+	mkdir -p "$BENCH_CONTROL" &&
+	mount -t tmpfs -o size=1m tmpfs "$BENCH_CONTROL" || return 1
+	c_dir=$BDIR BDIR=$BENCH_CONTROL
+	bench_create
+	c_rc=$?
+	BDIR=$c_dir
+	return $c_rc
+}
+
+bench_control_gone() {
+	umount "$BENCH_CONTROL" && rmdir "$BENCH_CONTROL"
 }
 
 # Shared phases: every node's files NODE.I in one directory; private
@@ -411,8 +438,10 @@ bench() {
 	# Its own files' locks stay cached on a node: one pass of cached
 	# lstats takes tens of milliseconds, too short to time under TCG.
 	BENCH_PASSES=$BENCH_PRIVATE_STAT_PASSES
+	bench_control_setup &&
 	bench_private 24 &&
-	barrier $((24 + 3 * BENCH_ROUNDS))
+	bench_control_gone &&
+	barrier $((24 + 4 * BENCH_ROUNDS))
 }
 
 mounted() {
