@@ -294,21 +294,21 @@ static int rdlock_proto_cas_read(const struct rdlock_proto_cfg *cfg,
 /*
  * @op, sent again while it is refused before it was sent (-ENOTCONN: the
  * connection to the home is being made again after a blip) and the home
- * keeps the ticket's table; @killable: also ends, with -ENOTCONN, at
- * @deadline (jiffies, 0: none) or on a fatal signal, and is an operation
- * that takes the lock: a CAS carries the ticket's READ.
+ * keeps the ticket's table. @take: it takes the ticket or the lock, so it
+ * also ends, with -ENOTCONN, at @deadline (jiffies, 0: none) or on a fatal
+ * signal, and a CAS on the ticket's slot carries the ticket's READ.
  */
 static int rdlock_proto_op_resent(const struct rdlock_proto_cfg *cfg,
 				  struct rdlock_ticket *t, u32 slot,
 				  enum rdlock_xop op, u64 arg0, u64 arg1,
-				  u64 *value, bool killable,
+				  u64 *value, bool take,
 				  unsigned long deadline)
 {
 	unsigned int backoff_us = 0;
 	int ret;
 
 	for (;;) {
-		if (killable && op == RDLOCK_XOP_CAS && slot == t->slot &&
+		if (take && op == RDLOCK_XOP_CAS && slot == t->slot &&
 		    t->read_count)
 			ret = rdlock_proto_cas_read(cfg, t, arg0, arg1, value);
 		else
@@ -317,8 +317,8 @@ static int rdlock_proto_op_resent(const struct rdlock_proto_cfg *cfg,
 		if (ret != -ENOTCONN)
 			return ret;
 		/* A TRY (a deadline passed) costs one operation, no sleep. */
-		if (killable && ((deadline && time_after_eq(jiffies, deadline)) ||
-				 fatal_signal_pending(current)))
+		if (take && ((deadline && time_after_eq(jiffies, deadline)) ||
+			     fatal_signal_pending(current)))
 			return ret;
 		if (!rdlock_proto_retry(cfg, t, ret, &backoff_us))
 			return ret;
