@@ -354,10 +354,11 @@ def ocfs2_lines(oc):
         parts.append(f"{s_} ({what}): mounted {f['mount_ok']}/{n}, all checks "
                      f"{f['run_ok']}/{n}, fsck {f['fsck'] or 'n/a'}")
     out += wrap("; ".join(parts) + ". ops/s: all nodes' operations over the slowest "
-                "node's time s (milliseconds); stat: ls -l. tmpfs-stat is the control: "
-                "private-stat's passes over files on tmpfs, no OCFS2 and no cluster lock, "
-                "right after it in each round; its ratio is what the two boots' "
-                "guests differ by with no lock stack involved.", "  ")
+                "node's time s (milliseconds); stat: lstat() of every file by one process "
+                "(rdlock-stat-bench). tmpfs-stat is the control: private-stat's passes "
+                "over files on tmpfs, no OCFS2 and no cluster lock, right after it in each "
+                "round; its ratio is what the two runs' guests differ by with no lock "
+                "stack involved.", "  ")
     return out
 
 

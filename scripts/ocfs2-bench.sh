@@ -15,12 +15,14 @@
 #   --backend B rdlock's atomic backend (default auto)
 #
 # Phases (selftests/guest/ocfs2.sh): every node at once creates N empty
-# files in one shared directory, stats all nodes' files (ls -l), removes
-# its own; then the same in a directory of its own (its stats 10 times over:
-# one pass of cached lstats is too short to time). A phase's rate is the
+# files in one shared directory, stats all nodes' files (one process
+# lstat()s each, rdlock-stat-bench), removes its own; then the same in a
+# directory of its own (its stats 200 times over: one pass of cached
+# lstats is too short to time), with tmpfs-stat, the same stats on tmpfs,
+# as a control that involves no cluster stack. A phase's rate is the
 # nodes' operations over the slowest node's time (each node times itself
-# from a common barrier; the barriers poll once a second, so starts may
-# differ by up to a second: use phases of several seconds). Each run also
+# from a common barrier that the nodes leave within 50 ms of each
+# other). Each run also
 # does the usual correctness checks, with 1 file and 1 record, and fsck.
 
 set -euo pipefail

@@ -43,7 +43,7 @@ mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
 cp "$bdir"/src/*.ko "$bdir/payload/modules/"
 cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
 	"$ROOT"/userspace/rdlock-lock-bench "$ROOT"/userspace/rdlock-bench \
-	"$bdir/payload/bin/"
+	"$ROOT"/userspace/rdlock-stat-bench "$bdir/payload/bin/"
 cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
 cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
 echo "$bdir/payload"
