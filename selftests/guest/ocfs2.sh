@@ -45,9 +45,10 @@
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
 # the shared directory, stats every node's (rdlock-stat-bench), removes
 # its own (one rm); then the same in a directory of its own (the stats 200
-# times over, and a control of as many on tmpfs), three rounds. Each phase starts at a barrier; a node prints
-# "# bench node ID PHASE N_OPS MILLISECONDS", for the private phases its
-# operations and time over the three rounds.
+# times over, and a control of as many on tmpfs), three rounds. Each phase
+# starts at a barrier; a node prints "# bench node ID PHASE N_OPS
+# MILLISECONDS", for the private phases its operations and time over the
+# three rounds, and after the benchmark rdlock's counters ("# prof").
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
