@@ -16,11 +16,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "bench.h"
 
 struct entries {
 	char **names;
@@ -74,20 +77,6 @@ static int entries_read(struct entries *e, const char *dir)
 	return ret;
 }
 
-static unsigned long parse_count(const char *s, const char *what)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-') {
-		fprintf(stderr, "rdlock-stat-bench: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
-}
-
 static void usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [--passes N] [--expect N] DIR\n", prog);
@@ -102,8 +91,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct entries e = { 0 };
-	unsigned long passes = 1, pass, files = 0;
-	long expect = -1;
+	__u32 passes = 1, expect = 0, pass;
+	unsigned long files = 0;
+	bool check = false;
 	struct stat st;
 	size_t i;
 	int c, ret;
@@ -111,10 +101,13 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			passes = parse_count(optarg, "--passes");
+			if (parse_u32_arg(optarg, &passes))
+				usage(argv[0]);
 			break;
 		case 'e':
-			expect = parse_count(optarg, "--expect");
+			if (parse_u32_arg(optarg, &expect))
+				usage(argv[0]);
+			check = true;
 			break;
 		default:
 			usage(argv[0]);
@@ -140,10 +133,10 @@ int main(int argc, char **argv)
 				files++;
 		}
 	}
-	printf("%s: %zu entries, %lu files, %lu lstats\n", argv[optind], e.nr,
+	printf("%s: %zu entries, %lu files, %zu lstats\n", argv[optind], e.nr,
 	       files, passes * e.nr);
-	if (expect >= 0 && files != (unsigned long)expect) {
-		fprintf(stderr, "rdlock-stat-bench: %s: %lu files, expected %ld\n",
+	if (check && files != expect) {
+		fprintf(stderr, "rdlock-stat-bench: %s: %lu files, expected %u\n",
 			argv[optind], files, expect);
 		return 1;
 	}

@@ -388,9 +388,8 @@ bench_private() {
 		bench_time $((r_b + 1)) bench_stat || return 1
 		r_stat="$r_stat $p_ms"
 		bench_prof "private-stat.$r_i"
-		r_dir=$BDIR BDIR=$BENCH_CONTROL
-		bench_time $((r_b + 2)) bench_stat || return 1
-		BDIR=$r_dir r_ctl="$r_ctl $p_ms"
+		bench_in_control bench_time $((r_b + 2)) bench_stat || return 1
+		r_ctl="$r_ctl $p_ms"
 		bench_time $((r_b + 3)) bench_remove || return 1
 		r_remove="$r_remove $p_ms"
 		bench_prof "private-remove.$r_i"
@@ -409,16 +408,21 @@ bench_private() {
 	}
 }
 
+# "$@" with $BDIR the control's directory.
+bench_in_control() {
+	i_dir=$BDIR BDIR=$BENCH_CONTROL
+	"$@"
+	i_rc=$?
+	BDIR=$i_dir
+	return $i_rc
+}
+
 # The control's $BENCH empty files in a tmpfs of its own.
 bench_control_setup() {
 	BENCH_CONTROL=/tmp/ocfs2-bench-control.$$
 	mkdir -p "$BENCH_CONTROL" &&
-	mount -t tmpfs -o size=1m tmpfs "$BENCH_CONTROL" || return 1
-	c_dir=$BDIR BDIR=$BENCH_CONTROL
-	bench_create
-	c_rc=$?
-	BDIR=$c_dir
-	return $c_rc
+	mount -t tmpfs -o size=1m tmpfs "$BENCH_CONTROL" &&
+	bench_in_control bench_create
 }
 
 bench_control_gone() {
