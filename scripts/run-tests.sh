@@ -128,8 +128,15 @@ cluster_diagnose()
 		node=${BASH_REMATCH[1]}
 		[ "${BASH_REMATCH[2]}" -ne 0 ] || continue
 		echo "#   --- node $node (exit ${BASH_REMATCH[3]}; none: killed at the timeout) failing results:"
-		grep -E 'not ok|Bail out!|[a-z_]+\.c:[0-9]+:|  FAIL  ' \
-			"$dir/node$node.out" | head -n 40 | sed 's/^/#   /'
+		# A KUnit expectation's message follows its "FAILED at" line.
+		awk '/not ok|Bail out!|[a-z_]+\.c:[0-9]+:|  FAIL  |FAILED at / {
+				print
+				why = /FAILED at /
+				next
+			}
+			why && /^ +# / { print; next }
+			{ why = 0 }' "$dir/node$node.out" | head -n 40 |
+			sed 's/^/#   /'
 		if [ -s "$dir/node$node.splats" ]; then
 			echo "#   --- node $node kernel splats (first 40 lines):"
 			head -n 40 "$dir/node$node.splats" | sed 's/^/#   /'

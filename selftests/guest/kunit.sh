@@ -24,9 +24,16 @@ for ko in /rdlock/modules/${1:-*_kunit}.ko; do
 		rc=1
 		continue
 	fi
-	# KTAP lines only, with or without printk timestamps.
-	ktap=$(dmesg | sed 's/^\[[ 0-9.]*\] //' |
-	       grep -E '^ *(KTAP|# |[0-9]+\.\.[0-9]+|(not )?ok )')
+	# KTAP lines only, with or without printk timestamps; a failed
+	# expectation's message (the lines after "FAILED at", which carry
+	# no "#") as diagnostics, so that the host's summary shows why.
+	ktap=$(dmesg | sed 's/^\[[ 0-9.]*\] //' | awk '
+		/^ *(KTAP|# |[0-9]+\.\.[0-9]+|(not )?ok )/ {
+			print
+			why = /FAILED at /
+			next
+		}
+		why { sub(/^ */, ""); print "        # " $0 }')
 	echo "$ktap"
 	# The suite's own result is its last unindented result line.
 	if ! echo "$ktap" | grep -E '^(not )?ok ' | tail -n 1 | grep -q '^ok '; then
