@@ -729,7 +729,13 @@ enum rdlock_bakery_verdict {
 };
 
 /*
- * Judge the word @v with the census @c (layout @lm). Phantoms of a strict
+ * Judge the word @v with the census @c (layout @lm). A word over the
+ * limit waits for its overflow reset, which the ticket that crossed
+ * COUNT_MAX owes on release: if that ticket, or its release, was an
+ * unknown outcome, nobody owes it any more, so the census resets such a
+ * word once every ticket of it is done (the responsible holder's reset,
+ * if it comes too, is a CAS from that same word: one of them is done),
+ * and until then waits. Phantoms of a strict
  * class (exclusive, update) are counted done from that class's counter on,
  * up to the first slot a live ticket holds, and to the first that a live
  * ticket which must see that class's counter stop before it was taken
@@ -755,8 +761,14 @@ rdlock_bakery_judge(u64 v, enum bakery_mode lm,
 			return RDLOCK_BAKERY_WAIT;	/* not a bakery word */
 		outstanding += f.max[c_i] - f.n[c_i];
 	}
-	if (outstanding == c->live)
-		return RDLOCK_BAKERY_CLEAN;
+	if (outstanding == c->live) {
+		if (!bakery_over_limit(v, lm))
+			return RDLOCK_BAKERY_CLEAN;
+		if (outstanding)
+			return RDLOCK_BAKERY_WAIT;
+		*slots = 0;
+		return RDLOCK_BAKERY_RESET;
+	}
 	if (!c->live) {
 		*slots = outstanding;
 		return RDLOCK_BAKERY_RESET;
