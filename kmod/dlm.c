@@ -131,6 +131,21 @@ module_param_named(dlm_place, rdlock_dlm_place, bool, 0644);
 MODULE_PARM_DESC(dlm_place,
 		 "place a resource's lock on the node that first used it (default: 1); read when a lockspace is opened, the same on every node");
 
+/*
+ * Grant a new lock asked for with RDLOCK_DLM_LKF_LOCAL at once and take
+ * its lock words in the background (rdlock_dlm_local_grant()). Off: the
+ * flag is accepted and the lock is granted once its words are taken, as
+ * every other.
+ */
+static bool rdlock_dlm_local = true;
+module_param_named(dlm_local, rdlock_dlm_local, bool, 0644);
+MODULE_PARM_DESC(dlm_local,
+		 "grant a new lock of a resource only this node knows (RDLOCK_DLM_LKF_LOCAL, OCFS2's new inodes) before its lock words are taken (default: 1)");
+
+/* A LOCAL lock's take that failed tries again after this, doubling. */
+#define RDLOCK_DLM_LOCAL_RETRY_MS_MIN	10
+#define RDLOCK_DLM_LOCAL_RETRY_MS_MAX	1000
+
 /* A request that waits this long for a free name entry is logged. */
 #define RDLOCK_DLM_ROOM_WARN_MS	10000
 
@@ -271,6 +286,9 @@ struct rdlock_dlm_req;
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
  * @dead: the final AST is queued: no more requests or callbacks.
+ * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words still being
+ *	taken by that request: @main and @gate are its until it ends, and
+ *	the lock's next request waits for it (rdlock_dlm_wait_local()).
  *
  * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
  * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
@@ -301,6 +319,7 @@ struct rdlock_dlm_lkb {
 	unsigned int cb_head;
 	unsigned int nr_cbs;
 	bool dead;
+	bool local;
 };
 
 /**
@@ -389,6 +408,9 @@ struct rdlock_dlm_req {
  *	@waits.
  * @hold_ms: rdlock_dlm_set_hold()'s minimum hold time.
  * @hold_max_ms: how far rdlock_dlm_hold_adapt() may raise a lock's.
+ * @local_takes: locks granted with RDLOCK_DLM_LKF_LOCAL whose lock words
+ *	are still being taken (under @lock).
+ * @local_wq: woken when one is taken, and by a cancel.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -410,12 +432,16 @@ struct rdlock_dlm_ls {
 	struct work_struct repeat_work;
 	unsigned int hold_ms;
 	unsigned int hold_max_ms;
+	unsigned int local_takes;
+	wait_queue_head_t local_wq;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
 static LIST_HEAD(rdlock_dlm_list);
 static struct workqueue_struct *rdlock_dlm_wq;		/* requests */
 static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
+/* LOCAL takes: requests on rdlock_dlm_wq may wait for them. */
+static struct workqueue_struct *rdlock_dlm_local_wq;
 
 /*
  * What the DLM layer asks of the lockspace layer, for profiles of a file
@@ -450,6 +476,12 @@ enum {
 	RDLOCK_DLM_ST_POLL_WAIT,	/* a waiting take slept until a kick or poll */
 	RDLOCK_DLM_ST_KICK_SENT,	/* kicks to known waiters */
 	RDLOCK_DLM_ST_KICKED,		/* kicks that reached a waiting take */
+	RDLOCK_DLM_ST_LOCAL,		/* LOCAL locks granted before the take */
+	RDLOCK_DLM_ST_LOCAL_TAKES,	/* of them, takes under way (a gauge) */
+	RDLOCK_DLM_ST_LOCAL_RETRY,	/* a LOCAL lock's take failed: again */
+	RDLOCK_DLM_ST_LOCAL_LOST,	/* ... and gave up: the lockspace went */
+	RDLOCK_DLM_ST_LOCAL_KNOWN,	/* its value block was stored: misused */
+	RDLOCK_DLM_ST_LOCAL_WAIT,	/* requests that waited for LOCAL takes */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -457,6 +489,8 @@ enum {
 	RDLOCK_DLM_ST_NS_NOTICE,	/* in rdlock_ls_notice_send() */
 	RDLOCK_DLM_ST_NS_REQ,		/* request start to its AST queued */
 	RDLOCK_DLM_ST_NS_AST,		/* AST queued to its call */
+	RDLOCK_DLM_ST_NS_LOCAL,		/* a LOCAL lock's take, grant to end */
+	RDLOCK_DLM_ST_NS_LOCAL_WAIT,	/* waiting for LOCAL takes */
 	RDLOCK_DLM_ST_NR
 };
 
@@ -487,6 +521,12 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_POLL_WAIT] = "poll_waits",
 	[RDLOCK_DLM_ST_KICK_SENT] = "kicks_sent",
 	[RDLOCK_DLM_ST_KICKED] = "kicks",
+	[RDLOCK_DLM_ST_LOCAL] = "local_grants",
+	[RDLOCK_DLM_ST_LOCAL_TAKES] = "local_takes",
+	[RDLOCK_DLM_ST_LOCAL_RETRY] = "local_retries",
+	[RDLOCK_DLM_ST_LOCAL_LOST] = "local_lost",
+	[RDLOCK_DLM_ST_LOCAL_KNOWN] = "local_known",
+	[RDLOCK_DLM_ST_LOCAL_WAIT] = "local_waits",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -494,6 +534,8 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_NS_NOTICE] = "ns_notice",
 	[RDLOCK_DLM_ST_NS_REQ] = "ns_request",
 	[RDLOCK_DLM_ST_NS_AST] = "ns_ast_queued",
+	[RDLOCK_DLM_ST_NS_LOCAL] = "ns_local_take",
+	[RDLOCK_DLM_ST_NS_LOCAL_WAIT] = "ns_local_wait",
 };
 
 static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
@@ -504,6 +546,8 @@ static u32 rdlock_dlm_inject_done_delay_ms;
  * back-off, so that only a kick or a cancel ends its wait sooner.
  */
 static u32 rdlock_dlm_inject_poll_ms;
+/* Fault injection for tests: ms a LOCAL lock's take waits before it starts. */
+static u32 rdlock_dlm_inject_local_delay_ms;
 static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
 
 static void rdlock_dlm_count(int st, s64 n)
@@ -1477,7 +1521,8 @@ static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 	u8 words = 0xff;
 	int ret, i;
 
-	if (!(req->flags & RDLOCK_DLM_LKF_VALBLK)) {
+	/* No main word: a LOCAL lock's take gave up (rdlock_dlm_local_work()). */
+	if (!(req->flags & RDLOCK_DLM_LKF_VALBLK) || !lkb->main) {
 		lkb->lvb_seen_ok = false;
 		return;
 	}
@@ -1592,17 +1637,61 @@ static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	rdlock_dlm_res_put(dls, req->res);
 }
 
+/*
+ * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
+ * touches nothing of its lock's, which may be gone.
+ */
+static bool rdlock_dlm_local_done(struct rdlock_dlm_req *req, bool publish)
+{
+	struct rdlock_dlm_ls *dls = req->dls;
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&dls->lock, flags);
+	done = !req->lkb || (!req->lkb->local &&
+			     (!publish || !dls->local_takes));
+	spin_unlock_irqrestore(&dls->lock, flags);
+	return done;
+}
+
+/*
+ * Before @req touches its lock's words, a LOCAL take of the lock itself
+ * must have ended (rdlock_dlm_local_grant()). And before an EX lock goes
+ * below EX, every LOCAL take of the lockspace: its holder may have
+ * written where other nodes learn a new resource's name (a directory's
+ * entry of a new inode), and a node that learns it must find the name's
+ * lock words taken. A new lock has no take of its own to wait for.
+ */
+static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
+{
+	bool publish = req->from == RDLOCK_DLM_LOCK_EX &&
+		       (req->unlock || req->to < RDLOCK_DLM_LOCK_EX);
+	ktime_t t0;
+
+	if (req->from == RDLOCK_DLM_LOCK_IV ||
+	    rdlock_dlm_local_done(req, publish))
+		return;
+	t0 = ktime_get();
+	/* As long as the cluster takes: not a hung task. */
+	wait_event_idle(req->dls->local_wq,
+			rdlock_dlm_local_done(req, publish));
+	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
+			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
+}
+
 static void rdlock_dlm_work(struct work_struct *work)
 {
 	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
 						  work);
 	struct rdlock_dlm_ls *dls = req->dls;
-	struct rdlock_dlm_lkb *lkb = req->lkb;
 	unsigned int nofs = memalloc_nofs_save();
+	struct rdlock_dlm_lkb *lkb;
 	unsigned long flags;
 	int grmode, ret;
 	bool hold;
 
+	rdlock_dlm_wait_local(req);
+	lkb = req->lkb;
 	if (req->unlock) {
 		rdlock_dlm_unlock_work(req);
 		goto out;
@@ -1684,6 +1773,77 @@ out:
 	rdlock_dlm_req_free(req);
 }
 
+/*
+ * The background take of a lock granted by rdlock_dlm_local_grant(). It
+ * cannot fail for want of the lock (nobody else knows the name), so it
+ * tries again after any error until it succeeds or the lockspace goes;
+ * then the lock holds nothing in the cluster (counted, logged) and only
+ * an unlock is left for it.
+ */
+static void rdlock_dlm_local_work(struct work_struct *work)
+{
+	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
+						  work);
+	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_lkb *lkb = req->lkb;
+	unsigned int nofs = memalloc_nofs_save(), retry_ms = 0;
+	u8 lvb[RDLOCK_DLM_LVB_LEN];
+	unsigned long flags;
+	int grmode, ret;
+	u32 f = 0;
+
+	if (READ_ONCE(rdlock_dlm_inject_local_delay_ms))
+		msleep(READ_ONCE(rdlock_dlm_inject_local_delay_ms));
+	for (;;) {
+		grmode = req->from;
+		ret = rdlock_dlm_up(req, lkb, &grmode);
+		if (!ret || ret == -ESHUTDOWN)
+			break;
+		rdlock_dlm_drop(req, &req->main);
+		rdlock_dlm_drop(req, &req->gate);
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_RETRY, 1);
+		pr_warn_ratelimited("%s: taking a new lock %x failed (%d), trying again\n",
+				    dls->name, lkb->lkid, ret);
+		retry_ms = clamp(2 * retry_ms, RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
+				 RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
+		msleep(retry_ms);
+	}
+	rdlock_dlm_notice_done(req);
+	/* A stored value block: the name was not new after all. */
+	if (!ret && req->flags & RDLOCK_DLM_LKF_VALBLK &&
+	    !rdlock_dlm_lvb_get(req->main, lvb, &f) &&
+	    f & RDLOCK_DLM_LVB_VALID) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_KNOWN, 1);
+		pr_warn_ratelimited("%s: lock %x asked for as LOCAL names a resource with a stored value block\n",
+				    dls->name, lkb->lkid);
+	}
+	spin_lock_irqsave(&dls->lock, flags);
+	if (!ret) {
+		lkb->main = req->main;
+		lkb->gate = req->gate;
+		req->main = NULL;
+		req->gate = NULL;
+	}
+	lkb->local = false;
+	dls->local_takes--;
+	spin_unlock_irqrestore(&dls->lock, flags);
+	wake_up_all(&dls->local_wq);
+	if (ret) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_LOST, 1);
+		pr_warn_ratelimited("%s: new lock %x not taken: %d\n",
+				    dls->name, lkb->lkid, ret);
+		rdlock_dlm_drop(req, &req->main);
+		rdlock_dlm_drop(req, &req->gate);
+	}
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, -1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LOCAL,
+			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
+	if (req->dropped)
+		rdlock_dlm_kick_waiters(req);
+	memalloc_nofs_restore(nofs);
+	rdlock_dlm_req_free(req);
+}
+
 static void rdlock_dlm_gate_work(struct work_struct *work)
 {
 	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
@@ -1709,8 +1869,8 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 	return req;
 }
 
-/* Start @req on @lkb; caller holds dls->lock. */
-static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
+/* Make @req @lkb's request, counted; caller holds dls->lock. */
+static void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
 				 struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = lkb->dls;
@@ -1725,7 +1885,6 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 	req->cancellable = !req->unlock && req->to > req->from &&
 			   req->to != RDLOCK_DLM_LOCK_NL &&
 			   !(req->flags & RDLOCK_DLM_LKF_NOQUEUE);
-	lkb->req = req;
 	req->start = ktime_get();
 	atomic64_inc(&rdlock_dlm_st_req[rdlock_dlm_mode_idx(req->from)]
 		     [req->unlock ? 0 : rdlock_dlm_mode_idx(req->to)]);
@@ -1734,7 +1893,56 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 	if (req->flags & RDLOCK_DLM_LKF_VALBLK)
 		rdlock_dlm_count(RDLOCK_DLM_ST_VALBLK, 1);
 	atomic_inc(&dls->refs);
+}
+
+/* Start @req on @lkb; caller holds dls->lock. */
+static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
+				 struct rdlock_dlm_req *req)
+{
+	rdlock_dlm_req_setup(lkb, req);
+	lkb->req = req;
 	queue_work(rdlock_dlm_wq, &req->work);
+}
+
+/*
+ * A new lock with RDLOCK_DLM_LKF_LOCAL: the caller says no other node can
+ * know the resource yet, so nobody can be in its way. Granted now, as
+ * o2dlm masters such a lock without asking anybody; @req takes its lock
+ * words in the background (on its resource's home: a round trip to
+ * another node for most names) and the lock's next request waits for
+ * that, as does any of this node's EX locks going below EX, before which
+ * nobody can learn the name (rdlock_dlm_wait_local()). The value block of
+ * a name never used is zeroes, not valid: what its grant would read.
+ * Caller holds dls->lock.
+ */
+static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
+				   struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_ls *dls = lkb->dls;
+	bool hold = req->to == RDLOCK_DLM_LOCK_EX;
+	u8 sb_flags = 0;
+
+	/* Granted: the take waits for nobody, and nothing cancels it. */
+	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
+	rdlock_dlm_req_setup(lkb, req);
+	req->cancellable = false;
+	INIT_WORK(&req->work, rdlock_dlm_local_work);
+	if (req->flags & RDLOCK_DLM_LKF_VALBLK) {
+		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
+		sb_flags = RDLOCK_DLM_SBF_VALNOTVALID;
+	}
+	lkb->lvb_valid = false;
+	lkb->lvb_seen_ok = false;
+	lkb->local = true;
+	dls->local_takes++;
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, 1);
+	if (hold)
+		rdlock_dlm_hold_adapt(lkb, req);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, 0, sb_flags, false, hold);
+	lkb->grmode = req->to;
+	rdlock_dlm_bast_known(lkb);
+	queue_work(rdlock_dlm_local_wq, &req->work);
 }
 
 static void rdlock_dlm_trim_work(struct work_struct *work)
@@ -1832,7 +2040,10 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	int ret;
 
 	if (flags & ~(RDLOCK_DLM_LKF_NOQUEUE | RDLOCK_DLM_LKF_CONVERT |
-		      RDLOCK_DLM_LKF_VALBLK))
+		      RDLOCK_DLM_LKF_VALBLK | RDLOCK_DLM_LKF_LOCAL))
+		return -EINVAL;
+	/* A lock that exists was seen by the cluster already. */
+	if (flags & RDLOCK_DLM_LKF_CONVERT && flags & RDLOCK_DLM_LKF_LOCAL)
 		return -EINVAL;
 	if (!lksb || !ast)
 		return -EINVAL;
@@ -1891,7 +2102,11 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	lkb->hash = hash;
 	list_add_tail(&lkb->res_node, &res->locks);
 	atomic_inc(&dls->refs);	/* the lock's */
-	rdlock_dlm_req_start(lkb, req);
+	if (flags & RDLOCK_DLM_LKF_LOCAL && mode != RDLOCK_DLM_LOCK_NL &&
+	    READ_ONCE(rdlock_dlm_local))
+		rdlock_dlm_local_grant(lkb, req);
+	else
+		rdlock_dlm_req_start(lkb, req);
 	spin_unlock_irqrestore(&dls->lock, irq);
 	idr_preload_end();
 	kfree(new_res);
@@ -1919,8 +2134,9 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	req->lkb = NULL;
 	req->cancellable = false;
 	lkb->req = NULL;
-	/* A waiting take ends now, with nothing taken. */
+	/* A waiting take ends now, with nothing taken, as a wait for LOCAL. */
 	wake_up(&req->kick_wq);
+	wake_up_all(&dls->local_wq);
 	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
 	 * This node's holders stop getting BASTs for the abandoned wait now,
@@ -2149,6 +2365,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	INIT_LIST_HEAD(&dls->notices);
 	INIT_LIST_HEAD(&dls->waits);
 	mutex_init(&dls->notice_mutex);
+	init_waitqueue_head(&dls->local_wq);
 	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
 	INIT_WORK(&dls->repeat_work, rdlock_dlm_repeat_work);
 
@@ -2250,6 +2467,8 @@ void rdlock_dlm_debugfs_init(struct dentry *root)
 			   &rdlock_dlm_inject_done_delay_ms);
 	debugfs_create_u32("inject_dlm_poll_ms", 0600, root,
 			   &rdlock_dlm_inject_poll_ms);
+	debugfs_create_u32("inject_dlm_local_delay_ms", 0600, root,
+			   &rdlock_dlm_inject_local_delay_ms);
 }
 
 int rdlock_dlm_init(void)
@@ -2264,7 +2483,13 @@ int rdlock_dlm_init(void)
 		return -ENOMEM;
 	rdlock_dlm_cb_wq = alloc_workqueue("rdlock_dlm_cb", WQ_UNBOUND |
 					   WQ_MEM_RECLAIM, 0);
-	if (!rdlock_dlm_cb_wq) {
+	rdlock_dlm_local_wq = alloc_workqueue("rdlock_dlm_local", WQ_UNBOUND |
+					      WQ_MEM_RECLAIM, 0);
+	if (!rdlock_dlm_cb_wq || !rdlock_dlm_local_wq) {
+		if (rdlock_dlm_cb_wq)
+			destroy_workqueue(rdlock_dlm_cb_wq);
+		if (rdlock_dlm_local_wq)
+			destroy_workqueue(rdlock_dlm_local_wq);
 		destroy_workqueue(rdlock_dlm_wq);
 		return -ENOMEM;
 	}
@@ -2286,7 +2511,8 @@ void rdlock_dlm_exit(void)
 		rdlock_ls_notice_unregister(dls->ls);
 	}
 	mutex_unlock(&rdlock_dlm_mutex);
-	/* Requests queue callbacks: their queue goes first. */
+	/* Requests queue callbacks: their queues go first. */
+	destroy_workqueue(rdlock_dlm_local_wq);
 	destroy_workqueue(rdlock_dlm_wq);
 	destroy_workqueue(rdlock_dlm_cb_wq);
 }

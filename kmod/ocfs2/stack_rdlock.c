@@ -35,12 +35,13 @@
 #define RDL_VERSION_LOCK	"version_lock"
 
 /*
- * Flags dlmglue may pass that mean nothing here: DLM_LKF_LOCAL is an
- * o2dlm hint (a new inode's lock nobody else can know yet, mastered
- * without asking), DLM_LKF_NODLCKWT is fs/dlm's "no deadlock detection"
- * (rdlock has none to turn off). Everything else not mapped is refused.
+ * Flags dlmglue may pass that mean nothing here: DLM_LKF_NODLCKWT is
+ * fs/dlm's "no deadlock detection" (rdlock has none to turn off).
+ * Everything else not mapped is refused. DLM_LKF_LOCAL (a new inode's
+ * lock nobody else can know yet, which o2dlm masters without asking) is
+ * RDLOCK_DLM_LKF_LOCAL: granted before its lock words are taken.
  */
-#define RDL_LKF_IGNORED		(DLM_LKF_LOCAL | DLM_LKF_NODLCKWT)
+#define RDL_LKF_IGNORED		DLM_LKF_NODLCKWT
 
 /*
  * GFS2 holds an inode glock 200 ms (HZ / 5), but only while it has
@@ -114,8 +115,11 @@ static int rdl_map_lock_flags(u32 flags, u32 *out)
 	u32 f = 0;
 
 	if (flags & ~(DLM_LKF_NOQUEUE | DLM_LKF_CONVERT | DLM_LKF_VALBLK |
-		      RDL_LKF_IGNORED))
+		      DLM_LKF_LOCAL | RDL_LKF_IGNORED))
 		return -EINVAL;
+	/* dlmglue sets it on new locks only; a conversion is not new. */
+	if (flags & DLM_LKF_LOCAL && !(flags & DLM_LKF_CONVERT))
+		f |= RDLOCK_DLM_LKF_LOCAL;
 	if (flags & DLM_LKF_NOQUEUE)
 		f |= RDLOCK_DLM_LKF_NOQUEUE;
 	if (flags & DLM_LKF_CONVERT)

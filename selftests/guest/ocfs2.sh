@@ -271,6 +271,17 @@ rdlock_up() {
 	rdl_step "rdlock: unmount helper (hb_ctl_path)" rdlock_leave_group_install
 }
 
+# dlmglue asks for a new inode's locks with DLM_LKF_LOCAL: the plug-in
+# passes it on, and each such lock is granted at once and then taken, its
+# name new (dlm-api.rst, "New resources (LOCAL)").
+local_grants_ok() {
+	awk '$1 == "local_grants:" { g = $2 } $1 == "local_lost:" { l = $2 }
+	     $1 == "local_known:" { k = $2 }
+	     END { print "# node '"$ID"': local_grants " g " local_lost " l \
+			 " local_known " k
+		   exit !(g > 0 && l == 0 && k == 0) }' /sys/kernel/debug/rdlock/dlm
+}
+
 # The mount really runs on the plug-in: stack "user" active, our module
 # pinned by it, the connection logged.
 rdlock_in_use() {
@@ -701,7 +712,9 @@ if "${STACK}_up" &&
 	rdl_step "$RECORDS records of 4096 bytes appended under flock -x" append_records &&
 	echo "# node $ID: records took $(($(date +%s) - t)) s" &&
 	rdl_step "barrier: records appended" barrier 7 &&
-	rdl_step "exactly $((RDLOCK_NR_NODES * RECORDS)) intact records, counter exact" check_records
+	rdl_step "exactly $((RDLOCK_NR_NODES * RECORDS)) intact records, counter exact" check_records &&
+	{ [ "$STACK" != rdlock ] ||
+	  rdl_step "rdlock: new inodes' locks granted LOCAL, none lost or known" local_grants_ok; }
 	# Whatever failed: no node unmounts while another still works.
 	rdl_step "barrier: done" barrier 8
 fi

@@ -77,6 +77,16 @@
  *		received, and it is granted within WAIT_MS, asleep exactly
  *		once. Then node 0's request waiting so is cancelled: its wait
  *		ends (take_fail) within WAIT_MS, without waking for a poll.
+ * local	node 0, its LOCAL takes held back 3 s each (debugfs
+ *		inject_dlm_local_delay_ms): a new EX lock asked for with
+ *		RDLOCK_DLM_LKF_LOCAL is granted while its take is under way
+ *		(dlm local_takes 1); another EX lock of node 0 going to NL
+ *		waits for that take (local_takes 0 at its AST, local_waits
+ *		one more); a LOCAL PR with VALBLK gets zeroes and
+ *		VALNOTVALID, and its conversion to NL waits for its own take.
+ *		Then node 1 finds the first lock held (NOQUEUE EX: -EAGAIN),
+ *		asks for EX, node 0 gets BAST(EX) and unlocks, node 1 is
+ *		granted. The same LOCAL flag on a conversion: EINVAL.
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -150,6 +160,7 @@ FIXTURE_TEARDOWN(dlm)
 	/* A failed notice_order, link_blip or kick leaves no fault behind. */
 	rdl_debugfs_write(DONE_DELAY, 0);
 	rdl_debugfs_write(POLL_MS, 0);
+	rdl_debugfs_write(LOCAL_DELAY, 0);
 	rdl_debugfs_write(LOST_MSGS, 0);
 	rdl_write_u32(RELEASE_POST, 1);
 	close(self->fd);
@@ -193,6 +204,9 @@ TEST_F_TIMEOUT(dlm, bad_input, STEP_S)
 	EXPECT_EQ(EINVAL, dl_unlock_x(fd, 1, LKF_VALBLK,
 				      RDLOCK_DLM_TEST_NO_LVB, 0));
 	EXPECT_EQ(EINVAL, dl_unlock(fd, 1, LKF_NOQUEUE));
+	EXPECT_EQ(EINVAL, dl_unlock(fd, 1, LKF_LOCAL));
+	/* LOCAL is for new locks: a lock that exists is known. */
+	EXPECT_EQ(EINVAL, dl_conv(fd, 1, EX, LKF_LOCAL));
 	EXPECT_QUIET(fd, 1);
 	UNLOCK(fd, 1);
 	EXPECT_EQ(ENOENT, dl_lock_x(fd, 1, EX, LKF_CONVERT, NULL,
@@ -1022,6 +1036,58 @@ TEST_F_TIMEOUT(dlm, kick, STEP_S)
 	BARRIER(48);
 	if (me == 1)
 		UNLOCK(fd, 0);
+}
+
+/* How long "local" holds back each LOCAL take: well past its ASTs. */
+#define LOCAL_DELAY_MS	3000
+
+TEST_F_TIMEOUT(dlm, local, STEP_S)
+{
+	long long grants = dl_counter("local_grants");
+	long long waits = dl_counter("local_waits");
+	struct rdlock_dlm_test_event e;
+	__u8 zero[RDLOCK_DLM_TEST_LVB] = { 0 };
+	int fd = self->fd;
+
+	BARRIER(49);
+	if (self->env.self == 0) {
+		ASSERT_EQ(0, rdl_debugfs_write(LOCAL_DELAY, LOCAL_DELAY_MS));
+		GRANT(fd, 0, EX, LKF_LOCAL, "local-new");
+		EXPECT_EQ(1, dl_counter("local_takes"));
+		/* A directory's EX going to NL lets others learn the name. */
+		GRANT(fd, 1, EX, 0, "local-dir");
+		CONV(fd, 1, NL, 0);
+		EXPECT_EQ(0, dl_counter("local_takes"));
+		EXPECT_EQ(waits + 1, dl_counter("local_waits"));
+		/* Never stored: zeroes, not valid, as a grant reads them. */
+		ASSERT_EQ(0, lvb_grant(fd, 2, PR, LKF_LOCAL, "local-lvb", &e));
+		EXPECT_EQ(0, e.status);
+		EXPECT_EQ(SBF_VALNOTVALID, e.sb_flags & SBF_VALNOTVALID);
+		EXPECT_EQ(0, memcmp(zero, e.lvb, sizeof(zero)));
+		EXPECT_EQ(1, dl_counter("local_takes"));
+		/* Its own conversion waits for its take. */
+		CONV(fd, 2, NL, 0);
+		EXPECT_EQ(0, dl_counter("local_takes"));
+		EXPECT_EQ(grants + 2, dl_counter("local_grants"));
+		EXPECT_EQ(0, rdl_debugfs_write(LOCAL_DELAY, 0));
+	}
+	BARRIER(50);
+	if (self->env.self == 1) {
+		/* Taken in the cluster before node 0's NL came. */
+		ASSERT_EQ(0, dl_lock(fd, 0, EX, LKF_NOQUEUE, "local-new"));
+		EXPECT_AST(fd, 0, -EAGAIN);
+		GRANT(fd, 0, EX, LKF_LOCAL, "local-other");
+		UNLOCK(fd, 0);
+		ASSERT_EQ(0, dl_lock(fd, 0, EX, 0, "local-new"));
+		EXPECT_AST(fd, 0, 0);
+		UNLOCK(fd, 0);
+	} else if (self->env.self == 0) {
+		EXPECT_BAST(fd, 0, EX);
+		UNLOCK(fd, 0);
+		UNLOCK(fd, 1);
+		UNLOCK(fd, 2);
+	}
+	BARRIER(51);
 }
 
 TEST_F_TIMEOUT(dlm, room, STEP_S)

@@ -28,6 +28,7 @@
 #define LKF_CANCEL	0x2
 #define LKF_CONVERT	0x4
 #define LKF_VALBLK	0x8
+#define LKF_LOCAL	0x00100000
 #define EUNLOCK		0x10002
 #define ECANCEL		0x10001
 #define SBF_VALNOTVALID	0x02
@@ -35,7 +36,8 @@
 /*
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
- * notice_order: 35; link_blip: 36 .. 41; hold: 42, 43; kick: 44 .. 48).
+ * notice_order: 35; link_blip: 36 .. 41; hold: 42, 43; kick: 44 .. 48;
+ * local: 49 .. 51).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -54,6 +56,7 @@
 
 #define DONE_DELAY	"inject_dlm_done_delay_ms"
 #define POLL_MS		"inject_dlm_poll_ms"
+#define LOCAL_DELAY	"inject_dlm_local_delay_ms"
 #define LOST_MSGS	"inject_lost_msgs"
 #define RELEASE_POST	"/sys/module/rdlock/parameters/release_post"
 

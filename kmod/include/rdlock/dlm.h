@@ -35,6 +35,12 @@ struct rdlock_dlm_ls;
 #define RDLOCK_DLM_LKF_CANCEL	0x00000002	/* rdlock_dlm_unlock() only */
 #define RDLOCK_DLM_LKF_CONVERT	0x00000004	/* sb_lkid's lock, new mode */
 #define RDLOCK_DLM_LKF_VALBLK	0x00000008	/* read / write the LVB */
+/*
+ * A new lock of a resource no other node can know of yet (a new inode's):
+ * granted at once, its lock words taken in the background, before any of
+ * this node's EX locks goes below EX. OCFS2 stackglue's DLM_LKF_LOCAL bit.
+ */
+#define RDLOCK_DLM_LKF_LOCAL	0x00100000
 
 /* sb_status of the AST of an unlock and of a cancel (fs/dlm's values). */
 #define RDLOCK_DLM_EUNLOCK	0x10002
