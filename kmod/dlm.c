@@ -1638,6 +1638,30 @@ static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 }
 
 /*
+ * @req of a lock that exists ended with @ret, the lock now at @grmode: its
+ * AST. Only EX grants are held: the CAS lock does not queue, so holds of
+ * PR grants that other nodes keep getting would keep an EX waiter out for
+ * as long as they come (a directory's readers against the node that
+ * updates its atime). Caller holds dls->lock.
+ */
+static void rdlock_dlm_ast(struct rdlock_dlm_lkb *lkb,
+			   const struct rdlock_dlm_req *req, int grmode, int ret)
+{
+	bool hold = grmode == RDLOCK_DLM_LOCK_EX && grmode > lkb->grmode;
+
+	lockdep_assert_held(&lkb->dls->lock);
+	if (hold)
+		rdlock_dlm_hold_adapt(lkb, req);
+	if (grmode > lkb->grmode)
+		rdlock_dlm_drop_basts(lkb);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
+			    false, hold);
+	lkb->grmode = grmode;
+	if (!ret)
+		rdlock_dlm_bast_known(lkb);
+}
+
+/*
  * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
  * touches nothing of its lock's, which may be gone.
  */
@@ -1688,7 +1712,6 @@ static void rdlock_dlm_work(struct work_struct *work)
 	struct rdlock_dlm_lkb *lkb;
 	unsigned long flags;
 	int grmode, ret;
-	bool hold;
 
 	rdlock_dlm_wait_local(req);
 	lkb = req->lkb;
@@ -1746,22 +1769,7 @@ static void rdlock_dlm_work(struct work_struct *work)
 		rdlock_dlm_res_put(dls, req->res);
 		goto out;
 	}
-	/*
-	 * Only EX grants are held: the CAS lock does not queue, so holds of
-	 * PR grants that other nodes keep getting would keep an EX waiter
-	 * out for as long as they come (a directory's readers against the
-	 * node that updates its atime).
-	 */
-	hold = grmode == RDLOCK_DLM_LOCK_EX && grmode > lkb->grmode;
-	if (hold)
-		rdlock_dlm_hold_adapt(lkb, req);
-	if (grmode > lkb->grmode)
-		rdlock_dlm_drop_basts(lkb);
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
-			    false, hold);
-	lkb->grmode = grmode;
-	if (!ret)
-		rdlock_dlm_bast_known(lkb);
+	rdlock_dlm_ast(lkb, req, grmode, ret);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	/* A failed up-conversion gives back the steps it got. */
 	rdlock_dlm_drop(req, &req->main);
@@ -1919,8 +1927,6 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 				   struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = lkb->dls;
-	bool hold = req->to == RDLOCK_DLM_LOCK_EX;
-	u8 sb_flags = 0;
 
 	/* Granted: the take waits for nobody, and nothing cancels it. */
 	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
@@ -1929,7 +1935,7 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	INIT_WORK(&req->work, rdlock_dlm_local_work);
 	if (req->flags & RDLOCK_DLM_LKF_VALBLK) {
 		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
-		sb_flags = RDLOCK_DLM_SBF_VALNOTVALID;
+		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
 	}
 	lkb->lvb_valid = false;
 	lkb->lvb_seen_ok = false;
@@ -1937,11 +1943,7 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	dls->local_takes++;
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL, 1);
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, 1);
-	if (hold)
-		rdlock_dlm_hold_adapt(lkb, req);
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, 0, sb_flags, false, hold);
-	lkb->grmode = req->to;
-	rdlock_dlm_bast_known(lkb);
+	rdlock_dlm_ast(lkb, req, req->to, 0);
 	queue_work(rdlock_dlm_local_wq, &req->work);
 }
 
