@@ -142,6 +142,19 @@ module_param_named(dlm_local, rdlock_dlm_local, bool, 0644);
 MODULE_PARM_DESC(dlm_local,
 		 "grant a new lock of a resource only this node knows (RDLOCK_DLM_LKF_LOCAL, OCFS2's new inodes) before its lock words are taken (default: 1)");
 
+/*
+ * How long a lock granted LOCAL may go without its lock words: a lock
+ * unlocked sooner costs no operation at all (a file system's temporary
+ * file), and an older one is taken in the background. Things that need
+ * the words sooner take them at once (rdlock_dlm_local_force()). 0: take
+ * them right after the grant.
+ */
+static unsigned int rdlock_dlm_local_defer_ms = 2000;
+module_param_named(dlm_local_defer_ms, rdlock_dlm_local_defer_ms, uint, 0644);
+MODULE_PARM_DESC(dlm_local_defer_ms,
+		 "ms a LOCAL lock's lock words may wait to be taken (default: 2000; 0: at once)");
+#define RDLOCK_DLM_LOCAL_DEFER_MS_MAX	60000U
+
 /* A LOCAL lock's take that failed tries again after this, doubling. */
 #define RDLOCK_DLM_LOCAL_RETRY_MS_MIN	10
 #define RDLOCK_DLM_LOCAL_RETRY_MS_MAX	1000
@@ -238,6 +251,7 @@ struct rdlock_dlm_cb {
  * @hash: the name's hash (notices name resources by it).
  * @refs: locks and requests using it.
  * @locks: its locks (rdlock_dlm_lkb.res_node).
+ * @parked: EX unlocks whose release waits (rdlock_dlm_unlock_work()).
  * @len: bytes of @name.
  * @name: the resource name.
  */
@@ -246,6 +260,7 @@ struct rdlock_dlm_res {
 	u64 hash;
 	unsigned int refs;
 	struct list_head locks;
+	unsigned int parked;
 	u32 len;
 	u8 name[RDLOCK_DLM_RESNAME_MAX];
 };
@@ -286,9 +301,13 @@ struct rdlock_dlm_req;
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
  * @dead: the final AST is queued: no more requests or callbacks.
- * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words still being
- *	taken by that request: @main and @gate are its until it ends, and
- *	the lock's next request waits for it (rdlock_dlm_wait_local()).
+ * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words not taken
+ *	yet: @main and @gate are its take's until it ends, and the lock's
+ *	next request waits for it (rdlock_dlm_wait_local()).
+ * @unpublished: @local and its take not started.
+ * @local_node: on rdlock_dlm_ls.unpublished while @unpublished.
+ * @local_at: when it was granted LOCAL (jiffies).
+ * @local_req: its take while @unpublished.
  *
  * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
  * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
@@ -320,6 +339,10 @@ struct rdlock_dlm_lkb {
 	unsigned int nr_cbs;
 	bool dead;
 	bool local;
+	bool unpublished;
+	struct list_head local_node;
+	unsigned long local_at;
+	struct rdlock_dlm_req *local_req;
 };
 
 /**
@@ -352,6 +375,9 @@ struct rdlock_dlm_lkb {
  * @start: when it was queued.
  * @room_warned: its long wait for a free name entry was logged.
  * @sb_flags: for the grant's AST.
+ * @park_node: an EX unlock whose release waits for the LOCAL takes: on
+ *	rdlock_dlm_ls.parked, @main and @gate its lock's words.
+ * @release_work: gives them back once no LOCAL take is left.
  */
 struct rdlock_dlm_req {
 	struct work_struct work;
@@ -378,6 +404,8 @@ struct rdlock_dlm_req {
 	ktime_t start;
 	bool room_warned;
 	u8 sb_flags;
+	struct list_head park_node;
+	struct work_struct release_work;
 };
 
 /**
@@ -409,8 +437,16 @@ struct rdlock_dlm_req {
  * @hold_ms: rdlock_dlm_set_hold()'s minimum hold time.
  * @hold_max_ms: how far rdlock_dlm_hold_adapt() may raise a lock's.
  * @local_takes: locks granted with RDLOCK_DLM_LKF_LOCAL whose lock words
- *	are still being taken (under @lock).
- * @local_wq: woken when one is taken, and by a cancel.
+ *	are not taken yet (under @lock).
+ * @local_wq: woken when none is left, when one is taken, and by a cancel.
+ * @unpublished: those whose take has not started, oldest first
+ *	(rdlock_dlm_lkb.local_node).
+ * @parked: EX unlocks whose release waits for @local_takes to be 0
+ *	(rdlock_dlm_req.park_node).
+ * @forcing: every LOCAL take was started for a waiter; until none is
+ *	left, LOCAL requests are granted once taken, as any other.
+ * @age_work: starts the takes of locks @unpublished for longer than
+ *	rdlock_dlm_local_defer_ms.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -434,6 +470,10 @@ struct rdlock_dlm_ls {
 	unsigned int hold_max_ms;
 	unsigned int local_takes;
 	wait_queue_head_t local_wq;
+	struct list_head unpublished;
+	struct list_head parked;
+	bool forcing;
+	struct delayed_work age_work;
 };
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
@@ -482,6 +522,11 @@ enum {
 	RDLOCK_DLM_ST_LOCAL_LOST,	/* ... and gave up: the lockspace went */
 	RDLOCK_DLM_ST_LOCAL_KNOWN,	/* its value block was stored: misused */
 	RDLOCK_DLM_ST_LOCAL_WAIT,	/* requests that waited for LOCAL takes */
+	RDLOCK_DLM_ST_LOCAL_ABANDONED,	/* LOCAL locks unlocked, never taken */
+	RDLOCK_DLM_ST_LOCAL_AGED,	/* takes started by their age */
+	RDLOCK_DLM_ST_LOCAL_FORCED,	/* every LOCAL take started at once */
+	RDLOCK_DLM_ST_LOCAL_PARKS,	/* EX unlocks whose release waited */
+	RDLOCK_DLM_ST_LOCAL_PARKED,	/* of them, waiting now (a gauge) */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -527,6 +572,11 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_LOCAL_LOST] = "local_lost",
 	[RDLOCK_DLM_ST_LOCAL_KNOWN] = "local_known",
 	[RDLOCK_DLM_ST_LOCAL_WAIT] = "local_waits",
+	[RDLOCK_DLM_ST_LOCAL_ABANDONED] = "local_abandoned",
+	[RDLOCK_DLM_ST_LOCAL_AGED] = "local_aged",
+	[RDLOCK_DLM_ST_LOCAL_FORCED] = "local_forced",
+	[RDLOCK_DLM_ST_LOCAL_PARKS] = "local_parks",
+	[RDLOCK_DLM_ST_LOCAL_PARKED] = "local_parked",
 	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
 	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
 	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
@@ -890,6 +940,68 @@ static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
 	}
 }
 
+/* Is a request known to wait for resource @hash? Caller holds dls->lock. */
+static bool rdlock_dlm_res_waited(struct rdlock_dlm_ls *dls, u64 hash)
+{
+	struct rdlock_dlm_notice *n;
+
+	lockdep_assert_held(&dls->lock);
+	list_for_each_entry(n, &dls->notices, node)
+		if (n->hash == hash)
+			return true;
+	return false;
+}
+
+/* Start unpublished @lkb's take; caller holds dls->lock. */
+static void rdlock_dlm_local_publish(struct rdlock_dlm_lkb *lkb)
+{
+	lockdep_assert_held(&lkb->dls->lock);
+	list_del_init(&lkb->local_node);
+	lkb->unpublished = false;
+	queue_work(rdlock_dlm_local_wq, &lkb->local_req->work);
+	lkb->local_req = NULL;
+}
+
+/*
+ * Something waits for the LOCAL takes (a down-conversion from EX, a
+ * request for words a parked release holds): start them all now, and
+ * grant no lock early until none is left, or a stream of new ones could
+ * keep the wait going. Caller holds dls->lock.
+ */
+static void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_lkb *lkb, *tmp;
+
+	lockdep_assert_held(&dls->lock);
+	if (!dls->local_takes)
+		return;
+	if (!dls->forcing)
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_FORCED, 1);
+	dls->forcing = true;
+	list_for_each_entry_safe(lkb, tmp, &dls->unpublished, local_node)
+		rdlock_dlm_local_publish(lkb);
+}
+
+/*
+ * A LOCAL lock's words are taken, or it was unlocked without them: with
+ * none left, the parked EX releases go. Caller holds dls->lock.
+ */
+static void rdlock_dlm_local_ended(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_req *req, *tmp;
+
+	lockdep_assert_held(&dls->lock);
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, -1);
+	wake_up_all(&dls->local_wq);
+	if (--dls->local_takes)
+		return;
+	dls->forcing = false;
+	list_for_each_entry_safe(req, tmp, &dls->parked, park_node) {
+		list_del_init(&req->park_node);
+		queue_work(rdlock_dlm_wq, &req->release_work);
+	}
+}
+
 /* Send @node our waits again; sending may sleep: not from softirq. */
 static void rdlock_dlm_repeat_to(struct rdlock_dlm_ls *dls, u32 node)
 {
@@ -998,6 +1110,9 @@ static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	hash_for_each_possible(dls->res, res, hnode, hash) {
 		if (res->hash != hash)
 			continue;
+		/* It may wait for words a parked release holds. */
+		if (res->parked)
+			rdlock_dlm_local_force(dls);
 		list_for_each_entry(lkb, &res->locks, res_node) {
 			if (src == self && lkb->lkid == lkid)
 				continue;
@@ -1615,17 +1730,46 @@ static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 	rdlock_dlm_put(dls);
 }
 
-static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
+/*
+ * Unlock @req's lock. An EX lock's words are given back only once no
+ * LOCAL take of the lockspace is left (rdlock_dlm_wait_local() says why):
+ * meanwhile @req keeps them, parked, and the caller has its AST at once,
+ * for dlmglue waits for it before it drops the inode's next lock (a new
+ * file's LOCAL lock, whose unlock would end the wait). Returns true when
+ * parked: @req is not the caller's any more.
+ */
+static bool rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_lkb *lkb = req->lkb;
 	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_res *res = req->res;
 	unsigned long flags;
+	bool park = false;
 
 	/* An unlock cannot be cancelled: it owns the lock now. */
-	if (req->from == RDLOCK_DLM_LOCK_EX)
+	if (req->from == RDLOCK_DLM_LOCK_EX) {
 		rdlock_dlm_lvb_release(req, lkb);
-	rdlock_dlm_drop(req, &lkb->main);
-	rdlock_dlm_drop(req, &lkb->gate);
+		spin_lock_irqsave(&dls->lock, flags);
+		park = dls->local_takes && (lkb->main || lkb->gate);
+		if (park) {
+			/* Waiters known already send no notice to force it. */
+			if (rdlock_dlm_res_waited(dls, res->hash))
+				rdlock_dlm_local_force(dls);
+			req->main = lkb->main;
+			req->gate = lkb->gate;
+			lkb->main = NULL;
+			lkb->gate = NULL;
+			res->parked++;
+			list_add_tail(&req->park_node, &dls->parked);
+			rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_PARKS, 1);
+			rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_PARKED, 1);
+		}
+		spin_unlock_irqrestore(&dls->lock, flags);
+	}
+	if (!park) {
+		rdlock_dlm_drop(req, &lkb->main);
+		rdlock_dlm_drop(req, &lkb->gate);
+	}
 	spin_lock_irqsave(&dls->lock, flags);
 	idr_remove(&dls->lkids, lkb->lkid);
 	list_del_init(&lkb->res_node);
@@ -1633,8 +1777,9 @@ static void rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_EUNLOCK, 0, true,
 			    false);
 	spin_unlock_irqrestore(&dls->lock, flags);
-	/* The lock's reference on the resource. */
-	rdlock_dlm_res_put(dls, req->res);
+	/* The lock's reference on the resource (a parked @req has its own). */
+	rdlock_dlm_res_put(dls, res);
+	return park;
 }
 
 /*
@@ -1679,26 +1824,73 @@ static bool rdlock_dlm_local_done(struct rdlock_dlm_req *req, bool publish)
 }
 
 /*
+ * A LOCAL lock unlocked before its take started: nobody else knows its
+ * name, so it has nothing to give back and its take is not needed.
+ * Caller holds dls->lock; the take's request is returned, to be freed.
+ */
+static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lkb)
+{
+	struct rdlock_dlm_req *take = lkb->local_req;
+
+	lockdep_assert_held(&lkb->dls->lock);
+	list_del_init(&lkb->local_node);
+	lkb->unpublished = false;
+	lkb->local = false;
+	lkb->local_req = NULL;
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_ABANDONED, 1);
+	rdlock_dlm_local_ended(lkb->dls);
+	return take;
+}
+
+/*
  * Before @req touches its lock's words, a LOCAL take of the lock itself
- * must have ended (rdlock_dlm_local_grant()). And before an EX lock goes
- * below EX, every LOCAL take of the lockspace: its holder may have
- * written where other nodes learn a new resource's name (a directory's
- * entry of a new inode), and a node that learns it must find the name's
- * lock words taken. A new lock has no take of its own to wait for.
+ * must have ended (rdlock_dlm_local_grant()): started now if it was
+ * deferred, not needed at all by an unlock (but one that stores an EX
+ * value block). And before an EX lock goes below EX, every LOCAL take of
+ * the lockspace: its holder may have written where other nodes learn a
+ * new resource's name (a directory's entry of a new inode), and a node
+ * that learns it must find the name's lock words taken. A lock unlocked
+ * untaken counts too: the data written under it becomes another node's
+ * once that node learns its name, so the same holds for the names in it.
+ * An EX unlock does not wait here: its release does
+ * (rdlock_dlm_unlock_work()). A new lock has no take of its own to wait
+ * for.
  */
 static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 {
-	bool publish = req->from == RDLOCK_DLM_LOCK_EX &&
-		       (req->unlock || req->to < RDLOCK_DLM_LOCK_EX);
+	bool publish = req->from == RDLOCK_DLM_LOCK_EX && !req->unlock &&
+		       req->to < RDLOCK_DLM_LOCK_EX;
+	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_req *take = NULL;
+	struct rdlock_dlm_lkb *lkb;
+	unsigned long flags;
 	ktime_t t0;
 
-	if (req->from == RDLOCK_DLM_LOCK_IV ||
-	    rdlock_dlm_local_done(req, publish))
+	if (req->from == RDLOCK_DLM_LOCK_IV)
+		return;
+	spin_lock_irqsave(&dls->lock, flags);
+	lkb = req->lkb;
+	if (lkb && lkb->unpublished) {
+		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
+				     req->from == RDLOCK_DLM_LOCK_EX))
+			take = rdlock_dlm_local_abandon(lkb);
+		else
+			rdlock_dlm_local_publish(lkb);
+	}
+	if (publish)
+		rdlock_dlm_local_force(dls);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	if (take) {
+		/* Never started: its references go as a request's would. */
+		rdlock_dlm_res_put(dls, take->res);
+		kfree(take);
+		rdlock_dlm_put(dls);
+	}
+	if (rdlock_dlm_local_done(req, publish))
 		return;
 	t0 = ktime_get();
 	/* As long as the cluster takes: not a hung task. */
-	wait_event_idle(req->dls->local_wq,
-			rdlock_dlm_local_done(req, publish));
+	wait_event_idle(dls->local_wq, rdlock_dlm_local_done(req, publish));
 	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
 			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
 }
@@ -1716,7 +1908,11 @@ static void rdlock_dlm_work(struct work_struct *work)
 	rdlock_dlm_wait_local(req);
 	lkb = req->lkb;
 	if (req->unlock) {
-		rdlock_dlm_unlock_work(req);
+		if (rdlock_dlm_unlock_work(req)) {
+			/* Parked: rdlock_dlm_release_work() ends it. */
+			memalloc_nofs_restore(nofs);
+			return;
+		}
 		goto out;
 	}
 	/* What the lock is left holding if the request fails. */
@@ -1833,9 +2029,8 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 		req->gate = NULL;
 	}
 	lkb->local = false;
-	dls->local_takes--;
+	rdlock_dlm_local_ended(dls);
 	spin_unlock_irqrestore(&dls->lock, flags);
-	wake_up_all(&dls->local_wq);
 	if (ret) {
 		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_LOST, 1);
 		pr_warn_ratelimited("%s: new lock %x not taken: %d\n",
@@ -1843,13 +2038,63 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 		rdlock_dlm_drop(req, &req->main);
 		rdlock_dlm_drop(req, &req->gate);
 	}
-	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, -1);
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LOCAL,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
 	if (req->dropped)
 		rdlock_dlm_kick_waiters(req);
 	memalloc_nofs_restore(nofs);
 	rdlock_dlm_req_free(req);
+}
+
+/*
+ * A parked EX unlock's release (rdlock_dlm_unlock_work()), now that no
+ * LOCAL take is left.
+ */
+static void rdlock_dlm_release_work(struct work_struct *work)
+{
+	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
+						  release_work);
+	unsigned int nofs = memalloc_nofs_save();
+	unsigned long flags;
+
+	rdlock_dlm_drop(req, &req->main);
+	rdlock_dlm_drop(req, &req->gate);
+	spin_lock_irqsave(&req->dls->lock, flags);
+	req->res->parked--;
+	spin_unlock_irqrestore(&req->dls->lock, flags);
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_PARKED, -1);
+	rdlock_dlm_kick_waiters(req);
+	memalloc_nofs_restore(nofs);
+	rdlock_dlm_req_free(req);
+}
+
+/*
+ * Start the takes of the locks granted LOCAL longer ago than
+ * rdlock_dlm_local_defer_ms, oldest first; again when the next is due.
+ */
+static void rdlock_dlm_age_work(struct work_struct *work)
+{
+	struct rdlock_dlm_ls *dls = container_of(to_delayed_work(work),
+						 struct rdlock_dlm_ls,
+						 age_work);
+	unsigned long defer, flags;
+	struct rdlock_dlm_lkb *lkb;
+
+	defer = msecs_to_jiffies(min(READ_ONCE(rdlock_dlm_local_defer_ms),
+				     RDLOCK_DLM_LOCAL_DEFER_MS_MAX));
+	spin_lock_irqsave(&dls->lock, flags);
+	while ((lkb = list_first_entry_or_null(&dls->unpublished,
+					       struct rdlock_dlm_lkb,
+					       local_node))) {
+		if (time_before(jiffies, lkb->local_at + defer)) {
+			queue_delayed_work(rdlock_dlm_local_wq, &dls->age_work,
+					   lkb->local_at + defer - jiffies);
+			break;
+		}
+		rdlock_dlm_local_publish(lkb);
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_AGED, 1);
+	}
+	spin_unlock_irqrestore(&dls->lock, flags);
 }
 
 static void rdlock_dlm_gate_work(struct work_struct *work)
@@ -1870,7 +2115,9 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 		return NULL;
 	INIT_WORK(&req->work, rdlock_dlm_work);
 	INIT_WORK(&req->gate_work, rdlock_dlm_gate_work);
+	INIT_WORK(&req->release_work, rdlock_dlm_release_work);
 	INIT_LIST_HEAD(&req->wait_node);
+	INIT_LIST_HEAD(&req->park_node);
 	init_waitqueue_head(&req->kick_wq);
 	req->dls = dls;
 	req->lkb = lkb;
@@ -1916,17 +2163,20 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
  * A new lock with RDLOCK_DLM_LKF_LOCAL: the caller says no other node can
  * know the resource yet, so nobody can be in its way. Granted now, as
  * o2dlm masters such a lock without asking anybody; @req takes its lock
- * words in the background (on its resource's home: a round trip to
- * another node for most names) and the lock's next request waits for
- * that, as does any of this node's EX locks going below EX, before which
- * nobody can learn the name (rdlock_dlm_wait_local()). The value block of
- * a name never used is zeroes, not valid: what its grant would read.
- * Caller holds dls->lock.
+ * words later (on its resource's home: a round trip to another node for
+ * most names): once rdlock_dlm_local_defer_ms have passed, or sooner when
+ * the lock's next request needs them, or any of this node's EX locks goes
+ * below EX, before which nobody can learn the name
+ * (rdlock_dlm_wait_local()). Unlocked before that, it never takes them.
+ * The value block of a name never used is zeroes, not valid: what its
+ * grant would read. Caller holds dls->lock.
  */
 static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 				   struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = lkb->dls;
+	unsigned int defer;
+	bool first;
 
 	/* Granted: the take waits for nobody, and nothing cancels it. */
 	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
@@ -1940,11 +2190,23 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	lkb->lvb_valid = false;
 	lkb->lvb_seen_ok = false;
 	lkb->local = true;
+	lkb->unpublished = true;
+	lkb->local_at = jiffies;
+	lkb->local_req = req;
+	first = list_empty(&dls->unpublished);
+	list_add_tail(&lkb->local_node, &dls->unpublished);
 	dls->local_takes++;
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL, 1);
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, 1);
 	rdlock_dlm_ast(lkb, req, req->to, 0);
-	queue_work(rdlock_dlm_local_wq, &req->work);
+	defer = min(READ_ONCE(rdlock_dlm_local_defer_ms),
+		    RDLOCK_DLM_LOCAL_DEFER_MS_MAX);
+	/* The oldest is due first: only its timer counts. */
+	if (!defer)
+		rdlock_dlm_local_publish(lkb);
+	else if (first)
+		mod_delayed_work(rdlock_dlm_local_wq, &dls->age_work,
+				 msecs_to_jiffies(defer));
 }
 
 static void rdlock_dlm_trim_work(struct work_struct *work)
@@ -2038,6 +2300,7 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	struct rdlock_dlm_lkb *lkb;
 	struct rdlock_dlm_req *req;
 	unsigned long irq;
+	bool early;
 	u64 hash;
 	int ret;
 
@@ -2075,6 +2338,7 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	lkb->astarg = astarg;
 	lkb->grmode = RDLOCK_DLM_LOCK_IV;
 	INIT_LIST_HEAD(&lkb->res_node);
+	INIT_LIST_HEAD(&lkb->local_node);
 	INIT_DELAYED_WORK(&lkb->cb_work, rdlock_dlm_cb_work);
 	req->to = mode;
 	req->flags = flags;
@@ -2099,13 +2363,23 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 		INIT_LIST_HEAD(&res->locks);
 		hash_add(dls->res, &res->hnode, hash);
 	}
+	/*
+	 * Early only for a resource this node has nothing of either: a
+	 * release of its parked here would wait for the grant's own take.
+	 * Such a release goes once the takes are done, for this request
+	 * too.
+	 */
+	early = flags & RDLOCK_DLM_LKF_LOCAL && mode != RDLOCK_DLM_LOCK_NL &&
+		READ_ONCE(rdlock_dlm_local) && list_empty(&res->locks) &&
+		!res->parked && !dls->forcing;
+	if (res->parked)
+		rdlock_dlm_local_force(dls);
 	res->refs++;		/* the lock's */
 	lkb->res = res;
 	lkb->hash = hash;
 	list_add_tail(&lkb->res_node, &res->locks);
 	atomic_inc(&dls->refs);	/* the lock's */
-	if (flags & RDLOCK_DLM_LKF_LOCAL && mode != RDLOCK_DLM_LOCK_NL &&
-	    READ_ONCE(rdlock_dlm_local))
+	if (early)
 		rdlock_dlm_local_grant(lkb, req);
 	else
 		rdlock_dlm_req_start(lkb, req);
@@ -2368,6 +2642,9 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	INIT_LIST_HEAD(&dls->waits);
 	mutex_init(&dls->notice_mutex);
 	init_waitqueue_head(&dls->local_wq);
+	INIT_LIST_HEAD(&dls->unpublished);
+	INIT_LIST_HEAD(&dls->parked);
+	INIT_DELAYED_WORK(&dls->age_work, rdlock_dlm_age_work);
 	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
 	INIT_WORK(&dls->repeat_work, rdlock_dlm_repeat_work);
 
@@ -2428,9 +2705,10 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
 	rdlock_ls_notice_unregister(dls->ls);
-	/* No notice queues them now. */
+	/* No notice queues them now; no lock, no LOCAL grant is left. */
 	cancel_work_sync(&dls->trim_work);
 	cancel_work_sync(&dls->repeat_work);
+	cancel_delayed_work_sync(&dls->age_work);
 	rdlock_ls_close(dls->ls);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node) {
 		kfree(n);
@@ -2511,6 +2789,7 @@ void rdlock_dlm_exit(void)
 	list_for_each_entry(dls, &rdlock_dlm_list, list) {
 		pr_err("DLM lockspace %s was not closed\n", dls->name);
 		rdlock_ls_notice_unregister(dls->ls);
+		cancel_delayed_work_sync(&dls->age_work);
 	}
 	mutex_unlock(&rdlock_dlm_mutex);
 	/* Requests queue callbacks: their queues go first. */

@@ -87,6 +87,20 @@
  *		Then node 1 finds the first lock held (NOQUEUE EX: -EAGAIN),
  *		asks for EX, node 0 gets BAST(EX) and unlocks, node 1 is
  *		granted. The same LOCAL flag on a conversion: EINVAL.
+ * local_defer	node 0, its LOCAL takes deferred 60 s (module parameter
+ *		dlm_local_defer_ms): a LOCAL EX lock is granted and not
+ *		taken; an EX lock unlocked meanwhile has its AST at once and
+ *		its release parked (local_parks, local_parked 1). Node 1's
+ *		EX request for that resource starts the LOCAL take
+ *		(local_forced), the release follows, node 1 is granted, and
+ *		finds the LOCAL lock held (NOQUEUE: -EAGAIN). A LOCAL lock
+ *		unlocked before its take takes nothing (local_abandoned; two
+ *		takes in all, the other lock's gate and main word) and lets
+ *		a parked release go without a force; node 1 then gets both
+ *		(NOQUEUE). With 200 ms a LOCAL lock is taken by its age
+ *		(local_aged): node 1 finds it held. A LOCAL request for a
+ *		resource whose release is parked is not granted early: it
+ *		forces the takes and is granted once the release went.
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -161,6 +175,7 @@ FIXTURE_TEARDOWN(dlm)
 	rdl_debugfs_write(DONE_DELAY, 0);
 	rdl_debugfs_write(POLL_MS, 0);
 	rdl_debugfs_write(LOCAL_DELAY, 0);
+	rdl_write_u32(LOCAL_DEFER, LOCAL_DEFER_MS);
 	rdl_debugfs_write(LOST_MSGS, 0);
 	rdl_write_u32(RELEASE_POST, 1);
 	close(self->fd);
@@ -1088,6 +1103,96 @@ TEST_F_TIMEOUT(dlm, local, STEP_S)
 		UNLOCK(fd, 2);
 	}
 	BARRIER(51);
+}
+
+/* Gate and main-word takes of this node so far. */
+static long long dl_takes(void)
+{
+	return dl_counter("take_gate") + dl_counter("take_main");
+}
+
+TEST_F_TIMEOUT(dlm, local_defer, STEP_S)
+{
+	long long grants, forced, parks, abandoned, aged, takes;
+	int fd = self->fd;
+
+	BARRIER(52);
+	if (self->env.self == 0) {
+		ASSERT_EQ(0, rdl_write_u32(LOCAL_DEFER, 60000));
+		forced = dl_counter("local_forced");
+		parks = dl_counter("local_parks");
+		GRANT(fd, 0, EX, LKF_LOCAL, "defer-a");
+		EXPECT_EQ(1, dl_counter("local_takes"));
+		GRANT(fd, 1, EX, 0, "defer-dir");
+		UNLOCK(fd, 1);
+		EXPECT_EQ(parks + 1, dl_counter("local_parks"));
+		EXPECT_EQ(1, dl_counter("local_parked"));
+		EXPECT_EQ(1, dl_counter("local_takes"));
+		EXPECT_EQ(forced, dl_counter("local_forced"));
+	}
+	BARRIER(53);
+	if (self->env.self == 1) {
+		GRANT(fd, 0, EX, 0, "defer-dir");
+		ASSERT_EQ(0, dl_lock(fd, 1, EX, LKF_NOQUEUE, "defer-a"));
+		EXPECT_AST(fd, 1, -EAGAIN);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(54);
+	if (self->env.self == 0) {
+		EXPECT_EQ(forced + 1, dl_counter("local_forced"));
+		EXPECT_EQ(0, dl_counter("local_takes"));
+		EXPECT_EQ(0, dl_counter("local_parked"));
+		/* Unlocked untaken: nothing to take, nothing to give back. */
+		abandoned = dl_counter("local_abandoned");
+		takes = dl_takes();
+		GRANT(fd, 1, EX, LKF_LOCAL, "defer-b");
+		GRANT(fd, 2, EX, 0, "defer-dir2");
+		UNLOCK(fd, 2);
+		EXPECT_EQ(parks + 2, dl_counter("local_parks"));
+		UNLOCK(fd, 1);
+		EXPECT_EQ(abandoned + 1, dl_counter("local_abandoned"));
+		EXPECT_TRUE(dl_counter_reaches("local_parked", 0, true));
+		EXPECT_EQ(takes + 2, dl_takes());
+		EXPECT_EQ(0, dl_counter("local_takes"));
+		EXPECT_EQ(forced + 1, dl_counter("local_forced"));
+	}
+	BARRIER(55);
+	if (self->env.self == 1) {
+		ASSERT_EQ(0, dl_lock(fd, 1, EX, LKF_NOQUEUE, "defer-b"));
+		EXPECT_AST(fd, 1, 0);
+		UNLOCK(fd, 1);
+		ASSERT_EQ(0, dl_lock(fd, 1, EX, LKF_NOQUEUE, "defer-dir2"));
+		EXPECT_AST(fd, 1, 0);
+		UNLOCK(fd, 1);
+	} else if (self->env.self == 0) {
+		ASSERT_EQ(0, rdl_write_u32(LOCAL_DEFER, 200));
+		aged = dl_counter("local_aged");
+		GRANT(fd, 1, EX, LKF_LOCAL, "defer-c");
+		EXPECT_TRUE(dl_counter_reaches("local_takes", 0, true));
+		EXPECT_EQ(aged + 1, dl_counter("local_aged"));
+	}
+	BARRIER(56);
+	if (self->env.self == 1) {
+		ASSERT_EQ(0, dl_lock(fd, 1, EX, LKF_NOQUEUE, "defer-c"));
+		EXPECT_AST(fd, 1, -EAGAIN);
+	} else if (self->env.self == 0) {
+		ASSERT_EQ(0, rdl_write_u32(LOCAL_DEFER, 60000));
+		GRANT(fd, 2, EX, LKF_LOCAL, "defer-d");
+		GRANT(fd, 3, EX, 0, "defer-e");
+		UNLOCK(fd, 3);
+		grants = dl_counter("local_grants");
+		GRANT(fd, 3, EX, LKF_LOCAL, "defer-e");
+		EXPECT_EQ(grants, dl_counter("local_grants"));
+		EXPECT_EQ(forced + 2, dl_counter("local_forced"));
+		EXPECT_EQ(0, dl_counter("local_takes"));
+		EXPECT_EQ(0, dl_counter("local_parked"));
+		ASSERT_EQ(0, rdl_write_u32(LOCAL_DEFER, LOCAL_DEFER_MS));
+		UNLOCK(fd, 3);
+		UNLOCK(fd, 2);
+		UNLOCK(fd, 1);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(57);
 }
 
 TEST_F_TIMEOUT(dlm, room, STEP_S)
