@@ -37,8 +37,9 @@ struct rdlock_dlm_ls;
 #define RDLOCK_DLM_LKF_VALBLK	0x00000008	/* read / write the LVB */
 /*
  * A new lock of a resource no other node can know of yet (a new inode's):
- * granted at once, its lock words taken in the background, before any of
- * this node's EX locks goes below EX. OCFS2 stackglue's DLM_LKF_LOCAL bit.
+ * granted at once, its lock words taken later, before any of this node's
+ * EX holds is given back; never if it is unlocked first. OCFS2
+ * stackglue's DLM_LKF_LOCAL bit.
  */
 #define RDLOCK_DLM_LKF_LOCAL	0x00100000
 
