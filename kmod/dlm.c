@@ -1807,10 +1807,26 @@ static void rdlock_dlm_ast(struct rdlock_dlm_lkb *lkb,
 }
 
 /*
+ * Has another lock of @req's resource on this node been granted LOCAL
+ * without its words yet? Caller holds dls->lock.
+ */
+static bool rdlock_dlm_res_local(const struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_lkb *o;
+
+	lockdep_assert_held(&req->dls->lock);
+	list_for_each_entry(o, &req->res->locks, res_node)
+		if (o != req->lkb && o->local)
+			return true;
+	return false;
+}
+
+/*
  * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
  * touches nothing of its lock's, which may be gone.
  */
-static bool rdlock_dlm_local_done(struct rdlock_dlm_req *req, bool publish)
+static bool rdlock_dlm_local_done(struct rdlock_dlm_req *req, bool publish,
+				  bool takes)
 {
 	struct rdlock_dlm_ls *dls = req->dls;
 	unsigned long flags;
@@ -1818,7 +1834,8 @@ static bool rdlock_dlm_local_done(struct rdlock_dlm_req *req, bool publish)
 
 	spin_lock_irqsave(&dls->lock, flags);
 	done = !req->lkb || (!req->lkb->local &&
-			     (!publish || !dls->local_takes));
+			     (!publish || !dls->local_takes) &&
+			     (!takes || !rdlock_dlm_res_local(req)));
 	spin_unlock_irqrestore(&dls->lock, flags);
 	return done;
 }
@@ -1853,23 +1870,28 @@ static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lk
  * untaken counts too: the data written under it becomes another node's
  * once that node learns its name, so the same holds for the names in it.
  * An EX unlock does not wait here: its release does
- * (rdlock_dlm_unlock_work()). A new lock has no take of its own to wait
- * for.
+ * (rdlock_dlm_unlock_work()). A request that takes words waits for the
+ * takes of this node's other LOCAL locks of its resource, which hold it
+ * already: else it could take the words first.
  */
 static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 {
 	bool publish = req->from == RDLOCK_DLM_LOCK_EX && !req->unlock &&
 		       req->to < RDLOCK_DLM_LOCK_EX;
+	bool takes = !req->unlock && req->to > req->from &&
+		     req->to != RDLOCK_DLM_LOCK_NL;
 	struct rdlock_dlm_ls *dls = req->dls;
 	struct rdlock_dlm_req *take = NULL;
-	struct rdlock_dlm_lkb *lkb;
+	struct rdlock_dlm_lkb *lkb, *o;
 	unsigned long flags;
 	ktime_t t0;
 
-	if (req->from == RDLOCK_DLM_LOCK_IV)
-		return;
 	spin_lock_irqsave(&dls->lock, flags);
 	lkb = req->lkb;
+	if (takes)
+		list_for_each_entry(o, &req->res->locks, res_node)
+			if (o != lkb && o->unpublished)
+				rdlock_dlm_local_publish(o);
 	if (lkb && lkb->unpublished) {
 		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
 				     req->from == RDLOCK_DLM_LOCK_EX))
@@ -1886,11 +1908,12 @@ static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 		kfree(take);
 		rdlock_dlm_put(dls);
 	}
-	if (rdlock_dlm_local_done(req, publish))
+	if (rdlock_dlm_local_done(req, publish, takes))
 		return;
 	t0 = ktime_get();
 	/* As long as the cluster takes: not a hung task. */
-	wait_event_idle(dls->local_wq, rdlock_dlm_local_done(req, publish));
+	wait_event_idle(dls->local_wq,
+			rdlock_dlm_local_done(req, publish, takes));
 	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
 			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
 }
@@ -2364,10 +2387,10 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 		hash_add(dls->res, &res->hnode, hash);
 	}
 	/*
-	 * Early only for a resource this node has nothing of either: a
-	 * release of its parked here would wait for the grant's own take.
-	 * Such a release goes once the takes are done, for this request
-	 * too.
+	 * Early only for a resource this node has no lock and no parked
+	 * release of: the grant would not be exclusive, or the release
+	 * would wait for the grant's take and the take for the release.
+	 * A parked release goes once the takes are done: start them.
 	 */
 	early = flags & RDLOCK_DLM_LKF_LOCAL && mode != RDLOCK_DLM_LOCK_NL &&
 		READ_ONCE(rdlock_dlm_local) && list_empty(&res->locks) &&

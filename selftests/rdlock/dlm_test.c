@@ -100,7 +100,9 @@
  *		(NOQUEUE). With 200 ms a LOCAL lock is taken by its age
  *		(local_aged): node 1 finds it held. A LOCAL request for a
  *		resource whose release is parked is not granted early: it
- *		forces the takes and is granted once the release went.
+ *		forces the takes and is granted once the release went. A
+ *		second lock of node 0 on a LOCAL lock's resource starts that
+ *		lock's take and waits for it (NOQUEUE: -EAGAIN).
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -1186,7 +1188,14 @@ TEST_F_TIMEOUT(dlm, local_defer, STEP_S)
 		EXPECT_EQ(forced + 2, dl_counter("local_forced"));
 		EXPECT_EQ(0, dl_counter("local_takes"));
 		EXPECT_EQ(0, dl_counter("local_parked"));
+		/* A second lock of this node waits for the LOCAL one's take. */
+		GRANT(fd, 4, EX, LKF_LOCAL, "defer-f");
+		EXPECT_EQ(1, dl_counter("local_takes"));
+		ASSERT_EQ(0, dl_lock(fd, 5, EX, LKF_NOQUEUE, "defer-f"));
+		EXPECT_AST(fd, 5, -EAGAIN);
+		EXPECT_EQ(0, dl_counter("local_takes"));
 		ASSERT_EQ(0, rdl_write_u32(LOCAL_DEFER, LOCAL_DEFER_MS));
+		UNLOCK(fd, 4);
 		UNLOCK(fd, 3);
 		UNLOCK(fd, 2);
 		UNLOCK(fd, 1);
