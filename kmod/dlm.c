@@ -155,6 +155,13 @@ MODULE_PARM_DESC(dlm_local_defer_ms,
 		 "ms a LOCAL lock's lock words may wait to be taken (default: 2000; 0: at once)");
 #define RDLOCK_DLM_LOCAL_DEFER_MS_MAX	60000U
 
+/* rdlock_dlm_local_defer_ms, bounded, in jiffies. */
+static unsigned long rdlock_dlm_local_defer(void)
+{
+	return msecs_to_jiffies(min(READ_ONCE(rdlock_dlm_local_defer_ms),
+				    RDLOCK_DLM_LOCAL_DEFER_MS_MAX));
+}
+
 /* A LOCAL lock's take that failed tries again after this, doubling. */
 #define RDLOCK_DLM_LOCAL_RETRY_MS_MIN	10
 #define RDLOCK_DLM_LOCAL_RETRY_MS_MAX	1000
@@ -304,10 +311,10 @@ struct rdlock_dlm_req;
  * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words not taken
  *	yet: @main and @gate are its take's until it ends, and the lock's
  *	next request waits for it (rdlock_dlm_wait_local()).
- * @unpublished: @local and its take not started.
- * @local_node: on rdlock_dlm_ls.unpublished while @unpublished.
+ * @local_req: its take while not started (the lock is *unpublished*),
+ *	else NULL.
+ * @local_node: on rdlock_dlm_ls.unpublished while @local_req is set.
  * @local_at: when it was granted LOCAL (jiffies).
- * @local_req: its take while @unpublished.
  *
  * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
  * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
@@ -339,7 +346,6 @@ struct rdlock_dlm_lkb {
 	unsigned int nr_cbs;
 	bool dead;
 	bool local;
-	bool unpublished;
 	struct list_head local_node;
 	unsigned long local_at;
 	struct rdlock_dlm_req *local_req;
@@ -957,7 +963,6 @@ static void rdlock_dlm_local_publish(struct rdlock_dlm_lkb *lkb)
 {
 	lockdep_assert_held(&lkb->dls->lock);
 	list_del_init(&lkb->local_node);
-	lkb->unpublished = false;
 	queue_work(rdlock_dlm_local_wq, &lkb->local_req->work);
 	lkb->local_req = NULL;
 }
@@ -1823,20 +1828,27 @@ static bool rdlock_dlm_res_local(const struct rdlock_dlm_req *req)
 
 /*
  * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
- * touches nothing of its lock's, which may be gone.
+ * touches nothing of its lock's, which may be gone. Caller holds
+ * dls->lock.
  */
-static bool rdlock_dlm_local_done(struct rdlock_dlm_req *req, bool publish,
-				  bool takes)
+static bool __rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
+				    bool publish, bool takes)
 {
-	struct rdlock_dlm_ls *dls = req->dls;
+	lockdep_assert_held(&req->dls->lock);
+	return !req->lkb || (!req->lkb->local &&
+			     (!publish || !req->dls->local_takes) &&
+			     (!takes || !rdlock_dlm_res_local(req)));
+}
+
+static bool rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
+				  bool publish, bool takes)
+{
 	unsigned long flags;
 	bool done;
 
-	spin_lock_irqsave(&dls->lock, flags);
-	done = !req->lkb || (!req->lkb->local &&
-			     (!publish || !dls->local_takes) &&
-			     (!takes || !rdlock_dlm_res_local(req)));
-	spin_unlock_irqrestore(&dls->lock, flags);
+	spin_lock_irqsave(&req->dls->lock, flags);
+	done = __rdlock_dlm_local_done(req, publish, takes);
+	spin_unlock_irqrestore(&req->dls->lock, flags);
 	return done;
 }
 
@@ -1851,7 +1863,6 @@ static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lk
 
 	lockdep_assert_held(&lkb->dls->lock);
 	list_del_init(&lkb->local_node);
-	lkb->unpublished = false;
 	lkb->local = false;
 	lkb->local_req = NULL;
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_ABANDONED, 1);
@@ -1885,14 +1896,15 @@ static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	struct rdlock_dlm_lkb *lkb, *o;
 	unsigned long flags;
 	ktime_t t0;
+	bool done;
 
 	spin_lock_irqsave(&dls->lock, flags);
 	lkb = req->lkb;
 	if (takes)
 		list_for_each_entry(o, &req->res->locks, res_node)
-			if (o != lkb && o->unpublished)
+			if (o != lkb && o->local_req)
 				rdlock_dlm_local_publish(o);
-	if (lkb && lkb->unpublished) {
+	if (lkb && lkb->local_req) {
 		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
 				     req->from == RDLOCK_DLM_LOCK_EX))
 			take = rdlock_dlm_local_abandon(lkb);
@@ -1901,6 +1913,7 @@ static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	}
 	if (publish)
 		rdlock_dlm_local_force(dls);
+	done = __rdlock_dlm_local_done(req, publish, takes);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	if (take) {
 		/* Never started: its references go as a request's would. */
@@ -1908,7 +1921,7 @@ static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 		kfree(take);
 		rdlock_dlm_put(dls);
 	}
-	if (rdlock_dlm_local_done(req, publish, takes))
+	if (done)
 		return;
 	t0 = ktime_get();
 	/* As long as the cluster takes: not a hung task. */
@@ -2103,8 +2116,7 @@ static void rdlock_dlm_age_work(struct work_struct *work)
 	unsigned long defer, flags;
 	struct rdlock_dlm_lkb *lkb;
 
-	defer = msecs_to_jiffies(min(READ_ONCE(rdlock_dlm_local_defer_ms),
-				     RDLOCK_DLM_LOCAL_DEFER_MS_MAX));
+	defer = rdlock_dlm_local_defer();
 	spin_lock_irqsave(&dls->lock, flags);
 	while ((lkb = list_first_entry_or_null(&dls->unpublished,
 					       struct rdlock_dlm_lkb,
@@ -2198,7 +2210,7 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 				   struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = lkb->dls;
-	unsigned int defer;
+	unsigned long defer;
 	bool first;
 
 	/* Granted: the take waits for nobody, and nothing cancels it. */
@@ -2213,7 +2225,6 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	lkb->lvb_valid = false;
 	lkb->lvb_seen_ok = false;
 	lkb->local = true;
-	lkb->unpublished = true;
 	lkb->local_at = jiffies;
 	lkb->local_req = req;
 	first = list_empty(&dls->unpublished);
@@ -2222,14 +2233,12 @@ static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL, 1);
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, 1);
 	rdlock_dlm_ast(lkb, req, req->to, 0);
-	defer = min(READ_ONCE(rdlock_dlm_local_defer_ms),
-		    RDLOCK_DLM_LOCAL_DEFER_MS_MAX);
+	defer = rdlock_dlm_local_defer();
 	/* The oldest is due first: only its timer counts. */
 	if (!defer)
 		rdlock_dlm_local_publish(lkb);
 	else if (first)
-		mod_delayed_work(rdlock_dlm_local_wq, &dls->age_work,
-				 msecs_to_jiffies(defer));
+		mod_delayed_work(rdlock_dlm_local_wq, &dls->age_work, defer);
 }
 
 static void rdlock_dlm_trim_work(struct work_struct *work)
