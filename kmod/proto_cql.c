@@ -2479,27 +2479,38 @@ static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
 		goto granted;
 	goto take;
 own:
-	/* Free: ours to enqueue the node's entry; our stamp is not needed. */
+	/*
+	 * Free: ours to enqueue the node's entry; our stamp is not needed.
+	 * A deadline that has passed (a TRY) still gets its one enqueue, as
+	 * a flat client's does: the lock may well be free.
+	 */
 	lk->holders = 1;
 	lk->mode = w.mode;
 	mutex_unlock(&lk->mtx);
 	w.stamped = false;
+	goto enqueue;
 take:
-	/* Too late to enqueue: give the local lock to the next waiter. */
-	if ((deadline && time_after_eq(jiffies, deadline)) ||
-	    fatal_signal_pending(current)) {
-		mutex_lock(&lk->mtx);
-		rdlock_cql_local_pass(cfg, lk);
-		mutex_unlock(&lk->mtx);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-		rdlock_cql_llock_put(ws, lk);
-		return fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
-	}
+	/*
+	 * Handed the local lock after waiting on the node past our deadline:
+	 * too late to enqueue, it goes to the next waiter.
+	 */
+	if (deadline && time_after_eq(jiffies, deadline))
+		goto pass;
+enqueue:
+	if (fatal_signal_pending(current))
+		goto pass;
 	ret = rdlock_cql_local_take(cfg, lk, &l, t, deadline,
 				    w.verdict ? &w : NULL);
 	if (ret)
 		rdlock_cql_llock_put(ws, lk);
 	return ret;
+pass:
+	mutex_lock(&lk->mtx);
+	rdlock_cql_local_pass(cfg, lk);
+	mutex_unlock(&lk->mtx);
+	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
+	rdlock_cql_llock_put(ws, lk);
+	return fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
 granted:
 	/* Counted here; an acquisition that enqueues counts itself. */
 	rdlock_proto_count(cfg, acquires);

@@ -48,6 +48,12 @@
  *		every entry taken; once released, the last node takes new
  *		names again.
  *
+ * cql_try	TRY in CQL lockspaces, flat, hierarchical task-fair and
+ *		phase-fair: every node's TRY SH and TRY EX of a name nobody
+ *		used are granted; while node 0 holds a name SH, every node's
+ *		TRY SH is granted and TRY EX refused (EAGAIN); while it
+ *		holds one EX, every TRY is refused.
+ *
  * dlm_blocking	a DLM lockspace (RDLOCK_LS_DLM) across nodes: node 0 holds
  *		PR; node 1's TRY EX fails with EAGAIN and sends no notice;
  *		node 1 then waits for EX: node 0's file becomes readable
@@ -84,6 +90,7 @@
 
 /* Raw slots relative to F; barriers and totals on node 0. */
 #define R_ATTR		32	/* barriers + 0 .. 5 */
+#define R_TRY		38	/* barriers + 0 .. 23 */
 /* Exclusion test regions: R_EXCL0 + 64p; CQL between fair and stream. */
 #define R_EXCL0		64
 #define  X_COUNTER	0	/* + name, on node (name + 1) % N */
@@ -619,6 +626,77 @@ static void run_exclusion(struct __test_metadata *_metadata,
 		       (unsigned long long)down);
 	printf("\n");
 	teardown_ls(_metadata, c, ls, region + X_BARRIER + 3);
+}
+
+/* Slots of the CQL TRY lockspaces: room for 16 names at the defaults. */
+#define TRY_SLOTS	(16 * (2 + (1 << RDLOCK_CQL_QUEUE_BITS_DEFAULT)))
+
+/* TRY @mode on @name in @fd: expect @want (0 or EAGAIN), unlock. */
+static void try_expect(struct __test_metadata *_metadata, int fd,
+		       const char *ls, const char *name, __u32 mode, int want)
+{
+	__u32 h;
+	int got;
+
+	got = rdl_ls_lock(fd, name, mode, RDLOCK_LKF_TRY, 0, &h);
+	EXPECT_EQ(want, got)
+		TH_LOG("%s: TRY %s on %s: %s", ls,
+		       mode == RDLOCK_LOCK_SH ? "SH" : "EX", name,
+		       strerror(got));
+	if (!got)
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+}
+
+/* The cql_try test in lockspace @ls, created with @flags; barriers @rel. */
+static void try_cql(struct __test_metadata *_metadata, struct ls_ctx *c,
+		    const char *ls, __u32 flags, __u32 rel)
+{
+	const struct ls_env *e = &c->env;
+	char name[32];
+	__u32 h = 0;
+	int fd;
+
+	setup_ls(_metadata, c, ls, RDLOCK_PROTO_CQL, TRY_SLOTS, flags, rel);
+	fd = rdl_open_joined(ls);
+	ASSERT_LE(0, fd);
+	/* Names nobody has used: granted, whatever their home. */
+	snprintf(name, sizeof(name), "free-sh.%u", e->self);
+	try_expect(_metadata, fd, ls, name, RDLOCK_LOCK_SH, 0);
+	snprintf(name, sizeof(name), "free-ex.%u", e->self);
+	try_expect(_metadata, fd, ls, name, RDLOCK_LOCK_EX, 0);
+	BARRIER(c, rel + 1);
+	/* Held shared by node 0: readers get in, node 0's own too. */
+	if (e->self == 0)
+		ASSERT_EQ(0, rdl_ls_lock(fd, "held-sh", RDLOCK_LOCK_SH, 0,
+					 60000, &h));
+	BARRIER(c, rel + 2);
+	try_expect(_metadata, fd, ls, "held-sh", RDLOCK_LOCK_SH, 0);
+	BARRIER(c, rel + 3);
+	try_expect(_metadata, fd, ls, "held-sh", RDLOCK_LOCK_EX, EAGAIN);
+	BARRIER(c, rel + 4);
+	/* Held exclusive by node 0: nobody gets in. */
+	if (e->self == 0) {
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+		ASSERT_EQ(0, rdl_ls_lock(fd, "held-ex", RDLOCK_LOCK_EX, 0,
+					 60000, &h));
+	}
+	BARRIER(c, rel + 5);
+	try_expect(_metadata, fd, ls, "held-ex", RDLOCK_LOCK_SH, EAGAIN);
+	try_expect(_metadata, fd, ls, "held-ex", RDLOCK_LOCK_EX, EAGAIN);
+	BARRIER(c, rel + 6);
+	if (e->self == 0)
+		EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	close(fd);
+	teardown_ls(_metadata, c, ls, rel + 7);
+}
+
+TEST_F_TIMEOUT(ls, cql_try, 300)
+{
+	try_cql(_metadata, &self->c, "ls_try", 0, R_TRY);
+	try_cql(_metadata, &self->c, "ls_try_tf", RDLOCK_LS_CQL_HIER,
+		R_TRY + 8);
+	try_cql(_metadata, &self->c, "ls_try_pf", RDLOCK_LS_CQL_FLAGS,
+		R_TRY + 16);
 }
 
 TEST_F_TIMEOUT(ls, bakery_exclusion, 900)
