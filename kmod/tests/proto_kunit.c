@@ -3809,6 +3809,202 @@ static void bakery_census_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery_words(), 0U);
 }
 
+/*
+ * TRY, every protocol and policy: granted whenever the lock is free for
+ * the mode asked at the moment of the request, refused (-ETIMEDOUT here,
+ * the lockspace's -EAGAIN) only for a conflicting holder or an earlier
+ * waiter. Each case is one situation, run once per protocol of
+ * try_protos[], each with its own expected result.
+ */
+enum { TRY_BAKERY, TRY_CAS, TRY_FLAT, TRY_TF, TRY_PF, TRY_PROTOS };
+
+static const struct {
+	const char *name;
+	const struct rdlock_proto_ops *ops;
+	u8 policy;
+} try_protos[TRY_PROTOS] = {
+	[TRY_BAKERY]	= { "bakery", &rdlock_proto_bakery, RDLOCK_CQL_FLAT },
+	[TRY_CAS]	= { "caslock", &rdlock_proto_caslock, RDLOCK_CQL_FLAT },
+	[TRY_FLAT]	= { "cql", &rdlock_proto_cql, RDLOCK_CQL_FLAT },
+	[TRY_TF]	= { "cql-tf", &rdlock_proto_cql, RDLOCK_CQL_TASK_FAIR },
+	[TRY_PF]	= { "cql-pf", &rdlock_proto_cql, RDLOCK_CQL_PHASE_FAIR },
+};
+
+/* No holder or waiter; a case a protocol does not have. */
+#define TRY_NONE	(-1)
+#define TRY_SKIP	1
+#define TRY_NO		(-ETIMEDOUT)
+#define SH		RDLOCK_MODE_SHARED
+#define EX		RDLOCK_MODE_EXCLUSIVE
+
+struct try_case {
+	const char *name;
+	int held;		/* the holder's mode, or TRY_NONE */
+	int held_node;
+	int waiter;		/* an earlier waiter's mode, or TRY_NONE */
+	int waiter_node;
+	enum rdlock_mode mode;	/* the TRY's */
+	int node;		/* the TRY's */
+	int ret[TRY_PROTOS];
+};
+
+/*
+ * The CAS spinlock has no queue: nobody waits before anybody. A writer
+ * waiting on another node's local lock (hierarchical) is not in the
+ * queue: a reader of another node is granted beside that node's readers,
+ * as its blocking request would be (cql.rst, "Hierarchical locking").
+ */
+static const struct try_case try_cases[] = {
+	{ "free, SH", TRY_NONE, 0, TRY_NONE, 0, SH, 1, { 0, 0, 0, 0, 0 } },
+	{ "free, EX", TRY_NONE, 0, TRY_NONE, 0, EX, 1, { 0, 0, 0, 0, 0 } },
+	{ "free, SH on the home", TRY_NONE, 0, TRY_NONE, 0, SH, 0,
+	  { 0, 0, 0, 0, 0 } },
+	{ "SH held, SH", SH, 0, TRY_NONE, 0, SH, 1, { 0, 0, 0, 0, 0 } },
+	{ "SH held, EX", SH, 0, TRY_NONE, 0, EX, 1,
+	  { TRY_NO, TRY_NO, TRY_NO, TRY_NO, TRY_NO } },
+	{ "EX held, SH", EX, 0, TRY_NONE, 0, SH, 1,
+	  { TRY_NO, TRY_NO, TRY_NO, TRY_NO, TRY_NO } },
+	{ "EX held, EX", EX, 0, TRY_NONE, 0, EX, 1,
+	  { TRY_NO, TRY_NO, TRY_NO, TRY_NO, TRY_NO } },
+	{ "SH held on the node, SH", SH, 0, TRY_NONE, 0, SH, 0,
+	  { 0, 0, 0, 0, 0 } },
+	{ "SH held on the node, EX", SH, 0, TRY_NONE, 0, EX, 0,
+	  { TRY_NO, TRY_NO, TRY_NO, TRY_NO, TRY_NO } },
+	{ "EX held on the node, SH", EX, 0, TRY_NONE, 0, SH, 0,
+	  { TRY_NO, TRY_NO, TRY_NO, TRY_NO, TRY_NO } },
+	{ "EX held on the node, EX", EX, 0, TRY_NONE, 0, EX, 0,
+	  { TRY_NO, TRY_NO, TRY_NO, TRY_NO, TRY_NO } },
+	{ "SH held, EX waits, SH", SH, 0, EX, 1, SH, 2,
+	  { TRY_NO, TRY_SKIP, TRY_NO, TRY_NO, TRY_NO } },
+	{ "SH held, EX waits, EX", SH, 0, EX, 1, EX, 2,
+	  { TRY_NO, TRY_SKIP, TRY_NO, TRY_NO, TRY_NO } },
+	{ "SH held on the node, EX waits, SH", SH, 0, EX, 1, SH, 0,
+	  { TRY_NO, TRY_SKIP, TRY_NO, TRY_NO, TRY_NO } },
+	{ "SH held, EX waits on the node, SH", SH, 0, EX, 0, SH, 0,
+	  { TRY_NO, TRY_SKIP, TRY_NO, TRY_NO, TRY_NO } },
+	{ "SH held, EX waits on its node, SH", SH, 0, EX, 0, SH, 1,
+	  { TRY_NO, TRY_SKIP, TRY_NO, 0, 0 } },
+};
+
+#undef SH
+#undef EX
+
+static void try_desc(const struct try_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(try, try_cases, try_desc);
+
+/* One client of a try case: a holder, the waiter or the TRY. */
+struct try_client {
+	const struct rdlock_proto_ops *ops;
+	struct rdlock_proto_cfg cfg;
+	struct rdlock_proto_stats stats;
+	struct rdlock_ticket t;
+	int ret;
+	struct completion done;
+};
+
+static void try_client_init(struct try_client *c, int proto,
+			    struct proto_sim *sim, int node, int mode)
+{
+	const struct sim_params p = {
+		.ops = try_protos[proto].ops,
+		.cql_policy = try_protos[proto].policy,
+	};
+
+	memset(c, 0, sizeof(*c));
+	c->ops = p.ops;
+	sim_cfg(&c->cfg, &p, &sim->nodes[node], &c->stats);
+	c->t.node = SIM_LOCK_NODE;
+	c->t.slot = SIM_LOCK_SLOT;
+	c->t.incarnation = SIM_INCARNATION;
+	c->t.mode = mode;
+	init_completion(&c->done);
+}
+
+/* The waiter: waits until the holder is gone, then releases at once. */
+static int try_waiter_fn(void *arg)
+{
+	struct try_client *c = arg;
+
+	c->ret = c->ops->acquire(&c->cfg, &c->t, jiffies + 10 * HZ);
+	if (!c->ret)
+		c->ops->release(&c->cfg, &c->t);
+	complete(&c->done);
+	return 0;
+}
+
+/* Case @tc with protocol @proto, on a cluster of its own. */
+static void try_one(struct kunit *test, const struct try_case *tc,
+		    int proto)
+{
+	const char *pname = try_protos[proto].name;
+	struct proto_sim *sim = sim_alloc(test);
+	struct try_client *h, *w, *c;
+	unsigned long until;
+
+	h = kunit_kcalloc(test, 3, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	w = h + 1;
+	c = h + 2;
+	if (tc->held != TRY_NONE) {
+		try_client_init(h, proto, sim, tc->held_node, tc->held);
+		KUNIT_ASSERT_EQ_MSG(test, h->ops->acquire(&h->cfg, &h->t, 0),
+				    0, "%s: holder", pname);
+	}
+	if (tc->waiter != TRY_NONE) {
+		try_client_init(w, proto, sim, tc->waiter_node, tc->waiter);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(try_waiter_fn, w,
+							    "rdlock_try")));
+		until = jiffies + 10 * HZ;
+		while (!atomic64_read(&w->stats.waits) &&
+		       time_before(jiffies, until))
+			usleep_range(1000, 2000);
+		KUNIT_ASSERT_EQ_MSG(test, atomic64_read(&w->stats.waits), 1LL,
+				    "%s: the waiter does not wait", pname);
+		msleep(20);	/* a CQL entry's populate WRITE follows */
+	}
+
+	try_client_init(c, proto, sim, tc->node, tc->mode);
+	KUNIT_EXPECT_EQ_MSG(test, c->ops->acquire(&c->cfg, &c->t, jiffies),
+			    tc->ret[proto], "%s", pname);
+	if (!tc->ret[proto]) {
+		KUNIT_EXPECT_EQ_MSG(test, c->t.state, RDLOCK_TICKET_GRANTED,
+				    "%s", pname);
+		c->ops->release(&c->cfg, &c->t);
+	}
+	/* Ended, or finishing in the background: never left in between. */
+	KUNIT_EXPECT_TRUE_MSG(test, rdlock_ticket_final(&c->t) ||
+			      c->t.state == RDLOCK_TICKET_ABANDONED,
+			      "%s: TRY left in state %d", pname, c->t.state);
+
+	if (tc->held != TRY_NONE)
+		h->ops->release(&h->cfg, &h->t);
+	if (tc->waiter != TRY_NONE) {
+		wait_for_completion(&w->done);
+		KUNIT_EXPECT_EQ_MSG(test, w->ret, 0, "%s: the waiter", pname);
+	}
+	sim_flush(sim);
+	/* Nothing left behind: the lock is free for a TRY EX of any node. */
+	try_client_init(c, proto, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_EXPECT_EQ_MSG(test, c->ops->acquire(&c->cfg, &c->t, jiffies), 0,
+			    "%s: free after the case", pname);
+	c->ops->release(&c->cfg, &c->t);
+	sim_destroy(sim);
+}
+
+static void try_test(struct kunit *test)
+{
+	const struct try_case *tc = test->param_value;
+	int proto;
+
+	for (proto = 0; proto < TRY_PROTOS; proto++)
+		if (tc->ret[proto] != TRY_SKIP)
+			try_one(test, tc, proto);
+}
+
 static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(ticket_life_test),
 	KUNIT_CASE(ticket_fail_test),
@@ -3842,6 +4038,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(cql_hier_starve_tf_test),
 	KUNIT_CASE(cql_hier_starve_pf_test),
 	KUNIT_CASE(cql_hier_stuck_test),
+	KUNIT_CASE_PARAM(try_test, try_gen_params),
 	{}
 };
 
