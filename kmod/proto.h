@@ -184,7 +184,7 @@ struct rdlock_proto_quota {
  *	(rdlock_proto_participant()).
  * @cql_stuck_ms: CQL: a waiter that sees the lock's header unchanged this
  *	long, with nobody alive named at its head, resets the lock; 0:
- *	RDLOCK_CQL_STUCK_MS_DEFAULT (proto_cql.c).
+ *	RDLOCK_CQL_STUCK_MS_DEFAULT (proto_cql_reset.c).
  * @cql_policy: CQL: enum rdlock_cql_policy, flat or hierarchical (one
  *	queue entry per node, cql.rst "Hierarchical locking").
  * @cas_readers: CAS spinlock, if not NULL: per home node, the other

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CQL (cooperative queue-notify) reader-writer lock of DecLock,
- * section 4 and appendix A of shared/papers/declock-cql.txt, flat (no
- * hierarchy), on the encoding of lockword/cql.h.
+ * section 4 and appendix A of shared/papers/declock-cql.txt, on the
+ * encoding of lockword/cql.h: the flat protocol (acquire, waiting,
+ * release and handover), this node's registry of waiters, the admission
+ * gate, the messages and the ops table. Resets are in proto_cql_reset.c,
+ * hierarchical locking in proto_cql_hier.c; what the three files share
+ * in proto_cql-pri.h.
  *
  * A lock is a header word at (node, slot) and a circular queue of
  * 2^cap_bits entries in the slots after it. Acquire enqueues with one
@@ -38,180 +42,15 @@
 #include <linux/rdlock.h>
 
 #include "lockword/cql.h"
-#include "proto.h"
+#include "proto_cql-pri.h"
 #include "xport.h"
 
-/*
- * A waiter that heard nothing for this long checks that its lock's table
- * still exists, and a writer whether it is at the head (a notification lost
- * with a connection): a liveness check, not how grants are seen.
- */
-#define RDLOCK_CQL_CHECK_MS		1000
-/* Back-off between READs of an entry its enqueuer has not written yet. */
-#define RDLOCK_CQL_REFETCH_MIN_US	20
-#define RDLOCK_CQL_REFETCH_MAX_US	2000
 /* A releaser gives up refetching after this long (cql.rst, limits). */
 #define RDLOCK_CQL_REFETCH_MAX_MS	10000
 /* A notification refused for lack of buffers or a blip is sent again. */
 #define RDLOCK_CQL_SEND_MAX_MS		2000
-/*
- * A waiter that sees the header unchanged this long, with nobody alive
- * named at the queue's head, resets the lock (cql.rst, "Resets").
- */
-#define RDLOCK_CQL_STUCK_MS_DEFAULT	30000
-/* A reset's claimer signals again those that did not answer yet. */
-#define RDLOCK_CQL_SIGNAL_MS		1000
-/* A reset left this long by a claimer that is gone is taken over. */
-#define RDLOCK_CQL_TAKEOVER_MS		5000
-/* A reset that need not check the lock's reset count first. */
-#define RDLOCK_CQL_ANY_GEN		U32_MAX
-/* Step 1 of a reset: CAS tries against FAAs that change the header. */
-#define RDLOCK_CQL_CLAIM_TRIES		64
 /* Queues up to this many entries are read into a buffer on the stack. */
 #define RDLOCK_CQL_STACK_ENTRIES	32
-
-/* What a message is (&struct rdlock_cql_msg.kind). */
-enum rdlock_cql_msg_kind {
-	RDLOCK_CQL_NOTIFY,	/* the lock is the waiter's */
-	RDLOCK_CQL_RESET,	/* step 2 of a reset: abort, answer when out */
-	RDLOCK_CQL_ACK,		/* the answer to a reset signal */
-	RDLOCK_CQL_PING,	/* is the node there? (the send's result says) */
-	RDLOCK_CQL_NACK,	/* a reset signal of an older count: not handled */
-};
-
-/*
- * A message about one lock: its home node, header slot and table, and
- * the lock's reset count (@reset_gen) as the sender knows it. A
- * notification carries the position it grants (the lap in its top bits)
- * and the waiter's local id on the receiving node; a reset signal and its
- * answer carry the claimer's node in @local and its claim number in @pos.
- */
-struct rdlock_cql_msg {
-	__le32 home;
-	__le32 slot;
-	__le64 incarnation;
-	__le32 pos;
-	__le32 local;
-	__le32 reset_gen;
-	u8 kind;
-	u8 pad[3];
-};
-
-static_assert(sizeof(struct rdlock_cql_msg) <= RDLOCK_XMSG_PAYLOAD);
-
-/**
- * struct rdlock_cql_waiter - one waiting acquisition, in its node's registry
- * @wq: the acquirer (or the worker finishing it) sleeps here.
- * @id: local id, the key in &struct rdlock_cql_waiters.
- * @home: home node of the lock.
- * @slot: header slot of the lock.
- * @incarnation: the home's table the ticket is in.
- * @pos: the position it waits at; ~0U until its FA returned.
- * @gen: the lock's reset count when it entered the queue (the gate's).
- * @granted: set by a notification of reset count @gen.
- * @aborted: set by a reset signal of a later count: out, and again.
- *
- * Every field but @granted and @aborted is written under the registry's
- * lock, which the notification holds while it compares and wakes; @gen
- * and @aborted also under the gate lock, which a reset signal holds.
- */
-struct rdlock_cql_waiter {
-	wait_queue_head_t wq;
-	u32 id;
-	u32 home;
-	u32 slot;
-	u64 incarnation;
-	u32 pos;
-	u32 gen;
-	bool granted;
-	bool aborted;
-};
-
-/**
- * struct rdlock_cql_gate - this node's clients in one lock's queue
- * @hnode: in &struct rdlock_cql_waiters.gates.
- * @home: home node of the lock.
- * @slot: header slot of the lock.
- * @incarnation: the home's table.
- * @inside: clients of this node between their enqueue and dequeue.
- * @out: of those, waiters stepped out to claim a reset of a stuck lock:
- *	their places stay taken, but no answer to a reset signal waits for
- *	them (they would wait for their own reset).
- * @users: @inside, @out and those waiting to get in.
- * @wq: those waiting to get in.
- * @gen: the lock's reset count as this node knows it.
- * @ack_due: a reset signal is answered once @inside is 0; nobody gets in
- *	until then.
- * @lap_block: a client of this node was given a position in the all-ones
- *	lap (and aborted): nobody gets in until a reset signal comes or a
- *	header past the lap is seen, so that the aborted enqueues of the
- *	lap, which stay counted until the reset, never overflow qsize.
- * @sig_node: the claimer of the last reset signal handled, plus one.
- * @sig_seq: its claim number.
- *
- * Each node admits at most capacity / nodes of its own clients into a
- * lock's queue (cql.rst, "Admission gate"); the others wait here, on this
- * node, without remote operations. The last user frees the gate unless
- * the lock was reset (@gen): the count must outlive its users.
- */
-struct rdlock_cql_gate {
-	struct hlist_node hnode;
-	u32 home;
-	u32 slot;
-	u64 incarnation;
-	u32 inside;
-	u32 out;
-	u32 users;
-	wait_queue_head_t wq;
-	u32 gen;
-	bool ack_due;
-	bool lap_block;
-	u32 sig_node;
-	u32 sig_seq;
-};
-
-/**
- * struct rdlock_cql_claim - a reset this node runs, collecting answers
- * @list: in &struct rdlock_cql_waiters.claims.
- * @home: home node of the lock.
- * @slot: header slot of the lock.
- * @incarnation: the home's table.
- * @seq: the claim's number on this node.
- * @gen: the reset count it signals; raised past the count of a NACK.
- * @pending: nodes that have not answered, by bit.
- * @raise: a NACK raised @gen: every participant is signalled again.
- * @wq: the claimer waits here for @pending to empty.
- */
-struct rdlock_cql_claim {
-	struct list_head list;
-	u32 home;
-	u32 slot;
-	u64 incarnation;
-	u32 seq;
-	u32 gen;
-	u32 pending;
-	bool raise;
-	wait_queue_head_t wq;
-};
-
-/*
- * What a waiter's liveness checks saw: the header and since when it has
- * not changed; the cause of the reset it asks for.
- */
-struct rdlock_cql_watch {
-	u64 last;
-	unsigned long since;
-	enum rdlock_cql_reset_cause cause;
-};
-
-const char *const rdlock_cql_reset_names[RDLOCK_CQL_RESET_NR] = {
-	[RDLOCK_CQL_RESET_VERSION]	= "version",
-	[RDLOCK_CQL_RESET_OVERWRITE]	= "overwrite",
-	[RDLOCK_CQL_RESET_UNWRITTEN]	= "unwritten",
-	[RDLOCK_CQL_RESET_STUCK]	= "stuck",
-	[RDLOCK_CQL_RESET_TAKEOVER]	= "takeover",
-};
-EXPORT_SYMBOL_NS_GPL(rdlock_cql_reset_names, RDLOCK_INTERNAL);
 
 static struct rdlock_cql_waiters rdlock_cql_local;
 static bool rdlock_cql_ready;
@@ -258,12 +97,12 @@ void rdlock_cql_waiters_destroy(struct rdlock_cql_waiters *ws)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_cql_waiters_destroy, RDLOCK_INTERNAL);
 
-static u32 rdlock_cql_gate_key(u32 home, u32 slot)
+u32 rdlock_cql_gate_key(u32 home, u32 slot)
 {
 	return home * 0x9e3779b1U ^ slot;
 }
 
-static struct rdlock_cql_gate *
+struct rdlock_cql_gate *
 rdlock_cql_gate_lookup(struct rdlock_cql_waiters *ws, u32 home, u32 slot,
 		       u64 incarnation)
 {
@@ -278,7 +117,7 @@ rdlock_cql_gate_lookup(struct rdlock_cql_waiters *ws, u32 home, u32 slot,
 	return NULL;
 }
 
-static struct rdlock_cql_gate *
+struct rdlock_cql_gate *
 rdlock_cql_gate_find(struct rdlock_cql_waiters *ws,
 		     const struct rdlock_ticket *t)
 {
@@ -286,9 +125,9 @@ rdlock_cql_gate_find(struct rdlock_cql_waiters *ws,
 }
 
 /* A new gate for the lock, hashed in; under the gate lock. */
-static void rdlock_cql_gate_add(struct rdlock_cql_waiters *ws,
-				struct rdlock_cql_gate *g, u32 home, u32 slot,
-				u64 incarnation)
+void rdlock_cql_gate_add(struct rdlock_cql_waiters *ws,
+			 struct rdlock_cql_gate *g, u32 home, u32 slot,
+			 u64 incarnation)
 {
 	lockdep_assert_held(&ws->gate_lock);
 	g->home = home;
@@ -310,9 +149,9 @@ static int rdlock_cql_ws_send(struct rdlock_cql_waiters *ws, u32 node,
  * The answer to a reset signal (gate lock dropped): ACK to the one @g last
  * handled, or NACK with the count this node knows (@gen) to one it did not.
  */
-static void rdlock_cql_answer(struct rdlock_cql_waiters *ws, u8 kind, u32 to,
-			      u32 seq, u32 home, u32 slot, u64 incarnation,
-			      u32 gen)
+void rdlock_cql_answer(struct rdlock_cql_waiters *ws, u8 kind, u32 to,
+		       u32 seq, u32 home, u32 slot, u64 incarnation,
+		       u32 gen)
 {
 	struct rdlock_cql_msg a = {
 		.home = cpu_to_le32(home),
@@ -326,111 +165,6 @@ static void rdlock_cql_answer(struct rdlock_cql_waiters *ws, u8 kind, u32 to,
 
 	/* Lost (no buffer, a blip): the claimer signals again. */
 	rdlock_cql_ws_send(ws, to, &a);
-}
-
-/*
- * Step 2 of a reset, at a participant: the lock's reset count becomes the
- * claimer's, every waiter of this node in the lock's queue is aborted
- * (it leaves the queue and enqueues again once the reset is over), no
- * client gets in until this node answered, and it answers once none of
- * its clients is in the queue any more: at once, or when the last holder
- * releases and the last aborted waiter is out. Only a signal of a later
- * count than this node's is handled (a claim whose count was raised, by
- * a NACK, is handled again). One sent again (same claimer and number)
- * is answered again; any other is older than what this node knows: a
- * copy of a finished claim's signal that came late (signals of different
- * claimers travel on different connections), which must not abort the
- * waiters of the queue since, or a claimer that missed resets, which is
- * told this node's count (NACK) and signals again past it.
- */
-static void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
-				const struct rdlock_cql_msg *m)
-{
-	u32 home = le32_to_cpu(m->home), slot = le32_to_cpu(m->slot);
-	u64 inc = le64_to_cpu(m->incarnation);
-	u32 claimer = le32_to_cpu(m->local), seq = le32_to_cpu(m->pos);
-	u32 gen = le32_to_cpu(m->reset_gen);
-	struct rdlock_cql_waiter *w;
-	struct rdlock_cql_gate *g;
-	bool ack, same;
-	unsigned long id;
-
-	spin_lock(&ws->gate_lock);
-	g = rdlock_cql_gate_lookup(ws, home, slot, inc);
-	if (!g) {
-		g = kzalloc(sizeof(*g), GFP_ATOMIC);
-		if (!g) {
-			/* Unanswered: the claimer signals again. */
-			spin_unlock(&ws->gate_lock);
-			return;
-		}
-		rdlock_cql_gate_add(ws, g, home, slot, inc);
-	}
-	if (gen > g->gen) {
-		g->sig_node = claimer + 1;
-		g->sig_seq = seq;
-		g->gen = gen;
-		g->ack_due = true;
-		g->lap_block = false;	/* the reset is under way */
-		xa_lock(&ws->xa);
-		xa_for_each(&ws->xa, id, w) {
-			if (w->home == home && w->slot == slot &&
-			    w->incarnation == inc && w->gen != g->gen) {
-				WRITE_ONCE(w->aborted, true);
-				wake_up(&w->wq);
-			}
-		}
-		xa_unlock(&ws->xa);
-	}
-	same = g->sig_node == claimer + 1 && g->sig_seq == seq;
-	if (g->ack_due && !g->inside) {
-		g->ack_due = false;
-		wake_up(&g->wq);
-	}
-	/*
-	 * Answered already (the answer lost, or the claimer asks again):
-	 * again at once; clients in the queue now came after the claim.
-	 */
-	ack = same && !g->ack_due;
-	gen = g->gen;
-	spin_unlock(&ws->gate_lock);
-	if (ack || !same)
-		rdlock_cql_answer(ws, same ? RDLOCK_CQL_ACK : RDLOCK_CQL_NACK,
-				  claimer, seq, home, slot, inc, gen);
-}
-
-/*
- * A participant answered the claim it names. ACK: one fewer to wait for,
- * if it handled the count signalled last (an answer to an earlier signal
- * of the claim would leave that node a count behind the others). NACK: it
- * knows a count at least ours; the claim signals everybody again, past it.
- */
-static void rdlock_cql_on_answer(struct rdlock_cql_waiters *ws, u32 src,
-				 const struct rdlock_cql_msg *m)
-{
-	u32 gen = le32_to_cpu(m->reset_gen);
-	struct rdlock_cql_claim *c;
-
-	if (src >= RDLOCK_MAX_NODES)
-		return;
-	spin_lock(&ws->gate_lock);
-	list_for_each_entry(c, &ws->claims, list) {
-		if (c->home == le32_to_cpu(m->home) &&
-		    c->slot == le32_to_cpu(m->slot) &&
-		    c->incarnation == le64_to_cpu(m->incarnation) &&
-		    c->seq == le32_to_cpu(m->pos)) {
-			if (m->kind == RDLOCK_CQL_ACK && gen >= c->gen) {
-				c->pending &= ~BIT(src);
-			} else if (m->kind == RDLOCK_CQL_NACK &&
-				   gen >= c->gen) {
-				WRITE_ONCE(c->gen, gen + 1);
-				c->raise = true;
-			}
-			wake_up(&c->wq);
-			break;
-		}
-	}
-	spin_unlock(&ws->gate_lock);
 }
 
 /**
@@ -490,15 +224,15 @@ static void rdlock_cql_msg_handler(u32 src, const void *payload, size_t len)
 	rdlock_cql_deliver(&rdlock_cql_local, src, payload, len);
 }
 
-static struct rdlock_cql_waiters *
+struct rdlock_cql_waiters *
 rdlock_cql_waiters_of(const struct rdlock_proto_cfg *cfg)
 {
 	return cfg->xport ? cfg->xport->waiters(cfg->xport_priv) :
 			    &rdlock_cql_local;
 }
 
-static int rdlock_cql_layout(const struct rdlock_proto_cfg *cfg,
-			     struct cql_layout *l)
+int rdlock_cql_layout(const struct rdlock_proto_cfg *cfg,
+		      struct cql_layout *l)
 {
 	return cql_layout_init(l, cfg->cql_cap_bits ?: CQL_CAP_BITS_DEFAULT,
 			       cfg->cql_ver_bits ?: CQL_VER_BITS_DEFAULT);
@@ -512,13 +246,13 @@ static u32 rdlock_cql_slots(const struct rdlock_proto_cfg *cfg)
 	return rdlock_cql_layout(cfg, &l) ? 0 : 1 + cql_capacity(&l);
 }
 
-static enum cql_mode rdlock_cql_mode(const struct rdlock_ticket *t)
+enum cql_mode rdlock_cql_mode(const struct rdlock_ticket *t)
 {
 	return t->mode == RDLOCK_MODE_EXCLUSIVE ? CQL_EXCLUSIVE : CQL_SHARED;
 }
 
-static u32 rdlock_cql_entry_slot(const struct rdlock_ticket *t,
-				 const struct cql_layout *l, u32 pos)
+u32 rdlock_cql_entry_slot(const struct rdlock_ticket *t,
+			  const struct cql_layout *l, u32 pos)
 {
 	return t->slot + 1 + cql_pos_index(l, pos);
 }
@@ -648,13 +382,6 @@ static void rdlock_cql_gate_put(struct rdlock_cql_waiters *ws,
 	__rdlock_cql_gate_put(ws, g, inside, false);
 }
 
-static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
-			   struct rdlock_ticket *t, u32 slot, u64 *val);
-static unsigned long
-rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg);
-static void rdlock_cql_lap_block(struct rdlock_cql_waiters *ws,
-				 const struct rdlock_ticket *t, bool on);
-
 /*
  * Get into @t's lock's queue on this node, as @w: 0, -ETIMEDOUT at
  * @deadline, -EINTR on a fatal signal, -ENOMEM. A gate closed for the
@@ -725,8 +452,8 @@ static int rdlock_cql_gate_enter(const struct rdlock_proto_cfg *cfg,
  * Out of the queue (dequeued, aborted, or never enqueued after all); with
  * @stay, only stepped out, the place kept (rdlock_cql_gate_back()).
  */
-static void __rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
-				    const struct rdlock_ticket *t, bool stay)
+void __rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
+			     const struct rdlock_ticket *t, bool stay)
 {
 	struct rdlock_cql_gate *g;
 
@@ -744,8 +471,8 @@ static void rdlock_cql_gate_leave(struct rdlock_cql_waiters *ws,
 }
 
 /* Close (@on) or open this node's gate of @t's lock for the all-ones lap. */
-static void rdlock_cql_lap_block(struct rdlock_cql_waiters *ws,
-				 const struct rdlock_ticket *t, bool on)
+void rdlock_cql_lap_block(struct rdlock_cql_waiters *ws,
+			  const struct rdlock_ticket *t, bool on)
 {
 	struct rdlock_cql_gate *g;
 
@@ -768,9 +495,9 @@ static void rdlock_cql_lap_block(struct rdlock_cql_waiters *ws,
  * again).
  */
 
-static bool rdlock_cql_gate_back(struct rdlock_cql_waiters *ws,
-				 const struct rdlock_ticket *t,
-				 struct rdlock_cql_waiter *w, bool in)
+bool rdlock_cql_gate_back(struct rdlock_cql_waiters *ws,
+			  const struct rdlock_ticket *t,
+			  struct rdlock_cql_waiter *w, bool in)
 {
 	struct rdlock_cql_gate *g;
 	bool back;
@@ -792,43 +519,17 @@ static bool rdlock_cql_gate_back(struct rdlock_cql_waiters *ws,
 	return back;
 }
 
-/*
- * A waiter (@w, in the queue) found the lock stuck (@wt): out of the queue
- * to reset it. Returns true when it is out for good (it reset the lock, or
- * another reset wiped the queue), false when it is back where it was (the
- * header moved: no reset needed).
- */
-static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			    struct rdlock_ticket *t, const struct cql_layout *l,
-			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
-			    u32 gen);
-
-static bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
-				   struct rdlock_cql_waiters *ws,
-				   struct rdlock_ticket *t,
-				   const struct cql_layout *l,
-				   struct rdlock_cql_waiter *w,
-				   const struct rdlock_cql_watch *wt)
-{
-	int ret;
-
-	__rdlock_cql_gate_leave(ws, t, true);
-	ret = rdlock_cql_reset(cfg, t, l, wt->cause, wt->last, true,
-			       RDLOCK_CQL_ANY_GEN);
-	return !rdlock_cql_gate_back(ws, t, w, !ret);
-}
-
 /* The lock's reset count as this node knows it (0: never reset). */
-static u32 rdlock_cql_gen_locked(struct rdlock_cql_waiters *ws,
-				 const struct rdlock_ticket *t)
+u32 rdlock_cql_gen_locked(struct rdlock_cql_waiters *ws,
+			  const struct rdlock_ticket *t)
 {
 	struct rdlock_cql_gate *g = rdlock_cql_gate_find(ws, t);
 
 	return g ? g->gen : 0;
 }
 
-static u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
-			  const struct rdlock_ticket *t)
+u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
+		   const struct rdlock_ticket *t)
 {
 	u32 gen;
 
@@ -842,8 +543,8 @@ static u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
  * A message to @node; sent again while the transport says -EAGAIN (no free
  * send buffer) or -ENOTCONN (a blip), for up to RDLOCK_CQL_SEND_MAX_MS.
  */
-static int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
-			   const struct rdlock_cql_msg *m)
+int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
+		    const struct rdlock_cql_msg *m)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(RDLOCK_CQL_SEND_MAX_MS);
 	int ret;
@@ -859,8 +560,8 @@ static int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
 }
 
 /* READ one slot of the lock, riding through blips like rdlock_proto_read(). */
-static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
-			   struct rdlock_ticket *t, u32 slot, u64 *val)
+int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
+		    struct rdlock_ticket *t, u32 slot, u64 *val)
 {
 	unsigned int retry_us = 0;
 	int ret;
@@ -874,418 +575,12 @@ static int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,
 }
 
 /* The back-off before a refetch: @us, doubled for the next one. */
-static void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
-				     unsigned int *us)
+void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
+			      unsigned int *us)
 {
 	if (!rdlock_proto_xsleep(cfg, (u64)*us * NSEC_PER_USEC))
 		usleep_range(*us, 2 * *us);
 	*us = min(2 * *us, RDLOCK_CQL_REFETCH_MAX_US);
-}
-
-/* Every queue entry back to its initial version (a reset's step 3). */
-static int rdlock_cql_zero_queue(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t,
-				 const struct cql_layout *l)
-{
-	u64 old;
-	u32 i;
-	int ret;
-
-	for (i = 0; i < cql_capacity(l); i++) {
-		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
-					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
-					      0, &old);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * Step 3 of a reset claimed with reset id @id: 1 when done, 0 when another
- * claimer took over, else an error of the transport.
- */
-static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
-			     struct rdlock_ticket *t,
-			     const struct cql_layout *l, u32 id)
-{
-	u64 old, cur;
-	int ret;
-
-	ret = rdlock_cql_read(cfg, t, t->slot, &cur);
-	if (ret)
-		return ret;
-	if (cql_hdr_reset_id(cur) != id)
-		return 0;
-	ret = rdlock_cql_zero_queue(cfg, t, l);
-	if (ret)
-		return ret;
-	for (;;) {
-		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
-					   CQL_HDR_INIT, &old);
-		if (ret)
-			return ret;
-		if (old == cur)
-			return 1;
-		if (cql_hdr_reset_id(old) != id)
-			return 0;	/* taken over */
-		cur = old;	/* an aborted enqueue or release added to it */
-	}
-}
-
-/*
- * Is @node there? The transport's view (appendix B's failure detector):
- * a message it cannot deliver within RDLOCK_CQL_SEND_MAX_MS says gone.
- */
-static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg,
-			     const struct rdlock_ticket *t, u32 node)
-{
-	struct rdlock_cql_msg m = {
-		.home = cpu_to_le32(t->node),
-		.slot = cpu_to_le32(t->slot),
-		.incarnation = cpu_to_le64(t->incarnation),
-		.kind = RDLOCK_CQL_PING,
-	};
-
-	return node == rdlock_proto_self(cfg) || !rdlock_cql_send(cfg, node, &m);
-}
-
-static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
-				   enum rdlock_cql_reset_cause cause)
-{
-	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
-					   cql_resets) +
-				  cause * sizeof(atomic64_t));
-}
-
-/* Signal every participant still to answer; those gone are not awaited. */
-static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
-			      const struct rdlock_ticket *t,
-			      struct rdlock_cql_waiters *ws,
-			      struct rdlock_cql_claim *c)
-{
-	struct rdlock_cql_msg m = {
-		.home = cpu_to_le32(t->node),
-		.slot = cpu_to_le32(t->slot),
-		.incarnation = cpu_to_le64(t->incarnation),
-		.pos = cpu_to_le32(c->seq),
-		.local = cpu_to_le32(rdlock_proto_self(cfg)),
-		.reset_gen = cpu_to_le32(READ_ONCE(c->gen)),
-		.kind = RDLOCK_CQL_RESET,
-	};
-	u32 i;
-
-	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		if (!(READ_ONCE(c->pending) & BIT(i)) ||
-		    !rdlock_cql_send(cfg, i, &m))
-			continue;
-		spin_lock_bh(&ws->gate_lock);
-		c->pending &= ~BIT(i);
-		spin_unlock_bh(&ws->gate_lock);
-	}
-}
-
-/*
- * A reset of a busy lock (section 4.4), run by this node: 1 when it
- * claimed the lock (and reset it, unless taken over), 0 when it did not
- * (another claimer's, or the cause is gone), else the transport's error
- * (the reset field may stay; enqueuers take the reset over once this node
- * is gone).
- *
- * Step 1: claim by CAS of the reset field on @h, the header as last seen;
- * with @exact only that value (a waiter that found the lock stuck: any
- * change is progress), else again on whatever FAAs made of it, until
- * another claimer's reset id shows, or the cause is gone: the lock's reset
- * count on this node is no longer @gen (RDLOCK_CQL_ANY_GEN: not checked),
- * or for a version wrap the header no longer reaches the all-ones lap. A
- * takeover replaces the reset id of a claimer that is gone.
- * Step 2: signal every participant (this node too) with the lock's next
- * reset count; each aborts its waiters and answers once none of its
- * clients is in the queue (holders release first); collect every answer.
- * A node the transport cannot reach is not awaited.
- * Step 3: zero the queue, then the header by CAS, unless another claimer
- * took over meanwhile. The caller must not be in the lock's queue.
- */
-static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t,
-			      const struct cql_layout *l,
-			      enum rdlock_cql_reset_cause cause, u64 h,
-			      bool exact, u32 gen, struct rdlock_cql_claim *c);
-
-/* Does this node run a claim of @c's lock? Under the gate lock. */
-static bool rdlock_cql_claim_running_locked(struct rdlock_cql_waiters *ws,
-					    const struct rdlock_cql_claim *c)
-{
-	struct rdlock_cql_claim *o;
-
-	list_for_each_entry(o, &ws->claims, list)
-		if (o->home == c->home && o->slot == c->slot &&
-		    o->incarnation == c->incarnation)
-			return true;
-	return false;
-}
-
-static bool rdlock_cql_claim_running(struct rdlock_cql_waiters *ws,
-				     const struct rdlock_cql_claim *c)
-{
-	bool running;
-
-	spin_lock_bh(&ws->gate_lock);
-	running = rdlock_cql_claim_running_locked(ws, c);
-	spin_unlock_bh(&ws->gate_lock);
-	return running;
-}
-
-/*
- * One claim per lock at a time on this node, idle resets included: two
- * would both take this node's reset id for their own, and the later one's
- * signal would abort waiters of the queue the earlier one had reset.
- * False if another claim of this node runs; else @c is registered (for
- * the answers to its signals) until rdlock_cql_claim_end().
- */
-static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
-				   struct rdlock_cql_claim *c)
-{
-	init_waitqueue_head(&c->wq);
-	spin_lock_bh(&ws->gate_lock);
-	if (rdlock_cql_claim_running_locked(ws, c)) {
-		spin_unlock_bh(&ws->gate_lock);
-		return false;
-	}
-	c->seq = atomic_inc_return(&ws->claim_seq);
-	list_add(&c->list, &ws->claims);
-	spin_unlock_bh(&ws->gate_lock);
-	return true;
-}
-
-static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
-				 struct rdlock_cql_claim *c)
-{
-	spin_lock_bh(&ws->gate_lock);
-	list_del(&c->list);
-	spin_unlock_bh(&ws->gate_lock);
-	wake_up_all(&ws->claim_ended);
-}
-
-static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			    struct rdlock_ticket *t, const struct cql_layout *l,
-			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
-			    u32 gen)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_claim c = {
-		.home = t->node, .slot = t->slot,
-		.incarnation = t->incarnation,
-	};
-	int ret;
-
-	/*
-	 * A reset a release owes (!@exact, in the background) waits for
-	 * another claim of this node to end instead of being dropped: that
-	 * one may be an idle reset that fails, and a busy lock whose owed
-	 * resets are all dropped carries qhead through the all-ones lap.
-	 * The cause is checked again against the header the claim's CAS
-	 * finds. A waiter that steps out (@exact) must not wait: the other
-	 * claim may be waiting for it to leave the queue.
-	 */
-	while (!rdlock_cql_claim_begin(ws, &c)) {
-		if (exact)
-			return 0;
-		wait_event_timeout(ws->claim_ended,
-				   !rdlock_cql_claim_running(ws, &c),
-				   msecs_to_jiffies(RDLOCK_CQL_CHECK_MS));
-	}
-	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
-	rdlock_cql_claim_end(ws, &c);
-	return ret;
-}
-
-/*
- * Steps 2 and 3 of a reset this node claimed, busy or idle (@c registered
- * by rdlock_cql_claim_begin()): 1 when done, 0 when another claimer took
- * it over, else the transport's error (the table is gone).
- */
-static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
-				    struct rdlock_ticket *t,
-				    const struct cql_layout *l,
-				    struct rdlock_cql_claim *c)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 id = rdlock_proto_self(cfg) + 1, i, all = 0;
-	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
-	bool raised;
-	u64 cur;
-	int ret;
-
-	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (rdlock_proto_participant(cfg, i))
-			all |= BIT(i);
-	spin_lock_bh(&ws->gate_lock);
-	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
-	c->pending = all;
-	spin_unlock_bh(&ws->gate_lock);
-	for (;;) {
-		rdlock_cql_signal(cfg, t, ws, c);
-		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending) ||
-				       READ_ONCE(c->raise),
-				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS))) {
-			/* A NACK: everybody again, with the count raised. */
-			spin_lock_bh(&ws->gate_lock);
-			raised = c->raise;
-			if (raised) {
-				c->raise = false;
-				c->pending = all;
-			}
-			spin_unlock_bh(&ws->gate_lock);
-			if (!raised)
-				break;
-			continue;
-		}
-		/* Still ours? A claimer taken for gone gives the lock up. */
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
-		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
-			break;
-	}
-
-	/*
-	 * Step 3. It must end, or enqueuers wait for the reset field for
-	 * good (only a claimer that is gone is taken over): a failed
-	 * operation is tried again, from the READ, while the table lives.
-	 */
-	for (;;) {
-		ret = rdlock_cql_reinit(cfg, t, l, id);
-		if (ret >= 0 || ret == -ESTALE)
-			return ret;
-		rdlock_cql_refetch_pause(cfg, &us);
-	}
-}
-
-static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t,
-			      const struct cql_layout *l,
-			      enum rdlock_cql_reset_cause cause, u64 h,
-			      bool exact, u32 gen, struct rdlock_cql_claim *c)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 self = rdlock_proto_self(cfg), tries, id = self + 1;
-	u64 claimed, old, cur;
-	int ret;
-
-	for (tries = 0;; tries++) {
-		/* Another reset since the cause was seen: it is gone. */
-		if ((gen != RDLOCK_CQL_ANY_GEN && rdlock_cql_gen(ws, t) != gen) ||
-		    (cause == RDLOCK_CQL_RESET_VERSION &&
-		     !cql_hdr_version_overflow(l, h)))
-			return 0;
-		cur = cause == RDLOCK_CQL_RESET_TAKEOVER ?
-		      cql_hdr_clear_reset(h) : h;
-		if ((cause != RDLOCK_CQL_RESET_TAKEOVER &&
-		     cql_hdr_resetting(h)) ||
-		    !cql_hdr_set_reset(cur, self, &claimed))
-			return 0;	/* another claimer's */
-		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, h, claimed,
-					   &old);
-		/*
-		 * A CAS that failed may have been applied: the next one says
-		 * (our reset id in the header is ours: one claim per node).
-		 */
-		if (ret == -ESTALE || (ret && tries >= RDLOCK_CQL_CLAIM_TRIES))
-			return ret;
-		if (ret)
-			continue;
-		/* Or a CAS sent again whose first copy did it. */
-		if (old == h || (cql_hdr_reset_id(old) == id &&
-				 cql_hdr_reset_id(h) != id))
-			break;
-		/*
-		 * A version claim goes on while the lap is reached: nobody
-		 * is granted there, so only the bounded FAAs of its aborted
-		 * enqueues and of the holders' dequeues change the header.
-		 */
-		if (exact || (tries >= RDLOCK_CQL_CLAIM_TRIES &&
-			      cause != RDLOCK_CQL_RESET_VERSION))
-			return 0;
-		h = old;
-	}
-	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
-	if (ret != 1)
-		return ret < 0 ? ret : 1;
-	rdlock_cql_count_reset(cfg, cause);
-	return 1;
-}
-
-static void rdlock_cql_reset_work(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_ticket *t)
-{
-	struct cql_layout l;
-
-	if (!WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
-		rdlock_cql_reset(cfg, t, &l,
-				 (enum rdlock_cql_reset_cause)(u32)t->prev,
-				 t->word, false, t->prev >> 32);
-}
-
-/*
- * A reset a release found necessary, in the background: it waits for
- * every holder, and the releaser may hold other locks those wait for.
- */
-static void rdlock_cql_reset_later(const struct rdlock_proto_cfg *cfg,
-				   const struct rdlock_ticket *t,
-				   enum rdlock_cql_reset_cause cause, u64 h,
-				   u32 gen)
-{
-	struct rdlock_ticket r = *t;
-
-	/*
-	 * The copy only names the lock, as a released ticket does; an
-	 * enqueue aborted at the all-ones lap goes on with its own.
-	 */
-	r.state = RDLOCK_TICKET_DONE;
-	r.prev = (u64)gen << 32 | cause;
-	r.word = h;
-	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_work);
-}
-
-static unsigned long rdlock_cql_stuck_jiffies(const struct rdlock_proto_cfg *cfg)
-{
-	return msecs_to_jiffies(cfg->cql_stuck_ms ?: RDLOCK_CQL_STUCK_MS_DEFAULT);
-}
-
-/* A reset field left by a claimer that is gone: when to look at it. */
-static unsigned long
-rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg)
-{
-	return msecs_to_jiffies(min_not_zero(cfg->cql_stuck_ms,
-					     (u32)RDLOCK_CQL_TAKEOVER_MS));
-}
-
-/*
- * Does the header @h, unchanged for long, show the lock stuck for good?
- * During a reset: when its claimer is gone (appendix B: take it over).
- * Otherwise when the client at the queue's head is not known to be alive:
- * its entry names a node that is gone, or it has none (granted at its
- * enqueue, or a reader: rdlock cannot tell who, and the reset waits for
- * every live holder anyway). A head entry naming a live node is a holder
- * that is slow: wait on.
- */
-static bool rdlock_cql_stuck(const struct rdlock_proto_cfg *cfg,
-			     struct rdlock_ticket *t,
-			     const struct cql_layout *l, u64 h,
-			     struct rdlock_cql_watch *wt)
-{
-	u32 head = cql_hdr_qhead(l, h);
-	u64 e;
-
-	if (cql_hdr_resetting(h)) {
-		wt->cause = RDLOCK_CQL_RESET_TAKEOVER;
-		return !rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h));
-	}
-	wt->cause = RDLOCK_CQL_RESET_STUCK;
-	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, head),
-			       RDLOCK_XOP_READ, 0, 0, &e))
-		return false;
-	return cql_entry_classify(l, e, head) != CQL_ENTRY_VALID ||
-	       !rdlock_cql_alive(cfg, t, cql_cid_node(cql_entry_cid(e)));
 }
 
 /*
@@ -1425,67 +720,9 @@ static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
 	rdlock_cql_release(cfg, t);
 }
 
-/*
- * An acquisition aborted by a reset: READ the header after back-offs until
- * the reset field is clear (its claimer collects answers, then zeroes the
- * queue). Not how grants are seen; only resets are waited for this way. A
- * reset whose claimer is gone is taken over after RDLOCK_CQL_TAKEOVER_MS
- * (appendix B); it must not be in the lock's queue then, and is not. A
- * header that reaches the all-ones lap with nobody claiming its reset yet
- * is waited for too, and its reset claimed again now and then (once
- * every RDLOCK_CQL_TAKEOVER_MS): whoever claims it, it comes.
- */
-static int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_ticket *t,
-				  const struct cql_layout *l,
-				  unsigned long deadline)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	unsigned long since = jiffies, claimed = jiffies;
-	unsigned int backoff = 0, retry_us = 0;
-	u32 id = 0;
-	u64 h;
-	int ret;
-
-	for (;;) {
-		ret = rdlock_proto_backoff(cfg, &backoff, deadline);
-		if (ret)
-			return ret;
-		ret = rdlock_proto_read(cfg, t, &h, &retry_us, deadline);
-		if (ret)
-			return ret;
-		if (!cql_hdr_resetting(h) && !cql_hdr_version_overflow(l, h)) {
-			rdlock_cql_lap_block(ws, t, false);
-			return 0;
-		}
-		t->polls++;
-		if (!cql_hdr_resetting(h)) {
-			if (time_after(jiffies, claimed +
-				       rdlock_cql_takeover_jiffies(cfg))) {
-				rdlock_cql_reset_later(cfg, t,
-						       RDLOCK_CQL_RESET_VERSION,
-						       h, RDLOCK_CQL_ANY_GEN);
-				claimed = jiffies;
-			}
-			continue;
-		}
-		if (cql_hdr_reset_id(h) != id) {
-			id = cql_hdr_reset_id(h);
-			since = jiffies;
-		} else if (time_after(jiffies, since +
-				      rdlock_cql_takeover_jiffies(cfg))) {
-			if (!rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h)))
-				rdlock_cql_reset(cfg, t, l,
-						 RDLOCK_CQL_RESET_TAKEOVER, h,
-						 true, RDLOCK_CQL_ANY_GEN);
-			since = jiffies;
-		}
-	}
-}
-
 /* What acquire refuses before anything is sent; @l: the layout. */
-static int rdlock_cql_check_args(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t, struct cql_layout *l)
+int rdlock_cql_check_args(const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t, struct cql_layout *l)
 {
 	int ret;
 
@@ -1506,9 +743,9 @@ static int rdlock_cql_check_args(const struct rdlock_proto_cfg *cfg,
  * flat, or a hierarchical client that did not wait on its node, whose
  * entry carries its own position.
  */
-static int __rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
-				struct rdlock_ticket *t, unsigned long deadline,
-				const u32 *stamp)
+int __rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
+			 struct rdlock_ticket *t, unsigned long deadline,
+			 const u32 *stamp)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	struct rdlock_cql_watch wt = {};
@@ -1954,76 +1191,6 @@ act:
 }
 
 /*
- * Version wrap (section 4.4, appendix A), for an idle lock only: a
- * releaser that left the queue empty with qhead in the second half of its
- * laps claims the lock by CAS of the reset field (only while the header is
- * still exactly what its dequeue made it, so nobody is queued), then runs
- * steps 2 and 3 of a busy reset: every node's reset count moves before the
- * queue restarts, so that a slow releaser of the old queue, or its
- * notification still in flight, cannot grant a waiter of the new one at
- * the same position (positions restart at 0). Enqueuers that meet the
- * reset field wait for it to clear and enqueue again. Far before the
- * all-ones lap, so that some release finds the lock idle; a lock that is
- * never idle for that long still reaches it (cql.rst).
- */
-static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
-				    struct rdlock_ticket *t,
-				    const struct cql_layout *l, u64 post,
-				    struct rdlock_cql_claim *c);
-
-static void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_ticket *t,
-				  const struct cql_layout *l, u64 post)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_claim c = {
-		.home = t->node, .slot = t->slot,
-		.incarnation = t->incarnation,
-	};
-
-	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
-	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
-	    cql_ver_init(l) / 2 || !rdlock_cql_claim_begin(ws, &c))
-		return;
-	__rdlock_cql_reset_idle(cfg, t, l, post, &c);
-	rdlock_cql_claim_end(ws, &c);
-}
-
-static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
-				    struct rdlock_ticket *t,
-				    const struct cql_layout *l, u64 post,
-				    struct rdlock_cql_claim *c)
-{
-	u32 self = rdlock_proto_self(cfg);
-	u64 claimed, old;
-	int ret;
-
-	if (!cql_hdr_set_reset(post, self, &claimed))
-		return;
-	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
-	if (ret == -ESTALE)
-		return;
-	if (ret) {
-		/*
-		 * Done or not: only this node's claim, and it runs one per
-		 * lock, puts our reset id there; left there, enqueuers would
-		 * wait for it for good.
-		 */
-		if (rdlock_cql_read(cfg, t, t->slot, &old) ||
-		    cql_hdr_reset_id(old) != self + 1)
-			return;
-	} else if (old != post) {
-		return;	/* somebody came in: a later release tries again */
-	}
-	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
-	if (ret == 1)
-		rdlock_proto_count(cfg, version_resets);
-	else if (ret < 0)
-		pr_warn_ratelimited("node %u slot %u: version reset failed (%d)\n",
-				    t->node, t->slot, ret);
-}
-
-/*
  * Is somebody likely to be queued behind the releaser? Then its dequeue
  * carries the READ of the entries after it (FAA_READ: the handover to a
  * waiter in one round trip); else it is a plain FAA, which rxe answers
@@ -2052,8 +1219,8 @@ static bool rdlock_cql_busy(struct rdlock_cql_waiters *ws,
 }
 
 /* Dequeue @t, releasing already, and hand the lock on. */
-static void __rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t)
+void __rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
+			  struct rdlock_ticket *t)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	enum cql_mode m = rdlock_cql_mode(t);
@@ -2103,495 +1270,6 @@ static void __rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 	if (cql_hdr_qsize(&l, prev) == 1)
 		rdlock_cql_reset_idle(cfg, t, &l,
 				      prev + cql_dequeue_delta(&l, m));
-}
-
-/*
- * Hierarchical locking (section 5, cql.rst "Hierarchical locking"): each
- * node has one entry in a lock's queue at a time, taken by the first of
- * its clients; the others wait on the node, in its local lock. A release
- * hands the entry to the node's next waiter when that waiter arrived
- * before any other node's entry behind ours (task-fair), else it dequeues
- * and the waiter enqueues anew. "Arrived before" is judged by the home's
- * FAA order, not by clocks: a waiter READs the header when it starts
- * waiting, and the queue's tail it sees (its stamp) is compared with the
- * position after the node's entry.
- */
-
-/* Local handovers in a row before the entry goes through the queue. */
-#define RDLOCK_CQL_LOCAL_MAX	16
-
-/* What the local lock told one of its waiters (&rdlock_cql_lwait.verdict). */
-enum rdlock_cql_verdict {
-	RDLOCK_CQL_LOCAL_WAIT,	/* still waiting */
-	RDLOCK_CQL_LOCAL_GRANT,	/* holds, on the node's entry */
-	RDLOCK_CQL_LOCAL_TAKE,	/* owns the local lock: enqueue the entry */
-};
-
-/**
- * struct rdlock_cql_lwait - a client waiting on its node's local lock
- * @list: in &struct rdlock_cql_llock.waitq, in arrival order.
- * @mode: what it asks for.
- * @stamp: cql_stamp_arrival() of the queue's tail it READ when it arrived.
- * @stamped: @stamp is known (the READ is done, and saw no reset).
- * @verdict: enum rdlock_cql_verdict, set under the local lock's mutex.
- */
-struct rdlock_cql_lwait {
-	struct list_head list;
-	enum cql_mode mode;
-	u32 stamp;
-	bool stamped;
-	int verdict;
-};
-
-/**
- * struct rdlock_cql_llock - a lock's local lock on this node (Fig. 9)
- * @hnode: in &struct rdlock_cql_waiters.locals.
- * @home: home node of the lock.
- * @slot: header slot of the lock.
- * @incarnation: the home's table, as the tickets name it.
- * @users: clients holding, waiting or acquiring (under the gate lock).
- * @mtx: protects everything below.
- * @wq: waiters sleep here until their @verdict is set.
- * @waitq: struct rdlock_cql_lwait, in arrival order.
- * @holders: clients that own the local lock: holding, or (one) enqueueing
- *	the node's entry.
- * @mode: the holders' mode.
- * @held: the node's entry is granted (@holders hold the lock).
- * @prev: the header the entry's enqueue returned (its position).
- * @handovers: local handovers since the entry was enqueued.
- */
-struct rdlock_cql_llock {
-	struct hlist_node hnode;
-	u32 home;
-	u32 slot;
-	u64 incarnation;
-	u32 users;
-	struct mutex mtx;	/* protects the rest */
-	wait_queue_head_t wq;
-	struct list_head waitq;
-	u32 holders;
-	enum cql_mode mode;
-	bool held;
-	u64 prev;
-	u32 handovers;
-};
-
-static struct rdlock_cql_llock *
-rdlock_cql_llock_get(struct rdlock_cql_waiters *ws,
-		     const struct rdlock_ticket *t)
-{
-	struct rdlock_cql_llock *lk, *n = kzalloc(sizeof(*n), GFP_NOFS);
-	u32 key = rdlock_cql_gate_key(t->node, t->slot);
-
-	if (!n)
-		return NULL;
-	spin_lock_bh(&ws->gate_lock);
-	hash_for_each_possible(ws->locals, lk, hnode, key)
-		if (lk->home == t->node && lk->slot == t->slot &&
-		    lk->incarnation == t->incarnation)
-			goto found;
-	lk = n;
-	n = NULL;
-	lk->home = t->node;
-	lk->slot = t->slot;
-	lk->incarnation = t->incarnation;
-	mutex_init(&lk->mtx);
-	init_waitqueue_head(&lk->wq);
-	INIT_LIST_HEAD(&lk->waitq);
-	hash_add(ws->locals, &lk->hnode, key);
-found:
-	lk->users++;
-	spin_unlock_bh(&ws->gate_lock);
-	kfree(n);
-	return lk;
-}
-
-/* The local lock of a ticket that holds it (and so keeps it). */
-static struct rdlock_cql_llock *
-rdlock_cql_llock_find(struct rdlock_cql_waiters *ws,
-		      const struct rdlock_ticket *t)
-{
-	struct rdlock_cql_llock *lk;
-
-	spin_lock_bh(&ws->gate_lock);
-	hash_for_each_possible(ws->locals, lk, hnode,
-			       rdlock_cql_gate_key(t->node, t->slot))
-		if (lk->home == t->node && lk->slot == t->slot &&
-		    lk->incarnation == t->incarnation)
-			goto out;
-	lk = NULL;
-out:
-	spin_unlock_bh(&ws->gate_lock);
-	return lk;
-}
-
-/* The last user frees it: then nobody holds it and nobody waits. */
-static void rdlock_cql_llock_put(struct rdlock_cql_waiters *ws,
-				 struct rdlock_cql_llock *lk)
-{
-	bool last;
-
-	spin_lock_bh(&ws->gate_lock);
-	last = !--lk->users;
-	if (last)
-		hash_del(&lk->hnode);
-	spin_unlock_bh(&ws->gate_lock);
-	if (last) {
-		WARN_ON(lk->holders || !list_empty(&lk->waitq));
-		mutex_destroy(&lk->mtx);
-		kfree(lk);
-	}
-}
-
-static bool rdlock_cql_phase_fair(const struct rdlock_proto_cfg *cfg)
-{
-	return cfg->cql_policy == RDLOCK_CQL_PHASE_FAIR;
-}
-
-/*
- * Did @w arrive before any other node's entry after the node's own? Its
- * stamp (the tail it READ) is at most the position after ours: every
- * entry enqueued before its READ has a position below that tail.
- */
-static bool rdlock_cql_local_first(const struct cql_layout *l,
-				   const struct rdlock_cql_llock *lk,
-				   const struct rdlock_cql_lwait *w)
-{
-	u32 next = cql_pos_add(l, cql_enqueue_pos(l, lk->prev), 1);
-
-	return w->stamped &&
-	       cql_stamp_before(l, w->stamp, cql_stamp_of_pos(l, next));
-}
-
-/*
- * Does @w come before the next node in the queue (Fig. 10 line 24)? One
- * READ of the entry after the node's: none there (or not written yet),
- * yes; else its arrival stamp must be strictly before the entry's, whose
- * timestamp field holds the stamp of the client that enqueued it (its own
- * position, or its arrival stamp if it waited on its node first). A tie
- * (two arrivals between the same two FAAs) goes to the other node.
- */
-static bool rdlock_cql_local_turn(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_ticket *t,
-				  const struct cql_layout *l,
-				  const struct rdlock_cql_llock *lk,
-				  const struct rdlock_cql_lwait *w)
-{
-	u32 next = cql_pos_add(l, cql_enqueue_pos(l, lk->prev), 1);
-	u64 e;
-
-	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, next),
-			       RDLOCK_XOP_READ, 0, 0, &e))
-		return false;
-	if (cql_entry_classify(l, e, next) != CQL_ENTRY_VALID)
-		return true;
-	return w->stamped && cql_stamp_before(l, w->stamp, cql_entry_ts(e));
-}
-
-/*
- * The waiter a release considers: the first; phase-fair, after a writer,
- * the first reader (Fig. 10 line 24, section 5.3).
- */
-static struct rdlock_cql_lwait *
-rdlock_cql_local_next(const struct rdlock_proto_cfg *cfg,
-		      struct rdlock_cql_llock *lk)
-{
-	struct rdlock_cql_lwait *w;
-
-	if (rdlock_cql_phase_fair(cfg) && lk->mode == CQL_EXCLUSIVE)
-		list_for_each_entry(w, &lk->waitq, list)
-			if (w->mode == CQL_SHARED)
-				return w;
-	return list_first_entry_or_null(&lk->waitq, struct rdlock_cql_lwait,
-					list);
-}
-
-/*
- * The node's entry is held shared: let waiting readers share it (Fig. 10
- * lines 16-17). Task-fair: the readers at the head of the local queue
- * that arrived before any other node's entry behind ours; phase-fair:
- * every waiting reader.
- */
-static void rdlock_cql_local_share(const struct rdlock_proto_cfg *cfg,
-				   const struct cql_layout *l,
-				   struct rdlock_cql_llock *lk)
-{
-	struct rdlock_cql_lwait *w, *n;
-	bool pf = rdlock_cql_phase_fair(cfg), woke = false;
-
-	lockdep_assert_held(&lk->mtx);
-	list_for_each_entry_safe(w, n, &lk->waitq, list) {
-		if (w->mode != CQL_SHARED) {
-			if (pf)
-				continue;
-			break;
-		}
-		if (!pf && !rdlock_cql_local_first(l, lk, w))
-			break;
-		list_del(&w->list);
-		lk->holders++;
-		WRITE_ONCE(w->verdict, RDLOCK_CQL_LOCAL_GRANT);
-		rdlock_proto_count(cfg, cql_local_shares);
-		woke = true;
-	}
-	if (woke)
-		wake_up_all(&lk->wq);
-}
-
-/* Is a reset signal waiting for this node to leave the lock's queue? */
-static bool rdlock_cql_ack_due(struct rdlock_cql_waiters *ws,
-			       const struct rdlock_ticket *t)
-{
-	struct rdlock_cql_gate *g;
-	bool due;
-
-	spin_lock_bh(&ws->gate_lock);
-	g = rdlock_cql_gate_find(ws, t);
-	due = g && g->ack_due;
-	spin_unlock_bh(&ws->gate_lock);
-	return due;
-}
-
-/*
- * The local lock's owner gives it up without holding the entry (its
- * enqueue failed, or it stopped waiting): the next waiter enqueues, or
- * the local lock is free.
- */
-static void rdlock_cql_local_pass(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_cql_llock *lk)
-{
-	struct rdlock_cql_lwait *w;
-
-	lockdep_assert_held(&lk->mtx);
-	lk->holders = 0;
-	lk->held = false;
-	w = list_first_entry_or_null(&lk->waitq, struct rdlock_cql_lwait,
-				     list);
-	if (!w)
-		return;
-	list_del(&w->list);
-	lk->holders = 1;
-	lk->mode = w->mode;
-	WRITE_ONCE(w->verdict, RDLOCK_CQL_LOCAL_TAKE);
-	wake_up_all(&lk->wq);
-}
-
-/* Enqueue the node's entry for @t, which owns the local lock. */
-static int rdlock_cql_local_take(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_cql_llock *lk,
-				 const struct cql_layout *l,
-				 struct rdlock_ticket *t,
-				 unsigned long deadline,
-				 const struct rdlock_cql_lwait *w)
-{
-	int ret = __rdlock_cql_acquire(cfg, t, deadline,
-				       w && w->stamped ? &w->stamp : NULL);
-
-	mutex_lock(&lk->mtx);
-	if (ret) {
-		/* An abandoned entry is finished in the background. */
-		rdlock_cql_local_pass(cfg, lk);
-	} else {
-		lk->held = true;
-		lk->prev = t->prev;
-		lk->handovers = 0;
-		if (lk->mode == CQL_SHARED)
-			rdlock_cql_local_share(cfg, l, lk);
-	}
-	mutex_unlock(&lk->mtx);
-	return ret;
-}
-
-static int rdlock_cql_hier_acquire(const struct rdlock_proto_cfg *cfg,
-				   struct rdlock_ticket *t,
-				   unsigned long deadline)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_lwait w = { .mode = rdlock_cql_mode(t) };
-	struct rdlock_cql_llock *lk;
-	struct cql_layout l;
-	long to, left;
-	u64 h = 0;
-	int ret;
-
-	ret = rdlock_cql_check_args(cfg, t, &l);
-	if (ret)
-		return ret;
-	lk = rdlock_cql_llock_get(ws, t);
-	if (!lk)
-		return -ENOMEM;
-	mutex_lock(&lk->mtx);
-	if (!lk->holders)
-		goto own;
-	mutex_unlock(&lk->mtx);
-	/*
-	 * Taken: READ the header for our stamp (where the queue's tail is
-	 * now, section 5.3 as built) and to see whether another node's
-	 * writer waits, which a reader must not overtake by joining.
-	 */
-	if (!rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h) &&
-	    !cql_hdr_resetting(h)) {
-		w.stamp = cql_stamp_arrival(&l, cql_enqueue_pos(&l, h));
-		w.stamped = true;
-	}
-	mutex_lock(&lk->mtx);
-	if (!lk->holders)
-		goto own;
-	if (w.mode == CQL_SHARED && lk->mode == CQL_SHARED && lk->held &&
-	    list_empty(&lk->waitq) && w.stamped && !cql_hdr_wcnt(&l, h)) {
-		/* A reader joins its node's shared hold: no entry of its own. */
-		lk->holders++;
-		rdlock_proto_count(cfg, cql_local_shares);
-		mutex_unlock(&lk->mtx);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
-		goto granted;
-	}
-	list_add_tail(&w.list, &lk->waitq);
-	mutex_unlock(&lk->mtx);
-	rdlock_proto_count(cfg, waits);
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_ISSUED);
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_WAITING);
-	for (;;) {
-		/* In slices: a long local wait is no hung task. */
-		to = msecs_to_jiffies(RDLOCK_CQL_CHECK_MS);
-		if (deadline)
-			to = clamp_t(long, (long)(deadline - jiffies), 0, to);
-		left = wait_event_killable_timeout(lk->wq,
-						   READ_ONCE(w.verdict), to);
-		if (READ_ONCE(w.verdict))
-			break;
-		if (left > 0 || (!left && (!deadline ||
-					   time_before(jiffies, deadline))))
-			continue;
-		mutex_lock(&lk->mtx);
-		if (!w.verdict) {
-			/* Given up while queued on the node: nothing remote. */
-			list_del(&w.list);
-			mutex_unlock(&lk->mtx);
-			rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-			rdlock_cql_llock_put(ws, lk);
-			return left < 0 ? -EINTR : -ETIMEDOUT;
-		}
-		mutex_unlock(&lk->mtx);
-		break;
-	}
-	if (w.verdict == RDLOCK_CQL_LOCAL_GRANT)
-		goto granted;
-	goto take;
-own:
-	/*
-	 * Free: ours to enqueue the node's entry; our stamp is not needed.
-	 * A deadline that has passed (a TRY) still gets its one enqueue, as
-	 * a flat client's does: the lock may well be free.
-	 */
-	lk->holders = 1;
-	lk->mode = w.mode;
-	mutex_unlock(&lk->mtx);
-	w.stamped = false;
-	goto enqueue;
-take:
-	/*
-	 * Handed the local lock after waiting on the node past our deadline:
-	 * too late to enqueue, it goes to the next waiter.
-	 */
-	if (deadline && time_after_eq(jiffies, deadline))
-		goto pass;
-enqueue:
-	if (fatal_signal_pending(current))
-		goto pass;
-	ret = rdlock_cql_local_take(cfg, lk, &l, t, deadline,
-				    w.verdict ? &w : NULL);
-	if (ret)
-		rdlock_cql_llock_put(ws, lk);
-	return ret;
-pass:
-	mutex_lock(&lk->mtx);
-	rdlock_cql_local_pass(cfg, lk);
-	mutex_unlock(&lk->mtx);
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-	rdlock_cql_llock_put(ws, lk);
-	return fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
-granted:
-	/* Counted here; an acquisition that enqueues counts itself. */
-	rdlock_proto_count(cfg, acquires);
-	/* The node's entry, as its enqueue left it: the release needs it. */
-	mutex_lock(&lk->mtx);
-	t->prev = lk->prev;
-	mutex_unlock(&lk->mtx);
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
-	t->granted_at = rdlock_proto_now(cfg);
-	return 0;
-}
-
-static void rdlock_cql_hier_release(const struct rdlock_proto_cfg *cfg,
-				    struct rdlock_ticket *t)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_lwait *w;
-	struct rdlock_cql_llock *lk;
-	struct cql_layout l;
-
-	if (WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
-		return;
-	lk = rdlock_cql_llock_find(ws, t);
-	if (WARN_ON_ONCE(!lk))
-		return;
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_RELEASING);
-	mutex_lock(&lk->mtx);
-	if (WARN_ON_ONCE(!lk->holders || !lk->held)) {
-		mutex_unlock(&lk->mtx);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-		goto out;
-	}
-	if (--lk->holders) {
-		/* Other readers of the node still hold the entry. */
-		mutex_unlock(&lk->mtx);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-		goto out;
-	}
-	w = rdlock_cql_local_next(cfg, lk);
-	/*
-	 * Hand the entry over on the node (Fig. 10 line 25): same mode (the
-	 * entry's mode is in the queue), no reset waiting for us, not too
-	 * many in a row, and @w before the next node's entry. The mutex is
-	 * held over that READ, as the paper holds it over the lock's
-	 * operations: local arrivals wait for the decision.
-	 */
-	if (w && w->mode == lk->mode && lk->handovers < RDLOCK_CQL_LOCAL_MAX &&
-	    !rdlock_cql_ack_due(ws, t) &&
-	    rdlock_cql_local_turn(cfg, t, &l, lk, w)) {
-		list_del(&w->list);
-		lk->holders = 1;
-		lk->handovers++;
-		WRITE_ONCE(w->verdict, RDLOCK_CQL_LOCAL_GRANT);
-		if (lk->mode == CQL_SHARED)
-			rdlock_cql_local_share(cfg, &l, lk);
-		wake_up_all(&lk->wq);
-		mutex_unlock(&lk->mtx);
-		rdlock_proto_count(cfg, cql_local_handovers);
-		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-		goto out;
-	}
-	/*
-	 * Through the queue: dequeue the node's entry; @w enqueues anew. It
-	 * is woken after our dequeue, so that the node has one entry at a
-	 * time (the gate would hold it back otherwise); @w may be gone
-	 * once its verdict is set.
-	 */
-	t->prev = lk->prev;
-	lk->held = false;
-	if (w) {
-		list_del(&w->list);
-		lk->holders = 1;
-		lk->mode = w->mode;
-		WRITE_ONCE(w->verdict, RDLOCK_CQL_LOCAL_TAKE);
-	}
-	mutex_unlock(&lk->mtx);
-	__rdlock_cql_release(cfg, t);
-	if (w)
-		wake_up_all(&lk->wq);
-out:
-	rdlock_cql_llock_put(ws, lk);
 }
 
 static int rdlock_cql_lock(const struct rdlock_proto_cfg *cfg,

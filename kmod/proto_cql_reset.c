@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resets of the CQL lock (section 4.4 and appendices A and B of
+ * shared/papers/declock-cql.txt; Documentation/rdlock/cql.rst, "Resets"):
+ * a participant's handling of reset signals and the claimer's of their
+ * answers, a waiter that steps out of the queue of a stuck lock to reset
+ * it, claiming the reset field, signalling and collecting the answers,
+ * zeroing the queue, taking over the reset of a claimer that is gone, the
+ * resets a release owes (in the background), the liveness checks that
+ * find a lock stuck, an aborted acquisition's wait for the reset, and the
+ * version reset of an idle lock. The flat protocol is in proto_cql.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/export.h>
+#include <linux/jiffies.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/rdlock.h>
+
+#include "lockword/cql.h"
+#include "proto_cql-pri.h"
+#include "xport.h"
+
+/*
+ * A waiter that sees the header unchanged this long, with nobody alive
+ * named at the queue's head, resets the lock (cql.rst, "Resets").
+ */
+#define RDLOCK_CQL_STUCK_MS_DEFAULT	30000
+/* A reset's claimer signals again those that did not answer yet. */
+#define RDLOCK_CQL_SIGNAL_MS		1000
+/* A reset left this long by a claimer that is gone is taken over. */
+#define RDLOCK_CQL_TAKEOVER_MS		5000
+/* Step 1 of a reset: CAS tries against FAAs that change the header. */
+#define RDLOCK_CQL_CLAIM_TRIES		64
+
+/**
+ * struct rdlock_cql_claim - a reset this node runs, collecting answers
+ * @list: in &struct rdlock_cql_waiters.claims.
+ * @home: home node of the lock.
+ * @slot: header slot of the lock.
+ * @incarnation: the home's table.
+ * @seq: the claim's number on this node.
+ * @gen: the reset count it signals; raised past the count of a NACK.
+ * @pending: nodes that have not answered, by bit.
+ * @raise: a NACK raised @gen: every participant is signalled again.
+ * @wq: the claimer waits here for @pending to empty.
+ */
+struct rdlock_cql_claim {
+	struct list_head list;
+	u32 home;
+	u32 slot;
+	u64 incarnation;
+	u32 seq;
+	u32 gen;
+	u32 pending;
+	bool raise;
+	wait_queue_head_t wq;
+};
+
+const char *const rdlock_cql_reset_names[RDLOCK_CQL_RESET_NR] = {
+	[RDLOCK_CQL_RESET_VERSION]	= "version",
+	[RDLOCK_CQL_RESET_OVERWRITE]	= "overwrite",
+	[RDLOCK_CQL_RESET_UNWRITTEN]	= "unwritten",
+	[RDLOCK_CQL_RESET_STUCK]	= "stuck",
+	[RDLOCK_CQL_RESET_TAKEOVER]	= "takeover",
+};
+EXPORT_SYMBOL_NS_GPL(rdlock_cql_reset_names, RDLOCK_INTERNAL);
+
+/*
+ * Step 2 of a reset, at a participant: the lock's reset count becomes the
+ * claimer's, every waiter of this node in the lock's queue is aborted
+ * (it leaves the queue and enqueues again once the reset is over), no
+ * client gets in until this node answered, and it answers once none of
+ * its clients is in the queue any more: at once, or when the last holder
+ * releases and the last aborted waiter is out. Only a signal of a later
+ * count than this node's is handled (a claim whose count was raised, by
+ * a NACK, is handled again). One sent again (same claimer and number)
+ * is answered again; any other is older than what this node knows: a
+ * copy of a finished claim's signal that came late (signals of different
+ * claimers travel on different connections), which must not abort the
+ * waiters of the queue since, or a claimer that missed resets, which is
+ * told this node's count (NACK) and signals again past it.
+ */
+void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
+			 const struct rdlock_cql_msg *m)
+{
+	u32 home = le32_to_cpu(m->home), slot = le32_to_cpu(m->slot);
+	u64 inc = le64_to_cpu(m->incarnation);
+	u32 claimer = le32_to_cpu(m->local), seq = le32_to_cpu(m->pos);
+	u32 gen = le32_to_cpu(m->reset_gen);
+	struct rdlock_cql_waiter *w;
+	struct rdlock_cql_gate *g;
+	bool ack, same;
+	unsigned long id;
+
+	spin_lock(&ws->gate_lock);
+	g = rdlock_cql_gate_lookup(ws, home, slot, inc);
+	if (!g) {
+		g = kzalloc(sizeof(*g), GFP_ATOMIC);
+		if (!g) {
+			/* Unanswered: the claimer signals again. */
+			spin_unlock(&ws->gate_lock);
+			return;
+		}
+		rdlock_cql_gate_add(ws, g, home, slot, inc);
+	}
+	if (gen > g->gen) {
+		g->sig_node = claimer + 1;
+		g->sig_seq = seq;
+		g->gen = gen;
+		g->ack_due = true;
+		g->lap_block = false;	/* the reset is under way */
+		xa_lock(&ws->xa);
+		xa_for_each(&ws->xa, id, w) {
+			if (w->home == home && w->slot == slot &&
+			    w->incarnation == inc && w->gen != g->gen) {
+				WRITE_ONCE(w->aborted, true);
+				wake_up(&w->wq);
+			}
+		}
+		xa_unlock(&ws->xa);
+	}
+	same = g->sig_node == claimer + 1 && g->sig_seq == seq;
+	if (g->ack_due && !g->inside) {
+		g->ack_due = false;
+		wake_up(&g->wq);
+	}
+	/*
+	 * Answered already (the answer lost, or the claimer asks again):
+	 * again at once; clients in the queue now came after the claim.
+	 */
+	ack = same && !g->ack_due;
+	gen = g->gen;
+	spin_unlock(&ws->gate_lock);
+	if (ack || !same)
+		rdlock_cql_answer(ws, same ? RDLOCK_CQL_ACK : RDLOCK_CQL_NACK,
+				  claimer, seq, home, slot, inc, gen);
+}
+
+/*
+ * A participant answered the claim it names. ACK: one fewer to wait for,
+ * if it handled the count signalled last (an answer to an earlier signal
+ * of the claim would leave that node a count behind the others). NACK: it
+ * knows a count at least ours; the claim signals everybody again, past it.
+ */
+void rdlock_cql_on_answer(struct rdlock_cql_waiters *ws, u32 src,
+			  const struct rdlock_cql_msg *m)
+{
+	u32 gen = le32_to_cpu(m->reset_gen);
+	struct rdlock_cql_claim *c;
+
+	if (src >= RDLOCK_MAX_NODES)
+		return;
+	spin_lock(&ws->gate_lock);
+	list_for_each_entry(c, &ws->claims, list) {
+		if (c->home == le32_to_cpu(m->home) &&
+		    c->slot == le32_to_cpu(m->slot) &&
+		    c->incarnation == le64_to_cpu(m->incarnation) &&
+		    c->seq == le32_to_cpu(m->pos)) {
+			if (m->kind == RDLOCK_CQL_ACK && gen >= c->gen) {
+				c->pending &= ~BIT(src);
+			} else if (m->kind == RDLOCK_CQL_NACK &&
+				   gen >= c->gen) {
+				WRITE_ONCE(c->gen, gen + 1);
+				c->raise = true;
+			}
+			wake_up(&c->wq);
+			break;
+		}
+	}
+	spin_unlock(&ws->gate_lock);
+}
+
+/*
+ * A waiter (@w, in the queue) found the lock stuck (@wt): out of the queue
+ * to reset it. Returns true when it is out for good (it reset the lock, or
+ * another reset wiped the queue), false when it is back where it was (the
+ * header moved: no reset needed).
+ */
+static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, const struct cql_layout *l,
+			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
+			    u32 gen);
+
+bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_cql_waiters *ws,
+			    struct rdlock_ticket *t,
+			    const struct cql_layout *l,
+			    struct rdlock_cql_waiter *w,
+			    const struct rdlock_cql_watch *wt)
+{
+	int ret;
+
+	__rdlock_cql_gate_leave(ws, t, true);
+	ret = rdlock_cql_reset(cfg, t, l, wt->cause, wt->last, true,
+			       RDLOCK_CQL_ANY_GEN);
+	return !rdlock_cql_gate_back(ws, t, w, !ret);
+}
+
+/* Every queue entry back to its initial version (a reset's step 3). */
+static int rdlock_cql_zero_queue(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t,
+				 const struct cql_layout *l)
+{
+	u64 old;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < cql_capacity(l); i++) {
+		ret = rdlock_proto_op_at_must(cfg, t, t->slot + 1 + i,
+					      RDLOCK_XOP_WRITE, CQL_ENTRY_INIT,
+					      0, &old);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Step 3 of a reset claimed with reset id @id: 1 when done, 0 when another
+ * claimer took over, else an error of the transport.
+ */
+static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
+			     struct rdlock_ticket *t,
+			     const struct cql_layout *l, u32 id)
+{
+	u64 old, cur;
+	int ret;
+
+	ret = rdlock_cql_read(cfg, t, t->slot, &cur);
+	if (ret)
+		return ret;
+	if (cql_hdr_reset_id(cur) != id)
+		return 0;
+	ret = rdlock_cql_zero_queue(cfg, t, l);
+	if (ret)
+		return ret;
+	for (;;) {
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, cur,
+					   CQL_HDR_INIT, &old);
+		if (ret)
+			return ret;
+		if (old == cur)
+			return 1;
+		if (cql_hdr_reset_id(old) != id)
+			return 0;	/* taken over */
+		cur = old;	/* an aborted enqueue or release added to it */
+	}
+}
+
+/*
+ * Is @node there? The transport's view (appendix B's failure detector):
+ * a message it cannot deliver within RDLOCK_CQL_SEND_MAX_MS says gone.
+ */
+static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg,
+			     const struct rdlock_ticket *t, u32 node)
+{
+	struct rdlock_cql_msg m = {
+		.home = cpu_to_le32(t->node),
+		.slot = cpu_to_le32(t->slot),
+		.incarnation = cpu_to_le64(t->incarnation),
+		.kind = RDLOCK_CQL_PING,
+	};
+
+	return node == rdlock_proto_self(cfg) || !rdlock_cql_send(cfg, node, &m);
+}
+
+static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
+				   enum rdlock_cql_reset_cause cause)
+{
+	__rdlock_proto_count(cfg, offsetof(struct rdlock_proto_stats,
+					   cql_resets) +
+				  cause * sizeof(atomic64_t));
+}
+
+/* Signal every participant still to answer; those gone are not awaited. */
+static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t,
+			      struct rdlock_cql_waiters *ws,
+			      struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_msg m = {
+		.home = cpu_to_le32(t->node),
+		.slot = cpu_to_le32(t->slot),
+		.incarnation = cpu_to_le64(t->incarnation),
+		.pos = cpu_to_le32(c->seq),
+		.local = cpu_to_le32(rdlock_proto_self(cfg)),
+		.reset_gen = cpu_to_le32(READ_ONCE(c->gen)),
+		.kind = RDLOCK_CQL_RESET,
+	};
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		if (!(READ_ONCE(c->pending) & BIT(i)) ||
+		    !rdlock_cql_send(cfg, i, &m))
+			continue;
+		spin_lock_bh(&ws->gate_lock);
+		c->pending &= ~BIT(i);
+		spin_unlock_bh(&ws->gate_lock);
+	}
+}
+
+/*
+ * A reset of a busy lock (section 4.4), run by this node: 1 when it
+ * claimed the lock (and reset it, unless taken over), 0 when it did not
+ * (another claimer's, or the cause is gone), else the transport's error
+ * (the reset field may stay; enqueuers take the reset over once this node
+ * is gone).
+ *
+ * Step 1: claim by CAS of the reset field on @h, the header as last seen;
+ * with @exact only that value (a waiter that found the lock stuck: any
+ * change is progress), else again on whatever FAAs made of it, until
+ * another claimer's reset id shows, or the cause is gone: the lock's reset
+ * count on this node is no longer @gen (RDLOCK_CQL_ANY_GEN: not checked),
+ * or for a version wrap the header no longer reaches the all-ones lap. A
+ * takeover replaces the reset id of a claimer that is gone.
+ * Step 2: signal every participant (this node too) with the lock's next
+ * reset count; each aborts its waiters and answers once none of its
+ * clients is in the queue (holders release first); collect every answer.
+ * A node the transport cannot reach is not awaited.
+ * Step 3: zero the queue, then the header by CAS, unless another claimer
+ * took over meanwhile. The caller must not be in the lock's queue.
+ */
+static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l,
+			      enum rdlock_cql_reset_cause cause, u64 h,
+			      bool exact, u32 gen, struct rdlock_cql_claim *c);
+
+/* Does this node run a claim of @c's lock? Under the gate lock. */
+static bool rdlock_cql_claim_running_locked(struct rdlock_cql_waiters *ws,
+					    const struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_claim *o;
+
+	list_for_each_entry(o, &ws->claims, list)
+		if (o->home == c->home && o->slot == c->slot &&
+		    o->incarnation == c->incarnation)
+			return true;
+	return false;
+}
+
+static bool rdlock_cql_claim_running(struct rdlock_cql_waiters *ws,
+				     const struct rdlock_cql_claim *c)
+{
+	bool running;
+
+	spin_lock_bh(&ws->gate_lock);
+	running = rdlock_cql_claim_running_locked(ws, c);
+	spin_unlock_bh(&ws->gate_lock);
+	return running;
+}
+
+/*
+ * One claim per lock at a time on this node, idle resets included: two
+ * would both take this node's reset id for their own, and the later one's
+ * signal would abort waiters of the queue the earlier one had reset.
+ * False if another claim of this node runs; else @c is registered (for
+ * the answers to its signals) until rdlock_cql_claim_end().
+ */
+static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
+				   struct rdlock_cql_claim *c)
+{
+	init_waitqueue_head(&c->wq);
+	spin_lock_bh(&ws->gate_lock);
+	if (rdlock_cql_claim_running_locked(ws, c)) {
+		spin_unlock_bh(&ws->gate_lock);
+		return false;
+	}
+	c->seq = atomic_inc_return(&ws->claim_seq);
+	list_add(&c->list, &ws->claims);
+	spin_unlock_bh(&ws->gate_lock);
+	return true;
+}
+
+static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
+				 struct rdlock_cql_claim *c)
+{
+	spin_lock_bh(&ws->gate_lock);
+	list_del(&c->list);
+	spin_unlock_bh(&ws->gate_lock);
+	wake_up_all(&ws->claim_ended);
+}
+
+static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, const struct cql_layout *l,
+			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
+			    u32 gen)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_claim c = {
+		.home = t->node, .slot = t->slot,
+		.incarnation = t->incarnation,
+	};
+	int ret;
+
+	/*
+	 * A reset a release owes (!@exact, in the background) waits for
+	 * another claim of this node to end instead of being dropped: that
+	 * one may be an idle reset that fails, and a busy lock whose owed
+	 * resets are all dropped carries qhead through the all-ones lap.
+	 * The cause is checked again against the header the claim's CAS
+	 * finds. A waiter that steps out (@exact) must not wait: the other
+	 * claim may be waiting for it to leave the queue.
+	 */
+	while (!rdlock_cql_claim_begin(ws, &c)) {
+		if (exact)
+			return 0;
+		wait_event_timeout(ws->claim_ended,
+				   !rdlock_cql_claim_running(ws, &c),
+				   msecs_to_jiffies(RDLOCK_CQL_CHECK_MS));
+	}
+	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
+	rdlock_cql_claim_end(ws, &c);
+	return ret;
+}
+
+/*
+ * Steps 2 and 3 of a reset this node claimed, busy or idle (@c registered
+ * by rdlock_cql_claim_begin()): 1 when done, 0 when another claimer took
+ * it over, else the transport's error (the table is gone).
+ */
+static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l,
+				    struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	u32 id = rdlock_proto_self(cfg) + 1, i, all = 0;
+	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
+	bool raised;
+	u64 cur;
+	int ret;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (rdlock_proto_participant(cfg, i))
+			all |= BIT(i);
+	spin_lock_bh(&ws->gate_lock);
+	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
+	c->pending = all;
+	spin_unlock_bh(&ws->gate_lock);
+	for (;;) {
+		rdlock_cql_signal(cfg, t, ws, c);
+		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending) ||
+				       READ_ONCE(c->raise),
+				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS))) {
+			/* A NACK: everybody again, with the count raised. */
+			spin_lock_bh(&ws->gate_lock);
+			raised = c->raise;
+			if (raised) {
+				c->raise = false;
+				c->pending = all;
+			}
+			spin_unlock_bh(&ws->gate_lock);
+			if (!raised)
+				break;
+			continue;
+		}
+		/* Still ours? A claimer taken for gone gives the lock up. */
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
+		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
+			break;
+	}
+
+	/*
+	 * Step 3. It must end, or enqueuers wait for the reset field for
+	 * good (only a claimer that is gone is taken over): a failed
+	 * operation is tried again, from the READ, while the table lives.
+	 */
+	for (;;) {
+		ret = rdlock_cql_reinit(cfg, t, l, id);
+		if (ret >= 0 || ret == -ESTALE)
+			return ret;
+		rdlock_cql_refetch_pause(cfg, &us);
+	}
+}
+
+static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t,
+			      const struct cql_layout *l,
+			      enum rdlock_cql_reset_cause cause, u64 h,
+			      bool exact, u32 gen, struct rdlock_cql_claim *c)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	u32 self = rdlock_proto_self(cfg), tries, id = self + 1;
+	u64 claimed, old, cur;
+	int ret;
+
+	for (tries = 0;; tries++) {
+		/* Another reset since the cause was seen: it is gone. */
+		if ((gen != RDLOCK_CQL_ANY_GEN && rdlock_cql_gen(ws, t) != gen) ||
+		    (cause == RDLOCK_CQL_RESET_VERSION &&
+		     !cql_hdr_version_overflow(l, h)))
+			return 0;
+		cur = cause == RDLOCK_CQL_RESET_TAKEOVER ?
+		      cql_hdr_clear_reset(h) : h;
+		if ((cause != RDLOCK_CQL_RESET_TAKEOVER &&
+		     cql_hdr_resetting(h)) ||
+		    !cql_hdr_set_reset(cur, self, &claimed))
+			return 0;	/* another claimer's */
+		ret = rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, h, claimed,
+					   &old);
+		/*
+		 * A CAS that failed may have been applied: the next one says
+		 * (our reset id in the header is ours: one claim per node).
+		 */
+		if (ret == -ESTALE || (ret && tries >= RDLOCK_CQL_CLAIM_TRIES))
+			return ret;
+		if (ret)
+			continue;
+		/* Or a CAS sent again whose first copy did it. */
+		if (old == h || (cql_hdr_reset_id(old) == id &&
+				 cql_hdr_reset_id(h) != id))
+			break;
+		/*
+		 * A version claim goes on while the lap is reached: nobody
+		 * is granted there, so only the bounded FAAs of its aborted
+		 * enqueues and of the holders' dequeues change the header.
+		 */
+		if (exact || (tries >= RDLOCK_CQL_CLAIM_TRIES &&
+			      cause != RDLOCK_CQL_RESET_VERSION))
+			return 0;
+		h = old;
+	}
+	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
+	if (ret != 1)
+		return ret < 0 ? ret : 1;
+	rdlock_cql_count_reset(cfg, cause);
+	return 1;
+}
+
+static void rdlock_cql_reset_work(const struct rdlock_proto_cfg *cfg,
+				  struct rdlock_ticket *t)
+{
+	struct cql_layout l;
+
+	if (!WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
+		rdlock_cql_reset(cfg, t, &l,
+				 (enum rdlock_cql_reset_cause)(u32)t->prev,
+				 t->word, false, t->prev >> 32);
+}
+
+/*
+ * A reset a release found necessary, in the background: it waits for
+ * every holder, and the releaser may hold other locks those wait for.
+ */
+void rdlock_cql_reset_later(const struct rdlock_proto_cfg *cfg,
+			    const struct rdlock_ticket *t,
+			    enum rdlock_cql_reset_cause cause, u64 h,
+			    u32 gen)
+{
+	struct rdlock_ticket r = *t;
+
+	/*
+	 * The copy only names the lock, as a released ticket does; an
+	 * enqueue aborted at the all-ones lap goes on with its own.
+	 */
+	r.state = RDLOCK_TICKET_DONE;
+	r.prev = (u64)gen << 32 | cause;
+	r.word = h;
+	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_work);
+}
+
+unsigned long rdlock_cql_stuck_jiffies(const struct rdlock_proto_cfg *cfg)
+{
+	return msecs_to_jiffies(cfg->cql_stuck_ms ?: RDLOCK_CQL_STUCK_MS_DEFAULT);
+}
+
+/* A reset field left by a claimer that is gone: when to look at it. */
+unsigned long
+rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg)
+{
+	return msecs_to_jiffies(min_not_zero(cfg->cql_stuck_ms,
+					     (u32)RDLOCK_CQL_TAKEOVER_MS));
+}
+
+/*
+ * Does the header @h, unchanged for long, show the lock stuck for good?
+ * During a reset: when its claimer is gone (appendix B: take it over).
+ * Otherwise when the client at the queue's head is not known to be alive:
+ * its entry names a node that is gone, or it has none (granted at its
+ * enqueue, or a reader: rdlock cannot tell who, and the reset waits for
+ * every live holder anyway). A head entry naming a live node is a holder
+ * that is slow: wait on.
+ */
+bool rdlock_cql_stuck(const struct rdlock_proto_cfg *cfg,
+		      struct rdlock_ticket *t,
+		      const struct cql_layout *l, u64 h,
+		      struct rdlock_cql_watch *wt)
+{
+	u32 head = cql_hdr_qhead(l, h);
+	u64 e;
+
+	if (cql_hdr_resetting(h)) {
+		wt->cause = RDLOCK_CQL_RESET_TAKEOVER;
+		return !rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h));
+	}
+	wt->cause = RDLOCK_CQL_RESET_STUCK;
+	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, head),
+			       RDLOCK_XOP_READ, 0, 0, &e))
+		return false;
+	return cql_entry_classify(l, e, head) != CQL_ENTRY_VALID ||
+	       !rdlock_cql_alive(cfg, t, cql_cid_node(cql_entry_cid(e)));
+}
+
+/*
+ * An acquisition aborted by a reset: READ the header after back-offs until
+ * the reset field is clear (its claimer collects answers, then zeroes the
+ * queue). Not how grants are seen; only resets are waited for this way. A
+ * reset whose claimer is gone is taken over after RDLOCK_CQL_TAKEOVER_MS
+ * (appendix B); it must not be in the lock's queue then, and is not. A
+ * header that reaches the all-ones lap with nobody claiming its reset yet
+ * is waited for too, and its reset claimed again now and then (once
+ * every RDLOCK_CQL_TAKEOVER_MS): whoever claims it, it comes.
+ */
+int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t,
+			   const struct cql_layout *l,
+			   unsigned long deadline)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	unsigned long since = jiffies, claimed = jiffies;
+	unsigned int backoff = 0, retry_us = 0;
+	u32 id = 0;
+	u64 h;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_proto_backoff(cfg, &backoff, deadline);
+		if (ret)
+			return ret;
+		ret = rdlock_proto_read(cfg, t, &h, &retry_us, deadline);
+		if (ret)
+			return ret;
+		if (!cql_hdr_resetting(h) && !cql_hdr_version_overflow(l, h)) {
+			rdlock_cql_lap_block(ws, t, false);
+			return 0;
+		}
+		t->polls++;
+		if (!cql_hdr_resetting(h)) {
+			if (time_after(jiffies, claimed +
+				       rdlock_cql_takeover_jiffies(cfg))) {
+				rdlock_cql_reset_later(cfg, t,
+						       RDLOCK_CQL_RESET_VERSION,
+						       h, RDLOCK_CQL_ANY_GEN);
+				claimed = jiffies;
+			}
+			continue;
+		}
+		if (cql_hdr_reset_id(h) != id) {
+			id = cql_hdr_reset_id(h);
+			since = jiffies;
+		} else if (time_after(jiffies, since +
+				      rdlock_cql_takeover_jiffies(cfg))) {
+			if (!rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h)))
+				rdlock_cql_reset(cfg, t, l,
+						 RDLOCK_CQL_RESET_TAKEOVER, h,
+						 true, RDLOCK_CQL_ANY_GEN);
+			since = jiffies;
+		}
+	}
+}
+
+/*
+ * Version wrap (section 4.4, appendix A), for an idle lock only: a
+ * releaser that left the queue empty with qhead in the second half of its
+ * laps claims the lock by CAS of the reset field (only while the header is
+ * still exactly what its dequeue made it, so nobody is queued), then runs
+ * steps 2 and 3 of a busy reset: every node's reset count moves before the
+ * queue restarts, so that a slow releaser of the old queue, or its
+ * notification still in flight, cannot grant a waiter of the new one at
+ * the same position (positions restart at 0). Enqueuers that meet the
+ * reset field wait for it to clear and enqueue again. Far before the
+ * all-ones lap, so that some release finds the lock idle; a lock that is
+ * never idle for that long still reaches it (cql.rst).
+ */
+static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l, u64 post,
+				    struct rdlock_cql_claim *c);
+
+void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t,
+			   const struct cql_layout *l, u64 post)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_claim c = {
+		.home = t->node, .slot = t->slot,
+		.incarnation = t->incarnation,
+	};
+
+	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||
+	    cql_pos_version(l, cql_hdr_qhead(l, post)) <
+	    cql_ver_init(l) / 2 || !rdlock_cql_claim_begin(ws, &c))
+		return;
+	__rdlock_cql_reset_idle(cfg, t, l, post, &c);
+	rdlock_cql_claim_end(ws, &c);
+}
+
+static void __rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l, u64 post,
+				    struct rdlock_cql_claim *c)
+{
+	u32 self = rdlock_proto_self(cfg);
+	u64 claimed, old;
+	int ret;
+
+	if (!cql_hdr_set_reset(post, self, &claimed))
+		return;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, post, claimed, &old);
+	if (ret == -ESTALE)
+		return;
+	if (ret) {
+		/*
+		 * Done or not: only this node's claim, and it runs one per
+		 * lock, puts our reset id there; left there, enqueuers would
+		 * wait for it for good.
+		 */
+		if (rdlock_cql_read(cfg, t, t->slot, &old) ||
+		    cql_hdr_reset_id(old) != self + 1)
+			return;
+	} else if (old != post) {
+		return;	/* somebody came in: a later release tries again */
+	}
+	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
+	if (ret == 1)
+		rdlock_proto_count(cfg, version_resets);
+	else if (ret < 0)
+		pr_warn_ratelimited("node %u slot %u: version reset failed (%d)\n",
+				    t->node, t->slot, ret);
+}
