@@ -2071,7 +2071,7 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
  * exclusive, RDLOCK_ORDER_ITERS times. A node's entry is
  * handed to the node's next waiter only when that one arrived before the
  * next node's entry (FAA order), at most HIER_RUN_MAX - 1 times in a row
- * (the module's bound, RDLOCK_CQL_LOCAL_MAX in proto_cql.c): so no node
+ * (the module's bound, RDLOCK_CQL_LOCAL_MAX in proto_cql_hier.c): so no node
  * may hold the lock for more grants in a row than that while the others
  * wait. The holder records each grant's node and the run it extends; the
  * largest run while every thread of the cluster is still at work (none
