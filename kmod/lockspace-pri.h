@@ -290,26 +290,67 @@ struct rdlock_ls {
 	struct dentry *debugfs;
 };
 
-/* rdlock_ls_mutex protects the list of lockspaces and their @users. */
+/*
+ * lockspace.c: the directory and the lockspaces of this node.
+ *
+ * rdlock_ls_mutex protects rdlock_ls_list, the lockspaces of this node,
+ * and their @users.
+ */
 extern struct mutex rdlock_ls_mutex;
+extern struct list_head rdlock_ls_list;
 /*
  * rdlock_ls_join_mutex serialises opening lockspaces, which takes remote
  * operations; taken before rdlock_ls_mutex, which is never held across
  * them.
  */
 extern struct mutex rdlock_ls_join_mutex;
+/* Runs the names' drops and rdlock_lock_async()'s acquisitions. */
+extern struct workqueue_struct *rdlock_ls_wq;
 
-int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
-			 enum rdlock_lock_mode mode,
-			 const struct rdlock_lock_opts *opts);
 struct rdlock_ls *rdlock_ls_find(const char *name);
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);
 bool rdlock_ls_stale(const struct rdlock_ls *ls);
+int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
+		 u32 slot, u64 arg0, u64 arg1, u64 *value);
+int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
+			 u32 slot, u32 count, u64 *vals);
+
+/* lockspace_name.c: names, their entries and the entries' reclaim. */
+u32 rdlock_lvb_state_slot(const struct rdlock_ls *ls, u32 lslot);
+bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w);
+void rdlock_ls_drop_work(struct work_struct *work);
+struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
+				  const void *name, size_t len);
+void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res);
+int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res);
 int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
 int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 			   u64 *freeing);
+
+/* lockspace_lock.c: the locks of this node's users. */
+int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
+			 enum rdlock_lock_mode mode,
+			 const struct rdlock_lock_opts *opts);
+
+/*
+ * lockspace_notice.c: notices. Our transport message type: the first
+ * after the protocols'.
+ */
+#define RDLOCK_LS_MSG_TYPE	RDLOCK_MSG_PROTO_NR
+void rdlock_ls_msg_handler(u32 src, const void *payload, size_t len);
+void rdlock_ls_up_handler(u32 node);
+void rdlock_ls_call_down(u32 dead);
+
+/*
+ * lockspace_recover.c: nodes declared down. The survivors' barrier: our
+ * second transport message type.
+ */
+#define RDLOCK_LS_DOWN_MSG_TYPE	(RDLOCK_MSG_PROTO_NR + 1)
+static_assert(RDLOCK_LS_DOWN_MSG_TYPE < RDLOCK_XMSG_USER_TYPES);
+void rdlock_ls_down_msg_handler(u32 src, const void *payload,
+				size_t len);
 
 /* lockspace_debugfs.c: a lockspace's directory in lockspaces/. */
 void rdlock_ls_debugfs_add(struct rdlock_ls *ls);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rdlock lockspaces: where a placed lock lives (design.rst, "Placement").
- * Pure arithmetic, shared by lockspace.c and its KUnit tests.
+ * Pure arithmetic, shared by lockspace_name.c and its KUnit tests.
  */
 #ifndef _RDLOCK_LOCKSPACE_LAYOUT_H
 #define _RDLOCK_LOCKSPACE_LAYOUT_H

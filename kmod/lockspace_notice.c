@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock lockspaces: notices, small one-way messages from one node's user
+ * of a lockspace to every node's (lockspace.h), and the receivers' up and
+ * down callbacks.
+ */
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "lockspace-pri.h"
+
+/* On the wire: the lockspace's directory tag, then the user's payload. */
+struct rdlock_ls_notice_msg {
+	__le64 tag;
+	u8 payload[RDLOCK_LS_NOTICE_MAX];
+};
+
+static_assert(sizeof(struct rdlock_ls_notice_msg) <= RDLOCK_XMSG_PAYLOAD);
+
+struct rdlock_ls_sink {
+	struct hlist_node node;
+	struct rdlock_ls *ls;
+	u64 tag;
+	rdlock_ls_notice_t fn;
+	rdlock_ls_up_t up;
+	rdlock_ls_down_t down;
+	void *arg;
+};
+
+/*
+ * Registered receivers, at most one per lockspace. The handler is called
+ * under the lock, so unregistering waits for a delivery in progress. The
+ * list changes under the mutex too, which rdlock_ls_node_down() holds
+ * while it calls the down callbacks (they sleep).
+ */
+static DEFINE_SPINLOCK(rdlock_ls_sinks_lock);
+static DEFINE_MUTEX(rdlock_ls_sinks_mutex);
+static HLIST_HEAD(rdlock_ls_sinks);
+
+static void rdlock_ls_deliver(u64 tag, u32 src, const void *payload,
+			      size_t len)
+{
+	struct rdlock_ls_sink *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->tag == tag)
+			s->fn(s->arg, src, payload, len);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+}
+
+void rdlock_ls_msg_handler(u32 src, const void *payload, size_t len)
+{
+	const struct rdlock_ls_notice_msg *m = payload;
+
+	if (len < sizeof(m->tag) || len > sizeof(*m))
+		return;
+	rdlock_ls_deliver(le64_to_cpu(m->tag), src, m->payload,
+			  len - sizeof(m->tag));
+}
+
+/* The transport connected to @node: tell the receivers it concerns. */
+void rdlock_ls_up_handler(u32 node)
+{
+	struct rdlock_ls_sink *s;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node) {
+		if (!s->up)
+			continue;
+		for (i = 0; i < s->ls->nr_nodes; i++)
+			if (s->ls->nodes[i] == node)
+				s->up(s->arg, node);
+	}
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+}
+
+/**
+ * rdlock_ls_notice_register() - receive the lockspace's notices
+ * @ls: the lockspace.
+ * @fn: called for every notice, this node's own included; must not sleep.
+ * @up: NULL, or called each time the transport connects to another node
+ *	of @ls, so that the receiver can send again what that node may
+ *	have missed; must not sleep.
+ * @down: NULL, or called once per node declared down
+ *	(rdlock_ls_node_down()), before anything the node held in @ls is
+ *	released; process context, may sleep, must not unregister.
+ * @arg: their argument.
+ *
+ * Return: 0, -EEXIST when @ls has a receiver already, -ENOMEM.
+ */
+int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
+			      rdlock_ls_up_t up, rdlock_ls_down_t down,
+			      void *arg)
+{
+	struct rdlock_ls_sink *s, *new;
+	unsigned long flags;
+	int ret = 0;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->ls = ls;
+	new->tag = ls->tag;
+	new->fn = fn;
+	new->up = up;
+	new->down = down;
+	new->arg = arg;
+	mutex_lock(&rdlock_ls_sinks_mutex);
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->ls == ls)
+			ret = -EEXIST;
+	if (!ret)
+		hlist_add_head(&new->node, &rdlock_ls_sinks);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+	mutex_unlock(&rdlock_ls_sinks_mutex);
+	if (ret)
+		kfree(new);
+	return ret;
+}
+
+/**
+ * rdlock_ls_notice_unregister() - stop receiving; no call runs after this
+ * @ls: the lockspace.
+ */
+void rdlock_ls_notice_unregister(struct rdlock_ls *ls)
+{
+	struct rdlock_ls_sink *s, *found = NULL;
+	unsigned long flags;
+
+	mutex_lock(&rdlock_ls_sinks_mutex);
+	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->ls == ls)
+			found = s;
+	if (found)
+		hlist_del(&found->node);
+	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+	mutex_unlock(&rdlock_ls_sinks_mutex);
+	kfree(found);
+}
+
+/* Send a notice to @node (not this node), waiting briefly for a buffer. */
+static int rdlock_ls_notice_post(u32 node, const struct rdlock_ls_notice_msg *m,
+				 size_t len)
+{
+	int err, tries;
+
+	/* No free send buffer is a short wait, not a lost notice. */
+	for (tries = 0; tries < 1000; tries++) {
+		err = rdlock_xport_send_msg(node, RDLOCK_LS_MSG_TYPE, m,
+					    sizeof(m->tag) + len);
+		if (err != -EAGAIN)
+			break;
+		usleep_range(100, 200);
+	}
+	return err;
+}
+
+/**
+ * rdlock_ls_notice_send() - send a notice to every node of the lockspace
+ * @ls: the lockspace.
+ * @payload: up to RDLOCK_LS_NOTICE_MAX bytes.
+ * @len: its length.
+ *
+ * This node's receiver gets it at once, in the caller's context; the
+ * other nodes' over the transport's reliable, ordered connections, so
+ * two notices from one node arrive in the order sent. A node whose
+ * receiver is not registered yet (it has not opened the lockspace) drops
+ * it: a user that keeps state from notices has its nodes say when they
+ * join (the DLM layer's hello notice). May sleep (briefly, for a send
+ * buffer).
+ *
+ * Return: 0, or the first error of a node that could not be sent to
+ * (-ENOTCONN for a node not connected: the others still get it).
+ */
+int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
+			  size_t len)
+{
+	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+	u32 self = rdlock_xport_self(), i;
+	int ret = 0, err;
+
+	if (len > RDLOCK_LS_NOTICE_MAX)
+		return -EINVAL;
+	memcpy(m.payload, payload, len);
+	for (i = 0; i < ls->nr_nodes; i++) {
+		if (ls->nodes[i] == self)
+			continue;
+		err = rdlock_ls_notice_post(ls->nodes[i], &m, len);
+		if (err && !ret)
+			ret = err;
+	}
+	rdlock_ls_deliver(ls->tag, self, payload, len);
+	return ret;
+}
+
+/**
+ * rdlock_ls_notice_send_to() - send a notice to one node of the lockspace
+ * @ls: the lockspace.
+ * @node: the node; this node's receiver gets it at once, in the caller's
+ *	context.
+ * @payload: up to RDLOCK_LS_NOTICE_MAX bytes.
+ * @len: its length.
+ *
+ * Ordered with the notices rdlock_ls_notice_send() sends to @node.
+ * May sleep (briefly, for a send buffer).
+ *
+ * Return: 0, -EINVAL, or the transport's error (-ENOTCONN...).
+ */
+int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
+			     const void *payload, size_t len)
+{
+	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+
+	if (len > RDLOCK_LS_NOTICE_MAX)
+		return -EINVAL;
+	if (node == rdlock_xport_self()) {
+		rdlock_ls_deliver(ls->tag, node, payload, len);
+		return 0;
+	}
+	memcpy(m.payload, payload, len);
+	return rdlock_ls_notice_post(node, &m, len);
+}
+
+/* Every lockspace user's down callback, in process context. */
+void rdlock_ls_call_down(u32 dead)
+{
+	struct rdlock_ls_sink *s;
+
+	mutex_lock(&rdlock_ls_sinks_mutex);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
+		if (s->down)
+			s->down(s->arg, dead);
+	mutex_unlock(&rdlock_ls_sinks_mutex);
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock lockspaces: nodes declared down (rdlock_ls_node_down()): fence,
+ * tell the lockspaces' users, wait for the other survivors (a barrier of
+ * messages), then release the dead node's holds in the lock words homed
+ * here.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include "lockspace-pri.h"
+#include "uapi_check.h"
+
+/* "Node @dead is down here, my users were told"; @ask: answer if yours too. */
+struct rdlock_ls_down_msg {
+	__le32 dead;
+	__le32 ask;
+};
+
+enum rdlock_ls_down_stage {
+	RDLOCK_LS_DOWN_NONE,
+	RDLOCK_LS_DOWN_TOLD,	/* fenced here, the down callbacks returned */
+	RDLOCK_LS_DOWN_DONE,	/* its holds released here */
+};
+
+/*
+ * A node declared down, in one cluster epoch: the survivors that said
+ * their users were told (@ready, a bit each) and how far this node got.
+ */
+struct rdlock_ls_down {
+	u32 epoch;
+	u32 ready;
+	enum rdlock_ls_down_stage stage;
+};
+
+static DEFINE_SPINLOCK(rdlock_ls_down_lock);	/* rdlock_ls_downs */
+static struct rdlock_ls_down rdlock_ls_downs[RDLOCK_MAX_NODES];
+static DECLARE_WAIT_QUEUE_HEAD(rdlock_ls_down_wq);
+/* One node-down at a time: the lockspaces' users are told in order. */
+static DEFINE_MUTEX(rdlock_ls_down_mutex);
+
+/* @dead's record in this epoch; rdlock_ls_down_lock held. */
+static struct rdlock_ls_down *rdlock_ls_down_get(u32 dead)
+{
+	struct rdlock_ls_down *d = &rdlock_ls_downs[dead];
+	u32 epoch = rdlock_xport_epoch();
+
+	if (d->epoch != epoch) {
+		memset(d, 0, sizeof(*d));
+		d->epoch = epoch;
+	}
+	return d;
+}
+
+static enum rdlock_ls_down_stage rdlock_ls_down_stage(u32 dead)
+{
+	enum rdlock_ls_down_stage stage;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
+	stage = rdlock_ls_down_get(dead)->stage;
+	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+	return stage;
+}
+
+static void rdlock_ls_down_set_stage(u32 dead, enum rdlock_ls_down_stage stage)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
+	rdlock_ls_down_get(dead)->stage = stage;
+	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+}
+
+static int rdlock_ls_down_tell(u32 node, u32 dead, bool ask)
+{
+	struct rdlock_ls_down_msg m = {
+		.dead = cpu_to_le32(dead),
+		.ask = cpu_to_le32(ask),
+	};
+
+	return rdlock_xport_send_msg(node, RDLOCK_LS_DOWN_MSG_TYPE, &m,
+				     sizeof(m));
+}
+
+void rdlock_ls_down_msg_handler(u32 src, const void *payload,
+				size_t len)
+{
+	const struct rdlock_ls_down_msg *m = payload;
+	struct rdlock_ls_down *d;
+	unsigned long flags;
+	bool answer;
+	u32 dead;
+
+	if (len < sizeof(*m) || src >= RDLOCK_MAX_NODES)
+		return;
+	dead = le32_to_cpu(m->dead);
+	if (dead >= RDLOCK_MAX_NODES || dead == src)
+		return;
+	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
+	d = rdlock_ls_down_get(dead);
+	d->ready |= BIT(src);
+	answer = m->ask && d->stage >= RDLOCK_LS_DOWN_TOLD;
+	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+	/* It may have missed ours (a connection blip): say it again. */
+	if (answer)
+		rdlock_ls_down_tell(src, dead, false);
+	wake_up_all(&rdlock_ls_down_wq);
+}
+
+/*
+ * The survivors (configured, not declared down either way) that have not
+ * said yet that their users were told of @dead.
+ */
+static u32 rdlock_ls_down_missing(u32 dead)
+{
+	u32 self = rdlock_xport_self(), missing = 0, i;
+	unsigned long flags;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (i != self && i != dead && rdlock_xport_node_configured(i) &&
+		    !rdlock_xport_node_fenced(i))
+			missing |= BIT(i);
+	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
+	missing &= ~rdlock_ls_down_get(dead)->ready;
+	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+	return missing;
+}
+
+/* How often a survivor that has not answered is asked again. */
+#define RDLOCK_LS_DOWN_ASK_MS	1000
+/* A wait that long for the survivors is logged, once. */
+#define RDLOCK_LS_DOWN_WARN_MS	10000
+
+/*
+ * Wait until every survivor's users were told of @dead: only then may any
+ * of @dead's locks be granted elsewhere. Asks the missing ones every
+ * second: a node declared down meanwhile drops out of the set.
+ */
+static int rdlock_ls_down_barrier(u32 dead, u32 epoch)
+{
+	unsigned long start = jiffies;
+	bool warned = false;
+	u32 missing, i;
+
+	for (;;) {
+		missing = rdlock_ls_down_missing(dead);
+		if (!missing)
+			return 0;
+		if (rdlock_xport_epoch() != epoch)
+			return -ESHUTDOWN;
+		for (i = 0; i < RDLOCK_MAX_NODES; i++)
+			if (missing & BIT(i))
+				rdlock_ls_down_tell(i, dead, true);
+		if (!warned && time_after(jiffies, start +
+				msecs_to_jiffies(RDLOCK_LS_DOWN_WARN_MS))) {
+			pr_warn("node %u down: waiting for nodes %#x to declare it down too\n",
+				dead, missing);
+			warned = true;
+		}
+		if (wait_event_killable_timeout(rdlock_ls_down_wq,
+						!rdlock_ls_down_missing(dead),
+						msecs_to_jiffies(RDLOCK_LS_DOWN_ASK_MS)) < 0)
+			return -EINTR;
+	}
+}
+
+struct rdlock_ls_forget {
+	struct rdlock_ls *ls;
+	u32 lvb_slot;
+};
+
+/*
+ * The dead node held the name exclusive: its value block may be stale or
+ * half written. It keeps its bytes and its name's tag, and loses the
+ * user's flags (a DLM's VALID), as after a failed store.
+ */
+static int rdlock_ls_forget_lvb(void *arg)
+{
+	struct rdlock_ls_forget *f = arg;
+	u32 self = rdlock_xport_self();
+	u64 state, old;
+	int ret;
+
+	ret = rdlock_ls_op(f->ls, self, RDLOCK_XOP_READ, f->lvb_slot, 0, 0,
+			   &state);
+	if (ret || !(state & RDLOCK_LVB_FLAGS_MASK))
+		return ret;
+	ret = rdlock_ls_op(f->ls, self, RDLOCK_XOP_WRITE, f->lvb_slot,
+			   state & ~(u64)RDLOCK_LVB_FLAGS_MASK, 0, &old);
+	if (!ret)
+		atomic64_inc(&f->ls->down_lvbs);
+	return ret;
+}
+
+/*
+ * Take @dead's holds out of the lock words in this node's region of @ls
+ * (its entries and, placed, the locks it keeps for other homes' entries):
+ * each word's home does it for its own, with no remote operation.
+ */
+static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
+{
+	u32 es = rdlock_ls_entry_slots(&ls->attr), self = rdlock_xport_self();
+	u32 words = ls->attr.flags & RDLOCK_LS_GATE ? 2 : 1, slot, i;
+	struct rdlock_ticket t = {
+		.node = self,
+		.incarnation = ls->incarnation[self],
+	};
+	struct rdlock_ls_forget f = { .ls = ls };
+	u64 w[2];
+	int ret = 0;
+
+	if (!ls->ops->forget_node || rdlock_ls_stale(ls))
+		return 0;
+	for (slot = ls->base; slot + es <= ls->base + ls->attr.slots;
+	     slot += es) {
+		ret = rdlock_ls_read_range(ls, self, slot + 1, words, w);
+		f.lvb_slot = rdlock_lvb_state_slot(ls, slot + 1);
+		for (i = 0; !ret && i < words; i++) {
+			if (rdlock_ls_word_idle(ls, w[i]))
+				continue;
+			t.slot = slot + 1 + i;
+			ret = ls->ops->forget_node(&ls->cfg, &t, dead,
+					!i && ls->attr.flags & RDLOCK_LS_LVB ?
+					rdlock_ls_forget_lvb : NULL, &f);
+			if (ret > 0) {
+				atomic64_inc(&ls->down_words);
+				ret = 0;
+			}
+		}
+		if (ret)
+			break;
+		cond_resched();
+	}
+	if (ret)
+		pr_warn("lockspace %s: could not release node %u's locks: %d\n",
+			ls->name, dead, ret);
+	return ret;
+}
+
+/* Release @dead's holds in every lockspace open here. */
+static int rdlock_ls_forget_all(u32 dead)
+{
+	struct rdlock_ls **lss, *ls;
+	unsigned int n = 0, i;
+	int ret = 0, err;
+
+	mutex_lock(&rdlock_ls_mutex);
+	list_for_each_entry(ls, &rdlock_ls_list, list)
+		n++;
+	lss = kcalloc(max(n, 1U), sizeof(*lss), GFP_KERNEL);
+	if (!lss) {
+		mutex_unlock(&rdlock_ls_mutex);
+		return -ENOMEM;
+	}
+	n = 0;
+	list_for_each_entry(ls, &rdlock_ls_list, list) {
+		ls->users++;
+		lss[n++] = ls;
+	}
+	mutex_unlock(&rdlock_ls_mutex);
+	for (i = 0; i < n; i++) {
+		err = rdlock_ls_forget_node(lss[i], dead);
+		if (err && !ret)
+			ret = err;
+	}
+	mutex_lock(&rdlock_ls_mutex);
+	for (i = 0; i < n; i++)
+		rdlock_ls_put_locked(lss[i]);
+	mutex_unlock(&rdlock_ls_mutex);
+	kfree(lss);
+	return ret;
+}
+
+/**
+ * rdlock_ls_node_down() - a node failed: cut it off, tell, release its locks
+ * @node: the node, configured and not this one.
+ *
+ * To be called on every survivor (as fs/dlm's membership daemon does on
+ * every node), for a node known dead or fenced. In order:
+ *
+ * 1. the transport cuts @node off this node's table for the rest of the
+ *    cluster epoch (rdlock_xport_fence());
+ * 2. every lockspace user's down callback runs (the DLM's node_down);
+ * 3. this node waits until every other survivor got as far (a barrier of
+ *    messages), so no survivor is granted anything of @node's before its
+ *    own users were told;
+ * 4. @node's holds leave the lock words homed here, in every lockspace
+ *    open here whose protocol names its holders (the CAS spinlock); a
+ *    name it held exclusive keeps its value block without flags.
+ *
+ * Words on @node itself are lost with it (lock recovery is a later step),
+ * and so are its holds in regions of lockspaces not open here. Sleeps; an
+ * interrupted call is resumed by the next one.
+ *
+ * Return: 0; -EINVAL for a node not configured or this one; -EALREADY when
+ * @node was declared down here in this epoch already; -ENOTCONN (cluster
+ * not up); -EINTR (fatal signal: call again); -ESHUTDOWN (the epoch ended:
+ * every lockspace is lost anyway); a transport error from the release.
+ */
+int rdlock_ls_node_down(u32 node)
+{
+	u32 epoch = rdlock_xport_epoch();
+	enum rdlock_ls_down_stage stage;
+	int ret;
+
+	if (node >= RDLOCK_MAX_NODES || node == rdlock_xport_self() ||
+	    !rdlock_xport_node_configured(node))
+		return -EINVAL;
+	ret = mutex_lock_killable(&rdlock_ls_down_mutex);
+	if (ret)
+		return ret;
+	stage = rdlock_ls_down_stage(node);
+	if (stage == RDLOCK_LS_DOWN_DONE) {
+		ret = -EALREADY;
+		goto out;
+	}
+	if (stage == RDLOCK_LS_DOWN_NONE) {
+		ret = rdlock_xport_fence(node);
+		if (ret && ret != -ETIMEDOUT)
+			goto out;
+		rdlock_ls_call_down(node);
+		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_TOLD);
+	}
+	ret = rdlock_ls_down_barrier(node, epoch);
+	if (ret)
+		goto out;
+	ret = rdlock_ls_forget_all(node);
+	rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_DONE);
+	pr_info("node %u declared down: its locks homed here are released\n",
+		node);
+out:
+	mutex_unlock(&rdlock_ls_down_mutex);
+	return ret;
+}
