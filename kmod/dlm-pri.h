@@ -1,12 +1,482 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* rdlock DLM API (kmod/dlm.c): what main.c needs. */
+/*
+ * rdlock DLM API (interface layer): private structures, and the
+ * prototypes and data shared by the layer's own files only:
+ *
+ *	dlm.c		the request engine, lockspaces, module parameters
+ *	dlm_ast.c	the callback (AST/BAST) ring and its delivery
+ *	dlm_notice.c	resources, and the notices between nodes
+ *	dlm_local.c	LOCAL early grants, their takes, parked releases
+ *	dlm_debugfs.c	counters, fault knobs, debugfs
+ *
+ * main.c needs rdlock_dlm_init(), _exit() and _debugfs_init(). Users
+ * see the opaque API of include/rdlock/dlm.h.
+ */
 #ifndef _RDLOCK_DLM_PRI_H
 #define _RDLOCK_DLM_PRI_H
 
+#include <linux/atomic.h>
+#include <linux/hashtable.h>
+#include <linux/idr.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+#include <rdlock/dlm.h>
+
+#include "lockspace.h"
+
 struct dentry;
 
+/*
+ * The value block's state (rdlock_lvb_set() flags), on the resource's name:
+ * VALID once an EX holder stored it with VALBLK. An EX grant writes
+ * nothing: a holder that stores bytes clears VALID until they are all
+ * written (rdlock_lvb_set_words()), and one that dies at EX is for the
+ * recovery of its locks to mark (dlm-api.rst, "Node failure"), as
+ * fs/dlm's recovery does: the lock word names the holder's node.
+ */
+#define RDLOCK_DLM_LVB_VALID	0x1
+
+#define RDLOCK_DLM_CBS		16	/* callbacks queued per lock */
+
+enum rdlock_dlm_notice_kind {
+	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
+	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
+	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
+	RDLOCK_DLM_NOTICE_HELLO = 4,	/* @src opened the lockspace */
+	RDLOCK_DLM_NOTICE_REPEAT = 5,	/* @src's waits follow, anew */
+	RDLOCK_DLM_NOTICE_KICK = 6,	/* request @req: try again now */
+};
+
+/* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
+struct rdlock_dlm_notice_msg {
+	u8 kind;
+	s8 mode;
+	__le16 home;		/* ROOM: the node whose entries are full */
+	__le32 lkid;
+	__le64 hash;
+	__le64 req;
+};
+
+/**
+ * struct rdlock_dlm_notice - a waiter somewhere in the cluster
+ * @node: on rdlock_dlm_ls.notices.
+ * @src: its node.
+ * @lkid: its lock's id there.
+ * @hash: its resource's hash.
+ * @req: its request's id on @src.
+ * @mode: the mode it waits for.
+ */
+struct rdlock_dlm_notice {
+	struct list_head node;
+	u32 src;
+	u32 lkid;
+	u64 hash;
+	u64 req;
+	int mode;
+};
+
+enum rdlock_dlm_cb_type {
+	RDLOCK_DLM_CB_AST = 1,
+	RDLOCK_DLM_CB_BAST = 2,
+};
+
+/*
+ * @hold: an AST of a grant that raised the mode: the hold time starts
+ * when it is delivered (rdlock_dlm_set_hold()).
+ */
+struct rdlock_dlm_cb {
+	u8 type;
+	u8 sb_flags;
+	bool final;
+	bool hold;
+	int val;
+	ktime_t queued;
+};
+
+/**
+ * struct rdlock_dlm_res - a resource this node has locks on
+ * @hnode: in rdlock_dlm_ls.res.
+ * @hash: the name's hash (notices name resources by it).
+ * @refs: locks and requests using it.
+ * @locks: its locks (rdlock_dlm_lkb.res_node).
+ * @parked: EX unlocks whose release waits (rdlock_dlm_unlock_work()).
+ * @len: bytes of @name.
+ * @name: the resource name.
+ */
+struct rdlock_dlm_res {
+	struct hlist_node hnode;
+	u64 hash;
+	unsigned int refs;
+	struct list_head locks;
+	unsigned int parked;
+	u32 len;
+	u8 name[RDLOCK_DLM_RESNAME_MAX];
+};
+
+struct rdlock_dlm_req;
+
+/**
+ * struct rdlock_dlm_lkb - one DLM lock
+ * @dls: its lockspace.
+ * @res: its resource.
+ * @res_node: on @res->locks while it can get BASTs.
+ * @lkid: its id (rdlock_dlm_lksb.sb_lkid).
+ * @lksb: the caller's status block.
+ * @ast: completion callback.
+ * @bast: blocking callback, or NULL.
+ * @astarg: their argument.
+ * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
+ * @main: the rdlock lock on the main word (PR: shared, EX: exclusive).
+ * @gate: the rdlock lock on the convert gate (EX only).
+ * @lvb_valid: at EX: the value block was valid when granted with
+ *	VALBLK (a release that changed no byte then writes nothing).
+ * @lvb_seen_ok: at EX: @lvb_seen holds the value block's bytes as the
+ *	grant read them (VALBLK), so that the release writes only the words
+ *	the caller changed (nobody else writes them while it holds EX).
+ * @lvb_seen: those bytes.
+ * @req: the request in progress, or NULL.
+ * @cb_work: delivers @cbs; delayed while a BAST waits for the hold time.
+ * @granted: when the AST of the last grant that raised the mode was
+ *	delivered: the hold time starts then (rdlock_dlm_set_hold()).
+ * @hash: @res's hash, for tracepoints (@res may be gone by the final AST).
+ * @basted: when the lock's last BAST was delivered (rdlock_dlm_hold_adapt()).
+ * @hold_shift: the lock's hold time is the lockspace's doubled this many
+ *	times, up to its maximum (rdlock_dlm_hold_adapt()).
+ * @bast_held: the BAST at the head of @cbs waits for the hold time and was
+ *	counted as held (a timer may expire up to a jiffy early and hold it
+ *	again: it is still one held BAST).
+ * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
+ * @cb_head: first of @cbs.
+ * @nr_cbs: callbacks queued.
+ * @dead: the final AST is queued: no more requests or callbacks.
+ * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words not taken
+ *	yet: @main and @gate are its take's until it ends, and the lock's
+ *	next request waits for it (rdlock_dlm_wait_local()).
+ * @local_req: its take while not started (the lock is *unpublished*),
+ *	else NULL.
+ * @local_node: on rdlock_dlm_ls.unpublished while @local_req is set.
+ * @local_at: when it was granted LOCAL (jiffies).
+ *
+ * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
+ * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
+ */
+struct rdlock_dlm_lkb {
+	struct rdlock_dlm_ls *dls;
+	struct rdlock_dlm_res *res;
+	struct list_head res_node;
+	u32 lkid;
+	struct rdlock_dlm_lksb *lksb;
+	rdlock_dlm_ast_t ast;
+	rdlock_dlm_bast_t bast;
+	void *astarg;
+	int grmode;
+	struct rdlock_lock *main;
+	struct rdlock_lock *gate;
+	bool lvb_valid;
+	bool lvb_seen_ok;
+	u8 lvb_seen[RDLOCK_DLM_LVB_LEN];
+	struct rdlock_dlm_req *req;
+	struct delayed_work cb_work;
+	ktime_t granted;
+	u64 hash;
+	ktime_t basted;
+	u8 hold_shift;
+	bool bast_held;
+	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
+	unsigned int cb_head;
+	unsigned int nr_cbs;
+	bool dead;
+	bool local;
+	struct list_head local_node;
+	unsigned long local_at;
+	struct rdlock_dlm_req *local_req;
+};
+
+/**
+ * struct rdlock_dlm_req - a lock, conversion or unlock being carried out
+ * @work: runs it.
+ * @dls: the lockspace.
+ * @lkb: its lock; NULL once cancelled (the request then only gives back
+ *	what it got).
+ * @res: the resource (a reference of its own).
+ * @id: this node's id of the request, in its notices.
+ * @lkid: @lkb's id, in its notices.
+ * @from: the granted mode when it was made.
+ * @to: the mode asked for.
+ * @flags: RDLOCK_DLM_LKF_*.
+ * @unlock: an unlock, not a lock request.
+ * @noticed: its blocking notice is going or went out: the done notice
+ *	is owed.
+ * @wait_node: on rdlock_dlm_ls.waits while @noticed, until its done
+ *	notice.
+ * @cancellable: waiting in a step that a cancel may abandon.
+ * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
+ * @kicks: kicks received while noticed (rdlock_dlm_kicked()).
+ * @kick_wq: its wait for a kick, a cancel or the next poll.
+ * @dropped: it gave back a hold on its resource: the waiters known then
+ *	are kicked when it ends.
+ * @main: a lock on the main word this request took and does not hand over.
+ * @gate: the same for the gate.
+ * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
+ * @gate_work: gives back @cancel_gate.
+ * @start: when it was queued.
+ * @room_warned: its long wait for a free name entry was logged.
+ * @sb_flags: for the grant's AST.
+ * @park_node: an EX unlock whose release waits for the LOCAL takes: on
+ *	rdlock_dlm_ls.parked, @main and @gate its lock's words.
+ * @release_work: gives them back once no LOCAL take is left.
+ */
+struct rdlock_dlm_req {
+	struct work_struct work;
+	struct rdlock_dlm_ls *dls;
+	struct rdlock_dlm_lkb *lkb;
+	struct rdlock_dlm_res *res;
+	u64 id;
+	u32 lkid;
+	int from;
+	int to;
+	u32 flags;
+	bool unlock;
+	bool noticed;
+	struct list_head wait_node;
+	bool cancellable;
+	int waiting;
+	unsigned int kicks;
+	wait_queue_head_t kick_wq;
+	bool dropped;
+	struct rdlock_lock *main;
+	struct rdlock_lock *gate;
+	struct rdlock_lock *cancel_gate;
+	struct work_struct gate_work;
+	ktime_t start;
+	bool room_warned;
+	u8 sb_flags;
+	struct list_head park_node;
+	struct work_struct release_work;
+};
+
+/**
+ * struct rdlock_dlm_ls - a DLM lockspace on this node
+ * @list: on rdlock_dlm_list.
+ * @name: its name.
+ * @ls: the rdlock lockspace behind it.
+ * @ops: the caller's callbacks.
+ * @ops_arg: their argument.
+ * @lock: protects @lkids, @res, @notices, @waits, @next_req and the
+ *	locks' state; taken from softirq (notices), hence with interrupts
+ *	off.
+ * @lkids: locks by id.
+ * @res: resources by hash.
+ * @notices: waiters of the cluster not done yet.
+ * @waits: this node's requests whose wait notice is out, done notice not
+ *	(rdlock_dlm_req.wait_node).
+ * @notice_mutex: orders the done notices after @repeat_work's repeats of
+ *	the wait notices, so that no node keeps a wait that is over.
+ * @next_req: request ids.
+ * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
+ * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
+ * @trim_work: forgets the rdlock names this node does not use that are
+ *	homed on a node of @trim_homes.
+ * @repeat_nodes: nodes that opened the lockspace or were connected again
+ *	since, a bit each, for @repeat_work.
+ * @repeat_work: sends them a repeat notice, then the wait notices of
+ *	@waits.
+ * @hold_ms: rdlock_dlm_set_hold()'s minimum hold time.
+ * @hold_max_ms: how far rdlock_dlm_hold_adapt() may raise a lock's.
+ * @local_takes: locks granted with RDLOCK_DLM_LKF_LOCAL whose lock words
+ *	are not taken yet (under @lock).
+ * @local_wq: woken when none is left, when one is taken, and by a cancel.
+ * @unpublished: those whose take has not started, oldest first
+ *	(rdlock_dlm_lkb.local_node).
+ * @parked: EX unlocks whose release waits for @local_takes to be 0
+ *	(rdlock_dlm_req.park_node).
+ * @forcing: every LOCAL take was started for a waiter; until none is
+ *	left, LOCAL requests are granted once taken, as any other.
+ * @age_work: starts the takes of locks @unpublished for longer than
+ *	rdlock_dlm_local_defer_ms.
+ */
+struct rdlock_dlm_ls {
+	struct list_head list;
+	char name[RDLOCK_LS_NAME_MAX];
+	struct rdlock_ls *ls;
+	const struct rdlock_dlm_ops *ops;
+	void *ops_arg;
+	spinlock_t lock;		/* see above */
+	struct idr lkids;
+	DECLARE_HASHTABLE(res, 8);
+	struct list_head notices;
+	struct list_head waits;
+	struct mutex notice_mutex;	/* see above */
+	u64 next_req;
+	atomic_t refs;
+	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
+	struct work_struct trim_work;
+	unsigned long repeat_nodes;	/* RDLOCK_MAX_NODES bits */
+	struct work_struct repeat_work;
+	unsigned int hold_ms;
+	unsigned int hold_max_ms;
+	unsigned int local_takes;
+	wait_queue_head_t local_wq;
+	struct list_head unpublished;
+	struct list_head parked;
+	bool forcing;
+	struct delayed_work age_work;
+};
+
+/* dlm.c */
+extern struct workqueue_struct *rdlock_dlm_wq;		/* requests */
+extern struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
+/* LOCAL takes: requests on rdlock_dlm_wq may wait for them. */
+extern struct workqueue_struct *rdlock_dlm_local_wq;
+
+/*
+ * What the DLM layer asks of the lockspace layer, for profiles of a file
+ * system's operations (debugfs rdlock/dlm, all lockspaces together).
+ * Requests by granted mode (IV, NL, PR, EX) and requested mode (NL, PR,
+ * EX; unlocks as IV); times in ns.
+ */
+enum {
+	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main word */
+	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
+	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
+	RDLOCK_DLM_ST_TRY_OK,		/* a try spared a wait's notices */
+	RDLOCK_DLM_ST_TRY_BUSY,		/* a try found it busy: notice, wait */
+	RDLOCK_DLM_ST_DROP,		/* rdlock_unlock() */
+	RDLOCK_DLM_ST_LVB_GET,
+	RDLOCK_DLM_ST_LVB_SET,
+	RDLOCK_DLM_ST_LVB_WORDS,	/* value block words written */
+	RDLOCK_DLM_ST_LVB_SPARED,	/* not written: already there */
+	RDLOCK_DLM_ST_NOTICE,		/* notices sent (wait and done) */
+	RDLOCK_DLM_ST_NOQUEUE,		/* requests with NOQUEUE */
+	RDLOCK_DLM_ST_VALBLK,		/* requests with VALBLK */
+	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
+	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
+	RDLOCK_DLM_ST_TRIM,		/* room notices received */
+	RDLOCK_DLM_ST_HELLO,		/* hello notices of other nodes */
+	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
+	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
+	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
+	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
+	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
+	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */
+	RDLOCK_DLM_ST_POLL_WAIT,	/* a waiting take slept until a kick or poll */
+	RDLOCK_DLM_ST_KICK_SENT,	/* kicks to known waiters */
+	RDLOCK_DLM_ST_KICKED,		/* kicks that reached a waiting take */
+	RDLOCK_DLM_ST_LOCAL,		/* LOCAL locks granted before the take */
+	RDLOCK_DLM_ST_LOCAL_TAKES,	/* of them, takes under way (a gauge) */
+	RDLOCK_DLM_ST_LOCAL_RETRY,	/* a LOCAL lock's take failed: again */
+	RDLOCK_DLM_ST_LOCAL_LOST,	/* ... and gave up: the lockspace went */
+	RDLOCK_DLM_ST_LOCAL_KNOWN,	/* its value block was stored: misused */
+	RDLOCK_DLM_ST_LOCAL_WAIT,	/* requests that waited for LOCAL takes */
+	RDLOCK_DLM_ST_LOCAL_ABANDONED,	/* LOCAL locks unlocked, never taken */
+	RDLOCK_DLM_ST_LOCAL_AGED,	/* takes started by their age */
+	RDLOCK_DLM_ST_LOCAL_FORCED,	/* every LOCAL take started at once */
+	RDLOCK_DLM_ST_LOCAL_PARKS,	/* EX unlocks whose release waited */
+	RDLOCK_DLM_ST_LOCAL_PARKED,	/* of them, waiting now (a gauge) */
+	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
+	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
+	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
+	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
+	RDLOCK_DLM_ST_NS_NOTICE,	/* in rdlock_ls_notice_send() */
+	RDLOCK_DLM_ST_NS_REQ,		/* request start to its AST queued */
+	RDLOCK_DLM_ST_NS_AST,		/* AST queued to its call */
+	RDLOCK_DLM_ST_NS_LOCAL,		/* a LOCAL lock's take, grant to end */
+	RDLOCK_DLM_ST_NS_LOCAL_WAIT,	/* waiting for LOCAL takes */
+	RDLOCK_DLM_ST_NR
+};
+
+/* dlm_debugfs.c: the counters and the fault injection knobs. */
+extern atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
+extern atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
+extern u32 rdlock_dlm_inject_done_delay_ms;
+extern u32 rdlock_dlm_inject_poll_ms;
+extern u32 rdlock_dlm_inject_local_delay_ms;
+
+static inline void rdlock_dlm_count(int st, s64 n)
+{
+	atomic64_add(n, &rdlock_dlm_st[st]);
+}
+
+/* One more @st, and the time since @t0 added to @ns_st. */
+static inline void rdlock_dlm_count_since(int st, int ns_st, ktime_t t0)
+{
+	rdlock_dlm_count(st, 1);
+	rdlock_dlm_count(ns_st, ktime_to_ns(ktime_sub(ktime_get(), t0)));
+}
+
+static inline bool rdlock_dlm_conflict(int a, int b)
+{
+	if (a <= RDLOCK_DLM_LOCK_NL || b <= RDLOCK_DLM_LOCK_NL)
+		return false;
+	return a == RDLOCK_DLM_LOCK_EX || b == RDLOCK_DLM_LOCK_EX;
+}
+
+static inline void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
+{
+	/* rdlock_dlm_close() may free @dls at 0: the wait queue is hashed. */
+	if (atomic_dec_and_test(&dls->refs))
+		wake_up_var(&dls->refs);
+}
+
+/* dlm.c */
 int rdlock_dlm_init(void);
 void rdlock_dlm_exit(void);
+int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
+		  int *grmode);
+void rdlock_dlm_drop(struct rdlock_dlm_req *req,
+		     struct rdlock_lock **lk);
+int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f);
+void rdlock_dlm_req_free(struct rdlock_dlm_req *req);
+void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
+			  struct rdlock_dlm_req *req);
+
+/* dlm_ast.c */
+unsigned int rdlock_dlm_hold_of(const struct rdlock_dlm_lkb *lkb);
+void rdlock_dlm_cb_work(struct work_struct *work);
+void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
+			 u8 sb_flags, bool final, bool hold);
+void rdlock_dlm_ast(struct rdlock_dlm_lkb *lkb,
+		    const struct rdlock_dlm_req *req, int grmode, int ret);
+
+/* dlm_notice.c */
+u64 rdlock_dlm_hash(const void *name, unsigned int len);
+struct rdlock_dlm_res *rdlock_dlm_res_find(struct rdlock_dlm_ls *dls,
+					   u64 hash, const void *name,
+					   unsigned int len);
+void rdlock_dlm_res_put(struct rdlock_dlm_ls *dls,
+			struct rdlock_dlm_res *res);
+void rdlock_dlm_forget_wait(struct rdlock_dlm_ls *dls, u32 src, u64 req);
+bool rdlock_dlm_res_waited(struct rdlock_dlm_ls *dls, u64 hash);
+void rdlock_dlm_node_up(void *arg, u32 node);
+void rdlock_dlm_node_down(void *arg, u32 node);
+void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
+		       size_t len);
+void rdlock_dlm_send_msg(struct rdlock_dlm_ls *dls,
+			 const struct rdlock_dlm_notice_msg *m, u32 to);
+void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
+			    int mode, u32 home);
+void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req);
+void rdlock_dlm_notice_done(struct rdlock_dlm_req *req);
+void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req);
+void rdlock_dlm_repeat_work(struct work_struct *work);
+void rdlock_dlm_trim_work(struct work_struct *work);
+
+/* dlm_local.c */
+extern bool rdlock_dlm_local;
+void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls);
+void rdlock_dlm_wait_local(struct rdlock_dlm_req *req);
+void rdlock_dlm_release_work(struct work_struct *work);
+void rdlock_dlm_age_work(struct work_struct *work);
+void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
+			    struct rdlock_dlm_req *req);
+
+/* dlm_debugfs.c */
 void rdlock_dlm_debugfs_init(struct dentry *root);
 
 #endif /* _RDLOCK_DLM_PRI_H */

@@ -32,10 +32,77 @@
  * its requests' wait notices again, after a repeat notice that makes it
  * forget the ones it had.
  */
+
+/*
+ * Call map, in the manner of fs/dlm/lock.c's: which function calls which,
+ * with its file when it is not this one. Requests run in rdlock_dlm_work()
+ * on rdlock_dlm_wq, callbacks in rdlock_dlm_cb_work() on rdlock_dlm_cb_wq,
+ * the takes of LOCAL locks in rdlock_dlm_local_work() on
+ * rdlock_dlm_local_wq.
+ *
+ *   rdlock_dlm_lock()                  request: a new lock
+ *     rdlock_dlm_res_find()              dlm_notice.c
+ *     rdlock_dlm_local_force()           a parked release: dlm_local.c
+ *     rdlock_dlm_local_grant()           LOCAL: granted now, dlm_local.c
+ *     rdlock_dlm_req_start()             else: rdlock_dlm_work() queued
+ *   rdlock_dlm_lock(CONVERT)           convert
+ *     rdlock_dlm_convert()
+ *       rdlock_dlm_req_start()
+ *   rdlock_dlm_unlock()                unlock
+ *     rdlock_dlm_req_start()
+ *   rdlock_dlm_unlock(CANCEL)          cancel
+ *     rdlock_dlm_cancel()
+ *       rdlock_dlm_forget_wait()         dlm_notice.c
+ *       rdlock_dlm_gate_work()           queued: gives back the gate
+ *       rdlock_dlm_queue_cb(ECANCEL)     dlm_ast.c
+ *
+ *   rdlock_dlm_work()
+ *     rdlock_dlm_wait_local()            dlm_local.c
+ *     rdlock_dlm_unlock_work()           unlock
+ *       rdlock_dlm_lvb_release()
+ *       rdlock_dlm_drop()                or parked: rdlock_dlm_release_work()
+ *                                        drops them later, dlm_local.c
+ *       rdlock_dlm_queue_cb(EUNLOCK)     dlm_ast.c
+ *     rdlock_dlm_up()                    new lock, up-conversion
+ *       rdlock_dlm_take()
+ *         __rdlock_dlm_take()
+ *           rdlock_dlm_try()             one CAS
+ *           rdlock_dlm_notice_wait()     the wait notice, dlm_notice.c
+ *           rdlock_dlm_wait_take()       tries until taken or cancelled
+ *           rdlock_dlm_room()            no free name entry
+ *       rdlock_dlm_drop()                PR->EX: the PR hold
+ *     rdlock_dlm_lvb_grant()             granted
+ *     rdlock_dlm_down()                  down-conversion
+ *       rdlock_dlm_lvb_release()
+ *       rdlock_dlm_drop()
+ *     rdlock_dlm_notice_done()           the done notice, dlm_notice.c
+ *     rdlock_dlm_ast()                   grant: dlm_ast.c
+ *       rdlock_dlm_hold_adapt()
+ *       rdlock_dlm_drop_basts()
+ *       rdlock_dlm_queue_cb(AST)
+ *       rdlock_dlm_bast_known()          BASTs owed to known waits
+ *     rdlock_dlm_kick_waiters()          dlm_notice.c
+ *     rdlock_dlm_req_free()
+ *
+ *   rdlock_dlm_cb_work()               AST, BAST: dlm_ast.c
+ *     rdlock_dlm_hold_bast()             a BAST waits for the hold time
+ *     lkb->bast(), lkb->ast()
+ *
+ *   rdlock_dlm_notice()                a notice came: dlm_notice.c
+ *     rdlock_dlm_local_force()           a parked release: dlm_local.c
+ *     rdlock_dlm_queue_cb(BAST)          a wait: dlm_ast.c
+ *
+ *   rdlock_dlm_local_grant()           LOCAL grant: dlm_local.c
+ *     rdlock_dlm_req_setup()
+ *     rdlock_dlm_ast()                   dlm_ast.c
+ *   rdlock_dlm_local_work()            its take, once published
+ *     rdlock_dlm_up()
+ *     rdlock_dlm_notice_done()           dlm_notice.c
+ *     rdlock_dlm_req_free()
+ */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/export.h>
@@ -47,8 +114,6 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched/mm.h>
-#include <linux/seq_file.h>
-#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -59,14 +124,6 @@
 #include "dlm-pri.h"
 #include "lockspace.h"
 #include "xport.h"
-
-#define CREATE_TRACE_POINTS
-#include "trace_dlm.h"
-
-/* Every node must hash a resource name to the same notice key. */
-static const siphash_key_t rdlock_dlm_key = {
-	{ 0x72646c6f636b2d64ULL, 0x6c6d2d6e6f746963ULL }
-};
 
 /*
  * The rdlock lockspace behind a DLM lockspace: "dlm." and the name when
@@ -131,70 +188,12 @@ module_param_named(dlm_place, rdlock_dlm_place, bool, 0644);
 MODULE_PARM_DESC(dlm_place,
 		 "place a resource's lock on the node that first used it (default: 1); read when a lockspace is opened, the same on every node");
 
-/*
- * Grant a new lock asked for with RDLOCK_DLM_LKF_LOCAL at once and take
- * its lock words in the background (rdlock_dlm_local_grant()). Off: the
- * flag is accepted and the lock is granted once its words are taken, as
- * every other.
- */
-static bool rdlock_dlm_local = true;
-module_param_named(dlm_local, rdlock_dlm_local, bool, 0644);
-MODULE_PARM_DESC(dlm_local,
-		 "grant a new lock of a resource only this node knows (RDLOCK_DLM_LKF_LOCAL, OCFS2's new inodes) before its lock words are taken (default: 1)");
-
-/*
- * How long a lock granted LOCAL may go without its lock words: a lock
- * unlocked sooner costs no operation at all (a file system's temporary
- * file), and an older one is taken in the background. Things that need
- * the words sooner take them at once (rdlock_dlm_local_force()). 0: take
- * them right after the grant.
- */
-static unsigned int rdlock_dlm_local_defer_ms = 2000;
-module_param_named(dlm_local_defer_ms, rdlock_dlm_local_defer_ms, uint, 0644);
-MODULE_PARM_DESC(dlm_local_defer_ms,
-		 "ms a LOCAL lock's lock words may wait to be taken (default: 2000; 0: at once)");
-#define RDLOCK_DLM_LOCAL_DEFER_MS_MAX	60000U
-
-/* rdlock_dlm_local_defer_ms, bounded, in jiffies. */
-static unsigned long rdlock_dlm_local_defer(void)
-{
-	return msecs_to_jiffies(min(READ_ONCE(rdlock_dlm_local_defer_ms),
-				    RDLOCK_DLM_LOCAL_DEFER_MS_MAX));
-}
-
-/* A LOCAL lock's take that failed tries again after this, doubling. */
-#define RDLOCK_DLM_LOCAL_RETRY_MS_MIN	10
-#define RDLOCK_DLM_LOCAL_RETRY_MS_MAX	1000
-
 /* A request that waits this long for a free name entry is logged. */
 #define RDLOCK_DLM_ROOM_WARN_MS	10000
-
-/*
- * The value block's state (rdlock_lvb_set() flags), on the resource's name:
- * VALID once an EX holder stored it with VALBLK. An EX grant writes
- * nothing: a holder that stores bytes clears VALID until they are all
- * written (rdlock_lvb_set_words()), and one that dies at EX is for the
- * recovery of its locks to mark (dlm-api.rst, "Node failure"), as
- * fs/dlm's recovery does: the lock word names the holder's node.
- */
-#define RDLOCK_DLM_LVB_VALID	0x1
-
-#define RDLOCK_DLM_CBS		16	/* callbacks queued per lock */
-
-enum rdlock_dlm_notice_kind {
-	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
-	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */
-	RDLOCK_DLM_NOTICE_ROOM = 3,	/* a name found no free entry */
-	RDLOCK_DLM_NOTICE_HELLO = 4,	/* @src opened the lockspace */
-	RDLOCK_DLM_NOTICE_REPEAT = 5,	/* @src's waits follow, anew */
-	RDLOCK_DLM_NOTICE_KICK = 6,	/* request @req: try again now */
-};
 
 /* A request whose name found no free entry tries again after this. */
 #define RDLOCK_DLM_ROOM_MS_MIN	10
 #define RDLOCK_DLM_ROOM_MS_MAX	1000
-/* A lock asked for again this soon after its BAST bounces (hold time). */
-#define RDLOCK_DLM_BOUNCE_MS	1000
 /*
  * A waiting take tries again when kicked (rdlock_dlm_kick_waiters()) and
  * else after a random back-off, doubled from the minimum to the maximum:
@@ -203,420 +202,13 @@ enum rdlock_dlm_notice_kind {
  */
 #define RDLOCK_DLM_POLL_US_MIN	50
 #define RDLOCK_DLM_POLL_US_MAX	20000
-/* Known waiters kicked from the worker's stack per request. */
-#define RDLOCK_DLM_KICKS_MAX	8
-
-/* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
-struct rdlock_dlm_notice_msg {
-	u8 kind;
-	s8 mode;
-	__le16 home;		/* ROOM: the node whose entries are full */
-	__le32 lkid;
-	__le64 hash;
-	__le64 req;
-};
-
-/**
- * struct rdlock_dlm_notice - a waiter somewhere in the cluster
- * @node: on rdlock_dlm_ls.notices.
- * @src: its node.
- * @lkid: its lock's id there.
- * @hash: its resource's hash.
- * @req: its request's id on @src.
- * @mode: the mode it waits for.
- */
-struct rdlock_dlm_notice {
-	struct list_head node;
-	u32 src;
-	u32 lkid;
-	u64 hash;
-	u64 req;
-	int mode;
-};
-
-enum rdlock_dlm_cb_type {
-	RDLOCK_DLM_CB_AST = 1,
-	RDLOCK_DLM_CB_BAST = 2,
-};
-
-/*
- * @hold: an AST of a grant that raised the mode: the hold time starts
- * when it is delivered (rdlock_dlm_set_hold()).
- */
-struct rdlock_dlm_cb {
-	u8 type;
-	u8 sb_flags;
-	bool final;
-	bool hold;
-	int val;
-	ktime_t queued;
-};
-
-/**
- * struct rdlock_dlm_res - a resource this node has locks on
- * @hnode: in rdlock_dlm_ls.res.
- * @hash: the name's hash (notices name resources by it).
- * @refs: locks and requests using it.
- * @locks: its locks (rdlock_dlm_lkb.res_node).
- * @parked: EX unlocks whose release waits (rdlock_dlm_unlock_work()).
- * @len: bytes of @name.
- * @name: the resource name.
- */
-struct rdlock_dlm_res {
-	struct hlist_node hnode;
-	u64 hash;
-	unsigned int refs;
-	struct list_head locks;
-	unsigned int parked;
-	u32 len;
-	u8 name[RDLOCK_DLM_RESNAME_MAX];
-};
-
-struct rdlock_dlm_req;
-
-/**
- * struct rdlock_dlm_lkb - one DLM lock
- * @dls: its lockspace.
- * @res: its resource.
- * @res_node: on @res->locks while it can get BASTs.
- * @lkid: its id (rdlock_dlm_lksb.sb_lkid).
- * @lksb: the caller's status block.
- * @ast: completion callback.
- * @bast: blocking callback, or NULL.
- * @astarg: their argument.
- * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
- * @main: the rdlock lock on the main word (PR: shared, EX: exclusive).
- * @gate: the rdlock lock on the convert gate (EX only).
- * @lvb_valid: at EX: the value block was valid when granted with
- *	VALBLK (a release that changed no byte then writes nothing).
- * @lvb_seen_ok: at EX: @lvb_seen holds the value block's bytes as the
- *	grant read them (VALBLK), so that the release writes only the words
- *	the caller changed (nobody else writes them while it holds EX).
- * @lvb_seen: those bytes.
- * @req: the request in progress, or NULL.
- * @cb_work: delivers @cbs; delayed while a BAST waits for the hold time.
- * @granted: when the AST of the last grant that raised the mode was
- *	delivered: the hold time starts then (rdlock_dlm_set_hold()).
- * @hash: @res's hash, for tracepoints (@res may be gone by the final AST).
- * @basted: when the lock's last BAST was delivered (rdlock_dlm_hold_adapt()).
- * @hold_shift: the lock's hold time is the lockspace's doubled this many
- *	times, up to its maximum (rdlock_dlm_hold_adapt()).
- * @bast_held: the BAST at the head of @cbs waits for the hold time and was
- *	counted as held (a timer may expire up to a jiffy early and hold it
- *	again: it is still one held BAST).
- * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
- * @cb_head: first of @cbs.
- * @nr_cbs: callbacks queued.
- * @dead: the final AST is queued: no more requests or callbacks.
- * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words not taken
- *	yet: @main and @gate are its take's until it ends, and the lock's
- *	next request waits for it (rdlock_dlm_wait_local()).
- * @local_req: its take while not started (the lock is *unpublished*),
- *	else NULL.
- * @local_node: on rdlock_dlm_ls.unpublished while @local_req is set.
- * @local_at: when it was granted LOCAL (jiffies).
- *
- * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
- * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
- */
-struct rdlock_dlm_lkb {
-	struct rdlock_dlm_ls *dls;
-	struct rdlock_dlm_res *res;
-	struct list_head res_node;
-	u32 lkid;
-	struct rdlock_dlm_lksb *lksb;
-	rdlock_dlm_ast_t ast;
-	rdlock_dlm_bast_t bast;
-	void *astarg;
-	int grmode;
-	struct rdlock_lock *main;
-	struct rdlock_lock *gate;
-	bool lvb_valid;
-	bool lvb_seen_ok;
-	u8 lvb_seen[RDLOCK_DLM_LVB_LEN];
-	struct rdlock_dlm_req *req;
-	struct delayed_work cb_work;
-	ktime_t granted;
-	u64 hash;
-	ktime_t basted;
-	u8 hold_shift;
-	bool bast_held;
-	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
-	unsigned int cb_head;
-	unsigned int nr_cbs;
-	bool dead;
-	bool local;
-	struct list_head local_node;
-	unsigned long local_at;
-	struct rdlock_dlm_req *local_req;
-};
-
-/**
- * struct rdlock_dlm_req - a lock, conversion or unlock being carried out
- * @work: runs it.
- * @dls: the lockspace.
- * @lkb: its lock; NULL once cancelled (the request then only gives back
- *	what it got).
- * @res: the resource (a reference of its own).
- * @id: this node's id of the request, in its notices.
- * @lkid: @lkb's id, in its notices.
- * @from: the granted mode when it was made.
- * @to: the mode asked for.
- * @flags: RDLOCK_DLM_LKF_*.
- * @unlock: an unlock, not a lock request.
- * @noticed: its blocking notice is going or went out: the done notice
- *	is owed.
- * @wait_node: on rdlock_dlm_ls.waits while @noticed, until its done
- *	notice.
- * @cancellable: waiting in a step that a cancel may abandon.
- * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
- * @kicks: kicks received while noticed (rdlock_dlm_kicked()).
- * @kick_wq: its wait for a kick, a cancel or the next poll.
- * @dropped: it gave back a hold on its resource: the waiters known then
- *	are kicked when it ends.
- * @main: a lock on the main word this request took and does not hand over.
- * @gate: the same for the gate.
- * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
- * @gate_work: gives back @cancel_gate.
- * @start: when it was queued.
- * @room_warned: its long wait for a free name entry was logged.
- * @sb_flags: for the grant's AST.
- * @park_node: an EX unlock whose release waits for the LOCAL takes: on
- *	rdlock_dlm_ls.parked, @main and @gate its lock's words.
- * @release_work: gives them back once no LOCAL take is left.
- */
-struct rdlock_dlm_req {
-	struct work_struct work;
-	struct rdlock_dlm_ls *dls;
-	struct rdlock_dlm_lkb *lkb;
-	struct rdlock_dlm_res *res;
-	u64 id;
-	u32 lkid;
-	int from;
-	int to;
-	u32 flags;
-	bool unlock;
-	bool noticed;
-	struct list_head wait_node;
-	bool cancellable;
-	int waiting;
-	unsigned int kicks;
-	wait_queue_head_t kick_wq;
-	bool dropped;
-	struct rdlock_lock *main;
-	struct rdlock_lock *gate;
-	struct rdlock_lock *cancel_gate;
-	struct work_struct gate_work;
-	ktime_t start;
-	bool room_warned;
-	u8 sb_flags;
-	struct list_head park_node;
-	struct work_struct release_work;
-};
-
-/**
- * struct rdlock_dlm_ls - a DLM lockspace on this node
- * @list: on rdlock_dlm_list.
- * @name: its name.
- * @ls: the rdlock lockspace behind it.
- * @ops: the caller's callbacks.
- * @ops_arg: their argument.
- * @lock: protects @lkids, @res, @notices, @waits, @next_req and the
- *	locks' state; taken from softirq (notices), hence with interrupts
- *	off.
- * @lkids: locks by id.
- * @res: resources by hash.
- * @notices: waiters of the cluster not done yet.
- * @waits: this node's requests whose wait notice is out, done notice not
- *	(rdlock_dlm_req.wait_node).
- * @notice_mutex: orders the done notices after @repeat_work's repeats of
- *	the wait notices, so that no node keeps a wait that is over.
- * @next_req: request ids.
- * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
- * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
- * @trim_work: forgets the rdlock names this node does not use that are
- *	homed on a node of @trim_homes.
- * @repeat_nodes: nodes that opened the lockspace or were connected again
- *	since, a bit each, for @repeat_work.
- * @repeat_work: sends them a repeat notice, then the wait notices of
- *	@waits.
- * @hold_ms: rdlock_dlm_set_hold()'s minimum hold time.
- * @hold_max_ms: how far rdlock_dlm_hold_adapt() may raise a lock's.
- * @local_takes: locks granted with RDLOCK_DLM_LKF_LOCAL whose lock words
- *	are not taken yet (under @lock).
- * @local_wq: woken when none is left, when one is taken, and by a cancel.
- * @unpublished: those whose take has not started, oldest first
- *	(rdlock_dlm_lkb.local_node).
- * @parked: EX unlocks whose release waits for @local_takes to be 0
- *	(rdlock_dlm_req.park_node).
- * @forcing: every LOCAL take was started for a waiter; until none is
- *	left, LOCAL requests are granted once taken, as any other.
- * @age_work: starts the takes of locks @unpublished for longer than
- *	rdlock_dlm_local_defer_ms.
- */
-struct rdlock_dlm_ls {
-	struct list_head list;
-	char name[RDLOCK_LS_NAME_MAX];
-	struct rdlock_ls *ls;
-	const struct rdlock_dlm_ops *ops;
-	void *ops_arg;
-	spinlock_t lock;		/* see above */
-	struct idr lkids;
-	DECLARE_HASHTABLE(res, 8);
-	struct list_head notices;
-	struct list_head waits;
-	struct mutex notice_mutex;	/* see above */
-	u64 next_req;
-	atomic_t refs;
-	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
-	struct work_struct trim_work;
-	unsigned long repeat_nodes;	/* RDLOCK_MAX_NODES bits */
-	struct work_struct repeat_work;
-	unsigned int hold_ms;
-	unsigned int hold_max_ms;
-	unsigned int local_takes;
-	wait_queue_head_t local_wq;
-	struct list_head unpublished;
-	struct list_head parked;
-	bool forcing;
-	struct delayed_work age_work;
-};
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
 static LIST_HEAD(rdlock_dlm_list);
-static struct workqueue_struct *rdlock_dlm_wq;		/* requests */
-static struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
+struct workqueue_struct *rdlock_dlm_wq;		/* requests */
+struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
 /* LOCAL takes: requests on rdlock_dlm_wq may wait for them. */
-static struct workqueue_struct *rdlock_dlm_local_wq;
-
-/*
- * What the DLM layer asks of the lockspace layer, for profiles of a file
- * system's operations (debugfs rdlock/dlm, all lockspaces together).
- * Requests by granted mode (IV, NL, PR, EX) and requested mode (NL, PR,
- * EX; unlocks as IV); times in ns.
- */
-enum {
-	RDLOCK_DLM_ST_TAKE_MAIN,	/* rdlock_lock() of a main word */
-	RDLOCK_DLM_ST_TAKE_GATE,	/* of a gate */
-	RDLOCK_DLM_ST_TAKE_FAIL,	/* of those: failed (TRY busy, ...) */
-	RDLOCK_DLM_ST_TRY_OK,		/* a try spared a wait's notices */
-	RDLOCK_DLM_ST_TRY_BUSY,		/* a try found it busy: notice, wait */
-	RDLOCK_DLM_ST_DROP,		/* rdlock_unlock() */
-	RDLOCK_DLM_ST_LVB_GET,
-	RDLOCK_DLM_ST_LVB_SET,
-	RDLOCK_DLM_ST_LVB_WORDS,	/* value block words written */
-	RDLOCK_DLM_ST_LVB_SPARED,	/* not written: already there */
-	RDLOCK_DLM_ST_NOTICE,		/* notices sent (wait and done) */
-	RDLOCK_DLM_ST_NOQUEUE,		/* requests with NOQUEUE */
-	RDLOCK_DLM_ST_VALBLK,		/* requests with VALBLK */
-	RDLOCK_DLM_ST_CANCEL,		/* requests cancelled */
-	RDLOCK_DLM_ST_ROOM_WAIT,	/* takes that found no free entry */
-	RDLOCK_DLM_ST_TRIM,		/* room notices received */
-	RDLOCK_DLM_ST_HELLO,		/* hello notices of other nodes */
-	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
-	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
-	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
-	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
-	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
-	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */
-	RDLOCK_DLM_ST_POLL_WAIT,	/* a waiting take slept until a kick or poll */
-	RDLOCK_DLM_ST_KICK_SENT,	/* kicks to known waiters */
-	RDLOCK_DLM_ST_KICKED,		/* kicks that reached a waiting take */
-	RDLOCK_DLM_ST_LOCAL,		/* LOCAL locks granted before the take */
-	RDLOCK_DLM_ST_LOCAL_TAKES,	/* of them, takes under way (a gauge) */
-	RDLOCK_DLM_ST_LOCAL_RETRY,	/* a LOCAL lock's take failed: again */
-	RDLOCK_DLM_ST_LOCAL_LOST,	/* ... and gave up: the lockspace went */
-	RDLOCK_DLM_ST_LOCAL_KNOWN,	/* its value block was stored: misused */
-	RDLOCK_DLM_ST_LOCAL_WAIT,	/* requests that waited for LOCAL takes */
-	RDLOCK_DLM_ST_LOCAL_ABANDONED,	/* LOCAL locks unlocked, never taken */
-	RDLOCK_DLM_ST_LOCAL_AGED,	/* takes started by their age */
-	RDLOCK_DLM_ST_LOCAL_FORCED,	/* every LOCAL take started at once */
-	RDLOCK_DLM_ST_LOCAL_PARKS,	/* EX unlocks whose release waited */
-	RDLOCK_DLM_ST_LOCAL_PARKED,	/* of them, waiting now (a gauge) */
-	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
-	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
-	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
-	RDLOCK_DLM_ST_NS_LVB,		/* in rdlock_lvb_get()/_set() */
-	RDLOCK_DLM_ST_NS_NOTICE,	/* in rdlock_ls_notice_send() */
-	RDLOCK_DLM_ST_NS_REQ,		/* request start to its AST queued */
-	RDLOCK_DLM_ST_NS_AST,		/* AST queued to its call */
-	RDLOCK_DLM_ST_NS_LOCAL,		/* a LOCAL lock's take, grant to end */
-	RDLOCK_DLM_ST_NS_LOCAL_WAIT,	/* waiting for LOCAL takes */
-	RDLOCK_DLM_ST_NR
-};
-
-static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
-	[RDLOCK_DLM_ST_TAKE_MAIN] = "take_main",
-	[RDLOCK_DLM_ST_TAKE_GATE] = "take_gate",
-	[RDLOCK_DLM_ST_TAKE_FAIL] = "take_fail",
-	[RDLOCK_DLM_ST_TRY_OK] = "try_ok",
-	[RDLOCK_DLM_ST_TRY_BUSY] = "try_busy",
-	[RDLOCK_DLM_ST_DROP] = "drop",
-	[RDLOCK_DLM_ST_LVB_GET] = "lvb_get",
-	[RDLOCK_DLM_ST_LVB_SET] = "lvb_set",
-	[RDLOCK_DLM_ST_LVB_WORDS] = "lvb_words",
-	[RDLOCK_DLM_ST_LVB_SPARED] = "lvb_spared",
-	[RDLOCK_DLM_ST_NOTICE] = "notices",
-	[RDLOCK_DLM_ST_NOQUEUE] = "noqueue",
-	[RDLOCK_DLM_ST_VALBLK] = "valblk",
-	[RDLOCK_DLM_ST_CANCEL] = "cancels",
-	[RDLOCK_DLM_ST_ROOM_WAIT] = "room_waits",
-	[RDLOCK_DLM_ST_TRIM] = "trims",
-	[RDLOCK_DLM_ST_HELLO] = "hellos",
-	[RDLOCK_DLM_ST_REWAIT] = "rewaits",
-	[RDLOCK_DLM_ST_RECONNECT] = "reconnects",
-	[RDLOCK_DLM_ST_NODE_DOWN] = "nodes_down",
-	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
-	[RDLOCK_DLM_ST_BAST_HELD] = "basts_held",
-	[RDLOCK_DLM_ST_HOLD_RAISED] = "holds_raised",
-	[RDLOCK_DLM_ST_POLL_WAIT] = "poll_waits",
-	[RDLOCK_DLM_ST_KICK_SENT] = "kicks_sent",
-	[RDLOCK_DLM_ST_KICKED] = "kicks",
-	[RDLOCK_DLM_ST_LOCAL] = "local_grants",
-	[RDLOCK_DLM_ST_LOCAL_TAKES] = "local_takes",
-	[RDLOCK_DLM_ST_LOCAL_RETRY] = "local_retries",
-	[RDLOCK_DLM_ST_LOCAL_LOST] = "local_lost",
-	[RDLOCK_DLM_ST_LOCAL_KNOWN] = "local_known",
-	[RDLOCK_DLM_ST_LOCAL_WAIT] = "local_waits",
-	[RDLOCK_DLM_ST_LOCAL_ABANDONED] = "local_abandoned",
-	[RDLOCK_DLM_ST_LOCAL_AGED] = "local_aged",
-	[RDLOCK_DLM_ST_LOCAL_FORCED] = "local_forced",
-	[RDLOCK_DLM_ST_LOCAL_PARKS] = "local_parks",
-	[RDLOCK_DLM_ST_LOCAL_PARKED] = "local_parked",
-	[RDLOCK_DLM_ST_NS_MAIN] = "ns_take_main",
-	[RDLOCK_DLM_ST_NS_GATE] = "ns_take_gate",
-	[RDLOCK_DLM_ST_NS_DROP] = "ns_drop",
-	[RDLOCK_DLM_ST_NS_LVB] = "ns_lvb",
-	[RDLOCK_DLM_ST_NS_NOTICE] = "ns_notice",
-	[RDLOCK_DLM_ST_NS_REQ] = "ns_request",
-	[RDLOCK_DLM_ST_NS_AST] = "ns_ast_queued",
-	[RDLOCK_DLM_ST_NS_LOCAL] = "ns_local_take",
-	[RDLOCK_DLM_ST_NS_LOCAL_WAIT] = "ns_local_wait",
-};
-
-static atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
-/* Fault injection for tests: ms each done notice waits before it goes. */
-static u32 rdlock_dlm_inject_done_delay_ms;
-/*
- * For tests: a waiting take polls every this many ms instead of after a
- * back-off, so that only a kick or a cancel ends its wait sooner.
- */
-static u32 rdlock_dlm_inject_poll_ms;
-/* Fault injection for tests: ms a LOCAL lock's take waits before it starts. */
-static u32 rdlock_dlm_inject_local_delay_ms;
-static atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
-
-static void rdlock_dlm_count(int st, s64 n)
-{
-	atomic64_add(n, &rdlock_dlm_st[st]);
-}
-
-/* One more @st, and the time since @t0 added to @ns_st. */
-static void rdlock_dlm_count_since(int st, int ns_st, ktime_t t0)
-{
-	rdlock_dlm_count(st, 1);
-	rdlock_dlm_count(ns_st, ktime_to_ns(ktime_sub(ktime_get(), t0)));
-}
+struct workqueue_struct *rdlock_dlm_local_wq;
 
 static int rdlock_dlm_mode_idx(int mode)
 {
@@ -630,692 +222,6 @@ static int rdlock_dlm_mode_idx(int mode)
 	default:
 		return 0;
 	}
-}
-
-static bool rdlock_dlm_conflict(int a, int b)
-{
-	if (a <= RDLOCK_DLM_LOCK_NL || b <= RDLOCK_DLM_LOCK_NL)
-		return false;
-	return a == RDLOCK_DLM_LOCK_EX || b == RDLOCK_DLM_LOCK_EX;
-}
-
-static void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
-{
-	/* rdlock_dlm_close() may free @dls at 0: the wait queue is hashed. */
-	if (atomic_dec_and_test(&dls->refs))
-		wake_up_var(&dls->refs);
-}
-
-/* ------------------------------------------------------------------ */
-/* Callbacks                                                          */
-
-/*
- * @lkb's hold time now, in ms. @hold_shift only grows while below the
- * maximum (at most 1000 ms), so it stays below 11. Caller holds dls->lock.
- */
-static unsigned int rdlock_dlm_hold_of(const struct rdlock_dlm_lkb *lkb)
-{
-	return min(READ_ONCE(lkb->dls->hold_ms) << lkb->hold_shift,
-		   READ_ONCE(lkb->dls->hold_max_ms));
-}
-
-/*
- * A grant of @req raises @lkb's mode: adapt the lock's hold time, as
- * GFS2 adapts a glock's. The lock bounces when this node, asked to give
- * it up (a BAST) less than RDLOCK_DLM_BOUNCE_MS before, asks for it again
- * and waits for other nodes more than twice its hold time: the nodes
- * take turns at it, each wanting it again at once, and every hand-over
- * costs its holder a flush (OCFS2: a journal checkpoint); then the hold
- * time doubles, up to the lockspace's maximum, so that each turn does
- * more. A node that needs the lock once in a while (a directory's atime
- * after a listing) keeps the short hold however long it waited, and a
- * request that did not wait (nobody was in its way) brings the hold
- * back to the lockspace's. Caller holds dls->lock.
- */
-static void rdlock_dlm_hold_adapt(struct rdlock_dlm_lkb *lkb,
-				  const struct rdlock_dlm_req *req)
-{
-	unsigned int ms = rdlock_dlm_hold_of(lkb);
-
-	lockdep_assert_held(&lkb->dls->lock);
-	if (!req->noticed) {
-		lkb->hold_shift = 0;
-		return;
-	}
-	if (ms && ms < READ_ONCE(lkb->dls->hold_max_ms) && lkb->basted &&
-	    ktime_ms_delta(req->start, lkb->basted) < RDLOCK_DLM_BOUNCE_MS &&
-	    ktime_ms_delta(ktime_get(), req->start) > 2 * (s64)ms) {
-		lkb->hold_shift++;
-		rdlock_dlm_count(RDLOCK_DLM_ST_HOLD_RAISED, 1);
-	}
-}
-
-/*
- * The BAST at the head of @lkb's callbacks, the only one queued, waits
- * for the end of the lock's hold time: run the work again then. Caller
- * holds dls->lock.
- */
-static bool rdlock_dlm_hold_bast(struct rdlock_dlm_lkb *lkb)
-{
-	ktime_t until = ktime_add_ms(lkb->granted, rdlock_dlm_hold_of(lkb));
-	ktime_t now = ktime_get();
-
-	lockdep_assert_held(&lkb->dls->lock);
-	if (!ktime_before(now, until))
-		return false;
-	if (!lkb->bast_held) {
-		lkb->bast_held = true;
-		rdlock_dlm_count(RDLOCK_DLM_ST_BAST_HELD, 1);
-	}
-	queue_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work,
-			   nsecs_to_jiffies(ktime_to_ns(ktime_sub(until, now))) +
-			   1);
-	return true;
-}
-
-static void rdlock_dlm_cb_work(struct work_struct *work)
-{
-	struct rdlock_dlm_lkb *lkb = container_of(to_delayed_work(work),
-						  struct rdlock_dlm_lkb,
-						  cb_work);
-	struct rdlock_dlm_ls *dls = lkb->dls;
-	struct rdlock_dlm_cb cb;
-	unsigned int hold_ms;
-	unsigned long flags;
-	int grmode;
-
-	for (;;) {
-		spin_lock_irqsave(&dls->lock, flags);
-		if (!lkb->nr_cbs) {
-			spin_unlock_irqrestore(&dls->lock, flags);
-			return;
-		}
-		cb = lkb->cbs[lkb->cb_head];
-		if (cb.type == RDLOCK_DLM_CB_BAST && lkb->nr_cbs == 1 &&
-		    rdlock_dlm_hold_bast(lkb)) {
-			spin_unlock_irqrestore(&dls->lock, flags);
-			return;
-		}
-		lkb->cb_head = (lkb->cb_head + 1) % RDLOCK_DLM_CBS;
-		lkb->nr_cbs--;
-		if (cb.type == RDLOCK_DLM_CB_BAST) {
-			lkb->basted = ktime_get();
-			lkb->bast_held = false;
-		}
-		grmode = lkb->grmode;
-		hold_ms = rdlock_dlm_hold_of(lkb);
-		spin_unlock_irqrestore(&dls->lock, flags);
-
-		if (cb.type == RDLOCK_DLM_CB_BAST) {
-			trace_rdlock_dlm_bast(dls->name, lkb->hash, lkb->lkid,
-					      grmode, cb.val, hold_ms);
-			lkb->bast(lkb->astarg, cb.val);
-			continue;
-		}
-		trace_rdlock_dlm_ast(dls->name, lkb->hash, lkb->lkid, grmode,
-				     cb.val, hold_ms);
-		rdlock_dlm_count(RDLOCK_DLM_ST_NS_AST,
-				 ktime_to_ns(ktime_sub(ktime_get(), cb.queued)));
-		lkb->lksb->sb_status = cb.val;
-		lkb->lksb->sb_flags = cb.sb_flags;
-		if (cb.hold)
-			lkb->granted = ktime_get();
-		lkb->ast(lkb->astarg);
-		if (cb.final) {
-			/*
-			 * Queued last: nothing else refers to @lkb now but a
-			 * run of this work that its queueing, while this one
-			 * ran, may have left pending.
-			 */
-			cancel_delayed_work(&lkb->cb_work);
-			kfree(lkb);
-			rdlock_dlm_put(dls);
-			return;
-		}
-	}
-}
-
-/*
- * Queue a callback; caller holds dls->lock. @final: @lkb's last; @hold:
- * an AST of a grant that raised the mode.
- */
-static void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
-				u8 sb_flags, bool final, bool hold)
-{
-	struct rdlock_dlm_cb *tail;
-
-	lockdep_assert_held(&lkb->dls->lock);
-	if (type == RDLOCK_DLM_CB_BAST) {
-		if (!lkb->bast || lkb->dead)
-			return;
-		tail = lkb->nr_cbs ? &lkb->cbs[(lkb->cb_head + lkb->nr_cbs - 1) %
-					       RDLOCK_DLM_CBS] : NULL;
-		/* Two BASTs in a row say nothing the stronger does not. */
-		if (tail && tail->type == RDLOCK_DLM_CB_BAST) {
-			tail->val = max(tail->val, val);
-			return;
-		}
-	}
-	/* At most one AST per request and BASTs coalesced: cannot fill. */
-	if (WARN_ON_ONCE(lkb->nr_cbs == RDLOCK_DLM_CBS))
-		return;
-	lkb->cbs[(lkb->cb_head + lkb->nr_cbs) % RDLOCK_DLM_CBS] =
-		(struct rdlock_dlm_cb){ .type = type, .val = val,
-					.sb_flags = sb_flags, .final = final,
-					.hold = hold, .queued = ktime_get() };
-	lkb->nr_cbs++;
-	if (final)
-		lkb->dead = true;
-	/* A BAST held back goes now, in order, before this AST. */
-	mod_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work, 0);
-}
-
-/*
- * @lkb is granted a higher mode: the BASTs still queued for it were
- * owed to its old mode. Delivered before the grant's AST, they would end
- * its hold time at once (dlmglue gives back a lock granted with a BAST
- * pending as soon as its users are done): a node that gave a lock back
- * and took it again before the waiter it gave way to got it would hold
- * it for one operation and one journal flush. They go instead: the
- * waits they were for that are still known give the new mode its BASTs
- * after the AST (rdlock_dlm_bast_known()), held like any other; a wait
- * that is over needs none. Caller holds dls->lock.
- */
-static void rdlock_dlm_drop_basts(struct rdlock_dlm_lkb *lkb)
-{
-	unsigned int i, n = 0;
-
-	lockdep_assert_held(&lkb->dls->lock);
-	for (i = 0; i < lkb->nr_cbs; i++) {
-		struct rdlock_dlm_cb *cb = &lkb->cbs[(lkb->cb_head + i) %
-						     RDLOCK_DLM_CBS];
-
-		if (cb->type != RDLOCK_DLM_CB_BAST)
-			lkb->cbs[(lkb->cb_head + n++) % RDLOCK_DLM_CBS] = *cb;
-	}
-	lkb->nr_cbs = n;
-	lkb->bast_held = false;
-}
-
-/* BASTs that @lkb, granted @mode now, owes to waiters already known. */
-static void rdlock_dlm_bast_known(struct rdlock_dlm_lkb *lkb)
-{
-	struct rdlock_dlm_ls *dls = lkb->dls;
-	u32 self = rdlock_xport_self();
-	struct rdlock_dlm_notice *n;
-
-	lockdep_assert_held(&dls->lock);
-	list_for_each_entry(n, &dls->notices, node) {
-		if (n->hash != lkb->res->hash ||
-		    (n->src == self && n->lkid == lkb->lkid))
-			continue;
-		if (rdlock_dlm_conflict(n->mode, lkb->grmode))
-			rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST, n->mode, 0,
-					    false, false);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* Resources and notices                                              */
-
-static u64 rdlock_dlm_hash(const void *name, unsigned int len)
-{
-	return siphash(name, len, &rdlock_dlm_key);
-}
-
-static struct rdlock_dlm_res *rdlock_dlm_res_find(struct rdlock_dlm_ls *dls,
-						  u64 hash, const void *name,
-						  unsigned int len)
-{
-	struct rdlock_dlm_res *res;
-
-	hash_for_each_possible(dls->res, res, hnode, hash)
-		if (res->hash == hash && res->len == len &&
-		    !memcmp(res->name, name, len))
-			return res;
-	return NULL;
-}
-
-static void rdlock_dlm_res_put(struct rdlock_dlm_ls *dls,
-			       struct rdlock_dlm_res *res)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&dls->lock, flags);
-	if (--res->refs) {
-		res = NULL;
-	} else {
-		WARN_ON(!list_empty(&res->locks));
-		hash_del(&res->hnode);
-	}
-	spin_unlock_irqrestore(&dls->lock, flags);
-	kfree(res);
-}
-
-/*
- * The wait notices of request @req of node @src are over; @req 0 (ids
- * start at 1): every wait of @src, which opened the lockspace (it has no
- * request yet) or is about to send all of its waits again.
- */
-static void rdlock_dlm_forget_wait(struct rdlock_dlm_ls *dls, u32 src, u64 req)
-{
-	struct rdlock_dlm_notice *n, *tmp;
-
-	lockdep_assert_held(&dls->lock);
-	list_for_each_entry_safe(n, tmp, &dls->notices, node) {
-		if (n->src == src && (!req || n->req == req)) {
-			list_del(&n->node);
-			kfree(n);
-			rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, -1);
-		}
-	}
-}
-
-/*
- * This node's request @id still waits for its lock: not cancelled, and its
- * done notice not sent. A cancel forgets the request's wait here at once;
- * its own wait notice, delivered here last, must not bring it back.
- */
-static bool rdlock_dlm_wait_live(struct rdlock_dlm_ls *dls, u64 id)
-{
-	struct rdlock_dlm_req *req;
-
-	lockdep_assert_held(&dls->lock);
-	list_for_each_entry(req, &dls->waits, wait_node)
-		if (req->id == id)
-			return req->lkb;
-	return false;
-}
-
-/*
- * A node gave back a hold that this node's request @id may wait for: it
- * tries again now. Caller holds dls->lock.
- */
-static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
-{
-	struct rdlock_dlm_req *req;
-
-	lockdep_assert_held(&dls->lock);
-	list_for_each_entry(req, &dls->waits, wait_node) {
-		if (req->id == id) {
-			WRITE_ONCE(req->kicks, req->kicks + 1);
-			wake_up(&req->kick_wq);
-			rdlock_dlm_count(RDLOCK_DLM_ST_KICKED, 1);
-			return;
-		}
-	}
-}
-
-/* Is a request known to wait for resource @hash? Caller holds dls->lock. */
-static bool rdlock_dlm_res_waited(struct rdlock_dlm_ls *dls, u64 hash)
-{
-	struct rdlock_dlm_notice *n;
-
-	lockdep_assert_held(&dls->lock);
-	list_for_each_entry(n, &dls->notices, node)
-		if (n->hash == hash)
-			return true;
-	return false;
-}
-
-/* Start unpublished @lkb's take; caller holds dls->lock. */
-static void rdlock_dlm_local_publish(struct rdlock_dlm_lkb *lkb)
-{
-	lockdep_assert_held(&lkb->dls->lock);
-	list_del_init(&lkb->local_node);
-	queue_work(rdlock_dlm_local_wq, &lkb->local_req->work);
-	lkb->local_req = NULL;
-}
-
-/*
- * Something waits for the LOCAL takes (a down-conversion from EX, a
- * request for words a parked release holds): start them all now, and
- * grant no lock early until none is left, or a stream of new ones could
- * keep the wait going. Caller holds dls->lock.
- */
-static void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls)
-{
-	struct rdlock_dlm_lkb *lkb, *tmp;
-
-	lockdep_assert_held(&dls->lock);
-	if (!dls->local_takes)
-		return;
-	if (!dls->forcing)
-		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_FORCED, 1);
-	dls->forcing = true;
-	list_for_each_entry_safe(lkb, tmp, &dls->unpublished, local_node)
-		rdlock_dlm_local_publish(lkb);
-}
-
-/*
- * A LOCAL lock's words are taken, or it was unlocked without them: with
- * none left, the parked EX releases go. Caller holds dls->lock.
- */
-static void rdlock_dlm_local_ended(struct rdlock_dlm_ls *dls)
-{
-	struct rdlock_dlm_req *req, *tmp;
-
-	lockdep_assert_held(&dls->lock);
-	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, -1);
-	wake_up_all(&dls->local_wq);
-	if (--dls->local_takes)
-		return;
-	dls->forcing = false;
-	list_for_each_entry_safe(req, tmp, &dls->parked, park_node) {
-		list_del_init(&req->park_node);
-		queue_work(rdlock_dlm_wq, &req->release_work);
-	}
-}
-
-/* Send @node our waits again; sending may sleep: not from softirq. */
-static void rdlock_dlm_repeat_to(struct rdlock_dlm_ls *dls, u32 node)
-{
-	set_bit(node, &dls->repeat_nodes);
-	queue_work(rdlock_dlm_wq, &dls->repeat_work);
-}
-
-/* The transport connected to @node (again): it may have lost notices. */
-static void rdlock_dlm_node_up(void *arg, u32 node)
-{
-	struct rdlock_dlm_ls *dls = arg;
-
-	if (node >= RDLOCK_MAX_NODES)
-		return;
-	rdlock_dlm_count(RDLOCK_DLM_ST_RECONNECT, 1);
-	rdlock_dlm_repeat_to(dls, node);
-}
-
-/*
- * @node was declared down: before anything it held here is released
- * (rdlock_ls_node_down()), the user's recovery hears of it, and its waits
- * are over (no done notice will come from it).
- */
-static void rdlock_dlm_node_down(void *arg, u32 node)
-{
-	struct rdlock_dlm_ls *dls = arg;
-	unsigned long flags;
-
-	if (node >= RDLOCK_MAX_NODES)
-		return;
-	spin_lock_irqsave(&dls->lock, flags);
-	rdlock_dlm_forget_wait(dls, node, 0);
-	spin_unlock_irqrestore(&dls->lock, flags);
-	rdlock_dlm_count(RDLOCK_DLM_ST_NODE_DOWN, 1);
-	if (dls->ops && dls->ops->node_down)
-		dls->ops->node_down(dls->ops_arg, node);
-}
-
-static void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
-			      size_t len)
-{
-	const struct rdlock_dlm_notice_msg *m = payload;
-	struct rdlock_dlm_ls *dls = arg;
-	struct rdlock_dlm_notice *n;
-	struct rdlock_dlm_lkb *lkb;
-	struct rdlock_dlm_res *res;
-	u32 self = rdlock_xport_self();
-	u64 hash, req;
-	u32 lkid;
-	int mode;
-
-	if (len < sizeof(*m))
-		return;
-	hash = le64_to_cpu(m->hash);
-	req = le64_to_cpu(m->req);
-	lkid = le32_to_cpu(m->lkid);
-	mode = m->mode;
-
-	/* Softirq or the sender's context: the caller disabled interrupts. */
-	spin_lock(&dls->lock);
-	if (m->kind == RDLOCK_DLM_NOTICE_DONE) {
-		rdlock_dlm_forget_wait(dls, src, req);
-		spin_unlock(&dls->lock);
-		return;
-	}
-	if (m->kind == RDLOCK_DLM_NOTICE_KICK) {
-		rdlock_dlm_kicked(dls, req);
-		spin_unlock(&dls->lock);
-		return;
-	}
-	if (m->kind == RDLOCK_DLM_NOTICE_ROOM) {
-		u32 home = le16_to_cpu(m->home);
-
-		spin_unlock(&dls->lock);
-		if (home >= RDLOCK_MAX_NODES)
-			return;
-		/* Forgetting takes remote operations: not in softirq. */
-		rdlock_dlm_count(RDLOCK_DLM_ST_TRIM, 1);
-		set_bit(home, &dls->trim_homes);
-		queue_work(rdlock_dlm_wq, &dls->trim_work);
-		return;
-	}
-	if (m->kind == RDLOCK_DLM_NOTICE_REPEAT) {
-		if (src != self)
-			rdlock_dlm_forget_wait(dls, src, 0);
-		spin_unlock(&dls->lock);
-		return;
-	}
-	if (m->kind == RDLOCK_DLM_NOTICE_HELLO) {
-		if (src == self || src >= RDLOCK_MAX_NODES) {
-			spin_unlock(&dls->lock);
-			return;
-		}
-		/* What it sent before it (re)opened is over. */
-		rdlock_dlm_forget_wait(dls, src, 0);
-		spin_unlock(&dls->lock);
-		rdlock_dlm_count(RDLOCK_DLM_ST_HELLO, 1);
-		rdlock_dlm_repeat_to(dls, src);
-		return;
-	}
-	if (m->kind != RDLOCK_DLM_NOTICE_WAIT ||
-	    (src == self && !rdlock_dlm_wait_live(dls, req))) {
-		spin_unlock(&dls->lock);
-		return;
-	}
-	hash_for_each_possible(dls->res, res, hnode, hash) {
-		if (res->hash != hash)
-			continue;
-		/* It may wait for words a parked release holds. */
-		if (res->parked)
-			rdlock_dlm_local_force(dls);
-		list_for_each_entry(lkb, &res->locks, res_node) {
-			if (src == self && lkb->lkid == lkid)
-				continue;
-			if (rdlock_dlm_conflict(mode, lkb->grmode))
-				rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST,
-						    mode, 0, false, false);
-		}
-	}
-	/*
-	 * Without memory a holder granted later misses its BAST; the ones
-	 * granted now have theirs.
-	 */
-	n = kzalloc(sizeof(*n), GFP_ATOMIC);
-	if (n) {
-		n->src = src;
-		n->lkid = lkid;
-		n->hash = hash;
-		n->req = req;
-		n->mode = mode;
-		list_add_tail(&n->node, &dls->notices);
-		rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, 1);
-	} else {
-		pr_warn_ratelimited("no memory to remember a blocking notice\n");
-	}
-	spin_unlock(&dls->lock);
-}
-
-/* Send @m to every node (@to U32_MAX) or to node @to. */
-static void rdlock_dlm_send_msg(struct rdlock_dlm_ls *dls,
-				const struct rdlock_dlm_notice_msg *m, u32 to)
-{
-	ktime_t t0 = ktime_get();
-	int ret;
-
-	static_assert(sizeof(*m) <= RDLOCK_LS_NOTICE_MAX);
-	if (to == U32_MAX)
-		ret = rdlock_ls_notice_send(dls->ls, m, sizeof(*m));
-	else
-		ret = rdlock_ls_notice_send_to(dls->ls, to, m, sizeof(*m));
-	rdlock_dlm_count_since(m->kind == RDLOCK_DLM_NOTICE_KICK ?
-			       RDLOCK_DLM_ST_KICK_SENT : RDLOCK_DLM_ST_NOTICE,
-			       RDLOCK_DLM_ST_NS_NOTICE, t0);
-	/* A node not connected has no holder we could wait for now. */
-	if (ret && ret != -ENOTCONN)
-		pr_warn_ratelimited("blocking notice not sent to every node: %d\n",
-				    ret);
-}
-
-static void rdlock_dlm_msg_fill(struct rdlock_dlm_req *req, u8 kind,
-				int mode, u32 home,
-				struct rdlock_dlm_notice_msg *m)
-{
-	*m = (struct rdlock_dlm_notice_msg){
-		.kind = kind,
-		.mode = mode,
-		.home = cpu_to_le16(home),
-		.lkid = cpu_to_le32(req->lkid),
-		.hash = cpu_to_le64(req->res->hash),
-		.req = cpu_to_le64(req->id),
-	};
-}
-
-static void rdlock_dlm_send_notice(struct rdlock_dlm_req *req, u8 kind,
-				   int mode, u32 home)
-{
-	struct rdlock_dlm_notice_msg m;
-
-	rdlock_dlm_msg_fill(req, kind, mode, home, &m);
-	rdlock_dlm_send_msg(req->dls, &m, U32_MAX);
-}
-
-/*
- * @req is about to wait: its wait notice goes to every node. It is on
- * dls->waits before it is sent, so that a node whose hello comes while it
- * is being sent (and that may have dropped it, not having the lockspace
- * open yet) is sent it again by rdlock_dlm_repeat_work().
- */
-static void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req)
-{
-	struct rdlock_dlm_ls *dls = req->dls;
-	unsigned long flags;
-
-	spin_lock_irqsave(&dls->lock, flags);
-	req->noticed = true;
-	list_add_tail(&req->wait_node, &dls->waits);
-	spin_unlock_irqrestore(&dls->lock, flags);
-	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
-}
-
-/*
- * @req's wait is over: the done notice, after any repeat of the wait's
- * (none if it never waited).
- */
-static void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
-{
-	struct rdlock_dlm_ls *dls = req->dls;
-	unsigned long flags;
-
-	if (!req->noticed)
-		return;
-	mutex_lock(&dls->notice_mutex);
-	if (READ_ONCE(rdlock_dlm_inject_done_delay_ms))
-		msleep(READ_ONCE(rdlock_dlm_inject_done_delay_ms));
-	spin_lock_irqsave(&dls->lock, flags);
-	list_del(&req->wait_node);
-	spin_unlock_irqrestore(&dls->lock, flags);
-	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_DONE, req->to, 0);
-	mutex_unlock(&dls->notice_mutex);
-}
-
-/*
- * @req gave back a hold on its resource: every request known to wait for
- * the resource (its wait notice came, its done notice not yet) is kicked,
- * so that it tries again now instead of at its next poll. A kick is a
- * hint: one lost, or one that comes before the release reached a third
- * node's table, costs a poll's delay. This node's waiters are kicked
- * here; beyond RDLOCK_DLM_KICKS_MAX other nodes' ones poll.
- */
-static void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
-{
-	struct rdlock_dlm_notice_msg m[RDLOCK_DLM_KICKS_MAX];
-	u32 to[RDLOCK_DLM_KICKS_MAX], self = rdlock_xport_self();
-	struct rdlock_dlm_ls *dls = req->dls;
-	struct rdlock_dlm_notice *n;
-	unsigned int i, nr = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&dls->lock, flags);
-	list_for_each_entry(n, &dls->notices, node) {
-		if (n->hash != req->res->hash ||
-		    (n->src == self && n->req == req->id))
-			continue;
-		if (n->src == self) {
-			rdlock_dlm_kicked(dls, n->req);
-			continue;
-		}
-		if (nr == RDLOCK_DLM_KICKS_MAX)
-			continue;
-		to[nr] = n->src;
-		m[nr++] = (struct rdlock_dlm_notice_msg){
-			.kind = RDLOCK_DLM_NOTICE_KICK,
-			.mode = n->mode,
-			.lkid = cpu_to_le32(n->lkid),
-			.hash = cpu_to_le64(n->hash),
-			.req = cpu_to_le64(n->req),
-		};
-	}
-	spin_unlock_irqrestore(&dls->lock, flags);
-	for (i = 0; i < nr; i++)
-		rdlock_dlm_send_msg(dls, &m[i], to[i]);
-}
-
-/*
- * Nodes that opened the lockspace after some of our requests' wait
- * notices went out dropped them (no receiver yet), and a node connected
- * again may have lost any notice sent to it meanwhile or on the failed
- * connection: a holder it grants would never get its BAST, or a wait
- * that is over would give its holders BASTs for good. Send each of them
- * a repeat notice (it forgets our waits) and then the notices of the
- * requests still waiting, under notice_mutex: a request's done notice
- * cannot overtake its repeated wait notice (the connection to a node is
- * ordered), which would leave that node a wait that is over for good.
- */
-static void rdlock_dlm_repeat_work(struct work_struct *work)
-{
-	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
-						 repeat_work);
-	struct rdlock_dlm_notice_msg m;
-	struct rdlock_dlm_req *req;
-	unsigned long flags;
-	u64 last, next;
-	u32 node;
-
-	mutex_lock(&dls->notice_mutex);
-	for (node = 0; node < RDLOCK_MAX_NODES; node++) {
-		if (!test_and_clear_bit(node, &dls->repeat_nodes))
-			continue;
-		rdlock_dlm_send_msg(dls, &(struct rdlock_dlm_notice_msg){
-					.kind = RDLOCK_DLM_NOTICE_REPEAT }, node);
-		/* In request order (ids from 1), one at a time: sends sleep. */
-		for (last = 0;; last = next) {
-			next = 0;
-			spin_lock_irqsave(&dls->lock, flags);
-			list_for_each_entry(req, &dls->waits, wait_node) {
-				if (req->id <= last || (next && req->id > next))
-					continue;
-				next = req->id;
-				rdlock_dlm_msg_fill(req, RDLOCK_DLM_NOTICE_WAIT,
-						    req->to, 0, &m);
-			}
-			spin_unlock_irqrestore(&dls->lock, flags);
-			if (!next)
-				break;
-			rdlock_dlm_count(RDLOCK_DLM_ST_REWAIT, 1);
-			rdlock_dlm_send_msg(dls, &m, node);
-		}
-	}
-	mutex_unlock(&dls->notice_mutex);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1510,8 +416,8 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
 	return __rdlock_dlm_take(req, gate, mode, noqueue, false, out);
 }
 
-static void rdlock_dlm_drop(struct rdlock_dlm_req *req,
-			    struct rdlock_lock **lk)
+void rdlock_dlm_drop(struct rdlock_dlm_req *req,
+		     struct rdlock_lock **lk)
 {
 	ktime_t t0;
 
@@ -1551,8 +457,8 @@ static bool rdlock_dlm_step(struct rdlock_dlm_req *req, bool cancellable)
  * success @lkb's main (and gate) are set, on failure @lkb keeps what it
  * held in @from, or NL when it had to give it up and could not retake it.
  */
-static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
-			 int *grmode)
+int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
+		  int *grmode)
 {
 	bool noqueue = req->flags & RDLOCK_DLM_LKF_NOQUEUE;
 	struct rdlock_lock *again = NULL;
@@ -1604,7 +510,7 @@ static int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	return ret;
 }
 
-static int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
+int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
 {
 	ktime_t t0 = ktime_get();
 	int ret = rdlock_lvb_get(lk, buf, f);
@@ -1722,7 +628,7 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 	return ret;
 }
 
-static void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
+void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = req->dls;
 
@@ -1785,150 +691,6 @@ static bool rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	/* The lock's reference on the resource (a parked @req has its own). */
 	rdlock_dlm_res_put(dls, res);
 	return park;
-}
-
-/*
- * @req of a lock that exists ended with @ret, the lock now at @grmode: its
- * AST. Only EX grants are held: the CAS lock does not queue, so holds of
- * PR grants that other nodes keep getting would keep an EX waiter out for
- * as long as they come (a directory's readers against the node that
- * updates its atime). Caller holds dls->lock.
- */
-static void rdlock_dlm_ast(struct rdlock_dlm_lkb *lkb,
-			   const struct rdlock_dlm_req *req, int grmode, int ret)
-{
-	bool hold = grmode == RDLOCK_DLM_LOCK_EX && grmode > lkb->grmode;
-
-	lockdep_assert_held(&lkb->dls->lock);
-	if (hold)
-		rdlock_dlm_hold_adapt(lkb, req);
-	if (grmode > lkb->grmode)
-		rdlock_dlm_drop_basts(lkb);
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
-			    false, hold);
-	lkb->grmode = grmode;
-	if (!ret)
-		rdlock_dlm_bast_known(lkb);
-}
-
-/*
- * Has another lock of @req's resource on this node been granted LOCAL
- * without its words yet? Caller holds dls->lock.
- */
-static bool rdlock_dlm_res_local(const struct rdlock_dlm_req *req)
-{
-	struct rdlock_dlm_lkb *o;
-
-	lockdep_assert_held(&req->dls->lock);
-	list_for_each_entry(o, &req->res->locks, res_node)
-		if (o != req->lkb && o->local)
-			return true;
-	return false;
-}
-
-/*
- * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
- * touches nothing of its lock's, which may be gone. Caller holds
- * dls->lock.
- */
-static bool __rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
-				    bool publish, bool takes)
-{
-	lockdep_assert_held(&req->dls->lock);
-	return !req->lkb || (!req->lkb->local &&
-			     (!publish || !req->dls->local_takes) &&
-			     (!takes || !rdlock_dlm_res_local(req)));
-}
-
-static bool rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
-				  bool publish, bool takes)
-{
-	unsigned long flags;
-	bool done;
-
-	spin_lock_irqsave(&req->dls->lock, flags);
-	done = __rdlock_dlm_local_done(req, publish, takes);
-	spin_unlock_irqrestore(&req->dls->lock, flags);
-	return done;
-}
-
-/*
- * A LOCAL lock unlocked before its take started: nobody else knows its
- * name, so it has nothing to give back and its take is not needed.
- * Caller holds dls->lock; the take's request is returned, to be freed.
- */
-static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lkb)
-{
-	struct rdlock_dlm_req *take = lkb->local_req;
-
-	lockdep_assert_held(&lkb->dls->lock);
-	list_del_init(&lkb->local_node);
-	lkb->local = false;
-	lkb->local_req = NULL;
-	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_ABANDONED, 1);
-	rdlock_dlm_local_ended(lkb->dls);
-	return take;
-}
-
-/*
- * Before @req touches its lock's words, a LOCAL take of the lock itself
- * must have ended (rdlock_dlm_local_grant()): started now if it was
- * deferred, not needed at all by an unlock (but one that stores an EX
- * value block). And before an EX lock goes below EX, every LOCAL take of
- * the lockspace: its holder may have written where other nodes learn a
- * new resource's name (a directory's entry of a new inode), and a node
- * that learns it must find the name's lock words taken. A lock unlocked
- * untaken counts too: the data written under it becomes another node's
- * once that node learns its name, so the same holds for the names in it.
- * An EX unlock does not wait here: its release does
- * (rdlock_dlm_unlock_work()). A request that takes words waits for the
- * takes of this node's other LOCAL locks of its resource, which hold it
- * already: else it could take the words first.
- */
-static void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
-{
-	bool publish = req->from == RDLOCK_DLM_LOCK_EX && !req->unlock &&
-		       req->to < RDLOCK_DLM_LOCK_EX;
-	bool takes = !req->unlock && req->to > req->from &&
-		     req->to != RDLOCK_DLM_LOCK_NL;
-	struct rdlock_dlm_ls *dls = req->dls;
-	struct rdlock_dlm_req *take = NULL;
-	struct rdlock_dlm_lkb *lkb, *o;
-	unsigned long flags;
-	ktime_t t0;
-	bool done;
-
-	spin_lock_irqsave(&dls->lock, flags);
-	lkb = req->lkb;
-	if (takes)
-		list_for_each_entry(o, &req->res->locks, res_node)
-			if (o != lkb && o->local_req)
-				rdlock_dlm_local_publish(o);
-	if (lkb && lkb->local_req) {
-		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
-				     req->from == RDLOCK_DLM_LOCK_EX))
-			take = rdlock_dlm_local_abandon(lkb);
-		else
-			rdlock_dlm_local_publish(lkb);
-	}
-	if (publish)
-		rdlock_dlm_local_force(dls);
-	done = __rdlock_dlm_local_done(req, publish, takes);
-	spin_unlock_irqrestore(&dls->lock, flags);
-	if (take) {
-		/* Never started: its references go as a request's would. */
-		rdlock_dlm_res_put(dls, take->res);
-		kfree(take);
-		rdlock_dlm_put(dls);
-	}
-	if (done)
-		return;
-	t0 = ktime_get();
-	/* As long as the cluster takes: not a hung task. */
-	wait_event_idle(dls->local_wq,
-			rdlock_dlm_local_done(req, publish, takes));
-	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
-			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
 }
 
 static void rdlock_dlm_work(struct work_struct *work)
@@ -2013,125 +775,6 @@ out:
 	rdlock_dlm_req_free(req);
 }
 
-/*
- * The background take of a lock granted by rdlock_dlm_local_grant(). It
- * cannot fail for want of the lock (nobody else knows the name), so it
- * tries again after any error until it succeeds or the lockspace goes;
- * then the lock holds nothing in the cluster (counted, logged) and only
- * an unlock is left for it.
- */
-static void rdlock_dlm_local_work(struct work_struct *work)
-{
-	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
-						  work);
-	struct rdlock_dlm_ls *dls = req->dls;
-	struct rdlock_dlm_lkb *lkb = req->lkb;
-	unsigned int nofs = memalloc_nofs_save(), retry_ms = 0;
-	u8 lvb[RDLOCK_DLM_LVB_LEN];
-	unsigned long flags;
-	int grmode, ret;
-	u32 f = 0;
-
-	if (READ_ONCE(rdlock_dlm_inject_local_delay_ms))
-		msleep(READ_ONCE(rdlock_dlm_inject_local_delay_ms));
-	for (;;) {
-		grmode = req->from;
-		ret = rdlock_dlm_up(req, lkb, &grmode);
-		if (!ret || ret == -ESHUTDOWN)
-			break;
-		rdlock_dlm_drop(req, &req->main);
-		rdlock_dlm_drop(req, &req->gate);
-		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_RETRY, 1);
-		pr_warn_ratelimited("%s: taking a new lock %x failed (%d), trying again\n",
-				    dls->name, lkb->lkid, ret);
-		retry_ms = clamp(2 * retry_ms, RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
-				 RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
-		msleep(retry_ms);
-	}
-	rdlock_dlm_notice_done(req);
-	/* A stored value block: the name was not new after all. */
-	if (!ret && req->flags & RDLOCK_DLM_LKF_VALBLK &&
-	    !rdlock_dlm_lvb_get(req->main, lvb, &f) &&
-	    f & RDLOCK_DLM_LVB_VALID) {
-		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_KNOWN, 1);
-		pr_warn_ratelimited("%s: lock %x asked for as LOCAL names a resource with a stored value block\n",
-				    dls->name, lkb->lkid);
-	}
-	spin_lock_irqsave(&dls->lock, flags);
-	if (!ret) {
-		lkb->main = req->main;
-		lkb->gate = req->gate;
-		req->main = NULL;
-		req->gate = NULL;
-	}
-	lkb->local = false;
-	rdlock_dlm_local_ended(dls);
-	spin_unlock_irqrestore(&dls->lock, flags);
-	if (ret) {
-		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_LOST, 1);
-		pr_warn_ratelimited("%s: new lock %x not taken: %d\n",
-				    dls->name, lkb->lkid, ret);
-		rdlock_dlm_drop(req, &req->main);
-		rdlock_dlm_drop(req, &req->gate);
-	}
-	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LOCAL,
-			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
-	if (req->dropped)
-		rdlock_dlm_kick_waiters(req);
-	memalloc_nofs_restore(nofs);
-	rdlock_dlm_req_free(req);
-}
-
-/*
- * A parked EX unlock's release (rdlock_dlm_unlock_work()), now that no
- * LOCAL take is left.
- */
-static void rdlock_dlm_release_work(struct work_struct *work)
-{
-	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
-						  release_work);
-	unsigned int nofs = memalloc_nofs_save();
-	unsigned long flags;
-
-	rdlock_dlm_drop(req, &req->main);
-	rdlock_dlm_drop(req, &req->gate);
-	spin_lock_irqsave(&req->dls->lock, flags);
-	req->res->parked--;
-	spin_unlock_irqrestore(&req->dls->lock, flags);
-	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_PARKED, -1);
-	rdlock_dlm_kick_waiters(req);
-	memalloc_nofs_restore(nofs);
-	rdlock_dlm_req_free(req);
-}
-
-/*
- * Start the takes of the locks granted LOCAL longer ago than
- * rdlock_dlm_local_defer_ms, oldest first; again when the next is due.
- */
-static void rdlock_dlm_age_work(struct work_struct *work)
-{
-	struct rdlock_dlm_ls *dls = container_of(to_delayed_work(work),
-						 struct rdlock_dlm_ls,
-						 age_work);
-	unsigned long defer, flags;
-	struct rdlock_dlm_lkb *lkb;
-
-	defer = rdlock_dlm_local_defer();
-	spin_lock_irqsave(&dls->lock, flags);
-	while ((lkb = list_first_entry_or_null(&dls->unpublished,
-					       struct rdlock_dlm_lkb,
-					       local_node))) {
-		if (time_before(jiffies, lkb->local_at + defer)) {
-			queue_delayed_work(rdlock_dlm_local_wq, &dls->age_work,
-					   lkb->local_at + defer - jiffies);
-			break;
-		}
-		rdlock_dlm_local_publish(lkb);
-		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_AGED, 1);
-	}
-	spin_unlock_irqrestore(&dls->lock, flags);
-}
-
 static void rdlock_dlm_gate_work(struct work_struct *work)
 {
 	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
@@ -2160,8 +803,8 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 }
 
 /* Make @req @lkb's request, counted; caller holds dls->lock. */
-static void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
-				 struct rdlock_dlm_req *req)
+void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
+			  struct rdlock_dlm_req *req)
 {
 	struct rdlock_dlm_ls *dls = lkb->dls;
 
@@ -2192,64 +835,6 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 	rdlock_dlm_req_setup(lkb, req);
 	lkb->req = req;
 	queue_work(rdlock_dlm_wq, &req->work);
-}
-
-/*
- * A new lock with RDLOCK_DLM_LKF_LOCAL: the caller says no other node can
- * know the resource yet, so nobody can be in its way. Granted now, as
- * o2dlm masters such a lock without asking anybody; @req takes its lock
- * words later (on its resource's home: a round trip to another node for
- * most names): once rdlock_dlm_local_defer_ms have passed, or sooner when
- * the lock's next request needs them, or any of this node's EX locks goes
- * below EX, before which nobody can learn the name
- * (rdlock_dlm_wait_local()). Unlocked before that, it never takes them.
- * The value block of a name never used is zeroes, not valid: what its
- * grant would read. Caller holds dls->lock.
- */
-static void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
-				   struct rdlock_dlm_req *req)
-{
-	struct rdlock_dlm_ls *dls = lkb->dls;
-	unsigned long defer;
-	bool first;
-
-	/* Granted: the take waits for nobody, and nothing cancels it. */
-	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
-	rdlock_dlm_req_setup(lkb, req);
-	req->cancellable = false;
-	INIT_WORK(&req->work, rdlock_dlm_local_work);
-	if (req->flags & RDLOCK_DLM_LKF_VALBLK) {
-		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
-		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
-	}
-	lkb->lvb_valid = false;
-	lkb->lvb_seen_ok = false;
-	lkb->local = true;
-	lkb->local_at = jiffies;
-	lkb->local_req = req;
-	first = list_empty(&dls->unpublished);
-	list_add_tail(&lkb->local_node, &dls->unpublished);
-	dls->local_takes++;
-	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL, 1);
-	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, 1);
-	rdlock_dlm_ast(lkb, req, req->to, 0);
-	defer = rdlock_dlm_local_defer();
-	/* The oldest is due first: only its timer counts. */
-	if (!defer)
-		rdlock_dlm_local_publish(lkb);
-	else if (first)
-		mod_delayed_work(rdlock_dlm_local_wq, &dls->age_work, defer);
-}
-
-static void rdlock_dlm_trim_work(struct work_struct *work)
-{
-	struct rdlock_dlm_ls *dls = container_of(work, struct rdlock_dlm_ls,
-						 trim_work);
-	u32 home;
-
-	for (home = 0; home < RDLOCK_MAX_NODES; home++)
-		if (test_and_clear_bit(home, &dls->trim_homes))
-			rdlock_ls_trim(dls->ls, home);
 }
 
 static int rdlock_dlm_check_mode(int mode)
@@ -2750,38 +1335,6 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	kfree(dls);
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_close);
-
-static int rdlock_dlm_stats_show(struct seq_file *m, void *unused)
-{
-	static const char *const modes[] = { "IV", "NL", "PR", "EX" };
-	int i, j;
-
-	for (i = 0; i < RDLOCK_DLM_ST_NR; i++)
-		seq_printf(m, "%s: %lld\n", rdlock_dlm_st_names[i],
-			   atomic64_read(&rdlock_dlm_st[i]));
-	for (i = 0; i < 4; i++)
-		for (j = 0; j < 4; j++)
-			seq_printf(m, "req_%s_%s: %lld\n", modes[i],
-				   j ? modes[j] : "UN",
-				   atomic64_read(&rdlock_dlm_st_req[i][j]));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(rdlock_dlm_stats);
-
-/**
- * rdlock_dlm_debugfs_init() - the DLM layer's counters, rdlock/dlm
- * @root: rdlock's debugfs directory.
- */
-void rdlock_dlm_debugfs_init(struct dentry *root)
-{
-	debugfs_create_file("dlm", 0444, root, NULL, &rdlock_dlm_stats_fops);
-	debugfs_create_u32("inject_dlm_done_delay_ms", 0600, root,
-			   &rdlock_dlm_inject_done_delay_ms);
-	debugfs_create_u32("inject_dlm_poll_ms", 0600, root,
-			   &rdlock_dlm_inject_poll_ms);
-	debugfs_create_u32("inject_dlm_local_delay_ms", 0600, root,
-			   &rdlock_dlm_inject_local_delay_ms);
-}
 
 int rdlock_dlm_init(void)
 {

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock DLM API: LOCAL early grants. A new lock asked for with
+ * RDLOCK_DLM_LKF_LOCAL is granted at once (rdlock_dlm_local_grant()) and
+ * its lock words are taken later in the background
+ * (rdlock_dlm_local_work()); what must wait for those takes waits in
+ * rdlock_dlm_wait_local(), and an EX unlock's release parked meanwhile
+ * (rdlock_dlm_unlock_work()) goes in rdlock_dlm_release_work().
+ * dlm-api.rst, "New resources", has the details. Moved out of dlm.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "dlm-pri.h"
+#include "lockspace.h"
+
+/*
+ * Grant a new lock asked for with RDLOCK_DLM_LKF_LOCAL at once and take
+ * its lock words in the background (rdlock_dlm_local_grant()). Off: the
+ * flag is accepted and the lock is granted once its words are taken, as
+ * every other.
+ */
+bool rdlock_dlm_local = true;
+module_param_named(dlm_local, rdlock_dlm_local, bool, 0644);
+MODULE_PARM_DESC(dlm_local,
+		 "grant a new lock of a resource only this node knows (RDLOCK_DLM_LKF_LOCAL, OCFS2's new inodes) before its lock words are taken (default: 1)");
+
+/*
+ * How long a lock granted LOCAL may go without its lock words: a lock
+ * unlocked sooner costs no operation at all (a file system's temporary
+ * file), and an older one is taken in the background. Things that need
+ * the words sooner take them at once (rdlock_dlm_local_force()). 0: take
+ * them right after the grant.
+ */
+static unsigned int rdlock_dlm_local_defer_ms = 2000;
+module_param_named(dlm_local_defer_ms, rdlock_dlm_local_defer_ms, uint, 0644);
+MODULE_PARM_DESC(dlm_local_defer_ms,
+		 "ms a LOCAL lock's lock words may wait to be taken (default: 2000; 0: at once)");
+#define RDLOCK_DLM_LOCAL_DEFER_MS_MAX	60000U
+
+/* rdlock_dlm_local_defer_ms, bounded, in jiffies. */
+static unsigned long rdlock_dlm_local_defer(void)
+{
+	return msecs_to_jiffies(min(READ_ONCE(rdlock_dlm_local_defer_ms),
+				    RDLOCK_DLM_LOCAL_DEFER_MS_MAX));
+}
+
+/* A LOCAL lock's take that failed tries again after this, doubling. */
+#define RDLOCK_DLM_LOCAL_RETRY_MS_MIN	10
+#define RDLOCK_DLM_LOCAL_RETRY_MS_MAX	1000
+
+/* Start unpublished @lkb's take; caller holds dls->lock. */
+static void rdlock_dlm_local_publish(struct rdlock_dlm_lkb *lkb)
+{
+	lockdep_assert_held(&lkb->dls->lock);
+	list_del_init(&lkb->local_node);
+	queue_work(rdlock_dlm_local_wq, &lkb->local_req->work);
+	lkb->local_req = NULL;
+}
+
+/*
+ * Something waits for the LOCAL takes (a down-conversion from EX, a
+ * request for words a parked release holds): start them all now, and
+ * grant no lock early until none is left, or a stream of new ones could
+ * keep the wait going. Caller holds dls->lock.
+ */
+void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_lkb *lkb, *tmp;
+
+	lockdep_assert_held(&dls->lock);
+	if (!dls->local_takes)
+		return;
+	if (!dls->forcing)
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_FORCED, 1);
+	dls->forcing = true;
+	list_for_each_entry_safe(lkb, tmp, &dls->unpublished, local_node)
+		rdlock_dlm_local_publish(lkb);
+}
+
+/*
+ * A LOCAL lock's words are taken, or it was unlocked without them: with
+ * none left, the parked EX releases go. Caller holds dls->lock.
+ */
+static void rdlock_dlm_local_ended(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_req *req, *tmp;
+
+	lockdep_assert_held(&dls->lock);
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, -1);
+	wake_up_all(&dls->local_wq);
+	if (--dls->local_takes)
+		return;
+	dls->forcing = false;
+	list_for_each_entry_safe(req, tmp, &dls->parked, park_node) {
+		list_del_init(&req->park_node);
+		queue_work(rdlock_dlm_wq, &req->release_work);
+	}
+}
+
+/*
+ * Has another lock of @req's resource on this node been granted LOCAL
+ * without its words yet? Caller holds dls->lock.
+ */
+static bool rdlock_dlm_res_local(const struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_lkb *o;
+
+	lockdep_assert_held(&req->dls->lock);
+	list_for_each_entry(o, &req->res->locks, res_node)
+		if (o != req->lkb && o->local)
+			return true;
+	return false;
+}
+
+/*
+ * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
+ * touches nothing of its lock's, which may be gone. Caller holds
+ * dls->lock.
+ */
+static bool __rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
+				    bool publish, bool takes)
+{
+	lockdep_assert_held(&req->dls->lock);
+	return !req->lkb || (!req->lkb->local &&
+			     (!publish || !req->dls->local_takes) &&
+			     (!takes || !rdlock_dlm_res_local(req)));
+}
+
+static bool rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
+				  bool publish, bool takes)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&req->dls->lock, flags);
+	done = __rdlock_dlm_local_done(req, publish, takes);
+	spin_unlock_irqrestore(&req->dls->lock, flags);
+	return done;
+}
+
+/*
+ * A LOCAL lock unlocked before its take started: nobody else knows its
+ * name, so it has nothing to give back and its take is not needed.
+ * Caller holds dls->lock; the take's request is returned, to be freed.
+ */
+static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lkb)
+{
+	struct rdlock_dlm_req *take = lkb->local_req;
+
+	lockdep_assert_held(&lkb->dls->lock);
+	list_del_init(&lkb->local_node);
+	lkb->local = false;
+	lkb->local_req = NULL;
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_ABANDONED, 1);
+	rdlock_dlm_local_ended(lkb->dls);
+	return take;
+}
+
+/*
+ * Before @req touches its lock's words, a LOCAL take of the lock itself
+ * must have ended (rdlock_dlm_local_grant()): started now if it was
+ * deferred, not needed at all by an unlock (but one that stores an EX
+ * value block). And before an EX lock goes below EX, every LOCAL take of
+ * the lockspace: its holder may have written where other nodes learn a
+ * new resource's name (a directory's entry of a new inode), and a node
+ * that learns it must find the name's lock words taken. A lock unlocked
+ * untaken counts too: the data written under it becomes another node's
+ * once that node learns its name, so the same holds for the names in it.
+ * An EX unlock does not wait here: its release does
+ * (rdlock_dlm_unlock_work()). A request that takes words waits for the
+ * takes of this node's other LOCAL locks of its resource, which hold it
+ * already: else it could take the words first.
+ */
+void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
+{
+	bool publish = req->from == RDLOCK_DLM_LOCK_EX && !req->unlock &&
+		       req->to < RDLOCK_DLM_LOCK_EX;
+	bool takes = !req->unlock && req->to > req->from &&
+		     req->to != RDLOCK_DLM_LOCK_NL;
+	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_req *take = NULL;
+	struct rdlock_dlm_lkb *lkb, *o;
+	unsigned long flags;
+	ktime_t t0;
+	bool done;
+
+	spin_lock_irqsave(&dls->lock, flags);
+	lkb = req->lkb;
+	if (takes)
+		list_for_each_entry(o, &req->res->locks, res_node)
+			if (o != lkb && o->local_req)
+				rdlock_dlm_local_publish(o);
+	if (lkb && lkb->local_req) {
+		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
+				     req->from == RDLOCK_DLM_LOCK_EX))
+			take = rdlock_dlm_local_abandon(lkb);
+		else
+			rdlock_dlm_local_publish(lkb);
+	}
+	if (publish)
+		rdlock_dlm_local_force(dls);
+	done = __rdlock_dlm_local_done(req, publish, takes);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	if (take) {
+		/* Never started: its references go as a request's would. */
+		rdlock_dlm_res_put(dls, take->res);
+		kfree(take);
+		rdlock_dlm_put(dls);
+	}
+	if (done)
+		return;
+	t0 = ktime_get();
+	/* As long as the cluster takes: not a hung task. */
+	wait_event_idle(dls->local_wq,
+			rdlock_dlm_local_done(req, publish, takes));
+	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
+			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
+}
+
+/*
+ * The background take of a lock granted by rdlock_dlm_local_grant(). It
+ * cannot fail for want of the lock (nobody else knows the name), so it
+ * tries again after any error until it succeeds or the lockspace goes;
+ * then the lock holds nothing in the cluster (counted, logged) and only
+ * an unlock is left for it.
+ */
+static void rdlock_dlm_local_work(struct work_struct *work)
+{
+	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
+						  work);
+	struct rdlock_dlm_ls *dls = req->dls;
+	struct rdlock_dlm_lkb *lkb = req->lkb;
+	unsigned int nofs = memalloc_nofs_save(), retry_ms = 0;
+	u8 lvb[RDLOCK_DLM_LVB_LEN];
+	unsigned long flags;
+	int grmode, ret;
+	u32 f = 0;
+
+	if (READ_ONCE(rdlock_dlm_inject_local_delay_ms))
+		msleep(READ_ONCE(rdlock_dlm_inject_local_delay_ms));
+	for (;;) {
+		grmode = req->from;
+		ret = rdlock_dlm_up(req, lkb, &grmode);
+		if (!ret || ret == -ESHUTDOWN)
+			break;
+		rdlock_dlm_drop(req, &req->main);
+		rdlock_dlm_drop(req, &req->gate);
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_RETRY, 1);
+		pr_warn_ratelimited("%s: taking a new lock %x failed (%d), trying again\n",
+				    dls->name, lkb->lkid, ret);
+		retry_ms = clamp(2 * retry_ms, RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
+				 RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
+		msleep(retry_ms);
+	}
+	rdlock_dlm_notice_done(req);
+	/* A stored value block: the name was not new after all. */
+	if (!ret && req->flags & RDLOCK_DLM_LKF_VALBLK &&
+	    !rdlock_dlm_lvb_get(req->main, lvb, &f) &&
+	    f & RDLOCK_DLM_LVB_VALID) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_KNOWN, 1);
+		pr_warn_ratelimited("%s: lock %x asked for as LOCAL names a resource with a stored value block\n",
+				    dls->name, lkb->lkid);
+	}
+	spin_lock_irqsave(&dls->lock, flags);
+	if (!ret) {
+		lkb->main = req->main;
+		lkb->gate = req->gate;
+		req->main = NULL;
+		req->gate = NULL;
+	}
+	lkb->local = false;
+	rdlock_dlm_local_ended(dls);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	if (ret) {
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_LOST, 1);
+		pr_warn_ratelimited("%s: new lock %x not taken: %d\n",
+				    dls->name, lkb->lkid, ret);
+		rdlock_dlm_drop(req, &req->main);
+		rdlock_dlm_drop(req, &req->gate);
+	}
+	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LOCAL,
+			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
+	if (req->dropped)
+		rdlock_dlm_kick_waiters(req);
+	memalloc_nofs_restore(nofs);
+	rdlock_dlm_req_free(req);
+}
+
+/*
+ * A parked EX unlock's release (rdlock_dlm_unlock_work()), now that no
+ * LOCAL take is left.
+ */
+void rdlock_dlm_release_work(struct work_struct *work)
+{
+	struct rdlock_dlm_req *req = container_of(work, struct rdlock_dlm_req,
+						  release_work);
+	unsigned int nofs = memalloc_nofs_save();
+	unsigned long flags;
+
+	rdlock_dlm_drop(req, &req->main);
+	rdlock_dlm_drop(req, &req->gate);
+	spin_lock_irqsave(&req->dls->lock, flags);
+	req->res->parked--;
+	spin_unlock_irqrestore(&req->dls->lock, flags);
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_PARKED, -1);
+	rdlock_dlm_kick_waiters(req);
+	memalloc_nofs_restore(nofs);
+	rdlock_dlm_req_free(req);
+}
+
+/*
+ * Start the takes of the locks granted LOCAL longer ago than
+ * rdlock_dlm_local_defer_ms, oldest first; again when the next is due.
+ */
+void rdlock_dlm_age_work(struct work_struct *work)
+{
+	struct rdlock_dlm_ls *dls = container_of(to_delayed_work(work),
+						 struct rdlock_dlm_ls,
+						 age_work);
+	unsigned long defer, flags;
+	struct rdlock_dlm_lkb *lkb;
+
+	defer = rdlock_dlm_local_defer();
+	spin_lock_irqsave(&dls->lock, flags);
+	while ((lkb = list_first_entry_or_null(&dls->unpublished,
+					       struct rdlock_dlm_lkb,
+					       local_node))) {
+		if (time_before(jiffies, lkb->local_at + defer)) {
+			queue_delayed_work(rdlock_dlm_local_wq, &dls->age_work,
+					   lkb->local_at + defer - jiffies);
+			break;
+		}
+		rdlock_dlm_local_publish(lkb);
+		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_AGED, 1);
+	}
+	spin_unlock_irqrestore(&dls->lock, flags);
+}
+
+/*
+ * A new lock with RDLOCK_DLM_LKF_LOCAL: the caller says no other node can
+ * know the resource yet, so nobody can be in its way. Granted now, as
+ * o2dlm masters such a lock without asking anybody; @req takes its lock
+ * words later (on its resource's home: a round trip to another node for
+ * most names): once rdlock_dlm_local_defer_ms have passed, or sooner when
+ * the lock's next request needs them, or any of this node's EX locks goes
+ * below EX, before which nobody can learn the name
+ * (rdlock_dlm_wait_local()). Unlocked before that, it never takes them.
+ * The value block of a name never used is zeroes, not valid: what its
+ * grant would read. Caller holds dls->lock.
+ */
+void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
+			    struct rdlock_dlm_req *req)
+{
+	struct rdlock_dlm_ls *dls = lkb->dls;
+	unsigned long defer;
+	bool first;
+
+	/* Granted: the take waits for nobody, and nothing cancels it. */
+	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
+	rdlock_dlm_req_setup(lkb, req);
+	req->cancellable = false;
+	INIT_WORK(&req->work, rdlock_dlm_local_work);
+	if (req->flags & RDLOCK_DLM_LKF_VALBLK) {
+		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
+		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
+	}
+	lkb->lvb_valid = false;
+	lkb->lvb_seen_ok = false;
+	lkb->local = true;
+	lkb->local_at = jiffies;
+	lkb->local_req = req;
+	first = list_empty(&dls->unpublished);
+	list_add_tail(&lkb->local_node, &dls->unpublished);
+	dls->local_takes++;
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL, 1);
+	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, 1);
+	rdlock_dlm_ast(lkb, req, req->to, 0);
+	defer = rdlock_dlm_local_defer();
+	/* The oldest is due first: only its timer counts. */
+	if (!defer)
+		rdlock_dlm_local_publish(lkb);
+	else if (first)
+		mod_delayed_work(rdlock_dlm_local_wq, &dls->age_work, defer);
+}
