@@ -4,7 +4,7 @@
  * queued for it (rdlock_dlm_queue_cb()), delivered one at a time and in
  * order by its work item on rdlock_dlm_cb_wq (rdlock_dlm_cb_work()); a
  * BAST waits there for the end of the lock's hold time
- * (rdlock_dlm_set_hold()). Moved out of dlm.c.
+ * (rdlock_dlm_set_hold()).
  */
 #include <linux/ktime.h>
 #include <linux/slab.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock DLM API: its counters and fault injection knobs, and their
- * debugfs files (rdlock/dlm, rdlock/inject_dlm_*). Moved out of dlm.c.
+ * debugfs files (rdlock/dlm, rdlock/inject_dlm_*).
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>

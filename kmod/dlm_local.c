@@ -6,7 +6,7 @@
  * (rdlock_dlm_local_work()); what must wait for those takes waits in
  * rdlock_dlm_wait_local(), and an EX unlock's release parked meanwhile
  * (rdlock_dlm_unlock_work()) goes in rdlock_dlm_release_work().
- * dlm-api.rst, "New resources", has the details. Moved out of dlm.c.
+ * dlm-api.rst, "New resources (LOCAL)", has the details.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

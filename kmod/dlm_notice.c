@@ -4,7 +4,6 @@
  * locks on, by hash; the notices its requests send the lockspace's nodes
  * (wait, done, room, hello, repeat, kick: dlm.c's header says what for)
  * and what a node does with those it receives (rdlock_dlm_notice()).
- * Moved out of dlm.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
