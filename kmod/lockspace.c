@@ -50,12 +50,6 @@ static const siphash_key_t rdlock_ls_dir_key = {
 /* How long an attaching node waits for the claimer to publish geometry. */
 #define RDLOCK_LS_PUBLISH_WAIT_MS	10000
 
-static const struct rdlock_proto_ops *const rdlock_ls_protos[] = {
-	[RDLOCK_PROTO_BAKERY]	= &rdlock_proto_bakery,
-	[RDLOCK_PROTO_CASLOCK]	= &rdlock_proto_caslock,
-	[RDLOCK_PROTO_CQL]	= &rdlock_proto_cql,
-};
-
 /* The uapi's CQL limits are the encoding's. */
 static_assert(RDLOCK_CQL_QUEUE_BITS_MIN == (int)CQL_CAP_BITS_MIN);
 static_assert(RDLOCK_CQL_QUEUE_BITS_MAX == (int)CQL_CAP_BITS_MAX);
@@ -63,8 +57,6 @@ static_assert(RDLOCK_CQL_QUEUE_BITS_DEFAULT == (int)CQL_CAP_BITS_DEFAULT);
 static_assert(RDLOCK_CQL_VERSION_BITS_MIN == (int)CQL_VER_BITS_MIN);
 static_assert(RDLOCK_CQL_VERSION_BITS_MAX == (int)CQL_VER_BITS_MAX);
 static_assert(RDLOCK_CQL_VERSION_BITS_DEFAULT == (int)CQL_VER_BITS_DEFAULT);
-
-static_assert(ARRAY_SIZE(rdlock_ls_protos) == RDLOCK_PROTO_NR);
 
 /* An operation on the table @node had when @ls joined, and no other. */
 int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
@@ -383,7 +375,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	}
 	strscpy(ls->name, name, sizeof(ls->name));
 	ls->attr = *attr;
-	ls->ops = rdlock_ls_protos[attr->proto];
+	ls->ops = rdlock_proto_lookup(attr->proto);
 	ls->cfg.lease_ms = attr->lease_ms;
 	ls->cfg.omega_us = attr->omega_us;
 	ls->cfg.update_word = attr->flags & RDLOCK_LS_UPDATE;

@@ -34,6 +34,16 @@
 
 struct rdlock_proto_stats rdlock_proto_stats;
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_stats, RDLOCK_INTERNAL);
+
+/* The protocols, by the uapi's enum rdlock_proto_id. */
+static const struct rdlock_proto_ops *const rdlock_protos[] = {
+	[RDLOCK_PROTO_BAKERY]	= &rdlock_proto_bakery,
+	[RDLOCK_PROTO_CASLOCK]	= &rdlock_proto_caslock,
+	[RDLOCK_PROTO_CQL]	= &rdlock_proto_cql,
+};
+
+static_assert(ARRAY_SIZE(rdlock_protos) == RDLOCK_PROTO_NR);
+
 static u64 rdlock_read_ns[RDLOCK_MAX_NODES];	/* EWMA of READ latency */
 /*
  * Abandoned tickets and overflow resets on queues of their own, so that
@@ -51,6 +61,17 @@ static mempool_t *rdlock_proto_work_pool;
  */
 static atomic_t rdlock_proto_posted = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(rdlock_proto_posted_wq);
+
+/**
+ * rdlock_proto_lookup() - a protocol by its id
+ * @id: enum rdlock_proto_id (the uapi's RDLOCK_PROTO_*).
+ *
+ * Return: the protocol's ops, or NULL for an unknown @id.
+ */
+const struct rdlock_proto_ops *rdlock_proto_lookup(u32 id)
+{
+	return id < ARRAY_SIZE(rdlock_protos) ? rdlock_protos[id] : NULL;
+}
 
 /**
  * __rdlock_proto_count() - count one event
@@ -1145,7 +1166,8 @@ EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);
 
 int rdlock_proto_init(void)
 {
-	int ret;
+	int ret = 0;
+	u32 i;
 
 	rdlock_proto_work_pool =
 		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
@@ -1160,7 +1182,9 @@ int rdlock_proto_init(void)
 		rdlock_proto_exit();
 		return -ENOMEM;
 	}
-	ret = rdlock_cql_init() ?: rdlock_bakery_init();
+	for (i = 0; !ret && i < ARRAY_SIZE(rdlock_protos); i++)
+		if (rdlock_protos[i]->init)
+			ret = rdlock_protos[i]->init();
 	if (ret)
 		rdlock_proto_exit();
 	return ret;
@@ -1172,13 +1196,16 @@ int rdlock_proto_init(void)
  */
 void rdlock_proto_exit(void)
 {
+	u32 i;
+
 	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
 	if (rdlock_proto_finish_wq)
 		destroy_workqueue(rdlock_proto_finish_wq);
 	if (rdlock_proto_reset_wq)
 		destroy_workqueue(rdlock_proto_reset_wq);
-	rdlock_bakery_exit();
-	rdlock_cql_exit();
+	for (i = ARRAY_SIZE(rdlock_protos); i--;)
+		if (rdlock_protos[i]->exit)
+			rdlock_protos[i]->exit();
 	mempool_destroy(rdlock_proto_work_pool);
 	rdlock_proto_finish_wq = NULL;
 	rdlock_proto_reset_wq = NULL;

@@ -355,6 +355,12 @@ struct rdlock_ticket {
  *	it exclusive or update (its error is returned, nothing changed).
  *	Returns 1 when it took something out, 0 when @dead held nothing,
  *	or a transport error. Only for words that name their holders' nodes.
+ * @init: NULL, or the protocol's part of rdlock_proto_init() (its message
+ *	handler): 0 or an error, in which case rdlock_proto_init() fails.
+ * @exit: NULL, or undo @init; called by rdlock_proto_exit() after the
+ *	transport is down and background work is finished, and after a
+ *	failed rdlock_proto_init() even if @init did not run or failed, when
+ *	it has nothing to undo.
  */
 struct rdlock_proto_ops {
 	const char *name;
@@ -368,6 +374,8 @@ struct rdlock_proto_ops {
 	int (*forget_node)(const struct rdlock_proto_cfg *cfg,
 			   struct rdlock_ticket *t, u32 dead,
 			   int (*before_excl)(void *arg), void *arg);
+	int (*init)(void);
+	void (*exit)(void);
 };
 
 /**
@@ -503,18 +511,15 @@ extern const struct rdlock_proto_ops rdlock_proto_cql;
 /* proto_bakery.c */
 void rdlock_bakery_deliver(const struct rdlock_proto_xport *xport, void *priv,
 			   u32 src, const void *payload, size_t len);
-int rdlock_bakery_init(void);
-void rdlock_bakery_exit(void);
 
 /* proto_cql.c */
 void rdlock_cql_waiters_init(struct rdlock_cql_waiters *w);
 void rdlock_cql_waiters_destroy(struct rdlock_cql_waiters *w);
 void rdlock_cql_deliver(struct rdlock_cql_waiters *w, u32 src,
 			const void *payload, size_t len);
-int rdlock_cql_init(void);
-void rdlock_cql_exit(void);
 
-/* proto.c: what the protocols share */
+/* proto.c: the protocols by id, and what they share */
+const struct rdlock_proto_ops *rdlock_proto_lookup(u32 id);
 void __rdlock_proto_count(const struct rdlock_proto_cfg *cfg, size_t offset);
 /* Count one event into the global and the lockspace's (cfg->stats) stats. */
 #define rdlock_proto_count(cfg, counter) \

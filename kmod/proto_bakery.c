@@ -999,7 +999,7 @@ static const struct rdlock_post_owner rdlock_bakery_post_owner = {
  *
  * Return: 0 or the error of rdlock_xport_set_msg_handler().
  */
-int rdlock_bakery_init(void)
+static int rdlock_bakery_init(void)
 {
 	int ret = rdlock_xport_set_msg_handler(RDLOCK_MSG_BAKERY,
 					       rdlock_bakery_msg_handler);
@@ -1009,7 +1009,7 @@ int rdlock_bakery_init(void)
 }
 
 /* After the transport is down and background work is finished. */
-void rdlock_bakery_exit(void)
+static void rdlock_bakery_exit(void)
 {
 	if (!rdlock_bakery_ready)
 		return;
@@ -1500,5 +1500,7 @@ const struct rdlock_proto_ops rdlock_proto_bakery = {
 	.acquire	= rdlock_bakery_acquire,
 	.release	= rdlock_bakery_release,
 	.upgrade	= rdlock_bakery_upgrade,
+	.init		= rdlock_bakery_init,
+	.exit		= rdlock_bakery_exit,
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_bakery, RDLOCK_INTERNAL);

@@ -1303,21 +1303,12 @@ static int rdlock_cql_upgrade(const struct rdlock_proto_cfg *cfg,
 	return -EINVAL;
 }
 
-const struct rdlock_proto_ops rdlock_proto_cql = {
-	.name		= "cql",
-	.slots		= rdlock_cql_slots,
-	.acquire	= rdlock_cql_lock,
-	.release	= rdlock_cql_unlock,
-	.upgrade	= rdlock_cql_upgrade,
-};
-EXPORT_SYMBOL_NS_GPL(rdlock_proto_cql, RDLOCK_INTERNAL);
-
 /**
  * rdlock_cql_init() - this node's registry and notification handler
  *
  * Return: 0 or the error of rdlock_xport_set_msg_handler().
  */
-int rdlock_cql_init(void)
+static int rdlock_cql_init(void)
 {
 	int ret;
 
@@ -1333,7 +1324,7 @@ int rdlock_cql_init(void)
 }
 
 /* After the transport is down and background tickets are finished. */
-void rdlock_cql_exit(void)
+static void rdlock_cql_exit(void)
 {
 	if (!rdlock_cql_ready)
 		return;
@@ -1341,3 +1332,14 @@ void rdlock_cql_exit(void)
 	rdlock_cql_waiters_destroy(&rdlock_cql_local);
 	rdlock_cql_ready = false;
 }
+
+const struct rdlock_proto_ops rdlock_proto_cql = {
+	.name		= "cql",
+	.slots		= rdlock_cql_slots,
+	.acquire	= rdlock_cql_lock,
+	.release	= rdlock_cql_unlock,
+	.upgrade	= rdlock_cql_upgrade,
+	.init		= rdlock_cql_init,
+	.exit		= rdlock_cql_exit,
+};
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_cql, RDLOCK_INTERNAL);
