@@ -32,7 +32,6 @@
 #include <linux/wait_bit.h>
 
 #include "lockspace-pri.h"
-#include "lockword/cql.h"
 #include "uapi_check.h"
 
 /* The list of lockspaces and their users. */
@@ -49,14 +48,6 @@ static const siphash_key_t rdlock_ls_dir_key = {
 
 /* How long an attaching node waits for the claimer to publish geometry. */
 #define RDLOCK_LS_PUBLISH_WAIT_MS	10000
-
-/* The uapi's CQL limits are the encoding's. */
-static_assert(RDLOCK_CQL_QUEUE_BITS_MIN == (int)CQL_CAP_BITS_MIN);
-static_assert(RDLOCK_CQL_QUEUE_BITS_MAX == (int)CQL_CAP_BITS_MAX);
-static_assert(RDLOCK_CQL_QUEUE_BITS_DEFAULT == (int)CQL_CAP_BITS_DEFAULT);
-static_assert(RDLOCK_CQL_VERSION_BITS_MIN == (int)CQL_VER_BITS_MIN);
-static_assert(RDLOCK_CQL_VERSION_BITS_MAX == (int)CQL_VER_BITS_MAX);
-static_assert(RDLOCK_CQL_VERSION_BITS_DEFAULT == (int)CQL_VER_BITS_DEFAULT);
 
 /* An operation on the table @node had when @ls joined, and no other. */
 int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
@@ -90,19 +81,56 @@ int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
 	return 0;
 }
 
+/* What the protocol of valid attributes @attr sees of them. */
+static void rdlock_ls_proto_attr(const struct rdlock_ls_attr *attr,
+				 struct rdlock_proto_attr *pa)
+{
+	pa->flags = attr->flags;
+	pa->queue_bits = attr->queue_bits;
+	pa->version_bits = attr->version_bits;
+}
+
+/*
+ * The protocol's policy for a lockspace of valid attributes @attr, as far
+ * as they set it: the fields every protocol shares, then its own.
+ */
+static void rdlock_ls_proto_cfg(const struct rdlock_ls_attr *attr,
+				struct rdlock_proto_cfg *cfg)
+{
+	const struct rdlock_proto_ops *ops = rdlock_proto_lookup(attr->proto);
+	struct rdlock_proto_attr pa;
+
+	cfg->lease_ms = attr->lease_ms;
+	cfg->omega_us = attr->omega_us;
+	cfg->update_word = attr->flags & RDLOCK_LS_UPDATE;
+	rdlock_ls_proto_attr(attr, &pa);
+	if (ops->config)
+		ops->config(cfg, &pa);
+}
+
+/* Slots of a name's lock, from its lock word on, with valid @attr. */
+static u32 rdlock_ls_lock_slots(const struct rdlock_ls_attr *attr)
+{
+	const struct rdlock_proto_ops *ops = rdlock_proto_lookup(attr->proto);
+	struct rdlock_proto_cfg cfg = {};
+
+	rdlock_ls_proto_cfg(attr, &cfg);
+	return ops->slots ? ops->slots(&cfg) : 1;
+}
+
 /*
  * What the directory records so that every node checks the same policy;
- * CQL's field widths with their defaults resolved (bits 48-52 and 53-57).
+ * CQL's field widths with their defaults resolved (bits 48-52 and 53-57),
+ * which the protocol's config sets for CQL only.
  */
 static u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr)
 {
-	u64 p = BIT_ULL(63) | attr->proto | (u64)attr->flags << 8 |
-		(u64)attr->lease_ms << 16;
+	struct rdlock_proto_cfg cfg = {};
 
-	if (attr->proto == RDLOCK_PROTO_CQL)
-		p |= (u64)rdlock_ls_cql_queue_bits(attr) << 48 |
-		     (u64)rdlock_ls_cql_version_bits(attr) << 53;
-	return p;
+	rdlock_ls_proto_cfg(attr, &cfg);
+	return BIT_ULL(63) | attr->proto | (u64)attr->flags << 8 |
+	       (u64)attr->lease_ms << 16 | (u64)cfg.cql_cap_bits << 48 |
+	       (u64)cfg.cql_ver_bits << 53;
 }
 
 /* How many nodes the cluster is configured with. */
@@ -340,6 +368,8 @@ static bool rdlock_ls_same_attr(const struct rdlock_ls_attr *a,
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr)
 {
+	const struct rdlock_proto_ops *ops = rdlock_proto_lookup(attr->proto);
+	struct rdlock_proto_attr pa;
 	struct rdlock_ls *ls;
 	int ret;
 	u32 i;
@@ -357,13 +387,13 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	if (ls)
 		return ls;
 
-	/*
-	 * CQL's admission gate lets each node's clients have capacity /
-	 * nodes entries of a queue: at least one needs capacity >= nodes.
-	 */
-	if (attr->proto == RDLOCK_PROTO_CQL &&
-	    BIT(rdlock_ls_cql_queue_bits(attr)) < rdlock_ls_configured_nodes())
-		return ERR_PTR(-EINVAL);
+	/* What the protocol cannot serve on this cluster (CQL: its queue). */
+	rdlock_ls_proto_attr(attr, &pa);
+	if (ops->check_attr) {
+		ret = ops->check_attr(&pa, rdlock_ls_configured_nodes());
+		if (ret)
+			return ERR_PTR(ret);
+	}
 
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
@@ -375,18 +405,8 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	}
 	strscpy(ls->name, name, sizeof(ls->name));
 	ls->attr = *attr;
-	ls->ops = rdlock_proto_lookup(attr->proto);
-	ls->cfg.lease_ms = attr->lease_ms;
-	ls->cfg.omega_us = attr->omega_us;
-	ls->cfg.update_word = attr->flags & RDLOCK_LS_UPDATE;
-	if (attr->proto == RDLOCK_PROTO_CQL) {
-		ls->cfg.cql_cap_bits = rdlock_ls_cql_queue_bits(attr);
-		ls->cfg.cql_ver_bits = rdlock_ls_cql_version_bits(attr);
-		if (attr->flags & RDLOCK_LS_CQL_PHASE_FAIR)
-			ls->cfg.cql_policy = RDLOCK_CQL_PHASE_FAIR;
-		else if (attr->flags & RDLOCK_LS_CQL_HIER)
-			ls->cfg.cql_policy = RDLOCK_CQL_TASK_FAIR;
-	}
+	ls->ops = ops;
+	rdlock_ls_proto_cfg(attr, &ls->cfg);
 	ls->cfg.stats = &ls->stats;
 	ls->tag = siphash(name, strlen(name), &rdlock_ls_dir_key) ?: 1;
 	spin_lock_init(&ls->res_lock);
@@ -485,7 +505,8 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 
 	/*
 	 * Value blocks and gates are for kernel users: the uapi's check
-	 * refuses them. A CQL lock word's queue follows it: no gate there.
+	 * refuses them. A gate word follows the lock word: not where the
+	 * lock takes more slots (CQL's queue follows its word).
 	 */
 	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE |
 			 RDLOCK_LS_KEEP_NAMES);
@@ -498,7 +519,7 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 		return ERR_PTR(ret);
 	/* Placement: an entry per area with the most nodes a cluster has. */
 	if ((attr->flags & RDLOCK_LS_GATE &&
-	     attr->proto == RDLOCK_PROTO_CQL) ||
+	     rdlock_ls_lock_slots(attr) != 1) ||
 	    (attr->flags & (RDLOCK_LS_LVB | RDLOCK_LS_GATE) &&
 	     attr->slots < rdlock_ls_entry_slots(attr)) ||
 	    (attr->flags & RDLOCK_LS_PLACE &&

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock lockspaces' debugfs files: lockspaces/NAME/{locks,stats,entries}
- * and, for CQL, cql (the queues of the locks homed on this node, decoded).
+ * and, for a protocol that decodes its locks (&rdlock_proto_ops.show), one
+ * named after it: the locks homed on this node, decoded (CQL: cql, the
+ * queues).
  */
 #include <linux/debugfs.h>
 #include <linux/math64.h>
@@ -10,7 +12,6 @@
 
 #include "proto.h"
 #include "lockspace-pri.h"
-#include "lockword/cql.h"
 
 static struct dentry *rdlock_ls_debugfs_dir;
 
@@ -148,81 +149,51 @@ static int rdlock_ls_entries_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_ls_entries);
 
-static const char *const rdlock_cql_entry_names[] = {
-	[CQL_ENTRY_VALID]	= "valid",
-	[CQL_ENTRY_OBSOLETE]	= "obsolete",
-	[CQL_ENTRY_OVERWRITTEN]	= "overwritten",
-	[CQL_ENTRY_VER_OVERFLOW] = "version-overflow",
+/* An entry homed on this node, whose lock the protocol's show decodes. */
+struct rdlock_ls_word_reader {
+	struct rdlock_ls *ls;
+	u32 entry;
 };
 
-/*
- * One queued position's entry, judged; decoded only when it is a client's
- * entry of this lap or a later one: a holder granted at its enqueue never
- * writes one, and a waiter may not have written it yet.
- */
-static void rdlock_cql_entry_show(struct seq_file *m,
-				  const struct cql_layout *l, u32 pos, u64 e)
+/* Slot @off after the entry's lock word. */
+static int rdlock_ls_word_read(void *arg, u32 off, u64 *v)
 {
-	enum cql_entry_state st = cql_entry_classify(l, e, pos);
-	u32 cid = cql_entry_cid(e);
+	struct rdlock_ls_word_reader *r = arg;
 
-	seq_printf(m, "  pos %u index %u: %#llx %s", pos, cql_pos_index(l, pos),
-		   (unsigned long long)e, rdlock_cql_entry_names[st]);
-	if (st == CQL_ENTRY_VALID || st == CQL_ENTRY_OVERWRITTEN)
-		seq_printf(m, " %s node %u local %u version %u ts %u",
-			   cql_entry_mode(e) == CQL_EXCLUSIVE ? "ex" : "sh",
-			   cql_cid_node(cid), cql_cid_local(cid),
-			   cql_entry_version(l, e), cql_entry_ts(e));
-	seq_putc(m, '\n');
+	return rdlock_ls_home_read(r->ls, r->entry, 1 + off, v);
 }
 
 /*
- * CQL lockspaces: every lock homed on this node (a used name entry), its
- * header decoded and the entries of its queued positions (a shared holder
- * never writes one: "obsolete"). Read through the transport, one word at
- * a time: a snapshot of a lock in use may be torn between words.
+ * Every lock homed on this node (a used name entry), decoded by its
+ * protocol. Read through the transport, one word at a time.
  */
-static int rdlock_ls_cql_show(struct seq_file *m, void *v)
+static int rdlock_ls_words_show(struct seq_file *m, void *v)
 {
 	struct rdlock_ls *ls = m->private;
-	struct cql_layout l;
-	u64 tag, h, e;
-	u32 i, n, k, qhead, self = rdlock_xport_self();
+	struct rdlock_ls_word_reader r = { .ls = ls };
+	u32 self = rdlock_xport_self();
+	u64 tag, w;
 	int ret;
 
-	if (cql_layout_init(&l, ls->cfg.cql_cap_bits, ls->cfg.cql_ver_bits))
-		return -EINVAL;
-	seq_printf(m, "capacity: %u\nversion_bits: %u\n", cql_capacity(&l),
-		   ls->cfg.cql_ver_bits);
-	for (i = 0; i < ls->entries; i++) {
-		ret = rdlock_ls_home_read(ls, i, 0, &tag);
+	ret = ls->ops->show_head(&ls->cfg, m);
+	if (ret)
+		return ret;
+	for (r.entry = 0; r.entry < ls->entries; r.entry++) {
+		ret = rdlock_ls_home_read(ls, r.entry, 0, &tag);
 		if (!ret && !rdlock_ls_entry_free(tag))
-			ret = rdlock_ls_home_read(ls, i, 1, &h);
+			ret = rdlock_ls_home_read(ls, r.entry, 1, &w);
 		if (ret)
 			return ret;
 		if (rdlock_ls_entry_free(tag))
 			continue;
-		qhead = cql_hdr_qhead(&l, h);
-		n = min(cql_hdr_qsize(&l, h), cql_capacity(&l));
-		seq_printf(m, "entry %u (node %u): header %#llx qhead %u lap %u index %u qsize %u wcnt %u reset %u%s\n",
-			   i, self, (unsigned long long)h, qhead,
-			   cql_pos_version(&l, qhead), cql_pos_index(&l, qhead),
-			   cql_hdr_qsize(&l, h), cql_hdr_wcnt(&l, h),
-			   cql_hdr_reset_id(h),
-			   cql_hdr_overflow(&l, h) ? " overflow" : "");
-		for (k = 0; k < n; k++) {
-			u32 pos = cql_pos_add(&l, qhead, k);
-
-			ret = rdlock_ls_home_read(ls, i,
-						  2 + cql_pos_index(&l, pos), &e);
-			if (ret)
-				return ret;
-			rdlock_cql_entry_show(m, &l, pos, e);
-		}
+		seq_printf(m, "entry %u (node %u): ", r.entry, self);
+		ret = ls->ops->show(&ls->cfg, m, w, rdlock_ls_word_read, &r);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(rdlock_ls_cql);
+DEFINE_SHOW_ATTRIBUTE(rdlock_ls_words);
 
 void rdlock_ls_debugfs_add(struct rdlock_ls *ls)
 {
@@ -233,9 +204,9 @@ void rdlock_ls_debugfs_add(struct rdlock_ls *ls)
 			    &rdlock_ls_stats_fops);
 	debugfs_create_file("entries", 0444, ls->debugfs, ls,
 			    &rdlock_ls_entries_fops);
-	if (ls->ops == &rdlock_proto_cql)
-		debugfs_create_file("cql", 0444, ls->debugfs, ls,
-				    &rdlock_ls_cql_fops);
+	if (ls->ops->show)
+		debugfs_create_file(ls->ops->name, 0444, ls->debugfs, ls,
+				    &rdlock_ls_words_fops);
 }
 
 void rdlock_ls_debugfs_remove(struct rdlock_ls *ls)

@@ -18,8 +18,6 @@
 
 #include "lockspace-pri.h"
 #include "lockspace_layout.h"
-#include "lockword/bakery.h"
-#include "lockword/cql.h"
 #include "uapi_check.h"
 
 /* A tag word's placement and reference count hold any node. */
@@ -132,33 +130,12 @@ u32 rdlock_lvb_state_slot(const struct rdlock_ls *ls, u32 lslot)
 }
 
 /*
- * Does the lock word show neither holder nor waiter: the CAS spinlock's
- * is 0, a bakery word's done counters equal its ticket counters (they
- * count up and are not 0 after use), a CQL header counts nobody in its
- * queue and no reset (its qhead and the entries' versions stay: the next
- * name continues the laps, which is what versions are for).
+ * Does the lock word show neither holder nor waiter (its protocol's
+ * &rdlock_proto_ops.word_idle): then its entry may be freed.
  */
 bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w)
 {
-	enum bakery_mode mode = ls->attr.flags & RDLOCK_LS_UPDATE ?
-				BAKERY_UPD_SHARED : BAKERY_SHARED;
-	int c;
-
-	if (ls->attr.proto == RDLOCK_PROTO_CQL) {
-		struct cql_layout l;
-
-		if (cql_layout_init(&l, ls->cfg.cql_cap_bits,
-				    ls->cfg.cql_ver_bits))
-			return false;
-		return !cql_hdr_qsize(&l, w) && !cql_hdr_resetting(w);
-	}
-	if (ls->attr.proto != RDLOCK_PROTO_BAKERY)
-		return !w;
-	for (c = 0; c < BAKERY_NR_CLS; c++)
-		if (bakery_cls_bits(mode, c) &&
-		    bakery_n(w, mode, c) != bakery_max(w, mode, c))
-			return false;
-	return true;
+	return ls->ops->word_idle(&ls->cfg, w);
 }
 
 /*

@@ -35,6 +35,7 @@ enum rdlock_mode {
 
 struct rdlock_proto_stats;
 struct rdlock_bakery_entry;
+struct seq_file;
 
 /**
  * struct rdlock_cql_waiters - one node's CQL waiters, by local id
@@ -209,6 +210,21 @@ struct rdlock_proto_cfg {
 };
 
 /**
+ * struct rdlock_proto_attr - a lockspace's attributes, as its protocol sees them
+ * @flags: the uapi's RDLOCK_LS_* flags (<linux/rdlock.h>) of the lockspace.
+ * @queue_bits: CQL: log2 of each lock's queue capacity; 0: the default.
+ * @version_bits: CQL: entry version bits; 0: the default.
+ *
+ * What the uapi checks of them (rdlock_ls_check_attr(), uapi_check.h) is
+ * checked already when a protocol gets them.
+ */
+struct rdlock_proto_attr {
+	u32 flags;
+	u8 queue_bits;
+	u8 version_bits;
+};
+
+/**
  * enum rdlock_cql_policy - how a CQL lockspace queues its clients
  * @RDLOCK_CQL_FLAT: every client has its own queue entry (section 4).
  * @RDLOCK_CQL_TASK_FAIR: hierarchical (section 5): one entry per node,
@@ -361,6 +377,22 @@ struct rdlock_ticket {
  *	transport is down and background work is finished, and after a
  *	failed rdlock_proto_init() even if @init did not run or failed, when
  *	it has nothing to undo.
+ * @check_attr: NULL, or can the protocol serve a lockspace of @attr on a
+ *	cluster of @nodes configured nodes: 0 or -EINVAL (CQL: a queue with
+ *	room for one client of every node).
+ * @config: NULL, or fill the protocol's own fields of @cfg (CQL: the
+ *	field widths with their defaults resolved, the policy) from @attr;
+ *	the lockspace sets the fields every protocol shares.
+ * @word_idle: does lock word @w show neither holder nor waiter, so that
+ *	its name entry may be freed and the word be another name's.
+ * @show_head: with @show, the first lines of the lockspace debugfs file
+ *	named after the protocol (@name), which decodes the locks homed on
+ *	this node: 0, or -EINVAL for a @cfg the protocol cannot decode.
+ * @show: NULL (no such file), or one lock of that file, decoded, from the
+ *	rest of a line on: its lock word @w and what @read(@arg, @off) READs
+ *	of the slots after it (@off 1: the first slot after @w), ending with
+ *	a newline. Return: 0, -EINVAL for a @cfg the protocol cannot decode,
+ *	or @read's error.
  */
 struct rdlock_proto_ops {
 	const char *name;
@@ -376,6 +408,14 @@ struct rdlock_proto_ops {
 			   int (*before_excl)(void *arg), void *arg);
 	int (*init)(void);
 	void (*exit)(void);
+	int (*check_attr)(const struct rdlock_proto_attr *attr, u32 nodes);
+	void (*config)(struct rdlock_proto_cfg *cfg,
+		       const struct rdlock_proto_attr *attr);
+	bool (*word_idle)(const struct rdlock_proto_cfg *cfg, u64 w);
+	int (*show_head)(const struct rdlock_proto_cfg *cfg,
+			 struct seq_file *m);
+	int (*show)(const struct rdlock_proto_cfg *cfg, struct seq_file *m,
+		    u64 w, int (*read)(void *arg, u32 off, u64 *v), void *arg);
 };
 
 /**
@@ -621,7 +661,6 @@ void rdlock_proto_exit(void);
 
 /* proto_debugfs.c */
 struct dentry;
-struct seq_file;
 void rdlock_proto_debugfs_init(struct dentry *root);
 void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s);
 void rdlock_bakery_words_show(struct seq_file *m);

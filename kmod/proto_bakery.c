@@ -1495,6 +1495,24 @@ static void rdlock_bakery_release(const struct rdlock_proto_cfg *cfg,
 	rdlock_proto_reset_later(cfg, t, rdlock_bakery_reset);
 }
 
+/*
+ * A word's done counters equal its ticket counters: nobody holds or waits
+ * (they count up and are not 0 after use).
+ */
+static bool rdlock_bakery_word_idle(const struct rdlock_proto_cfg *cfg,
+				    u64 w)
+{
+	enum bakery_mode mode = cfg->update_word ? BAKERY_UPD_SHARED :
+						   BAKERY_SHARED;
+	int c;
+
+	for (c = 0; c < BAKERY_NR_CLS; c++)
+		if (bakery_cls_bits(mode, c) &&
+		    bakery_n(w, mode, c) != bakery_max(w, mode, c))
+			return false;
+	return true;
+}
+
 const struct rdlock_proto_ops rdlock_proto_bakery = {
 	.name		= "bakery",
 	.acquire	= rdlock_bakery_acquire,
@@ -1502,5 +1520,6 @@ const struct rdlock_proto_ops rdlock_proto_bakery = {
 	.upgrade	= rdlock_bakery_upgrade,
 	.init		= rdlock_bakery_init,
 	.exit		= rdlock_bakery_exit,
+	.word_idle	= rdlock_bakery_word_idle,
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_bakery, RDLOCK_INTERNAL);

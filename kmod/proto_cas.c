@@ -693,11 +693,18 @@ static int rdlock_cas_forget_node(const struct rdlock_proto_cfg *cfg,
 	return ret;
 }
 
+/* No holder's bit in the word: 0 (a waiter takes nothing before it holds). */
+static bool rdlock_cas_word_idle(const struct rdlock_proto_cfg *cfg, u64 w)
+{
+	return !w;
+}
+
 const struct rdlock_proto_ops rdlock_proto_caslock = {
 	.name		= "caslock",
 	.acquire	= rdlock_cas_acquire,
 	.release	= rdlock_cas_release,
 	.upgrade	= rdlock_cas_upgrade,
 	.forget_node	= rdlock_cas_forget_node,
+	.word_idle	= rdlock_cas_word_idle,
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_caslock, RDLOCK_INTERNAL);

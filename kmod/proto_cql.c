@@ -36,6 +36,7 @@
 #include <linux/jiffies.h>
 #include <linux/printk.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -1333,6 +1334,125 @@ static void rdlock_cql_exit(void)
 	rdlock_cql_ready = false;
 }
 
+/* The uapi's CQL limits are the encoding's. */
+static_assert(RDLOCK_CQL_QUEUE_BITS_MIN == (int)CQL_CAP_BITS_MIN);
+static_assert(RDLOCK_CQL_QUEUE_BITS_MAX == (int)CQL_CAP_BITS_MAX);
+static_assert(RDLOCK_CQL_QUEUE_BITS_DEFAULT == (int)CQL_CAP_BITS_DEFAULT);
+static_assert(RDLOCK_CQL_VERSION_BITS_MIN == (int)CQL_VER_BITS_MIN);
+static_assert(RDLOCK_CQL_VERSION_BITS_MAX == (int)CQL_VER_BITS_MAX);
+static_assert(RDLOCK_CQL_VERSION_BITS_DEFAULT == (int)CQL_VER_BITS_DEFAULT);
+
+/*
+ * The admission gate lets each node's clients have capacity / nodes
+ * entries of a queue: at least one needs capacity >= nodes.
+ */
+static int rdlock_cql_check_attr(const struct rdlock_proto_attr *attr,
+				 u32 nodes)
+{
+	u32 bits = attr->queue_bits ?: CQL_CAP_BITS_DEFAULT;
+
+	return BIT(bits) < nodes ? -EINVAL : 0;
+}
+
+static void rdlock_cql_config(struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_proto_attr *attr)
+{
+	cfg->cql_cap_bits = attr->queue_bits ?: CQL_CAP_BITS_DEFAULT;
+	cfg->cql_ver_bits = attr->version_bits ?: CQL_VER_BITS_DEFAULT;
+	if (attr->flags & RDLOCK_LS_CQL_PHASE_FAIR)
+		cfg->cql_policy = RDLOCK_CQL_PHASE_FAIR;
+	else if (attr->flags & RDLOCK_LS_CQL_HIER)
+		cfg->cql_policy = RDLOCK_CQL_TASK_FAIR;
+}
+
+/*
+ * The header counts nobody in the queue and no reset: its qhead and the
+ * entries' versions stay (the next name continues the laps, which is what
+ * versions are for).
+ */
+static bool rdlock_cql_word_idle(const struct rdlock_proto_cfg *cfg, u64 w)
+{
+	struct cql_layout l;
+
+	if (cql_layout_init(&l, cfg->cql_cap_bits, cfg->cql_ver_bits))
+		return false;
+	return !cql_hdr_qsize(&l, w) && !cql_hdr_resetting(w);
+}
+
+static int rdlock_cql_show_head(const struct rdlock_proto_cfg *cfg,
+				struct seq_file *m)
+{
+	struct cql_layout l;
+
+	if (cql_layout_init(&l, cfg->cql_cap_bits, cfg->cql_ver_bits))
+		return -EINVAL;
+	seq_printf(m, "capacity: %u\nversion_bits: %u\n", cql_capacity(&l),
+		   cfg->cql_ver_bits);
+	return 0;
+}
+
+static const char *const rdlock_cql_entry_names[] = {
+	[CQL_ENTRY_VALID]	= "valid",
+	[CQL_ENTRY_OBSOLETE]	= "obsolete",
+	[CQL_ENTRY_OVERWRITTEN]	= "overwritten",
+	[CQL_ENTRY_VER_OVERFLOW] = "version-overflow",
+};
+
+/*
+ * One queued position's entry, judged; decoded only when it is a client's
+ * entry of this lap or a later one: a holder granted at its enqueue never
+ * writes one, and a waiter may not have written it yet.
+ */
+static void rdlock_cql_entry_show(struct seq_file *m,
+				  const struct cql_layout *l, u32 pos, u64 e)
+{
+	enum cql_entry_state st = cql_entry_classify(l, e, pos);
+	u32 cid = cql_entry_cid(e);
+
+	seq_printf(m, "  pos %u index %u: %#llx %s", pos, cql_pos_index(l, pos),
+		   (unsigned long long)e, rdlock_cql_entry_names[st]);
+	if (st == CQL_ENTRY_VALID || st == CQL_ENTRY_OVERWRITTEN)
+		seq_printf(m, " %s node %u local %u version %u ts %u",
+			   cql_entry_mode(e) == CQL_EXCLUSIVE ? "ex" : "sh",
+			   cql_cid_node(cid), cql_cid_local(cid),
+			   cql_entry_version(l, e), cql_entry_ts(e));
+	seq_putc(m, '\n');
+}
+
+/*
+ * The header @h decoded and the entries of its queued positions (a shared
+ * holder never writes one: "obsolete"), READ one at a time: a snapshot of
+ * a lock in use may be torn between words.
+ */
+static int rdlock_cql_show(const struct rdlock_proto_cfg *cfg,
+			   struct seq_file *m, u64 h,
+			   int (*read)(void *arg, u32 off, u64 *v), void *arg)
+{
+	struct cql_layout l;
+	u32 n, k, qhead;
+	u64 e;
+	int ret;
+
+	if (cql_layout_init(&l, cfg->cql_cap_bits, cfg->cql_ver_bits))
+		return -EINVAL;
+	qhead = cql_hdr_qhead(&l, h);
+	n = min(cql_hdr_qsize(&l, h), cql_capacity(&l));
+	seq_printf(m, "header %#llx qhead %u lap %u index %u qsize %u wcnt %u reset %u%s\n",
+		   (unsigned long long)h, qhead, cql_pos_version(&l, qhead),
+		   cql_pos_index(&l, qhead), cql_hdr_qsize(&l, h),
+		   cql_hdr_wcnt(&l, h), cql_hdr_reset_id(h),
+		   cql_hdr_overflow(&l, h) ? " overflow" : "");
+	for (k = 0; k < n; k++) {
+		u32 pos = cql_pos_add(&l, qhead, k);
+
+		ret = read(arg, 1 + cql_pos_index(&l, pos), &e);
+		if (ret)
+			return ret;
+		rdlock_cql_entry_show(m, &l, pos, e);
+	}
+	return 0;
+}
+
 const struct rdlock_proto_ops rdlock_proto_cql = {
 	.name		= "cql",
 	.slots		= rdlock_cql_slots,
@@ -1341,5 +1461,10 @@ const struct rdlock_proto_ops rdlock_proto_cql = {
 	.upgrade	= rdlock_cql_upgrade,
 	.init		= rdlock_cql_init,
 	.exit		= rdlock_cql_exit,
+	.check_attr	= rdlock_cql_check_attr,
+	.config		= rdlock_cql_config,
+	.word_idle	= rdlock_cql_word_idle,
+	.show_head	= rdlock_cql_show_head,
+	.show		= rdlock_cql_show,
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_cql, RDLOCK_INTERNAL);
