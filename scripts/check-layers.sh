@@ -43,7 +43,7 @@ declare -A allowed=(
 	[xport]="kmod/uapi_check.h"
 	[lockword]=""
 	[proto]="kmod/xport.h kmod/lockword/*.h"
-	[lockspace]="kmod/xport.h kmod/proto.h kmod/lockword/*.h kmod/uapi_check.h kmod/include/rdlock/rdlock.h"
+	[lockspace]="kmod/xport.h kmod/proto.h kmod/uapi_check.h kmod/include/rdlock/rdlock.h"
 	# The transport's public header for the configuration the device
 	# layer validates and passes on, and the node id.
 	[iface]="kmod/lockspace.h kmod/xport.h kmod/uapi_check.h"
