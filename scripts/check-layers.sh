@@ -27,7 +27,7 @@ layer_of()
 	kmod/lockword/*.h) echo lockword ;;
 	kmod/proto*.[ch]) echo proto ;;
 	kmod/lockspace*.[ch] | kmod/trace.h) echo lockspace ;;
-	kmod/dev.[ch] | kmod/dlm*.c | kmod/dlm-pri.h | kmod/trace_dlm.h | kmod/include/rdlock/*.h)
+	kmod/dev*.[ch] | kmod/dev-pri.h | kmod/dlm*.c | kmod/dlm-pri.h | kmod/trace_dlm.h | kmod/include/rdlock/*.h)
 		echo iface ;;
 	# Pure checks of the uapi's arguments, shared like the lock words.
 	kmod/uapi_check.h) echo uapicheck ;;

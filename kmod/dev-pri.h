@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock's /dev/rdlock, private to its files: an open file and its lock
+ * table (dev.c), the admin ioctls (dev_admin.c), lockspace names and the
+ * DLM lockspaces and locks of the uapi (dev_dlm.c). main.c sees dev.h only.
+ */
+#ifndef _RDLOCK_DEV_PRI_H
+#define _RDLOCK_DEV_PRI_H
+
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/rdlock.h>
+
+struct rdlock_ls;
+struct rdlock_ls_attr;
+struct rdlock_dev_dls;
+
+/**
+ * struct rdlock_file - what one open file of /dev/rdlock holds
+ * @sem: JOIN and LEAVE take it for writing, the lock ioctls for reading,
+ *	so that the lockspace cannot go while a lock call sleeps in it.
+ * @ls: the joined lockspace, or NULL.
+ * @dd: the joined DLM lockspace, or NULL (one of @ls and @dd at most).
+ * @may_write: the joiner may take exclusive and update locks.
+ * @mutex: protects @locks, their RDLOCK_DEV_BUSY marks and
+ *	rdlock_dev_dlk.busy.
+ * @locks: handle -> struct rdlock_lock (struct rdlock_dev_dlk with @dd);
+ *	at most RDLOCK_FILE_LOCKS_MAX, so that a user allowed into a
+ *	lockspace cannot pin unbounded memory. A struct rdlock_lock that an
+ *	ioctl converts is marked RDLOCK_DEV_BUSY (unlock is refused then).
+ * @nr_locks: how many.
+ * @kref: the open file and each of its DLM locks: the callbacks of a lock
+ *	given back after close still find @dlm_lock and @ast_wait.
+ * @dlm_lock: protects @dlm_joined, @events, @nr_leaving and the state of
+ *	the file's DLM locks; the DLM callbacks take it (process context).
+ * @dlm_joined: @dd is set: read() and poll() have events to give.
+ * @events: blocking events not read yet, one rdlock_dev_dlk.ev_node per
+ *	lock at most: bounded by @nr_locks, and never allocated.
+ * @nr_leaving: DLM locks LEAVE or close gave back whose unlock has not
+ *	completed yet.
+ * @ev_wait: read() and poll() wait here for @events.
+ * @ast_wait: the DLM ioctls and LEAVE wait here for completions.
+ */
+struct rdlock_file {
+	struct rw_semaphore sem;
+	struct rdlock_ls *ls;
+	struct rdlock_dev_dls *dd;
+	bool may_write;
+	struct mutex mutex;		/* @locks, busy marks */
+	struct xarray locks;
+	unsigned int nr_locks;		/* in @locks */
+	struct kref kref;
+	spinlock_t dlm_lock;		/* see above */
+	bool dlm_joined;
+	struct list_head events;
+	unsigned int nr_leaving;
+	wait_queue_head_t ev_wait;
+	wait_queue_head_t ast_wait;
+};
+
+/* dev.c: the open file and its lock table */
+void rdlock_file_free(struct kref *kref);
+void rdlock_file_erase(struct rdlock_file *f, unsigned long handle);
+int rdlock_file_add(struct rdlock_file *f, void *lk, u32 *handle);
+
+/* dev_admin.c: the cluster's configuration, status and lockspaces */
+long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);
+
+/* dev_dlm.c: lockspace names; DLM lockspaces, their locks and events */
+long rdlock_dev_ls_create(const struct rdlock_ls_create *c,
+			  const struct rdlock_ls_attr *attr);
+long rdlock_dev_ls_remove(const char *name);
+long rdlock_dev_ls_join(struct rdlock_file *f, const char *name);
+void rdlock_dev_dls_exit(void);
+long rdlock_dev_dlm_lock(struct rdlock_file *f,
+			 const struct rdlock_lock_req *r, void __user *argp);
+long rdlock_dev_dlm_convert(struct rdlock_file *f,
+			    const struct rdlock_convert_req *c);
+long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle);
+long rdlock_dev_dlm_query(struct rdlock_file *f, struct rdlock_query *q);
+void rdlock_dev_dlm_leave(struct rdlock_file *f);
+ssize_t rdlock_dev_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos);
+__poll_t rdlock_dev_poll(struct file *file, poll_table *wait);
+
+#endif /* _RDLOCK_DEV_PRI_H */

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock: /dev/rdlock's admin ioctls: the cluster configuration (the
+ * transport applies it), its status, node failures and the lockspaces'
+ * creation and removal. All but STATUS need CAP_SYS_ADMIN.
+ *
+ * Every ioctl copies its argument in, validates it completely with the
+ * pure checks of uapi_check.h, and only then takes the configuration mutex
+ * and changes state, so a rejected call changes nothing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "xport.h"
+#include "uapi_check.h"
+#include "lockspace.h"
+#include "dev-pri.h"
+
+/* ------------------------------------------------------------------ */
+/* Configuration ioctls: checked here, applied by the transport       */
+
+static long rdlock_ioc_set_config(void __user *argp)
+{
+	struct rdlock_cluster_config cfg;
+	struct sockaddr_storage ss;
+	long ret;
+
+	if (copy_from_user(&cfg, argp, sizeof(cfg)))
+		return -EFAULT;
+	ret = rdlock_check_config(&cfg, &ss);
+	if (ret)
+		return ret;
+	return rdlock_xport_configure(cfg.cluster_id, cfg.node_id, &ss);
+}
+
+static long rdlock_ioc_peer(void __user *argp, bool add)
+{
+	struct sockaddr_storage ss;
+	struct rdlock_peer peer;
+	long ret;
+
+	if (copy_from_user(&peer, argp, sizeof(peer)))
+		return -EFAULT;
+	ret = rdlock_check_peer(&peer, add ? &ss : NULL);
+	if (ret)
+		return ret;
+	return rdlock_xport_set_peer(peer.node_id, add ? &ss : NULL);
+}
+
+/* A node failed: on every survivor, cut it off and release its locks. */
+static long rdlock_ioc_node_down(void __user *argp)
+{
+	struct rdlock_node_down nd;
+	long ret;
+
+	if (copy_from_user(&nd, argp, sizeof(nd)))
+		return -EFAULT;
+	ret = rdlock_check_node_down(&nd);
+	if (ret)
+		return ret;
+	return rdlock_ls_node_down(nd.node_id);
+}
+
+/* Set or clear the cluster key: only while down, never read back. */
+static long rdlock_ioc_set_key(void __user *argp)
+{
+	struct rdlock_cluster_key *k;
+	long ret;
+
+	k = kmalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	if (copy_from_user(k, argp, sizeof(*k))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = rdlock_check_key_arg(k);
+	if (!ret)
+		ret = rdlock_xport_set_key(k->key, k->len);
+out:
+	kfree_sensitive(k);
+	return ret;
+}
+
+static long rdlock_ioc_up_down(bool up)
+{
+	/* Down would free the tables under the lockspaces. */
+	return rdlock_xport_up_down(up, rdlock_ls_any);
+}
+
+static long rdlock_ioc_status(void __user *argp)
+{
+	struct rdlock_node_status *ns;
+	struct rdlock_status st;
+	long ret = 0;
+	u32 n;
+
+	if (copy_from_user(&st, argp, sizeof(st)))
+		return -EFAULT;
+	ret = rdlock_check_status(&st);
+	if (ret)
+		return ret;
+	ns = kcalloc(RDLOCK_MAX_NODES, sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return -ENOMEM;
+	n = rdlock_xport_status(&st, ns);
+	if (copy_to_user(u64_to_user_ptr(st.nodes), ns,
+			 min(n, st.nr_nodes) * sizeof(*ns)))
+		ret = -EFAULT;
+	st.nr_nodes = n;
+	if (!ret && copy_to_user(argp, &st, sizeof(st)))
+		ret = -EFAULT;
+	kfree(ns);
+	return ret;
+}
+
+static long rdlock_ioc_ls_create(void __user *argp)
+{
+	struct rdlock_ls_create c;
+	struct rdlock_ls_attr attr;
+	long ret = 0;
+
+	if (copy_from_user(&c, argp, sizeof(c)))
+		return -EFAULT;
+	ret = rdlock_check_ls_create(&c, &attr);
+	if (ret)
+		return ret;
+	if (!rdlock_xport_ready())
+		return -ENOTCONN;
+	return rdlock_dev_ls_create(&c, &attr);
+}
+
+static long rdlock_ioc_ls_remove(void __user *argp)
+{
+	struct rdlock_ls_name n;
+	long ret = 0;
+
+	if (copy_from_user(&n, argp, sizeof(n)))
+		return -EFAULT;
+	ret = rdlock_check_ls_name(&n);
+	if (ret)
+		return ret;
+	return rdlock_dev_ls_remove(n.name);
+}
+
+/**
+ * rdlock_dev_admin_ioctl() - an ioctl that is not a file's own
+ * @cmd: the command: STATUS, one that needs CAP_SYS_ADMIN, or unknown.
+ * @argp: its argument.
+ *
+ * Return: the command's result, -EPERM without CAP_SYS_ADMIN, -ENOTTY for
+ * an unknown command.
+ */
+long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp)
+{
+	switch (cmd) {
+	case RDLOCK_IOC_STATUS:
+		return rdlock_ioc_status(argp);
+	case RDLOCK_IOC_SET_CONFIG:
+	case RDLOCK_IOC_ADD_PEER:
+	case RDLOCK_IOC_DEL_PEER:
+	case RDLOCK_IOC_UP:
+	case RDLOCK_IOC_DOWN:
+	case RDLOCK_IOC_SET_KEY:
+	case RDLOCK_IOC_NODE_DOWN:
+	case RDLOCK_IOC_LS_CREATE:
+	case RDLOCK_IOC_LS_REMOVE:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	switch (cmd) {
+	case RDLOCK_IOC_SET_CONFIG:
+		return rdlock_ioc_set_config(argp);
+	case RDLOCK_IOC_ADD_PEER:
+		return rdlock_ioc_peer(argp, true);
+	case RDLOCK_IOC_DEL_PEER:
+		return rdlock_ioc_peer(argp, false);
+	case RDLOCK_IOC_UP:
+		return rdlock_ioc_up_down(true);
+	case RDLOCK_IOC_SET_KEY:
+		return rdlock_ioc_set_key(argp);
+	case RDLOCK_IOC_NODE_DOWN:
+		return rdlock_ioc_node_down(argp);
+	case RDLOCK_IOC_LS_CREATE:
+		return rdlock_ioc_ls_create(argp);
+	case RDLOCK_IOC_LS_REMOVE:
+		return rdlock_ioc_ls_remove(argp);
+	default:
+		return rdlock_ioc_up_down(false);
+	}
+}
