@@ -19,6 +19,8 @@
 
 struct rdlock_ls;
 struct rdlock_ls_attr;
+struct rdlock_lock_info;
+struct rdlock_dev_dlk;
 struct rdlock_dev_dls;
 
 /**
@@ -28,12 +30,11 @@ struct rdlock_dev_dls;
  * @ls: the joined lockspace, or NULL.
  * @dd: the joined DLM lockspace, or NULL (one of @ls and @dd at most).
  * @may_write: the joiner may take exclusive and update locks.
- * @mutex: protects @locks, their RDLOCK_DEV_BUSY marks and
- *	rdlock_dev_dlk.busy.
- * @locks: handle -> struct rdlock_lock (struct rdlock_dev_dlk with @dd);
- *	at most RDLOCK_FILE_LOCKS_MAX, so that a user allowed into a
- *	lockspace cannot pin unbounded memory. A struct rdlock_lock that an
- *	ioctl converts is marked RDLOCK_DEV_BUSY (unlock is refused then).
+ * @mutex: protects @locks, their marks and @nr_locks.
+ * @locks: handle -> the file's lock, native or DLM (enum
+ *	rdlock_file_lock_type, the tag of the entry's pointer); at most
+ *	RDLOCK_FILE_LOCKS_MAX, so that a user allowed into a lockspace
+ *	cannot pin unbounded memory. dev.c's rdlock_file_*() alone touch it.
  * @nr_locks: how many.
  * @kref: the open file and each of its DLM locks: the callbacks of a lock
  *	given back after close still find @dlm_lock and @ast_wait.
@@ -52,7 +53,7 @@ struct rdlock_file {
 	struct rdlock_ls *ls;
 	struct rdlock_dev_dls *dd;
 	bool may_write;
-	struct mutex mutex;		/* @locks, busy marks */
+	struct mutex mutex;		/* @locks, their marks */
 	struct xarray locks;
 	unsigned int nr_locks;		/* in @locks */
 	struct kref kref;
@@ -64,10 +65,28 @@ struct rdlock_file {
 	wait_queue_head_t ast_wait;
 };
 
+/**
+ * enum rdlock_file_lock_type - what a handle of a file names
+ * @RDLOCK_FILE_LOCK_NATIVE: a struct rdlock_lock of a plain lockspace.
+ * @RDLOCK_FILE_LOCK_DLM: a struct rdlock_dev_dlk of a DLM lockspace.
+ *
+ * The tag of the pointer in rdlock_file.locks (xa_tag_pointer(): 0 and 1
+ * are the XArray's to give), so a handle costs no memory beyond the lock.
+ */
+enum rdlock_file_lock_type {
+	RDLOCK_FILE_LOCK_NATIVE	= 0,
+	RDLOCK_FILE_LOCK_DLM	= 1,
+};
+
 /* dev.c: the open file and its lock table */
 void rdlock_file_free(struct kref *kref);
+int rdlock_file_add(struct rdlock_file *f, enum rdlock_file_lock_type type,
+		    void *lk, bool pending, u32 *handle);
+void rdlock_file_granted(struct rdlock_file *f, u32 handle);
+void *rdlock_file_get(struct rdlock_file *f, enum rdlock_file_lock_type type,
+		      u32 handle, long *err);
+void rdlock_file_put(struct rdlock_file *f, u32 handle);
 void rdlock_file_erase(struct rdlock_file *f, unsigned long handle);
-int rdlock_file_add(struct rdlock_file *f, void *lk, u32 *handle);
 
 /* dev_admin.c: the cluster's configuration, status and lockspaces */
 long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);
@@ -83,8 +102,10 @@ long rdlock_dev_dlm_lock(struct rdlock_file *f,
 long rdlock_dev_dlm_convert(struct rdlock_file *f,
 			    const struct rdlock_convert_req *c);
 long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle);
-long rdlock_dev_dlm_query(struct rdlock_file *f, struct rdlock_query *q);
-void rdlock_dev_dlm_leave(struct rdlock_file *f);
+void rdlock_dev_dlk_info(const struct rdlock_dev_dlk *dk,
+			 struct rdlock_lock_info *info);
+void rdlock_dev_dlk_abandon(struct rdlock_dev_dlk *dk, bool leaving);
+void rdlock_dev_dls_leave(struct rdlock_file *f);
 ssize_t rdlock_dev_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos);
 __poll_t rdlock_dev_poll(struct file *file, poll_table *wait);

@@ -25,8 +25,14 @@
 /* ------------------------------------------------------------------ */
 /* An open file and its locks                                         */
 
-/* Mark of a struct rdlock_lock in rdlock_file.locks: a convert runs on it. */
-#define RDLOCK_DEV_BUSY		XA_MARK_1
+/*
+ * Marks of a lock in rdlock_file.locks (XA_MARK_0 is the allocator's).
+ * BUSY: an ioctl converts or unlocks it; another is refused (-EBUSY).
+ * PENDING: a LOCK waits for its grant; not a handle of the file yet
+ * (-ENOENT), but counted in RDLOCK_FILE_LOCKS_MAX.
+ */
+#define RDLOCK_FILE_BUSY	XA_MARK_1
+#define RDLOCK_FILE_PENDING	XA_MARK_2
 
 static int rdlock_open(struct inode *inode, struct file *file)
 {
@@ -63,33 +69,107 @@ void rdlock_file_erase(struct rdlock_file *f, unsigned long handle)
 	mutex_unlock(&f->mutex);
 }
 
+/* -ENOLCK when the file has RDLOCK_FILE_LOCKS_MAX locks already. */
+static int rdlock_file_room(struct rdlock_file *f)
+{
+	lockdep_assert_held(&f->mutex);
+	return f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK : 0;
+}
+
 /*
- * Give @lk (a struct rdlock_lock, or a struct rdlock_dev_dlk in a DLM
- * lockspace) a handle of the file, unless the file has
- * RDLOCK_FILE_LOCKS_MAX locks already (-ENOLCK).
+ * Give @lk, of @type, a handle of the file, unless the file has
+ * RDLOCK_FILE_LOCKS_MAX locks already (-ENOLCK). @pending: a LOCK still
+ * waits for it (rdlock_file_granted() ends that).
  */
-int rdlock_file_add(struct rdlock_file *f, void *lk, u32 *handle)
+int rdlock_file_add(struct rdlock_file *f, enum rdlock_file_lock_type type,
+		    void *lk, bool pending, u32 *handle)
 {
 	int ret;
 
 	mutex_lock(&f->mutex);
-	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK :
-	      xa_alloc(&f->locks, handle, lk, xa_limit_31b, GFP_KERNEL);
-	if (!ret)
+	ret = rdlock_file_room(f) ?:
+	      xa_alloc(&f->locks, handle, xa_tag_pointer(lk, type),
+		       xa_limit_31b, GFP_KERNEL);
+	if (!ret) {
 		f->nr_locks++;
+		if (pending)
+			xa_set_mark(&f->locks, *handle, RDLOCK_FILE_PENDING);
+	}
 	mutex_unlock(&f->mutex);
 	return ret;
 }
 
-/* Release every lock of the file and leave its lockspace; sem held. */
+/* The pending lock @handle was granted: userspace may use its handle. */
+void rdlock_file_granted(struct rdlock_file *f, u32 handle)
+{
+	mutex_lock(&f->mutex);
+	xa_clear_mark(&f->locks, handle, RDLOCK_FILE_PENDING);
+	mutex_unlock(&f->mutex);
+}
+
+/* The file's lock @handle of @type, not pending; NULL if none. */
+static void *rdlock_file_find(struct rdlock_file *f,
+			      enum rdlock_file_lock_type type, u32 handle)
+{
+	void *entry;
+
+	lockdep_assert_held(&f->mutex);
+	entry = xa_load(&f->locks, handle);
+	if (!entry || xa_pointer_tag(entry) != type ||
+	    xa_get_mark(&f->locks, handle, RDLOCK_FILE_PENDING))
+		return NULL;
+	return xa_untag_pointer(entry);
+}
+
+/*
+ * The file's lock @handle of @type, marked busy; NULL with *@err -ENOENT
+ * if unknown (or pending), -EBUSY if another ioctl works on it.
+ */
+void *rdlock_file_get(struct rdlock_file *f, enum rdlock_file_lock_type type,
+		      u32 handle, long *err)
+{
+	void *lk;
+
+	mutex_lock(&f->mutex);
+	lk = rdlock_file_find(f, type, handle);
+	if (!lk)
+		*err = -ENOENT;
+	else if (xa_get_mark(&f->locks, handle, RDLOCK_FILE_BUSY))
+		*err = -EBUSY;
+	else
+		xa_set_mark(&f->locks, handle, RDLOCK_FILE_BUSY);
+	mutex_unlock(&f->mutex);
+	return *err ? NULL : lk;
+}
+
+/* The ioctl is done with the lock @handle that rdlock_file_get() gave. */
+void rdlock_file_put(struct rdlock_file *f, u32 handle)
+{
+	mutex_lock(&f->mutex);
+	xa_clear_mark(&f->locks, handle, RDLOCK_FILE_BUSY);
+	mutex_unlock(&f->mutex);
+}
+
+/*
+ * Release every lock of the file and leave its lockspace; sem held for
+ * writing (no lock ioctl runs) or the file is being released. DLM locks
+ * are given back in the background; rdlock_dev_dls_leave() waits for them.
+ */
 static void rdlock_file_leave(struct rdlock_file *f)
 {
-	struct rdlock_lock *lk;
 	unsigned long handle;
+	void *entry;
 
-	xa_for_each(&f->locks, handle, lk) {
+	xa_for_each(&f->locks, handle, entry) {
 		rdlock_file_erase(f, handle);
-		rdlock_unlock(lk);
+		if (xa_pointer_tag(entry) == RDLOCK_FILE_LOCK_DLM)
+			rdlock_dev_dlk_abandon(xa_untag_pointer(entry), true);
+		else
+			rdlock_unlock(xa_untag_pointer(entry));
+	}
+	if (f->dd) {
+		rdlock_dev_dls_leave(f);
+		return;
 	}
 	rdlock_ls_leave(f->ls);
 	f->ls = NULL;
@@ -100,10 +180,8 @@ static int rdlock_release(struct inode *inode, struct file *file)
 {
 	struct rdlock_file *f = file->private_data;
 
-	if (f->ls)
+	if (f->ls || f->dd)
 		rdlock_file_leave(f);
-	else if (f->dd)
-		rdlock_dev_dlm_leave(f);
 	/* Its DLM locks' callbacks may still run: the last reference frees. */
 	kref_put(&f->kref, rdlock_file_free);
 	return 0;
@@ -135,10 +213,8 @@ static long rdlock_ioc_leave(struct rdlock_file *f)
 
 	if (down_write_killable(&f->sem))
 		return -EINTR;
-	if (f->ls)
+	if (f->ls || f->dd)
 		rdlock_file_leave(f);
-	else if (f->dd)
-		rdlock_dev_dlm_leave(f);
 	else
 		ret = -EBADFD;
 	up_write(&f->sem);
@@ -177,7 +253,7 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 	rdlock_lock_set_owner(lk, task_tgid_nr(current));
 	/* Full before waiting: -ENOLCK at once, not after a grant. */
 	mutex_lock(&f->mutex);
-	ret = f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK : 0;
+	ret = rdlock_file_room(f);
 	mutex_unlock(&f->mutex);
 	if (ret)
 		goto free;
@@ -185,7 +261,7 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 	if (ret)
 		goto free;
 	/* Other threads of the file may have filled it meanwhile. */
-	ret = rdlock_file_add(f, lk, &handle);
+	ret = rdlock_file_add(f, RDLOCK_FILE_LOCK_NATIVE, lk, false, &handle);
 	if (ret)
 		goto unlock;
 	if (put_user(handle, &((struct rdlock_lock_req __user *)argp)->handle)) {
@@ -203,31 +279,6 @@ free:
 	return ret;
 }
 
-/* The file's lock @handle, marked busy; NULL if unknown or already busy. */
-static struct rdlock_lock *rdlock_file_get_lock(struct rdlock_file *f,
-						u32 handle, long *err)
-{
-	struct rdlock_lock *lk;
-
-	mutex_lock(&f->mutex);
-	lk = xa_load(&f->locks, handle);
-	if (!lk)
-		*err = -ENOENT;
-	else if (xa_get_mark(&f->locks, handle, RDLOCK_DEV_BUSY))
-		*err = -EBUSY;
-	else
-		xa_set_mark(&f->locks, handle, RDLOCK_DEV_BUSY);
-	mutex_unlock(&f->mutex);
-	return *err ? NULL : lk;
-}
-
-static void rdlock_file_put_lock(struct rdlock_file *f, u32 handle)
-{
-	mutex_lock(&f->mutex);
-	xa_clear_mark(&f->locks, handle, RDLOCK_DEV_BUSY);
-	mutex_unlock(&f->mutex);
-}
-
 static long rdlock_ioc_unlock(struct rdlock_file *f, void __user *argp)
 {
 	struct rdlock_unlock_req u;
@@ -243,7 +294,7 @@ static long rdlock_ioc_unlock(struct rdlock_file *f, void __user *argp)
 		return rdlock_dev_dlm_unlock(f, u.handle);
 	if (!f->ls)
 		return -EBADFD;
-	lk = rdlock_file_get_lock(f, u.handle, &ret);
+	lk = rdlock_file_get(f, RDLOCK_FILE_LOCK_NATIVE, u.handle, &ret);
 	if (!lk)
 		return ret;
 	rdlock_file_erase(f, u.handle);
@@ -267,7 +318,7 @@ static long rdlock_ioc_convert(struct rdlock_file *f, void __user *argp)
 		return rdlock_dev_dlm_convert(f, &c);
 	if (!f->ls)
 		return -EBADFD;
-	lk = rdlock_file_get_lock(f, c.handle, &ret);
+	lk = rdlock_file_get(f, RDLOCK_FILE_LOCK_NATIVE, c.handle, &ret);
 	if (!lk)
 		return ret;
 	if (c.mode != RDLOCK_LOCK_SH && !f->may_write) {
@@ -277,7 +328,7 @@ static long rdlock_ioc_convert(struct rdlock_file *f, void __user *argp)
 		opts.timeout_ms = c.timeout_ms;
 		ret = rdlock_convert(lk, c.mode, &opts);
 	}
-	rdlock_file_put_lock(f, c.handle);
+	rdlock_file_put(f, c.handle);
 	return ret;
 }
 
@@ -285,26 +336,24 @@ static long rdlock_ioc_query(struct rdlock_file *f, void __user *argp)
 {
 	struct rdlock_lock_info info;
 	struct rdlock_query q;
-	struct rdlock_lock *lk;
 	long ret = 0;
+	void *lk;
 
 	if (copy_from_user(&q, argp, sizeof(q)))
 		return -EFAULT;
 	ret = rdlock_check_query(&q);
 	if (ret)
 		return ret;
-	if (f->dd) {
-		ret = rdlock_dev_dlm_query(f, &q);
-		if (ret)
-			return ret;
-		return copy_to_user(argp, &q, sizeof(q)) ? -EFAULT : 0;
-	}
-	if (!f->ls)
+	if (!f->ls && !f->dd)
 		return -EBADFD;
 	mutex_lock(&f->mutex);
-	lk = xa_load(&f->locks, q.handle);
+	lk = rdlock_file_find(f, f->dd ? RDLOCK_FILE_LOCK_DLM :
+				 RDLOCK_FILE_LOCK_NATIVE, q.handle);
 	if (lk) {
-		rdlock_lock_info(lk, &info);
+		if (f->dd)
+			rdlock_dev_dlk_info(lk, &info);
+		else
+			rdlock_lock_info(lk, &info);
 		q.mode = info.mode;
 		q.home_node = info.home;
 		q.slot = info.slot;

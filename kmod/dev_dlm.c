@@ -222,16 +222,15 @@ void rdlock_dev_dls_exit(void)
  * @orphan: nobody waits for it any more (the file let it go): the
  *	callbacks give it back and free it.
  * @leaving: LEAVE or close counts it in rdlock_file.nr_leaving.
- * @busy: an ioctl works on it (under rdlock_file.mutex).
- * @pending: a LOCK waits for it: not a handle of the file yet.
  * @ev_mode: the mode of its queued blocking event.
  * @ev_node: on rdlock_file.events while an event is queued.
  * @since: when it was last granted.
  * @name_len: bytes of @name.
  * @name: the resource name.
  *
- * Everything but @busy, @pending and the constant fields is under
- * rdlock_file.dlm_lock.
+ * Everything but the constant fields is under rdlock_file.dlm_lock. Its
+ * handle's marks in rdlock_file.locks say whether an ioctl works on it
+ * and whether a LOCK still waits for it (dev.c).
  */
 struct rdlock_dev_dlk {
 	struct rdlock_file *f;
@@ -244,8 +243,6 @@ struct rdlock_dev_dlk {
 	int status;
 	bool orphan;
 	bool leaving;
-	bool busy;
-	bool pending;
 	int ev_mode;
 	struct list_head ev_node;
 	ktime_t since;
@@ -381,12 +378,16 @@ static void rdlock_dev_bast(void *arg, int mode)
 	spin_unlock(&f->dlm_lock);
 }
 
-/*
- * The file lets @dk go (it is no longer in rdlock_file.locks): give it
- * back, now or once its request in flight completes, and free it then.
- * @leaving: count it in nr_leaving, for LEAVE and close to wait for.
+/**
+ * rdlock_dev_dlk_abandon() - the file lets a DLM lock go
+ * @dk: the lock, no longer in rdlock_file.locks.
+ * @leaving: count it in rdlock_file.nr_leaving, for LEAVE and close to
+ *	wait for (rdlock_dev_dls_leave()).
+ *
+ * Give @dk back, now or once its request in flight completes, and free
+ * it then.
  */
-static void rdlock_dev_abandon(struct rdlock_dev_dlk *dk, bool leaving)
+void rdlock_dev_dlk_abandon(struct rdlock_dev_dlk *dk, bool leaving)
 {
 	struct rdlock_file *f = dk->f;
 	bool unlock = false, free = false;
@@ -444,7 +445,7 @@ static int rdlock_dev_dlk_wait(struct rdlock_dev_dlk *dk, u32 timeout_ms,
 	}
 	if (killed) {
 		rdlock_file_erase(f, dk->handle);
-		rdlock_dev_abandon(dk, false);
+		rdlock_dev_dlk_abandon(dk, false);
 		*gone = true;
 		return -EINTR;
 	}
@@ -508,12 +509,11 @@ long rdlock_dev_dlm_lock(struct rdlock_file *f,
 	dk->f = f;
 	dk->dd = f->dd;
 	dk->mode = RDLOCK_DEV_NOMODE;
-	dk->pending = true;
 	INIT_LIST_HEAD(&dk->ev_node);
 	dk->name_len = r->name_len;
 	memcpy(dk->name, r->name, r->name_len);
 	/* A handle now: a BAST may come right after the grant. */
-	ret = rdlock_file_add(f, dk, &handle);
+	ret = rdlock_file_add(f, RDLOCK_FILE_LOCK_DLM, dk, true, &handle);
 	if (ret) {
 		kfree(dk);
 		return ret;
@@ -533,39 +533,11 @@ long rdlock_dev_dlm_lock(struct rdlock_file *f,
 	if (ret) {
 		/* Not granted (nothing to give back), or EFAULT (unlock). */
 		rdlock_file_erase(f, handle);
-		rdlock_dev_abandon(dk, false);
+		rdlock_dev_dlk_abandon(dk, false);
 		return ret;
 	}
-	mutex_lock(&f->mutex);
-	dk->pending = false;
-	mutex_unlock(&f->mutex);
+	rdlock_file_granted(f, handle);
 	return 0;
-}
-
-/* The file's DLM lock @handle, marked busy; NULL if unknown or busy. */
-static struct rdlock_dev_dlk *rdlock_dev_dlk_get(struct rdlock_file *f,
-						 u32 handle, long *err)
-{
-	struct rdlock_dev_dlk *dk;
-
-	mutex_lock(&f->mutex);
-	dk = xa_load(&f->locks, handle);
-	if (!dk || dk->pending)
-		*err = -ENOENT;
-	else if (dk->busy)
-		*err = -EBUSY;
-	else
-		dk->busy = true;
-	mutex_unlock(&f->mutex);
-	return *err ? NULL : dk;
-}
-
-static void rdlock_dev_dlk_put(struct rdlock_file *f,
-			       struct rdlock_dev_dlk *dk)
-{
-	mutex_lock(&f->mutex);
-	dk->busy = false;
-	mutex_unlock(&f->mutex);
 }
 
 long rdlock_dev_dlm_convert(struct rdlock_file *f,
@@ -578,7 +550,7 @@ long rdlock_dev_dlm_convert(struct rdlock_file *f,
 
 	if (c->mode == RDLOCK_LOCK_UP)
 		return -EOPNOTSUPP;
-	dk = rdlock_dev_dlk_get(f, c->handle, &ret);
+	dk = rdlock_file_get(f, RDLOCK_FILE_LOCK_DLM, c->handle, &ret);
 	if (!dk)
 		return ret;
 	spin_lock(&f->dlm_lock);
@@ -595,7 +567,7 @@ long rdlock_dev_dlm_convert(struct rdlock_file *f,
 		if (gone)
 			return ret;
 	}
-	rdlock_dev_dlk_put(f, dk);
+	rdlock_file_put(f, c->handle);
 	return ret;
 }
 
@@ -605,7 +577,7 @@ long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle)
 	long ret = 0;
 	bool gone;
 
-	dk = rdlock_dev_dlk_get(f, handle, &ret);
+	dk = rdlock_file_get(f, RDLOCK_FILE_LOCK_DLM, handle, &ret);
 	if (!dk)
 		return ret;
 	spin_lock(&f->dlm_lock);
@@ -616,7 +588,7 @@ long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle)
 		spin_lock(&f->dlm_lock);
 		dk->inflight = false;
 		spin_unlock(&f->dlm_lock);
-		rdlock_dev_dlk_put(f, dk);
+		rdlock_file_put(f, handle);
 		return ret;
 	}
 	/* Released when this returns, as in other lockspaces. */
@@ -628,45 +600,33 @@ long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle)
 	return ret;
 }
 
-long rdlock_dev_dlm_query(struct rdlock_file *f, struct rdlock_query *q)
+/**
+ * rdlock_dev_dlk_info() - what QUERY tells of a DLM lock
+ * @dk: the lock, in its file's table (rdlock_file.mutex held).
+ * @info: filled in; @info->name points into @dk.
+ */
+void rdlock_dev_dlk_info(const struct rdlock_dev_dlk *dk,
+			 struct rdlock_lock_info *info)
 {
-	struct rdlock_dev_dlk *dk;
-	long ret = -ENOENT;
-
-	mutex_lock(&f->mutex);
-	dk = xa_load(&f->locks, q->handle);
-	if (dk && !dk->pending) {
-		ret = 0;
-		spin_lock(&f->dlm_lock);
-		q->mode = dk->mode;
-		q->held_ms = ktime_ms_delta(ktime_get(), dk->since);
-		spin_unlock(&f->dlm_lock);
-		/* A DLM lock holds two lock words, one, or none (NL). */
-		q->home_node = U32_MAX;
-		q->slot = U32_MAX;
-		q->name_len = dk->name_len;
-		memset(q->name, 0, sizeof(q->name));
-		memcpy(q->name, dk->name, dk->name_len);
-		q->remote_ops = 0;
-		q->pad = 0;
-	}
-	mutex_unlock(&f->mutex);
-	return ret;
+	spin_lock(&dk->f->dlm_lock);
+	info->mode = dk->mode;
+	info->since = dk->since;
+	spin_unlock(&dk->f->dlm_lock);
+	/* A DLM lock holds two lock words, one, or none (NL). */
+	info->home = U32_MAX;
+	info->slot = U32_MAX;
+	info->remote_ops = 0;
+	info->name = dk->name;
+	info->name_len = dk->name_len;
 }
 
 /*
- * Give back every DLM lock of the file and leave its lockspace; sem held
- * for writing (no lock ioctl runs) or the file is being released.
+ * The file leaves its DLM lockspace, after rdlock_file_leave() let its
+ * locks go: wait until they are given back. Sem held for writing (no lock
+ * ioctl runs) or the file is being released.
  */
-void rdlock_dev_dlm_leave(struct rdlock_file *f)
+void rdlock_dev_dls_leave(struct rdlock_file *f)
 {
-	struct rdlock_dev_dlk *dk;
-	unsigned long handle;
-
-	xa_for_each(&f->locks, handle, dk) {
-		rdlock_file_erase(f, handle);
-		rdlock_dev_abandon(dk, true);
-	}
 	/* Unlocks wait for nobody: a round trip or the transport's timeout. */
 	wait_event(f->ast_wait, !READ_ONCE(f->nr_leaving));
 	spin_lock(&f->dlm_lock);
