@@ -210,6 +210,42 @@ void rdlock_dev_dls_exit(void)
 #define RDLOCK_DEV_NOMODE	(-1)
 
 /**
+ * enum rdlock_dev_dlk_state - the life of a DLM lock held through a file
+ * @RDLOCK_DLK_NEW: allocated (kzalloc()), no request queued, or its
+ *	first one refused: freed when the file lets it go.
+ * @RDLOCK_DLK_REQUEST: its first request is in flight.
+ * @RDLOCK_DLK_GRANTED: held in rdlock_dev_dlk.mode, nothing in flight.
+ * @RDLOCK_DLK_CONVERT: held, a conversion in flight.
+ * @RDLOCK_DLK_UNLOCK: held, the file's UNLOCK in flight.
+ * @RDLOCK_DLK_ENDED: unlocked, or never granted: nothing to give back.
+ * @RDLOCK_DLK_ORPHAN: the file let it go with a request, conversion or
+ *	unlock in flight: its AST ends it or gives it back.
+ * @RDLOCK_DLK_GIVE_BACK: the file let it go; the unlock that gives it
+ *	back is in flight, its AST ends it.
+ * @RDLOCK_DLK_NR: how many.
+ *
+ * An ORPHAN or GIVE_BACK lock has no waiter: the callbacks free it once
+ * ENDED. Any other's waiter (an ioctl, or the file letting it go) does.
+ */
+enum rdlock_dev_dlk_state {
+	RDLOCK_DLK_NEW = 0,
+	RDLOCK_DLK_REQUEST,
+	RDLOCK_DLK_GRANTED,
+	RDLOCK_DLK_CONVERT,
+	RDLOCK_DLK_UNLOCK,
+	RDLOCK_DLK_ENDED,
+	RDLOCK_DLK_ORPHAN,
+	RDLOCK_DLK_GIVE_BACK,
+	RDLOCK_DLK_NR
+};
+
+/* The states in which an AST is due: the lock's waiter waits for it. */
+#define RDLOCK_DLK_INFLIGHT						\
+	(BIT(RDLOCK_DLK_REQUEST) | BIT(RDLOCK_DLK_CONVERT) |		\
+	 BIT(RDLOCK_DLK_UNLOCK) | BIT(RDLOCK_DLK_ORPHAN) |		\
+	 BIT(RDLOCK_DLK_GIVE_BACK))
+
+/**
  * struct rdlock_dev_dlk - a lock of a file in a DLM lockspace
  * @f: the file (a reference of its own).
  * @dd: the lockspace (one of rdlock_dev_dls.refs).
@@ -217,11 +253,10 @@ void rdlock_dev_dls_exit(void)
  * @handle: the file's handle of it.
  * @mode: the granted mode (uapi), or RDLOCK_DEV_NOMODE.
  * @want: the mode of the request in flight.
- * @inflight: a request was queued and its AST has not come yet.
+ * @state: where it is in its life; only rdlock_dev_dlk_to() changes it.
  * @status: sb_status of the last AST.
- * @orphan: nobody waits for it any more (the file let it go): the
- *	callbacks give it back and free it.
- * @leaving: LEAVE or close counts it in rdlock_file.nr_leaving.
+ * @leaving: LEAVE or close counts it in rdlock_file.nr_leaving (a fact
+ *	of the letting go, not a state: either orphan state may have it).
  * @ev_mode: the mode of its queued blocking event.
  * @ev_node: on rdlock_file.events while an event is queued.
  * @since: when it was last granted.
@@ -239,9 +274,8 @@ struct rdlock_dev_dlk {
 	u32 handle;
 	int mode;
 	int want;
-	bool inflight;
+	enum rdlock_dev_dlk_state state;
 	int status;
-	bool orphan;
 	bool leaving;
 	int ev_mode;
 	struct list_head ev_node;
@@ -249,6 +283,80 @@ struct rdlock_dev_dlk {
 	u32 name_len;
 	u8 name[RDLOCK_DLM_RESNAME_MAX];
 };
+
+static const char *const rdlock_dev_dlk_state_names[RDLOCK_DLK_NR] = {
+	[RDLOCK_DLK_NEW]	= "new",
+	[RDLOCK_DLK_REQUEST]	= "request",
+	[RDLOCK_DLK_GRANTED]	= "granted",
+	[RDLOCK_DLK_CONVERT]	= "convert",
+	[RDLOCK_DLK_UNLOCK]	= "unlock",
+	[RDLOCK_DLK_ENDED]	= "ended",
+	[RDLOCK_DLK_ORPHAN]	= "orphan",
+	[RDLOCK_DLK_GIVE_BACK]	= "give_back",
+};
+
+/* The moves of enum rdlock_dev_dlk_state: from a state, the ones allowed. */
+static const u16 rdlock_dev_dlk_moves[RDLOCK_DLK_NR] = {
+	/* LOCK queues the request. */
+	[RDLOCK_DLK_NEW]	= BIT(RDLOCK_DLK_REQUEST),
+	/* Refused, its AST (granted or not), or the waiter killed. */
+	[RDLOCK_DLK_REQUEST]	= BIT(RDLOCK_DLK_NEW) | BIT(RDLOCK_DLK_GRANTED) |
+				  BIT(RDLOCK_DLK_ENDED) | BIT(RDLOCK_DLK_ORPHAN),
+	/* CONVERT, UNLOCK, or the file lets it go. */
+	[RDLOCK_DLK_GRANTED]	= BIT(RDLOCK_DLK_CONVERT) | BIT(RDLOCK_DLK_UNLOCK) |
+				  BIT(RDLOCK_DLK_GIVE_BACK),
+	/* Refused or its AST (the old mode kept on failure); killed. */
+	[RDLOCK_DLK_CONVERT]	= BIT(RDLOCK_DLK_GRANTED) | BIT(RDLOCK_DLK_ORPHAN),
+	/* Refused or failed; unlocked; killed. */
+	[RDLOCK_DLK_UNLOCK]	= BIT(RDLOCK_DLK_GRANTED) | BIT(RDLOCK_DLK_ENDED) |
+				  BIT(RDLOCK_DLK_ORPHAN),
+	/* Freed by its waiter. */
+	[RDLOCK_DLK_ENDED]	= 0,
+	/* Its AST: still held (give it back), or ended. */
+	[RDLOCK_DLK_ORPHAN]	= BIT(RDLOCK_DLK_GIVE_BACK) | BIT(RDLOCK_DLK_ENDED),
+	/* Its AST: unlocked, or not (try again). */
+	[RDLOCK_DLK_GIVE_BACK]	= BIT(RDLOCK_DLK_GIVE_BACK) | BIT(RDLOCK_DLK_ENDED),
+};
+
+/*
+ * rdlock_dev_dlk_to() - move a DLM lock of a file to its next state
+ * @dk: the lock; rdlock_file.dlm_lock held.
+ * @to: the new state.
+ *
+ * The one place rdlock_dev_dlk.state changes. A move that
+ * rdlock_dev_dlk_moves[] does not allow is a bug: it warns (once) and is
+ * refused, the lock stays where it is.
+ *
+ * Return: true if @dk is in @to now.
+ */
+static bool rdlock_dev_dlk_to(struct rdlock_dev_dlk *dk,
+			      enum rdlock_dev_dlk_state to)
+{
+	lockdep_assert_held(&dk->f->dlm_lock);
+	if (WARN_ON_ONCE(to >= RDLOCK_DLK_NR))
+		return false;
+	if (WARN_ONCE(!(rdlock_dev_dlk_moves[dk->state] & BIT(to)),
+		      "rdlock: DLM lock %u of a file moved from %s to %s\n",
+		      dk->handle, rdlock_dev_dlk_state_names[dk->state],
+		      rdlock_dev_dlk_state_names[to]))
+		return false;
+	/* rdlock_dev_dlk_wait() reads it without the lock. */
+	WRITE_ONCE(dk->state, to);
+	return true;
+}
+
+/* The file let @dk go: nobody waits for it, the callbacks end it. */
+static bool rdlock_dev_dlk_orphan(const struct rdlock_dev_dlk *dk)
+{
+	return dk->state == RDLOCK_DLK_ORPHAN ||
+	       dk->state == RDLOCK_DLK_GIVE_BACK;
+}
+
+/* No AST is due for @dk: its waiter may go on. */
+static bool rdlock_dev_dlk_idle(const struct rdlock_dev_dlk *dk)
+{
+	return !(BIT(READ_ONCE(dk->state)) & RDLOCK_DLK_INFLIGHT);
+}
 
 static int rdlock_dev_to_dlm(int mode)
 {
@@ -276,7 +384,8 @@ static void rdlock_dev_event_prune(struct rdlock_dev_dlk *dk)
 {
 	lockdep_assert_held(&dk->f->dlm_lock);
 	if (!list_empty(&dk->ev_node) &&
-	    (dk->orphan || !rdlock_dev_conflict(dk->mode, dk->ev_mode)))
+	    (rdlock_dev_dlk_orphan(dk) ||
+	     !rdlock_dev_conflict(dk->mode, dk->ev_mode)))
 		list_del_init(&dk->ev_node);
 }
 
@@ -300,7 +409,7 @@ static void rdlock_dev_dlk_free(struct rdlock_dev_dlk *dk)
 static void rdlock_dev_ast(void *arg);
 static void rdlock_dev_bast(void *arg, int mode);
 
-/* Queue the unlock of an orphan; its AST frees it. Caller set inflight. */
+/* Queue the unlock of an orphan; its AST frees it. Caller: GIVE_BACK. */
 static void rdlock_dev_give_back(struct rdlock_dev_dlk *dk)
 {
 	int ret = rdlock_dlm_unlock(dk->dd->dls, dk->lksb.sb_lkid, 0, NULL,
@@ -337,12 +446,15 @@ static void rdlock_dev_ast(void *arg)
 	if (final)
 		dk->mode = RDLOCK_DEV_NOMODE;
 	dk->status = st;
-	dk->inflight = false;
 	rdlock_dev_event_prune(dk);
-	orphan = dk->orphan;
-	if (orphan && !final)
-		dk->inflight = true;	/* the unlock below */
-	else if (!orphan)
+	orphan = rdlock_dev_dlk_orphan(dk);
+	if (final)
+		rdlock_dev_dlk_to(dk, RDLOCK_DLK_ENDED);
+	else if (orphan)
+		rdlock_dev_dlk_to(dk, RDLOCK_DLK_GIVE_BACK);	/* below */
+	else
+		rdlock_dev_dlk_to(dk, RDLOCK_DLK_GRANTED);
+	if (!orphan)
 		wake_up_all(&f->ast_wait);
 	spin_unlock(&f->dlm_lock);
 	if (!orphan)
@@ -366,7 +478,7 @@ static void rdlock_dev_bast(void *arg, int mode)
 	int want = mode == RDLOCK_DLM_LOCK_EX ? RDLOCK_LOCK_EX : RDLOCK_LOCK_PR;
 
 	spin_lock(&f->dlm_lock);
-	if (!dk->orphan && rdlock_dev_conflict(dk->mode, want)) {
+	if (!rdlock_dev_dlk_orphan(dk) && rdlock_dev_conflict(dk->mode, want)) {
 		if (list_empty(&dk->ev_node)) {
 			dk->ev_mode = want;
 			list_add_tail(&dk->ev_node, &f->events);
@@ -393,19 +505,23 @@ void rdlock_dev_dlk_abandon(struct rdlock_dev_dlk *dk, bool leaving)
 	bool unlock = false, free = false;
 
 	spin_lock(&f->dlm_lock);
-	dk->orphan = true;
+	switch (dk->state) {
+	case RDLOCK_DLK_NEW:
+	case RDLOCK_DLK_ENDED:
+		free = true;
+		break;
+	case RDLOCK_DLK_GRANTED:
+		unlock = rdlock_dev_dlk_to(dk, RDLOCK_DLK_GIVE_BACK);
+		break;
+	default:
+		/* Its AST gives it back or ends it. */
+		rdlock_dev_dlk_to(dk, RDLOCK_DLK_ORPHAN);
+		break;
+	}
 	rdlock_dev_event_prune(dk);
 	if (leaving) {
 		dk->leaving = true;
 		f->nr_leaving++;
-	}
-	if (!dk->inflight) {
-		if (dk->mode == RDLOCK_DEV_NOMODE) {
-			free = true;
-		} else {
-			dk->inflight = true;
-			unlock = true;
-		}
 	}
 	spin_unlock(&f->dlm_lock);
 	if (free)
@@ -434,14 +550,14 @@ static int rdlock_dev_dlk_wait(struct rdlock_dev_dlk *dk, u32 timeout_ms,
 	int st;
 
 	*gone = false;
-	t = wait_event_killable_timeout(f->ast_wait, !READ_ONCE(dk->inflight),
+	t = wait_event_killable_timeout(f->ast_wait, rdlock_dev_dlk_idle(dk),
 					left);
 	if (t <= 0) {
 		rdlock_dlm_unlock(dk->dd->dls, dk->lksb.sb_lkid,
 				  RDLOCK_DLM_LKF_CANCEL, NULL, NULL);
 		killed = t < 0 ||
 			 wait_event_killable(f->ast_wait,
-					     !READ_ONCE(dk->inflight));
+					     rdlock_dev_dlk_idle(dk));
 	}
 	if (killed) {
 		rdlock_file_erase(f, dk->handle);
@@ -465,6 +581,7 @@ static int rdlock_dev_dlk_request(struct rdlock_dev_dlk *dk, int mode,
 {
 	struct rdlock_file *f = dk->f;
 	u32 dflags = 0;
+	bool queued;
 	int ret;
 
 	if (flags & RDLOCK_LKF_TRY)
@@ -473,15 +590,19 @@ static int rdlock_dev_dlk_request(struct rdlock_dev_dlk *dk, int mode,
 		dflags |= RDLOCK_DLM_LKF_CONVERT;
 	spin_lock(&f->dlm_lock);
 	dk->want = mode;
-	dk->inflight = true;
+	queued = rdlock_dev_dlk_to(dk, convert ? RDLOCK_DLK_CONVERT :
+				   RDLOCK_DLK_REQUEST);
 	spin_unlock(&f->dlm_lock);
+	if (!queued)
+		return -EBUSY;
 	/* The AST may run before this returns. */
 	ret = rdlock_dlm_lock(dk->dd->dls, rdlock_dev_to_dlm(mode), &dk->lksb,
 			      dflags, dk->name, dk->name_len, rdlock_dev_ast,
 			      dk, rdlock_dev_bast);
 	if (ret) {
 		spin_lock(&f->dlm_lock);
-		dk->inflight = false;
+		rdlock_dev_dlk_to(dk, convert ? RDLOCK_DLK_GRANTED :
+				  RDLOCK_DLK_NEW);
 		spin_unlock(&f->dlm_lock);
 	}
 	return ret;
@@ -581,12 +702,16 @@ long rdlock_dev_dlm_unlock(struct rdlock_file *f, u32 handle)
 	if (!dk)
 		return ret;
 	spin_lock(&f->dlm_lock);
-	dk->inflight = true;
+	ret = rdlock_dev_dlk_to(dk, RDLOCK_DLK_UNLOCK) ? 0 : -EBUSY;
 	spin_unlock(&f->dlm_lock);
+	if (ret) {
+		rdlock_file_put(f, handle);
+		return ret;
+	}
 	ret = rdlock_dlm_unlock(f->dd->dls, dk->lksb.sb_lkid, 0, NULL, NULL);
 	if (ret) {
 		spin_lock(&f->dlm_lock);
-		dk->inflight = false;
+		rdlock_dev_dlk_to(dk, RDLOCK_DLK_GRANTED);
 		spin_unlock(&f->dlm_lock);
 		rdlock_file_put(f, handle);
 		return ret;
