@@ -7,6 +7,8 @@
 #define _RDLOCK_XPORT_PRI_H
 
 #include <linux/bits.h>
+#include <linux/cache.h>
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
@@ -397,8 +399,60 @@ struct rdlock_cluster {
 	rdlock_xport_up_handler_t up_handler;
 };
 
+/* An operation on a node's table (xport_io.c; recorded: xport_replay.c). */
+/* Bits of struct rdlock_xreq.flags. */
+#define RDLOCK_XREQ_DONE	0
+#define RDLOCK_XREQ_ASYNC	1	/* rdlock_xport_post(): @done ends it */
+#define RDLOCK_XREQ_CLAIMED	2	/* async: its end is being delivered */
+
+struct rdlock_xreq {
+	struct kref ref;
+	struct ib_cqe cqe;
+	struct rdlock_conn *conn;
+	enum rdlock_xop op;
+	u32 node;
+	u32 slot;
+	u64 arg0;
+	u64 arg1;
+	u64 incarnation;		/* of the target table; 0: any */
+	u32 count;			/* ranges: slots read */
+	u32 nread;			/* of them, read (X_READ: maybe 0) */
+	u32 rslot;			/* X_READ: the first slot read */
+	u32 wrs;			/* one-sided: WRs, credits held */
+	atomic_t wrs_left;		/* one-sided: WRs not completed */
+	enum ib_wc_status atomic_status; /* X_READ, verbs: the atomic's WR */
+	enum ib_wc_status last_status;	/* one-sided: the last WR */
+	struct ib_cqe atomic_cqe;	/* X_READ, verbs: the atomic's WR */
+	u32 id;				/* two-sided: key in conn->pending */
+	u32 rx_seen;			/* two-sided: conn->rx_count at post */
+	u32 replay_slot;		/* recorded requests: our slot */
+	u64 gen;			/* recorded requests: their number */
+	bool raw;			/* probe: no byte-order conversion */
+	bool seal;			/* recorded: what became of it */
+	bool onesided;
+	unsigned long flags;
+	int status;
+	u64 value;
+	struct completion comp;
+	u64 dma;
+	/*
+	 * DMA target of one-sided ops, laid out as an answer's words:
+	 * buf[0] a one-slot op's value and an X_READ's atomic's, the slots
+	 * read after it (a READ_RANGE's from buf[0] on).
+	 */
+	u64 buf[RDLOCK_XPORT_RANGE_MAX] ____cacheline_aligned;
+	/* rdlock_xport_post() only: */
+	rdlock_xport_done_t done;
+	void *done_ctx;
+	unsigned long deadline;
+	unsigned long window;		/* recorded: resends until then */
+	bool recorded;
+	struct delayed_work dwork;	/* timeout, resends: process context */
+};
+
 extern struct rdlock_cluster rdlock_cl;
 extern struct workqueue_struct *rdlock_wq;
+extern struct workqueue_struct *rdlock_async_wq;
 extern int rdlock_backend_param;
 extern unsigned int rdlock_table_slots_param;
 extern unsigned int rdlock_op_timeout_ms;
@@ -426,6 +480,19 @@ int rdlock_auth_rep_mac(const u8 *challenge,
 int rdlock_table_alloc(u32 slots);
 void rdlock_table_free(void);
 int rdlock_table_register(struct rdlock_conn *conn);
+bool rdlock_xop_reads_after(enum rdlock_xop op);
+u32 rdlock_xop_read_after_max(enum rdlock_xop op);
+bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots);
+void rdlock_table_read(u32 first, u32 count, u64 *words);
+int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
+		      u32 rslot, u32 count, u64 *words);
+struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op, u32 node,
+				      u32 slot, u64 arg0, u64 arg1);
+void rdlock_xreq_put(struct rdlock_xreq *req);
+int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline);
+int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
+		     unsigned long window, u64 *value);
+long rdlock_jiffies_left(unsigned long until);
 int rdlock_probe_atomics(struct rdlock_conn *conn);
 int rdlock_conn_alloc_bufs(struct rdlock_conn *conn);
 void rdlock_conn_free_bufs(struct rdlock_conn *conn);
@@ -436,5 +503,24 @@ int rdlock_conn_send_table(struct rdlock_conn *conn);
 bool rdlock_send_fenced(struct rdlock_conn *conn);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
+
+/* xport_replay.c: exactly-once requests (two-sided backend) */
+void rdlock_replay_forget(void);
+bool rdlock_xreq_recorded(const struct rdlock_xreq *req);
+bool rdlock_xreq_resend(int ret);
+int rdlock_xreq_record(struct rdlock_xreq *req, unsigned long deadline);
+void rdlock_replay_slot_put(struct rdlock_xreq *req);
+int rdlock_xreq_send_recorded(struct rdlock_xreq *req, unsigned long deadline,
+			      unsigned long window, bool sent, int ret,
+			      u64 *value);
+int rdlock_xreq_exec_recorded(struct rdlock_xreq *req, unsigned long deadline,
+			      u64 *value);
+int rdlock_serve_recorded(struct rdlock_conn *conn,
+			  const struct rdlock_wire_msg *msg, u64 *words,
+			  bool *applied);
+bool rdlock_late_hold(struct rdlock_conn *conn,
+		      const struct rdlock_wire_msg *msg);
+void rdlock_replay_init(void);
+void rdlock_replay_exit(void);
 
 #endif /* _RDLOCK_XPORT_PRI_H */

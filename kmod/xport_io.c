@@ -15,6 +15,9 @@
  *           accesses call the same function directly. For devices that
  *           cannot post atomics from the kernel (upstream mlx5, siw).
  *
+ * The two-sided backend's exactly-once requests (their resends, seals and
+ * the home's records) are xport_replay.c's.
+ *
  * Completion callbacks (struct ib_cqe) run in softirq context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,61 +31,9 @@
 
 #include "xport-pri.h"
 
-/* Bits of struct rdlock_xreq.flags. */
-#define RDLOCK_XREQ_DONE	0
-#define RDLOCK_XREQ_ASYNC	1	/* rdlock_xport_post(): @done ends it */
-#define RDLOCK_XREQ_CLAIMED	2	/* async: its end is being delivered */
-
-struct rdlock_xreq {
-	struct kref ref;
-	struct ib_cqe cqe;
-	struct rdlock_conn *conn;
-	enum rdlock_xop op;
-	u32 node;
-	u32 slot;
-	u64 arg0;
-	u64 arg1;
-	u64 incarnation;		/* of the target table; 0: any */
-	u32 count;			/* ranges: slots read */
-	u32 nread;			/* of them, read (X_READ: maybe 0) */
-	u32 rslot;			/* X_READ: the first slot read */
-	u32 wrs;			/* one-sided: WRs, credits held */
-	atomic_t wrs_left;		/* one-sided: WRs not completed */
-	enum ib_wc_status atomic_status; /* X_READ, verbs: the atomic's WR */
-	enum ib_wc_status last_status;	/* one-sided: the last WR */
-	struct ib_cqe atomic_cqe;	/* X_READ, verbs: the atomic's WR */
-	u32 id;				/* two-sided: key in conn->pending */
-	u32 rx_seen;			/* two-sided: conn->rx_count at post */
-	u32 replay_slot;		/* recorded requests: our slot */
-	u64 gen;			/* recorded requests: their number */
-	bool raw;			/* probe: no byte-order conversion */
-	bool seal;			/* recorded: what became of it */
-	bool onesided;
-	unsigned long flags;
-	int status;
-	u64 value;
-	struct completion comp;
-	u64 dma;
-	/*
-	 * DMA target of one-sided ops, laid out as an answer's words:
-	 * buf[0] a one-slot op's value and an X_READ's atomic's, the slots
-	 * read after it (a READ_RANGE's from buf[0] on).
-	 */
-	u64 buf[RDLOCK_XPORT_RANGE_MAX] ____cacheline_aligned;
-	/* rdlock_xport_post() only: */
-	rdlock_xport_done_t done;
-	void *done_ctx;
-	unsigned long deadline;
-	unsigned long window;		/* recorded: resends until then */
-	bool recorded;
-	struct delayed_work dwork;	/* timeout, resends: process context */
-};
-
 static struct kmem_cache *rdlock_xreq_cache;
 /* Posted requests' timeouts and resends, which sleep. */
-static struct workqueue_struct *rdlock_async_wq;
-/* Numbers recorded requests, never 0 (design.rst, "Exactly once"). */
-static atomic64_t rdlock_replay_gen;
+struct workqueue_struct *rdlock_async_wq;
 
 /* ------------------------------------------------------------------ */
 /* Byte order                                                         */
@@ -101,20 +52,6 @@ static u64 rdlock_word_to(u64 val, bool be)
 
 /* ------------------------------------------------------------------ */
 /* The lock table                                                     */
-
-/* A new table answers nothing the old one did. */
-static void rdlock_replay_forget(void)
-{
-	u32 i;
-
-	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		struct rdlock_replay *rp = &rdlock_cl.nodes[i].replay;
-
-		spin_lock_bh(&rp->lock);
-		memset(rp->ent, 0, sizeof(rp->ent));
-		spin_unlock_bh(&rp->lock);
-	}
-}
 
 int rdlock_table_alloc(u32 slots)
 {
@@ -238,13 +175,13 @@ int rdlock_table_register(struct rdlock_conn *conn)
  * An atomic and a READ after it, in one operation: FAA_READ, CAS_READ
  * ("X_READ" below).
  */
-static bool rdlock_xop_reads_after(enum rdlock_xop op)
+bool rdlock_xop_reads_after(enum rdlock_xop op)
 {
 	return op == RDLOCK_XOP_FAA_READ || op == RDLOCK_XOP_CAS_READ;
 }
 
 /* Slots an X_READ reads at most after its atomic. */
-static u32 rdlock_xop_read_after_max(enum rdlock_xop op)
+u32 rdlock_xop_read_after_max(enum rdlock_xop op)
 {
 	return op == RDLOCK_XOP_FAA_READ ? RDLOCK_XPORT_FAA_READ_MAX :
 					   RDLOCK_XPORT_CAS_READ_MAX;
@@ -254,7 +191,7 @@ static u32 rdlock_xop_read_after_max(enum rdlock_xop op)
  * Is [@first, @first + @count) a range one answer carries, @max words at
  * most, inside a table of @slots?
  */
-static bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
+bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
 {
 	return count && count <= max && first < slots && count <= slots - first;
 }
@@ -278,7 +215,7 @@ static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
 }
 
 /* READ @count slots from @first on into @words (checked by the caller). */
-static void rdlock_table_read(u32 first, u32 count, u64 *words)
+void rdlock_table_read(u32 first, u32 count, u64 *words)
 {
 	u64 *mem = rdlock_cl.table.mem;
 	u32 i;
@@ -293,8 +230,8 @@ static void rdlock_table_read(u32 first, u32 count, u64 *words)
  * atomic's, then the slots read (a READ_RANGE's from [0] on). X_READ:
  * @rslot the first slot read, after the atomic as a verbs chain reads it.
  */
-static int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-			     u32 rslot, u32 count, u64 *words)
+int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
+		      u32 rslot, u32 count, u64 *words)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
 	atomic64_t *word;
@@ -515,14 +452,13 @@ static void rdlock_xreq_free(struct kref *ref)
 	kmem_cache_free(rdlock_xreq_cache, req);
 }
 
-static void rdlock_xreq_put(struct rdlock_xreq *req)
+void rdlock_xreq_put(struct rdlock_xreq *req)
 {
 	kref_put(&req->ref, rdlock_xreq_free);
 }
 
-static struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op,
-					     u32 node, u32 slot, u64 arg0,
-					     u64 arg1)
+struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op, u32 node,
+				      u32 slot, u64 arg0, u64 arg1)
 {
 	struct rdlock_xreq *req = kmem_cache_zalloc(rdlock_xreq_cache, gfp);
 
@@ -890,7 +826,7 @@ static int rdlock_take_credits(struct rdlock_conn *conn,
  * Start @req; @deadline 0 means the caller cannot sleep. On success the
  * request holds a second reference, dropped by rdlock_xreq_finish().
  */
-static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
+int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_conn *conn;
@@ -957,7 +893,7 @@ static int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	return 0;
 }
 
-static long rdlock_jiffies_left(unsigned long until)
+long rdlock_jiffies_left(unsigned long until)
 {
 	return max_t(long, (long)(until - jiffies), 1);
 }
@@ -975,8 +911,8 @@ static void rdlock_xreq_reconnect(struct rdlock_xreq *req)
  * once and sent again after its connection's end, goes on waiting until
  * @window (the same for any other).
  */
-static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
-			    unsigned long window, u64 *value)
+int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
+		     unsigned long window, u64 *value)
 {
 	bool stalled;
 
@@ -1015,206 +951,6 @@ static int rdlock_xreq_wait(struct rdlock_xreq *req, unsigned long deadline,
 done:
 	*value = req->value;
 	return req->status;
-}
-
-/*
- * Requests that change a word, to a peer serving them with its CPU: the
- * home records each answer per replay slot, so the request can be sent
- * again when its connection fails before the answer arrives.
- */
-static bool rdlock_xreq_recorded(const struct rdlock_xreq *req)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-
-	return (req->op == RDLOCK_XOP_WRITE || req->op == RDLOCK_XOP_FAA ||
-		req->op == RDLOCK_XOP_CAS || rdlock_xop_reads_after(req->op)) &&
-	       req->node < RDLOCK_MAX_NODES && req->node != cl->self &&
-	       READ_ONCE(cl->backend) == RDLOCK_BACKEND_TWOSIDED;
-}
-
-static int rdlock_replay_slot_take(struct rdlock_replay *rp)
-{
-	unsigned long i;
-
-	do {
-		i = find_first_zero_bit(rp->busy, RDLOCK_REPLAY_SLOTS);
-		if (i >= RDLOCK_REPLAY_SLOTS)
-			return -EBUSY;
-	} while (test_and_set_bit(i, rp->busy));
-	return i;
-}
-
-/* Failures after which a recorded request is sent again. */
-static bool rdlock_xreq_resend(int ret)
-{
-	return ret == -ECONNRESET || ret == -EIO || ret == -ENOTCONN ||
-	       ret == -EAGAIN || ret == -ETIMEDOUT;
-}
-
-/* Make @req, finished and out of flight, ready to be started again. */
-static void rdlock_xreq_rearm(struct rdlock_xreq *req)
-{
-	if (req->conn) {
-		rdlock_conn_put(req->conn);
-		req->conn = NULL;
-	}
-	clear_bit(RDLOCK_XREQ_DONE, &req->flags);
-	reinit_completion(&req->comp);
-	req->status = 0;
-	req->value = 0;
-	req->nread = 0;
-}
-
-/* A recorded request's replay slot back to its home's pool. */
-static void rdlock_replay_slot_put(struct rdlock_xreq *req)
-{
-	struct rdlock_replay *rp = &rdlock_cl.nodes[req->node].replay;
-
-	clear_bit(req->replay_slot, rp->busy);
-	wake_up(&rp->wait);
-}
-
-/* Take a replay slot for @req and give it its number, waiting until @deadline. */
-static int rdlock_xreq_record(struct rdlock_xreq *req, unsigned long deadline)
-{
-	struct rdlock_replay *rp = &rdlock_cl.nodes[req->node].replay;
-	int slot = -EBUSY;
-
-	wait_event_timeout(rp->wait,
-			   (slot = rdlock_replay_slot_take(rp)) >= 0,
-			   rdlock_jiffies_left(deadline));
-	if (slot < 0)
-		return -ETIMEDOUT;
-	req->replay_slot = slot;
-	req->gen = atomic64_inc_return(&rdlock_replay_gen);
-	return 0;
-}
-
-static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value);
-
-/* Until when a recorded request started now is sent again. */
-static unsigned long rdlock_replay_window(void)
-{
-	return jiffies + msecs_to_jiffies(RDLOCK_REPLAY_WINDOW_FACTOR *
-					  READ_ONCE(rdlock_op_timeout_ms));
-}
-
-/*
- * Send recorded @req until it is answered or may no longer be sent again;
- * @sent: it went out once already and ended with @ret (a posted request
- * that its completion hands to process context). Given up at @window
- * after it was sent: sealed (rdlock_xreq_seal()).
- */
-static int rdlock_xreq_send_recorded(struct rdlock_xreq *req,
-				     unsigned long deadline,
-				     unsigned long window, bool sent, int ret,
-				     u64 *value)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	unsigned int backoff_ms = 0;
-	bool again = sent;
-
-	for (;;) {
-		if (!again) {
-			ret = rdlock_xreq_start(req, sent ? window : deadline);
-			if (!ret) {
-				/* Copies go to the table the first one reached. */
-				if (!req->incarnation)
-					req->incarnation =
-					le64_to_cpu(req->conn->peer.table_incarnation);
-				sent = true;
-				ret = rdlock_xreq_wait(req, deadline, window,
-						       value);
-			}
-		}
-		again = false;
-		if (!sent || !rdlock_xreq_resend(ret) ||
-		    !time_before(jiffies, window) || !READ_ONCE(cl->up))
-			break;
-		rdlock_xreq_rearm(req);
-		backoff_ms = clamp(2 * backoff_ms, 1U, 200U);
-		msleep(backoff_ms);
-		atomic64_inc(&cl->resent);
-	}
-	if (sent && rdlock_xreq_resend(ret) && !req->seal)
-		ret = rdlock_xreq_seal(req, ret, value);
-	return ret;
-}
-
-/*
- * A recorded request given up at its window may still be applied later
- * by a home that answers others (late in its queue): after the caller
- * judged the word without it, a lock would change under nobody. Ask the
- * home, with the request's own replay slot and number, what became of it,
- * for another window (design.rst, "Exactly once"). The answer is final.
- * Return: the outcome if it was applied; -ENOTCONN if it was not and
- * never will be (nothing happened, as for a request never sent); @ret,
- * still unknown, if the seal got no answer either.
- */
-static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_xreq *s;
-	unsigned long window;
-	int seal = ret;
-
-	/* A request of its own: @req may still be pending on its connection. */
-	s = READ_ONCE(cl->up) ?
-	    rdlock_xreq_alloc(GFP_NOFS, RDLOCK_XOP_FAA, req->node, req->slot,
-			      0, 0) : NULL;
-	if (s) {
-		s->incarnation = req->incarnation;
-		s->replay_slot = req->replay_slot;
-		s->gen = req->gen;
-		s->seal = true;
-		window = rdlock_replay_window();
-		seal = rdlock_xreq_send_recorded(s, window, window, false, 0,
-						 value);
-		rdlock_xreq_put(s);
-	}
-	switch (seal) {
-	case -ECANCELED:
-		atomic64_inc(&cl->sealed_unapplied);
-		return -ENOTCONN;
-	case -ESTALE:
-		return seal;
-	default:
-		if (seal != -EALREADY && !rdlock_xreq_resend(seal)) {
-			atomic64_inc(&cl->sealed_applied);
-			return seal;
-		}
-		/* No answer: the outcome stays unknown. */
-		atomic64_inc(&cl->unknown_outcomes);
-		return ret;
-	}
-}
-
-/*
- * Exactly once: @req takes one of our replay slots to its home and a new
- * number; whenever its connection fails before the answer arrived, it is
- * sent again with the same slot and number to the same table, and the home
- * answers a copy of a request it applied from its record. Until the window
- * closes: the connection manager reconnects within seconds, and a home
- * that restarted has a table for which the outcome no longer matters.
- */
-static int rdlock_xreq_exec_recorded(struct rdlock_xreq *req,
-				     unsigned long deadline, u64 *value)
-{
-	u64 asked = req->incarnation;
-	unsigned long window;
-	int ret;
-
-	window = rdlock_replay_window();
-	ret = rdlock_xreq_record(req, deadline);
-	if (ret)
-		return ret;
-	ret = rdlock_xreq_send_recorded(req, deadline, window, false, 0,
-					value);
-	rdlock_replay_slot_put(req);
-	/* The caller named no table: to it, the one it reached just failed. */
-	if (ret == -ESTALE && !asked)
-		ret = -ECONNRESET;
-	return ret;
 }
 
 /* Start @req, wait for its outcome; the outcome is in @req. */
@@ -1604,141 +1340,6 @@ static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
 	rdlock_tx_post(conn, tx);
 }
 
-/*
- * Apply a peer's request unless it is a copy of one applied already: then
- * answer from the record (design.rst, "Exactly once"). @words as
- * rdlock_table_exec()'s.
- */
-static int rdlock_serve_recorded(struct rdlock_conn *conn,
-				 const struct rdlock_wire_msg *msg, u64 *words,
-				 bool *applied)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_replay *rp = &cl->nodes[conn->node].replay;
-	u64 requester = le64_to_cpu(conn->peer.table_incarnation);
-	u32 replay_slot = le32_to_cpu(msg->req.replay_slot);
-	u64 gen = le64_to_cpu(msg->req.gen);
-	enum rdlock_xop op = le32_to_cpu(msg->req.op);
-	u32 slot = le32_to_cpu(msg->req.slot);
-	u32 rslot = le32_to_cpu(msg->req.rslot);
-	u32 count = le32_to_cpu(msg->req.count);
-	u64 arg0 = le64_to_cpu(msg->req.arg0);
-	u64 arg1 = le64_to_cpu(msg->req.arg1);
-	struct rdlock_replay_entry *e;
-	int ret;
-
-	*applied = false;
-	if (!gen)
-		return rdlock_table_exec(op, slot, arg0, arg1, rslot, count,
-					 words);
-	if (replay_slot >= RDLOCK_REPLAY_SLOTS)
-		return -EINVAL;
-	e = &rp->ent[replay_slot];
-	spin_lock_bh(&rp->lock);
-	if (op == RDLOCK_WIRE_OP_SEAL) {
-		rdlock_replay_seal(e, requester, gen, &ret, &words[0]);
-		spin_unlock_bh(&rp->lock);
-		atomic64_inc(&cl->seals_served);
-		return ret;
-	}
-	switch (rdlock_replay_check(e, requester, gen)) {
-	case RDLOCK_REPLAY_ANSWER:
-		ret = e->status;
-		words[0] = e->value;
-		atomic64_inc(&cl->replayed);
-		/*
-		 * The record keeps the word-changing part; an X_READ's
-		 * slots are read again, after its atomic as the first time.
-		 */
-		if (!ret && rdlock_xop_reads_after(op)) {
-			if (rdlock_range_ok(rslot, count,
-					    rdlock_xop_read_after_max(op),
-					    cl->table.slots))
-				rdlock_table_read(rslot, count, words + 1);
-			else
-				ret = -EINVAL;
-		}
-		break;
-	case RDLOCK_REPLAY_STALE:
-		ret = -EALREADY;
-		atomic64_inc(&cl->stale_requests);
-		break;
-	default:
-		ret = rdlock_table_exec(op, slot, arg0, arg1, rslot, count,
-					words);
-		e->requester = requester;
-		e->gen = gen;
-		e->status = ret;
-		e->value = words[0];
-		*applied = true;
-	}
-	spin_unlock_bh(&rp->lock);
-	return ret;
-}
-
-/*
- * Fault injection (debugfs inject_late_requests): this home holds that
- * many of its peers' recorded requests past their senders' window while
- * it answers others, as a home whose queue fell far behind would, and
- * serves each then, answering nobody: its sender gave up and sealed it
- * (rdlock_xreq_seal()), so it must not be applied (late_applied).
- */
-struct rdlock_late_req {
-	struct list_head list;
-	struct delayed_work dwork;
-	struct rdlock_conn *conn;
-	struct rdlock_wire_msg msg;
-};
-
-static DEFINE_SPINLOCK(rdlock_late_lock);	/* protects rdlock_late_reqs */
-static LIST_HEAD(rdlock_late_reqs);
-
-static void rdlock_late_req_work(struct work_struct *work)
-{
-	struct rdlock_late_req *l = container_of(to_delayed_work(work),
-						 struct rdlock_late_req, dwork);
-	u64 words[RDLOCK_XPORT_RANGE_MAX] = {};
-	bool applied = false;
-
-	spin_lock_bh(&rdlock_late_lock);
-	list_del(&l->list);
-	spin_unlock_bh(&rdlock_late_lock);
-	if (READ_ONCE(rdlock_cl.up))
-		rdlock_serve_recorded(l->conn, &l->msg, words, &applied);
-	if (applied)
-		atomic64_inc(&rdlock_cl.late_applied);
-	atomic64_inc(&rdlock_cl.late_served);
-	rdlock_conn_put(l->conn);
-	kfree(l);
-}
-
-/* Hold @msg instead of serving it, if injected. Softirq. */
-static bool rdlock_late_hold(struct rdlock_conn *conn,
-			     const struct rdlock_wire_msg *msg)
-{
-	struct rdlock_late_req *l;
-
-	if (!le64_to_cpu(msg->req.gen) ||
-	    le32_to_cpu(msg->req.op) == RDLOCK_WIRE_OP_SEAL ||
-	    atomic_dec_if_positive(&rdlock_cl.inject_late_requests) < 0)
-		return false;
-	l = kzalloc(sizeof(*l), GFP_ATOMIC);
-	if (!l)
-		return false;
-	kref_get(&conn->ref);
-	l->conn = conn;
-	l->msg = *msg;
-	INIT_DELAYED_WORK(&l->dwork, rdlock_late_req_work);
-	spin_lock_bh(&rdlock_late_lock);
-	list_add(&l->list, &rdlock_late_reqs);
-	queue_delayed_work(rdlock_async_wq, &l->dwork,
-			   msecs_to_jiffies((RDLOCK_REPLAY_WINDOW_FACTOR + 1) *
-					    READ_ONCE(rdlock_op_timeout_ms)));
-	spin_unlock_bh(&rdlock_late_lock);
-	atomic64_inc(&rdlock_cl.late_requests);
-	return true;
-}
-
 static void rdlock_serve_atomic(struct rdlock_conn *conn,
 				const struct rdlock_wire_msg *msg, u64 id)
 {
@@ -2094,12 +1695,7 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_configured, RDLOCK_INTERNAL);
 
 int rdlock_io_init(void)
 {
-	u32 i;
-
-	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		spin_lock_init(&rdlock_cl.nodes[i].replay.lock);
-		init_waitqueue_head(&rdlock_cl.nodes[i].replay.wait);
-	}
+	rdlock_replay_init();
 	rdlock_xreq_cache = KMEM_CACHE(rdlock_xreq, 0);
 	rdlock_async_wq = alloc_workqueue("rdlock_async",
 					  WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
@@ -2113,14 +1709,7 @@ int rdlock_io_init(void)
 /* After the posted requests' callbacks were called (rdlock_proto_exit()). */
 void rdlock_io_exit(void)
 {
-	struct rdlock_late_req *l;
-
-	/* Held requests run now: the cluster is down, they are dropped. */
-	spin_lock_bh(&rdlock_late_lock);
-	list_for_each_entry(l, &rdlock_late_reqs, list)
-		if (delayed_work_pending(&l->dwork))	/* else it runs */
-			mod_delayed_work(rdlock_async_wq, &l->dwork, 0);
-	spin_unlock_bh(&rdlock_late_lock);
+	rdlock_replay_exit();
 	if (rdlock_async_wq)
 		destroy_workqueue(rdlock_async_wq);
 	rdlock_async_wq = NULL;
