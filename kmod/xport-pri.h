@@ -476,7 +476,7 @@ int rdlock_auth_rep_mac(const u8 *challenge,
 			const struct rdlock_cm_req_keyed *req,
 			const struct rdlock_cm_pdata *rep, u8 *mac);
 
-/* xport_io.c: lock table, requests, messages */
+/* xport_table.c: this node's lock table, the two-sided executor */
 int rdlock_table_alloc(u32 slots);
 void rdlock_table_free(void);
 int rdlock_table_register(struct rdlock_conn *conn);
@@ -486,6 +486,8 @@ bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots);
 void rdlock_table_read(u32 first, u32 count, u64 *words);
 int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		      u32 rslot, u32 count, u64 *words);
+
+/* xport_io.c: posting, completions, requests, messages */
 struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op, u32 node,
 				      u32 slot, u64 arg0, u64 arg1);
 void rdlock_xreq_put(struct rdlock_xreq *req);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdlock transport: the lock table, posting, completions and the two atomic
- * backends.
+ * rdlock transport: posting, completions and the two atomic backends.
  *
  * verbs:    READ/WRITE/FETCH_AND_ADD/CMP_AND_SWP work requests against the
  *           home node's registered table, the home node itself going
@@ -15,8 +14,9 @@
  *           accesses call the same function directly. For devices that
  *           cannot post atomics from the kernel (upstream mlx5, siw).
  *
- * The two-sided backend's exactly-once requests (their resends, seals and
- * the home's records) are xport_replay.c's.
+ * The lock table and the two-sided executor are xport_table.c's; the
+ * two-sided backend's exactly-once requests (their resends, seals and the
+ * home's records) are xport_replay.c's.
  *
  * Completion callbacks (struct ib_cqe) run in softirq context.
  */
@@ -25,7 +25,6 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/gfp.h>
-#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/atomic.h>
 
@@ -48,231 +47,6 @@ static u64 rdlock_word_to(u64 val, bool be)
 {
 	return be ? (__force u64)cpu_to_be64(val) :
 		    (__force u64)cpu_to_le64(val);
-}
-
-/* ------------------------------------------------------------------ */
-/* The lock table                                                     */
-
-int rdlock_table_alloc(u32 slots)
-{
-	struct rdlock_table *t = &rdlock_cl.table;
-
-	t->size = PAGE_ALIGN((size_t)slots * sizeof(u64));
-	t->mem = alloc_pages_exact(t->size, GFP_KERNEL | __GFP_ZERO);
-	if (!t->mem)
-		return -ENOMEM;
-	t->slots = slots;
-	WRITE_ONCE(t->incarnation, get_random_u64() ?: 1);
-	rdlock_replay_forget();
-	return 0;
-}
-
-void rdlock_table_free(void)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_table *t = &cl->table;
-
-	if (t->mr) {
-		ib_dereg_mr(t->mr);
-		t->mr = NULL;
-	}
-	if (t->mapped) {
-		ib_dma_unmap_sg(cl->dev->ibdev, &t->sg, 1, DMA_BIDIRECTIONAL);
-		t->mapped = false;
-	}
-	t->registered = false;
-	if (t->mem) {
-		free_pages_exact(t->mem, t->size);
-		t->mem = NULL;
-	}
-	t->slots = 0;
-	WRITE_ONCE(t->incarnation, 0);
-}
-
-struct rdlock_sync_wr {
-	struct ib_cqe cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
-static void rdlock_sync_wr_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rdlock_sync_wr *w = container_of(wc->wr_cqe,
-						struct rdlock_sync_wr, cqe);
-
-	w->status = wc->status;
-	complete(&w->done);
-}
-
-/**
- * rdlock_table_register() - register the lock table for remote access
- * @conn: the loopback connection, established; its QP carries the FRWR.
- *
- * Fast registration with remote READ/WRITE/ATOMIC access, as nvme-rdma and
- * rtrs do, rather than an all-memory DMA MR. Waits for the completion;
- * a connection failure flushes it, so the wait ends.
- */
-int rdlock_table_register(struct rdlock_conn *conn)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_table *t = &cl->table;
-	struct ib_device *ibdev = conn->dev->ibdev;
-	struct rdlock_sync_wr w = {};
-	struct ib_reg_wr reg = {};
-	int n, ret;
-
-	if (t->registered)
-		return 0;
-	if (!t->mapped) {
-		sg_init_one(&t->sg, t->mem, t->size);
-		if (!ib_dma_map_sg(ibdev, &t->sg, 1, DMA_BIDIRECTIONAL))
-			return -ENOMEM;
-		t->mapped = true;
-	}
-	if (!t->mr) {
-		t->mr = ib_alloc_mr(conn->dev->pd, IB_MR_TYPE_MEM_REG,
-				    DIV_ROUND_UP(t->size, PAGE_SIZE));
-		if (IS_ERR(t->mr)) {
-			ret = PTR_ERR(t->mr);
-			t->mr = NULL;
-			return ret;
-		}
-	}
-	n = ib_map_mr_sg(t->mr, &t->sg, 1, NULL, PAGE_SIZE);
-	if (n != 1)
-		return n < 0 ? n : -EINVAL;
-	ib_update_fast_reg_key(t->mr, ib_inc_rkey(t->mr->rkey));
-
-	init_completion(&w.done);
-	w.cqe.done = rdlock_sync_wr_done;
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.wr.wr_cqe = &w.cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
-	reg.mr = t->mr;
-	reg.key = t->mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
-	ret = rdlock_conn_post_send(conn, &reg.wr);
-	if (ret)
-		return ret;
-	wait_for_completion(&w.done);
-	if (w.status != IB_WC_SUCCESS) {
-		pr_err("lock table registration failed: %s\n",
-		       ib_wc_status_msg(w.status));
-		return -EIO;
-	}
-
-	t->registered = true;
-	spin_lock_bh(&cl->lock);
-	cl->nodes[cl->self].table_addr = t->mr->iova;
-	cl->nodes[cl->self].rkey = t->mr->rkey;
-	cl->nodes[cl->self].table_slots = t->slots;
-	spin_unlock_bh(&cl->lock);
-	return 0;
-}
-
-/*
- * An atomic and a READ after it, in one operation: FAA_READ, CAS_READ
- * ("X_READ" below).
- */
-bool rdlock_xop_reads_after(enum rdlock_xop op)
-{
-	return op == RDLOCK_XOP_FAA_READ || op == RDLOCK_XOP_CAS_READ;
-}
-
-/* Slots an X_READ reads at most after its atomic. */
-u32 rdlock_xop_read_after_max(enum rdlock_xop op)
-{
-	return op == RDLOCK_XOP_FAA_READ ? RDLOCK_XPORT_FAA_READ_MAX :
-					   RDLOCK_XPORT_CAS_READ_MAX;
-}
-
-/*
- * Is [@first, @first + @count) a range one answer carries, @max words at
- * most, inside a table of @slots?
- */
-bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
-{
-	return count && count <= max && first < slots && count <= slots - first;
-}
-
-/* Are @req's slots inside a table of @slots? */
-static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
-{
-	switch (req->op) {
-	case RDLOCK_XOP_READ_RANGE:
-		return rdlock_range_ok(req->slot, req->count,
-				       RDLOCK_XPORT_RANGE_MAX, slots);
-	case RDLOCK_XOP_FAA_READ:
-	case RDLOCK_XOP_CAS_READ:
-		return req->slot < slots &&
-		       rdlock_range_ok(req->rslot, req->count,
-				       rdlock_xop_read_after_max(req->op),
-				       slots);
-	default:
-		return req->slot < slots;
-	}
-}
-
-/* READ @count slots from @first on into @words (checked by the caller). */
-void rdlock_table_read(u32 first, u32 count, u64 *words)
-{
-	u64 *mem = rdlock_cl.table.mem;
-	u32 i;
-
-	for (i = 0; i < count; i++)
-		words[i] = atomic64_read((atomic64_t *)&mem[first + i]);
-}
-
-/*
- * The two-sided backend's executor: CPU atomics on this node's table.
- * @words as an answer's: [0] a one-slot op's value and an X_READ's
- * atomic's, then the slots read (a READ_RANGE's from [0] on). X_READ:
- * @rslot the first slot read, after the atomic as a verbs chain reads it.
- */
-int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-		      u32 rslot, u32 count, u64 *words)
-{
-	struct rdlock_table *t = &rdlock_cl.table;
-	atomic64_t *word;
-
-	if (!t->mem || slot >= t->slots)
-		return -EINVAL;
-	word = (atomic64_t *)&t->mem[slot];
-	switch (op) {
-	case RDLOCK_XOP_READ:
-		words[0] = atomic64_read(word);
-		return 0;
-	case RDLOCK_XOP_WRITE:
-		atomic64_set(word, arg0);
-		words[0] = 0;
-		return 0;
-	case RDLOCK_XOP_FAA:
-		words[0] = atomic64_fetch_add(arg0, word);
-		return 0;
-	case RDLOCK_XOP_CAS:
-		words[0] = atomic64_cmpxchg(word, arg0, arg1);
-		return 0;
-	case RDLOCK_XOP_READ_RANGE:
-		if (!rdlock_range_ok(slot, count, RDLOCK_XPORT_RANGE_MAX,
-				     t->slots))
-			return -EINVAL;
-		rdlock_table_read(slot, count, words);
-		return 0;
-	case RDLOCK_XOP_FAA_READ:
-	case RDLOCK_XOP_CAS_READ:
-		/* Checked before the atomic: refused means nothing done. */
-		if (!rdlock_range_ok(rslot, count,
-				     rdlock_xop_read_after_max(op), t->slots))
-			return -EINVAL;
-		words[0] = op == RDLOCK_XOP_FAA_READ ?
-			   atomic64_fetch_add(arg0, word) :
-			   atomic64_cmpxchg(word, arg0, arg1);
-		rdlock_table_read(rslot, count, words + 1);
-		return 0;
-	default:
-		return -EINVAL;
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -820,6 +594,24 @@ static int rdlock_take_credits(struct rdlock_conn *conn,
 		}
 	}
 	return 0;
+}
+
+/* Are @req's slots inside a table of @slots? */
+static bool rdlock_xreq_fits(const struct rdlock_xreq *req, u32 slots)
+{
+	switch (req->op) {
+	case RDLOCK_XOP_READ_RANGE:
+		return rdlock_range_ok(req->slot, req->count,
+				       RDLOCK_XPORT_RANGE_MAX, slots);
+	case RDLOCK_XOP_FAA_READ:
+	case RDLOCK_XOP_CAS_READ:
+		return req->slot < slots &&
+		       rdlock_range_ok(req->rslot, req->count,
+				       rdlock_xop_read_after_max(req->op),
+				       slots);
+	default:
+		return req->slot < slots;
+	}
 }
 
 /*
