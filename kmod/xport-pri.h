@@ -235,10 +235,21 @@ struct rdlock_msgbuf {
 #define RDLOCK_CONN_AUTHED	1	/* keyed: the peer proved the key */
 #define RDLOCK_CONN_TABLE	2	/* keyed, passive: its table arrived */
 
+/**
+ * enum rdlock_conn_state - a connection's life (rdlock_conn_to())
+ * @RDLOCK_CONN_CONNECTING: being set up: address, route, queue pair,
+ *	connect or accept, and keyed, the proof of the key and the table.
+ * @RDLOCK_CONN_ESTABLISHED: joined its node (rdlock_conn_ready()): the
+ *	one that node's operations go on, unless it failed since.
+ * @RDLOCK_CONN_CLOSING: final: being torn down (release_work); nothing
+ *	new is posted on it.
+ * @RDLOCK_CONN_NR: number of states.
+ */
 enum rdlock_conn_state {
 	RDLOCK_CONN_CONNECTING,
 	RDLOCK_CONN_ESTABLISHED,
 	RDLOCK_CONN_CLOSING,
+	RDLOCK_CONN_NR,
 };
 
 struct rdlock_conn {
@@ -254,7 +265,8 @@ struct rdlock_conn {
 	struct mutex setup_mutex;
 	bool connect_sent;			/* QP may see traffic */
 	unsigned long flags;			/* RDLOCK_CONN_* bits */
-	enum rdlock_conn_state state;		/* under rdlock_cl.lock */
+	/* Under rdlock_cl.lock; CLOSING under post_lock too. */
+	enum rdlock_conn_state state;
 	struct rdma_cm_id *cm_id;
 	struct ib_qp *qp;
 	struct rdlock_dev *dev;
@@ -273,8 +285,7 @@ struct rdlock_conn {
 	unsigned long tx_busy[BITS_TO_LONGS(RDLOCK_TX_DEPTH)];
 	unsigned int tx_nonreply;		/* requests and one-way sends */
 	spinlock_t tx_lock;
-	spinlock_t post_lock;			/* posting vs. closing */
-	bool closing;				/* under post_lock: no posts */
+	spinlock_t post_lock;			/* posting vs. CLOSING */
 
 	atomic_t req_credits;
 	atomic_t onesided_credits;
@@ -310,9 +321,26 @@ struct rdlock_replay {
 	wait_queue_head_t wait;
 };
 
+/**
+ * enum rdlock_member_state - a node's place in the cluster
+ *	(rdlock_member_to())
+ * @RDLOCK_MEMBER_ABSENT: not configured.
+ * @RDLOCK_MEMBER_CONFIGURED: configured (this node or a peer).
+ * @RDLOCK_MEMBER_FENCED: configured, and declared down
+ *	(rdlock_xport_fence()), or it declared us down: no connection to it
+ *	until the cluster goes down here, which makes it CONFIGURED again.
+ * @RDLOCK_MEMBER_NR: number of states.
+ */
+enum rdlock_member_state {
+	RDLOCK_MEMBER_ABSENT,
+	RDLOCK_MEMBER_CONFIGURED,
+	RDLOCK_MEMBER_FENCED,
+	RDLOCK_MEMBER_NR,
+};
+
 struct rdlock_node {
 	u32 id;
-	bool configured;
+	enum rdlock_member_state member;	/* under rdlock_cl.lock */
 	struct sockaddr_storage addr;
 	struct rdlock_conn *conn;		/* the one we send on */
 	bool adv_known;
@@ -322,11 +350,6 @@ struct rdlock_node {
 	u32 table_slots;
 	bool words_be;				/* table words big-endian */
 	u64 incarnation;			/* of its table, 0: unknown */
-	/*
-	 * Declared down (rdlock_xport_fence()), or it declared us down: no
-	 * connection to it until the cluster goes down here.
-	 */
-	bool fenced;
 	u32 connects;
 	unsigned int backoff_ms;
 	struct delayed_work connect_work;	/* active side only */
@@ -341,11 +364,33 @@ struct rdlock_node {
 	u8 chal_in[RDLOCK_AUTH_NONCE_LEN];
 };
 
+/**
+ * enum rdlock_cl_state - this node's cluster (rdlock_cl_to())
+ * @RDLOCK_CL_UNCONFIGURED: no cluster id and node id yet.
+ * @RDLOCK_CL_DOWN: configured, not up: no table, no connections.
+ * @RDLOCK_CL_STARTING: up: the table allocated, listening; the loopback
+ *	connection is made, registers the table and probes the device.
+ * @RDLOCK_CL_LOCAL_READY: up, this node's table registered and the
+ *	device probed: peers are connected to and accepted.
+ * @RDLOCK_CL_STOPPING: going down (rdlock_cluster_down()): every
+ *	connection is torn down, none is made.
+ * @RDLOCK_CL_NR: number of states.
+ *
+ * STARTING and LOCAL_READY are "up" (rdlock_cl_up()).
+ */
+enum rdlock_cl_state {
+	RDLOCK_CL_UNCONFIGURED,
+	RDLOCK_CL_DOWN,
+	RDLOCK_CL_STARTING,
+	RDLOCK_CL_LOCAL_READY,
+	RDLOCK_CL_STOPPING,
+	RDLOCK_CL_NR,
+};
+
 struct rdlock_cluster {
 	struct mutex cfg_mutex;			/* config, up, down */
 	spinlock_t lock;			/* nodes' conns and states */
-	bool configured;
-	bool up;
+	enum rdlock_cl_state state;		/* under @lock, and cfg_mutex */
 	u32 cluster_id;
 	u32 self;
 	struct rdlock_node nodes[RDLOCK_MAX_NODES];
@@ -353,8 +398,7 @@ struct rdlock_cluster {
 	struct rdlock_dev *dev;
 	struct mutex dev_mutex;			/* creating @dev, registering */
 	struct rdlock_table table;
-	bool local_ready;			/* table registered, probed */
-	bool probed;
+	bool probed;				/* self_adv, words_be known */
 	struct rdlock_backend_adv self_adv;
 	bool words_be;				/* device stores atomics BE */
 	bool result_be;				/* device returns atomics BE */
@@ -457,14 +501,45 @@ extern int rdlock_backend_param;
 extern unsigned int rdlock_table_slots_param;
 extern unsigned int rdlock_op_timeout_ms;
 
+/* xport_state.c: the states, each changed by one function; lookups */
+bool rdlock_cl_to(enum rdlock_cl_state to);
+bool rdlock_member_to(struct rdlock_node *node, enum rdlock_member_state to);
+bool rdlock_conn_to(struct rdlock_conn *conn, enum rdlock_conn_state to);
+int rdlock_cluster_state(void);
+int rdlock_node_state(u32 node);
+
+/* Is the cluster up here (starting or ready)? Any context, no lock. */
+static inline bool rdlock_cl_up(void)
+{
+	enum rdlock_cl_state st = READ_ONCE(rdlock_cl.state);
+
+	return st == RDLOCK_CL_STARTING || st == RDLOCK_CL_LOCAL_READY;
+}
+
+/* Is @node configured (declared down or not)? */
+static inline bool rdlock_node_member(const struct rdlock_node *node)
+{
+	return READ_ONCE(node->member) != RDLOCK_MEMBER_ABSENT;
+}
+
+/* Has @node been declared down in this cluster epoch (either way)? */
+static inline bool rdlock_node_fenced(const struct rdlock_node *node)
+{
+	return READ_ONCE(node->member) == RDLOCK_MEMBER_FENCED;
+}
+
+/* Nothing may be posted on @conn any more; post_lock or READ_ONCE. */
+static inline bool rdlock_conn_closing(const struct rdlock_conn *conn)
+{
+	return READ_ONCE(conn->state) == RDLOCK_CONN_CLOSING;
+}
+
 /* xport_cm.c: membership, connections, devices */
 int rdlock_cluster_up(void);
 void rdlock_cluster_down(void);
 void rdlock_conn_fail(struct rdlock_conn *conn);
 void rdlock_conn_put(struct rdlock_conn *conn);
 struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err);
-int rdlock_cluster_state(void);
-int rdlock_node_state(u32 node);
 int rdlock_conn_ready(struct rdlock_conn *conn);
 void rdlock_fenced_by(u32 node);
 

@@ -93,21 +93,24 @@ static bool rdlock_addr_taken(const struct sockaddr_storage *ss)
 	u32 i;
 
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (cl->nodes[i].configured &&
+		if (rdlock_node_member(&cl->nodes[i]) &&
 		    rdlock_sockaddr_equal(&cl->nodes[i].addr, ss))
 			return true;
 	return false;
 }
 
-static void rdlock_set_node(u32 id, const struct sockaddr_storage *ss,
-			    bool configured)
+/* Configure node @id at @ss; NULL: no longer. While down. */
+static void rdlock_set_node(u32 id, const struct sockaddr_storage *ss)
 {
 	struct rdlock_node *node = &rdlock_cl.nodes[id];
 
 	spin_lock_bh(&rdlock_cl.lock);
-	node->configured = configured;
-	if (configured)
-		node->addr = *ss;
+	if (ss) {
+		if (rdlock_member_to(node, RDLOCK_MEMBER_CONFIGURED))
+			node->addr = *ss;
+	} else if (node->member != RDLOCK_MEMBER_ABSENT) {
+		rdlock_member_to(node, RDLOCK_MEMBER_ABSENT);
+	}
 	spin_unlock_bh(&rdlock_cl.lock);
 }
 
@@ -129,18 +132,19 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 	u32 i;
 
 	mutex_lock(&cl->cfg_mutex);
-	if (cl->up) {
+	if (rdlock_cl_up()) {
 		ret = -EBUSY;
 		goto out;
 	}
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		rdlock_set_node(i, NULL, false);
+		rdlock_set_node(i, NULL);
 	spin_lock_bh(&cl->lock);
 	cl->cluster_id = cluster_id;
 	cl->self = node_id;
-	cl->configured = true;
+	if (cl->state == RDLOCK_CL_UNCONFIGURED)
+		rdlock_cl_to(RDLOCK_CL_DOWN);
 	spin_unlock_bh(&cl->lock);
-	rdlock_set_node(node_id, addr, true);
+	rdlock_set_node(node_id, addr);
 	/* A new configuration has no key until one is set for it. */
 	if (cl->auth_tfm)
 		rdlock_auth_set_key(NULL, 0);
@@ -164,18 +168,18 @@ int rdlock_xport_set_peer(u32 node_id, const struct sockaddr_storage *addr)
 	int ret = 0;
 
 	mutex_lock(&cl->cfg_mutex);
-	if (!cl->configured)
+	if (cl->state == RDLOCK_CL_UNCONFIGURED)
 		ret = -ENXIO;
-	else if (cl->up)
+	else if (rdlock_cl_up())
 		ret = -EBUSY;
-	else if (addr && (cl->nodes[node_id].configured ||
+	else if (addr && (rdlock_node_member(&cl->nodes[node_id]) ||
 			  rdlock_addr_taken(addr)))
 		ret = -EEXIST;
-	else if (!addr && (!cl->nodes[node_id].configured ||
+	else if (!addr && (!rdlock_node_member(&cl->nodes[node_id]) ||
 			   node_id == cl->self))
 		ret = -ENOENT;
 	else
-		rdlock_set_node(node_id, addr, addr);
+		rdlock_set_node(node_id, addr);
 	mutex_unlock(&cl->cfg_mutex);
 	return ret;
 }
@@ -194,9 +198,9 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len)
 	int ret;
 
 	mutex_lock(&cl->cfg_mutex);
-	if (!cl->configured)
+	if (cl->state == RDLOCK_CL_UNCONFIGURED)
 		ret = -ENXIO;
-	else if (cl->up)
+	else if (rdlock_cl_up())
 		ret = -EBUSY;
 	else
 		ret = rdlock_auth_set_key(key, len);
@@ -219,9 +223,9 @@ int rdlock_xport_up_down(bool up, bool (*busy)(void))
 	int ret = 0;
 
 	mutex_lock(&cl->cfg_mutex);
-	if (!cl->configured)
+	if (cl->state == RDLOCK_CL_UNCONFIGURED)
 		ret = -ENXIO;
-	else if (cl->up == up)
+	else if (rdlock_cl_up() == up)
 		ret = -EALREADY;
 	else if (up)
 		ret = rdlock_cluster_up();
@@ -250,12 +254,13 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 	st->state = rdlock_cluster_state();
 	spin_lock_bh(&cl->lock);
 	st->backend = cl->backend;
-	st->node_id = cl->configured ? cl->self : 0;
-	st->cluster_id = cl->configured ? cl->cluster_id : 0;
+	st->node_id = cl->state != RDLOCK_CL_UNCONFIGURED ? cl->self : 0;
+	st->cluster_id = cl->state != RDLOCK_CL_UNCONFIGURED ?
+			 cl->cluster_id : 0;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		struct rdlock_node *node = &cl->nodes[i];
 
-		if (!node->configured)
+		if (!rdlock_node_member(node))
 			continue;
 		ns[n].node_id = i;
 		ns[n].connects = node->connects;
@@ -263,7 +268,7 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 			ns[n].flags |= RDLOCK_NODE_SELF;
 		if (node->adv_known && node->adv.verbs_capable)
 			ns[n].flags |= RDLOCK_NODE_VERBS_ATOMICS;
-		if (node->fenced)
+		if (rdlock_node_fenced(node))
 			ns[n].flags |= RDLOCK_NODE_FENCED;
 		n++;
 	}

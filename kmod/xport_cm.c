@@ -221,15 +221,11 @@ static void rdlock_conn_release_work(struct work_struct *work)
 
 	spin_lock_bh(&cl->lock);
 	was_established = conn->state == RDLOCK_CONN_ESTABLISHED;
-	conn->state = RDLOCK_CONN_CLOSING;
+	/* After this nothing new is posted, so the drain below is final. */
+	rdlock_conn_to(conn, RDLOCK_CONN_CLOSING);
 	if (node->conn == conn)
 		node->conn = NULL;
 	spin_unlock_bh(&cl->lock);
-
-	/* After this nothing new is posted, so the drain below is final. */
-	spin_lock_bh(&conn->post_lock);
-	conn->closing = true;
-	spin_unlock_bh(&conn->post_lock);
 	wake_up_all(&conn->credit_wait);
 
 	if (was_established && conn->node != rdlock_cl.self)
@@ -262,7 +258,8 @@ static void rdlock_conn_release_work(struct work_struct *work)
 	 * else connect again and replace that one, whose end would do the
 	 * same, the two nodes taking turns for good.
 	 */
-	if (conn->active && cl->up && !node->conn && !node->fenced)
+	if (conn->active && rdlock_cl_up() && !node->conn &&
+	    !rdlock_node_fenced(node))
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
 	wake_up_all(&cl->conns_wait);
@@ -378,7 +375,7 @@ static void rdlock_try_resolve_backend(void)
 	if (cl->backend != RDLOCK_BACKEND_NONE)
 		return;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		if (!cl->nodes[i].configured)
+		if (!rdlock_node_member(&cl->nodes[i]))
 			continue;
 		if (!cl->nodes[i].adv_known)
 			return;
@@ -417,7 +414,7 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	*src = le32_to_cpu(pd->hdr.src_node);
 	dst = le32_to_cpu(pd->hdr.dst_node);
 	if (dst != cl->self || *src >= RDLOCK_MAX_NODES ||
-	    !cl->nodes[*src].configured)
+	    !rdlock_node_member(&cl->nodes[*src]))
 		return RDLOCK_REJ_NODE;
 	/*
 	 * The ids in the private data are the peer's word: only the node's
@@ -427,13 +424,13 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	if (!rdlock_sockaddr_same_host(&cl->nodes[*src].addr,
 				       rdlock_cm_peer_addr(id)))
 		return RDLOCK_REJ_ADDRESS;
-	if (cl->nodes[*src].fenced)
+	if (rdlock_node_fenced(&cl->nodes[*src]))
 		return RDLOCK_REJ_FENCED;
 	if (*src > cl->self)
 		return RDLOCK_REJ_DIRECTION;
 	if (*src == cl->self)
 		return 0;	/* our own loopback: it is how we get ready */
-	if (!cl->local_ready || !cl->up)
+	if (cl->state != RDLOCK_CL_LOCAL_READY)
 		return RDLOCK_REJ_NOT_READY;
 	if (cl->dev && cl->dev->ibdev != id->device)
 		return RDLOCK_REJ_NO_RESOURCES;
@@ -751,7 +748,7 @@ static void rdlock_kick_peers(void)
 
 	spin_lock_bh(&cl->lock);
 	for (i = cl->self + 1; i < RDLOCK_MAX_NODES; i++)
-		if (cl->nodes[i].configured && cl->up)
+		if (rdlock_node_member(&cl->nodes[i]) && rdlock_cl_up())
 			mod_delayed_work(rdlock_wq, &cl->nodes[i].connect_work, 0);
 	spin_unlock_bh(&cl->lock);
 }
@@ -785,7 +782,9 @@ static void rdlock_local_setup_work(struct work_struct *work)
 	self->adv = cl->self_adv;
 	self->adv_known = true;
 	self->words_be = cl->words_be;
-	cl->local_ready = true;
+	/* Not when ready already (a later loopback's set-up) or going down. */
+	if (cl->state == RDLOCK_CL_STARTING)
+		rdlock_cl_to(RDLOCK_CL_LOCAL_READY);
 	rdlock_try_resolve_backend();
 	spin_unlock_bh(&cl->lock);
 	pr_info("node %u ready: verbs atomics %s%s, table %u slots\n",
@@ -914,7 +913,7 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		spin_unlock_bh(&cl->lock);
 		return 0;
 	}
-	if (cl->nodes[conn->node].fenced) {
+	if (rdlock_node_fenced(&cl->nodes[conn->node])) {
 		spin_unlock_bh(&cl->lock);
 		return -ECONNREFUSED;
 	}
@@ -923,7 +922,7 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		pr_err("node %u: atomic backend mismatch\n", conn->node);
 		return -EPROTO;
 	}
-	conn->state = RDLOCK_CONN_ESTABLISHED;
+	rdlock_conn_to(conn, RDLOCK_CONN_ESTABLISHED);
 	if (rdlock_is_loop_passive(conn)) {
 		spin_unlock_bh(&cl->lock);
 		return 0;	/* serves our own requests; never sends them */
@@ -940,7 +939,7 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 	node->connects++;
 	node->backoff_ms = 0;
 	if (conn->node == cl->self) {
-		if (!cl->local_ready && !cl->setup_conn) {
+		if (cl->state == RDLOCK_CL_STARTING && !cl->setup_conn) {
 			kref_get(&conn->ref);
 			cl->setup_conn = conn;
 			setup = true;
@@ -1035,7 +1034,7 @@ static void rdlock_connect_work(struct work_struct *work)
 	struct rdma_cm_id *id;
 	int ret;
 
-	if (!READ_ONCE(cl->up) || READ_ONCE(node->fenced))
+	if (!rdlock_cl_up() || rdlock_node_fenced(node))
 		return;
 	conn = rdlock_conn_create(node->id, true);
 	if (!conn)
@@ -1064,7 +1063,7 @@ static void rdlock_connect_work(struct work_struct *work)
 
 retry:
 	spin_lock_bh(&cl->lock);
-	if (cl->up)
+	if (rdlock_cl_up())
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
 }
@@ -1133,9 +1132,10 @@ void rdlock_fenced_by(u32 node)
 	if (node >= RDLOCK_MAX_NODES || node == cl->self)
 		return;
 	spin_lock_bh(&cl->lock);
-	first = cl->up && !cl->nodes[node].fenced;
+	first = rdlock_cl_up() &&
+		cl->nodes[node].member == RDLOCK_MEMBER_CONFIGURED;
 	if (first) {
-		cl->nodes[node].fenced = true;
+		rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_FENCED);
 		rdlock_end_epoch();
 	}
 	spin_unlock_bh(&cl->lock);
@@ -1173,14 +1173,14 @@ int rdlock_xport_fence(u32 node)
 	if (node >= RDLOCK_MAX_NODES)
 		return -EINVAL;
 	spin_lock_bh(&cl->lock);
-	if (!cl->nodes[node].configured || node == cl->self) {
+	if (!rdlock_node_member(&cl->nodes[node]) || node == cl->self) {
 		ret = -EINVAL;
-	} else if (!cl->up) {
+	} else if (!rdlock_cl_up()) {
 		ret = -ENOTCONN;
-	} else if (cl->nodes[node].fenced) {
+	} else if (rdlock_node_fenced(&cl->nodes[node])) {
 		ret = -EALREADY;
 	} else {
-		cl->nodes[node].fenced = true;
+		rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_FENCED);
 		conn = __rdlock_conn_get_ready(node);
 	}
 	spin_unlock_bh(&cl->lock);
@@ -1208,7 +1208,8 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence, RDLOCK_INTERNAL);
 /* Has @node been declared down in this cluster epoch (either way)? */
 bool rdlock_xport_node_fenced(u32 node)
 {
-	return node < RDLOCK_MAX_NODES && READ_ONCE(rdlock_cl.nodes[node].fenced);
+	return node < RDLOCK_MAX_NODES &&
+	       rdlock_node_fenced(&rdlock_cl.nodes[node]);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_fenced, RDLOCK_INTERNAL);
 
@@ -1248,7 +1249,6 @@ int rdlock_cluster_up(void)
 	cl->self_adv.verbs_capable = false;
 	cl->self_adv.soft_device = false;
 	cl->probed = false;
-	cl->local_ready = false;
 	cl->backend = RDLOCK_BACKEND_NONE;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		cl->nodes[i].adv_known = false;
@@ -1257,7 +1257,7 @@ int rdlock_cluster_up(void)
 		cl->nodes[i].chal_issued = false;
 		cl->nodes[i].chal_got = false;
 	}
-	cl->up = true;
+	rdlock_cl_to(RDLOCK_CL_STARTING);
 	/* Loopback first: it registers the table and probes the device. */
 	mod_delayed_work(rdlock_wq, &cl->nodes[cl->self].connect_work, 0);
 	spin_unlock_bh(&cl->lock);
@@ -1291,13 +1291,15 @@ void rdlock_cluster_down(void)
 
 	lockdep_assert_held(&cl->cfg_mutex);
 	spin_lock_bh(&cl->lock);
-	cl->up = false;
+	rdlock_cl_to(RDLOCK_CL_STOPPING);
 	/* Our table goes: whatever lockspaces hold dies with this epoch. */
 	rdlock_end_epoch();
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		WRITE_ONCE(cl->nodes[i].incarnation, 0);
 		/* A new cluster epoch: declared down nodes may come back. */
-		cl->nodes[i].fenced = false;
+		if (cl->nodes[i].member == RDLOCK_MEMBER_FENCED)
+			rdlock_member_to(&cl->nodes[i],
+					 RDLOCK_MEMBER_CONFIGURED);
 	}
 	id = cl->listen_id;
 	cl->listen_id = NULL;
@@ -1319,7 +1321,7 @@ void rdlock_cluster_down(void)
 	flush_workqueue(rdlock_wq);
 
 	spin_lock_bh(&cl->lock);
-	cl->local_ready = false;
+	rdlock_cl_to(RDLOCK_CL_DOWN);
 	cl->backend = RDLOCK_BACKEND_NONE;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		cl->nodes[i].adv_known = false;
@@ -1348,9 +1350,9 @@ struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err)
 	struct rdlock_conn *conn = NULL;
 
 	spin_lock_bh(&cl->lock);
-	if (node >= RDLOCK_MAX_NODES || !cl->nodes[node].configured) {
+	if (node >= RDLOCK_MAX_NODES || !rdlock_node_member(&cl->nodes[node])) {
 		*err = -ENOENT;
-	} else if (!cl->up || !cl->local_ready ||
+	} else if (cl->state != RDLOCK_CL_LOCAL_READY ||
 		   cl->backend == RDLOCK_BACKEND_NONE) {
 		*err = -ENOTCONN;
 	} else {
@@ -1359,56 +1361,6 @@ struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err)
 	}
 	spin_unlock_bh(&cl->lock);
 	return conn;
-}
-
-/* Called with rdlock_cl.lock held. */
-static int __rdlock_node_state(u32 node)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	struct rdlock_conn *conn = cl->nodes[node].conn;
-
-	if (!cl->up)
-		return RDLOCK_NODE_DISCONNECTED;
-	if (conn && conn->state == RDLOCK_CONN_ESTABLISHED &&
-	    !test_bit(RDLOCK_CONN_FAILED, &conn->flags) &&
-	    (node != cl->self || cl->local_ready))
-		return RDLOCK_NODE_READY;
-	return RDLOCK_NODE_CONNECTING;
-}
-
-int rdlock_node_state(u32 node)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	int state;
-
-	spin_lock_bh(&cl->lock);
-	state = __rdlock_node_state(node);
-	spin_unlock_bh(&cl->lock);
-	return state;
-}
-
-int rdlock_cluster_state(void)
-{
-	struct rdlock_cluster *cl = &rdlock_cl;
-	int state = RDLOCK_CLUSTER_READY;
-	u32 i;
-
-	spin_lock_bh(&cl->lock);
-	if (!cl->configured) {
-		state = RDLOCK_CLUSTER_UNCONFIGURED;
-	} else if (!cl->up) {
-		state = RDLOCK_CLUSTER_DOWN;
-	} else if (cl->backend == RDLOCK_BACKEND_NONE) {
-		state = RDLOCK_CLUSTER_CONNECTING;
-	} else {
-		/* A node declared down is out until the cluster restarts. */
-		for (i = 0; i < RDLOCK_MAX_NODES; i++)
-			if (cl->nodes[i].configured && !cl->nodes[i].fenced &&
-			    __rdlock_node_state(i) != RDLOCK_NODE_READY)
-				state = RDLOCK_CLUSTER_CONNECTING;
-	}
-	spin_unlock_bh(&cl->lock);
-	return state;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1429,7 +1381,7 @@ static void rdlock_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&cl->dev_mutex);
 	ours = cl->dev && cl->dev->ibdev == ibdev;
 	mutex_unlock(&cl->dev_mutex);
-	if (ours && cl->up) {
+	if (ours && rdlock_cl_up()) {
 		pr_warn("device %s removed: taking the cluster down\n",
 			dev_name(&ibdev->dev));
 		rdlock_cluster_down();
@@ -1485,7 +1437,7 @@ void rdlock_xport_shutdown(void)
 	struct rdlock_cluster *cl = &rdlock_cl;
 
 	mutex_lock(&cl->cfg_mutex);
-	if (cl->up)
+	if (rdlock_cl_up())
 		rdlock_cluster_down();
 	mutex_unlock(&cl->cfg_mutex);
 }

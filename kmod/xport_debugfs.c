@@ -96,7 +96,7 @@ static int rdlock_nodes_show(struct seq_file *m, void *v)
 		struct rdlock_node *node = &cl->nodes[i];
 		struct rdlock_node_stats *s = &node->stats;
 
-		if (!READ_ONCE(node->configured))
+		if (!rdlock_node_member(node))
 			continue;
 		seq_printf(m, "%u %s %u %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
 			   i, rdlock_node_state_names[rdlock_node_state(i)],

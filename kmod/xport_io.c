@@ -102,7 +102,7 @@ int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr)
 	int ret = -ECONNRESET;
 
 	spin_lock_bh(&conn->post_lock);
-	if (!conn->closing)
+	if (!rdlock_conn_closing(conn))
 		ret = ib_post_send(conn->qp, wr, NULL);
 	spin_unlock_bh(&conn->post_lock);
 	return ret;
@@ -123,7 +123,7 @@ static int rdlock_post_recv(struct rdlock_conn *conn, struct rdlock_msgbuf *rx)
 	ib_dma_sync_single_for_device(conn->dev->ibdev, rx->dma,
 				      RDLOCK_MSG_SIZE, DMA_BIDIRECTIONAL);
 	spin_lock_bh(&conn->post_lock);
-	if (!conn->closing)
+	if (!rdlock_conn_closing(conn))
 		ret = ib_post_recv(conn->qp, &wr, NULL);
 	spin_unlock_bh(&conn->post_lock);
 	return ret;
@@ -459,7 +459,7 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 		wr->wr_cqe = &req->cqe;
 	}
 	spin_lock_bh(&conn->post_lock);
-	if (!conn->closing)
+	if (!rdlock_conn_closing(conn))
 		ret = ib_post_send(conn->qp, wr, &bad);
 	spin_unlock_bh(&conn->post_lock);
 	if (ret && rdlock_xop_reads_after(req->op) && bad == &rwr.wr) {
@@ -566,13 +566,13 @@ static int rdlock_take_credit(struct rdlock_conn *conn, bool onesided,
 	if (!deadline)
 		return -EAGAIN;
 	left = wait_event_timeout(conn->credit_wait,
-				  READ_ONCE(conn->closing) ||
+				  rdlock_conn_closing(conn) ||
 				  atomic_dec_if_positive(credits) >= 0,
 				  max_t(long, deadline - jiffies, 1));
 	if (!left)
 		return -ETIMEDOUT;
 	/* A credit taken from a closing connection needs no return. */
-	return READ_ONCE(conn->closing) ? -ECONNRESET : 0;
+	return rdlock_conn_closing(conn) ? -ECONNRESET : 0;
 }
 
 /* The credits @req needs in flight: one per WR, or its one request. */
@@ -586,7 +586,7 @@ static int rdlock_take_credits(struct rdlock_conn *conn,
 		ret = rdlock_take_credit(conn, req->onesided, deadline);
 		if (ret) {
 			/* Back to an open connection only (see above). */
-			if (i && !READ_ONCE(conn->closing)) {
+			if (i && !rdlock_conn_closing(conn)) {
 				atomic_add(i, &conn->onesided_credits);
 				wake_up(&conn->credit_wait);
 			}
@@ -1481,7 +1481,8 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_ready, RDLOCK_INTERNAL);
 
 bool rdlock_xport_node_configured(u32 node)
 {
-	return node < RDLOCK_MAX_NODES && READ_ONCE(rdlock_cl.nodes[node].configured);
+	return node < RDLOCK_MAX_NODES &&
+	       rdlock_node_member(&rdlock_cl.nodes[node]);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_configured, RDLOCK_INTERNAL);
 

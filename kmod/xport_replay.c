@@ -155,7 +155,7 @@ int rdlock_xreq_send_recorded(struct rdlock_xreq *req, unsigned long deadline,
 		}
 		again = false;
 		if (!sent || !rdlock_xreq_resend(ret) ||
-		    !time_before(jiffies, window) || !READ_ONCE(cl->up))
+		    !time_before(jiffies, window) || !rdlock_cl_up())
 			break;
 		rdlock_xreq_rearm(req);
 		backoff_ms = clamp(2 * backoff_ms, 1U, 200U);
@@ -185,7 +185,7 @@ static int rdlock_xreq_seal(struct rdlock_xreq *req, int ret, u64 *value)
 	int seal = ret;
 
 	/* A request of its own: @req may still be pending on its connection. */
-	s = READ_ONCE(cl->up) ?
+	s = rdlock_cl_up() ?
 	    rdlock_xreq_alloc(GFP_NOFS, RDLOCK_XOP_FAA, req->node, req->slot,
 			      0, 0) : NULL;
 	if (s) {
@@ -345,7 +345,7 @@ static void rdlock_late_req_work(struct work_struct *work)
 	spin_lock_bh(&rdlock_late_lock);
 	list_del(&l->list);
 	spin_unlock_bh(&rdlock_late_lock);
-	if (READ_ONCE(rdlock_cl.up))
+	if (rdlock_cl_up())
 		rdlock_serve_recorded(l->conn, &l->msg, words, &applied);
 	if (applied)
 		atomic64_inc(&rdlock_cl.late_applied);
