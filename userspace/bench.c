@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the benchmark tools share: latency statistics (nearest-rank
- * percentiles), a monotonic clock and argument parsing.
+ * percentiles) and argument parsing, with the options they have in common.
+ * Their clock and cluster coordination are rdltest.c's.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include <linux/rdlock.h>
+#include "rdlock_test_ioctl.h"
 #include "bench.h"
 
 static int cmp_u32(const void *a, const void *b)
@@ -48,14 +50,6 @@ void compute_stats(__u32 *s, __u32 n, struct stats *st)
 	st->max = s[n - 1] / 1000.0;
 }
 
-double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int parse_u32_arg(const char *s, __u32 *v)
 {
 	unsigned long long x;
@@ -67,6 +61,77 @@ int parse_u32_arg(const char *s, __u32 *v)
 		return -1;
 	*v = (__u32)x;
 	return 0;
+}
+
+int bench_arg_u32(const char *s, __u32 min, __u32 max, __u32 *v)
+{
+	return parse_u32_arg(s, v) || *v < min || *v > max ? -1 : 0;
+}
+
+static const struct {
+	unsigned int bit;
+	struct option opt;
+} bench_opts[] = {
+	{ BENCH_OPT_NODE, { "node", required_argument, NULL, 'n' } },
+	{ BENCH_OPT_SLOT, { "slot", required_argument, NULL, 's' } },
+	{ BENCH_OPT_ITERS, { "iterations", required_argument, NULL, 'i' } },
+	{ BENCH_OPT_DEVICE, { "device", required_argument, NULL, 'd' } },
+	{ BENCH_OPT_JSON, { "json", required_argument, NULL, 'j' } },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MAX_OPTS	64
+
+/* A shared option @opt of @a, with its argument: 0, else -1. */
+static int bench_opt(int opt, const char *arg, struct bench_args *a)
+{
+	switch (opt) {
+	case 'n':
+		if (parse_u32_arg(arg, &a->node) ||
+		    (a->max_node && a->node >= a->max_node))
+			return -1;
+		a->have_node = true;
+		return 0;
+	case 's':
+		if (parse_u32_arg(arg, &a->slot))
+			return -1;
+		a->have_slot = true;
+		return 0;
+	case 'i':
+		return bench_arg_u32(arg, 1, RDLOCK_TEST_MAX_SAMPLES, &a->iters);
+	case 'd':
+		a->device = arg;
+		return 0;
+	default:
+		a->json = arg;
+		return 0;
+	}
+}
+
+int bench_getopt(int argc, char **argv, const char *shortopts,
+		 const struct option *extra, struct bench_args *a)
+{
+	static struct option all[MAX_OPTS];
+	size_t i, n = 0;
+	int opt;
+
+	for (i = 0; i < ARRAY_SIZE(bench_opts); i++)
+		if (a->which & bench_opts[i].bit)
+			all[n++] = bench_opts[i].opt;
+	for (i = 0; extra[i].name && n < MAX_OPTS - 1; i++)
+		all[n++] = extra[i];
+	memset(&all[n], 0, sizeof(all[n]));
+	while ((opt = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
+		for (i = 0; i < ARRAY_SIZE(bench_opts); i++)
+			if (bench_opts[i].opt.val == opt &&
+			    (a->which & bench_opts[i].bit))
+				break;
+		if (i == ARRAY_SIZE(bench_opts))
+			return opt;
+		if (bench_opt(opt, optarg, a))
+			return '?';
+	}
+	return -1;
 }
 
 #define BLANKS "\n\t "

@@ -11,7 +11,7 @@
  *
  * Coordination uses the raw primitives of the test module (rdlock_test.ko)
  * on node 0's raw slots, F + off .. F + off + SPAN - 1 (F =
- * first_free_slot): a barrier (testlib.c) starts every node at once, and
+ * first_free_slot): a barrier (rdltest.c) starts every node at once, and
  * after the run every node adds its totals, a latency histogram and its
  * per-client counts with FETCH_AND_ADD, so that every node can print the
  * cluster's figures after a second barrier.
@@ -60,7 +60,7 @@
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 #include "bench.h"
-#include "../selftests/rdlock/testlib.h"
+#include "rdltest.h"
 
 #define RAW_SLOTS	1024	/* F .. F + 1023: raw slots below lockspaces */
 #define MAX_CLIENTS	64	/* per node */
@@ -1076,12 +1076,12 @@ static int run_contended(struct env *e, const struct opts *o, __u32 proto,
 	r->have_msgs = proto != PROTO_DLM && !bench_msgs_sent(&msgs0);
 
 	stop_all = 0;
-	t0 = bench_now();
+	t0 = rdl_now();
 	for (i = 0; i < nc; i++)
 		cl[i].end = t0 + o->duration;
 	if (run_threads(cl, nc, contended_client))
 		r->failed = true;
-	r->secs = bench_now() - t0;
+	r->secs = rdl_now() - t0;
 	for (i = 0; i < nc; i++) {
 		if (cl[i].err[0]) {
 			fprintf(stderr, "rdlock-bench: node %u client %u: %s\n",
@@ -1947,7 +1947,6 @@ int main(int argc, char **argv)
 		{ "cs-us", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ops", required_argument, NULL, 'o' },
-		{ "json", required_argument, NULL, 'j' },
 		{ "uncontended", no_argument, NULL, 'u' },
 		{ "ls-slots", required_argument, NULL, 'S' },
 		{ "slot-off", required_argument, NULL, 'O' },
@@ -1956,7 +1955,6 @@ int main(int argc, char **argv)
 		{ "raw-write", required_argument, NULL, 'W' },
 		{ "raw-faa", required_argument, NULL, 'F' },
 		{ "barrier", required_argument, NULL, 'b' },
-		{ "node", required_argument, NULL, 'n' },
 		{ "no-dlm", required_argument, NULL, 'D' },
 		{ "workload", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1979,14 +1977,18 @@ int main(int argc, char **argv)
 	enum helper hp = H_NONE;
 	const char *hp_arg = NULL;
 	bool have_duration = false, have_ops = false;
+	struct bench_args a = {
+		.which = BENCH_OPT_NODE | BENCH_OPT_JSON,
+		.max_node = RDLOCK_MAX_NODES,
+	};
 	struct env e = { 0 };
-	__u32 i, node = 0;
+	__u32 i, node;
 	struct zipf z;
 	int opt, failed = 0;
 
 	if (rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 300, &o.barrier_timeout))
 		o.barrier_timeout = 300;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, "h", lopts, &a)) != -1) {
 		switch (opt) {
 		case 'P':
 			if (!valid_prefix(optarg))
@@ -1998,13 +2000,11 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 'c':
-			if (parse_u32_arg(optarg, &o.clients) || !o.clients ||
-			    o.clients > MAX_CLIENTS)
+			if (bench_arg_u32(optarg, 1, MAX_CLIENTS, &o.clients))
 				goto bad;
 			break;
 		case 'l':
-			if (parse_u32_arg(optarg, &o.locks) || !o.locks ||
-			    o.locks > MAX_LOCKS)
+			if (bench_arg_u32(optarg, 1, MAX_LOCKS, &o.locks))
 				goto bad;
 			break;
 		case 'z':
@@ -2016,7 +2016,7 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 't':
-			if (parse_u32_arg(optarg, &o.cs_us) || o.cs_us > 10000000)
+			if (bench_arg_u32(optarg, 0, 10000000, &o.cs_us))
 				goto bad;
 			break;
 		case 'd':
@@ -2025,13 +2025,9 @@ int main(int argc, char **argv)
 			have_duration = true;
 			break;
 		case 'o':
-			if (parse_u32_arg(optarg, &o.ops) || !o.ops ||
-			    o.ops > RDLOCK_TEST_MAX_SAMPLES)
+			if (bench_arg_u32(optarg, 1, RDLOCK_TEST_MAX_SAMPLES, &o.ops))
 				goto bad;
 			have_ops = true;
-			break;
-		case 'j':
-			o.json = optarg;
 			break;
 		case 'u':
 			o.uncontended = true;
@@ -2072,10 +2068,6 @@ int main(int argc, char **argv)
 				goto bad;
 			o.workload = optarg;
 			break;
-		case 'n':
-			if (parse_u32_arg(optarg, &node) || node >= RDLOCK_MAX_NODES)
-				goto bad;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -2083,6 +2075,8 @@ int main(int argc, char **argv)
 			goto bad;
 		}
 	}
+	node = a.node;
+	o.json = a.json;
 	if (hp == H_WRITE || hp == H_FAA) {
 		if (optind + 1 != argc)
 			goto bad;

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +21,7 @@
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 #include "bench.h"
-#include "../selftests/rdlock/testlib.h"
+#include "rdltest.h"
 
 #define BARRIER_TIMEOUT_S	300
 #define NR_PROTOS		3
@@ -128,51 +127,31 @@ static int write_json(const char *path, const struct rdlock_test_info *info,
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "node", required_argument, NULL, 'n' },
-		{ "slot", required_argument, NULL, 's' },
-		{ "iterations", required_argument, NULL, 'i' },
 		{ "shared", no_argument, NULL, 'S' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "json", required_argument, NULL, 'j' },
 		{ "barrier", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *device = "/dev/rdlock_test", *json = NULL;
-	__u32 node = 0, slot = 0, iters = 500, barrier = 0, p, *samples;
+	struct bench_args a = {
+		.which = BENCH_OPT_NODE | BENCH_OPT_SLOT | BENCH_OPT_ITERS |
+			 BENCH_OPT_DEVICE | BENCH_OPT_JSON,
+		.iters = 500, .device = "/dev/rdlock_test",
+	};
+	const char *device, *json;
+	__u32 node, slot, iters, barrier = 0, p, *samples;
 	__u32 *kept[NR_PROTOS];
 	char msg[160];
 	struct rdlock_test_info info;
 	struct rdlock_test_bench fb;
 	struct proto_run run[NR_PROTOS];
 	struct stats faa;
-	int opt, fd, have_node = 0, shared = 0, ret = 0;
+	int opt, fd, shared = 0, ret = 0;
 
-	while ((opt = getopt_long(argc, argv, "n:s:i:Sd:j:b:h", opts,
-				  NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, "n:s:i:Sd:j:b:h", opts,
+				   &a)) != -1) {
 		switch (opt) {
-		case 'n':
-			have_node = !parse_u32_arg(optarg, &node);
-			if (!have_node)
-				goto bad;
-			break;
-		case 's':
-			if (parse_u32_arg(optarg, &slot))
-				goto bad;
-			break;
-		case 'i':
-			if (parse_u32_arg(optarg, &iters) || !iters ||
-			    iters > RDLOCK_TEST_MAX_SAMPLES)
-				goto bad;
-			break;
 		case 'S':
 			shared = 1;
-			break;
-		case 'd':
-			device = optarg;
-			break;
-		case 'j':
-			json = optarg;
 			break;
 		case 'b':
 			if (parse_u32_arg(optarg, &barrier) || !barrier)
@@ -185,8 +164,13 @@ int main(int argc, char **argv)
 			goto bad;
 		}
 	}
-	if (!have_node || optind != argc)
+	if (!a.have_node || optind != argc)
 		goto bad;
+	node = a.node;
+	slot = a.slot;
+	iters = a.iters;
+	device = a.device;
+	json = a.json;
 
 	fd = open(device, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, RDLOCK_TEST_IOC_INFO, &info) < 0) {
@@ -222,13 +206,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rdlock-lock-bench: %s\n", msg);
 			return 1;
 		}
-		t0 = bench_now();
+		t0 = rdl_now();
 		if (ioctl(fd, RDLOCK_TEST_IOC_LOCK_BENCH, &b) < 0) {
 			fprintf(stderr, "LOCK_BENCH %s: %s\n", proto_names[p],
 				strerror(errno));
 			return 1;
 		}
-		r->secs = bench_now() - t0;
+		r->secs = rdl_now() - t0;
 		r->ops = (double)b.remote_ops / iters;
 		r->acq_ops = (double)b.acquire_ops / iters;
 		r->rel_ops = (double)(b.remote_ops - b.acquire_ops) / iters;

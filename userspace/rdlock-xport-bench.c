@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,55 +211,35 @@ static int write_json(const char *path, __u32 node, __u32 slot, __u32 iters,
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "node", required_argument, NULL, 'n' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "slot", required_argument, NULL, 's' },
-		{ "json", required_argument, NULL, 'j' },
 		{ "compare-perftest", required_argument, NULL, 'c' },
 		{ "perftest-only", required_argument, NULL, 'P' },
-		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *device = DEFAULT_DEVICE, *json = NULL, *perf = NULL;
-	__u32 node = 0, iters = DEFAULT_ITERATIONS, slot = 0, *samples;
-	int have_node = 0, have_slot = 0, perf_only = 0, opt, fd;
+	struct bench_args a = {
+		.which = BENCH_OPT_NODE | BENCH_OPT_SLOT | BENCH_OPT_ITERS |
+			 BENCH_OPT_DEVICE | BENCH_OPT_JSON,
+		.max_node = RDLOCK_MAX_NODES, .iters = DEFAULT_ITERATIONS,
+		.device = DEFAULT_DEVICE,
+	};
+	const char *device, *json, *perf = NULL;
+	__u32 node, iters, slot, *samples;
+	int perf_only = 0, opt, fd;
 	struct rdlock_test_info info;
 	struct stats st[NR_OPS];
 	struct perftest pt;
 	const char *backend;
 	size_t i;
 
-	while ((opt = getopt_long(argc, argv, "n:i:s:j:c:P:d:h", opts,
-				  NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, "n:i:s:j:c:P:d:h", opts,
+				   &a)) != -1) {
 		switch (opt) {
-		case 'n':
-			if (parse_u32_arg(optarg, &node) || node >= RDLOCK_MAX_NODES)
-				goto bad;
-			have_node = 1;
-			break;
-		case 'i':
-			if (parse_u32_arg(optarg, &iters) || !iters ||
-			    iters > RDLOCK_TEST_MAX_SAMPLES)
-				goto bad;
-			break;
-		case 's':
-			if (parse_u32_arg(optarg, &slot))
-				goto bad;
-			have_slot = 1;
-			break;
-		case 'j':
-			json = optarg;
-			break;
 		case 'P':
 			perf_only = 1;
 			perf = optarg;
 			break;
 		case 'c':
 			perf = optarg;
-			break;
-		case 'd':
-			device = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -269,8 +248,13 @@ int main(int argc, char **argv)
 			goto bad;
 		}
 	}
-	if (optind != argc || (!have_node && !perf_only))
+	if (optind != argc || (!a.have_node && !perf_only))
 		goto bad;
+	node = a.node;
+	iters = a.iters;
+	slot = a.slot;
+	device = a.device;
+	json = a.json;
 
 	/* Check the perftest file first: no point benching if it is bad. */
 	if (perf && parse_perftest(perf, &pt))
@@ -294,7 +278,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "INFO: %s\n", strerror(errno));
 		return 1;
 	}
-	if (!have_slot)
+	if (!a.have_slot)
 		slot = info.first_free_slot;
 	backend = info.backend == RDLOCK_BACKEND_VERBS ? "verbs" :
 		  info.backend == RDLOCK_BACKEND_TWOSIDED ? "twosided" : "none";

@@ -34,7 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "testlib.h"
+#include "rdltest.h"
 
 #include <kselftest_harness.h>
 

@@ -14,7 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "testlib.h"
+#include "rdltest.h"
 #include "rdlock_dlm_test_ioctl.h"
 
 #define DLM_DEV		"/dev/rdlock_dlm_test"

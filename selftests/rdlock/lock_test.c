@@ -48,7 +48,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "testlib.h"
+#include "rdltest.h"
 #include "../../kmod/lockword/bakery.h"
 #include "../../kmod/lockword/cql.h"
 

@@ -80,7 +80,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "testlib.h"
+#include "rdltest.h"
 
 #include <kselftest_harness.h>
 

@@ -38,7 +38,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "testlib.h"
+#include "rdltest.h"
 #include "rdlock_dlm_test_ioctl.h"
 
 #include <kselftest_harness.h>

@@ -37,7 +37,7 @@
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
-#include "testlib.h"
+#include "rdltest.h"
 
 #include <kselftest_harness.h>
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers shared by the multi-node selftests: raw transport operations
- * through /dev/rdlock_test, the environment the guests set, and a barrier
- * across the cluster made of those operations.
+ * Helpers of the multi-node selftests (selftests/rdlock) and of the
+ * benchmarks that coordinate nodes (rdlock-bench, rdlock-lock-bench): raw
+ * transport operations through /dev/rdlock_test, the environment the
+ * guests set, a monotonic clock, a barrier across the cluster made of
+ * those operations, and the /dev/rdlock lock and lockspace calls.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "testlib.h"
+#include "rdltest.h"
 
 /* 0 or errno; the returned value in *val. */
 int rdl_xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the multi-node selftests; see testlib.c. */
-#ifndef _RDLOCK_SELFTEST_TESTLIB_H
-#define _RDLOCK_SELFTEST_TESTLIB_H
+/* Helpers of the multi-node selftests and the benchmarks; see rdltest.c. */
+#ifndef _RDLOCK_RDLTEST_H
+#define _RDLOCK_RDLTEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +29,7 @@
 int rdl_xop(int fd, __u32 op, __u32 node, __u32 slot, __u64 a0, __u64 a1,
 	    __u64 *val);
 int rdl_env_u32(const char *name, __u32 def, __u32 *val);
+/* Seconds on CLOCK_MONOTONIC. */
 double rdl_now(void);
 long long rdl_debugfs_counter(const char *file, const char *name);
 int rdl_debugfs_write(const char *file, unsigned int v);
@@ -59,4 +60,4 @@ void rdl_ls_name_init(struct rdlock_ls_name *n, const char *name);
 int rdl_ls_by_name(int fd, unsigned long req, const char *name);
 int rdl_open_joined(const char *ls);
 
-#endif /* _RDLOCK_SELFTEST_TESTLIB_H */
+#endif /* _RDLOCK_RDLTEST_H */
