@@ -15,9 +15,20 @@ every figure to LOGDIR/report.json and plots the latency CDF, throughput
 per protocol and OCFS2's rdlock / o2cb ratios with gnuplot to
 LOGDIR/report.png (or .svg).
 
-Only what the tools printed is reported; a figure the logs do not hold is
-"n/a". Exits 0 once the report is printed, even with figures missing (the
-guest runs' own status is demo.sh's business), 2 on bad usage.
+Only what the tools printed is reported. The benchmarks' figures come from
+their JSON (--json FILE), which the guest scripts print into node<i>.out
+with "#json " in front (guest/lib.sh's rdl_json): rdlock-lock-bench's
+(tables 1 and the transport table), rdlock-bench's (tables 2 and 3) and
+rdlock-xport-bench's (the transport table). The cluster, the exact count,
+OCFS2's "# bench node" lines, fs/dlm's state and the rdlockctl counter are
+still read from the guests' text lines.
+
+A figure of the tables 1 and 2 or of the transport table that the JSON does
+not hold is printed as n/a and named on standard error ("demo-report:
+missing figure: ..."), and the exit status is 1; a figure read from text
+that the logs do not hold is n/a. Exits 0 once the report is printed with
+every needed figure (the guest runs' own status is demo.sh's business), 2
+on bad usage.
 """
 
 import glob
@@ -367,32 +378,18 @@ def ocfs2_lines(oc):
 # --------------------------------------------------------------------------
 # Workload 1: every node on one lock word (guest/lockbench.sh)
 
-def parse_lock_bench_text(lines):
-    """rdlock-lock-bench's table: the first one in lines, or None."""
-    r = None
-    for ln in lines:
-        m = re.match(r"node (\d+) -> lock on node (\d+) slots \S+, (\w+), "
-                     r"(\d+) iterations", ln)
-        if m:
-            r = {"node": int(m.group(1)), "home_node": int(m.group(2)),
-                 "mode": m.group(3), "iterations": int(m.group(4)),
-                 "protocols": {}}
-            continue
-        if r is None:
-            continue
-        m = re.match(r"(bakery|caslock|cql)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)x$",
-                     ln)
-        if m:
-            v = [num(x) for x in m.groups()[1:]]
-            r["protocols"][m.group(1)] = {
-                "p50_us": v[0], "p99_us": v[1], "max_us": v[2], "acq_per_s": v[3],
-                "remote_ops_per_acquire": v[4], "p50_over_2faa": v[5]}
-            continue
-        m = re.match(r"raw FAA p50 (\S+) usec", ln)
-        if m:
-            r["raw_faa_p50_us"] = num(m.group(1))
-            return r
-    return r
+def lock_bench_json(lines):
+    """rdlock-lock-bench's figures from the first of its JSON in lines, or
+    None: its protocols by name, without their samples unless keep_samples."""
+    j = next((o for o in json_objects(lines) if o.get("tool") == "rdlock-lock-bench"),
+             None)
+    if j is None:
+        return None
+    return {"node": j.get("node"), "home_node": j.get("home_node"),
+            "mode": j.get("mode"), "iterations": j.get("iterations"),
+            "raw_faa_p50_us": (j.get("raw_faa") or {}).get("p50_us"),
+            "protocols": {p["proto"]: p for p in j.get("protocols", [])
+                          if isinstance(p, dict) and p.get("proto")}}
 
 
 def parse_lockbench(d):
@@ -405,15 +402,7 @@ def parse_lockbench(d):
                          r"\((\w+)\)", ln)
             if m:
                 backend = m.group(1)
-        js = [o for o in json_objects(lines) if o.get("tool") == "rdlock-lock-bench"]
-        r = parse_lock_bench_text(lines)
-        if js:
-            j = js[0]
-            r = r or {}
-            r.update({"node": j.get("node"), "home_node": j.get("home_node"),
-                      "mode": j.get("mode"), "iterations": j.get("iterations")})
-            r["protocols"] = {p["proto"]: p for p in j.get("protocols", [])
-                              if p.get("proto")}
+        r = lock_bench_json(lines)
         if r and r.get("protocols"):
             nodes[i] = r
     return {"backend": backend, "per_node": nodes, "nodes": cluster_size(files)}
@@ -668,45 +657,75 @@ def summarize_hot(obj):
 # Transport and uncontended kernel locks, node 0 -> 1 (guest/bench.sh)
 
 def parse_bench(d):
+    """node0.out of guest/bench.sh: rdlock-xport-bench's and
+    rdlock-lock-bench's JSON; the RDMA device from perftest's own text."""
     lines = read_lines(os.path.join(d, "node0.out"))
     r = {"ops": {}, "lock": {}}
-    in_xport = False
     for ln in lines:
         m = re.match(r"\s*Device\s*:\s*(\S+)", ln) or \
             re.search(r"\sDevice\s+:\s+(\S+)", ln)
-        if m and "device" not in r:
+        if m:
             r["device"] = m.group(1)
-        m = re.match(r"node (\d+) \(from node (\d+)\), slot \d+, backend (\w+), "
-                     r"(\d+) iterations", ln)
-        if m:
-            r.update({"to": int(m.group(1)), "from": int(m.group(2)),
-                      "backend": m.group(3), "iterations": int(m.group(4))})
-            in_xport = True
-            continue
-        m = re.match(r"(FAA|CAS|READ|WRITE|PING)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$",
-                     ln)
-        if m and in_xport:
-            v = [num(x) for x in m.groups()[1:]]
-            r["ops"][m.group(1)] = dict(zip(("p50", "p99", "mean", "min", "max"), v))
-            continue
-        m = re.match(r"vs ib_atomic_lat: FAA p50 (\S+) / t_typical (\S+) = (\S+)x", ln)
-        if m:
-            r["perftest_t_typical_us"] = num(m.group(2))
-            r["faa_p50_over_perftest"] = num(m.group(3))
-        m = re.search(r"FAA p99 (\S+) / 99% (\S+) = (\S+)x", ln)
-        if m:
-            r["perftest_p99_us"] = num(m.group(2))
-            r["faa_p99_over_perftest"] = num(m.group(3))
-        if ln.startswith("node ") and "-> lock on node" in ln:
-            in_xport = False
-    lk = parse_lock_bench_text(lines)
+            break
+    x = next((o for o in json_objects(lines) if o.get("tool") == "rdlock-xport-bench"),
+             None)
+    if x:
+        r.update({"to": x.get("node"), "from": x.get("from_node"),
+                  "backend": x.get("backend"), "iterations": x.get("iterations")})
+        r["ops"] = {k: v for k, v in (x.get("ops") or {}).items() if isinstance(v, dict)}
+        pt = x.get("perftest") or {}
+        for key, jkey in (("perftest_t_typical_us", "t_typical"),
+                          ("faa_p50_over_perftest", "faa_p50_ratio"),
+                          ("perftest_p99_us", "p99"),
+                          ("faa_p99_over_perftest", "faa_p99_ratio")):
+            if jkey in pt:
+                r[key] = num(pt[jkey])
+    lk = lock_bench_json(lines)
     if lk:
-        r["lock"] = lk["protocols"]
+        # The samples stay out of report.json, as the text never had them.
+        r["lock"] = {p: {k: v for k, v in f.items() if k not in ("proto", "samples_us")}
+                     for p, f in lk["protocols"].items()}
         r["lock_raw_faa_p50_us"] = lk.get("raw_faa_p50_us")
     tap = tap_results(lines)
     r["perftest_ok"] = next((v for k, v in tap.items() if k.startswith("ib_atomic_lat")),
                             None)
     return r
+
+
+def missing_figures(lb, rb, bench):
+    """The figures the tables need that the benchmarks' JSON did not give:
+    a name each, with the log it should have come from."""
+    out = []
+
+    def need(where, name, v):
+        if v is None:
+            out.append(f"{name} ({where})")
+    for p in PROTOS:
+        f = lb["protocols"].get(p) or {}
+        for k in ("acq_per_s", "p50_us", "p99_us"):
+            need("lockbench/node*.out: rdlock-lock-bench JSON", f"1. one lock word: {p} {k}",
+                 f.get(k))
+    for p in RB_PROTOS:
+        f = rb["protocols"].get(p) or {}
+        if p == "dlm" and (rb.get("dlm_absent") or f.get("absent")):
+            continue
+        for k in ("acq_per_s", "p50_us", "p99_us"):
+            need("rdlockbench/node*.out: rdlock-bench JSON", f"2. locks by name: {p} {k}",
+                 f.get(k))
+    for b, r in bench.items():
+        where = f"bench-{b}/node0.out"
+        for o in ("FAA", "CAS", "READ", "WRITE"):
+            need(f"{where}: rdlock-xport-bench JSON", f"transport {b}: {o} p50",
+                 num((r["ops"].get(o) or {}).get("p50")))
+        need(f"{where}: rdlock-xport-bench JSON", f"transport {b}: perftest t_typical",
+             r.get("perftest_t_typical_us"))
+        need(f"{where}: rdlock-xport-bench JSON", f"transport {b}: FAA p50 / perftest",
+             r.get("faa_p50_over_perftest"))
+        for p in PROTOS:
+            for k in ("p50_us", "p50_over_2faa"):
+                need(f"{where}: rdlock-lock-bench JSON", f"transport {b}: {p} {k}",
+                     num((r["lock"].get(p) or {}).get(k)))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -1306,7 +1325,10 @@ def main(argv):
                + (", OCFS2 rdlock / o2cb)" if oc else ")") if plot
                else f"Plot: none ({why})")
     print("\n".join(out))
-    return 0
+    missing = missing_figures(lb, rb, bench)
+    for m in missing:
+        print(f"demo-report: missing figure: {m}", file=sys.stderr)
+    return 1 if missing else 0
 
 
 if __name__ == "__main__":

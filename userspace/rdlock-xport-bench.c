@@ -169,8 +169,8 @@ static void print_compare(const struct stats *faa, const struct perftest *pt)
 		printf(" (no 99%% column in the perftest output)\n");
 }
 
-static int write_json(const char *path, __u32 node, __u32 slot, __u32 iters,
-		      const char *backend, const struct stats *st,
+static int write_json(const char *path, __u32 from, __u32 node, __u32 slot,
+		      __u32 iters, const char *backend, const struct stats *st,
 		      const struct perftest *pt)
 {
 	FILE *f = fopen(path, "w");
@@ -180,7 +180,9 @@ static int write_json(const char *path, __u32 node, __u32 slot, __u32 iters,
 		fprintf(stderr, "cannot create %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "{\n  \"node\": %u,\n  \"slot\": %u,\n", node, slot);
+	fprintf(f, "{\n  \"tool\": \"rdlock-xport-bench\",\n  \"from_node\": %u,\n",
+		from);
+	fprintf(f, "  \"node\": %u,\n  \"slot\": %u,\n", node, slot);
 	fprintf(f, "  \"iterations\": %u,\n  \"backend\": \"%s\",\n", iters,
 		backend);
 	fprintf(f, "  \"unit\": \"us\",\n  \"ops\": {\n");
@@ -319,7 +321,7 @@ int main(int argc, char **argv)
 		       st[i].min, st[i].max);
 	if (perf)
 		print_compare(&st[0], &pt);
-	if (json && write_json(json, node, slot, iters, backend, st,
+	if (json && write_json(json, info.node_id, node, slot, iters, backend, st,
 			       perf ? &pt : NULL))
 		return 1;
 	return 0;

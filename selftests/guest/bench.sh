@@ -6,7 +6,9 @@
 # Node 1 serves ib_atomic_lat, node 0 runs it as client into a file, then
 # node 0 runs rdlock-xport-bench --node 1 --compare-perftest on that file.
 # Every node keeps the cluster up until node 0 is done (final barrier).
-# Results: $RDLOCK_BENCH_DIR (default /tmp)/perftest-atomic.txt, xport.json.
+# Results: $RDLOCK_BENCH_DIR (default /tmp)/perftest-atomic.txt, xport.json
+# and lock-bench-uncontended.json, both also printed with "#json " in front
+# (scripts/demo-report.py reads its transport table from them).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -60,7 +62,9 @@ if rdl_check_env && rdl_start "backend=$BACKEND"; then
 			--json "$OUT/xport.json" \
 			--compare-perftest "$OUT/perftest-atomic.txt"
 		rdl_step "rdlock-lock-bench --node 1, uncontended ($BACKEND)" \
-			rdlock-lock-bench --node 1 --slot 512 --iterations 500
+			rdlock-lock-bench --node 1 --slot 512 --iterations 500 \
+			--json "$OUT/lock-bench-uncontended.json"
+		rdl_json "$OUT/xport.json" "$OUT/lock-bench-uncontended.json"
 		;;
 	1:?*)
 		rdl_step "ib_atomic_lat server" perftest_server

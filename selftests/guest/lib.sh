@@ -26,6 +26,17 @@ rdl_not_ok() {
 	echo "not ok $RDL_STEP $*"
 }
 
+# rdl_json FILE...: the benchmarks' JSON results (--json FILE), each line
+# with "#json " in front, into the console log that cluster.sh keeps as
+# node<i>.out: scripts/demo-report.py reads its figures from those lines.
+# A file that is not there is skipped (its step failed and said so).
+rdl_json() {
+	for f in "$@"; do
+		[ -r "$f" ] && sed 's/^/#json /' "$f"
+	done
+	return 0
+}
+
 # rdl_step "description" command args...: one TAP line for the command.
 rdl_step() {
 	rdl_desc=$1

@@ -25,9 +25,7 @@ if rdl_check_env && rdl_start "backend=$BACKEND"; then
 		--barrier "$RDLOCK_NR_NODES" \
 		--iterations "${RDLOCK_LOCKBENCH_ITERS:-300}" \
 		--json "$OUT/lock-bench.json"
-	if [ -r "$OUT/lock-bench.json" ]; then
-		sed 's/^/#json /' "$OUT/lock-bench.json"
-	fi
+	rdl_json "$OUT/lock-bench.json"
 fi
 rdl_stop
 rdl_finish

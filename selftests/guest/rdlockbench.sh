@@ -114,10 +114,8 @@ if rdl_check_env && rdl_start "$PARAM"; then
 		--workload hot --clients 1 --locks 1 --zipf 0 --read-ratio 0 \
 		--cs-us 20 --duration "$HOT_SECS" --slot-off "$SLOT_CONTENDED" \
 		--json "$OUT/rdlock-bench-hot.json"
-	for f in "$OUT/rdlock-bench.json" "$OUT"/rdlock-bench-uncontended*.json \
-		 "$OUT/rdlock-bench-hot.json"; do
-		[ -r "$f" ] && sed 's/^/#json /' "$f"
-	done
+	rdl_json "$OUT/rdlock-bench.json" "$OUT"/rdlock-bench-uncontended*.json \
+		"$OUT/rdlock-bench-hot.json"
 	rdl_step "rdlockctl lock: $ROUNDS exclusive read-increment-writes per node of a counter on node 0" \
 		counter_demo
 	rdl_step "the same without the lock (for contrast)" racy_demo
