@@ -36,7 +36,8 @@
 
 set -euo pipefail
 
-SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SUBNET=10.77.0
 # Kernel modules the stock guests need for rxe; load order is resolved
 # with modprobe.  The debug kernel has all of these built in.
@@ -46,14 +47,7 @@ STOCK_MODULES=(virtio_pci virtio_net crc32_generic ib_core ib_uverbs
 VERBS_PROVIDERS=(/usr/lib/x86_64-linux-gnu/libibverbs/librxe-*.so)
 VERBS_DRIVERS=(/etc/libibverbs.d/rxe.driver)
 
-log() { echo "cluster.sh: $*" >&2; }
-die() { log "error: $*"; exit 2; }
-
-usage()
-{
-	sed -n '/^# usage:/,/^# *-v/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
+usage() { rdl_usage '/^# *-v/'; }
 
 kernel=stock
 nodes=3
@@ -111,14 +105,13 @@ kernel_env=$("$SCRIPTS/kernel.sh" "$kernel")
 eval "$kernel_env"
 
 if [ -n "$log_dir" ]; then
-	mkdir -p "$log_dir"
-	log_dir=$(cd "$log_dir" && pwd)
+	log_dir=$(rdl_log_dir "$log_dir")
 	rm -rf "$log_dir"/node*.{out,console,qemu,splats,netstall,txq} \
 		"$log_dir/net-watch.log" \
 		"$log_dir/summary" \
 		"$log_dir/attempt1"
 else
-	log_dir=$(mktemp -d /tmp/rdlock-cluster.XXXXXX)
+	log_dir=$(rdl_log_dir "" /tmp/rdlock-cluster.XXXXXX)
 fi
 log "logs in $log_dir"
 

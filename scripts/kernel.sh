@@ -19,13 +19,12 @@
 
 set -euo pipefail
 
-SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RDL_DIE_RC=1
 CACHE=${RDLOCK_CACHE:-/var/cache/rdlock}
 FRAGMENT=$SCRIPTS/kconfig/debug.config
 SOURCE_TARBALL=/usr/src/linux-source-6.1.tar.xz
-
-log() { echo "kernel.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
 
 usage()
 {

@@ -27,10 +27,8 @@
 
 set -euo pipefail
 
-SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-
-log() { echo "ocfs2-bench.sh: $*" >&2; }
-die() { log "error: $*"; exit 2; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 kernel=stock
 nodes=3
@@ -47,19 +45,14 @@ while [ $# -gt 0 ]; do
 	--backend)	backend=${2:?}; shift ;;
 	--payload)	payload=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
-	*)		sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
+	*)		rdl_usage ;;
 	esac
 	shift
 done
 [[ $files =~ ^[1-9][0-9]*$ ]] || die "--files must be a positive number"
 
-[ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
-if [ -n "$log_dir" ]; then
-	mkdir -p "$log_dir"
-	log_dir=$(cd "$log_dir" && pwd)
-else
-	log_dir=$(mktemp -d /tmp/rdlock-ocfs2-bench.XXXXXX)
-fi
+payload=$(rdl_payload "$kernel" "$payload")
+log_dir=$(rdl_log_dir "$log_dir" /tmp/rdlock-ocfs2-bench.XXXXXX)
 
 rc=0
 for stack in o2cb rdlock; do

@@ -23,21 +23,20 @@
 
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RDL_DIE_RC=1
 CACHE=${RDLOCK_CACHE:-/var/cache/rdlock}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 TOP=linux-source-6.1
 HEADERS=(fs/ocfs2/stackglue.h)
-
-log() { echo "ocfs2-headers.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
 
 check=0
 if [ "${1:-}" = --check ]; then
 	check=1
 	shift
 fi
-[ $# -le 1 ] || { sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2; }
+[ $# -le 1 ] || rdl_usage
 out=${1:-$ROOT/build/ocfs2-headers}
 
 "$ROOT/scripts/host-setup.sh"

@@ -31,18 +31,12 @@
 
 set -euo pipefail
 
-SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=scripts/ocfs2-image.sh
 . "$SCRIPTS/ocfs2-image.sh"
 
-log() { echo "ocfs2-test.sh: $*" >&2; }
-die() { log "error: $*"; exit 2; }
-
-usage()
-{
-	sed -n '/^# usage:/,/^#  *(default: a fresh/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
+usage() { rdl_usage '/^#  *(default: a fresh/'; }
 
 kernel=stock
 stack=o2cb
@@ -86,13 +80,8 @@ esac
 	die "--backend must be auto, verbs or twosided"
 
 "$SCRIPTS/host-setup.sh"
-[ -n "$payload" ] || payload=$("$SCRIPTS/payload.sh" "$kernel")
-if [ -n "$log_dir" ]; then
-	mkdir -p "$log_dir"
-	log_dir=$(cd "$log_dir" && pwd)
-else
-	log_dir=$(mktemp -d /tmp/rdlock-ocfs2.XXXXXX)
-fi
+payload=$(rdl_payload "$kernel" "$payload")
+log_dir=$(rdl_log_dir "$log_dir" /tmp/rdlock-ocfs2.XXXXXX)
 img=$log_dir/ocfs2.img
 rm -f "$log_dir/fsck.log"
 

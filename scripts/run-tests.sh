@@ -55,14 +55,14 @@
 
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RDL_NAME=run-tests
 KERNELS=${RDLOCK_TEST_KERNELS:-debug stock}
 LOGS=${RDLOCK_TEST_LOGS:-$ROOT/build/logs}
 passed=0
 failed=0
 skipped=0
-
-log() { echo "run-tests: $*" >&2; }
 
 # Seconds since $1 (a $SECONDS value), as the "[N s]" of a result line.
 took() { echo "[$((SECONDS - $1)) s]"; }

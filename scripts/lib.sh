@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib.sh - what the host scripts share, sourced by them (bash) right after
+# their "set" line:
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# It sets ROOT (the tree) and SCRIPTS (this directory), both absolute, and
+# defines the helpers below; it runs nothing else.
+#
+# RDL_NAME: the name log and die put first (default: the script's file
+# name); RDL_DIE_RC: die's exit status (default 2). Set them before
+# sourcing or at any time after.
+
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # the scripts' variable
+ROOT=$(dirname "$SCRIPTS")
+
+log() { echo "${RDL_NAME:-$(basename "$0")}: $*" >&2; }
+die() { log "error: $*"; exit "${RDL_DIE_RC:-2}"; }
+
+# rdl_usage [LAST]: the script's header from "# usage:" to the line that
+# matches the sed pattern LAST (default: the usage line alone), without
+# the "# ", on stderr; exit 2.
+# shellcheck disable=SC2120 # LAST is optional
+rdl_usage()
+{
+	sed -n "/^# usage:/${1:+,$1}s/^# \{0,1\}//p" "$0" >&2
+	exit 2
+}
+
+# rdl_payload KERNEL PAYLOAD: PAYLOAD if given, else payload.sh's for
+# KERNEL (which builds it).
+rdl_payload()
+{
+	if [ -n "$2" ]; then
+		echo "$2"
+	else
+		"$SCRIPTS/payload.sh" "$1"
+	fi
+}
+
+# rdl_log_dir DIR TEMPLATE: DIR, made and absolute, else a fresh
+# directory "mktemp -d TEMPLATE" makes.
+rdl_log_dir()
+{
+	if [ -n "$1" ]; then
+		mkdir -p "$1"
+		(cd "$1" && pwd)
+	else
+		mktemp -d "$2"
+	fi
+}
