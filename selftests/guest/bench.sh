@@ -14,6 +14,7 @@
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
 
 BACKEND=${1:-verbs}
+rdl_backend_arg "$BACKEND"
 OUT=${RDLOCK_BENCH_DIR:-/tmp}
 ITERS=2000
 PERF_PORT=18515

@@ -28,7 +28,7 @@ if rdl_check_env && rdl_start ""; then
 	rdlockctl status | sed 's/^/#   /'
 	echo "# node $RDLOCK_NODE_ID: RDMA devices"
 	rdma link show 2>&1 | sed 's/^/#   /'
-	backend=$(rdlockctl status --json | sed -n 's/.*"backend": "\([a-z]*\)".*/\1/p')
+	backend=$(rdl_backend)
 	RDLOCK_EXPECT_BACKEND=$backend RDLOCK_K=${RDLOCK_DEMO_K:-500}
 	export RDLOCK_EXPECT_BACKEND RDLOCK_K
 	rdl_step "primitives, incl. $RDLOCK_K adds per node to a counter on every node" \

@@ -187,6 +187,11 @@ rdl_stop() {
 	return 0
 }
 
+# The atomic backend the cluster runs (rdlockctl status): verbs, twosided.
+rdl_backend() {
+	rdlockctl status --json | sed -n 's/.*"backend": "\([a-z]*\)".*/\1/p'
+}
+
 # The backend argument of the multi-node scripts: verbs or twosided.
 rdl_backend_arg() {
 	case "$1" in

@@ -84,8 +84,7 @@ racy_demo() {
 }
 
 if rdl_check_env && rdl_start "$PARAM"; then
-	echo "# node $RDLOCK_NODE_ID: backend $(rdlockctl status --json |
-		sed -n 's/.*"backend": "\([a-z]*\)".*/\1/p')"
+	echo "# node $RDLOCK_NODE_ID: backend $(rdl_backend)"
 	rdl_step "fs/dlm up: corosync and dlm_controld (no fencing)" rdl_dlm_start
 	# fs/dlm absent (on any node): rdlock-bench says so on every node.
 	NO_DLM=
