@@ -19,12 +19,13 @@ Only what the tools printed is reported. The benchmarks' figures come from
 their JSON (--json FILE), which the guest scripts print into node<i>.out
 with "#json " in front (guest/lib.sh's rdl_json): rdlock-lock-bench's
 (tables 1 and the transport table), rdlock-bench's (tables 2 and 3) and
-rdlock-xport-bench's (the transport table). The cluster, the exact count,
-OCFS2's "# bench node" lines, fs/dlm's state and the rdlockctl counter are
-still read from the guests' text lines.
+rdlock-xport-bench's (the transport table); guest/ocfs2.sh prints its
+own, a JSON line per phase (table 4). The cluster, the exact count,
+OCFS2's mount and check results, fs/dlm's state and the rdlockctl counter
+are still read from the guests' text lines.
 
-A figure of the tables 1 and 2 or of the transport table that the JSON does
-not hold is printed as n/a and named on standard error ("demo-report:
+A figure of the tables 1, 2 and 4 or of the transport table that the JSON
+does not hold is printed as n/a and named on standard error ("demo-report:
 missing figure: ..."), and the exit status is 1; a figure read from text
 that the logs do not hold is n/a. Exits 0 once the report is printed with
 every needed figure (the guest runs' own status is demo.sh's business), 2
@@ -252,7 +253,8 @@ OCFS2_CONTROL = "tmpfs-stat"
 
 
 def parse_ocfs2(d):
-    """Per stack and node: the '# bench node' lines and the run's steps.
+    """Per stack and node: the benchmark's figures (ocfs2.sh's JSON lines,
+    one per phase) and the run's steps.
 
     guest/demo.sh runs ocfs2.sh for o2cb and then for rdlock in one boot
     and marks each start with '# demo: ocfs2.sh STACK'.
@@ -273,10 +275,6 @@ def parse_ocfs2(d):
                 continue
             if stack is None:
                 continue
-            m = re.match(r"# bench node \d+ (\S+) (\d+) (\d+)$", ln)
-            if m:
-                n[stack]["phases"][m.group(1)] = (int(m.group(2)), int(m.group(3)))
-                continue
             m = re.match(r"(not ok|ok) \d+ metadata benchmark, (\d+) files per node", ln)
             if m:
                 n[stack]["files"] = int(m.group(2))
@@ -293,6 +291,10 @@ def parse_ocfs2(d):
             m = re.match(r"# node \d+: ocfs2\.sh took (\d+) s", ln)
             if m:
                 n[stack]["took_s"] = int(m.group(1))
+        for o in json_objects(lines):
+            if o.get("tool") == "ocfs2.sh" and o.get("stack") in n and \
+               isinstance(o.get("ops"), int) and isinstance(o.get("ms"), int):
+                n[o["stack"]]["phases"][o.get("phase")] = (o["ops"], o["ms"])
         r["per_node"][i] = n
     for ln in read_lines(os.path.join(d, "ocfs2", "fsck")):
         parts = ln.split("\t")
@@ -692,7 +694,7 @@ def parse_bench(d):
     return r
 
 
-def missing_figures(lb, rb, bench):
+def missing_figures(lb, rb, bench, oc):
     """The figures the tables need that the benchmarks' JSON did not give:
     a name each, with the log it should have come from."""
     out = []
@@ -725,6 +727,12 @@ def missing_figures(lb, rb, bench):
             for k in ("p50_us", "p50_over_2faa"):
                 need(f"{where}: rdlock-lock-bench JSON", f"transport {b}: {p} {k}",
                      num((r["lock"].get(p) or {}).get(k)))
+    # OCFS2: only when it ran (RDLOCK_DEMO_OCFS2_FILES=0 runs none).
+    for st in OCFS2_STACKS if oc else ():
+        for ph in OCFS2_PHASES:
+            need("node*.out: ocfs2.sh JSON of every node",
+                 f"4. OCFS2 metadata: {st} {ph} ops/s",
+                 oc["stacks"][st]["phases"][ph].get("ops_per_s"))
     return out
 
 
@@ -1325,7 +1333,7 @@ def main(argv):
                + (", OCFS2 rdlock / o2cb)" if oc else ")") if plot
                else f"Plot: none ({why})")
     print("\n".join(out))
-    missing = missing_figures(lb, rb, bench)
+    missing = missing_figures(lb, rb, bench, oc)
     for m in missing:
         print(f"demo-report: missing figure: {m}", file=sys.stderr)
     return 1 if missing else 0

@@ -48,7 +48,9 @@
 # times over, and a control of as many on tmpfs), three rounds. Each phase
 # starts at a barrier; a node prints "# bench node ID PHASE N_OPS
 # MILLISECONDS", for the private phases its operations and time over the
-# three rounds, and after the benchmark rdlock's counters ("# prof").
+# three rounds, each also as a JSON line ("#json {...}", which
+# scripts/demo-report.py reads), and after the benchmark rdlock's counters
+# ("# prof").
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -317,11 +319,18 @@ bench_time() {
 	p_ms=$(($(now_ms) - p_t))
 }
 
+# One benchmark figure: phase $1, $2 operations in $3 milliseconds, for
+# scripts/ocfs2-bench.sh and, as one JSON object, scripts/demo-report.py.
+bench_figure() {
+	echo "# bench node $ID $1 $2 $3"
+	echo "#json {\"tool\": \"ocfs2.sh\", \"stack\": \"$STACK\", \"node\": $ID, \"phase\": \"$1\", \"ops\": $2, \"ms\": $3}"
+}
+
 # One benchmark phase: barrier $1, then "$3" timed as phase $2 with $4
 # operations.
 bench_phase() {
 	bench_time "$1" "$3" || return 1
-	echo "# bench node $ID $2 $4 $p_ms"
+	bench_figure "$2" "$4" "$p_ms"
 	bench_prof "$2"
 }
 
@@ -412,10 +421,10 @@ bench_private() {
 		echo "# bench rounds node $ID private-stat$r_stat"
 		echo "# bench rounds node $ID tmpfs-stat$r_ctl"
 		echo "# bench rounds node $ID private-remove$r_remove"
-		echo "# bench node $ID private-create $((BENCH * BENCH_ROUNDS)) $(add_up $r_create)"
-		echo "# bench node $ID private-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) $(add_up $r_stat)"
-		echo "# bench node $ID tmpfs-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) $(add_up $r_ctl)"
-		echo "# bench node $ID private-remove $((BENCH * BENCH_ROUNDS)) $(add_up $r_remove)"
+		bench_figure private-create $((BENCH * BENCH_ROUNDS)) "$(add_up $r_create)"
+		bench_figure private-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) "$(add_up $r_stat)"
+		bench_figure tmpfs-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) "$(add_up $r_ctl)"
+		bench_figure private-remove $((BENCH * BENCH_ROUNDS)) "$(add_up $r_remove)"
 	}
 }
 
