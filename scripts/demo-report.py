@@ -20,12 +20,14 @@ their JSON (--json FILE), which the guest scripts print into node<i>.out
 with "#json " in front (guest/lib.sh's rdl_json): rdlock-lock-bench's
 (tables 1 and the transport table), rdlock-bench's (tables 2 and 3) and
 rdlock-xport-bench's (the transport table); guest/ocfs2.sh prints its
-own, a JSON line per phase (table 4). The cluster, the exact count,
-OCFS2's mount and check results, fs/dlm's state and the rdlockctl counter
-are still read from the guests' text lines.
+own, a JSON line per phase (table 4), guest/demo.sh the exact count's
+counters and guest/rdlockbench.sh the rdlockctl lock counter's. The
+cluster's state, peers and devices, K, OCFS2's mount and check results,
+fs/dlm's state and the TAP results are still read from the guests' text
+lines.
 
-A figure of the tables 1, 2 and 4 or of the transport table that the JSON
-does not hold is printed as n/a and named on standard error ("demo-report:
+A figure of the tables 1, 2 and 4, of the transport table, an exact-count
+counter or the rdlockctl lock counter that the JSON does not hold is printed as n/a and named on standard error ("demo-report:
 missing figure: ..."), and the exit status is 1; a figure read from text
 that the logs do not hold is n/a. Exits 0 once the report is printed with
 every needed figure (the guest runs' own status is demo.sh's business), 2
@@ -170,12 +172,6 @@ def parse_formation(d):
                 continue
             if not ln.startswith("#   "):
                 section = None
-            m = re.match(r"# node \d+: exact-count counter on node (\d+) = (\d+), "
-                         r"nodes x K = (\d+)", ln)
-            if m:
-                n["counters"][int(m.group(1))] = int(m.group(2))
-                n["expected"] = int(m.group(3))
-                continue
             m = re.match(r"(?:not )?ok \d+ primitives, incl\. (\d+) adds per node", ln)
             if m:
                 n["k"] = int(m.group(1))
@@ -196,6 +192,11 @@ def parse_formation(d):
                 if m:
                     n["rdma_links"].append({"link": m.group(1), "state": m.group(2),
                                             "netdev": m.group(3)})
+        for o in json_objects(lines):
+            if o.get("tool") == "demo.sh" and o.get("figure") == "exact_count" and \
+               all(isinstance(o.get(k), int) for k in ("counter_node", "value", "expected")):
+                n["counters"][o["counter_node"]] = o["value"]
+                n["expected"] = o["expected"]
         tap = tap_results(lines)
         if "xport.exact_count" in tap:
             n["exact_count_ok"] = tap["xport.exact_count"]
@@ -511,16 +512,15 @@ def parse_rdlockbench(d):
             m = re.match(r"# node \d+: backend (\w+)", ln)
             if m:
                 n["backend"] = m.group(1)
-            m = re.match(r"# node \d+: counter under 'rdlockctl lock -x demo counter' = "
-                         r"(\d+), nodes x rounds = (\d+)", ln)
-            if m:
-                r["counter"][i] = (int(m.group(1)), int(m.group(2)))
-            m = re.match(r"# node \d+: the same without the lock = (\d+)", ln)
-            if m:
-                r["racy"][i] = int(m.group(1))
-            m = re.match(r"(?:not )?ok \d+ rdlockctl lock: (\d+) exclusive", ln)
-            if m:
-                r["rounds"] = int(m.group(1))
+        for o in json_objects(lines):
+            if o.get("tool") != "rdlockbench.sh" or not isinstance(o.get("value"), int):
+                continue
+            if o.get("figure") == "rdlockctl_counter" and isinstance(o.get("expected"), int):
+                r["counter"][i] = (o["value"], o["expected"])
+                if isinstance(o.get("rounds"), int):
+                    r["rounds"] = o["rounds"]
+            elif o.get("figure") == "racy_counter":
+                r["racy"][i] = o["value"]
         r["per_node"][i] = n
     return r
 
@@ -694,7 +694,7 @@ def parse_bench(d):
     return r
 
 
-def missing_figures(lb, rb, bench, oc):
+def missing_figures(fs, lb, rb, rb_raw, bench, oc):
     """The figures the tables need that the benchmarks' JSON did not give:
     a name each, with the log it should have come from."""
     out = []
@@ -702,6 +702,12 @@ def missing_figures(lb, rb, bench, oc):
     def need(where, name, v):
         if v is None:
             out.append(f"{name} ({where})")
+    for t in range(fs["nodes"] or 0):
+        need("node*.out: demo.sh JSON", f"exact count: counter on node {t}",
+             fs["counters"].get(t))
+    if rb["nodes"]:
+        need("rdlockbench/node*.out: rdlockbench.sh JSON", "rdlockctl lock: the counter",
+             next(iter(rb_raw["counter"].values()), None))
     for p in PROTOS:
         f = lb["protocols"].get(p) or {}
         for k in ("acq_per_s", "p50_us", "p99_us"):
@@ -1333,7 +1339,7 @@ def main(argv):
                + (", OCFS2 rdlock / o2cb)" if oc else ")") if plot
                else f"Plot: none ({why})")
     print("\n".join(out))
-    missing = missing_figures(lb, rb, bench, oc)
+    missing = missing_figures(fs, lb, rb, rb_raw, bench, oc)
     for m in missing:
         print(f"demo-report: missing figure: {m}", file=sys.stderr)
     return 1 if missing else 0

@@ -35,9 +35,13 @@ if rdl_check_env && rdl_start ""; then
 		xport_test
 	# The counters themselves (F + 0 on every node, final once any node
 	# is past xport_test's barrier), for the report; the test checked them.
+	# Each also as JSON, which the report reads.
 	t=0
 	while [ "$t" -lt "$RDLOCK_NR_NODES" ]; do
-		echo "# node $RDLOCK_NODE_ID: exact-count counter on node $t = $(rdlock-bench --raw-read 0 --node "$t" 2>&1), nodes x K = $((RDLOCK_NR_NODES * RDLOCK_K))"
+		v=$(rdlock-bench --raw-read 0 --node "$t" 2>&1)
+		echo "# node $RDLOCK_NODE_ID: exact-count counter on node $t = $v, nodes x K = $((RDLOCK_NR_NODES * RDLOCK_K))"
+		rdl_json_obj tool demo.sh figure exact_count counter_node "$t" \
+			value "$v" k "$RDLOCK_K" expected $((RDLOCK_NR_NODES * RDLOCK_K))
 		t=$((t + 1))
 	done
 	echo "# node $RDLOCK_NODE_ID: per-peer counters"

@@ -37,6 +37,22 @@ rdl_json() {
 	return 0
 }
 
+# rdl_json_obj NAME VALUE...: one JSON object on a "#json " line, for
+# figures a guest script measures itself. A VALUE of digits is a number,
+# any other a string (it must hold no '"' or '\').
+rdl_json_obj() {
+	j_s="" j_sep=""
+	while [ $# -ge 2 ]; do
+		case $2 in
+		'' | *[!0-9]*) j_s="$j_s$j_sep\"$1\": \"$2\"" ;;
+		*) j_s="$j_s$j_sep\"$1\": $2" ;;
+		esac
+		j_sep=", "
+		shift 2
+	done
+	echo "#json {$j_s}"
+}
+
 # rdl_step "description" command args...: one TAP line for the command.
 rdl_step() {
 	rdl_desc=$1

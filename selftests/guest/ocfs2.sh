@@ -323,7 +323,7 @@ bench_time() {
 # scripts/ocfs2-bench.sh and, as one JSON object, scripts/demo-report.py.
 bench_figure() {
 	echo "# bench node $ID $1 $2 $3"
-	echo "#json {\"tool\": \"ocfs2.sh\", \"stack\": \"$STACK\", \"node\": $ID, \"phase\": \"$1\", \"ops\": $2, \"ms\": $3}"
+	rdl_json_obj tool ocfs2.sh stack "$STACK" node "$ID" phase "$1" ops "$2" ms "$3"
 }
 
 # One benchmark phase: barrier $1, then "$3" timed as phase $2 with $4

@@ -67,6 +67,8 @@ counter_demo() {
 	final=$(rdlock-bench --raw-read "$SLOT_COUNTER") || return 1
 	rdlockctl ls-remove demo || return 1
 	echo "# node $RDLOCK_NODE_ID: counter under 'rdlockctl lock -x demo counter' = $final, nodes x rounds = $((RDLOCK_NR_NODES * ROUNDS))"
+	rdl_json_obj tool rdlockbench.sh figure rdlockctl_counter value "$final" \
+		rounds "$ROUNDS" expected $((RDLOCK_NR_NODES * ROUNDS))
 	[ "$final" -eq $((RDLOCK_NR_NODES * ROUNDS)) ]
 }
 
@@ -81,6 +83,7 @@ racy_demo() {
 	rdlock-bench --barrier "$SLOT_RACY_DONE" || return 1
 	final=$(rdlock-bench --raw-read "$SLOT_RACY") || return 1
 	echo "# node $RDLOCK_NODE_ID: the same without the lock = $final (lost updates are expected)"
+	rdl_json_obj tool rdlockbench.sh figure racy_counter value "$final"
 }
 
 if rdl_check_env && rdl_start "$PARAM"; then
