@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The DSLR bakery (ticket) reader-writer lock: Algorithms 1-3 and sections
- * 5.1-5.2 of shared/papers/dslr-bakery-lock.txt on the encoding of
+ * 5.1-5.2 of the DSLR paper (bakery.rst cites it) on the encoding of
  * lockword/bakery.h.
  *
  * Acquire takes a ticket with one FETCH_AND_ADD and is granted at once when

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CQL (cooperative queue-notify) reader-writer lock of DecLock,
- * section 4 and appendix A of shared/papers/declock-cql.txt, on the
+ * section 4 and appendix A of the paper (cql.rst cites it), on the
  * encoding of lockword/cql.h: the flat protocol (acquire, waiting,
  * release and handover), this node's registry of waiters, the admission
  * gate, the messages and the ops table. Resets are in proto_cql_reset.c,

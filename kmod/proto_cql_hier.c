@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hierarchical locking of the CQL lock (section 5 of
- * shared/papers/declock-cql.txt, cql.rst "Hierarchical locking"): each
+ * Hierarchical locking of the CQL lock (section 5 of DecLock's paper,
+ * cql.rst "Hierarchical locking"): each
  * node has one entry in a lock's queue at a time, taken by the first of
  * its clients; the others wait on the node, in its local lock. A release
  * hands the entry to the node's next waiter when that waiter arrived

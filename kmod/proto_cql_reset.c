@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Resets of the CQL lock (section 4.4 and appendices A and B of
- * shared/papers/declock-cql.txt; Documentation/rdlock/cql.rst, "Resets"):
+ * Resets of the CQL lock (section 4.4 and appendices A and B of DecLock's
+ * paper; Documentation/rdlock/cql.rst, "Resets"):
  * a participant's handling of reset signals and the claimer's of their
  * answers, a waiter that steps out of the queue of a stuck lock to reset
  * it, claiming the reset field, signalling and collecting the answers,

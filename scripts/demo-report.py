@@ -49,7 +49,7 @@ PROTOS = ("bakery", "caslock", "cql")
 RB_PROTOS = PROTOS + ("dlm",)
 PROTO_NAMES = {"bakery": "bakery", "caslock": "CAS spinlock", "cql": "CQL",
                "dlm": "fs/dlm"}
-# Goals of the CQL lock (issue 9 section 5): (label, figure, bound).
+# Goals of the CQL lock: (label, figure, bound).
 CQL_OPS_ACQ_MAX = 1.1
 CQL_OPS_ACQ_REL_MAX = 2.2
 CQL_MSGS_PER_XFER = 1.0
@@ -59,7 +59,7 @@ CQL_VS_CAS_MIN = 1.0
 CQL_P99_VS_CAS_MAX = 0.5
 CQL_JAIN_MIN = 0.99
 CQL_UNC_MAX = 1.15
-# Goals of the fs/dlm comparison (issue 7 section 3).
+# Goals of the fs/dlm comparison.
 DLM_GOAL_X = 5.0
 HOT_GOAL_DEV = 0.10
 WIDTH = 100
@@ -949,7 +949,7 @@ def goal(value, ok, text):
 
 
 def cql_verdicts(tables, bench, hot):
-    """The goals of issue 9 section 5 for CQL, from this run's figures."""
+    """The CQL lock's goals, from this run's figures."""
     out = []
     for name, protos in tables:
         q = protos.get("cql")
@@ -1260,9 +1260,9 @@ def main(argv):
                        + (f"; the same without the lock: {racy}" if racy is not None else ""))
     for v in verdict or ["n/a (no benchmark figures in the logs)"]:
         out += wrap("- " + v, "  ")
-    # CQL against the goals of issue 9: judged from the same figures.
+    # CQL against its goals: judged from the same figures.
     out.append("")
-    out.append("CQL against its goals (issue 9, section 5), figures of this run:")
+    out.append("CQL against its goals, figures of this run:")
     cqlv = cql_verdicts(tables, bench, hot)
     for v in cqlv:
         out += wrap("- " + v, "  ")

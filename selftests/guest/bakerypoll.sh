@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The bakery lock's polling policies side by side in one boot, on every
-# guest at once: rdlock-bench's contended workload (issue 7: C clients per
+# guest at once: rdlock-bench's contended workload (C clients per
 # node, 8 locks, zipf 0.99, 50% shared, 20 us critical sections) and one hot
 # exclusive name, the CAS spinlock and the bakery lock under each policy
 # (module parameter bakery_poll), ROUNDS rounds in a rotating order. A

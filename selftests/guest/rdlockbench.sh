@@ -24,7 +24,7 @@ OUT=${RDLOCK_BENCH_DIR:-/tmp}
 DURATION=${RDLOCK_RDLOCKBENCH_SECS:-10}
 UNC_OPS=${RDLOCK_RDLOCKBENCH_UNC_OPS:-300}
 HOT_SECS=${RDLOCK_RDLOCKBENCH_HOT_SECS:-5}
-# Issue 9's contended mix: 3 nodes x 8 clients.
+# The contended mix: 3 nodes x 8 clients.
 CLIENTS=${RDLOCK_RDLOCKBENCH_CLIENTS:-8}
 # cqlh: CQL hierarchical (rdlock-bench), beside the others when asked for.
 PROTOS=${RDLOCK_RDLOCKBENCH_PROTOS:-bakery,caslock,cql,dlm}

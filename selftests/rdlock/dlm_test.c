@@ -58,7 +58,7 @@
  *		0), and its next EX grant get no BAST. Each link fails when
  *		no lock operation is in flight on it (node 0 releases
  *		synchronously, module parameter release_post 0): a verbs
- *		operation would have an unknown outcome (issue 8).
+ *		operation would have an unknown outcome.
  * hold		every node, its own resource, two locks, a 1000 ms hold time
  *		(rdlock_dlm_set_hold()): a BAST reaches a fresh grant no
  *		sooner than 1000 ms after its request started, and is counted

@@ -518,7 +518,7 @@ TEST_F_TIMEOUT(lock, cql_hier_pf_exclusion, 1800)
 }
 
 /*
- * Issue 9, version wraps under load: the exact count again on the CQL
+ * Version wraps under load: the exact count again on the CQL
  * locks with 2 version bits (4 laps of 8 entries), so that a lock is reset
  * every 8 to 24 acquisitions: idle when a release leaves it empty in its
  * second lap, else by the busy reset at the all-ones lap, which signals
@@ -586,7 +586,7 @@ TEST_F_TIMEOUT(lock, cql_wrap, 1800)
 }
 
 /*
- * A link blip under load (issue 8): while both protocols run the exact
+ * A link blip under load: while both protocols run the exact
  * count, BLIP_LOST links of each node fail with requests done at the home
  * and their answers lost. The tables stay, so nothing may be lost or
  * applied twice: no lock or unlock may fail, the counts must be exact, and
@@ -658,7 +658,7 @@ TEST_F_TIMEOUT(lock, exclusion_link_blips, 1800)
 }
 
 /*
- * A home far behind (issue 8), two-sided: each home holds LATE_HELD of its
+ * A home far behind, two-sided: each home holds LATE_HELD of its
  * peers' recorded requests past their senders' window while it answers
  * the others (inject_late_requests), and serves them only then. Each
  * sender gives up and seals its request: the home answers what became of
@@ -742,7 +742,7 @@ static struct rdlock_test_proto_stats file_stats(int fd)
 }
 
 /*
- * Issue 11: leases after a stalled holder. Per round one node takes the
+ * Leases after a stalled holder. Per round one node takes the
  * lock (exclusive, or shared every other round) with a clock that stands
  * still, as a paused guest's does, and sleeps for four leases before it
  * releases. The others hammer the lock in random modes meanwhile: they
@@ -1812,7 +1812,7 @@ TEST_F(lock, protocol_counters)
 }
 
 /*
- * CQL order (issue 9, section 4): with every node's threads queued on one
+ * CQL order (DecLock section 4): with every node's threads queued on one
  * exclusive lock, grants follow enqueue order exactly, across nodes. A
  * waiter's place is the position its FETCH_AND_ADD returned (qhead +
  * qsize of the header, RDLOCK_TEST_IOC_LOCK's prev). Node 0 holds the
