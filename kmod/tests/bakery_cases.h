@@ -2,9 +2,10 @@
 /*
  * Test cases for the DSLR lock-word encoding (lockword/bakery.h), shared by
  * the KUnit suite and the host test program so that every case is written
- * once. Nothing here uses KUnit or libc: the includer fills in a struct
- * bakery_tctx whose callbacks report failed comparisons and finished cases,
- * and provides the scratch memory of the model checker.
+ * once. Nothing here uses KUnit or libc: the runner (word_harness.h) fills
+ * in a struct word_tctx whose callbacks report failed comparisons and
+ * finished cases, and provides the scratch memory of the model checker;
+ * bakery_word_suite is what it runs.
  *
  * Two kinds of test:
  *  - tables of hand-computed words (paper figures, field boundaries,
@@ -20,6 +21,7 @@
 #define _RDLOCK_TESTS_BAKERY_CASES_H
 
 #include "lockword/bakery.h"
+#include "tests/word_harness.h"
 
 struct bakery_model;
 
@@ -35,60 +37,6 @@ enum bkm_stat {
 	BKM_ST_GRANTS,		/* tickets granted */
 	BKM_NR_STATS,
 };
-
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
-
-/**
- * struct bakery_tctx - how the shared cases report, filled in by the includer
- * @priv: the includer's context (e.g. the struct kunit).
- * @fail: one comparison failed; @group, @name and @idx say where.
- * @result: one case (table row or model seed) finished.
- * @model: scratch memory for the model checker (sizeof(struct bakery_model)).
- * @group: group of the running case.
- * @name: name of the running case.
- * @idx: index of the running case within its group.
- * @checks: comparisons made so far.
- * @failures: comparisons failed so far.
- * @case_failures: @failures when the running case started.
- * @stats: model-checker event counters, by enum bkm_stat.
- */
-struct bakery_tctx {
-	void *priv;
-	void (*fail)(struct bakery_tctx *t, const char *what, u64 got, u64 want);
-	void (*result)(struct bakery_tctx *t, bool ok);
-	struct bakery_model *model;
-	const char *group;
-	const char *name;
-	unsigned int idx;
-	unsigned long checks;
-	unsigned long failures;
-	unsigned long case_failures;
-	unsigned long stats[BKM_NR_STATS];
-};
-
-static void bk_begin(struct bakery_tctx *t, const char *name, unsigned int idx)
-{
-	t->name = name;
-	t->idx = idx;
-	t->case_failures = t->failures;
-}
-
-static void bk_end(struct bakery_tctx *t)
-{
-	t->result(t, t->failures == t->case_failures);
-}
-
-static bool bk_eq(struct bakery_tctx *t, const char *what, u64 got, u64 want)
-{
-	t->checks++;
-	if (got == want)
-		return true;
-	t->failures++;
-	t->fail(t, what, got, want);
-	return false;
-}
 
 /* Words written out field by field, independently of bakery_word_pack(). */
 #define BKW(nx, ns, mx, ms)						\
@@ -135,7 +83,7 @@ static const struct bk_pack_case bk_pack_cases[] = {
 	{ "upd COUNT_MAX", true, { 1024, 512, 1024, 1024, 512, 1024 }, 0x8010040080100400ULL },
 };
 
-static void bk_run_pack(struct bakery_tctx *t)
+static void bk_run_pack(struct word_tctx *t)
 {
 	static const enum bakery_class base[] = { BAKERY_CLS_X, BAKERY_CLS_S };
 	static const enum bakery_class upd[] = { BAKERY_CLS_X, BAKERY_CLS_U, BAKERY_CLS_S };
@@ -145,33 +93,33 @@ static void bk_run_pack(struct bakery_tctx *t)
 		const struct bk_pack_case *p = &bk_pack_cases[i];
 		const u32 *f = p->f;
 
-		bk_begin(t, p->name, i);
+		word_begin(t, p->name, i);
 		if (p->upd) {
-			bk_eq(t, "upd pack", bakery_upd_word_pack(f[0], f[1], f[2], f[3], f[4],
-								  f[5]), p->word);
+			word_eq(t, "upd pack", bakery_upd_word_pack(f[0], f[1], f[2], f[3], f[4],
+								    f[5]), p->word);
 			for (j = 0; j < 3; j++) {
-				bk_eq(t, "upd n", bakery_n(p->word, BK_US, upd[j]), f[j]);
-				bk_eq(t, "upd max", bakery_max(p->word, BK_US, upd[j]), f[j + 3]);
+				word_eq(t, "upd n", bakery_n(p->word, BK_US, upd[j]), f[j]);
+				word_eq(t, "upd max", bakery_max(p->word, BK_US, upd[j]), f[j + 3]);
 			}
 		} else {
-			bk_eq(t, "pack", bakery_word_pack(f[0], f[1], f[2], f[3]), p->word);
-			bk_eq(t, "nx", bakery_nx(p->word), f[0]);
-			bk_eq(t, "ns", bakery_ns(p->word), f[1]);
-			bk_eq(t, "maxx", bakery_maxx(p->word), f[2]);
-			bk_eq(t, "maxs", bakery_maxs(p->word), f[3]);
+			word_eq(t, "pack", bakery_word_pack(f[0], f[1], f[2], f[3]), p->word);
+			word_eq(t, "nx", bakery_nx(p->word), f[0]);
+			word_eq(t, "ns", bakery_ns(p->word), f[1]);
+			word_eq(t, "maxx", bakery_maxx(p->word), f[2]);
+			word_eq(t, "maxs", bakery_maxs(p->word), f[3]);
 			for (j = 0; j < 2; j++) {
-				bk_eq(t, "n", bakery_n(p->word, BK_X, base[j]), f[j]);
-				bk_eq(t, "max", bakery_max(p->word, BK_X, base[j]), f[j + 2]);
+				word_eq(t, "n", bakery_n(p->word, BK_X, base[j]), f[j]);
+				word_eq(t, "max", bakery_max(p->word, BK_X, base[j]), f[j + 2]);
 			}
-			bk_eq(t, "no U field", bakery_n(p->word, BK_S, BAKERY_CLS_U) |
-			      bakery_max(p->word, BK_S, BAKERY_CLS_U), 0);
+			word_eq(t, "no U field", bakery_n(p->word, BK_S, BAKERY_CLS_U) |
+				bakery_max(p->word, BK_S, BAKERY_CLS_U), 0);
 		}
-		bk_end(t);
+		word_end(t);
 	}
-	bk_begin(t, "pack truncates to the field", i);
-	bk_eq(t, "pack 0x1ffff", bakery_word_pack(0x1ffff, 0, 0, 0x10001), BKW(0xffff, 0, 0, 1));
-	bk_eq(t, "upd pack 2048", bakery_upd_word_pack(0, 1024, 0, 0, 0, 2048), 0);
-	bk_end(t);
+	word_begin(t, "pack truncates to the field", i);
+	word_eq(t, "pack 0x1ffff", bakery_word_pack(0x1ffff, 0, 0, 0x10001), BKW(0xffff, 0, 0, 1));
+	word_eq(t, "upd pack 2048", bakery_upd_word_pack(0, 1024, 0, 0, 0, 2048), 0);
+	word_end(t);
 }
 
 /* ---- deltas and k ----------------------------------------------------- */
@@ -219,7 +167,7 @@ static const struct bk_k_case bk_k_cases[] = {
 };
 
 /* A delta must move exactly one field by k and leave the other five alone. */
-static void bk_check_one_field(struct bakery_tctx *t, const char *what, u64 before, u64 after,
+static void bk_check_one_field(struct word_tctx *t, const char *what, u64 before, u64 after,
 			       enum bakery_mode mode, bool n_field, u32 k)
 {
 	int own = bakery_mode_class(mode);
@@ -229,12 +177,12 @@ static void bk_check_one_field(struct bakery_tctx *t, const char *what, u64 befo
 	bakery_unpack(before, mode, &b);
 	bakery_unpack(after, mode, &a);
 	for (c = 0; c < BAKERY_NR_CLS; c++) {
-		bk_eq(t, what, a.n[c], b.n[c] + (n_field && c == own ? k : 0));
-		bk_eq(t, what, a.max[c], b.max[c] + (!n_field && c == own ? k : 0));
+		word_eq(t, what, a.n[c], b.n[c] + (n_field && c == own ? k : 0));
+		word_eq(t, what, a.max[c], b.max[c] + (!n_field && c == own ? k : 0));
 	}
 }
 
-static void bk_run_delta(struct bakery_tctx *t)
+static void bk_run_delta(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -242,28 +190,28 @@ static void bk_run_delta(struct bakery_tctx *t)
 		const struct bk_delta_case *d = &bk_delta_cases[i];
 		u64 acq = bakery_acquire_delta(d->mode, d->k);
 
-		bk_begin(t, d->name, i);
-		bk_eq(t, "acquire delta", acq, d->acq);
-		bk_eq(t, "release delta", bakery_release_delta(d->mode, d->k), d->rel);
+		word_begin(t, d->name, i);
+		word_eq(t, "acquire delta", acq, d->acq);
+		word_eq(t, "release delta", bakery_release_delta(d->mode, d->k), d->rel);
 		bk_check_one_field(t, "acquire moves max[own] only", d->before, d->before + d->acq,
 				   d->mode, false, d->k);
 		bk_check_one_field(t, "release moves n[own] only", d->before, d->before + d->rel,
 				   d->mode, true, d->k);
-		bk_end(t);
+		word_end(t);
 	}
-	bk_begin(t, "k limits", i);
+	word_begin(t, "k limits", i);
 	for (i = 0; i < ARRAY_SIZE(bk_k_cases); i++)
-		bk_eq(t, "k valid", bakery_k_valid(bk_k_cases[i].mode, bk_k_cases[i].k),
-		      bk_k_cases[i].valid);
-	bk_eq(t, "COUNT_MAX", BAKERY_COUNT_MAX, 32768);
-	bk_eq(t, "count max S", bakery_count_max(BK_S, BAKERY_CLS_S), 32768);
-	bk_eq(t, "count max X", bakery_count_max(BK_X, BAKERY_CLS_X), 32768);
-	bk_eq(t, "base has no U", bakery_count_max(BK_X, BAKERY_CLS_U), 0);
-	bk_eq(t, "upd count max X", bakery_count_max(BK_UX, BAKERY_CLS_X), 1024);
-	bk_eq(t, "upd count max U", bakery_count_max(BK_UU, BAKERY_CLS_U), 512);
-	bk_eq(t, "upd count max S", bakery_count_max(BK_US, BAKERY_CLS_S), 1024);
-	bk_eq(t, "reset to", BAKERY_RESET_TO, 0);
-	bk_end(t);
+		word_eq(t, "k valid", bakery_k_valid(bk_k_cases[i].mode, bk_k_cases[i].k),
+			bk_k_cases[i].valid);
+	word_eq(t, "COUNT_MAX", BAKERY_COUNT_MAX, 32768);
+	word_eq(t, "count max S", bakery_count_max(BK_S, BAKERY_CLS_S), 32768);
+	word_eq(t, "count max X", bakery_count_max(BK_X, BAKERY_CLS_X), 32768);
+	word_eq(t, "base has no U", bakery_count_max(BK_X, BAKERY_CLS_U), 0);
+	word_eq(t, "upd count max X", bakery_count_max(BK_UX, BAKERY_CLS_X), 1024);
+	word_eq(t, "upd count max U", bakery_count_max(BK_UU, BAKERY_CLS_U), 512);
+	word_eq(t, "upd count max S", bakery_count_max(BK_US, BAKERY_CLS_S), 1024);
+	word_eq(t, "reset to", BAKERY_RESET_TO, 0);
+	word_end(t);
 }
 
 /* ---- what the acquiring FA's prev says ------------------------------------ */
@@ -318,24 +266,26 @@ static const struct bk_acq_case bk_acq_cases[] = {
 	{ "upd maxS at COUNT_MAX", BK_UX, 1, BKU(0, 0, 1024, 0, 0, 1024), 1, 0, 0, 0, 0 },
 };
 
-static void bk_run_acquire(struct bakery_tctx *t)
+static void bk_run_acquire(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bk_acq_cases); i++) {
 		const struct bk_acq_case *a = &bk_acq_cases[i];
 
-		bk_begin(t, a->name, i);
-		bk_eq(t, "over limit", bakery_over_limit(a->prev, a->mode), a->over);
-		bk_eq(t, "responsible", bakery_reset_responsible(a->prev, a->mode, a->k), a->resp);
-		bk_eq(t, "granted at fa", bakery_granted_at_fa(a->prev, a->mode), a->granted);
-		bk_eq(t, "granted after fa", bakery_granted(a->prev, a->prev +
-			      bakery_acquire_delta(a->mode, a->k), a->mode, a->k),
-		      a->granted);
-		bk_eq(t, "wait count", bakery_wait_count(a->prev, a->prev, a->mode), a->wait);
+		word_begin(t, a->name, i);
+		word_eq(t, "over limit", bakery_over_limit(a->prev, a->mode), a->over);
+		word_eq(t, "responsible", bakery_reset_responsible(a->prev, a->mode, a->k),
+			a->resp);
+		word_eq(t, "granted at fa", bakery_granted_at_fa(a->prev, a->mode), a->granted);
+		word_eq(t, "granted after fa", bakery_granted(a->prev, a->prev +
+				bakery_acquire_delta(a->mode, a->k), a->mode, a->k),
+			a->granted);
+		word_eq(t, "wait count", bakery_wait_count(a->prev, a->prev, a->mode), a->wait);
 		if (a->resp)
-			bk_eq(t, "reset from", bakery_reset_from(a->prev, a->mode, a->k), a->from);
-		bk_end(t);
+			word_eq(t, "reset from", bakery_reset_from(a->prev, a->mode, a->k),
+				a->from);
+		word_end(t);
 	}
 }
 
@@ -368,17 +318,17 @@ static const struct bk_ahead_case bk_ahead_cases[] = {
 	  BKU(0, 0, 1, 1, 1, 4), 2, 5 },
 };
 
-static void bk_run_ahead(struct bakery_tctx *t)
+static void bk_run_ahead(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bk_ahead_cases); i++) {
 		const struct bk_ahead_case *a = &bk_ahead_cases[i];
 
-		bk_begin(t, a->name, i);
-		bk_eq(t, "holds ahead", bakery_holds_ahead(a->prev, a->val, a->mode), a->ahead);
-		bk_eq(t, "wait count", bakery_wait_count(a->prev, a->val, a->mode), a->wait);
-		bk_end(t);
+		word_begin(t, a->name, i);
+		word_eq(t, "holds ahead", bakery_holds_ahead(a->prev, a->val, a->mode), a->ahead);
+		word_eq(t, "wait count", bakery_wait_count(a->prev, a->val, a->mode), a->wait);
+		word_end(t);
 	}
 }
 
@@ -431,17 +381,17 @@ static const struct bk_wait_case bk_wait_cases[] = {
 	  BKU(0, 2, 2, 1, 2, 2), 0, 1 },
 };
 
-static void bk_run_wait(struct bakery_tctx *t)
+static void bk_run_wait(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bk_wait_cases); i++) {
 		const struct bk_wait_case *w = &bk_wait_cases[i];
 
-		bk_begin(t, w->name, i);
-		bk_eq(t, "granted", bakery_granted(w->prev, w->val, w->mode, w->k), w->granted);
-		bk_eq(t, "skipped", bakery_skipped(w->prev, w->val, w->mode, w->k), w->skipped);
-		bk_end(t);
+		word_begin(t, w->name, i);
+		word_eq(t, "granted", bakery_granted(w->prev, w->val, w->mode, w->k), w->granted);
+		word_eq(t, "skipped", bakery_skipped(w->prev, w->val, w->mode, w->k), w->skipped);
+		word_end(t);
 	}
 }
 
@@ -484,7 +434,7 @@ static const struct bk_stall_case bk_stall_cases[] = {
 	  BKU(1, 1, 2, 1, 1, 2) },
 };
 
-static void bk_run_stall(struct bakery_tctx *t)
+static void bk_run_stall(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -492,10 +442,10 @@ static void bk_run_stall(struct bakery_tctx *t)
 		const struct bk_stall_case *s = &bk_stall_cases[i];
 		u64 new = 0;
 
-		bk_begin(t, s->name, i);
-		bk_eq(t, "ok", bakery_stall_reset(s->prev, s->val, s->mode, s->k, &new), s->ok);
-		bk_eq(t, "new", new, s->new);
-		bk_end(t);
+		word_begin(t, s->name, i);
+		word_eq(t, "ok", bakery_stall_reset(s->prev, s->val, s->mode, s->k, &new), s->ok);
+		word_eq(t, "new", new, s->new);
+		word_end(t);
 	}
 }
 
@@ -527,7 +477,7 @@ static const struct bk_withdraw_case bk_withdraw_cases[] = {
 	{ "upd after reset", BK_UU, 1, 0, 0, 0 },
 };
 
-static void bk_run_withdraw(struct bakery_tctx *t)
+static void bk_run_withdraw(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -535,15 +485,15 @@ static void bk_run_withdraw(struct bakery_tctx *t)
 		const struct bk_withdraw_case *w = &bk_withdraw_cases[i];
 		u64 new = 0;
 
-		bk_begin(t, w->name, i);
-		bk_eq(t, "ok", bakery_withdraw(w->cur, w->mode, w->k, &new), w->ok);
-		bk_eq(t, "new", new, w->new);
-		bk_end(t);
+		word_begin(t, w->name, i);
+		word_eq(t, "ok", bakery_withdraw(w->cur, w->mode, w->k, &new), w->ok);
+		word_eq(t, "new", new, w->new);
+		word_end(t);
 	}
-	bk_begin(t, "paper FA(-1) after a reset borrows", i);
-	bk_eq(t, "FA(-1) on zero", BAKERY_RESET_TO - bakery_acquire_delta(BK_S, 1),
-	      ~0ULL);
-	bk_end(t);
+	word_begin(t, "paper FA(-1) after a reset borrows", i);
+	word_eq(t, "FA(-1) on zero", BAKERY_RESET_TO - bakery_acquire_delta(BK_S, 1),
+		~0ULL);
+	word_end(t);
 }
 
 /* ---- release validity (hazard d) --------------------------------------- */
@@ -578,16 +528,16 @@ static const struct bk_release_case bk_release_cases[] = {
 	  BKU(0, 1, 2, 0, 1, 2), 0 },
 };
 
-static void bk_run_release(struct bakery_tctx *t)
+static void bk_run_release(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bk_release_cases); i++) {
 		const struct bk_release_case *r = &bk_release_cases[i];
 
-		bk_begin(t, r->name, i);
-		bk_eq(t, "valid", bakery_release_valid(r->prev, r->cur, r->mode, r->k), r->valid);
-		bk_end(t);
+		word_begin(t, r->name, i);
+		word_eq(t, "valid", bakery_release_valid(r->prev, r->cur, r->mode, r->k), r->valid);
+		word_end(t);
 	}
 }
 
@@ -612,16 +562,16 @@ static const struct bk_stale_case bk_stale_cases[] = {
 	{ "upd reset", BK_UU, BKU(0, 0, 0, 0, 2, 0), BKU(0, 512, 0, 0, 512, 0), 1 },
 };
 
-static void bk_run_stale(struct bakery_tctx *t)
+static void bk_run_stale(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bk_stale_cases); i++) {
 		const struct bk_stale_case *s = &bk_stale_cases[i];
 
-		bk_begin(t, s->name, i);
-		bk_eq(t, "stale", bakery_reset_from_stale(s->cur, s->from, s->mode), s->stale);
-		bk_end(t);
+		word_begin(t, s->name, i);
+		word_eq(t, "stale", bakery_reset_from_stale(s->cur, s->from, s->mode), s->stale);
+		word_end(t);
 	}
 }
 
@@ -647,16 +597,16 @@ static const struct bk_progress_case bk_progress_cases[] = {
 	{ "upd arrivals only", BK_UU, BKU(0, 0, 0, 0, 1, 2), BKU(0, 0, 0, 3, 4, 5), 0 },
 };
 
-static void bk_run_progress(struct bakery_tctx *t)
+static void bk_run_progress(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bk_progress_cases); i++) {
 		const struct bk_progress_case *c = &bk_progress_cases[i];
 
-		bk_begin(t, c->name, i);
-		bk_eq(t, "progress", bakery_progress(c->old, c->cur, c->mode), c->progress);
-		bk_end(t);
+		word_begin(t, c->name, i);
+		word_eq(t, "progress", bakery_progress(c->old, c->cur, c->mode), c->progress);
+		word_end(t);
 	}
 }
 
@@ -719,12 +669,7 @@ struct bakery_model {
 
 static u32 bkm_rand(struct bakery_model *m, u32 below)
 {
-	u64 z = (m->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return below ? (u32)(z % below) : 0;
+	return word_rand(&m->rng, below);
 }
 
 /*
@@ -802,10 +747,10 @@ static void bkm_leave(struct bakery_model *m, int i)
 	m->a[i].state = BKM_IDLE;
 }
 
-static void bkm_progress(struct bakery_tctx *t, struct bakery_model *m, int i);
+static void bkm_progress(struct word_tctx *t, struct bakery_model *m, int i);
 
 /* Every ticket of the epoch is revoked; the holders find out at once. */
-static void bkm_zero(struct bakery_tctx *t, struct bakery_model *m)
+static void bkm_zero(struct word_tctx *t, struct bakery_model *m)
 {
 	unsigned int i;
 	int c;
@@ -827,7 +772,7 @@ static void bkm_zero(struct bakery_tctx *t, struct bakery_model *m)
 			bkm_progress(t, m, i);
 }
 
-static void bkm_acquire(struct bakery_tctx *t, struct bakery_model *m, int i,
+static void bkm_acquire(struct word_tctx *t, struct bakery_model *m, int i,
 			enum bakery_mode mode, u32 k)
 {
 	struct bkm_actor *a = &m->a[i];
@@ -843,18 +788,18 @@ static void bkm_acquire(struct bakery_tctx *t, struct bakery_model *m, int i,
 	a->k = k;
 	a->epoch = m->epoch;
 	a->revoked = false;
-	bk_eq(t, "over limit", bakery_over_limit(a->prev, mode), bkm_over(m));
+	word_eq(t, "over limit", bakery_over_limit(a->prev, mode), bkm_over(m));
 	if (bkm_over(m)) {
 		m->transient[cls] += k;
-		bk_eq(t, "over-limit ticket granted", bakery_granted_at_fa(a->prev, mode), 0);
+		word_eq(t, "over-limit ticket granted", bakery_granted_at_fa(a->prev, mode), 0);
 		a->state = BKM_WITHDRAW;
 		return;
 	}
 	for (c = 0; c < BAKERY_NR_CLS; c++)
 		wait += m->issued[c] - m->done[c];
-	bk_eq(t, "wait count", bakery_wait_count(a->prev, a->prev, mode), wait);
+	word_eq(t, "wait count", bakery_wait_count(a->prev, a->prev, mode), wait);
 	resp = m->issued[cls] + k >= bakery_count_max(mode, cls);
-	bk_eq(t, "responsible", bakery_reset_responsible(a->prev, mode, k), resp);
+	word_eq(t, "responsible", bakery_reset_responsible(a->prev, mode, k), resp);
 	e = &m->q[m->nq++];
 	for (c = 0; c < BAKERY_NR_CLS; c++)
 		e->snap[c] = m->issued[c];
@@ -867,25 +812,25 @@ static void bkm_acquire(struct bakery_tctx *t, struct bakery_model *m, int i,
 	if (resp) {
 		a->from = bakery_reset_from(a->prev, mode, k);
 		for (c = 0; c < BAKERY_NR_CLS; c++) {
-			bk_eq(t, "reset from n", bakery_n(a->from, mode, c), m->issued[c]);
-			bk_eq(t, "reset from max", bakery_max(a->from, mode, c), m->issued[c]);
+			word_eq(t, "reset from n", bakery_n(a->from, mode, c), m->issued[c]);
+			word_eq(t, "reset from max", bakery_max(a->from, mode, c), m->issued[c]);
 		}
 	}
 	a->responsible = resp;
 	a->granted = !bkm_blocked(m, m->nq - 1, mode);
-	bk_eq(t, "granted at fa", bakery_granted_at_fa(a->prev, mode), a->granted);
-	bk_eq(t, "granted after fa", bakery_granted(a->prev, m->word, mode, k), a->granted);
+	word_eq(t, "granted at fa", bakery_granted_at_fa(a->prev, mode), a->granted);
+	word_eq(t, "granted after fa", bakery_granted(a->prev, m->word, mode, k), a->granted);
 	a->state = BKM_TICKET;
 }
 
-static void bkm_release(struct bakery_tctx *t, struct bakery_model *m, int i)
+static void bkm_release(struct word_tctx *t, struct bakery_model *m, int i)
 {
 	struct bkm_actor *a = &m->a[i];
 	int idx = bkm_find(m, i);
 
 	/* A release by CAS: it applies only to a word that shows it valid. */
-	bk_eq(t, "release valid", bakery_release_valid(a->prev, m->word, a->mode, a->k),
-	      !a->revoked);
+	word_eq(t, "release valid", bakery_release_valid(a->prev, m->word, a->mode, a->k),
+		!a->revoked);
 	if (!a->revoked) {
 		m->word += bakery_release_delta(a->mode, a->k);
 		m->done[bakery_mode_class(a->mode)] += a->k;
@@ -897,7 +842,7 @@ static void bkm_release(struct bakery_tctx *t, struct bakery_model *m, int i)
 	bkm_leave(m, i);
 }
 
-static void bkm_poll(struct bakery_tctx *t, struct bakery_model *m, int i)
+static void bkm_poll(struct word_tctx *t, struct bakery_model *m, int i)
 {
 	struct bkm_actor *a = &m->a[i];
 	int idx = bkm_find(m, i);
@@ -906,9 +851,10 @@ static void bkm_poll(struct bakery_tctx *t, struct bakery_model *m, int i)
 	bool g;
 	u64 new;
 
-	bk_eq(t, "skipped", bakery_skipped(a->prev, m->word, mode, a->k), a->revoked);
+	word_eq(t, "skipped", bakery_skipped(a->prev, m->word, mode, a->k), a->revoked);
 	if (a->revoked) {
-		bk_eq(t, "revoked ticket granted", bakery_granted(a->prev, m->word, mode, a->k), 0);
+		word_eq(t, "revoked ticket granted",
+			bakery_granted(a->prev, m->word, mode, a->k), 0);
 		bkm_leave(m, i);
 		return;
 	}
@@ -916,11 +862,11 @@ static void bkm_poll(struct bakery_tctx *t, struct bakery_model *m, int i)
 	if (a->granted)
 		mode = BAKERY_UPD_UPGRADE;
 	g = !bkm_blocked(m, idx, mode);
-	bk_eq(t, "granted", bakery_granted(a->prev, m->word, mode, a->k), g);
+	word_eq(t, "granted", bakery_granted(a->prev, m->word, mode, a->k), g);
 	if (!g)
 		return;
-	bk_eq(t, "stall reset of a granted ticket",
-	      bakery_stall_reset(a->prev, m->word, mode, a->k, &new), 0);
+	word_eq(t, "stall reset of a granted ticket",
+		bakery_stall_reset(a->prev, m->word, mode, a->k, &new), 0);
 	if (mode == BAKERY_UPD_UPGRADE) {
 		a->mode = mode;
 		m->q[idx].mode = mode;
@@ -942,7 +888,7 @@ static void bkm_poll(struct bakery_tctx *t, struct bakery_model *m, int i)
  * it); the waiter gives up its own ticket, counted. An update holder stuck
  * before its upgrade only gives up its own ticket.
  */
-static void bkm_stall(struct bakery_tctx *t, struct bakery_model *m, int i)
+static void bkm_stall(struct word_tctx *t, struct bakery_model *m, int i)
 {
 	struct bkm_actor *a = &m->a[i];
 	enum bakery_mode mode = a->mode;
@@ -954,10 +900,10 @@ static void bkm_stall(struct bakery_tctx *t, struct bakery_model *m, int i)
 		mode = BAKERY_UPD_UPGRADE;	/* only update holders get here */
 	if (!bkm_blocked(m, idx, mode))
 		return;
-	bk_eq(t, "stall reset ok", bakery_stall_reset(a->prev, m->word, mode, a->k, &new), 1);
+	word_eq(t, "stall reset ok", bakery_stall_reset(a->prev, m->word, mode, a->k, &new), 1);
 	t->stats[BKM_ST_STALL_RESET]++;
 	if (bkm_over(m)) {
-		bk_eq(t, "stall reset over limit", new, BAKERY_RESET_TO);
+		word_eq(t, "stall reset over limit", new, BAKERY_RESET_TO);
 		a->state = BKM_IDLE;
 		bkm_remove(m, idx);
 		t->stats[BKM_ST_ZERO_RESET]++;
@@ -992,7 +938,7 @@ static void bkm_stall(struct bakery_tctx *t, struct bakery_model *m, int i)
 			bkm_remove(m, j);
 }
 
-static void bkm_progress(struct bakery_tctx *t, struct bakery_model *m, int i)
+static void bkm_progress(struct word_tctx *t, struct bakery_model *m, int i)
 {
 	struct bkm_actor *a = &m->a[i];
 	u64 new = 0;
@@ -1009,7 +955,7 @@ static void bkm_progress(struct bakery_tctx *t, struct bakery_model *m, int i)
 		break;
 	case BKM_WITHDRAW:
 		ok = bakery_withdraw(m->word, a->mode, a->k, &new);
-		bk_eq(t, "withdraw possible", ok, a->epoch == m->epoch);
+		word_eq(t, "withdraw possible", ok, a->epoch == m->epoch);
 		if (ok && a->epoch == m->epoch) {
 			m->word = new;
 			m->transient[bakery_mode_class(a->mode)] -= a->k;
@@ -1019,8 +965,8 @@ static void bkm_progress(struct bakery_tctx *t, struct bakery_model *m, int i)
 		a->state = BKM_IDLE;
 		break;
 	case BKM_RESETTING:
-		bk_eq(t, "reset-from stale", bakery_reset_from_stale(m->word, a->from, a->mode),
-		      a->epoch != m->epoch);
+		word_eq(t, "reset-from stale", bakery_reset_from_stale(m->word, a->from, a->mode),
+			a->epoch != m->epoch);
 		if (a->epoch != m->epoch) {
 			a->state = BKM_IDLE;
 			break;
@@ -1028,7 +974,7 @@ static void bkm_progress(struct bakery_tctx *t, struct bakery_model *m, int i)
 		ok = !m->nq;
 		for (c = 0; c < BAKERY_NR_CLS; c++)
 			ok &= !m->transient[c];
-		bk_eq(t, "reset-from matches", m->word == a->from, ok);
+		word_eq(t, "reset-from matches", m->word == a->from, ok);
 		if (ok) {
 			a->state = BKM_IDLE;
 			t->stats[BKM_ST_OVERFLOW_RESET]++;
@@ -1073,7 +1019,7 @@ static int bkm_pick_actor(struct bakery_model *m, bool idle)
 	return -1;
 }
 
-static void bkm_step(struct bakery_tctx *t, struct bakery_model *m)
+static void bkm_step(struct word_tctx *t, struct bakery_model *m)
 {
 	u32 r = bkm_rand(m, 100), n;
 	int i, c;
@@ -1111,13 +1057,13 @@ static void bkm_step(struct bakery_tctx *t, struct bakery_model *m)
 			bkm_progress(t, m, i);
 	}
 	for (c = 0; c < BAKERY_NR_CLS; c++) {
-		bk_eq(t, "word n == model done", bakery_n(m->word, m->layout, c), m->done[c]);
-		bk_eq(t, "word max == model issued", bakery_max(m->word, m->layout, c),
-		      m->issued[c] + m->transient[c]);
+		word_eq(t, "word n == model done", bakery_n(m->word, m->layout, c), m->done[c]);
+		word_eq(t, "word max == model issued", bakery_max(m->word, m->layout, c),
+			m->issued[c] + m->transient[c]);
 	}
 }
 
-static void bkm_run(struct bakery_tctx *t, enum bakery_mode layout, u64 seed0)
+static void bkm_run(struct word_tctx *t, enum bakery_mode layout, u64 seed0)
 {
 	struct bakery_model *m = t->model;
 	unsigned int seed, step;
@@ -1125,7 +1071,7 @@ static void bkm_run(struct bakery_tctx *t, enum bakery_mode layout, u64 seed0)
 	int c;
 
 	for (seed = 0; seed < BKM_SEEDS; seed++) {
-		bk_begin(t, "seed", seed);
+		word_begin(t, "seed", seed);
 		__builtin_memset(m, 0, sizeof(*m));
 		m->rng = seed0 + seed;
 		m->layout = layout;
@@ -1142,31 +1088,21 @@ static void bkm_run(struct bakery_tctx *t, enum bakery_mode layout, u64 seed0)
 		m->word = bakery_pack(&f, layout);
 		for (step = 0; step < BKM_STEPS && t->failures == t->case_failures; step++)
 			bkm_step(t, m);
-		bk_end(t);
+		word_end(t);
 	}
 }
 
-static void bk_run_model_base(struct bakery_tctx *t)
+static void bk_run_model_base(struct word_tctx *t)
 {
 	bkm_run(t, BAKERY_SHARED, 0x5eed0000ULL);
 }
 
-static void bk_run_model_upd(struct bakery_tctx *t)
+static void bk_run_model_upd(struct word_tctx *t)
 {
 	bkm_run(t, BAKERY_UPD_SHARED, 0x0badc0deULL);
 }
 
-/**
- * struct bakery_case_group - one group of cases, one KUnit case / TAP block
- * @name: group name.
- * @run: runs every case of the group against @t.
- */
-struct bakery_case_group {
-	const char *name;
-	void (*run)(struct bakery_tctx *t);
-};
-
-static const struct bakery_case_group bakery_case_groups[] = {
+static const struct word_case_group bakery_case_groups[] = {
 	{ "layout", bk_run_pack },
 	{ "deltas", bk_run_delta },
 	{ "acquire", bk_run_acquire },
@@ -1180,5 +1116,13 @@ static const struct bakery_case_group bakery_case_groups[] = {
 	{ "model_base", bk_run_model_base },
 	{ "model_update", bk_run_model_upd },
 };
+
+/* What each enum bkm_stat counts, as the host program reports it. */
+static const char * const bakery_stat_names[BKM_NR_STATS] = {
+	"overflow resets", "zero resets", "stall resets", "withdraws after reset",
+	"readers granted past siblings", "revoked releases refused", "upgrades", "grants",
+};
+
+static const struct word_suite bakery_word_suite = WORD_SUITE(bakery);
 
 #endif /* _RDLOCK_TESTS_BAKERY_CASES_H */

@@ -3,63 +3,15 @@
  * KUnit tests for the DSLR lock-word encoding (lockword/bakery.h). The cases
  * live in bakery_cases.h, shared with the host program
  * userspace/tests/bakery_word_test.c; each group there is one parameter of
- * the table-driven case below, in the style of lib/overflow_kunit.c.
+ * the table-driven case below (word_harness.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/test.h>
 #include <linux/module.h>
-#include <linux/slab.h>
-#include <linux/string.h>
 
-#include "lockword/bakery.h"
 #include "tests/bakery_cases.h"
 
-static void bakery_kunit_fail(struct bakery_tctx *t, const char *what, u64 got, u64 want)
-{
-	KUNIT_FAIL((struct kunit *)t->priv, "%s: %s #%u: %s: got %#llx, want %#llx",
-		   t->group, t->name, t->idx, what, got, want);
-}
-
-static void bakery_kunit_result(struct bakery_tctx *t, bool ok)
-{
-}
-
-static void bakery_group_desc(const struct bakery_case_group *g, char *desc)
-{
-	strscpy(desc, g->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bakery_group, bakery_case_groups, bakery_group_desc);
-
-static void bakery_group_test(struct kunit *test)
-{
-	const struct bakery_case_group *g = test->param_value;
-	struct bakery_tctx t = {
-		.priv = test,
-		.fail = bakery_kunit_fail,
-		.result = bakery_kunit_result,
-		.group = g->name,
-	};
-
-	t.model = kunit_kzalloc(test, sizeof(*t.model), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t.model);
-	g->run(&t);
-	KUNIT_EXPECT_GT(test, t.checks, 0UL);
-	kunit_info(test, "%s: %lu comparisons, %lu failed\n", g->name, t.checks, t.failures);
-}
-
-static struct kunit_case bakery_test_cases[] = {
-	KUNIT_CASE_PARAM(bakery_group_test, bakery_group_gen_params),
-	{}
-};
-
-static struct kunit_suite bakery_test_suite = {
-	.name = "rdlock_bakery",
-	.test_cases = bakery_test_cases,
-};
-
-kunit_test_suite(bakery_test_suite);
+WORD_KUNIT_SUITE(bakery, "rdlock_bakery");
 
 MODULE_DESCRIPTION("KUnit tests for the rdlock DSLR lock-word encoding");
 MODULE_LICENSE("GPL");

@@ -2,9 +2,10 @@
 /*
  * Test cases for the CQL (DecLock) lock-word encoding (lockword/cql.h),
  * shared by the KUnit suite and the host test program so that every case is
- * written once. Nothing here uses KUnit or libc: the includer fills in a
- * struct cql_tctx whose callbacks report failed comparisons and finished
- * cases, and provides the model checker's scratch memory.
+ * written once. Nothing here uses KUnit or libc: the runner
+ * (word_harness.h) fills in a struct word_tctx whose callbacks report failed
+ * comparisons and finished cases, and provides the model checker's scratch
+ * memory; cql_word_suite is what it runs.
  *
  * Two kinds of test:
  *  - tables of hand-computed words: layouts at their limits, FA deltas,
@@ -21,6 +22,7 @@
 #define _RDLOCK_TESTS_CQL_CASES_H
 
 #include "lockword/cql.h"
+#include "tests/word_harness.h"
 
 struct cql_model;
 
@@ -42,66 +44,12 @@ enum cqm_stat {
 	CQM_NR_STATS,
 };
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
-
-/**
- * struct cql_tctx - how the shared cases report, filled in by the includer
- * @priv: the includer's context (e.g. the struct kunit).
- * @fail: one comparison failed; @group, @name and @idx say where.
- * @result: one case (table row or model seed) finished.
- * @model: scratch memory for the model checker (sizeof(struct cql_model)).
- * @group: group of the running case.
- * @name: name of the running case.
- * @idx: index of the running case within its group.
- * @checks: comparisons made so far.
- * @failures: comparisons failed so far.
- * @case_failures: @failures when the running case started.
- * @stats: model-checker event counters, by enum cqm_stat.
- */
-struct cql_tctx {
-	void *priv;
-	void (*fail)(struct cql_tctx *t, const char *what, u64 got, u64 want);
-	void (*result)(struct cql_tctx *t, bool ok);
-	struct cql_model *model;
-	const char *group;
-	const char *name;
-	unsigned int idx;
-	unsigned long checks;
-	unsigned long failures;
-	unsigned long case_failures;
-	unsigned long stats[CQM_NR_STATS];
-};
-
-static void cq_begin(struct cql_tctx *t, const char *name, unsigned int idx)
-{
-	t->name = name;
-	t->idx = idx;
-	t->case_failures = t->failures;
-}
-
-static void cq_end(struct cql_tctx *t)
-{
-	t->result(t, t->failures == t->case_failures);
-}
-
-static bool cq_eq(struct cql_tctx *t, const char *what, u64 got, u64 want)
-{
-	t->checks++;
-	if (got == want)
-		return true;
-	t->failures++;
-	t->fail(t, what, got, want);
-	return false;
-}
-
 /* A layout the tables name by (c, M); they use valid ones only. */
-static struct cql_layout cq_layout(struct cql_tctx *t, unsigned int c, unsigned int m)
+static struct cql_layout cq_layout(struct word_tctx *t, unsigned int c, unsigned int m)
 {
 	struct cql_layout l = { 0 };
 
-	cq_eq(t, "layout init", cql_layout_init(&l, c, m), 0);
+	word_eq(t, "layout init", cql_layout_init(&l, c, m), 0);
 	return l;
 }
 
@@ -174,7 +122,7 @@ static const struct cq_hdr_case cq_hdr_cases[] = {
 	{ "c12 M16 writers = queue", 12, 16, 0x1234567, 4096, 4096, 0, 0x1234567800400000ULL, 1 },
 };
 
-static void cq_run_layout(struct cql_tctx *t)
+static void cq_run_layout(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -183,52 +131,52 @@ static void cq_run_layout(struct cql_tctx *t)
 		struct cql_layout l = { 0xaa, 0xaa, 0xaa, 0xaa, 0xaa };
 		bool untouched;
 
-		cq_begin(t, c->name, i);
-		cq_eq(t, "init", (u64)(s64)cql_layout_init(&l, c->c, c->m), (u64)(s64)c->ret);
+		word_begin(t, c->name, i);
+		word_eq(t, "init", (u64)(s64)cql_layout_init(&l, c->c, c->m), (u64)(s64)c->ret);
 		if (c->ret) {
 			/* A refused layout leaves the caller's copy alone. */
 			untouched = l.cap_bits == 0xaa && l.ver_bits == 0xaa &&
 				    l.qhead_shift == 0xaa && l.qsize_shift == 0xaa &&
 				    l.wcnt_shift == 0xaa;
-			cq_eq(t, "untouched", untouched, 1);
+			word_eq(t, "untouched", untouched, 1);
 		} else {
-			cq_eq(t, "qhead shift", l.qhead_shift, c->qhead_shift);
-			cq_eq(t, "qsize shift", l.qsize_shift, c->qsize_shift);
-			cq_eq(t, "wcnt shift", l.wcnt_shift, c->wcnt_shift);
-			cq_eq(t, "capacity", cql_capacity(&l), c->cap);
-			cq_eq(t, "position mask", cql_pos_mask(&l), c->pos_mask);
-			cq_eq(t, "initial version", cql_ver_init(&l), c->ver_init);
-			cq_eq(t, "empty header valid", cql_hdr_valid(&l, CQL_HDR_INIT), 1);
+			word_eq(t, "qhead shift", l.qhead_shift, c->qhead_shift);
+			word_eq(t, "qsize shift", l.qsize_shift, c->qsize_shift);
+			word_eq(t, "wcnt shift", l.wcnt_shift, c->wcnt_shift);
+			word_eq(t, "capacity", cql_capacity(&l), c->cap);
+			word_eq(t, "position mask", cql_pos_mask(&l), c->pos_mask);
+			word_eq(t, "initial version", cql_ver_init(&l), c->ver_init);
+			word_eq(t, "empty header valid", cql_hdr_valid(&l, CQL_HDR_INIT), 1);
 		}
-		cq_end(t);
+		word_end(t);
 	}
 	for (i = 0; i < ARRAY_SIZE(cq_hdr_cases); i++) {
 		const struct cq_hdr_case *c = &cq_hdr_cases[i];
 		struct cql_layout l = cq_layout(t, c->c, c->m);
 
-		cq_begin(t, c->name, i);
-		cq_eq(t, "pack", cql_hdr_pack(&l, c->qhead, c->qsize, c->wcnt, c->rid), c->word);
-		cq_eq(t, "qhead", cql_hdr_qhead(&l, c->word), c->qhead);
-		cq_eq(t, "qsize", cql_hdr_qsize(&l, c->word), c->qsize);
-		cq_eq(t, "wcnt", cql_hdr_wcnt(&l, c->word), c->wcnt);
-		cq_eq(t, "reset id", cql_hdr_reset_id(c->word), c->rid);
-		cq_eq(t, "valid", cql_hdr_valid(&l, c->word), c->valid);
-		cq_end(t);
+		word_begin(t, c->name, i);
+		word_eq(t, "pack", cql_hdr_pack(&l, c->qhead, c->qsize, c->wcnt, c->rid), c->word);
+		word_eq(t, "qhead", cql_hdr_qhead(&l, c->word), c->qhead);
+		word_eq(t, "qsize", cql_hdr_qsize(&l, c->word), c->qsize);
+		word_eq(t, "wcnt", cql_hdr_wcnt(&l, c->word), c->wcnt);
+		word_eq(t, "reset id", cql_hdr_reset_id(c->word), c->rid);
+		word_eq(t, "valid", cql_hdr_valid(&l, c->word), c->valid);
+		word_end(t);
 	}
-	cq_begin(t, "unused bits and truncation", i);
+	word_begin(t, "unused bits and truncation", i);
 	{
 		struct cql_layout l5 = cq_layout(t, 5, 16), l1 = cq_layout(t, 1, 2);
 		struct cql_layout l12 = cq_layout(t, 12, 16);
 
-		cq_eq(t, "bit 9 unused", cql_hdr_valid(&l5, 1ULL << 9), 0);
-		cq_eq(t, "bit 30 unused", cql_hdr_valid(&l5, 1ULL << 30), 0);
-		cq_eq(t, "c12 bit 9 unused", cql_hdr_valid(&l12, 1ULL << 9), 0);
-		cq_eq(t, "c12 bit 10 is wcnt", cql_hdr_wcnt(&l12, 1ULL << 10), 1);
-		cq_eq(t, "c1 bit 56 unused", cql_hdr_valid(&l1, 1ULL << 56), 0);
-		cq_eq(t, "pack truncates", cql_hdr_pack(&l1, 9, 5, 4, 0x201),
-		      CQH(1, 2, 1, 1, 0, 1));
+		word_eq(t, "bit 9 unused", cql_hdr_valid(&l5, 1ULL << 9), 0);
+		word_eq(t, "bit 30 unused", cql_hdr_valid(&l5, 1ULL << 30), 0);
+		word_eq(t, "c12 bit 9 unused", cql_hdr_valid(&l12, 1ULL << 9), 0);
+		word_eq(t, "c12 bit 10 is wcnt", cql_hdr_wcnt(&l12, 1ULL << 10), 1);
+		word_eq(t, "c1 bit 56 unused", cql_hdr_valid(&l1, 1ULL << 56), 0);
+		word_eq(t, "pack truncates", cql_hdr_pack(&l1, 9, 5, 4, 0x201),
+			CQH(1, 2, 1, 1, 0, 1));
 	}
-	cq_end(t);
+	word_end(t);
 }
 
 /* ---- FA deltas --------------------------------------------------------- */
@@ -261,7 +209,7 @@ static const struct cq_delta_case cq_delta_cases[] = {
 	  CQH(12, 16, 0xffffffe, 8190, 8190, 256) },
 };
 
-static void cq_run_delta(struct cql_tctx *t)
+static void cq_run_delta(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -271,22 +219,22 @@ static void cq_run_delta(struct cql_tctx *t)
 		u32 x = d->mode == CQ_X;
 		u64 b = d->before, a;
 
-		cq_begin(t, d->name, i);
-		cq_eq(t, "enqueue delta", cql_enqueue_delta(&l, d->mode), d->enq);
-		cq_eq(t, "dequeue delta", cql_dequeue_delta(&l, d->mode), d->deq);
+		word_begin(t, d->name, i);
+		word_eq(t, "enqueue delta", cql_enqueue_delta(&l, d->mode), d->enq);
+		word_eq(t, "dequeue delta", cql_dequeue_delta(&l, d->mode), d->deq);
 		a = b + d->enq;
-		cq_eq(t, "enqueue: qhead", cql_hdr_qhead(&l, a), cql_hdr_qhead(&l, b));
-		cq_eq(t, "enqueue: qsize + 1", cql_hdr_qsize(&l, a), cql_hdr_qsize(&l, b) + 1);
-		cq_eq(t, "enqueue: wcnt", cql_hdr_wcnt(&l, a), cql_hdr_wcnt(&l, b) + x);
-		cq_eq(t, "enqueue: reset id", cql_hdr_reset_id(a), cql_hdr_reset_id(b));
+		word_eq(t, "enqueue: qhead", cql_hdr_qhead(&l, a), cql_hdr_qhead(&l, b));
+		word_eq(t, "enqueue: qsize + 1", cql_hdr_qsize(&l, a), cql_hdr_qsize(&l, b) + 1);
+		word_eq(t, "enqueue: wcnt", cql_hdr_wcnt(&l, a), cql_hdr_wcnt(&l, b) + x);
+		word_eq(t, "enqueue: reset id", cql_hdr_reset_id(a), cql_hdr_reset_id(b));
 		a = b + d->deq;
-		cq_eq(t, "dequeue: qhead + 1", cql_hdr_qhead(&l, a), cql_hdr_qhead(&l, b) + 1);
-		cq_eq(t, "dequeue: qsize - 1", cql_hdr_qsize(&l, a), cql_hdr_qsize(&l, b) - 1);
-		cq_eq(t, "dequeue: wcnt", cql_hdr_wcnt(&l, a), cql_hdr_wcnt(&l, b) - x);
-		cq_eq(t, "dequeue: reset id", cql_hdr_reset_id(a), cql_hdr_reset_id(b));
-		cq_eq(t, "enqueue then dequeue", b + d->enq + d->deq - b,
-		      1ULL << l.qhead_shift);
-		cq_end(t);
+		word_eq(t, "dequeue: qhead + 1", cql_hdr_qhead(&l, a), cql_hdr_qhead(&l, b) + 1);
+		word_eq(t, "dequeue: qsize - 1", cql_hdr_qsize(&l, a), cql_hdr_qsize(&l, b) - 1);
+		word_eq(t, "dequeue: wcnt", cql_hdr_wcnt(&l, a), cql_hdr_wcnt(&l, b) - x);
+		word_eq(t, "dequeue: reset id", cql_hdr_reset_id(a), cql_hdr_reset_id(b));
+		word_eq(t, "enqueue then dequeue", b + d->enq + d->deq - b,
+			1ULL << l.qhead_shift);
+		word_end(t);
 	}
 }
 
@@ -365,7 +313,7 @@ static const struct cq_waiter_case cq_waiter_cases[] = {
 	{ "c5: writer 31 behind", 5, 16, CQ_X, CQH(5, 16, 0x1234, 32, 2, 0), 0x1253, 0 },
 };
 
-static void cq_run_grant(struct cql_tctx *t)
+static void cq_run_grant(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -373,35 +321,35 @@ static void cq_run_grant(struct cql_tctx *t)
 		const struct cq_grant_case *g = &cq_grant_cases[i];
 		struct cql_layout l = cq_layout(t, g->c, g->m);
 
-		cq_begin(t, g->name, i);
-		cq_eq(t, "granted", cql_granted_at_enqueue(&l, g->prev, g->mode), g->granted);
-		cq_eq(t, "position", cql_enqueue_pos(&l, g->prev), g->pos);
-		cq_eq(t, "overflow", cql_enqueue_overflow(&l, g->prev), g->overflow);
+		word_begin(t, g->name, i);
+		word_eq(t, "granted", cql_granted_at_enqueue(&l, g->prev, g->mode), g->granted);
+		word_eq(t, "position", cql_enqueue_pos(&l, g->prev), g->pos);
+		word_eq(t, "overflow", cql_enqueue_overflow(&l, g->prev), g->overflow);
 		/* A writer granted at once is the head of its own queue. */
 		if (g->mode == CQ_X) {
 			u64 h = g->prev + cql_enqueue_delta(&l, CQ_X);
 
-			cq_eq(t, "writer at head", cql_at_head(&l, h, g->pos),
-			      !cql_hdr_qsize(&l, g->prev));
+			word_eq(t, "writer at head", cql_at_head(&l, h, g->pos),
+				!cql_hdr_qsize(&l, g->prev));
 		}
-		cq_end(t);
+		word_end(t);
 	}
 	for (i = 0; i < ARRAY_SIZE(cq_head_cases); i++) {
 		const struct cq_head_case *h = &cq_head_cases[i];
 		struct cql_layout l = cq_layout(t, h->c, h->m);
 
-		cq_begin(t, h->name, i);
-		cq_eq(t, "at head", cql_at_head(&l, h->h, h->pos), h->at);
-		cq_end(t);
+		word_begin(t, h->name, i);
+		word_eq(t, "at head", cql_at_head(&l, h->h, h->pos), h->at);
+		word_end(t);
 	}
 	for (i = 0; i < ARRAY_SIZE(cq_waiter_cases); i++) {
 		const struct cq_waiter_case *w = &cq_waiter_cases[i];
 		struct cql_layout l = cq_layout(t, w->c, w->m);
 
-		cq_begin(t, w->name, i);
-		cq_eq(t, "waiter granted", cql_waiter_granted(&l, w->h, w->pos, w->mode),
-		      w->granted);
-		cq_end(t);
+		word_begin(t, w->name, i);
+		word_eq(t, "waiter granted", cql_waiter_granted(&l, w->h, w->pos, w->mode),
+			w->granted);
+		word_end(t);
 	}
 }
 
@@ -425,7 +373,7 @@ static const struct cq_wrap_case cq_wrap_cases[] = {
 	{ "c1 M16 writer", 1, 16, CQ_X, CQH(1, 16, 0x1ffff, 2, 2, 7), CQH(1, 16, 0, 1, 1, 7) },
 };
 
-static void cq_run_wrap(struct cql_tctx *t)
+static void cq_run_wrap(struct word_tctx *t)
 {
 	struct cql_layout l1, l5;
 	unsigned int i;
@@ -435,25 +383,25 @@ static void cq_run_wrap(struct cql_tctx *t)
 		struct cql_layout l = cq_layout(t, w->c, w->m);
 		u64 a = w->before + cql_dequeue_delta(&l, w->mode);
 
-		cq_begin(t, w->name, i);
-		cq_eq(t, "after dequeue", a, w->after);
-		cq_eq(t, "qhead wrapped to 0", cql_hdr_qhead(&l, a), 0);
-		cq_eq(t, "version after the wrap", cql_pos_version(&l, cql_hdr_qhead(&l, a)), 0);
-		cq_eq(t, "version before the wrap",
-		      cql_pos_version(&l, cql_hdr_qhead(&l, w->before)), cql_ver_init(&l));
-		cq_end(t);
+		word_begin(t, w->name, i);
+		word_eq(t, "after dequeue", a, w->after);
+		word_eq(t, "qhead wrapped to 0", cql_hdr_qhead(&l, a), 0);
+		word_eq(t, "version after the wrap", cql_pos_version(&l, cql_hdr_qhead(&l, a)), 0);
+		word_eq(t, "version before the wrap",
+			cql_pos_version(&l, cql_hdr_qhead(&l, w->before)), cql_ver_init(&l));
+		word_end(t);
 	}
-	cq_begin(t, "positions across the wrap", i);
+	word_begin(t, "positions across the wrap", i);
 	l1 = cq_layout(t, 1, 2);
 	l5 = cq_layout(t, 5, 16);
-	cq_eq(t, "c1 7 + 1", cql_pos_add(&l1, 7, 1), 0);
-	cq_eq(t, "c1 6 + 3", cql_pos_add(&l1, 6, 3), 1);
-	cq_eq(t, "c5 0x1fffff + 3", cql_pos_add(&l5, 0x1fffff, 3), 2);
-	cq_eq(t, "c1 enqueue at 6 + 2", cql_enqueue_pos(&l1, CQH(1, 2, 6, 2, 0, 0)), 0);
-	cq_eq(t, "c1 enqueue at 7 + 3", cql_enqueue_pos(&l1, CQH(1, 2, 7, 3, 0, 0)), 2);
-	cq_eq(t, "c1 index of 8", cql_pos_index(&l1, 8), 0);
-	cq_eq(t, "c1 version of 8", cql_pos_version(&l1, 8), 0);
-	cq_end(t);
+	word_eq(t, "c1 7 + 1", cql_pos_add(&l1, 7, 1), 0);
+	word_eq(t, "c1 6 + 3", cql_pos_add(&l1, 6, 3), 1);
+	word_eq(t, "c5 0x1fffff + 3", cql_pos_add(&l5, 0x1fffff, 3), 2);
+	word_eq(t, "c1 enqueue at 6 + 2", cql_enqueue_pos(&l1, CQH(1, 2, 6, 2, 0, 0)), 0);
+	word_eq(t, "c1 enqueue at 7 + 3", cql_enqueue_pos(&l1, CQH(1, 2, 7, 3, 0, 0)), 2);
+	word_eq(t, "c1 index of 8", cql_pos_index(&l1, 8), 0);
+	word_eq(t, "c1 version of 8", cql_pos_version(&l1, 8), 0);
+	word_end(t);
 }
 
 /* ---- queue overflow: qsize past the capacity ----------------------------- */
@@ -475,7 +423,7 @@ static const struct cq_over_case cq_over_cases[] = {
 	{ "c12 one past", 12, 16, CQH(12, 16, 1, 4097, 0, 0), 1 },
 };
 
-static void cq_run_overflow(struct cql_tctx *t)
+static void cq_run_overflow(struct word_tctx *t)
 {
 	struct cql_layout l2, l5;
 	unsigned int i;
@@ -485,28 +433,28 @@ static void cq_run_overflow(struct cql_tctx *t)
 		const struct cq_over_case *o = &cq_over_cases[i];
 		struct cql_layout l = cq_layout(t, o->c, o->m);
 
-		cq_begin(t, o->name, i);
-		cq_eq(t, "overflow", cql_hdr_overflow(&l, o->h), o->over);
-		cq_eq(t, "header valid", cql_hdr_valid(&l, o->h), 1);
-		cq_end(t);
+		word_begin(t, o->name, i);
+		word_eq(t, "overflow", cql_hdr_overflow(&l, o->h), o->over);
+		word_eq(t, "header valid", cql_hdr_valid(&l, o->h), 1);
+		word_end(t);
 	}
-	cq_begin(t, "overflowing enqueues", i);
+	word_begin(t, "overflowing enqueues", i);
 	l2 = cq_layout(t, 2, 3);
 	l5 = cq_layout(t, 5, 16);
 	/* Four queued from position 9: the fifth gets the head's slot. */
 	h = CQH(2, 3, 9, 4, 1, 0);
-	cq_eq(t, "fifth slot is the head's", cql_pos_index(&l2, cql_enqueue_pos(&l2, h)),
-	      cql_pos_index(&l2, 9));
-	cq_eq(t, "fifth one lap later", cql_pos_version(&l2, cql_enqueue_pos(&l2, h)),
-	      cql_pos_version(&l2, 9) + 1);
+	word_eq(t, "fifth slot is the head's", cql_pos_index(&l2, cql_enqueue_pos(&l2, h)),
+		cql_pos_index(&l2, 9));
+	word_eq(t, "fifth one lap later", cql_pos_version(&l2, cql_enqueue_pos(&l2, h)),
+		cql_pos_version(&l2, 9) + 1);
 	/* Up to 2 * capacity - 1 the neighbours keep their values. */
 	h = CQH(2, 3, 9, 6, 6, 0) + cql_enqueue_delta(&l2, CQ_X);
-	cq_eq(t, "qsize 7 of 7", h, CQH(2, 3, 9, 7, 7, 0));
-	cq_eq(t, "still valid", cql_hdr_valid(&l2, h), 1);
+	word_eq(t, "qsize 7 of 7", h, CQH(2, 3, 9, 7, 7, 0));
+	word_eq(t, "still valid", cql_hdr_valid(&l2, h), 1);
 	/* One more carries into qhead: the documented limit. */
 	h = CQH(5, 16, 7, 63, 0, 0) + cql_enqueue_delta(&l5, CQ_S);
-	cq_eq(t, "64th client carries", h, CQH(5, 16, 8, 0, 0, 0));
-	cq_end(t);
+	word_eq(t, "64th client carries", h, CQH(5, 16, 8, 0, 0, 0));
+	word_end(t);
 }
 
 /* ---- versions and indices of positions ------------------------------- */
@@ -528,7 +476,7 @@ static const struct cq_ver_case cq_ver_cases[] = {
 	{ 12, 2, 0x2fff, 0xfff, 2, 0 },
 };
 
-static void cq_run_version(struct cql_tctx *t)
+static void cq_run_version(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -536,12 +484,12 @@ static void cq_run_version(struct cql_tctx *t)
 		const struct cq_ver_case *v = &cq_ver_cases[i];
 		struct cql_layout l = cq_layout(t, v->c, v->m);
 
-		cq_begin(t, "position", i);
-		cq_eq(t, "index", cql_pos_index(&l, v->pos), v->index);
-		cq_eq(t, "version", cql_pos_version(&l, v->pos), v->version);
-		cq_eq(t, "version overflow", cql_version_overflow(&l, cql_pos_version(&l, v->pos)),
-		      v->overflow);
-		cq_end(t);
+		word_begin(t, "position", i);
+		word_eq(t, "index", cql_pos_index(&l, v->pos), v->index);
+		word_eq(t, "version", cql_pos_version(&l, v->pos), v->version);
+		word_eq(t, "version overflow",
+			cql_version_overflow(&l, cql_pos_version(&l, v->pos)), v->overflow);
+		word_end(t);
 	}
 }
 
@@ -578,7 +526,7 @@ static const struct cq_class_case cq_class_cases[] = {
 	  CQL_ENTRY_OVERWRITTEN },
 };
 
-static void cq_run_classify(struct cql_tctx *t)
+static void cq_run_classify(struct word_tctx *t)
 {
 	unsigned int i;
 
@@ -586,9 +534,9 @@ static void cq_run_classify(struct cql_tctx *t)
 		const struct cq_class_case *c = &cq_class_cases[i];
 		struct cql_layout l = cq_layout(t, c->c, c->m);
 
-		cq_begin(t, c->name, i);
-		cq_eq(t, "state", cql_entry_classify(&l, c->entry, c->pos), c->state);
-		cq_end(t);
+		word_begin(t, c->name, i);
+		word_eq(t, "state", cql_entry_classify(&l, c->entry, c->pos), c->state);
+		word_end(t);
 	}
 }
 
@@ -615,7 +563,7 @@ static const struct cq_vover_case cq_vover_cases[] = {
 	{ "c5 start", 5, 16, CQH(5, 16, 0, 63, 0, 0), 0 },
 };
 
-static void cq_run_vwrap(struct cql_tctx *t)
+static void cq_run_vwrap(struct word_tctx *t)
 {
 	static const u32 ms[] = { 2, 3, 16 };
 	unsigned int i;
@@ -624,28 +572,29 @@ static void cq_run_vwrap(struct cql_tctx *t)
 		const struct cq_vover_case *v = &cq_vover_cases[i];
 		struct cql_layout l = cq_layout(t, v->c, v->m);
 
-		cq_begin(t, v->name, i);
-		cq_eq(t, "version overflow", cql_hdr_version_overflow(&l, v->h), v->over);
-		cq_end(t);
+		word_begin(t, v->name, i);
+		word_eq(t, "version overflow", cql_hdr_version_overflow(&l, v->h), v->over);
+		word_end(t);
 	}
 	for (i = 0; i < ARRAY_SIZE(ms); i++) {
 		struct cql_layout l = cq_layout(t, 3, ms[i]);
 		u32 last = cql_pos_mask(&l);
 
-		cq_begin(t, "lap wraps to the all-ones initial value", i);
-		cq_eq(t, "initial entry version", cql_entry_version(&l, CQL_ENTRY_INIT),
-		      (1U << ms[i]) - 1);
-		cq_eq(t, "last position's version", cql_pos_version(&l, last), (1U << ms[i]) - 1);
-		cq_eq(t, "is the overflow", cql_version_overflow(&l, cql_pos_version(&l, last)), 1);
-		cq_eq(t, "first position of that lap", cql_pos_version(&l, last - 7),
-		      (1U << ms[i]) - 1);
-		cq_eq(t, "one before it", cql_version_overflow(&l, cql_pos_version(&l, last - 8)),
-		      0);
-		cq_eq(t, "then lap 0", cql_pos_version(&l, cql_pos_add(&l, last, 1)), 0);
-		cq_eq(t, "populated there reads as initial",
-		      cql_entry_version(&l, cql_entry_populate(&l, last, CQ_X, 3, 4)),
-		      cql_entry_version(&l, CQL_ENTRY_INIT));
-		cq_end(t);
+		word_begin(t, "lap wraps to the all-ones initial value", i);
+		word_eq(t, "initial entry version", cql_entry_version(&l, CQL_ENTRY_INIT),
+			(1U << ms[i]) - 1);
+		word_eq(t, "last position's version", cql_pos_version(&l, last), (1U << ms[i]) - 1);
+		word_eq(t, "is the overflow",
+			cql_version_overflow(&l, cql_pos_version(&l, last)), 1);
+		word_eq(t, "first position of that lap", cql_pos_version(&l, last - 7),
+			(1U << ms[i]) - 1);
+		word_eq(t, "one before it", cql_version_overflow(&l, cql_pos_version(&l, last - 8)),
+			0);
+		word_eq(t, "then lap 0", cql_pos_version(&l, cql_pos_add(&l, last, 1)), 0);
+		word_eq(t, "populated there reads as initial",
+			cql_entry_version(&l, cql_entry_populate(&l, last, CQ_X, 3, 4)),
+			cql_entry_version(&l, CQL_ENTRY_INIT));
+		word_end(t);
 	}
 }
 
@@ -672,7 +621,7 @@ static const struct cq_entry_case cq_entry_cases[] = {
 	{ "M3 last usable version", 3, CQ_X, 31, 1, 6, 0, 0x000000011f000003ULL },
 };
 
-static void cq_run_entry(struct cql_tctx *t)
+static void cq_run_entry(struct word_tctx *t)
 {
 	struct cql_layout l3 = cq_layout(t, 2, 3);
 	unsigned int i;
@@ -682,25 +631,25 @@ static void cq_run_entry(struct cql_tctx *t)
 		struct cql_layout l = cq_layout(t, 2, e->m);
 		u32 cid = cql_cid(e->node, e->local);
 
-		cq_begin(t, e->name, i);
-		cq_eq(t, "macro", CQE(e->m, e->mode, (e->node << 23) | e->local, e->ver, e->ts),
-		      e->word);
-		cq_eq(t, "pack", cql_entry_pack(&l, e->mode, cid, e->ver, e->ts), e->word);
-		cq_eq(t, "mode", cql_entry_mode(e->word), e->mode);
-		cq_eq(t, "cid", cql_entry_cid(e->word), cid);
-		cq_eq(t, "node", cql_cid_node(cql_entry_cid(e->word)), e->node);
-		cq_eq(t, "local", cql_cid_local(cql_entry_cid(e->word)), e->local);
-		cq_eq(t, "version", cql_entry_version(&l, e->word), e->ver);
-		cq_eq(t, "ts", cql_entry_ts(e->word), e->ts);
-		cq_end(t);
+		word_begin(t, e->name, i);
+		word_eq(t, "macro", CQE(e->m, e->mode, (e->node << 23) | e->local, e->ver, e->ts),
+			e->word);
+		word_eq(t, "pack", cql_entry_pack(&l, e->mode, cid, e->ver, e->ts), e->word);
+		word_eq(t, "mode", cql_entry_mode(e->word), e->mode);
+		word_eq(t, "cid", cql_entry_cid(e->word), cid);
+		word_eq(t, "node", cql_cid_node(cql_entry_cid(e->word)), e->node);
+		word_eq(t, "local", cql_cid_local(cql_entry_cid(e->word)), e->local);
+		word_eq(t, "version", cql_entry_version(&l, e->word), e->ver);
+		word_eq(t, "ts", cql_entry_ts(e->word), e->ts);
+		word_end(t);
 	}
-	cq_begin(t, "client id limits", i);
-	cq_eq(t, "node truncated", cql_cid(256, 0), 0);
-	cq_eq(t, "local truncated", cql_cid(0, 1U << 23), 0);
-	cq_eq(t, "node 31 local 1", cql_cid(31, 1), 0xf800001);
-	cq_eq(t, "populate uses the position's version",
-	      cql_entry_populate(&l3, 13, CQ_X, 5, 9), CQE(3, 1, 5, 3, 9));
-	cq_end(t);
+	word_begin(t, "client id limits", i);
+	word_eq(t, "node truncated", cql_cid(256, 0), 0);
+	word_eq(t, "local truncated", cql_cid(0, 1U << 23), 0);
+	word_eq(t, "node 31 local 1", cql_cid(31, 1), 0xf800001);
+	word_eq(t, "populate uses the position's version",
+		cql_entry_populate(&l3, 13, CQ_X, 5, 9), CQE(3, 1, 5, 3, 9));
+	word_end(t);
 }
 
 /* ---- the reset field ---------------------------------------------------- */
@@ -722,7 +671,7 @@ static const struct cq_reset_case cq_reset_cases[] = {
 	{ "already resetting", CQH(5, 16, 7, 1, 0, 3), 4, 0, 0 },
 };
 
-static void cq_run_reset(struct cql_tctx *t)
+static void cq_run_reset(struct word_tctx *t)
 {
 	struct cql_layout l = cq_layout(t, 5, 16);
 	unsigned int i;
@@ -733,33 +682,33 @@ static void cq_run_reset(struct cql_tctx *t)
 		const struct cq_reset_case *r = &cq_reset_cases[i];
 		u64 new = 0, h;
 
-		cq_begin(t, r->name, i);
-		cq_eq(t, "ok", cql_hdr_set_reset(r->h, r->node, &new), r->ok);
-		cq_eq(t, "new", new, r->new);
+		word_begin(t, r->name, i);
+		word_eq(t, "ok", cql_hdr_set_reset(r->h, r->node, &new), r->ok);
+		word_eq(t, "new", new, r->new);
 		if (r->ok) {
-			cq_eq(t, "resetting", cql_hdr_resetting(new), 1);
-			cq_eq(t, "reset id", cql_hdr_reset_id(new), r->node + 1);
-			cq_eq(t, "reset node", cql_hdr_reset_node(new), r->node);
-			cq_eq(t, "clear gives the fields back", cql_hdr_clear_reset(new), r->h);
-			cq_eq(t, "cleared is not resetting",
-			      cql_hdr_resetting(cql_hdr_clear_reset(new)), 0);
+			word_eq(t, "resetting", cql_hdr_resetting(new), 1);
+			word_eq(t, "reset id", cql_hdr_reset_id(new), r->node + 1);
+			word_eq(t, "reset node", cql_hdr_reset_node(new), r->node);
+			word_eq(t, "clear gives the fields back", cql_hdr_clear_reset(new), r->h);
+			word_eq(t, "cleared is not resetting",
+				cql_hdr_resetting(cql_hdr_clear_reset(new)), 0);
 			/* FAs still in flight add to the word and keep the id. */
 			h = new + cql_enqueue_delta(&l, CQ_X);
-			cq_eq(t, "enqueue keeps the id", cql_hdr_reset_id(h), r->node + 1);
-			cq_eq(t, "enqueue aborted", cql_granted_at_enqueue(&l, new, CQ_S), 0);
-			cq_eq(t, "release does nothing",
-			      cql_release_next(&l, h, CQ_X, q, &first, &count), CQL_REL_DONE);
-			cq_eq(t, "second reset refused", cql_hdr_set_reset(h, 0, &new), 0);
+			word_eq(t, "enqueue keeps the id", cql_hdr_reset_id(h), r->node + 1);
+			word_eq(t, "enqueue aborted", cql_granted_at_enqueue(&l, new, CQ_S), 0);
+			word_eq(t, "release does nothing",
+				cql_release_next(&l, h, CQ_X, q, &first, &count), CQL_REL_DONE);
+			word_eq(t, "second reset refused", cql_hdr_set_reset(h, 0, &new), 0);
 		}
-		cq_end(t);
+		word_end(t);
 	}
-	cq_begin(t, "clear", i);
-	cq_eq(t, "clear of a free word", cql_hdr_clear_reset(CQH(5, 16, 7, 2, 1, 0)),
-	      CQH(5, 16, 7, 2, 1, 0));
-	cq_eq(t, "clear the last id", cql_hdr_clear_reset(CQH(5, 16, 7, 2, 1, 256)),
-	      CQH(5, 16, 7, 2, 1, 0));
-	cq_eq(t, "step 3 writes a free header", cql_hdr_resetting(CQL_HDR_INIT), 0);
-	cq_end(t);
+	word_begin(t, "clear", i);
+	word_eq(t, "clear of a free word", cql_hdr_clear_reset(CQH(5, 16, 7, 2, 1, 0)),
+		CQH(5, 16, 7, 2, 1, 0));
+	word_eq(t, "clear the last id", cql_hdr_clear_reset(CQH(5, 16, 7, 2, 1, 256)),
+		CQH(5, 16, 7, 2, 1, 0));
+	word_eq(t, "step 3 writes a free header", cql_hdr_resetting(CQL_HDR_INIT), 0);
+	word_end(t);
 }
 
 /* ---- timestamps across the 16-bit wrap ------------------------------------ */
@@ -777,19 +726,19 @@ static const struct cq_ts_case cq_ts_cases[] = {
 	{ 0xffff, 0x7fff, 1 }, { 0x1234, 0x1235, 1 },
 };
 
-static void cq_run_ts(struct cql_tctx *t)
+static void cq_run_ts(struct word_tctx *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cq_ts_cases); i++) {
 		const struct cq_ts_case *c = &cq_ts_cases[i];
 
-		cq_begin(t, "timestamps", i);
-		cq_eq(t, "before", cql_ts_before(c->a, c->b), c->before);
+		word_begin(t, "timestamps", i);
+		word_eq(t, "before", cql_ts_before(c->a, c->b), c->before);
 		/* Exactly one of two different timestamps is the earlier. */
-		cq_eq(t, "antisymmetric", cql_ts_before(c->b, c->a),
-		      c->a != c->b && !c->before);
-		cq_end(t);
+		word_eq(t, "antisymmetric", cql_ts_before(c->b, c->a),
+			c->a != c->b && !c->before);
+		word_end(t);
 	}
 }
 
@@ -799,38 +748,38 @@ static void cq_run_ts(struct cql_tctx *t)
  * two arrivals at the same tail tie; the wrap at 2^16, and at 2^(c+M+1)
  * for a layout whose positions are narrower (c = 2, M = 2: 32 stamps).
  */
-static void cq_run_stamp(struct cql_tctx *t)
+static void cq_run_stamp(struct word_tctx *t)
 {
 	struct cql_layout l;
 
-	cq_begin(t, "stamps", 0);
-	cq_eq(t, "layout", cql_layout_init(&l, 5, 16), 0);
-	cq_eq(t, "mask", cql_stamp_mask(&l), 0xffff);
-	cq_eq(t, "of pos", cql_stamp_of_pos(&l, 3), 6);
-	cq_eq(t, "arrival", cql_stamp_arrival(&l, 3), 5);
-	cq_eq(t, "arrival at 0", cql_stamp_arrival(&l, 0), 0xffff);
-	cq_eq(t, "before its tail", cql_stamp_before(&l, 5, 6), 1);
-	cq_eq(t, "after the last", cql_stamp_before(&l, 4, 5), 1);
-	cq_eq(t, "not before an earlier", cql_stamp_before(&l, 5, 4), 0);
-	cq_eq(t, "tie", cql_stamp_before(&l, 5, 5), 0);
-	cq_eq(t, "across the wrap", cql_stamp_before(&l, 0xffff, 0), 1);
-	cq_eq(t, "32767 apart", cql_stamp_before(&l, 0, 0x7fff), 1);
-	cq_eq(t, "half apart", cql_stamp_before(&l, 0, 0x8000), 0);
-	cq_eq(t, "half apart, back", cql_stamp_before(&l, 0x8000, 0), 0);
-	cq_eq(t, "position bits kept", cql_stamp_of_pos(&l, 0x12345), 0x468a);
-	cq_end(t);
-	cq_begin(t, "stamps", 1);
-	cq_eq(t, "narrow layout", cql_layout_init(&l, 2, 2), 0);
-	cq_eq(t, "narrow mask", cql_stamp_mask(&l), 31);
-	cq_eq(t, "last position", cql_stamp_of_pos(&l, 15), 30);
-	cq_eq(t, "arrival at 0", cql_stamp_arrival(&l, 0), 31);
-	cq_eq(t, "last before first", cql_stamp_before(&l, 30, 0), 1);
-	cq_eq(t, "arrival wraps", cql_stamp_before(&l, 30, 31), 1);
-	cq_eq(t, "arrival before 0", cql_stamp_before(&l, 31, 0), 1);
-	cq_eq(t, "15 apart", cql_stamp_before(&l, 0, 15), 1);
-	cq_eq(t, "16 apart", cql_stamp_before(&l, 0, 16), 0);
-	cq_eq(t, "16 apart, back", cql_stamp_before(&l, 16, 0), 0);
-	cq_end(t);
+	word_begin(t, "stamps", 0);
+	word_eq(t, "layout", cql_layout_init(&l, 5, 16), 0);
+	word_eq(t, "mask", cql_stamp_mask(&l), 0xffff);
+	word_eq(t, "of pos", cql_stamp_of_pos(&l, 3), 6);
+	word_eq(t, "arrival", cql_stamp_arrival(&l, 3), 5);
+	word_eq(t, "arrival at 0", cql_stamp_arrival(&l, 0), 0xffff);
+	word_eq(t, "before its tail", cql_stamp_before(&l, 5, 6), 1);
+	word_eq(t, "after the last", cql_stamp_before(&l, 4, 5), 1);
+	word_eq(t, "not before an earlier", cql_stamp_before(&l, 5, 4), 0);
+	word_eq(t, "tie", cql_stamp_before(&l, 5, 5), 0);
+	word_eq(t, "across the wrap", cql_stamp_before(&l, 0xffff, 0), 1);
+	word_eq(t, "32767 apart", cql_stamp_before(&l, 0, 0x7fff), 1);
+	word_eq(t, "half apart", cql_stamp_before(&l, 0, 0x8000), 0);
+	word_eq(t, "half apart, back", cql_stamp_before(&l, 0x8000, 0), 0);
+	word_eq(t, "position bits kept", cql_stamp_of_pos(&l, 0x12345), 0x468a);
+	word_end(t);
+	word_begin(t, "stamps", 1);
+	word_eq(t, "narrow layout", cql_layout_init(&l, 2, 2), 0);
+	word_eq(t, "narrow mask", cql_stamp_mask(&l), 31);
+	word_eq(t, "last position", cql_stamp_of_pos(&l, 15), 30);
+	word_eq(t, "arrival at 0", cql_stamp_arrival(&l, 0), 31);
+	word_eq(t, "last before first", cql_stamp_before(&l, 30, 0), 1);
+	word_eq(t, "arrival wraps", cql_stamp_before(&l, 30, 31), 1);
+	word_eq(t, "arrival before 0", cql_stamp_before(&l, 31, 0), 1);
+	word_eq(t, "15 apart", cql_stamp_before(&l, 0, 15), 1);
+	word_eq(t, "16 apart", cql_stamp_before(&l, 0, 16), 0);
+	word_eq(t, "16 apart, back", cql_stamp_before(&l, 16, 0), 0);
+	word_end(t);
 }
 
 /* ---- release decisions (Fig. 7 lines 7-19) ------------------------------ */
@@ -893,7 +842,7 @@ static const struct cq_rel_case cq_rel_cases[] = {
 #undef ES
 #undef EX
 
-static void cq_run_release(struct cql_tctx *t)
+static void cq_run_release(struct word_tctx *t)
 {
 	struct cql_layout l = cq_layout(t, 2, 3);
 	unsigned int i;
@@ -902,12 +851,12 @@ static void cq_run_release(struct cql_tctx *t)
 		const struct cq_rel_case *r = &cq_rel_cases[i];
 		u32 first = 0, count = 0;
 
-		cq_begin(t, r->name, i);
-		cq_eq(t, "action", cql_release_next(&l, r->prev, r->mode, r->q, &first, &count),
-		      r->act);
-		cq_eq(t, "first", first, r->first);
-		cq_eq(t, "count", count, r->count);
-		cq_end(t);
+		word_begin(t, r->name, i);
+		word_eq(t, "action", cql_release_next(&l, r->prev, r->mode, r->q, &first, &count),
+			r->act);
+		word_eq(t, "first", first, r->first);
+		word_eq(t, "count", count, r->count);
+		word_end(t);
 	}
 }
 
@@ -972,12 +921,7 @@ struct cql_model {
 
 static u32 cqm_rand(struct cql_model *m, u32 below)
 {
-	u64 z = (m->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return below ? (u32)(z % below) : 0;
+	return word_rand(&m->rng, below);
 }
 
 static u64 cqm_lap(struct cql_model *m, u64 pos)
@@ -1094,26 +1038,26 @@ static void cqm_epoch(struct cql_model *m, u64 start)
 }
 
 /* Section 4.4: set the reset id, everybody aborts or releases, start over. */
-static void cqm_reset(struct cql_tctx *t, struct cql_model *m, enum cqm_stat why)
+static void cqm_reset(struct word_tctx *t, struct cql_model *m, enum cqm_stat why)
 {
 	u32 node = cqm_rand(m, 32);
 	u64 new = 0, prev;
 
 	t->stats[why]++;
-	cq_eq(t, "set reset", cql_hdr_set_reset(m->hdr, node, &new), 1);
-	cq_eq(t, "reset keeps the fields", cql_hdr_clear_reset(new), m->hdr);
-	cq_eq(t, "reset node", cql_hdr_reset_node(new), node);
-	cq_eq(t, "second reset refused", cql_hdr_set_reset(new, (node + 1) % 32, &prev), 0);
+	word_eq(t, "set reset", cql_hdr_set_reset(m->hdr, node, &new), 1);
+	word_eq(t, "reset keeps the fields", cql_hdr_clear_reset(new), m->hdr);
+	word_eq(t, "reset node", cql_hdr_reset_node(new), node);
+	word_eq(t, "second reset refused", cql_hdr_set_reset(new, (node + 1) % 32, &prev), 0);
 	/* An enqueue that lands now must abort, not wait or hold. */
 	prev = new;
 	m->hdr = new + cql_enqueue_delta(&m->l, CQL_EXCLUSIVE);
-	cq_eq(t, "enqueue during reset", cql_granted_at_enqueue(&m->l, prev, CQL_SHARED), 0);
-	cq_eq(t, "reset id survives the FA", cql_hdr_reset_id(m->hdr), node + 1);
+	word_eq(t, "enqueue during reset", cql_granted_at_enqueue(&m->l, prev, CQL_SHARED), 0);
+	word_eq(t, "reset id survives the FA", cql_hdr_reset_id(m->hdr), node + 1);
 	cqm_epoch(m, 0);
 	m->hdr = CQL_HDR_INIT;
 }
 
-static void cqm_enqueue(struct cql_tctx *t, struct cql_model *m, int i)
+static void cqm_enqueue(struct word_tctx *t, struct cql_model *m, int i)
 {
 	struct cqm_client *c = &m->c[i];
 	enum cql_mode mode = cqm_rand(m, 100) < 55 ? CQL_SHARED : CQL_EXCLUSIVE;
@@ -1121,10 +1065,10 @@ static void cqm_enqueue(struct cql_tctx *t, struct cql_model *m, int i)
 	u64 prev = m->hdr;
 
 	m->hdr += cql_enqueue_delta(&m->l, mode);
-	cq_eq(t, "enqueue position", cql_enqueue_pos(&m->l, prev), m->tail & cql_pos_mask(&m->l));
-	cq_eq(t, "granted at enqueue", cql_granted_at_enqueue(&m->l, prev, mode), granted);
-	cq_eq(t, "enqueue overflow", cql_enqueue_overflow(&m->l, prev),
-	      m->nq >= cql_capacity(&m->l));
+	word_eq(t, "enqueue position", cql_enqueue_pos(&m->l, prev), m->tail & cql_pos_mask(&m->l));
+	word_eq(t, "granted at enqueue", cql_granted_at_enqueue(&m->l, prev, mode), granted);
+	word_eq(t, "enqueue overflow", cql_enqueue_overflow(&m->l, prev),
+		m->nq >= cql_capacity(&m->l));
 	if (m->nq >= cql_capacity(&m->l))
 		t->stats[CQM_ST_QUEUE_OVERFLOW]++;
 	if (m->tail > cql_pos_mask(&m->l))
@@ -1155,7 +1099,7 @@ static void cqm_populate(struct cql_model *m, int i)
 	c->populated = true;
 }
 
-static void cqm_fetch(struct cql_tctx *t, struct cql_model *m, int i)
+static void cqm_fetch(struct word_tctx *t, struct cql_model *m, int i)
 {
 	struct cqm_client *c = &m->c[i];
 	u32 first = 0, count = 0, want_count = 0, k;
@@ -1164,7 +1108,7 @@ static void cqm_fetch(struct cql_tctx *t, struct cql_model *m, int i)
 
 	act = cql_release_next(&m->l, c->prev, c->mode, m->q, &first, &count);
 	want = cqm_expect(m, c, &want_count);
-	if (!cq_eq(t, "release action", act, want))
+	if (!word_eq(t, "release action", act, want))
 		return;
 	switch (act) {
 	case CQL_REL_DONE:
@@ -1178,14 +1122,14 @@ static void cqm_fetch(struct cql_tctx *t, struct cql_model *m, int i)
 			  cql_ver_init(&m->l) ? CQM_ST_RESET_VERSION : CQM_ST_RESET_OVERWRITE);
 		break;
 	case CQL_REL_NOTIFY:
-		cq_eq(t, "notify first", first, c->succ & cql_pos_mask(&m->l));
-		cq_eq(t, "notify count", count, want_count);
+		word_eq(t, "notify first", first, c->succ & cql_pos_mask(&m->l));
+		word_eq(t, "notify count", count, want_count);
 		for (k = 0; k < count; k++) {
 			j = cqm_fifo_at(m, c->succ + k);
-			if (!cq_eq(t, "notified client queued", j >= 0, 1))
+			if (!word_eq(t, "notified client queued", j >= 0, 1))
 				return;
-			cq_eq(t, "notified client waits", m->c[m->fifo[j]].state, CQM_WAITING);
-			cq_eq(t, "notified client granted", cqm_spec_granted(m, j), 1);
+			word_eq(t, "notified client waits", m->c[m->fifo[j]].state, CQM_WAITING);
+			word_eq(t, "notified client granted", cqm_spec_granted(m, j), 1);
 			m->c[m->fifo[j]].state = CQM_HOLDING;
 			t->stats[m->c[m->fifo[j]].mode == CQL_EXCLUSIVE ?
 				 CQM_ST_NOTIFY_WRITER : CQM_ST_NOTIFY_READERS]++;
@@ -1195,7 +1139,7 @@ static void cqm_fetch(struct cql_tctx *t, struct cql_model *m, int i)
 	}
 }
 
-static void cqm_release(struct cql_tctx *t, struct cql_model *m, int i)
+static void cqm_release(struct word_tctx *t, struct cql_model *m, int i)
 {
 	struct cqm_client *c = &m->c[i];
 	int j = cqm_fifo_at(m, c->pos);
@@ -1215,7 +1159,7 @@ static void cqm_release(struct cql_tctx *t, struct cql_model *m, int i)
 }
 
 /* Read any slot for a position around the queue and judge it. */
-static void cqm_probe(struct cql_tctx *t, struct cql_model *m)
+static void cqm_probe(struct word_tctx *t, struct cql_model *m)
 {
 	u32 cap = cql_capacity(&m->l);
 	u64 lo = m->head > 2 * cap ? m->head - 2 * cap : 0;
@@ -1229,11 +1173,11 @@ static void cqm_probe(struct cql_tctx *t, struct cql_model *m)
 	    (s->written && cqm_lap(m, s->pos) > cql_ver_init(&m->l)))
 		return;
 	want = cqm_ref_state(m, pos);
-	cq_eq(t, "entry state", cql_entry_classify(&m->l, e, pos & cql_pos_mask(&m->l)), want);
+	word_eq(t, "entry state", cql_entry_classify(&m->l, e, pos & cql_pos_mask(&m->l)), want);
 	if (want == CQL_ENTRY_VALID) {
-		cq_eq(t, "entry mode", cql_entry_mode(e), s->mode);
-		cq_eq(t, "entry cid", cql_entry_cid(e), s->cid);
-		cq_eq(t, "entry ts", cql_entry_ts(e), s->ts);
+		word_eq(t, "entry mode", cql_entry_mode(e), s->mode);
+		word_eq(t, "entry cid", cql_entry_cid(e), s->cid);
+		word_eq(t, "entry ts", cql_entry_ts(e), s->ts);
 		t->stats[CQM_ST_PROBE_VALID]++;
 	} else if (want == CQL_ENTRY_OBSOLETE) {
 		t->stats[CQM_ST_PROBE_OBSOLETE]++;
@@ -1243,7 +1187,7 @@ static void cqm_probe(struct cql_tctx *t, struct cql_model *m)
 }
 
 /* Two clients' acquisition times, when they are within the documented half. */
-static void cqm_ts(struct cql_tctx *t, struct cql_model *m)
+static void cqm_ts(struct word_tctx *t, struct cql_model *m)
 {
 	u64 a = m->c[cqm_rand(m, CQM_CLIENTS)].ts, b = m->c[cqm_rand(m, CQM_CLIENTS)].ts;
 	u64 d = a > b ? a - b : b - a;
@@ -1253,8 +1197,8 @@ static void cqm_ts(struct cql_tctx *t, struct cql_model *m)
 		return;
 	if (wrapped != earlier)
 		t->stats[CQM_ST_TS_WRAPPED]++;
-	cq_eq(t, "ts before", cql_ts_before((u16)a, (u16)b), a < b);
-	cq_eq(t, "ts after", cql_ts_before((u16)b, (u16)a), b < a);
+	word_eq(t, "ts before", cql_ts_before((u16)a, (u16)b), a < b);
+	word_eq(t, "ts after", cql_ts_before((u16)b, (u16)a), b < a);
 }
 
 static int cqm_pick(struct cql_model *m, enum cqm_state st)
@@ -1271,44 +1215,44 @@ static int cqm_pick(struct cql_model *m, enum cqm_state st)
 }
 
 /* After every step: the header against the model, exclusion, liveness. */
-static void cqm_check(struct cql_tctx *t, struct cql_model *m)
+static void cqm_check(struct word_tctx *t, struct cql_model *m)
 {
 	unsigned int j, readers = 0, writers = 0, owed = 0, releasing = 0;
 	struct cqm_client *c;
 
-	cq_eq(t, "qhead", cql_hdr_qhead(&m->l, m->hdr), m->head & cql_pos_mask(&m->l));
-	cq_eq(t, "qsize", cql_hdr_qsize(&m->l, m->hdr), m->nq);
-	cq_eq(t, "wcnt", cql_hdr_wcnt(&m->l, m->hdr), cqm_writers(m));
-	cq_eq(t, "reset id", cql_hdr_reset_id(m->hdr), 0);
-	cq_eq(t, "header valid", cql_hdr_valid(&m->l, m->hdr), 1);
-	cq_eq(t, "queue overflow", cql_hdr_overflow(&m->l, m->hdr), m->nq > cql_capacity(&m->l));
+	word_eq(t, "qhead", cql_hdr_qhead(&m->l, m->hdr), m->head & cql_pos_mask(&m->l));
+	word_eq(t, "qsize", cql_hdr_qsize(&m->l, m->hdr), m->nq);
+	word_eq(t, "wcnt", cql_hdr_wcnt(&m->l, m->hdr), cqm_writers(m));
+	word_eq(t, "reset id", cql_hdr_reset_id(m->hdr), 0);
+	word_eq(t, "header valid", cql_hdr_valid(&m->l, m->hdr), 1);
+	word_eq(t, "queue overflow", cql_hdr_overflow(&m->l, m->hdr), m->nq > cql_capacity(&m->l));
 	for (j = 0; j < m->nq; j++) {
 		c = &m->c[m->fifo[j]];
 		if (c->state == CQM_HOLDING) {
 			readers += c->mode == CQL_SHARED;
 			writers += c->mode == CQL_EXCLUSIVE;
-			cq_eq(t, "holder granted", cqm_spec_granted(m, j), 1);
+			word_eq(t, "holder granted", cqm_spec_granted(m, j), 1);
 		} else {
 			owed += cqm_spec_granted(m, j);
 		}
 		if (c->mode == CQL_EXCLUSIVE && c->state == CQM_WAITING)
-			cq_eq(t, "waiting writer at head",
-			      cql_at_head(&m->l, m->hdr, c->pos & cql_pos_mask(&m->l)), j == 0);
+			word_eq(t, "waiting writer at head",
+				cql_at_head(&m->l, m->hdr, c->pos & cql_pos_mask(&m->l)), j == 0);
 		/* What a waiter's liveness check concludes is never early. */
 		if (c->state == CQM_WAITING &&
 		    cql_waiter_granted(&m->l, m->hdr, c->pos & cql_pos_mask(&m->l), c->mode))
-			cq_eq(t, "liveness check grants only a granted waiter",
-			      cqm_spec_granted(m, j), 1);
+			word_eq(t, "liveness check grants only a granted waiter",
+				cqm_spec_granted(m, j), 1);
 	}
 	for (j = 0; j < CQM_CLIENTS; j++)
 		releasing += m->c[j].state == CQM_RELEASING;
-	cq_eq(t, "one writer alone", writers > 1 || (writers && readers), 0);
+	word_eq(t, "one writer alone", writers > 1 || (writers && readers), 0);
 	/* Every grant is notified once the releases in flight are done. */
 	if (!releasing)
-		cq_eq(t, "granted waiter never notified", owed, 0);
+		word_eq(t, "granted waiter never notified", owed, 0);
 }
 
-static void cqm_step(struct cql_tctx *t, struct cql_model *m)
+static void cqm_step(struct word_tctx *t, struct cql_model *m)
 {
 	u32 r = cqm_rand(m, 100), cap = cql_capacity(&m->l);
 	int i;
@@ -1344,17 +1288,17 @@ static void cqm_step(struct cql_tctx *t, struct cql_model *m)
 	cqm_check(t, m);
 }
 
-static void cqm_run(struct cql_tctx *t, unsigned int c, unsigned int mbits, u64 seed0)
+static void cqm_run(struct word_tctx *t, unsigned int c, unsigned int mbits, u64 seed0)
 {
 	struct cql_model *m = t->model;
 	unsigned int seed, step;
 	u64 start;
 
 	for (seed = 0; seed < CQM_SEEDS; seed++) {
-		cq_begin(t, "seed", seed);
+		word_begin(t, "seed", seed);
 		__builtin_memset(m, 0, sizeof(*m));
 		m->rng = seed0 + seed;
-		cq_eq(t, "layout", cql_layout_init(&m->l, c, mbits), 0);
+		word_eq(t, "layout", cql_layout_init(&m->l, c, mbits), 0);
 		/* Half the runs start two laps before the all-ones lap. */
 		start = 0;
 		if (seed & 1)
@@ -1363,7 +1307,7 @@ static void cqm_run(struct cql_tctx *t, unsigned int c, unsigned int mbits, u64 
 		cqm_epoch(m, start);
 		for (step = 0; step < CQM_STEPS && t->failures == t->case_failures; step++)
 			cqm_step(t, m);
-		cq_end(t);
+		word_end(t);
 	}
 }
 
@@ -1375,7 +1319,7 @@ static const struct {
 	{ 3, 4, 0x0badc0deULL }, { 5, 16, 0xfeedf00dULL },
 };
 
-static void cq_run_model(struct cql_tctx *t)
+static void cq_run_model(struct word_tctx *t)
 {
 	unsigned long before[CQM_NR_STATS];
 	unsigned int i;
@@ -1385,23 +1329,13 @@ static void cq_run_model(struct cql_tctx *t)
 	for (i = 0; i < ARRAY_SIZE(cqm_layouts); i++)
 		cqm_run(t, cqm_layouts[i].c, cqm_layouts[i].m, cqm_layouts[i].seed);
 	/* The runs must have reached every state the model counts. */
-	cq_begin(t, "every event reached", i);
+	word_begin(t, "every event reached", i);
 	for (i = 0; i < CQM_NR_STATS; i++)
-		cq_eq(t, "event seen", t->stats[i] > before[i], 1);
-	cq_end(t);
+		word_eq(t, "event seen", t->stats[i] > before[i], 1);
+	word_end(t);
 }
 
-/**
- * struct cql_case_group - one group of cases, one KUnit case / TAP block
- * @name: group name.
- * @run: runs every case of the group against @t.
- */
-struct cql_case_group {
-	const char *name;
-	void (*run)(struct cql_tctx *t);
-};
-
-static const struct cql_case_group cql_case_groups[] = {
+static const struct word_case_group cql_case_groups[] = {
 	{ "layout", cq_run_layout },
 	{ "deltas", cq_run_delta },
 	{ "grant", cq_run_grant },
@@ -1417,5 +1351,15 @@ static const struct cql_case_group cql_case_groups[] = {
 	{ "release", cq_run_release },
 	{ "model", cq_run_model },
 };
+
+/* What each enum cqm_stat counts, as the host program reports it. */
+static const char * const cql_stat_names[CQM_NR_STATS] = {
+	"granted by the enqueue", "writers notified", "readers notified by a writer",
+	"refetches", "version overflow resets", "overwrite resets", "timeout resets",
+	"overflowing enqueues", "enqueues past the qhead wrap", "probes valid",
+	"probes obsolete", "probes overwritten", "timestamps compared across the wrap",
+};
+
+static const struct word_suite cql_word_suite = WORD_SUITE(cql);
 
 #endif /* _RDLOCK_TESTS_CQL_CASES_H */
