@@ -251,7 +251,7 @@ guest_tests()
 
 	if [ "$kernel" = debug ]; then
 		# The limit only catches hangs: the protocol simulations
-		# (rdlock_proto_sim, CQL's included) take about 35 s.
+		# (rdlock_proto_kunit's suites, CQL's included) take about 35 s.
 		cluster_step debug kunit 1 600 -- sh guest/kunit.sh
 	fi
 	cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh

@@ -4,7 +4,8 @@
 # kunit.sh - load every KUnit suite module of the payload and print its KTAP
 # results, taken from the kernel log (KUnit reports there), on stdout so the
 # host counts them. Runs in a debug-kernel guest; busybox sh. A module that
-# reports nothing, or whose suite does not end with "ok", fails the run.
+# reports nothing, or one of whose suites (rdlock_proto_kunit has several)
+# does not end with "ok", fails the run.
 #   kunit.sh [NAME]   only the suite module NAME (e.g. rdlock_proto_kunit)
 
 rc=0
@@ -35,8 +36,10 @@ for ko in /rdlock/modules/${1:-*_kunit}.ko; do
 		}
 		why { sub(/^ */, ""); print "        # " $0 }')
 	echo "$ktap"
-	# The suite's own result is its last unindented result line.
-	if ! echo "$ktap" | grep -E '^(not )?ok ' | tail -n 1 | grep -q '^ok '; then
+	# Each suite's own result is an unindented result line: one at least,
+	# and every one "ok".
+	suites=$(echo "$ktap" | grep -E '^(not )?ok ')
+	if [ -z "$suites" ] || echo "$suites" | grep -q '^not ok '; then
 		echo "not ok - $name: no passing suite result"
 		rc=1
 	fi
