@@ -1045,7 +1045,7 @@ static void cql_stale_signal_test(struct kunit *test)
 }
 
 /*
- * Issue 9, a holder's node is gone: node 2 takes the lock exclusively
+ * A holder's node is gone: node 2 takes the lock exclusively
  * (granted at its enqueue, so no entry names it) and fails. Writers of
  * nodes 0 and 1 queue behind it; one of them finds the header unchanged
  * for the stuck time with nobody alive at the head, and resets: node 2 is
@@ -1159,7 +1159,7 @@ static void cql_hier_stuck_test(struct kunit *test)
 }
 
 /*
- * Issue 9, a claimer that fails mid-reset (appendix B): the header shows a
+ * A claimer that fails mid-reset (appendix B): the header shows a
  * reset claimed by node 2, which is gone. A writer of node 0 meets it,
  * waits, finds node 2 unreachable after the takeover time, claims the
  * reset in its place, completes it and is granted; exactly one takeover.

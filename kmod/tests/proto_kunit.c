@@ -12,7 +12,7 @@
  * to their grants. Threads are created once per case and run every
  * schedule (round) of it.
  *
- * The lease-stall cases are issue 11's scenario: a holder stalls with its
+ * The lease-stall cases: a holder stalls with its
  * clock stopped, the others reset it and keep going while it wakes up and
  * releases late; its release must find the ticket revoked and no two live
  * holders may conflict.
@@ -370,7 +370,7 @@ static const struct sim_params sim_cases[] = {
 	  12, 8, RDLOCK_MODE_UPDATE, true },
 	{ "bakery, holder stalls, waiters time out and return", &rdlock_proto_bakery,
 	  false, 40, 50, 12, 8, RDLOCK_MODE_EXCLUSIVE, true, 10 },
-	/* Issue 8: a failed poll kept its ticket in the word for good. */
+	/* A failed poll must not keep its ticket in the word for good. */
 	{ "bakery, 5% of READs fail", &rdlock_proto_bakery, false, 0, 50, 150, 3,
 	  .read_fail_pct = 5 },
 	{ "bakery update word, 5% of READs fail", &rdlock_proto_bakery, true, 0, 50,
@@ -432,7 +432,7 @@ static const struct sim_params sim_cases[] = {
 	/* One client per node in the queue: the others wait at the gate. */
 	{ "cql, capacity 4, 16 version bits", &rdlock_proto_cql, false, 0, 50, 150,
 	  3, .cql_cap_bits = 2 },
-	/* Issue 9: 4 laps of 4 positions, so a busy lock reaches the wrap. */
+	/* 4 laps of 4 positions, so a busy lock reaches the wrap. */
 	{ "cql, capacity 4, 2 version bits: busy resets", &rdlock_proto_cql, false,
 	  0, 50, 150, 3, .cql_cap_bits = 2, .cql_ver_bits = 2, .cql_wraps = true },
 	{ "cql, busy resets, notifications delayed up to 200 us", &rdlock_proto_cql,
