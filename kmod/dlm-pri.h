@@ -86,15 +86,18 @@ enum rdlock_dlm_cb_type {
 	RDLOCK_DLM_CB_BAST = 2,
 };
 
+/* rdlock_dlm_cb.flags, rdlock_dlm_queue_cb()'s @cb_flags */
+#define RDLOCK_DLM_CBF_FINAL	0x1	/* the lock's last callback */
 /*
- * @hold: an AST of a grant that raised the mode: the hold time starts
- * when it is delivered (rdlock_dlm_set_hold()).
+ * An AST of a grant that raised the mode: the hold time starts when it is
+ * delivered (rdlock_dlm_set_hold()).
  */
+#define RDLOCK_DLM_CBF_HOLD	0x2
+
 struct rdlock_dlm_cb {
 	u8 type;
 	u8 sb_flags;
-	bool final;
-	bool hold;
+	u8 flags;		/* RDLOCK_DLM_CBF_* */
 	int val;
 	ktime_t queued;
 };
@@ -440,7 +443,7 @@ void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
 unsigned int rdlock_dlm_hold_of(const struct rdlock_dlm_lkb *lkb);
 void rdlock_dlm_cb_work(struct work_struct *work);
 void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
-			 u8 sb_flags, bool final, bool hold);
+			 u8 sb_flags, u8 cb_flags);
 void rdlock_dlm_ast(struct rdlock_dlm_lkb *lkb,
 		    const struct rdlock_dlm_req *req, int grmode, int ret);
 

@@ -65,11 +65,10 @@
  *       rdlock_dlm_queue_cb(EUNLOCK)     dlm_ast.c
  *     rdlock_dlm_up()                    new lock, up-conversion
  *       rdlock_dlm_take()
- *         __rdlock_dlm_take()
- *           rdlock_dlm_try()             one CAS
- *           rdlock_dlm_notice_wait()     the wait notice, dlm_notice.c
- *           rdlock_dlm_wait_take()       tries until taken or cancelled
- *           rdlock_dlm_room()            no free name entry
+ *         rdlock_dlm_try()               one CAS
+ *         rdlock_dlm_notice_wait()       the wait notice, dlm_notice.c
+ *         rdlock_dlm_wait_take()         tries until taken or cancelled
+ *         rdlock_dlm_room()              no free name entry
  *       rdlock_dlm_drop()                PR->EX: the PR hold
  *     rdlock_dlm_lvb_grant()             granted
  *     rdlock_dlm_down()                  down-conversion
@@ -339,15 +338,22 @@ static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
 	}
 }
 
+/* rdlock_dlm_take()'s @how */
+#define RDLOCK_DLM_TAKE_GATE	0x1	/* the gate word, not the main word */
+#define RDLOCK_DLM_TAKE_NOQUEUE	0x2	/* one try: busy is -EAGAIN */
+#define RDLOCK_DLM_TAKE_QUIET	0x4	/* waits for nobody: no notice */
+
 /*
- * Take the main (@gate false) or gate word of @req's resource, sending
- * the request's blocking notice first unless @noqueue or @quiet (a take
- * that cannot wait for anybody).
+ * Take the main or (RDLOCK_DLM_TAKE_GATE in @how) gate word of @req's
+ * resource, sending the request's blocking notice first unless
+ * RDLOCK_DLM_TAKE_NOQUEUE or _QUIET (a take that cannot wait for anybody).
  */
-static int __rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate,
-			     int mode, bool noqueue, bool quiet,
-			     struct rdlock_lock **out)
+static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
+			   struct rdlock_lock **out)
 {
+	bool noqueue = how & RDLOCK_DLM_TAKE_NOQUEUE;
+	bool quiet = how & RDLOCK_DLM_TAKE_QUIET;
+	bool gate = how & RDLOCK_DLM_TAKE_GATE;
 	u32 word = gate ? RDLOCK_LKF_GATE : 0;
 	u8 name[RDLOCK_RES_NAME_MAX];
 	unsigned int room_ms = 0;
@@ -410,12 +416,6 @@ took:
 	return 0;
 }
 
-static int rdlock_dlm_take(struct rdlock_dlm_req *req, bool gate, int mode,
-			   bool noqueue, struct rdlock_lock **out)
-{
-	return __rdlock_dlm_take(req, gate, mode, noqueue, false, out);
-}
-
 void rdlock_dlm_drop(struct rdlock_dlm_req *req,
 		     struct rdlock_lock **lk)
 {
@@ -461,6 +461,7 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		  int *grmode)
 {
 	bool noqueue = req->flags & RDLOCK_DLM_LKF_NOQUEUE;
+	u32 how = noqueue ? RDLOCK_DLM_TAKE_NOQUEUE : 0;
 	struct rdlock_lock *again = NULL;
 	int ret;
 
@@ -469,19 +470,17 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	if (!rdlock_dlm_step(req, !noqueue))
 		return -ECANCELED;
 	if (req->to == RDLOCK_DLM_LOCK_PR)
-		return rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, noqueue,
-				       &req->main);
+		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, how, &req->main);
 
 	/* EX: the gate first, so that nobody else gets EX from now on. */
-	ret = rdlock_dlm_take(req, true, RDLOCK_DLM_LOCK_EX, noqueue,
-			      &req->gate);
+	ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX,
+			      how | RDLOCK_DLM_TAKE_GATE, &req->gate);
 	if (ret)
 		return ret;
 	if (req->from != RDLOCK_DLM_LOCK_PR) {
 		if (!rdlock_dlm_step(req, !noqueue))
 			return -ECANCELED;
-		return rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_EX, noqueue,
-				       &req->main);
+		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX, how, &req->main);
 	}
 
 	/*
@@ -492,8 +491,7 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	if (!rdlock_dlm_step(req, false))
 		return -ECANCELED;
 	rdlock_dlm_drop(req, &lkb->main);
-	ret = rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_EX, noqueue,
-			      &req->main);
+	ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX, how, &req->main);
 	if (!ret)
 		return 0;
 	/*
@@ -501,8 +499,8 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	 * the main word: with the CAS lock (a failed try leaves nothing
 	 * behind) PR is granted at once.
 	 */
-	if (__rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false, true,
-			      &again))
+	if (rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, RDLOCK_DLM_TAKE_QUIET,
+			    &again))
 		*grmode = RDLOCK_DLM_LOCK_NL;
 	else
 		lkb->main = again;
@@ -619,8 +617,8 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 		 * EX->PR under the gate: no EX ticket but ours was in the
 		 * word, so this is granted without waiting for anybody.
 		 */
-		ret = __rdlock_dlm_take(req, false, RDLOCK_DLM_LOCK_PR, false,
-					true, &lkb->main);
+		ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR,
+				      RDLOCK_DLM_TAKE_QUIET, &lkb->main);
 		if (ret)
 			*grmode = RDLOCK_DLM_LOCK_NL;
 	}
@@ -685,8 +683,8 @@ static bool rdlock_dlm_unlock_work(struct rdlock_dlm_req *req)
 	idr_remove(&dls->lkids, lkb->lkid);
 	list_del_init(&lkb->res_node);
 	lkb->req = NULL;
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_EUNLOCK, 0, true,
-			    false);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_EUNLOCK, 0,
+			    RDLOCK_DLM_CBF_FINAL);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	/* The lock's reference on the resource (a parked @req has its own). */
 	rdlock_dlm_res_put(dls, res);
@@ -756,7 +754,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 		/* A new lock that was not granted ends with its AST. */
 		idr_remove(&dls->lkids, lkb->lkid);
 		list_del_init(&lkb->res_node);
-		rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, 0, true, false);
+		rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, 0,
+				    RDLOCK_DLM_CBF_FINAL);
 		spin_unlock_irqrestore(&dls->lock, flags);
 		rdlock_dlm_drop(req, &req->main);
 		rdlock_dlm_drop(req, &req->gate);
@@ -1056,8 +1055,8 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 		/* The lock's reference on the resource; the request has one. */
 		lkb->res->refs--;
 	}
-	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_ECANCEL, 0, new,
-			    false);
+	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, RDLOCK_DLM_ECANCEL, 0,
+			    new ? RDLOCK_DLM_CBF_FINAL : 0);
 }
 
 /**

@@ -132,10 +132,10 @@ void rdlock_dlm_cb_work(struct work_struct *work)
 				 ktime_to_ns(ktime_sub(ktime_get(), cb.queued)));
 		lkb->lksb->sb_status = cb.val;
 		lkb->lksb->sb_flags = cb.sb_flags;
-		if (cb.hold)
+		if (cb.flags & RDLOCK_DLM_CBF_HOLD)
 			lkb->granted = ktime_get();
 		lkb->ast(lkb->astarg);
-		if (cb.final) {
+		if (cb.flags & RDLOCK_DLM_CBF_FINAL) {
 			/*
 			 * Queued last: nothing else refers to @lkb now but a
 			 * run of this work that its queueing, while this one
@@ -150,11 +150,12 @@ void rdlock_dlm_cb_work(struct work_struct *work)
 }
 
 /*
- * Queue a callback; caller holds dls->lock. @final: @lkb's last; @hold:
- * an AST of a grant that raised the mode.
+ * Queue a callback; caller holds dls->lock. @cb_flags: RDLOCK_DLM_CBF_FINAL
+ * for @lkb's last, RDLOCK_DLM_CBF_HOLD for an AST of a grant that raised
+ * the mode.
  */
 void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
-			 u8 sb_flags, bool final, bool hold)
+			 u8 sb_flags, u8 cb_flags)
 {
 	struct rdlock_dlm_cb *tail;
 
@@ -175,10 +176,10 @@ void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
 		return;
 	lkb->cbs[(lkb->cb_head + lkb->nr_cbs) % RDLOCK_DLM_CBS] =
 		(struct rdlock_dlm_cb){ .type = type, .val = val,
-					.sb_flags = sb_flags, .final = final,
-					.hold = hold, .queued = ktime_get() };
+					.sb_flags = sb_flags, .flags = cb_flags,
+					.queued = ktime_get() };
 	lkb->nr_cbs++;
-	if (final)
+	if (cb_flags & RDLOCK_DLM_CBF_FINAL)
 		lkb->dead = true;
 	/* A BAST held back goes now, in order, before this AST. */
 	mod_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work, 0);
@@ -225,7 +226,7 @@ static void rdlock_dlm_bast_known(struct rdlock_dlm_lkb *lkb)
 			continue;
 		if (rdlock_dlm_conflict(n->mode, lkb->grmode))
 			rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST, n->mode, 0,
-					    false, false);
+					    0);
 	}
 }
 
@@ -247,7 +248,7 @@ void rdlock_dlm_ast(struct rdlock_dlm_lkb *lkb,
 	if (grmode > lkb->grmode)
 		rdlock_dlm_drop_basts(lkb);
 	rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_AST, ret, ret ? 0 : req->sb_flags,
-			    false, hold);
+			    hold ? RDLOCK_DLM_CBF_HOLD : 0);
 	lkb->grmode = grmode;
 	if (!ret)
 		rdlock_dlm_bast_known(lkb);

@@ -125,28 +125,32 @@ static bool rdlock_dlm_res_local(const struct rdlock_dlm_req *req)
 	return false;
 }
 
+/* What rdlock_dlm_wait_local() waits for besides its lock's own take. */
+#define RDLOCK_DLM_LOCAL_ALL	0x1	/* every LOCAL take of the lockspace */
+#define RDLOCK_DLM_LOCAL_RES	0x2	/* of the resource's other locks */
+
 /*
  * May @req go on (rdlock_dlm_wait_local())? Yes once cancelled: it then
- * touches nothing of its lock's, which may be gone. Caller holds
- * dls->lock.
+ * touches nothing of its lock's, which may be gone. @wait:
+ * RDLOCK_DLM_LOCAL_*. Caller holds dls->lock.
  */
 static bool __rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
-				    bool publish, bool takes)
+				    u32 wait)
 {
 	lockdep_assert_held(&req->dls->lock);
-	return !req->lkb || (!req->lkb->local &&
-			     (!publish || !req->dls->local_takes) &&
-			     (!takes || !rdlock_dlm_res_local(req)));
+	return !req->lkb ||
+	       (!req->lkb->local &&
+		(!(wait & RDLOCK_DLM_LOCAL_ALL) || !req->dls->local_takes) &&
+		(!(wait & RDLOCK_DLM_LOCAL_RES) || !rdlock_dlm_res_local(req)));
 }
 
-static bool rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
-				  bool publish, bool takes)
+static bool rdlock_dlm_local_done(const struct rdlock_dlm_req *req, u32 wait)
 {
 	unsigned long flags;
 	bool done;
 
 	spin_lock_irqsave(&req->dls->lock, flags);
-	done = __rdlock_dlm_local_done(req, publish, takes);
+	done = __rdlock_dlm_local_done(req, wait);
 	spin_unlock_irqrestore(&req->dls->lock, flags);
 	return done;
 }
@@ -190,6 +194,8 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 		       req->to < RDLOCK_DLM_LOCK_EX;
 	bool takes = !req->unlock && req->to > req->from &&
 		     req->to != RDLOCK_DLM_LOCK_NL;
+	u32 wait = (publish ? RDLOCK_DLM_LOCAL_ALL : 0) |
+		   (takes ? RDLOCK_DLM_LOCAL_RES : 0);
 	struct rdlock_dlm_ls *dls = req->dls;
 	struct rdlock_dlm_req *take = NULL;
 	struct rdlock_dlm_lkb *lkb, *o;
@@ -212,7 +218,7 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	}
 	if (publish)
 		rdlock_dlm_local_force(dls);
-	done = __rdlock_dlm_local_done(req, publish, takes);
+	done = __rdlock_dlm_local_done(req, wait);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	if (take) {
 		/* Never started: its references go as a request's would. */
@@ -225,7 +231,7 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	t0 = ktime_get();
 	/* As long as the cluster takes: not a hung task. */
 	wait_event_idle(dls->local_wq,
-			rdlock_dlm_local_done(req, publish, takes));
+			rdlock_dlm_local_done(req, wait));
 	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
 			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
 }

@@ -251,7 +251,7 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 				continue;
 			if (rdlock_dlm_conflict(mode, lkb->grmode))
 				rdlock_dlm_queue_cb(lkb, RDLOCK_DLM_CB_BAST,
-						    mode, 0, false, false);
+						    mode, 0, 0);
 		}
 	}
 	/*
