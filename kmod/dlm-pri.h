@@ -125,6 +125,39 @@ struct rdlock_dlm_res {
 struct rdlock_dlm_req;
 
 /**
+ * enum rdlock_dlm_lkb_state - a DLM lock's life (fs/dlm's lkb_status)
+ * @RDLOCK_DLM_LKS_NEW: asked for and not granted yet (grmode
+ *	RDLOCK_DLM_LOCK_IV): its first request is in progress.
+ * @RDLOCK_DLM_LKS_UNPUBLISHED: granted with RDLOCK_DLM_LKF_LOCAL, its
+ *	lock words not taken yet, and their take not started
+ *	(rdlock_dlm_lkb.local_req).
+ * @RDLOCK_DLM_LKS_TAKING: granted LOCAL, the take of its lock words under
+ *	way (rdlock_dlm_local_work()).
+ * @RDLOCK_DLM_LKS_GRANTED: granted, the lock words of its mode taken
+ *	(none if the take of a LOCAL lock gave up).
+ * @RDLOCK_DLM_LKS_DEAD: final: its last AST is queued (an unlock's, or
+ *	a new lock's that was cancelled or not granted); no more requests
+ *	or callbacks.
+ * @RDLOCK_DLM_LKS_NR: number of states.
+ *
+ * While UNPUBLISHED or TAKING, the lock's @main and @gate are its take's
+ * until it ends, and the lock's next request waits for it
+ * (rdlock_dlm_wait_local()). The moves (rdlock_dlm_lkb_to()):
+ * NEW to UNPUBLISHED (rdlock_dlm_local_grant()), GRANTED (its request's
+ * grant) or DEAD; UNPUBLISHED to TAKING (the take starts) or GRANTED
+ * (unlocked before: rdlock_dlm_local_abandon()); TAKING to GRANTED (the
+ * take ended); GRANTED to DEAD (unlocked).
+ */
+enum rdlock_dlm_lkb_state {
+	RDLOCK_DLM_LKS_NEW,
+	RDLOCK_DLM_LKS_UNPUBLISHED,
+	RDLOCK_DLM_LKS_TAKING,
+	RDLOCK_DLM_LKS_GRANTED,
+	RDLOCK_DLM_LKS_DEAD,
+	RDLOCK_DLM_LKS_NR,
+};
+
+/**
  * struct rdlock_dlm_lkb - one DLM lock
  * @dls: its lockspace.
  * @res: its resource.
@@ -157,13 +190,10 @@ struct rdlock_dlm_req;
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
- * @dead: the final AST is queued: no more requests or callbacks.
- * @local: granted with RDLOCK_DLM_LKF_LOCAL, its lock words not taken
- *	yet: @main and @gate are its take's until it ends, and the lock's
- *	next request waits for it (rdlock_dlm_wait_local()).
- * @local_req: its take while not started (the lock is *unpublished*),
- *	else NULL.
- * @local_node: on rdlock_dlm_ls.unpublished while @local_req is set.
+ * @state: where it is in its life; only rdlock_dlm_lkb_to() changes it.
+ * @local_req: its take while %RDLOCK_DLM_LKS_UNPUBLISHED, else NULL.
+ * @local_node: on rdlock_dlm_ls.unpublished while
+ *	%RDLOCK_DLM_LKS_UNPUBLISHED.
  * @local_at: when it was granted LOCAL (jiffies).
  *
  * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
@@ -194,8 +224,7 @@ struct rdlock_dlm_lkb {
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
 	unsigned int cb_head;
 	unsigned int nr_cbs;
-	bool dead;
-	bool local;
+	enum rdlock_dlm_lkb_state state;
 	struct list_head local_node;
 	unsigned long local_at;
 	struct rdlock_dlm_req *local_req;
@@ -430,6 +459,8 @@ static inline void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 /* dlm.c */
 int rdlock_dlm_init(void);
 void rdlock_dlm_exit(void);
+void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb,
+		       enum rdlock_dlm_lkb_state to);
 int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		  int *grmode);
 void rdlock_dlm_drop(struct rdlock_dlm_req *req,

@@ -224,6 +224,48 @@ static int rdlock_dlm_mode_idx(int mode)
 }
 
 /* ------------------------------------------------------------------ */
+/* States                                                             */
+
+/* May a state move from @from to @to, by @moves (the bits of each's)? */
+static bool rdlock_dlm_may_move(const u8 *moves, unsigned int nr,
+				unsigned int from, unsigned int to)
+{
+	return from < nr && to < nr && moves[from] & BIT(to);
+}
+
+/* A lock's life: the states each state may move to. */
+static const u8 rdlock_dlm_lkb_moves[RDLOCK_DLM_LKS_NR] = {
+	[RDLOCK_DLM_LKS_NEW]	     = BIT(RDLOCK_DLM_LKS_UNPUBLISHED) |
+				       BIT(RDLOCK_DLM_LKS_GRANTED) |
+				       BIT(RDLOCK_DLM_LKS_DEAD),
+	[RDLOCK_DLM_LKS_UNPUBLISHED] = BIT(RDLOCK_DLM_LKS_TAKING) |
+				       BIT(RDLOCK_DLM_LKS_GRANTED),
+	[RDLOCK_DLM_LKS_TAKING]	     = BIT(RDLOCK_DLM_LKS_GRANTED),
+	[RDLOCK_DLM_LKS_GRANTED]     = BIT(RDLOCK_DLM_LKS_DEAD),
+};
+
+/**
+ * rdlock_dlm_lkb_to() - move a lock to its next state
+ * @lkb: the lock.
+ * @to: the new state.
+ *
+ * The one place a lock's state changes; caller holds dls->lock. A move
+ * that enum rdlock_dlm_lkb_state does not allow is a bug of this layer:
+ * it warns (once) and is refused, the state stays.
+ */
+void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb,
+		       enum rdlock_dlm_lkb_state to)
+{
+	lockdep_assert_held(&lkb->dls->lock);
+	if (WARN_ONCE(!rdlock_dlm_may_move(rdlock_dlm_lkb_moves,
+					   RDLOCK_DLM_LKS_NR, lkb->state, to),
+		      "DLM lock %x: no move from state %d to %d\n",
+		      lkb->lkid, lkb->state, to))
+		return;
+	lkb->state = to;
+}
+
+/* ------------------------------------------------------------------ */
 /* Requests                                                           */
 
 static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
@@ -762,6 +804,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 		rdlock_dlm_res_put(dls, req->res);
 		goto out;
 	}
+	if (lkb->state == RDLOCK_DLM_LKS_NEW)
+		rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_GRANTED);
 	rdlock_dlm_ast(lkb, req, grmode, ret);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	/* A failed up-conversion gives back the steps it got. */
@@ -866,7 +910,7 @@ static int rdlock_dlm_convert(struct rdlock_dlm_ls *dls, int mode,
 		return -ENOMEM;
 	spin_lock_irqsave(&dls->lock, irq);
 	lkb = idr_find(&dls->lkids, lksb->sb_lkid);
-	if (!lkb || lkb->dead)
+	if (!lkb || lkb->state == RDLOCK_DLM_LKS_DEAD)
 		ret = -ENOENT;
 	else if (lkb->req)
 		ret = -EBUSY;
@@ -1096,7 +1140,7 @@ int rdlock_dlm_unlock(struct rdlock_dlm_ls *dls, u32 lkid, u32 flags,
 	}
 	spin_lock_irqsave(&dls->lock, irq);
 	lkb = idr_find(&dls->lkids, lkid);
-	if (!lkb || lkb->dead) {
+	if (!lkb || lkb->state == RDLOCK_DLM_LKS_DEAD) {
 		ret = -ENOENT;
 		goto out;
 	}
@@ -1151,7 +1195,7 @@ int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
 
 	spin_lock_irqsave(&dls->lock, irq);
 	lkb = idr_find(&dls->lkids, lkid);
-	if (!lkb || lkb->dead) {
+	if (!lkb || lkb->state == RDLOCK_DLM_LKS_DEAD) {
 		ret = -ENOENT;
 	} else {
 		st->grmode = lkb->grmode;

@@ -161,7 +161,7 @@ void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
 
 	lockdep_assert_held(&lkb->dls->lock);
 	if (type == RDLOCK_DLM_CB_BAST) {
-		if (!lkb->bast || lkb->dead)
+		if (!lkb->bast || lkb->state == RDLOCK_DLM_LKS_DEAD)
 			return;
 		tail = lkb->nr_cbs ? &lkb->cbs[(lkb->cb_head + lkb->nr_cbs - 1) %
 					       RDLOCK_DLM_CBS] : NULL;
@@ -180,7 +180,7 @@ void rdlock_dlm_queue_cb(struct rdlock_dlm_lkb *lkb, u8 type, int val,
 					.queued = ktime_get() };
 	lkb->nr_cbs++;
 	if (cb_flags & RDLOCK_DLM_CBF_FINAL)
-		lkb->dead = true;
+		rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_DEAD);
 	/* A BAST held back goes now, in order, before this AST. */
 	mod_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work, 0);
 }

@@ -68,6 +68,7 @@ static void rdlock_dlm_local_publish(struct rdlock_dlm_lkb *lkb)
 	list_del_init(&lkb->local_node);
 	queue_work(rdlock_dlm_local_wq, &lkb->local_req->work);
 	lkb->local_req = NULL;
+	rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_TAKING);
 }
 
 /*
@@ -110,6 +111,13 @@ static void rdlock_dlm_local_ended(struct rdlock_dlm_ls *dls)
 	}
 }
 
+/* Is @lkb granted LOCAL without its words yet? Caller holds dls->lock. */
+static bool rdlock_dlm_lkb_local(const struct rdlock_dlm_lkb *lkb)
+{
+	return lkb->state == RDLOCK_DLM_LKS_UNPUBLISHED ||
+	       lkb->state == RDLOCK_DLM_LKS_TAKING;
+}
+
 /*
  * Has another lock of @req's resource on this node been granted LOCAL
  * without its words yet? Caller holds dls->lock.
@@ -120,7 +128,7 @@ static bool rdlock_dlm_res_local(const struct rdlock_dlm_req *req)
 
 	lockdep_assert_held(&req->dls->lock);
 	list_for_each_entry(o, &req->res->locks, res_node)
-		if (o != req->lkb && o->local)
+		if (o != req->lkb && rdlock_dlm_lkb_local(o))
 			return true;
 	return false;
 }
@@ -139,7 +147,7 @@ static bool __rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
 {
 	lockdep_assert_held(&req->dls->lock);
 	return !req->lkb ||
-	       (!req->lkb->local &&
+	       (!rdlock_dlm_lkb_local(req->lkb) &&
 		(!(wait & RDLOCK_DLM_LOCAL_ALL) || !req->dls->local_takes) &&
 		(!(wait & RDLOCK_DLM_LOCAL_RES) || !rdlock_dlm_res_local(req)));
 }
@@ -166,8 +174,8 @@ static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lk
 
 	lockdep_assert_held(&lkb->dls->lock);
 	list_del_init(&lkb->local_node);
-	lkb->local = false;
 	lkb->local_req = NULL;
+	rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_GRANTED);
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_ABANDONED, 1);
 	rdlock_dlm_local_ended(lkb->dls);
 	return take;
@@ -207,9 +215,9 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	lkb = req->lkb;
 	if (takes)
 		list_for_each_entry(o, &req->res->locks, res_node)
-			if (o != lkb && o->local_req)
+			if (o != lkb && o->state == RDLOCK_DLM_LKS_UNPUBLISHED)
 				rdlock_dlm_local_publish(o);
-	if (lkb && lkb->local_req) {
+	if (lkb && lkb->state == RDLOCK_DLM_LKS_UNPUBLISHED) {
 		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
 				     req->from == RDLOCK_DLM_LOCK_EX))
 			take = rdlock_dlm_local_abandon(lkb);
@@ -287,7 +295,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 		req->main = NULL;
 		req->gate = NULL;
 	}
-	lkb->local = false;
+	rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_GRANTED);
 	rdlock_dlm_local_ended(dls);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	if (ret) {
@@ -385,7 +393,7 @@ void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	}
 	lkb->lvb_valid = false;
 	lkb->lvb_seen_ok = false;
-	lkb->local = true;
+	rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_UNPUBLISHED);
 	lkb->local_at = jiffies;
 	lkb->local_req = req;
 	first = list_empty(&dls->unpublished);
