@@ -231,6 +231,32 @@ struct rdlock_dlm_lkb {
 };
 
 /**
+ * enum rdlock_dlm_req_state - a request's life, as a cancel sees it
+ * @RDLOCK_DLM_RQS_NEW: not started yet (rdlock_dlm_req_setup()).
+ * @RDLOCK_DLM_RQS_CANCELLABLE: in a step that a cancel may abandon (it
+ *	may wait for other holders).
+ * @RDLOCK_DLM_RQS_RUNNING: in a step that no cancel may abandon: an
+ *	unlock, a down-conversion, a request that may not wait (NL,
+ *	NOQUEUE, a LOCAL grant), one being granted, a PR->EX conversion
+ *	that gave up its PR.
+ * @RDLOCK_DLM_RQS_CANCELLED: final: cancelled (rdlock_dlm_cancel(), its
+ *	lkb NULL); it only gives back what it got.
+ * @RDLOCK_DLM_RQS_NR: number of states.
+ *
+ * The moves (rdlock_dlm_req_to()): NEW to CANCELLABLE or RUNNING when it
+ * is set up; CANCELLABLE and RUNNING to either at each step
+ * (rdlock_dlm_step(); the take of a LOCAL grant, which no cancel can
+ * find, enters CANCELLABLE steps too); CANCELLABLE to CANCELLED.
+ */
+enum rdlock_dlm_req_state {
+	RDLOCK_DLM_RQS_NEW,
+	RDLOCK_DLM_RQS_CANCELLABLE,
+	RDLOCK_DLM_RQS_RUNNING,
+	RDLOCK_DLM_RQS_CANCELLED,
+	RDLOCK_DLM_RQS_NR,
+};
+
+/**
  * struct rdlock_dlm_req - a lock, conversion or unlock being carried out
  * @work: runs it.
  * @dls: the lockspace.
@@ -247,7 +273,8 @@ struct rdlock_dlm_lkb {
  *	is owed.
  * @wait_node: on rdlock_dlm_ls.waits while @noticed, until its done
  *	notice.
- * @cancellable: waiting in a step that a cancel may abandon.
+ * @state: where it is in its life; only rdlock_dlm_req_to() changes it,
+ *	under rdlock_dlm_ls.lock.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
  * @kicks: kicks received while noticed (rdlock_dlm_kicked()).
  * @kick_wq: its wait for a kick, a cancel or the next poll.
@@ -277,7 +304,7 @@ struct rdlock_dlm_req {
 	bool unlock;
 	bool noticed;
 	struct list_head wait_node;
-	bool cancellable;
+	enum rdlock_dlm_req_state state;
 	int waiting;
 	unsigned int kicks;
 	wait_queue_head_t kick_wq;
@@ -459,8 +486,8 @@ static inline void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 /* dlm.c */
 int rdlock_dlm_init(void);
 void rdlock_dlm_exit(void);
-void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb,
-		       enum rdlock_dlm_lkb_state to);
+void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb, enum rdlock_dlm_lkb_state to);
+void rdlock_dlm_req_to(struct rdlock_dlm_req *req, enum rdlock_dlm_req_state to);
 int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		  int *grmode);
 void rdlock_dlm_drop(struct rdlock_dlm_req *req,

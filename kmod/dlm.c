@@ -226,22 +226,46 @@ static int rdlock_dlm_mode_idx(int mode)
 /* ------------------------------------------------------------------ */
 /* States                                                             */
 
-/* May a state move from @from to @to, by @moves (the bits of each's)? */
-static bool rdlock_dlm_may_move(const u8 *moves, unsigned int nr,
+/*
+ * The life of a @what (a lock, a request: enum rdlock_dlm_lkb_state,
+ * _req_state): @nr states, @moves the bits of the states each may move to.
+ */
+struct rdlock_dlm_life {
+	const char *what;
+	unsigned int nr;
+	u8 moves[8];
+};
+
+static_assert(RDLOCK_DLM_LKS_NR <= 8 && RDLOCK_DLM_RQS_NR <= 8);
+
+/*
+ * May the state of @what @id of @life move from @from to @to? Caller
+ * holds @lock, which guards the state. A move @life does not allow is a
+ * bug of this layer: it warns (once) and is refused.
+ */
+static bool rdlock_dlm_may_move(spinlock_t *lock,
+				const struct rdlock_dlm_life *life, u64 id,
 				unsigned int from, unsigned int to)
 {
-	return from < nr && to < nr && moves[from] & BIT(to);
+	lockdep_assert_held(lock);
+	return !WARN_ONCE(from >= life->nr || to >= life->nr ||
+			  !(life->moves[from] & BIT(to)),
+			  "DLM %s %llx: no move from state %u to %u\n",
+			  life->what, id, from, to);
 }
 
-/* A lock's life: the states each state may move to. */
-static const u8 rdlock_dlm_lkb_moves[RDLOCK_DLM_LKS_NR] = {
-	[RDLOCK_DLM_LKS_NEW]	     = BIT(RDLOCK_DLM_LKS_UNPUBLISHED) |
-				       BIT(RDLOCK_DLM_LKS_GRANTED) |
-				       BIT(RDLOCK_DLM_LKS_DEAD),
-	[RDLOCK_DLM_LKS_UNPUBLISHED] = BIT(RDLOCK_DLM_LKS_TAKING) |
-				       BIT(RDLOCK_DLM_LKS_GRANTED),
-	[RDLOCK_DLM_LKS_TAKING]	     = BIT(RDLOCK_DLM_LKS_GRANTED),
-	[RDLOCK_DLM_LKS_GRANTED]     = BIT(RDLOCK_DLM_LKS_DEAD),
+static const struct rdlock_dlm_life rdlock_dlm_lkb_life = {
+	.what = "lock",
+	.nr = RDLOCK_DLM_LKS_NR,
+	.moves = {
+		[RDLOCK_DLM_LKS_NEW]	     = BIT(RDLOCK_DLM_LKS_UNPUBLISHED) |
+					       BIT(RDLOCK_DLM_LKS_GRANTED) |
+					       BIT(RDLOCK_DLM_LKS_DEAD),
+		[RDLOCK_DLM_LKS_UNPUBLISHED] = BIT(RDLOCK_DLM_LKS_TAKING) |
+					       BIT(RDLOCK_DLM_LKS_GRANTED),
+		[RDLOCK_DLM_LKS_TAKING]	     = BIT(RDLOCK_DLM_LKS_GRANTED),
+		[RDLOCK_DLM_LKS_GRANTED]     = BIT(RDLOCK_DLM_LKS_DEAD),
+	},
 };
 
 /**
@@ -253,16 +277,41 @@ static const u8 rdlock_dlm_lkb_moves[RDLOCK_DLM_LKS_NR] = {
  * that enum rdlock_dlm_lkb_state does not allow is a bug of this layer:
  * it warns (once) and is refused, the state stays.
  */
-void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb,
-		       enum rdlock_dlm_lkb_state to)
+void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb, enum rdlock_dlm_lkb_state to)
 {
-	lockdep_assert_held(&lkb->dls->lock);
-	if (WARN_ONCE(!rdlock_dlm_may_move(rdlock_dlm_lkb_moves,
-					   RDLOCK_DLM_LKS_NR, lkb->state, to),
-		      "DLM lock %x: no move from state %d to %d\n",
-		      lkb->lkid, lkb->state, to))
-		return;
-	lkb->state = to;
+	if (rdlock_dlm_may_move(&lkb->dls->lock, &rdlock_dlm_lkb_life,
+				lkb->lkid, lkb->state, to))
+		lkb->state = to;
+}
+
+static const struct rdlock_dlm_life rdlock_dlm_req_life = {
+	.what = "request",
+	.nr = RDLOCK_DLM_RQS_NR,
+	.moves = {
+		[RDLOCK_DLM_RQS_NEW]	     = BIT(RDLOCK_DLM_RQS_CANCELLABLE) |
+					       BIT(RDLOCK_DLM_RQS_RUNNING),
+		[RDLOCK_DLM_RQS_CANCELLABLE] = BIT(RDLOCK_DLM_RQS_CANCELLABLE) |
+					       BIT(RDLOCK_DLM_RQS_RUNNING) |
+					       BIT(RDLOCK_DLM_RQS_CANCELLED),
+		[RDLOCK_DLM_RQS_RUNNING]     = BIT(RDLOCK_DLM_RQS_CANCELLABLE) |
+					       BIT(RDLOCK_DLM_RQS_RUNNING),
+	},
+};
+
+/**
+ * rdlock_dlm_req_to() - move a request to its next state
+ * @req: the request.
+ * @to: the new state.
+ *
+ * The one place a request's state changes; caller holds dls->lock. A move
+ * that enum rdlock_dlm_req_state does not allow warns (once) and is
+ * refused, the state stays.
+ */
+void rdlock_dlm_req_to(struct rdlock_dlm_req *req, enum rdlock_dlm_req_state to)
+{
+	if (rdlock_dlm_may_move(&req->dls->lock, &rdlock_dlm_req_life,
+				req->id, req->state, to))
+		req->state = to;
 }
 
 /* ------------------------------------------------------------------ */
@@ -479,17 +528,20 @@ void rdlock_dlm_drop(struct rdlock_dlm_req *req,
 }
 
 /*
- * Enter or leave a step a cancel may abandon. Returns false when the
- * request was cancelled meanwhile: it then owns nothing of its lock's.
+ * Enter a step a cancel may abandon (@to RDLOCK_DLM_RQS_CANCELLABLE) or
+ * not (RDLOCK_DLM_RQS_RUNNING). Returns false when the request was
+ * cancelled meanwhile: it then owns nothing of its lock's.
  */
-static bool rdlock_dlm_step(struct rdlock_dlm_req *req, bool cancellable)
+static bool rdlock_dlm_step(struct rdlock_dlm_req *req,
+			    enum rdlock_dlm_req_state to)
 {
 	unsigned long flags;
 	bool live;
 
 	spin_lock_irqsave(&req->dls->lock, flags);
 	live = req->lkb;
-	req->cancellable = live && cancellable;
+	if (live)
+		rdlock_dlm_req_to(req, to);
 	spin_unlock_irqrestore(&req->dls->lock, flags);
 	return live;
 }
@@ -504,12 +556,15 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 {
 	bool noqueue = req->flags & RDLOCK_DLM_LKF_NOQUEUE;
 	u32 how = noqueue ? RDLOCK_DLM_TAKE_NOQUEUE : 0;
+	enum rdlock_dlm_req_state wait = noqueue ? RDLOCK_DLM_RQS_RUNNING :
+						   RDLOCK_DLM_RQS_CANCELLABLE;
 	struct rdlock_lock *again = NULL;
 	int ret;
 
 	if (req->to == RDLOCK_DLM_LOCK_NL)	/* a new lock at NL */
-		return rdlock_dlm_step(req, false) ? 0 : -ECANCELED;
-	if (!rdlock_dlm_step(req, !noqueue))
+		return rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING) ? 0 :
+								    -ECANCELED;
+	if (!rdlock_dlm_step(req, wait))
 		return -ECANCELED;
 	if (req->to == RDLOCK_DLM_LOCK_PR)
 		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, how, &req->main);
@@ -520,7 +575,7 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	if (ret)
 		return ret;
 	if (req->from != RDLOCK_DLM_LOCK_PR) {
-		if (!rdlock_dlm_step(req, !noqueue))
+		if (!rdlock_dlm_step(req, wait))
 			return -ECANCELED;
 		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX, how, &req->main);
 	}
@@ -530,7 +585,7 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	 * it granted); it gives up the shared hold, which the gate keeps
 	 * anybody else from turning into EX, and waits for EX.
 	 */
-	if (!rdlock_dlm_step(req, false))
+	if (!rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING))
 		return -ECANCELED;
 	rdlock_dlm_drop(req, &lkb->main);
 	ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX, how, &req->main);
@@ -648,7 +703,7 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 {
 	int ret = 0;
 
-	rdlock_dlm_step(req, false);
+	rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING);
 	if (req->to == req->from)
 		return 0;
 	if (req->from == RDLOCK_DLM_LOCK_EX)
@@ -762,7 +817,7 @@ static void rdlock_dlm_work(struct work_struct *work)
 		 * the caller's (rdlock_dlm_unlock() gets -EBUSY meanwhile).
 		 */
 		if (!ret && req->to != RDLOCK_DLM_LOCK_NL &&
-		    rdlock_dlm_step(req, false))
+		    rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING))
 			rdlock_dlm_lvb_grant(req, lkb, req->main);
 	} else {
 		ret = rdlock_dlm_down(req, lkb, &grmode);
@@ -858,9 +913,10 @@ void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
 	req->lkid = lkb->lkid;
 	req->from = lkb->grmode;
 	/* A request that may wait can be cancelled from the start. */
-	req->cancellable = !req->unlock && req->to > req->from &&
-			   req->to != RDLOCK_DLM_LOCK_NL &&
-			   !(req->flags & RDLOCK_DLM_LKF_NOQUEUE);
+	rdlock_dlm_req_to(req, !req->unlock && req->to > req->from &&
+			  req->to != RDLOCK_DLM_LOCK_NL &&
+			  !(req->flags & RDLOCK_DLM_LKF_NOQUEUE) ?
+			  RDLOCK_DLM_RQS_CANCELLABLE : RDLOCK_DLM_RQS_RUNNING);
 	req->start = ktime_get();
 	atomic64_inc(&rdlock_dlm_st_req[rdlock_dlm_mode_idx(req->from)]
 		     [req->unlock ? 0 : rdlock_dlm_mode_idx(req->to)]);
@@ -1065,10 +1121,10 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 
 	lockdep_assert_held(&dls->lock);
 	/* Nothing waits, or the grant is under way: it completes normally. */
-	if (!req || req->unlock || !req->cancellable)
+	if (!req || req->unlock || req->state != RDLOCK_DLM_RQS_CANCELLABLE)
 		return;
 	req->lkb = NULL;
-	req->cancellable = false;
+	rdlock_dlm_req_to(req, RDLOCK_DLM_RQS_CANCELLED);
 	lkb->req = NULL;
 	/* A waiting take ends now, with nothing taken, as a wait for LOCAL. */
 	wake_up(&req->kick_wq);

@@ -385,7 +385,7 @@ void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	/* Granted: the take waits for nobody, and nothing cancels it. */
 	req->flags &= ~RDLOCK_DLM_LKF_NOQUEUE;
 	rdlock_dlm_req_setup(lkb, req);
-	req->cancellable = false;
+	rdlock_dlm_req_to(req, RDLOCK_DLM_RQS_RUNNING);
 	INIT_WORK(&req->work, rdlock_dlm_local_work);
 	if (req->flags & RDLOCK_DLM_LKF_VALBLK) {
 		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
