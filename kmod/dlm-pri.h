@@ -16,6 +16,7 @@
 #define _RDLOCK_DLM_PRI_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
@@ -158,6 +159,29 @@ enum rdlock_dlm_lkb_state {
 };
 
 /**
+ * enum rdlock_dlm_lkb_flag - facts about a DLM lock, bits of its iflags
+ * @RDLOCK_DLM_LKB_LVB_VALID: at EX: the value block was valid when
+ *	granted with VALBLK (a release that changed no byte then writes
+ *	nothing). Its request's, without rdlock_dlm_ls.lock.
+ * @RDLOCK_DLM_LKB_LVB_SEEN: at EX: rdlock_dlm_lkb.lvb_seen holds the value
+ *	block's bytes as the grant read them (VALBLK), so that the release
+ *	writes only the words the caller changed (nobody else writes them
+ *	while it holds EX). Its request's, without rdlock_dlm_ls.lock.
+ * @RDLOCK_DLM_LKB_BAST_HELD: the BAST at the head of the lock's callbacks
+ *	waits for the hold time and was counted as held (a timer may
+ *	expire up to a jiffy early and hold it again: it is still one held
+ *	BAST). Under rdlock_dlm_ls.lock.
+ *
+ * Bit numbers, for the atomic bitops (set_bit(), test_bit(), ...): the
+ * request's bits change without the lock that guards the held BAST's.
+ */
+enum rdlock_dlm_lkb_flag {
+	RDLOCK_DLM_LKB_LVB_VALID,
+	RDLOCK_DLM_LKB_LVB_SEEN,
+	RDLOCK_DLM_LKB_BAST_HELD,
+};
+
+/**
  * struct rdlock_dlm_lkb - one DLM lock
  * @dls: its lockspace.
  * @res: its resource.
@@ -170,12 +194,8 @@ enum rdlock_dlm_lkb_state {
  * @grmode: granted mode, RDLOCK_DLM_LOCK_IV before the first grant.
  * @main: the rdlock lock on the main word (PR: shared, EX: exclusive).
  * @gate: the rdlock lock on the convert gate (EX only).
- * @lvb_valid: at EX: the value block was valid when granted with
- *	VALBLK (a release that changed no byte then writes nothing).
- * @lvb_seen_ok: at EX: @lvb_seen holds the value block's bytes as the
- *	grant read them (VALBLK), so that the release writes only the words
- *	the caller changed (nobody else writes them while it holds EX).
- * @lvb_seen: those bytes.
+ * @iflags: RDLOCK_DLM_LKB_* bits (enum rdlock_dlm_lkb_flag).
+ * @lvb_seen: the value block's bytes (%RDLOCK_DLM_LKB_LVB_SEEN).
  * @req: the request in progress, or NULL.
  * @cb_work: delivers @cbs; delayed while a BAST waits for the hold time.
  * @granted: when the AST of the last grant that raised the mode was
@@ -184,9 +204,6 @@ enum rdlock_dlm_lkb_state {
  * @basted: when the lock's last BAST was delivered (rdlock_dlm_hold_adapt()).
  * @hold_shift: the lock's hold time is the lockspace's doubled this many
  *	times, up to its maximum (rdlock_dlm_hold_adapt()).
- * @bast_held: the BAST at the head of @cbs waits for the hold time and was
- *	counted as held (a timer may expire up to a jiffy early and hold it
- *	again: it is still one held BAST).
  * @cbs: callbacks to deliver, a ring from @cb_head, @nr_cbs long.
  * @cb_head: first of @cbs.
  * @nr_cbs: callbacks queued.
@@ -196,8 +213,10 @@ enum rdlock_dlm_lkb_state {
  *	%RDLOCK_DLM_LKS_UNPUBLISHED.
  * @local_at: when it was granted LOCAL (jiffies).
  *
- * Everything but @main and @gate is under rdlock_dlm_ls.lock; @main and
- * @gate belong to the request in progress (or to rdlock_dlm_unlock()'s).
+ * Everything but @main, @gate, @iflags and @lvb_seen is under
+ * rdlock_dlm_ls.lock; @main and @gate belong to the request in progress
+ * (or to rdlock_dlm_unlock()'s), and so do @lvb_seen and the value
+ * block's bits of @iflags.
  */
 struct rdlock_dlm_lkb {
 	struct rdlock_dlm_ls *dls;
@@ -211,8 +230,7 @@ struct rdlock_dlm_lkb {
 	int grmode;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
-	bool lvb_valid;
-	bool lvb_seen_ok;
+	unsigned long iflags;
 	u8 lvb_seen[RDLOCK_DLM_LVB_LEN];
 	struct rdlock_dlm_req *req;
 	struct delayed_work cb_work;
@@ -220,7 +238,6 @@ struct rdlock_dlm_lkb {
 	u64 hash;
 	ktime_t basted;
 	u8 hold_shift;
-	bool bast_held;
 	struct rdlock_dlm_cb cbs[RDLOCK_DLM_CBS];
 	unsigned int cb_head;
 	unsigned int nr_cbs;
@@ -257,6 +274,28 @@ enum rdlock_dlm_req_state {
 };
 
 /**
+ * enum rdlock_dlm_req_flag - facts about a request, bits of its iflags
+ * @RDLOCK_DLM_REQ_UNLOCK: an unlock, not a lock request (set before it is
+ *	started).
+ * @RDLOCK_DLM_REQ_NOTICED: its blocking notice is going or went out: the
+ *	done notice is owed (set under rdlock_dlm_ls.lock).
+ * @RDLOCK_DLM_REQ_DROPPED: it gave back a hold on its resource: the
+ *	waiters known then are kicked when it ends (set by the request, and
+ *	by its cancel's gate_work).
+ * @RDLOCK_DLM_REQ_ROOM_WARNED: its long wait for a free name entry was
+ *	logged.
+ *
+ * Bit numbers, for the atomic bitops: they change in more than one
+ * context, not all under a lock.
+ */
+enum rdlock_dlm_req_flag {
+	RDLOCK_DLM_REQ_UNLOCK,
+	RDLOCK_DLM_REQ_NOTICED,
+	RDLOCK_DLM_REQ_DROPPED,
+	RDLOCK_DLM_REQ_ROOM_WARNED,
+};
+
+/**
  * struct rdlock_dlm_req - a lock, conversion or unlock being carried out
  * @work: runs it.
  * @dls: the lockspace.
@@ -268,24 +307,19 @@ enum rdlock_dlm_req_state {
  * @from: the granted mode when it was made.
  * @to: the mode asked for.
  * @flags: RDLOCK_DLM_LKF_*.
- * @unlock: an unlock, not a lock request.
- * @noticed: its blocking notice is going or went out: the done notice
- *	is owed.
- * @wait_node: on rdlock_dlm_ls.waits while @noticed, until its done
- *	notice.
+ * @iflags: RDLOCK_DLM_REQ_* bits (enum rdlock_dlm_req_flag).
+ * @wait_node: on rdlock_dlm_ls.waits once %RDLOCK_DLM_REQ_NOTICED, until
+ *	its done notice.
  * @state: where it is in its life; only rdlock_dlm_req_to() changes it,
  *	under rdlock_dlm_ls.lock.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
  * @kicks: kicks received while noticed (rdlock_dlm_kicked()).
  * @kick_wq: its wait for a kick, a cancel or the next poll.
- * @dropped: it gave back a hold on its resource: the waiters known then
- *	are kicked when it ends.
  * @main: a lock on the main word this request took and does not hand over.
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
  * @gate_work: gives back @cancel_gate.
  * @start: when it was queued.
- * @room_warned: its long wait for a free name entry was logged.
  * @sb_flags: for the grant's AST.
  * @park_node: an EX unlock whose release waits for the LOCAL takes: on
  *	rdlock_dlm_ls.parked, @main and @gate its lock's words.
@@ -301,20 +335,17 @@ struct rdlock_dlm_req {
 	int from;
 	int to;
 	u32 flags;
-	bool unlock;
-	bool noticed;
+	unsigned long iflags;
 	struct list_head wait_node;
 	enum rdlock_dlm_req_state state;
 	int waiting;
 	unsigned int kicks;
 	wait_queue_head_t kick_wq;
-	bool dropped;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
 	struct rdlock_lock *cancel_gate;
 	struct work_struct gate_work;
 	ktime_t start;
-	bool room_warned;
 	u8 sb_flags;
 	struct list_head park_node;
 	struct work_struct release_work;
@@ -476,6 +507,11 @@ static inline bool rdlock_dlm_conflict(int a, int b)
 	return a == RDLOCK_DLM_LOCK_EX || b == RDLOCK_DLM_LOCK_EX;
 }
 
+static inline bool rdlock_dlm_req_unlock(const struct rdlock_dlm_req *req)
+{
+	return test_bit(RDLOCK_DLM_REQ_UNLOCK, &req->iflags);
+}
+
 static inline void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 {
 	/* rdlock_dlm_close() may free @dls at 0: the wait queue is hashed. */
@@ -486,8 +522,10 @@ static inline void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 /* dlm.c */
 int rdlock_dlm_init(void);
 void rdlock_dlm_exit(void);
-void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb, enum rdlock_dlm_lkb_state to);
-void rdlock_dlm_req_to(struct rdlock_dlm_req *req, enum rdlock_dlm_req_state to);
+void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb,
+		       enum rdlock_dlm_lkb_state to);
+void rdlock_dlm_req_to(struct rdlock_dlm_req *req,
+		       enum rdlock_dlm_req_state to);
 int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		  int *grmode);
 void rdlock_dlm_drop(struct rdlock_dlm_req *req,

@@ -348,8 +348,9 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 		return -EAGAIN;
 	/* Names in use fill the home: only an admin can make room. */
 	waited_ms = ktime_ms_delta(ktime_get(), req->start);
-	if (!req->room_warned && waited_ms > RDLOCK_DLM_ROOM_WARN_MS) {
-		req->room_warned = true;
+	if (!test_bit(RDLOCK_DLM_REQ_ROOM_WARNED, &req->iflags) &&
+	    waited_ms > RDLOCK_DLM_ROOM_WARN_MS) {
+		set_bit(RDLOCK_DLM_REQ_ROOM_WARNED, &req->iflags);
 		pr_warn_ratelimited("%s: a request waits for a free name entry on node %u since %lld ms: the lockspace is full of names in use (module parameter dlm_slots, %u)\n",
 				    req->dls->name, home, waited_ms,
 				    READ_ONCE(rdlock_dlm_slots));
@@ -466,7 +467,8 @@ again:
 	 * first: a request nobody is in the way of sends no notices (one to
 	 * every node now, and the done notice after).
 	 */
-	if (!noqueue && !quiet && !req->noticed) {
+	if (!noqueue && !quiet &&
+	    !test_bit(RDLOCK_DLM_REQ_NOTICED, &req->iflags)) {
 		lk = rdlock_dlm_try(req, name, mode, word);
 		if (!IS_ERR(lk))
 			rdlock_dlm_count(RDLOCK_DLM_ST_TRY_OK, 1);
@@ -513,7 +515,7 @@ void rdlock_dlm_drop(struct rdlock_dlm_req *req,
 	ktime_t t0;
 
 	if (*lk) {
-		req->dropped = true;
+		set_bit(RDLOCK_DLM_REQ_DROPPED, &req->iflags);
 		t0 = ktime_get();
 		/*
 		 * Posted when it can be (rdlock_unlock()): what this node does
@@ -644,17 +646,17 @@ static void rdlock_dlm_lvb_release(struct rdlock_dlm_req *req,
 
 	/* No main word: a LOCAL lock's take gave up (rdlock_dlm_local_work()). */
 	if (!(req->flags & RDLOCK_DLM_LKF_VALBLK) || !lkb->main) {
-		lkb->lvb_seen_ok = false;
+		clear_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags);
 		return;
 	}
-	if (lkb->lvb_seen_ok) {
+	if (test_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags)) {
 		words = 0;
 		for (i = 0; i < RDLOCK_DLM_LVB_LEN / 8; i++)
 			if (memcmp(buf + 8 * i, lkb->lvb_seen + 8 * i, 8))
 				words |= BIT(i);
 	}
-	lkb->lvb_seen_ok = false;
-	if (!words && lkb->lvb_valid) {
+	clear_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags);
+	if (!words && test_bit(RDLOCK_DLM_LKB_LVB_VALID, &lkb->iflags)) {
 		rdlock_dlm_count(RDLOCK_DLM_ST_LVB_SPARED, 8);
 		return;
 	}
@@ -681,16 +683,18 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 	u32 f = 0;
 	int ret;
 
-	lkb->lvb_seen_ok = false;
+	clear_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags);
 	if (!(req->flags & RDLOCK_DLM_LKF_VALBLK))
 		return;
 	ret = rdlock_dlm_lvb_get(main, lvb, &f);
-	lkb->lvb_valid = !ret && (f & RDLOCK_DLM_LVB_VALID);
-	lkb->lvb_seen_ok = !ret && req->to == RDLOCK_DLM_LOCK_EX;
-	if (lkb->lvb_seen_ok)
+	assign_bit(RDLOCK_DLM_LKB_LVB_VALID, &lkb->iflags,
+		   !ret && (f & RDLOCK_DLM_LVB_VALID));
+	assign_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags,
+		   !ret && req->to == RDLOCK_DLM_LOCK_EX);
+	if (test_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags))
 		memcpy(lkb->lvb_seen, lvb, sizeof(lvb));
 	/* Never stored for this name: zeroes, as fs/dlm gives. */
-	if (!lkb->lvb_valid) {
+	if (!test_bit(RDLOCK_DLM_LKB_LVB_VALID, &lkb->iflags)) {
 		memset(lvb, 0, sizeof(lvb));
 		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
 	}
@@ -800,7 +804,7 @@ static void rdlock_dlm_work(struct work_struct *work)
 
 	rdlock_dlm_wait_local(req);
 	lkb = req->lkb;
-	if (req->unlock) {
+	if (rdlock_dlm_req_unlock(req)) {
 		if (rdlock_dlm_unlock_work(req)) {
 			/* Parked: rdlock_dlm_release_work() ends it. */
 			memalloc_nofs_restore(nofs);
@@ -867,7 +871,7 @@ static void rdlock_dlm_work(struct work_struct *work)
 	rdlock_dlm_drop(req, &req->main);
 	rdlock_dlm_drop(req, &req->gate);
 out:
-	if (req->dropped)
+	if (test_bit(RDLOCK_DLM_REQ_DROPPED, &req->iflags))
 		rdlock_dlm_kick_waiters(req);
 	memalloc_nofs_restore(nofs);
 	rdlock_dlm_req_free(req);
@@ -913,13 +917,15 @@ void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
 	req->lkid = lkb->lkid;
 	req->from = lkb->grmode;
 	/* A request that may wait can be cancelled from the start. */
-	rdlock_dlm_req_to(req, !req->unlock && req->to > req->from &&
+	rdlock_dlm_req_to(req, !rdlock_dlm_req_unlock(req) &&
+			  req->to > req->from &&
 			  req->to != RDLOCK_DLM_LOCK_NL &&
 			  !(req->flags & RDLOCK_DLM_LKF_NOQUEUE) ?
 			  RDLOCK_DLM_RQS_CANCELLABLE : RDLOCK_DLM_RQS_RUNNING);
 	req->start = ktime_get();
 	atomic64_inc(&rdlock_dlm_st_req[rdlock_dlm_mode_idx(req->from)]
-		     [req->unlock ? 0 : rdlock_dlm_mode_idx(req->to)]);
+		     [rdlock_dlm_req_unlock(req) ? 0 :
+		      rdlock_dlm_mode_idx(req->to)]);
 	if (req->flags & RDLOCK_DLM_LKF_NOQUEUE)
 		rdlock_dlm_count(RDLOCK_DLM_ST_NOQUEUE, 1);
 	if (req->flags & RDLOCK_DLM_LKF_VALBLK)
@@ -1121,7 +1127,8 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 
 	lockdep_assert_held(&dls->lock);
 	/* Nothing waits, or the grant is under way: it completes normally. */
-	if (!req || req->unlock || req->state != RDLOCK_DLM_RQS_CANCELLABLE)
+	if (!req || rdlock_dlm_req_unlock(req) ||
+	    req->state != RDLOCK_DLM_RQS_CANCELLABLE)
 		return;
 	req->lkb = NULL;
 	rdlock_dlm_req_to(req, RDLOCK_DLM_RQS_CANCELLED);
@@ -1192,7 +1199,7 @@ int rdlock_dlm_unlock(struct rdlock_dlm_ls *dls, u32 lkid, u32 flags,
 		req = rdlock_dlm_req_alloc(dls, NULL);
 		if (!req)
 			return -ENOMEM;
-		req->unlock = true;
+		set_bit(RDLOCK_DLM_REQ_UNLOCK, &req->iflags);
 	}
 	spin_lock_irqsave(&dls->lock, irq);
 	lkb = idr_find(&dls->lkids, lkid);
@@ -1255,8 +1262,8 @@ int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
 		ret = -ENOENT;
 	} else {
 		st->grmode = lkb->grmode;
-		st->rqmode = lkb->req && !lkb->req->unlock ? lkb->req->to :
-							     RDLOCK_DLM_LOCK_IV;
+		st->rqmode = lkb->req && !rdlock_dlm_req_unlock(lkb->req) ?
+			     lkb->req->to : RDLOCK_DLM_LOCK_IV;
 		st->waiting = lkb->req ? READ_ONCE(lkb->req->waiting) :
 					 RDLOCK_DLM_WAIT_NONE;
 		st->hold_ms = rdlock_dlm_hold_of(lkb);

@@ -52,7 +52,7 @@ static void rdlock_dlm_hold_adapt(struct rdlock_dlm_lkb *lkb,
 	unsigned int ms = rdlock_dlm_hold_of(lkb);
 
 	lockdep_assert_held(&lkb->dls->lock);
-	if (!req->noticed) {
+	if (!test_bit(RDLOCK_DLM_REQ_NOTICED, &req->iflags)) {
 		lkb->hold_shift = 0;
 		return;
 	}
@@ -77,10 +77,8 @@ static bool rdlock_dlm_hold_bast(struct rdlock_dlm_lkb *lkb)
 	lockdep_assert_held(&lkb->dls->lock);
 	if (!ktime_before(now, until))
 		return false;
-	if (!lkb->bast_held) {
-		lkb->bast_held = true;
+	if (!test_and_set_bit(RDLOCK_DLM_LKB_BAST_HELD, &lkb->iflags))
 		rdlock_dlm_count(RDLOCK_DLM_ST_BAST_HELD, 1);
-	}
 	queue_delayed_work(rdlock_dlm_cb_wq, &lkb->cb_work,
 			   nsecs_to_jiffies(ktime_to_ns(ktime_sub(until, now))) +
 			   1);
@@ -114,7 +112,7 @@ void rdlock_dlm_cb_work(struct work_struct *work)
 		lkb->nr_cbs--;
 		if (cb.type == RDLOCK_DLM_CB_BAST) {
 			lkb->basted = ktime_get();
-			lkb->bast_held = false;
+			clear_bit(RDLOCK_DLM_LKB_BAST_HELD, &lkb->iflags);
 		}
 		grmode = lkb->grmode;
 		hold_ms = rdlock_dlm_hold_of(lkb);
@@ -209,7 +207,7 @@ static void rdlock_dlm_drop_basts(struct rdlock_dlm_lkb *lkb)
 			lkb->cbs[(lkb->cb_head + n++) % RDLOCK_DLM_CBS] = *cb;
 	}
 	lkb->nr_cbs = n;
-	lkb->bast_held = false;
+	clear_bit(RDLOCK_DLM_LKB_BAST_HELD, &lkb->iflags);
 }
 
 /* BASTs that @lkb, granted @mode now, owes to waiters already known. */

@@ -198,9 +198,10 @@ static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lk
  */
 void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 {
-	bool publish = req->from == RDLOCK_DLM_LOCK_EX && !req->unlock &&
+	bool publish = req->from == RDLOCK_DLM_LOCK_EX &&
+		       !rdlock_dlm_req_unlock(req) &&
 		       req->to < RDLOCK_DLM_LOCK_EX;
-	bool takes = !req->unlock && req->to > req->from &&
+	bool takes = !rdlock_dlm_req_unlock(req) && req->to > req->from &&
 		     req->to != RDLOCK_DLM_LOCK_NL;
 	u32 wait = (publish ? RDLOCK_DLM_LOCAL_ALL : 0) |
 		   (takes ? RDLOCK_DLM_LOCAL_RES : 0);
@@ -218,8 +219,9 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 			if (o != lkb && o->state == RDLOCK_DLM_LKS_UNPUBLISHED)
 				rdlock_dlm_local_publish(o);
 	if (lkb && lkb->state == RDLOCK_DLM_LKS_UNPUBLISHED) {
-		if (req->unlock && !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
-				     req->from == RDLOCK_DLM_LOCK_EX))
+		if (rdlock_dlm_req_unlock(req) &&
+		    !(req->flags & RDLOCK_DLM_LKF_VALBLK &&
+		      req->from == RDLOCK_DLM_LOCK_EX))
 			take = rdlock_dlm_local_abandon(lkb);
 		else
 			rdlock_dlm_local_publish(lkb);
@@ -307,7 +309,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	}
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_LOCAL,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
-	if (req->dropped)
+	if (test_bit(RDLOCK_DLM_REQ_DROPPED, &req->iflags))
 		rdlock_dlm_kick_waiters(req);
 	memalloc_nofs_restore(nofs);
 	rdlock_dlm_req_free(req);
@@ -391,8 +393,8 @@ void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
 		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;
 	}
-	lkb->lvb_valid = false;
-	lkb->lvb_seen_ok = false;
+	clear_bit(RDLOCK_DLM_LKB_LVB_VALID, &lkb->iflags);
+	clear_bit(RDLOCK_DLM_LKB_LVB_SEEN, &lkb->iflags);
 	rdlock_dlm_lkb_to(lkb, RDLOCK_DLM_LKS_UNPUBLISHED);
 	lkb->local_at = jiffies;
 	lkb->local_req = req;

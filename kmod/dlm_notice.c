@@ -329,7 +329,7 @@ void rdlock_dlm_notice_wait(struct rdlock_dlm_req *req)
 	unsigned long flags;
 
 	spin_lock_irqsave(&dls->lock, flags);
-	req->noticed = true;
+	set_bit(RDLOCK_DLM_REQ_NOTICED, &req->iflags);
 	list_add_tail(&req->wait_node, &dls->waits);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_WAIT, req->to, 0);
@@ -344,7 +344,7 @@ void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 	struct rdlock_dlm_ls *dls = req->dls;
 	unsigned long flags;
 
-	if (!req->noticed)
+	if (!test_bit(RDLOCK_DLM_REQ_NOTICED, &req->iflags))
 		return;
 	mutex_lock(&dls->notice_mutex);
 	if (READ_ONCE(rdlock_dlm_inject_done_delay_ms))
