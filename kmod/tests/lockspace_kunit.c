@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the lockspace and lock ioctls' validation (uapi_check.h):
  * each case takes a valid argument, changes one thing and expects one
- * errno. Table-driven, as lib/overflow_kunit.c.
+ * errno. Table-driven, as lib/overflow_kunit.c; the tables are in
+ * uapi_cases.h, which the kselftest runs through the real ioctls.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -10,6 +11,7 @@
 
 #include "../uapi_check.h"
 #include "../lockspace_layout.h"
+#include "uapi_cases.h"
 
 static void rdlock_desc(const char *name, char *desc)
 {
@@ -17,174 +19,137 @@ static void rdlock_desc(const char *name, char *desc)
 }
 
 /* ---------------------------------------------------------------- */
-/* Lockspace names                                                  */
+/* Lockspace names (uapi_cases.h)                                   */
 
-struct rdlock_name_case {
-	const char *desc;
-	char name[RDLOCK_LS_NAME_MAX];
-	bool padded;
-	int expect;
-};
-
-static const struct rdlock_name_case rdlock_name_cases[] = {
-	{ "plain", "gfs2", true, 0 },
-	{ "all allowed characters", "Az09_.:-", true, 0 },
-	{ "31 characters", "0123456789012345678901234567890", true, 0 },
-	{ "32 characters, no NUL",
-	  { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '1', '2',
-	    '3', '4', '5', '6', '7', '8', '9', '0', '1', '2', '3', '4', '5',
-	    '6', '7', '8', '9', '0', '1' }, true, -EINVAL },
-	{ "empty", "", true, -EINVAL },
-	{ "slash", "a/b", true, -EINVAL },
-	{ "space", "a b", true, -EINVAL },
-	{ "non-ASCII", "caf\xc3\xa9", true, -EINVAL },
-	{ "byte after the NUL", { 'a', 0, 'b' }, true, -EINVAL },
-	{ "byte after the NUL, C string", { 'a', 0, 'b' }, false, 0 },
-	{ "last byte after the NUL", { 'a', [31] = 'z' }, true, -EINVAL },
-};
-
-static void rdlock_name_case_desc(const struct rdlock_name_case *c,
+static void rdlock_name_case_desc(const struct uapi_name_case *c,
 				  char *desc)
 {
-	rdlock_desc(c->desc, desc);
+	rdlock_desc(c->what, desc);
 }
 
-KUNIT_ARRAY_PARAM(rdlock_name, rdlock_name_cases, rdlock_name_case_desc);
+KUNIT_ARRAY_PARAM(rdlock_name, uapi_name_cases, rdlock_name_case_desc);
 
 static void rdlock_ls_name_test(struct kunit *test)
 {
-	const struct rdlock_name_case *c = test->param_value;
-	struct rdlock_ls_name n = { .version = RDLOCK_UAPI_VERSION };
+	const struct uapi_name_case *c = test->param_value;
+	struct rdlock_ls_name n = uapi_valid_ls_name;
 
-	KUNIT_EXPECT_EQ(test, c->expect, rdlock_ls_check_name(c->name,
-							      c->padded));
-	if (!c->padded)
+	KUNIT_EXPECT_EQ(test, -c->err, rdlock_ls_check_name(c->name,
+							    !c->c_string));
+	if (c->c_string)
 		return;
 	/* The same rule through RDLOCK_IOC_JOIN's structure. */
 	memcpy(n.name, c->name, sizeof(n.name));
-	KUNIT_EXPECT_EQ(test, c->expect, rdlock_check_ls_name(&n));
+	KUNIT_EXPECT_EQ(test, -c->err, rdlock_check_ls_name(&n));
 }
 
 /* ---------------------------------------------------------------- */
-/* Structures: one change to a valid argument, one errno            */
+/* Structures: a change to a valid argument, one errno (uapi_cases.h) */
 
-/* Set the bytes of one field of a valid structure to @value. */
-struct rdlock_poke {
-	const char *desc;
-	size_t offset;
+/* The cases of one ioctl's argument and its valid value. */
+struct rdlock_case_table {
+	const char *call;
+	unsigned int cmd;
+	const void *valid;
 	size_t size;
-	u64 value;
-	int expect;
+	const struct uapi_case *cases;
+	size_t n;
 };
 
-/* Spelt out, not a macro: a macro would name the field twice. */
+/* uapi_valid_@name and uapi_@name_cases. */
+#define RDLOCK_CASES(call, cmd, name) \
+	{ call, cmd, &uapi_valid_##name, sizeof(uapi_valid_##name), \
+	  uapi_##name##_cases, ARRAY_SIZE(uapi_##name##_cases) }
 
-static void rdlock_poke(void *s, const struct rdlock_poke *p)
+static const struct rdlock_case_table rdlock_case_tables[] = {
+	RDLOCK_CASES("LS_CREATE", RDLOCK_IOC_LS_CREATE, ls_create),
+	RDLOCK_CASES("LS_CREATE DLM", RDLOCK_IOC_LS_CREATE, ls_create_dlm),
+	RDLOCK_CASES("JOIN", RDLOCK_IOC_JOIN, ls_name),
+	RDLOCK_CASES("LOCK", RDLOCK_IOC_LOCK, lock),
+	RDLOCK_CASES("CONVERT", RDLOCK_IOC_CONVERT, convert),
+	RDLOCK_CASES("UNLOCK", RDLOCK_IOC_UNLOCK, unlock),
+	RDLOCK_CASES("QUERY", RDLOCK_IOC_QUERY, query),
+};
+
+/* The table @c is a case of. */
+static const struct rdlock_case_table *
+rdlock_case_table_of(const struct uapi_case *c)
 {
-	u8 *f = (u8 *)s + p->offset;
+	const struct rdlock_case_table *t;
 
-	switch (p->size) {
-	case 4:
-		*(u32 *)f = p->value;
-		break;
-	case 8:
-		*(u64 *)f = p->value;
-		break;
+	for (t = rdlock_case_tables; t < rdlock_case_tables +
+	     ARRAY_SIZE(rdlock_case_tables); t++)
+		if (c >= t->cases && c < t->cases + t->n)
+			return t;
+	return NULL;
+}
+
+/* Every case of every table, in order. */
+static const void *rdlock_case_gen_params(const void *prev, char *desc)
+{
+	const struct rdlock_case_table *t = rdlock_case_tables;
+	const struct uapi_case *c = prev;
+
+	if (c) {
+		t = rdlock_case_table_of(c);
+		if (++c == t->cases + t->n) {
+			if (++t == rdlock_case_tables +
+			    ARRAY_SIZE(rdlock_case_tables))
+				return NULL;
+			c = t->cases;
+		}
+	} else {
+		c = t->cases;
+	}
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", t->call, c->what);
+	return c;
+}
+
+/* The pure check of @cmd's argument @arg; @attr as LS_CREATE fills it. */
+static int rdlock_case_check(unsigned int cmd, const void *arg,
+			     struct rdlock_ls_attr *attr)
+{
+	switch (cmd) {
+	case RDLOCK_IOC_LS_CREATE:
+		return rdlock_check_ls_create(arg, attr);
+	case RDLOCK_IOC_JOIN:
+		return rdlock_check_ls_name(arg);
+	case RDLOCK_IOC_LOCK:
+		return rdlock_check_lock_req(arg);
+	case RDLOCK_IOC_CONVERT:
+		return rdlock_check_convert(arg);
+	case RDLOCK_IOC_UNLOCK:
+		return rdlock_check_unlock(arg);
 	default:
-		/* Arrays: the value goes into the last byte. */
-		f[p->size - 1] = p->value;
+		return rdlock_check_query(arg);
 	}
 }
 
-static void rdlock_poke_desc(const struct rdlock_poke *p, char *desc)
+/* The valid argument is accepted; with the case's change, its errno. */
+static void rdlock_uapi_case_test(struct kunit *test)
 {
-	rdlock_desc(p->desc, desc);
-}
+	const struct uapi_case *c = test->param_value;
+	const struct rdlock_case_table *t = rdlock_case_table_of(c);
+	struct rdlock_ls_attr attr = {};
+	const struct rdlock_ls_create *lc;
+	u64 arg[16];
 
-static const struct rdlock_ls_create rdlock_valid_create = {
-	.version = RDLOCK_UAPI_VERSION,
-	.name = "fs1",
-	.proto = RDLOCK_PROTO_BAKERY,
-	.slots = 1024,
-	.mode = 0660,
-};
-
-static const struct rdlock_poke rdlock_create_cases[] = {
-	{ "version = 0", offsetof(struct rdlock_ls_create, version),
-	  sizeof_field(struct rdlock_ls_create, version), 0, -EINVAL },
-	{ "version = 2", offsetof(struct rdlock_ls_create, version),
-	  sizeof_field(struct rdlock_ls_create, version), 2, -EINVAL },
-	{ "flags = RDLOCK_LS_UPDATE", offsetof(struct rdlock_ls_create, flags),
-	  sizeof_field(struct rdlock_ls_create, flags), RDLOCK_LS_UPDATE, 0 },
-	{ "flags = 2", offsetof(struct rdlock_ls_create, flags),
-	  sizeof_field(struct rdlock_ls_create, flags), 2, -EINVAL },
-	{ "flags = 0x80000000", offsetof(struct rdlock_ls_create, flags),
-	  sizeof_field(struct rdlock_ls_create, flags), 0x80000000, -EINVAL },
-	{ "name = 'x'", offsetof(struct rdlock_ls_create, name),
-	  sizeof_field(struct rdlock_ls_create, name), 'x', -EINVAL },
-	{ "proto = RDLOCK_PROTO_CASLOCK", offsetof(struct rdlock_ls_create, proto),
-	  sizeof_field(struct rdlock_ls_create, proto), RDLOCK_PROTO_CASLOCK, 0 },
-	{ "proto = RDLOCK_PROTO_NR", offsetof(struct rdlock_ls_create, proto),
-	  sizeof_field(struct rdlock_ls_create, proto), RDLOCK_PROTO_NR, -EINVAL },
-	{ "lease_ms = 1", offsetof(struct rdlock_ls_create, lease_ms),
-	  sizeof_field(struct rdlock_ls_create, lease_ms), 1, -EINVAL },
-	{ "lease_ms = RDLOCK_LEASE_MS_MIN - 1",
-	  offsetof(struct rdlock_ls_create, lease_ms),
-	  sizeof_field(struct rdlock_ls_create, lease_ms),
-	  RDLOCK_LEASE_MS_MIN - 1, -EINVAL },
-	{ "lease_ms = RDLOCK_LEASE_MS_MIN",
-	  offsetof(struct rdlock_ls_create, lease_ms),
-	  sizeof_field(struct rdlock_ls_create, lease_ms), RDLOCK_LEASE_MS_MIN,
-	  0 },
-	{ "omega_us = 10", offsetof(struct rdlock_ls_create, omega_us),
-	  sizeof_field(struct rdlock_ls_create, omega_us), 10, 0 },
-	{ "slots = 0", offsetof(struct rdlock_ls_create, slots),
-	  sizeof_field(struct rdlock_ls_create, slots), 0, -EINVAL },
-	{ "slots = 1", offsetof(struct rdlock_ls_create, slots),
-	  sizeof_field(struct rdlock_ls_create, slots), 1, -EINVAL },
-	{ "slots = 2", offsetof(struct rdlock_ls_create, slots),
-	  sizeof_field(struct rdlock_ls_create, slots), 2, 0 },
-	{ "slots = 1023", offsetof(struct rdlock_ls_create, slots),
-	  sizeof_field(struct rdlock_ls_create, slots), 1023, -EINVAL },
-	{ "slots = RDLOCK_LS_SLOTS_MAX", offsetof(struct rdlock_ls_create, slots),
-	  sizeof_field(struct rdlock_ls_create, slots), RDLOCK_LS_SLOTS_MAX, 0 },
-	{ "slots = RDLOCK_LS_SLOTS_MAX + 2", offsetof(struct rdlock_ls_create, slots),
-	  sizeof_field(struct rdlock_ls_create, slots), RDLOCK_LS_SLOTS_MAX + 2, -EINVAL },
-	{ "mode = 0777", offsetof(struct rdlock_ls_create, mode),
-	  sizeof_field(struct rdlock_ls_create, mode), 0777, 0 },
-	{ "mode = 01000", offsetof(struct rdlock_ls_create, mode),
-	  sizeof_field(struct rdlock_ls_create, mode), 01000, -EINVAL },
-	{ "pad = 1", offsetof(struct rdlock_ls_create, pad),
-	  sizeof_field(struct rdlock_ls_create, pad), 1, -EINVAL },
-	{ "queue_bits = 1 (bakery)", offsetof(struct rdlock_ls_create, queue_bits),
-	  sizeof_field(struct rdlock_ls_create, queue_bits), 1, -EINVAL },
-	{ "version_bits = 16 (bakery)",
-	  offsetof(struct rdlock_ls_create, version_bits),
-	  sizeof_field(struct rdlock_ls_create, version_bits), 16, -EINVAL },
-	{ "proto = RDLOCK_PROTO_CQL", offsetof(struct rdlock_ls_create, proto),
-	  sizeof_field(struct rdlock_ls_create, proto), RDLOCK_PROTO_CQL, 0 },
-	{ "reserved = 1", offsetof(struct rdlock_ls_create, reserved),
-	  sizeof_field(struct rdlock_ls_create, reserved), 1, -EINVAL },
-};
-
-KUNIT_ARRAY_PARAM(rdlock_create, rdlock_create_cases, rdlock_poke_desc);
-
-static void rdlock_ls_create_test(struct kunit *test)
-{
-	const struct rdlock_poke *p = test->param_value;
-	struct rdlock_ls_create c = rdlock_valid_create;
-	struct rdlock_ls_attr attr;
-
-	KUNIT_ASSERT_EQ(test, 0, rdlock_check_ls_create(&c, &attr));
-	rdlock_poke(&c, p);
-	KUNIT_EXPECT_EQ(test, p->expect, rdlock_check_ls_create(&c, &attr));
-	if (!p->expect) {
-		KUNIT_EXPECT_EQ(test, c.proto, attr.proto);
-		KUNIT_EXPECT_EQ(test, c.flags, attr.flags);
-		KUNIT_EXPECT_EQ(test, c.lease_ms, attr.lease_ms);
-		KUNIT_EXPECT_EQ(test, c.omega_us, attr.omega_us);
-		KUNIT_EXPECT_EQ(test, c.slots, attr.slots);
-	}
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_LE(test, t->size, sizeof(arg));
+	memcpy(arg, t->valid, t->size);
+	KUNIT_ASSERT_EQ(test, 0, rdlock_case_check(t->cmd, arg, &attr));
+	uapi_case_apply(arg, c);
+	KUNIT_EXPECT_EQ(test, -c->err, rdlock_case_check(t->cmd, arg, &attr));
+	/* An accepted lockspace's attributes are the argument's. */
+	lc = (const void *)arg;
+	if (t->cmd != RDLOCK_IOC_LS_CREATE || c->err ||
+	    lc->flags & RDLOCK_LS_DLM)
+		return;
+	KUNIT_EXPECT_EQ(test, lc->proto, attr.proto);
+	KUNIT_EXPECT_EQ(test, lc->flags, attr.flags);
+	KUNIT_EXPECT_EQ(test, lc->lease_ms, attr.lease_ms);
+	KUNIT_EXPECT_EQ(test, lc->omega_us, attr.omega_us);
+	KUNIT_EXPECT_EQ(test, lc->slots, attr.slots);
 }
 
 /*
@@ -319,164 +284,12 @@ static void rdlock_ls_cql_attr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
 }
 
-static const struct rdlock_lock_req rdlock_valid_lock = {
-	.version = RDLOCK_UAPI_VERSION,
-	.mode = RDLOCK_LOCK_EX,
-	.name_len = 5,
-	.name = "inode",
-};
-
-static const struct rdlock_poke rdlock_lock_cases[] = {
-	{ "version = 0", offsetof(struct rdlock_lock_req, version),
-	  sizeof_field(struct rdlock_lock_req, version), 0, -EINVAL },
-	{ "flags = RDLOCK_LKF_TRY", offsetof(struct rdlock_lock_req, flags),
-	  sizeof_field(struct rdlock_lock_req, flags), RDLOCK_LKF_TRY, 0 },
-	{ "flags = 2", offsetof(struct rdlock_lock_req, flags),
-	  sizeof_field(struct rdlock_lock_req, flags), 2, -EINVAL },
-	{ "mode = RDLOCK_LOCK_SH", offsetof(struct rdlock_lock_req, mode),
-	  sizeof_field(struct rdlock_lock_req, mode), RDLOCK_LOCK_SH, 0 },
-	{ "mode = RDLOCK_LOCK_UP", offsetof(struct rdlock_lock_req, mode),
-	  sizeof_field(struct rdlock_lock_req, mode), RDLOCK_LOCK_UP, 0 },
-	{ "mode = RDLOCK_LOCK_MODE_NR", offsetof(struct rdlock_lock_req, mode),
-	  sizeof_field(struct rdlock_lock_req, mode), RDLOCK_LOCK_MODE_NR, -EINVAL },
-	{ "timeout_ms = 1000", offsetof(struct rdlock_lock_req, timeout_ms),
-	  sizeof_field(struct rdlock_lock_req, timeout_ms), 1000, 0 },
-	{ "lease_slots = RDLOCK_LEASE_SLOTS_MAX", offsetof(struct rdlock_lock_req, lease_slots),
-	  sizeof_field(struct rdlock_lock_req, lease_slots), RDLOCK_LEASE_SLOTS_MAX, 0 },
-	{ "lease_slots = RDLOCK_LEASE_SLOTS_MAX + 1", offsetof(struct rdlock_lock_req, lease_slots),
-	  sizeof_field(struct rdlock_lock_req, lease_slots), RDLOCK_LEASE_SLOTS_MAX + 1, -EINVAL },
-	{ "name_len = 0", offsetof(struct rdlock_lock_req, name_len),
-	  sizeof_field(struct rdlock_lock_req, name_len), 0, -EINVAL },
-	{ "name_len = 4", offsetof(struct rdlock_lock_req, name_len),
-	  sizeof_field(struct rdlock_lock_req, name_len), 4, -EINVAL },	/* 'e' after */
-	{ "name_len = RDLOCK_RES_NAME_MAX", offsetof(struct rdlock_lock_req, name_len),
-	  sizeof_field(struct rdlock_lock_req, name_len), RDLOCK_RES_NAME_MAX, 0 },
-	{ "name_len = RDLOCK_RES_NAME_MAX + 1", offsetof(struct rdlock_lock_req, name_len),
-	  sizeof_field(struct rdlock_lock_req, name_len), RDLOCK_RES_NAME_MAX + 1, -EINVAL },
-	{ "name = 1", offsetof(struct rdlock_lock_req, name),
-	  sizeof_field(struct rdlock_lock_req, name), 1, -EINVAL },	/* past name_len */
-	{ "handle = 1", offsetof(struct rdlock_lock_req, handle),
-	  sizeof_field(struct rdlock_lock_req, handle), 1, -EINVAL },
-	{ "pad = 1", offsetof(struct rdlock_lock_req, pad),
-	  sizeof_field(struct rdlock_lock_req, pad), 1, -EINVAL },
-	{ "reserved = 1", offsetof(struct rdlock_lock_req, reserved),
-	  sizeof_field(struct rdlock_lock_req, reserved), 1, -EINVAL },
-};
-
-KUNIT_ARRAY_PARAM(rdlock_lock, rdlock_lock_cases, rdlock_poke_desc);
-
-static void rdlock_lock_req_test(struct kunit *test)
-{
-	const struct rdlock_poke *p = test->param_value;
-	struct rdlock_lock_req r = rdlock_valid_lock;
-
-	KUNIT_ASSERT_EQ(test, 0, rdlock_check_lock_req(&r));
-	rdlock_poke(&r, p);
-	KUNIT_EXPECT_EQ(test, p->expect, rdlock_check_lock_req(&r));
-}
-
-/* Flags and timeout together: one case each way. */
-static void rdlock_lock_try_timeout_test(struct kunit *test)
-{
-	struct rdlock_lock_req r = rdlock_valid_lock;
-	struct rdlock_convert_req c = { .version = RDLOCK_UAPI_VERSION,
-					.mode = RDLOCK_LOCK_EX };
-
-	r.flags = RDLOCK_LKF_TRY;
-	r.timeout_ms = 1;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_lock_req(&r));
-	KUNIT_EXPECT_EQ(test, 0, rdlock_check_convert(&c));
-	c.flags = RDLOCK_LKF_TRY;
-	c.timeout_ms = 1;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_convert(&c));
-}
-
-static const struct rdlock_poke rdlock_convert_cases[] = {
-	{ "version = 0", offsetof(struct rdlock_convert_req, version),
-	  sizeof_field(struct rdlock_convert_req, version), 0, -EINVAL },
-	{ "flags = RDLOCK_LKF_TRY", offsetof(struct rdlock_convert_req, flags),
-	  sizeof_field(struct rdlock_convert_req, flags), RDLOCK_LKF_TRY, 0 },
-	{ "flags = 4", offsetof(struct rdlock_convert_req, flags),
-	  sizeof_field(struct rdlock_convert_req, flags), 4, -EINVAL },
-	{ "handle = 77", offsetof(struct rdlock_convert_req, handle),
-	  sizeof_field(struct rdlock_convert_req, handle), 77, 0 },
-	{ "mode = RDLOCK_LOCK_UP", offsetof(struct rdlock_convert_req, mode),
-	  sizeof_field(struct rdlock_convert_req, mode), RDLOCK_LOCK_UP, 0 },
-	{ "mode = RDLOCK_LOCK_MODE_NR", offsetof(struct rdlock_convert_req, mode),
-	  sizeof_field(struct rdlock_convert_req, mode), RDLOCK_LOCK_MODE_NR, -EINVAL },
-	{ "timeout_ms = 5", offsetof(struct rdlock_convert_req, timeout_ms),
-	  sizeof_field(struct rdlock_convert_req, timeout_ms), 5, 0 },
-	{ "pad = 1", offsetof(struct rdlock_convert_req, pad),
-	  sizeof_field(struct rdlock_convert_req, pad), 1, -EINVAL },
-	{ "reserved = 1", offsetof(struct rdlock_convert_req, reserved),
-	  sizeof_field(struct rdlock_convert_req, reserved), 1, -EINVAL },
-};
-
-KUNIT_ARRAY_PARAM(rdlock_convert, rdlock_convert_cases, rdlock_poke_desc);
-
-static void rdlock_convert_req_test(struct kunit *test)
-{
-	const struct rdlock_poke *p = test->param_value;
-	struct rdlock_convert_req c = { .version = RDLOCK_UAPI_VERSION,
-					.mode = RDLOCK_LOCK_EX };
-
-	rdlock_poke(&c, p);
-	KUNIT_EXPECT_EQ(test, p->expect, rdlock_check_convert(&c));
-}
-
-static void rdlock_unlock_query_test(struct kunit *test)
-{
-	struct rdlock_unlock_req u = { .version = RDLOCK_UAPI_VERSION,
-				       .handle = 3 };
-	struct rdlock_query q = { .version = RDLOCK_UAPI_VERSION,
-				  .handle = 3 };
-
-	KUNIT_EXPECT_EQ(test, 0, rdlock_check_unlock(&u));
-	u.reserved[1] = 1;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_unlock(&u));
-	u.reserved[1] = 0;
-	u.version = 0;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_unlock(&u));
-
-	/* Output fields are ignored on input. */
-	q.mode = 9;
-	q.name_len = 1000;
-	q.pad = 1;
-	KUNIT_EXPECT_EQ(test, 0, rdlock_check_query(&q));
-	q.reserved[0] = 1;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_query(&q));
-	q.reserved[0] = 0;
-	q.version = 2;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_query(&q));
-}
-
-static void rdlock_ls_name_struct_test(struct kunit *test)
-{
-	struct rdlock_ls_name n = { .version = RDLOCK_UAPI_VERSION,
-				    .name = "fs1" };
-
-	KUNIT_EXPECT_EQ(test, 0, rdlock_check_ls_name(&n));
-	n.flags = 1;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_ls_name(&n));
-	n.flags = 0;
-	n.reserved[1] = 1;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_ls_name(&n));
-	n.reserved[1] = 0;
-	n.version = 0;
-	KUNIT_EXPECT_EQ(test, -EINVAL, rdlock_check_ls_name(&n));
-}
-
 static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_ls_name_test, rdlock_name_gen_params),
-	KUNIT_CASE(rdlock_ls_name_struct_test),
-	KUNIT_CASE_PARAM(rdlock_ls_create_test, rdlock_create_gen_params),
+	KUNIT_CASE_PARAM(rdlock_uapi_case_test, rdlock_case_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),
 	KUNIT_CASE(rdlock_ls_gate_attr_test),
 	KUNIT_CASE(rdlock_ls_place_layout_test),
-	KUNIT_CASE_PARAM(rdlock_lock_req_test, rdlock_lock_gen_params),
-	KUNIT_CASE(rdlock_lock_try_timeout_test),
-	KUNIT_CASE_PARAM(rdlock_convert_req_test, rdlock_convert_gen_params),
-	KUNIT_CASE(rdlock_unlock_query_test),
 	{}
 };
 

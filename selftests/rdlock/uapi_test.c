@@ -38,6 +38,7 @@
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 #include "rdltest.h"
+#include "uapi_cases.h"
 
 #include <kselftest_harness.h>
 
@@ -471,166 +472,60 @@ static void expect_err(struct __test_metadata *_metadata, int got, int want,
 }
 
 /*
- * Table-driven argument checks: a case overwrites up to two fields of a
- * valid argument (little-endian, @size bytes at @off) and expects @err.
+ * Table-driven argument checks (kmod/tests/uapi_cases.h, which KUnit runs
+ * on the pure checks): every case of @cases on a copy of @valid (size
+ * @size). A case the checks refuse must fail with its errno; one they
+ * accept must fail with @accepted, the errno of the call's state, and is
+ * skipped when @accepted is 0 (the call would act).
  */
-struct poke {
-	size_t off;
-	size_t size;
-	__u64 val;
-};
-
-struct field_case {
-	const char *what;
-	struct poke p[2];
-	int err;
-};
-
-/* @size is spelt out by the F (4), F64 and F8 macros of each table. */
-#define POKE(type, field, size, v)	{ offsetof(type, field), size, (v) }
-
-static void apply_pokes(void *obj, const struct field_case *c)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(c->p); i++)
-		if (c->p[i].size)
-			memcpy((char *)obj + c->p[i].off, &c->p[i].val,
-			       c->p[i].size);
-}
-
-/* Run every case of @cases on a copy of @valid (size @size). */
 static void run_field_cases(struct __test_metadata *_metadata, int fd,
 			    unsigned long req, const void *valid, size_t size,
-			    const struct field_case *cases, size_t n,
-			    const char *call)
+			    const struct uapi_case *cases, size_t n,
+			    const char *call, int accepted)
 {
+	const struct uapi_case *c;
 	__u64 buf[32];
 	char what[128];
 	size_t i;
+	int want;
 
 	ASSERT_GE(sizeof(buf), size);
 	for (i = 0; i < n; i++) {
+		c = &cases[i];
+		want = c->err ? c->err : accepted;
+		if (!want)
+			continue;
 		memcpy(buf, valid, size);
-		apply_pokes(buf, &cases[i]);
-		snprintf(what, sizeof(what), "%s %s", call, cases[i].what);
-		expect_err(_metadata, rdl_ioctl(fd, req, buf), cases[i].err, what);
+		uapi_case_apply(buf, c);
+		snprintf(what, sizeof(what), "%s %s", call, c->what);
+		expect_err(_metadata, rdl_ioctl(fd, req, buf), want, what);
 	}
 }
 
-#define U32_MAX_	0xffffffffULL
-
-static const struct field_case ls_create_cases[] = {
-#define F(field, v) POKE(struct rdlock_ls_create, field, 4, v)
-#define F64(field, v) POKE(struct rdlock_ls_create, field, 8, v)
-#define F8(field, v) POKE(struct rdlock_ls_create, field, 1, v)
-	{ "version 0", { F(version, 0) }, EINVAL },
-	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "version ~0", { F(version, U32_MAX_) }, EINVAL },
-	{ "flags bit 1", { F(flags, 2) }, EINVAL },
-	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
-	{ "flags UPDATE and bit 1", { F(flags, RDLOCK_LS_UPDATE | 2) }, EINVAL },
-	{ "proto RDLOCK_PROTO_NR", { F(proto, RDLOCK_PROTO_NR) }, EINVAL },
-	{ "proto ~0", { F(proto, U32_MAX_) }, EINVAL },
-	{ "slots 0", { F(slots, 0) }, EINVAL },
-	{ "slots 1", { F(slots, 1) }, EINVAL },
-	{ "slots 3 (odd)", { F(slots, 3) }, EINVAL },
-	{ "slots 65535 (odd)", { F(slots, 65535) }, EINVAL },
-	{ "slots 65537", { F(slots, RDLOCK_LS_SLOTS_MAX + 1) }, EINVAL },
-	{ "slots 65538 (even, too many)", { F(slots, RDLOCK_LS_SLOTS_MAX + 2) },
-	  EINVAL },
-	{ "slots 0xfffffffe", { F(slots, 0xfffffffeULL) }, EINVAL },
-	{ "mode 01000", { F(mode, 01000) }, EINVAL },
-	{ "mode 04755", { F(mode, 04755) }, EINVAL },
-	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
-	{ "pad 1", { F8(pad, 1) }, EINVAL },
-	/* CQL attributes on another protocol, or out of range. */
-	{ "queue_bits 1, bakery", { F8(queue_bits, 1) }, EINVAL },
-	{ "version_bits 16, bakery", { F8(version_bits, 16) }, EINVAL },
-	{ "queue_bits 5, caslock",
-	  { F(proto, RDLOCK_PROTO_CASLOCK), F8(queue_bits, 5) }, EINVAL },
-	{ "cql, 2 slots (a lock takes 34)", { F(proto, RDLOCK_PROTO_CQL) },
-	  EINVAL },
-	{ "cql, queue_bits 13", { F(proto, RDLOCK_PROTO_CQL), F8(queue_bits, 13) },
-	  EINVAL },
-	{ "cql, queue_bits 255",
-	  { F(proto, RDLOCK_PROTO_CQL), F8(queue_bits, 255) }, EINVAL },
-	{ "cql, version_bits 1",
-	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 1) }, EINVAL },
-	{ "cql, version_bits 17",
-	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 17) }, EINVAL },
-	/* The hierarchy is CQL's; phase-fair is a policy of it. */
-	{ "CQL_HIER, bakery", { F(flags, RDLOCK_LS_CQL_HIER) }, EINVAL },
-	{ "CQL_HIER | CQL_PHASE_FAIR, caslock",
-	  { F(proto, RDLOCK_PROTO_CASLOCK), F(flags, RDLOCK_LS_CQL_FLAGS) },
-	  EINVAL },
-
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1]", { F64(reserved[1], 1ULL << 32) }, EINVAL },
-	{ "reserved[2]", { F64(reserved[2], 1) }, EINVAL },
-	{ "reserved[3]", { F64(reserved[3], 1ULL << 63) }, EINVAL },
-	{ "bad slots and bad version", { F(slots, 3), F(version, 0) }, EINVAL },
-#undef F
-#undef F64
-#undef F8
-};
-
-/* LS_REMOVE and JOIN take the same structure. */
-static const struct field_case ls_name_cases[] = {
-#define F(field, v) POKE(struct rdlock_ls_name, field, 4, v)
-#define F64(field, v) POKE(struct rdlock_ls_name, field, 8, v)
-#define F8(field, v) POKE(struct rdlock_ls_name, field, 1, v)
-	{ "version 0", { F(version, 0) }, EINVAL },
-	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "flags 1", { F(flags, 1) }, EINVAL },
-	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
-#undef F
-#undef F64
-#undef F8
-};
-
-/* Names every call taking a lockspace name refuses: EINVAL. */
-static const struct {
-	const char *what;
-	char name[RDLOCK_LS_NAME_MAX];
-} bad_ls_names[] = {
-	{ "empty name", "" },
-	{ "empty name, junk after the NUL", "\0abc" },
-	{ "byte after the NUL", "abc\0d" },
-	{ "last byte after the NUL", { 'a', 'b', 'c', [31] = 'x' } },
-	{ "32 characters, no NUL", "0123456789abcdef0123456789abcdef" },
-	{ "slash", "a/b" },
-	{ "space", "a b" },
-	{ "comma", "a,b" },
-	{ "asterisk", "a*" },
-	{ "tab", "a\tb" },
-	{ "newline", "ab\n" },
-	{ "non-ASCII", "caf\xc3\xa9" },
-	{ "DEL", "a\x7f" },
-	{ "byte 0xff (Latin-1 letter)", "\xff" },
-	{ "byte 0xe9 (Latin-1 letter)", "caf\xe9" },
-	{ "byte 0xc0 (Latin-1 letter)", "\xc0x" },
-};
-
 /*
- * LS_CREATE of every bad name must fail with EINVAL; one that is created
+ * LS_CREATE of every name of uapi_name_cases: a bad one must fail with
+ * its errno, a good one with @accepted (skipped if 0). One that is created
  * anyway is removed again so that later tests do not trip over it.
  */
-static void create_bad_names(struct __test_metadata *_metadata, int fd,
-			     struct rdlock_ls_create *c, const char *prefix)
+static void create_names(struct __test_metadata *_metadata, int fd,
+			 struct rdlock_ls_create *c, const char *prefix,
+			 int accepted)
 {
+	const struct uapi_name_case *nc;
 	struct rdlock_ls_name n;
 	char what[96];
+	int got, want;
 	size_t i;
-	int got;
 
-	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
-		memcpy(c->name, bad_ls_names[i].name, sizeof(c->name));
-		snprintf(what, sizeof(what), "%s%s", prefix, bad_ls_names[i].what);
+	for (i = 0; i < ARRAY_SIZE(uapi_name_cases); i++) {
+		nc = &uapi_name_cases[i];
+		want = nc->err ? nc->err : accepted;
+		if (nc->c_string || !want)
+			continue;
+		memcpy(c->name, nc->name, sizeof(c->name));
+		snprintf(what, sizeof(what), "%s%s", prefix, nc->what);
 		got = rdl_ioctl(fd, RDLOCK_IOC_LS_CREATE, c);
-		expect_err(_metadata, got, EINVAL, what);
+		expect_err(_metadata, got, want, what);
 		if (!got) {
 			memset(&n, 0, sizeof(n));
 			n.version = RDLOCK_UAPI_VERSION;
@@ -644,88 +539,6 @@ static void create_bad_names(struct __test_metadata *_metadata, int fd,
 #define LS_NAME_31	"ABCDEFGHIJKLMNOPQRSTUVWXYZ_.:-9"
 #define LS_NAME_LOWER	"abcdefghijklmnopqrstuvwxyz01234"
 #define LS_NAME_DIGITS	"56789-0.1:2_3"
-
-static const struct field_case lock_cases[] = {
-#define F(field, v) POKE(struct rdlock_lock_req, field, 4, v)
-#define F64(field, v) POKE(struct rdlock_lock_req, field, 8, v)
-#define F8(field, v) POKE(struct rdlock_lock_req, field, 1, v)
-	{ "version 0", { F(version, 0) }, EINVAL },
-	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "flags bit 1", { F(flags, 2) }, EINVAL },
-	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
-	{ "mode RDLOCK_LOCK_MODE_NR", { F(mode, RDLOCK_LOCK_MODE_NR) }, EINVAL },
-	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
-	{ "name_len 0", { F(name_len, 0) }, EINVAL },
-	{ "name_len 65", { F(name_len, RDLOCK_RES_NAME_MAX + 1) }, EINVAL },
-	{ "name_len ~0", { F(name_len, U32_MAX_) }, EINVAL },
-	{ "byte after name_len", { F8(name[6], 'x') }, EINVAL },
-	{ "last name byte after name_len", { F8(name[63], 0xff) }, EINVAL },
-	{ "handle 1 on input", { F(handle, 1) }, EINVAL },
-	{ "handle ~0 on input", { F(handle, U32_MAX_) }, EINVAL },
-	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
-	  EINVAL },
-	{ "lease_slots 257", { F(lease_slots, RDLOCK_LEASE_SLOTS_MAX + 1) },
-	  EINVAL },
-	{ "lease_slots ~0", { F(lease_slots, U32_MAX_) }, EINVAL },
-	{ "pad 1", { F(pad, 1) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
-#undef F
-#undef F64
-#undef F8
-};
-
-static const struct field_case convert_cases[] = {
-#define F(field, v) POKE(struct rdlock_convert_req, field, 4, v)
-#define F64(field, v) POKE(struct rdlock_convert_req, field, 8, v)
-#define F8(field, v) POKE(struct rdlock_convert_req, field, 1, v)
-	{ "version 0", { F(version, 0) }, EINVAL },
-	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "flags bit 1", { F(flags, 2) }, EINVAL },
-	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
-	{ "mode RDLOCK_LOCK_MODE_NR", { F(mode, RDLOCK_LOCK_MODE_NR) }, EINVAL },
-	{ "mode ~0", { F(mode, U32_MAX_) }, EINVAL },
-	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
-	  EINVAL },
-	{ "pad 1", { F(pad, 1) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
-	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
-	  EINVAL },
-#undef F
-#undef F64
-#undef F8
-};
-
-static const struct field_case unlock_cases[] = {
-#define F(field, v) POKE(struct rdlock_unlock_req, field, 4, v)
-#define F64(field, v) POKE(struct rdlock_unlock_req, field, 8, v)
-#define F8(field, v) POKE(struct rdlock_unlock_req, field, 1, v)
-	{ "version 0", { F(version, 0) }, EINVAL },
-	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
-	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
-	  EINVAL },
-#undef F
-#undef F64
-#undef F8
-};
-
-static const struct field_case query_cases[] = {
-#define F(field, v) POKE(struct rdlock_query, field, 4, v)
-#define F64(field, v) POKE(struct rdlock_query, field, 8, v)
-#define F8(field, v) POKE(struct rdlock_query, field, 1, v)
-	{ "version 0", { F(version, 0) }, EINVAL },
-	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
-	{ "bad version, unknown handle", { F(version, 0), F(handle, U32_MAX_) },
-	  EINVAL },
-#undef F
-#undef F64
-#undef F8
-};
 
 FIXTURE(uapi) {
 	int fd;
@@ -1469,53 +1282,56 @@ TEST_F(uapi, ls_down)
 	struct rdlock_query q;
 
 	ASSERT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
-	rdl_ls_create_init(&c, "uapi_down", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	c = uapi_valid_ls_create;
 	reject(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c, ENOTCONN,
 	       "LS_CREATE while down", true);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c,
-			sizeof(c), ls_create_cases, ARRAY_SIZE(ls_create_cases),
-			"LS_CREATE while down,");
-	create_bad_names(_metadata, self->fd, &c, "LS_CREATE while down, ");
+			sizeof(c), uapi_ls_create_cases,
+			ARRAY_SIZE(uapi_ls_create_cases), "LS_CREATE while down,",
+			ENOTCONN);
+	create_names(_metadata, self->fd, &c, "LS_CREATE while down, ",
+		     ENOTCONN);
 
-	rdl_ls_name_init(&n, "uapi_down");
+	n = uapi_valid_ls_name;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n), ENOENT,
 		   "LS_REMOVE of an unknown lockspace");
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n), ENOENT,
 		   "JOIN of an unknown lockspace");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_REMOVE, &n,
-			sizeof(n), ls_name_cases, ARRAY_SIZE(ls_name_cases),
-			"LS_REMOVE");
+			sizeof(n), uapi_ls_name_cases,
+			ARRAY_SIZE(uapi_ls_name_cases), "LS_REMOVE", ENOENT);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_JOIN, &n, sizeof(n),
-			ls_name_cases, ARRAY_SIZE(ls_name_cases), "JOIN");
+			uapi_ls_name_cases, ARRAY_SIZE(uapi_ls_name_cases),
+			"JOIN", ENOENT);
 
 	/* Not joined: EBADFD, but only for well-formed arguments. */
 	expect_err(_metadata, ls_leave(self->fd), EBADFD, "LEAVE, not joined");
-	rdl_lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
+	l = uapi_valid_lock;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCK, &l), EBADFD,
 		   "LOCK, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
-			lock_cases, ARRAY_SIZE(lock_cases), "LOCK, not joined,");
-	rdl_convert_init(&cv, 1, RDLOCK_LOCK_EX, 0, 0);
+			uapi_lock_cases, ARRAY_SIZE(uapi_lock_cases),
+			"LOCK, not joined,", EBADFD);
+	cv = uapi_valid_convert;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_CONVERT, &cv), EBADFD,
 		   "CONVERT, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_CONVERT, &cv,
-			sizeof(cv), convert_cases, ARRAY_SIZE(convert_cases),
-			"CONVERT, not joined,");
-	memset(&ul, 0, sizeof(ul));
-	ul.version = RDLOCK_UAPI_VERSION;
-	ul.handle = 1;
+			sizeof(cv), uapi_convert_cases,
+			ARRAY_SIZE(uapi_convert_cases), "CONVERT, not joined,",
+			EBADFD);
+	ul = uapi_valid_unlock;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_UNLOCK, &ul), EBADFD,
 		   "UNLOCK, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_UNLOCK, &ul,
-			sizeof(ul), unlock_cases, ARRAY_SIZE(unlock_cases),
-			"UNLOCK, not joined,");
-	memset(&q, 0, sizeof(q));
-	q.version = RDLOCK_UAPI_VERSION;
-	q.handle = 1;
+			sizeof(ul), uapi_unlock_cases,
+			ARRAY_SIZE(uapi_unlock_cases), "UNLOCK, not joined,",
+			EBADFD);
+	q = uapi_valid_query;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_QUERY, &q), EBADFD,
 		   "QUERY, not joined");
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_QUERY, &q, sizeof(q),
-			query_cases, ARRAY_SIZE(query_cases), "QUERY, not joined,");
+			uapi_query_cases, ARRAY_SIZE(uapi_query_cases),
+			"QUERY, not joined,", EBADFD);
 
 	/* Bad pointers: nothing is read, nothing changes. */
 	check_efault(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c, sizeof(c),
@@ -1550,13 +1366,14 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 		       self->ip, READY_TIMEOUT_S);
 	}
 
-	rdl_ls_create_init(&c, "uapi_rejected", RDLOCK_PROTO_BAKERY, 2, 0, 0666);
+	c = uapi_valid_ls_create;
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE, &c,
-			sizeof(c), ls_create_cases, ARRAY_SIZE(ls_create_cases),
-			"LS_CREATE");
-	create_bad_names(_metadata, self->fd, &c, "LS_CREATE ");
+			sizeof(c), uapi_ls_create_cases,
+			ARRAY_SIZE(uapi_ls_create_cases), "LS_CREATE", 0);
+	create_names(_metadata, self->fd, &c, "LS_CREATE ", 0);
 	/* None of them created anything. */
-	expect_err(_metadata, ls_remove(self->fd, "uapi_rejected"), ENOENT,
+	expect_err(_metadata, ls_remove(self->fd, uapi_valid_ls_create.name),
+		   ENOENT,
 		   "LS_REMOVE after rejected creations");
 
 	/* Good names: the longest, every character; attributes at the limits. */
@@ -1682,24 +1499,32 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 
 TEST_F(uapi, ls_join)
 {
+	const struct uapi_name_case *nc;
 	struct rdlock_ls_name n;
 	char what[96];
+	int fd2, got, want;
 	size_t i;
-	int fd2, got;
 
+	/* An existing lockspace: only the rejected field can fail the call. */
 	rdl_ls_name_init(&n, LS_PLAIN);
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_JOIN, &n, sizeof(n),
-			ls_name_cases, ARRAY_SIZE(ls_name_cases), "JOIN");
-	for (i = 0; i < ARRAY_SIZE(bad_ls_names); i++) {
-		memcpy(n.name, bad_ls_names[i].name, sizeof(n.name));
-		snprintf(what, sizeof(what), "JOIN %s", bad_ls_names[i].what);
+			uapi_ls_name_cases, ARRAY_SIZE(uapi_ls_name_cases),
+			"JOIN", 0);
+	/* Good names are of no lockspace: ENOENT. */
+	for (i = 0; i < ARRAY_SIZE(uapi_name_cases); i++) {
+		nc = &uapi_name_cases[i];
+		if (nc->c_string)
+			continue;
+		want = nc->err ? nc->err : ENOENT;
+		memcpy(n.name, nc->name, sizeof(n.name));
+		snprintf(what, sizeof(what), "JOIN %s", nc->what);
 		got = rdl_ioctl(self->fd, RDLOCK_IOC_JOIN, &n);
-		expect_err(_metadata, got, EINVAL, what);
+		expect_err(_metadata, got, want, what);
 		if (!got)
 			ls_leave(self->fd);
-		snprintf(what, sizeof(what), "LS_REMOVE %s", bad_ls_names[i].what);
+		snprintf(what, sizeof(what), "LS_REMOVE %s", nc->what);
 		expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_REMOVE, &n),
-			   EINVAL, what);
+			   want, what);
 	}
 	expect_err(_metadata, ls_join(self->fd, "uapi_nosuch"), ENOENT,
 		   "JOIN of an unknown lockspace");
@@ -1740,9 +1565,9 @@ TEST_F(uapi, ls_lock_rejects)
 	int fd2;
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
-	rdl_lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0);
+	l = uapi_valid_lock;
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK, &l, sizeof(l),
-			lock_cases, ARRAY_SIZE(lock_cases), "LOCK");
+			uapi_lock_cases, ARRAY_SIZE(uapi_lock_cases), "LOCK", 0);
 	/* Nothing was taken: another file gets it at once. */
 	fd2 = rdl_open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
@@ -1995,9 +1820,11 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, rdl_ls_lock(fd, "conv", RDLOCK_LOCK_UP, 0, 0, &hu));
 
-	rdl_convert_init(&cv, hu, RDLOCK_LOCK_EX, 0, 0);
+	cv = uapi_valid_convert;
+	cv.handle = hu;
 	run_field_cases(_metadata, fd, RDLOCK_IOC_CONVERT, &cv, sizeof(cv),
-			convert_cases, ARRAY_SIZE(convert_cases), "CONVERT");
+			uapi_convert_cases, ARRAY_SIZE(uapi_convert_cases),
+			"CONVERT", 0);
 	EXPECT_EQ(RDLOCK_LOCK_UP, rdl_ls_mode(fd, hu));
 	expect_err(_metadata, rdl_ls_convert(fd, 0xffffffff, RDLOCK_LOCK_EX, 0, 0),
 		   ENOENT, "CONVERT unknown handle");
@@ -2515,37 +2342,10 @@ static void expect_one_event(struct __test_metadata *_metadata, int fd,
 
 TEST_F(uapi, ls_dlm_create)
 {
-	struct rdlock_ls_create c;
-	static const struct {
-		const char *what;
-		size_t off;
-		__u32 val;
-	} bad[] = {
-		{ "proto CASLOCK", offsetof(struct rdlock_ls_create, proto),
-		  RDLOCK_PROTO_CASLOCK },
-		{ "slots 64", offsetof(struct rdlock_ls_create, slots), 64 },
-		{ "lease_ms 1000", offsetof(struct rdlock_ls_create, lease_ms),
-		  1000 },
-		{ "omega_us 10", offsetof(struct rdlock_ls_create, omega_us), 10 },
-		{ "flags DLM | UPDATE", offsetof(struct rdlock_ls_create, flags),
-		  RDLOCK_LS_DLM | RDLOCK_LS_UPDATE },
-		{ "flags DLM | bit 31", offsetof(struct rdlock_ls_create, flags),
-		  RDLOCK_LS_DLM | 1U << 31 },
-	};
-	char what[96];
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		rdl_ls_create_init(&c, LS_DLM, 0, 0, RDLOCK_LS_DLM, 0666);
-		memcpy((char *)&c + bad[i].off, &bad[i].val, 4);
-		snprintf(what, sizeof(what), "LS_CREATE DLM, %s", bad[i].what);
-		expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE,
-						&c), EINVAL, what);
-	}
-	rdl_ls_create_init(&c, LS_DLM, 0, 0, RDLOCK_LS_DLM, 0666);
-	c.queue_bits = 5;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_CREATE, &c),
-		   EINVAL, "LS_CREATE DLM, queue_bits 5");
+	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE,
+			&uapi_valid_ls_create_dlm,
+			sizeof(uapi_valid_ls_create_dlm), uapi_ls_create_dlm_cases,
+			ARRAY_SIZE(uapi_ls_create_dlm_cases), "LS_CREATE DLM,", 0);
 	expect_err(_metadata, ls_join(self->fd, LS_DLM), ENOENT,
 		   "JOIN after the rejected LS_CREATEs");
 
@@ -2598,8 +2398,8 @@ TEST_F(uapi, ls_dlm_rejects)
 
 	/* Validation first, then what a DLM lockspace refuses. */
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LOCK,
-			(rdl_lock_init(&l, "victim", RDLOCK_LOCK_EX, 0, 0), &l),
-			sizeof(l), lock_cases, ARRAY_SIZE(lock_cases), "DLM LOCK");
+			&uapi_valid_lock, sizeof(l), uapi_lock_cases,
+			ARRAY_SIZE(uapi_lock_cases), "DLM LOCK", 0);
 	expect_err(_metadata, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_UP, 0, 0,
 					  NULL), EOPNOTSUPP, "LOCK UP");
 	expect_err(_metadata, rdl_ls_lock(self->fd, "n", RDLOCK_LOCK_MODE_NR, 0,

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Field cases of the lockspace and lock ioctls' arguments, shared by the
+ * KUnit suite (lockspace_kunit.c: the pure checks of kmod/uapi_check.h)
+ * and the kselftest (selftests/rdlock/uapi_test.c: the real ioctls), so
+ * that a case is written once. A case changes up to three fields of the
+ * valid argument of its table (uapi_valid_*) and gives the errno the pure
+ * check returns.
+ *
+ * The two runners differ in one way only, and each case says it: where
+ * the pure check accepts (@err 0), the ioctl goes on to the state: the
+ * kselftest expects the errno its call gets from the state while nothing
+ * can change (ENOTCONN while down, EBADFD before JOIN, ENOENT for an
+ * unknown lockspace), and skips the case where a well-formed call would
+ * act (create a lockspace, take or convert a lock). A name case marked
+ * @c_string is the kernel's (an unpadded C string): the uapi never passes
+ * one, so only KUnit runs it.
+ *
+ * A runner may change what no case of a table looks at (a lockspace's
+ * name, a lock's handle) to fit its call. Nothing here uses KUnit or libc:
+ * the includer provides offsetof(), memcpy() and bool.
+ */
+#ifndef _RDLOCK_TESTS_UAPI_CASES_H
+#define _RDLOCK_TESTS_UAPI_CASES_H
+
+#include <linux/rdlock.h>
+
+#define UAPI_CASE_POKES	3
+
+/* @size bytes of @val (little or big endian alike) at byte @off. */
+struct uapi_poke {
+	unsigned short off;
+	unsigned short size;
+	__u64 val;
+};
+
+/**
+ * struct uapi_case - one change to a valid argument and its verdict
+ * @what: the change, as the runners print it.
+ * @p: the fields changed; a size of 0 ends the list.
+ * @err: errno (positive) of the pure check; 0 if it accepts the argument.
+ */
+struct uapi_case {
+	const char *what;
+	struct uapi_poke p[UAPI_CASE_POKES];
+	int err;
+};
+
+/*
+ * Field @field of @type, of @size bytes, set to @v. The size is spelt
+ * out by each table's F (4), F8, F16 and F64: taking it from the field
+ * would name the field twice.
+ */
+#define UAPI_POKE(type, field, size, v)	{ offsetof(type, field), size, (v) }
+
+/* In the tables below, of the structure UAPI_T each one defines. */
+#define F(field, v)	UAPI_POKE(UAPI_T, field, 4, v)
+#define F8(field, v)	UAPI_POKE(UAPI_T, field, 1, v)
+#define F16(field, v)	UAPI_POKE(UAPI_T, field, 2, v)
+#define F64(field, v)	UAPI_POKE(UAPI_T, field, 8, v)
+
+static inline void uapi_case_apply(void *arg, const struct uapi_case *c)
+{
+	const struct uapi_poke *p;
+	__u8 v8;
+	__u16 v16;
+	__u32 v32;
+	int i;
+
+	for (i = 0; i < UAPI_CASE_POKES && c->p[i].size; i++) {
+		p = &c->p[i];
+		v8 = p->val;
+		v16 = p->val;
+		v32 = p->val;
+		if (p->size == 1)
+			memcpy((char *)arg + p->off, &v8, 1);
+		else if (p->size == 2)
+			memcpy((char *)arg + p->off, &v16, 2);
+		else if (p->size == 4)
+			memcpy((char *)arg + p->off, &v32, 4);
+		else
+			memcpy((char *)arg + p->off, &p->val, 8);
+	}
+}
+
+#define UAPI_U32_MAX	0xffffffffULL
+
+/* ---------------------------------------------------------------- */
+/* LS_CREATE                                                         */
+
+/* A bakery lockspace of one name: 2 slots, the fewest. */
+static const struct rdlock_ls_create uapi_valid_ls_create = {
+	.version = RDLOCK_UAPI_VERSION,
+	.name = "uapi_rejected",
+	.proto = RDLOCK_PROTO_BAKERY,
+	.slots = 2,
+	.mode = 0666,
+};
+
+static const struct uapi_case uapi_ls_create_cases[] = {
+#define UAPI_T struct rdlock_ls_create
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "version ~0", { F(version, UAPI_U32_MAX) }, EINVAL },
+	{ "flags UPDATE", { F(flags, RDLOCK_LS_UPDATE) }, 0 },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "flags UPDATE and bit 1", { F(flags, RDLOCK_LS_UPDATE | 2) }, EINVAL },
+	{ "name's last byte after the NUL", { F8(name[31], 'x') }, EINVAL },
+	{ "proto CASLOCK", { F(proto, RDLOCK_PROTO_CASLOCK) }, 0 },
+	{ "proto RDLOCK_PROTO_NR", { F(proto, RDLOCK_PROTO_NR) }, EINVAL },
+	{ "proto ~0", { F(proto, UAPI_U32_MAX) }, EINVAL },
+	{ "lease_ms 1", { F(lease_ms, 1) }, EINVAL },
+	{ "lease_ms RDLOCK_LEASE_MS_MIN - 1",
+	  { F(lease_ms, RDLOCK_LEASE_MS_MIN - 1) }, EINVAL },
+	{ "lease_ms RDLOCK_LEASE_MS_MIN", { F(lease_ms, RDLOCK_LEASE_MS_MIN) },
+	  0 },
+	{ "omega_us 10", { F(omega_us, 10) }, 0 },
+	{ "slots 0", { F(slots, 0) }, EINVAL },
+	{ "slots 1", { F(slots, 1) }, EINVAL },
+	{ "slots 2", { F(slots, 2) }, 0 },
+	{ "slots 3 (odd)", { F(slots, 3) }, EINVAL },
+	{ "slots 1023 (odd)", { F(slots, 1023) }, EINVAL },
+	{ "slots 65535 (odd)", { F(slots, 65535) }, EINVAL },
+	{ "slots RDLOCK_LS_SLOTS_MAX", { F(slots, RDLOCK_LS_SLOTS_MAX) }, 0 },
+	{ "slots 65537", { F(slots, RDLOCK_LS_SLOTS_MAX + 1) }, EINVAL },
+	{ "slots 65538 (even, too many)", { F(slots, RDLOCK_LS_SLOTS_MAX + 2) },
+	  EINVAL },
+	{ "slots 0xfffffffe", { F(slots, 0xfffffffeULL) }, EINVAL },
+	{ "mode 0777", { F(mode, 0777) }, 0 },
+	{ "mode 01000", { F(mode, 01000) }, EINVAL },
+	{ "mode 04755", { F(mode, 04755) }, EINVAL },
+	{ "mode ~0", { F(mode, UAPI_U32_MAX) }, EINVAL },
+	{ "pad 1", { F16(pad, 1) }, EINVAL },
+	/* CQL attributes on another protocol, or out of range. */
+	{ "queue_bits 1, bakery", { F8(queue_bits, 1) }, EINVAL },
+	{ "version_bits 16, bakery", { F8(version_bits, 16) }, EINVAL },
+	{ "queue_bits 5, caslock",
+	  { F(proto, RDLOCK_PROTO_CASLOCK), F8(queue_bits, 5) }, EINVAL },
+	{ "cql, 2 slots (a lock takes 34)", { F(proto, RDLOCK_PROTO_CQL) },
+	  EINVAL },
+	{ "cql, 1024 slots", { F(proto, RDLOCK_PROTO_CQL), F(slots, 1024) }, 0 },
+	{ "cql, queue_bits 13", { F(proto, RDLOCK_PROTO_CQL), F8(queue_bits, 13) },
+	  EINVAL },
+	{ "cql, queue_bits 255",
+	  { F(proto, RDLOCK_PROTO_CQL), F8(queue_bits, 255) }, EINVAL },
+	{ "cql, version_bits 1",
+	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 1) }, EINVAL },
+	{ "cql, version_bits 17",
+	  { F(proto, RDLOCK_PROTO_CQL), F8(version_bits, 17) }, EINVAL },
+	/* The hierarchy is CQL's; phase-fair is a policy of it. */
+	{ "CQL_HIER, bakery", { F(flags, RDLOCK_LS_CQL_HIER) }, EINVAL },
+	{ "CQL_HIER | CQL_PHASE_FAIR, caslock",
+	  { F(proto, RDLOCK_PROTO_CASLOCK), F(flags, RDLOCK_LS_CQL_FLAGS) },
+	  EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 32) }, EINVAL },
+	{ "reserved[2]", { F64(reserved[2], 1) }, EINVAL },
+	{ "reserved[3]", { F64(reserved[3], 1ULL << 63) }, EINVAL },
+	{ "bad slots and bad version", { F(slots, 3), F(version, 0) }, EINVAL },
+#undef UAPI_T
+};
+
+/* A DLM lockspace: the DLM layer fixes its protocol and geometry. */
+static const struct rdlock_ls_create uapi_valid_ls_create_dlm = {
+	.version = RDLOCK_UAPI_VERSION,
+	.flags = RDLOCK_LS_DLM,
+	.name = "uapi_dlm",
+	.mode = 0644,
+};
+
+static const struct uapi_case uapi_ls_create_dlm_cases[] = {
+#define UAPI_T struct rdlock_ls_create
+	{ "proto CASLOCK", { F(proto, RDLOCK_PROTO_CASLOCK) }, EINVAL },
+	{ "slots 64", { F(slots, 64) }, EINVAL },
+	{ "lease_ms 1000", { F(lease_ms, 1000) }, EINVAL },
+	{ "omega_us 10", { F(omega_us, 10) }, EINVAL },
+	{ "flags DLM | UPDATE", { F(flags, RDLOCK_LS_DLM | RDLOCK_LS_UPDATE) },
+	  EINVAL },
+	{ "flags DLM | bit 31", { F(flags, RDLOCK_LS_DLM | 1U << 31) }, EINVAL },
+	{ "queue_bits 5", { F8(queue_bits, 5) }, EINVAL },
+	{ "version_bits 16", { F8(version_bits, 16) }, EINVAL },
+	{ "mode 0666", { F(mode, 0666) }, 0 },
+#undef UAPI_T
+};
+
+/* ---------------------------------------------------------------- */
+/* LS_REMOVE and JOIN                                                */
+
+static const struct rdlock_ls_name uapi_valid_ls_name = {
+	.version = RDLOCK_UAPI_VERSION,
+	.name = "uapi_nosuch",
+};
+
+static const struct uapi_case uapi_ls_name_cases[] = {
+#define UAPI_T struct rdlock_ls_name
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags 1", { F(flags, 1) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1] 1", { F64(reserved[1], 1) }, EINVAL },
+	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+#undef UAPI_T
+};
+
+/**
+ * struct uapi_name_case - a lockspace name and its verdict
+ * @what: what is special about it.
+ * @name: the name, RDLOCK_LS_NAME_MAX bytes as the uapi passes it.
+ * @c_string: checked as a C string, as the kernel's users pass one
+ *	(KUnit only); otherwise as the uapi's NUL-padded buffer.
+ * @err: errno (positive) of the check; 0 if it accepts the name.
+ */
+struct uapi_name_case {
+	const char *what;
+	char name[RDLOCK_LS_NAME_MAX];
+	bool c_string;
+	int err;
+};
+
+/* Every call taking a lockspace name checks it so. */
+static const struct uapi_name_case uapi_name_cases[] = {
+	{ "plain", "gfs2", false, 0 },
+	{ "all allowed characters", "Az09_.:-", false, 0 },
+	{ "31 characters", "0123456789012345678901234567890", false, 0 },
+	{ "empty name", "", false, EINVAL },
+	{ "empty name, junk after the NUL", "\0abc", false, EINVAL },
+	{ "byte after the NUL", "abc\0d", false, EINVAL },
+	{ "byte after the NUL, C string", "abc\0d", true, 0 },
+	{ "last byte after the NUL", { 'a', 'b', 'c', [31] = 'x' }, false,
+	  EINVAL },
+	{ "32 characters, no NUL", "0123456789abcdef0123456789abcdef", false,
+	  EINVAL },
+	{ "slash", "a/b", false, EINVAL },
+	{ "space", "a b", false, EINVAL },
+	{ "comma", "a,b", false, EINVAL },
+	{ "asterisk", "a*", false, EINVAL },
+	{ "tab", "a\tb", false, EINVAL },
+	{ "newline", "ab\n", false, EINVAL },
+	{ "non-ASCII", "caf\xc3\xa9", false, EINVAL },
+	{ "DEL", "a\x7f", false, EINVAL },
+	{ "byte 0xff (Latin-1 letter)", "\xff", false, EINVAL },
+	{ "byte 0xe9 (Latin-1 letter)", "caf\xe9", false, EINVAL },
+	{ "byte 0xc0 (Latin-1 letter)", "\xc0x", false, EINVAL },
+};
+
+/* ---------------------------------------------------------------- */
+/* LOCK, CONVERT, UNLOCK, QUERY                                      */
+
+static const struct rdlock_lock_req uapi_valid_lock = {
+	.version = RDLOCK_UAPI_VERSION,
+	.mode = RDLOCK_LOCK_EX,
+	.name_len = 6,
+	.name = "victim",
+};
+
+/* What depends on the lockspace (UP, NL, lease slots) is not here. */
+static const struct uapi_case uapi_lock_cases[] = {
+#define UAPI_T struct rdlock_lock_req
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags TRY", { F(flags, RDLOCK_LKF_TRY) }, 0 },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "mode SH", { F(mode, RDLOCK_LOCK_SH) }, 0 },
+	{ "mode UP", { F(mode, RDLOCK_LOCK_UP) }, 0 },
+	{ "mode RDLOCK_LOCK_MODE_NR", { F(mode, RDLOCK_LOCK_MODE_NR) }, EINVAL },
+	{ "mode ~0", { F(mode, UAPI_U32_MAX) }, EINVAL },
+	{ "timeout_ms 1000", { F(timeout_ms, 1000) }, 0 },
+	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
+	  EINVAL },
+	{ "lease_slots 256", { F(lease_slots, RDLOCK_LEASE_SLOTS_MAX) }, 0 },
+	{ "lease_slots 257", { F(lease_slots, RDLOCK_LEASE_SLOTS_MAX + 1) },
+	  EINVAL },
+	{ "lease_slots ~0", { F(lease_slots, UAPI_U32_MAX) }, EINVAL },
+	{ "name_len 0", { F(name_len, 0) }, EINVAL },
+	{ "name_len 4, name bytes after it", { F(name_len, 4) }, EINVAL },
+	{ "name_len 64", { F(name_len, RDLOCK_RES_NAME_MAX) }, 0 },
+	{ "name_len 65", { F(name_len, RDLOCK_RES_NAME_MAX + 1) }, EINVAL },
+	{ "name_len ~0", { F(name_len, UAPI_U32_MAX) }, EINVAL },
+	{ "byte after name_len", { F8(name[6], 'x') }, EINVAL },
+	{ "last name byte after name_len", { F8(name[63], 0xff) }, EINVAL },
+	{ "handle 1 on input", { F(handle, 1) }, EINVAL },
+	{ "handle ~0 on input", { F(handle, UAPI_U32_MAX) }, EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+#undef UAPI_T
+};
+
+static const struct rdlock_convert_req uapi_valid_convert = {
+	.version = RDLOCK_UAPI_VERSION,
+	.handle = 1,
+	.mode = RDLOCK_LOCK_EX,
+};
+
+static const struct uapi_case uapi_convert_cases[] = {
+#define UAPI_T struct rdlock_convert_req
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags TRY", { F(flags, RDLOCK_LKF_TRY) }, 0 },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
+	{ "flags bit 2", { F(flags, 4) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "handle 77", { F(handle, 77) }, 0 },
+	{ "mode UP", { F(mode, RDLOCK_LOCK_UP) }, 0 },
+	{ "mode RDLOCK_LOCK_MODE_NR", { F(mode, RDLOCK_LOCK_MODE_NR) }, EINVAL },
+	{ "mode ~0", { F(mode, UAPI_U32_MAX) }, EINVAL },
+	{ "timeout_ms 5", { F(timeout_ms, 5) }, 0 },
+	{ "TRY with timeout 1", { F(flags, RDLOCK_LKF_TRY), F(timeout_ms, 1) },
+	  EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "bad version, unknown handle",
+	  { F(version, 0), F(handle, UAPI_U32_MAX) }, EINVAL },
+#undef UAPI_T
+};
+
+static const struct rdlock_unlock_req uapi_valid_unlock = {
+	.version = RDLOCK_UAPI_VERSION,
+	.handle = 1,
+};
+
+static const struct uapi_case uapi_unlock_cases[] = {
+#define UAPI_T struct rdlock_unlock_req
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1] 1", { F64(reserved[1], 1) }, EINVAL },
+	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "bad version, unknown handle",
+	  { F(version, 0), F(handle, UAPI_U32_MAX) }, EINVAL },
+#undef UAPI_T
+};
+
+static const struct rdlock_query uapi_valid_query = {
+	.version = RDLOCK_UAPI_VERSION,
+	.handle = 1,
+};
+
+static const struct uapi_case uapi_query_cases[] = {
+#define UAPI_T struct rdlock_query
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	/* Output fields are ignored on input. */
+	{ "output mode, name_len and pad set",
+	  { F(mode, 9), F(name_len, 1000), F(pad, 1) }, 0 },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1]", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "bad version, unknown handle",
+	  { F(version, 0), F(handle, UAPI_U32_MAX) }, EINVAL },
+#undef UAPI_T
+};
+
+#undef F
+#undef F8
+#undef F16
+#undef F64
+
+#endif /* _RDLOCK_TESTS_UAPI_CASES_H */
