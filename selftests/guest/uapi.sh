@@ -3,6 +3,8 @@
 #
 # /dev/rdlock's errno contract on a single node, then unloading the modules
 # while the cluster is up (live connections) must work.
+#   uapi.sh [TEST...]   only those tests of uapi_test (uapi_test -t TEST),
+#                       each on the freshly loaded module it sets up itself
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -37,9 +39,18 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 		param_bounds table_slots 9 524288
 	rdl_step "dlm_slots: 1199 and 262145 refused, 1200 and 262144 taken" \
 		param_bounds dlm_slots 1200 262144
-	rdl_step "uapi_test" uapi_test
-	rdl_step "uapi_test left the cluster down" \
-		sh -c 'rdlockctl status --json | grep -q "\"state\": \"down\""'
+	if [ $# -eq 0 ]; then
+		rdl_step "uapi_test" uapi_test
+		rdl_step "uapi_test left the cluster down" \
+			sh -c 'rdlockctl status --json | grep -q "\"state\": \"down\""'
+	else
+		uapi_args=
+		for uapi_t; do
+			uapi_args="$uapi_args -t $uapi_t"
+		done
+		# shellcheck disable=SC2086 # one word a test name or -t
+		rdl_step "uapi_test $*" uapi_test $uapi_args
+	fi
 	rdlockctl down 2>/dev/null
 
 	# A one-node cluster, up and ready, then unloaded as it is.

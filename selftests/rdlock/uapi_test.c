@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The errno contract of /dev/rdlock, on one node whose rdlock.ko has just
- * been loaded and not configured. The tests share the module's state and
- * run in source order: unconfigured checks first, then configuration
- * checks while down, an unprivileged child, the cluster going up and down,
- * and last lockspaces and locks on a one-node cluster (ls_* tests; every
- * lockspace they create is removed again). Every rejected configuration
- * call is followed by a STATUS proving that it changed nothing; rejected
- * lockspace and lock calls are followed by a call showing the same.
- * The module is left configured and down.
+ * been loaded and not configured. In source order: unconfigured checks
+ * first, then configuration checks while down, an unprivileged child, the
+ * cluster going up and down, and last lockspaces and locks on a one-node
+ * cluster (ls_* tests). Each test brings the module to the state it needs
+ * (need_down(), need_ready(), need_ls()) and the fixture's teardown
+ * removes the lockspaces the tests share, so that any test also runs
+ * alone on a freshly loaded module ("uapi_test -t ls_locks"); only the
+ * unconfigured_* tests and config_rejects need it unconfigured, as only
+ * loading it makes it. Every rejected configuration call is followed by a
+ * STATUS proving that it changed nothing; rejected lockspace and lock
+ * calls are followed by a call showing the same. The whole file leaves
+ * the module configured and down.
  *
  * Environment: RDLOCK_NODE_ID (default 0) and RDLOCK_NODE_ADDRS (default
  * "10.77.0.1") give this node's own address, the only one it connects to.
@@ -540,6 +544,93 @@ static void create_names(struct __test_metadata *_metadata, int fd,
 #define LS_NAME_LOWER	"abcdefghijklmnopqrstuvwxyz01234"
 #define LS_NAME_DIGITS	"56789-0.1:2_3"
 
+/* The lockspaces the ls_* tests share, made by need_ls(). */
+#define LS_PLAIN	"uapi_plain"	/* bakery */
+#define LS_UPD		"uapi_upd"	/* bakery, RDLOCK_LS_UPDATE */
+#define LS_CAS		"uapi_cas"	/* CAS spinlock */
+#define LS_TINY		"uapi_tiny"	/* bakery, 2 slots: 1 name */
+#define LS_CASUPD	"uapi_casupd"	/* CAS spinlock, RDLOCK_LS_UPDATE */
+/* One DLM lockspace (it takes 16384 slots), 0644: others may only read. */
+#define LS_DLM		"uapi_dlm"
+
+enum { SH_PLAIN, SH_UPD, SH_CAS, SH_TINY, SH_CASUPD, SH_DLM, SH_NR };
+#define SH_ALL		((1U << SH_DLM) - 1)	/* all but the DLM one */
+
+static const struct {
+	const char *name;
+	__u32 proto, slots, flags, mode;
+} shared_ls[SH_NR] = {
+	[SH_PLAIN] = { LS_PLAIN, RDLOCK_PROTO_BAKERY, LS_SLOTS, 0, 0666 },
+	[SH_UPD] = { LS_UPD, RDLOCK_PROTO_BAKERY, LS_SLOTS, RDLOCK_LS_UPDATE,
+		     0666 },
+	[SH_CAS] = { LS_CAS, RDLOCK_PROTO_CASLOCK, LS_SLOTS, 0, 0666 },
+	[SH_TINY] = { LS_TINY, RDLOCK_PROTO_BAKERY, 2, 0, 0666 },
+	[SH_CASUPD] = { LS_CASUPD, RDLOCK_PROTO_CASLOCK, LS_SLOTS,
+			RDLOCK_LS_UPDATE, 0666 },
+	[SH_DLM] = { LS_DLM, 0, 0, RDLOCK_LS_DLM, 0644 },
+};
+
+/*
+ * Down if up; with @configure, then configured as this test's one node
+ * (NODE, our own address, no peers), which forgets what tests before set.
+ */
+static void need_down(struct __test_metadata *_metadata, int fd,
+		      const char *ip, bool configure)
+{
+	struct rdlock_cluster_config c;
+	int state = state_of(fd);
+
+	ASSERT_LE(0, state);
+	if (state != RDLOCK_CLUSTER_UNCONFIGURED &&
+	    state != RDLOCK_CLUSTER_DOWN)
+		expect_ok(_metadata, fd, RDLOCK_IOC_DOWN, NULL, "setup: DOWN");
+	if (!configure)
+		return;
+	cfg_init(&c, NODE, ip, 0);
+	expect_ok(_metadata, fd, RDLOCK_IOC_SET_CONFIG, &c, "setup: SET_CONFIG");
+}
+
+/* The one-node cluster of need_down(), up and ready. */
+static void need_ready(struct __test_metadata *_metadata, int fd,
+		       const char *ip)
+{
+	struct snap s;
+
+	ASSERT_EQ(0, snapshot(fd, &s));
+	if (s.st.state == RDLOCK_CLUSTER_READY && s.st.node_id == NODE &&
+	    s.st.cluster_id == CLUSTER && s.st.nr_nodes == 1)
+		return;
+	need_down(_metadata, fd, ip, true);
+	expect_ok(_metadata, fd, RDLOCK_IOC_UP, NULL, "setup: UP");
+	ASSERT_EQ(0, wait_ready(fd)) {
+		TH_LOG("one-node cluster on %s not ready after %d s", ip,
+		       READY_TIMEOUT_S);
+	}
+}
+
+/* need_ready(), and the shared lockspaces of @mask (1 << SH_*) made. */
+static void need_ls(struct __test_metadata *_metadata, int fd,
+		    const char *ip, unsigned int mask)
+{
+	int i, got;
+
+	need_ready(_metadata, fd, ip);
+	for (i = 0; i < SH_NR; i++) {
+		if (!(mask & 1U << i))
+			continue;
+		got = ls_create(fd, shared_ls[i].name, shared_ls[i].proto,
+				shared_ls[i].slots, shared_ls[i].flags, 0, 0,
+				shared_ls[i].mode);
+		ASSERT_EQ(0, got) {
+			TH_LOG("setup: LS_CREATE %s: %s", shared_ls[i].name,
+			       ename(got));
+		}
+	}
+}
+
+/* Tests that may bring the cluster up first take this much longer. */
+#define SETUP_S		READY_TIMEOUT_S
+
 FIXTURE(uapi) {
 	int fd;
 	char ip[64];		/* this node's own address */
@@ -554,10 +645,26 @@ FIXTURE_SETUP(uapi)
 	self_ip(self->ip, sizeof(self->ip));
 }
 
+/*
+ * Closing lets go of what the test joined and held; then the shared
+ * lockspaces go (a give-back may still be under way: EBUSY for a while).
+ */
 FIXTURE_TEARDOWN(uapi)
 {
+	double end;
+	int fd, i;
+
 	if (self->fd >= 0)
 		close(self->fd);
+	fd = open_dev();
+	if (fd < 0)
+		return;
+	end = rdl_now() + 10;
+	for (i = 0; i < SH_NR; i++)
+		while (ls_remove(fd, shared_ls[i].name) == EBUSY &&
+		       rdl_now() < end)
+			usleep(20000);
+	close(fd);
 }
 
 TEST_F(uapi, unconfigured_status)
@@ -723,6 +830,8 @@ TEST_F(uapi, config_ipv6)
 	struct rdlock_peer p;
 	struct snap s;
 
+	need_down(_metadata, self->fd, self->ip, false);
+
 	cfg_init(&c, NODE, "2001:db8::5", 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c,
 		  "SET_CONFIG 2001:db8::5");
@@ -771,6 +880,8 @@ TEST_F(uapi, config_down)
 	struct snap s;
 	int tfd;
 
+	need_down(_metadata, self->fd, self->ip, false);
+
 	/* Also forgets the peers config_ipv6 added. */
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
@@ -811,6 +922,8 @@ TEST_F(uapi, peers)
 	char ip[32], what[64];
 	__u32 i, all[RDLOCK_MAX_NODES];
 	int n;
+
+	need_down(_metadata, self->fd, self->ip, false);
 
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
@@ -1124,6 +1237,8 @@ TEST_F(uapi, unprivileged)
 	int status;
 	pid_t pid;
 
+	need_down(_metadata, self->fd, self->ip, false);
+
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
 	peer_init(&p, 9, "10.77.100.10", 0);
@@ -1153,6 +1268,8 @@ TEST_F_TIMEOUT(uapi, up_down, 3 * READY_TIMEOUT_S)
 	struct rdlock_peer p;
 	struct snap s;
 	int tfd, round;
+
+	need_down(_metadata, self->fd, self->ip, false);
 
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
@@ -1231,6 +1348,8 @@ TEST_F_TIMEOUT(uapi, up_connecting, 60)
 	struct rdlock_peer p;
 	struct snap s;
 
+	need_down(_metadata, self->fd, self->ip, false);
+
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
 	peer_init(&p, 9, self->ip, RDLOCK_DEFAULT_PORT + 1);
@@ -1280,6 +1399,8 @@ TEST_F(uapi, ls_down)
 	struct rdlock_lock_req l;
 	struct rdlock_ls_name n;
 	struct rdlock_query q;
+
+	need_down(_metadata, self->fd, self->ip, true);
 
 	ASSERT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
 	c = uapi_valid_ls_create;
@@ -1349,16 +1470,11 @@ TEST_F(uapi, ls_down)
 	check_enotty(_metadata, self->fd);
 }
 
-/* The lockspaces the ls_* tests share, created by ls_create. */
-#define LS_PLAIN	"uapi_plain"	/* bakery */
-#define LS_UPD		"uapi_upd"	/* bakery, RDLOCK_LS_UPDATE */
-#define LS_CAS		"uapi_cas"	/* CAS spinlock */
-#define LS_TINY		"uapi_tiny"	/* bakery, 2 slots: 1 name */
-#define LS_CASUPD	"uapi_casupd"	/* CAS spinlock, RDLOCK_LS_UPDATE */
-
 TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 {
 	struct rdlock_ls_create c;
+
+	need_down(_metadata, self->fd, self->ip, true);
 
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_UP, NULL, "UP");
 	ASSERT_EQ(0, wait_ready(self->fd)) {
@@ -1497,13 +1613,16 @@ TEST_F_TIMEOUT(uapi, ls_create, 2 * READY_TIMEOUT_S)
 		   "LS_REMOVE cql, defaults");
 }
 
-TEST_F(uapi, ls_join)
+TEST_F_TIMEOUT(uapi, ls_join, SETUP_S + 30)
 {
 	const struct uapi_name_case *nc;
 	struct rdlock_ls_name n;
 	char what[96];
 	int fd2, got, want;
 	size_t i;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_UPD |
+		1U << SH_CAS);
 
 	/* An existing lockspace: only the rejected field can fail the call. */
 	rdl_ls_name_init(&n, LS_PLAIN);
@@ -1558,11 +1677,13 @@ TEST_F(uapi, ls_join)
 	expect_err(_metadata, ls_join(self->fd, LS_CAS), 0, "JOIN after LEAVE");
 }
 
-TEST_F(uapi, ls_lock_rejects)
+TEST_F_TIMEOUT(uapi, ls_lock_rejects, SETUP_S + 30)
 {
 	struct rdlock_lock_req l;
 	__u32 h;
 	int fd2;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
 	l = uapi_valid_lock;
@@ -1656,13 +1777,16 @@ static void check_compat(struct __test_metadata *_metadata, int a, int b,
 	}
 }
 
-TEST_F_TIMEOUT(uapi, ls_locks, 120)
+TEST_F_TIMEOUT(uapi, ls_locks, SETUP_S + 120)
 {
 	struct rdlock_test_info info;
 	struct rdlock_query q;
 	__u32 h, h2, h3;
 	int fd2, tfd;
 	double t;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_UPD |
+		1U << SH_CAS | 1U << SH_CASUPD);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_UPD));
 	fd2 = rdl_open_joined(LS_UPD);
@@ -1958,14 +2082,16 @@ static void check_convert(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(0, ls_leave(fd));
 }
 
-TEST_F_TIMEOUT(uapi, ls_convert, 120)
+TEST_F_TIMEOUT(uapi, ls_convert, SETUP_S + 120)
 {
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_UPD | 1U << SH_CASUPD);
+
 	check_convert(_metadata, self->fd, LS_UPD, true);
 	check_convert(_metadata, self->fd, LS_CASUPD, false);
 }
 
 /* Leaving, closing and dying release what a file holds. */
-TEST_F_TIMEOUT(uapi, ls_release, 120)
+TEST_F_TIMEOUT(uapi, ls_release, SETUP_S + 120)
 {
 	int fd2, pipefd[2], status;
 	long long waits;
@@ -1973,6 +2099,8 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
 	char c;
 	pid_t pid;
 	double t;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
 
 	/* LEAVE releases every lock of the file. */
 	fd2 = rdl_open_joined(LS_PLAIN);
@@ -2053,12 +2181,14 @@ TEST_F_TIMEOUT(uapi, ls_release, 120)
  * the background: a bounded number per lockspace, then EBUSY before any
  * ticket is taken; waiting without a limit is never refused.
  */
-TEST_F_TIMEOUT(uapi, ls_try_bound, 120)
+TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 {
 	long long max, refused, i;
 	__u32 h, h2;
 	int fd2;
 	double t;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
 	fd2 = rdl_open_joined(LS_PLAIN);
@@ -2103,10 +2233,12 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, 120)
 }
 
 /* One file holds at most RDLOCK_FILE_LOCKS_MAX locks; close frees them. */
-TEST_F_TIMEOUT(uapi, ls_file_locks_max, 300)
+TEST_F_TIMEOUT(uapi, ls_file_locks_max, SETUP_S + 300)
 {
 	__u32 h, first = 0, i;
 	int fd2;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
 	for (i = 0; i < RDLOCK_FILE_LOCKS_MAX; i++) {
@@ -2148,9 +2280,11 @@ TEST_F_TIMEOUT(uapi, ls_file_locks_max, 300)
 }
 
 /* A lockspace of 2 slots holds one name in use per node at once. */
-TEST_F(uapi, ls_names_full)
+TEST_F_TIMEOUT(uapi, ls_names_full, SETUP_S + 30)
 {
 	__u32 ha, hb, h;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_TINY);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_TINY));
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "a", RDLOCK_LOCK_SH, 0, 0, &ha));
@@ -2259,12 +2393,14 @@ static int ls_unprivileged_child(void)
 	return fails;
 }
 
-TEST_F(uapi, ls_unprivileged)
+TEST_F_TIMEOUT(uapi, ls_unprivileged, SETUP_S + 30)
 {
 	__u32 h;
 	size_t i;
 	int status;
 	pid_t pid;
+
+	need_ready(_metadata, self->fd, self->ip);
 
 	for (i = 0; i < ARRAY_SIZE(perm_cases); i++) {
 		const struct perm_case *p = &perm_cases[i];
@@ -2300,8 +2436,6 @@ TEST_F(uapi, ls_unprivileged)
 /* ------------------------------------------------------------------ */
 /* DLM lockspaces (RDLOCK_LS_DLM): modes, conversions, events          */
 
-/* One DLM lockspace (it takes 16384 slots), 0644: others may only read. */
-#define LS_DLM		"uapi_dlm"
 #define EVENT_WAIT_MS	10000
 
 static int dlm_create(int fd, const char *name, __u32 mode)
@@ -2340,8 +2474,10 @@ static void expect_one_event(struct __test_metadata *_metadata, int fd,
 	}
 }
 
-TEST_F(uapi, ls_dlm_create)
+TEST_F_TIMEOUT(uapi, ls_dlm_create, SETUP_S + 30)
 {
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
+
 	run_field_cases(_metadata, self->fd, RDLOCK_IOC_LS_CREATE,
 			&uapi_valid_ls_create_dlm,
 			sizeof(uapi_valid_ls_create_dlm), uapi_ls_create_dlm_cases,
@@ -2363,12 +2499,14 @@ TEST_F(uapi, ls_dlm_create)
 		   "JOIN the DLM layer's own lockspace");
 }
 
-TEST_F(uapi, ls_dlm_rejects)
+TEST_F_TIMEOUT(uapi, ls_dlm_rejects, SETUP_S + 30)
 {
 	struct rdlock_lock_req l;
 	struct rdlock_event ev;
 	__u32 h, h2;
 	int fd2;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
 
 	/* No DLM lockspace joined: no events. */
 	expect_err(_metadata, (int)-rdl_read_events(self->fd, &ev, sizeof(ev)),
@@ -2456,7 +2594,7 @@ TEST_F(uapi, ls_dlm_rejects)
 }
 
 /* Every conversion NL<->PR<->EX on one lock, alone: granted at once. */
-TEST_F(uapi, ls_dlm_convert)
+TEST_F_TIMEOUT(uapi, ls_dlm_convert, SETUP_S + 30)
 {
 	static const __u32 seq[] = {
 		RDLOCK_LOCK_PR, RDLOCK_LOCK_EX, RDLOCK_LOCK_PR, RDLOCK_LOCK_NL,
@@ -2466,6 +2604,8 @@ TEST_F(uapi, ls_dlm_convert)
 	char what[64];
 	__u32 h, prev = RDLOCK_LOCK_NL;
 	size_t i;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_DLM);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "conv", RDLOCK_LOCK_NL, 0, 0, &h));
@@ -2536,12 +2676,14 @@ static int try_ex_within(int fd, const char *name, __u32 *h)
 	return got;
 }
 
-TEST_F_TIMEOUT(uapi, ls_dlm_events, 120)
+TEST_F_TIMEOUT(uapi, ls_dlm_events, SETUP_S + 120)
 {
 	struct rdlock_event ev[2];
 	__u32 h, hb, hb2;
 	int fd2, fd3;
 	pid_t pid;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_DLM);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
 	fd2 = rdl_open_joined(LS_DLM);
@@ -2639,11 +2781,14 @@ TEST_F_TIMEOUT(uapi, ls_dlm_events, 120)
 	EXPECT_EQ(0, ls_leave(self->fd));
 }
 
-TEST_F(uapi, ls_dlm_unprivileged)
+TEST_F_TIMEOUT(uapi, ls_dlm_unprivileged, SETUP_S + 30)
 {
-	pid_t pid = fork();
 	int status;
+	pid_t pid;
 
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_DLM);
+
+	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		int fails = 0, fd;
@@ -2675,9 +2820,11 @@ TEST_F(uapi, ls_dlm_unprivileged)
 		   "LS_REMOVE DLM twice");
 }
 
-TEST_F(uapi, ls_remove)
+TEST_F_TIMEOUT(uapi, ls_remove, SETUP_S + 30)
 {
 	int fd2;
+
+	need_ls(_metadata, self->fd, self->ip, SH_ALL);
 
 	ASSERT_EQ(0, ls_create(self->fd, "uapi_rm", RDLOCK_PROTO_CASLOCK, 2, 0,
 			       0, 0, 0666));
@@ -2734,8 +2881,10 @@ static void restart(struct __test_metadata *_metadata, int fd,
 }
 
 /* A failed creation changes nothing: a new lockspace still fits. */
-TEST_F_TIMEOUT(uapi, ls_enospc, 2 * READY_TIMEOUT_S)
+TEST_F_TIMEOUT(uapi, ls_enospc, SETUP_S + 2 * READY_TIMEOUT_S)
 {
+	need_ready(_metadata, self->fd, self->ip);
+
 	restart(_metadata, self->fd, self->ip);
 	expect_err(_metadata, ls_create(self->fd, "uapi_huge",
 					RDLOCK_PROTO_BAKERY, RDLOCK_LS_SLOTS_MAX,
@@ -2753,10 +2902,12 @@ TEST_F_TIMEOUT(uapi, ls_enospc, 2 * READY_TIMEOUT_S)
 /* The cluster's directory holds 64 lockspaces. */
 #define LS_DIR_MAX	64
 
-TEST_F_TIMEOUT(uapi, ls_directory_full, 2 * READY_TIMEOUT_S)
+TEST_F_TIMEOUT(uapi, ls_directory_full, SETUP_S + 3 * READY_TIMEOUT_S)
 {
 	char name[16];
 	int i, got;
+
+	need_ready(_metadata, self->fd, self->ip);
 
 	restart(_metadata, self->fd, self->ip);
 	for (i = 0; i < LS_DIR_MAX; i++) {
@@ -2787,12 +2938,67 @@ TEST_F_TIMEOUT(uapi, ls_directory_full, 2 * READY_TIMEOUT_S)
 	expect_err(_metadata, ls_create(self->fd, "dir00", RDLOCK_PROTO_BAKERY, 4,
 					0, 0, 0, 0666), EEXIST,
 		   "LS_CREATE a removed one with other slots");
+	/* Leave an empty directory to the tests after this one. */
+	restart(_metadata, self->fd, self->ip);
 }
 
-TEST_F(uapi, ls_down_again)
+TEST_F_TIMEOUT(uapi, ls_down_again, SETUP_S + 30)
 {
+	need_ready(_metadata, self->fd, self->ip);
+
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_DOWN, NULL, "DOWN");
 	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
+}
+
+/*
+ * "-t TEST", any number of times: only those tests, in source order. The
+ * harness of 6.1 has no such option (later ones have this one); each test
+ * sets up what it needs, so any one runs alone. Returns 0, or 1 with a
+ * message for a name no test has or another argument.
+ */
+static int select_tests(int argc, char **argv)
+{
+	struct __test_metadata *t, *next, *first = NULL, *last = NULL;
+	struct __fixture_metadata *f;
+	int i, found;
+
+	for (i = 1; i < argc; i += 2) {
+		if (strcmp(argv[i], "-t") || i + 1 == argc) {
+			fprintf(stderr, "usage: %s [-t TEST]...\n", argv[0]);
+			return 1;
+		}
+		found = 0;
+		for (f = __fixture_list; f; f = f->next)
+			for (t = f->tests; t; t = t->next)
+				found |= !strcmp(t->name, argv[i + 1]);
+		if (!found) {
+			fprintf(stderr, "%s: no test %s\n", argv[0], argv[i + 1]);
+			return 1;
+		}
+	}
+	if (argc == 1)
+		return 0;
+	for (f = __fixture_list; f; f = f->next) {
+		first = NULL;
+		for (t = f->tests; t; t = next) {
+			next = t->next;
+			for (i = 2; i < argc && strcmp(t->name, argv[i]); i += 2)
+				;
+			if (i >= argc)
+				continue;
+			if (first)
+				last->next = t;
+			else
+				first = t;
+			last = t;
+		}
+		if (first) {
+			last->next = NULL;
+			first->prev = last;
+		}
+		f->tests = first;
+	}
+	return 0;
 }
 
 /* Fail at once, not once per test, when the module is not there. */
@@ -2802,8 +3008,11 @@ TEST_HARNESS_MAIN
 
 int main(int argc, char **argv)
 {
-	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
+	int fd;
 
+	if (select_tests(argc, argv))
+		return KSFT_FAIL;
+	fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		ksft_print_header();
 		ksft_exit_fail_msg("cannot open %s: %s (%s)\n", RDLOCK_DEV,
