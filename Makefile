@@ -2,6 +2,8 @@
 #
 # make              modules (against KDIR), userspace tools and selftests
 # make modules      rdlock.ko, rdlock_test.ko and, with KUnit, the KUnit suites
+#                   (RDLOCK_FAULT_INJECTION=y: with the tests' fault injection,
+#                   see Kbuild; never for packages)
 # make check-style  sparse (C=2), checkpatch --strict and the layers'
 #                   includes (scripts/check-layers.sh); fails on findings
 # make test         the whole suite: scripts/run-tests.sh

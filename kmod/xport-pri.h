@@ -422,22 +422,6 @@ struct rdlock_cluster {
 	atomic64_t sealed_applied;		/* given up, found applied */
 	atomic64_t sealed_unapplied;		/* given up, never applied */
 	atomic64_t unknown_outcomes;		/* given up, seal unanswered */
-	/* Fault injection: replies to drop by failing the connection. */
-	atomic_t inject_lost_replies;
-	atomic64_t lost_replies;
-	atomic_t inject_late_requests;
-	atomic64_t late_requests;		/* held past their window */
-	atomic64_t late_served;			/* of them, served since */
-	atomic64_t late_applied;		/* of them, applied when served */
-	/* Fault injection: one-way messages lost with their connection. */
-	atomic_t inject_lost_msgs;
-	atomic64_t lost_msgs;
-	/*
-	 * Fault injection, verbs: atomics done at the home whose completion
-	 * is lost with the connection, outcome unknown to the caller.
-	 */
-	atomic_t inject_lost_completions;
-	atomic64_t lost_completions;
 	u32 epoch;				/* see rdlock_xport_epoch() */
 	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
 	rdlock_xport_up_handler_t up_handler;
@@ -595,9 +579,48 @@ int rdlock_xreq_exec_recorded(struct rdlock_xreq *req, unsigned long deadline,
 int rdlock_serve_recorded(struct rdlock_conn *conn,
 			  const struct rdlock_wire_msg *msg, u64 *words,
 			  bool *applied);
+void rdlock_replay_init(void);
+
+/*
+ * xport_fault.c: fault injection for the tests, "make
+ * RDLOCK_FAULT_INJECTION=y" only; else these are no-ops and production
+ * builds carry neither its knobs nor its counters.
+ */
+struct seq_file;
+#ifdef CONFIG_RDLOCK_FAULT_INJECTION
+bool rdlock_fault_lost_completion(struct rdlock_xreq *req);
+bool rdlock_fault_lost_reply(struct rdlock_conn *conn);
+bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
-void rdlock_replay_init(void);
-void rdlock_replay_exit(void);
+void rdlock_xport_fault_exit(void);
+void rdlock_xport_fault_show(struct seq_file *m);
+void rdlock_xport_fault_init(struct dentry *root);
+#else
+static inline bool rdlock_fault_lost_completion(struct rdlock_xreq *req)
+{
+	return false;
+}
+
+static inline bool rdlock_fault_lost_reply(struct rdlock_conn *conn)
+{
+	return false;
+}
+
+static inline bool rdlock_fault_lost_msg(struct rdlock_conn *conn)
+{
+	return false;
+}
+
+static inline bool rdlock_late_hold(struct rdlock_conn *conn,
+				    const struct rdlock_wire_msg *msg)
+{
+	return false;
+}
+
+static inline void rdlock_xport_fault_exit(void) { }
+static inline void rdlock_xport_fault_show(struct seq_file *m) { }
+static inline void rdlock_xport_fault_init(struct dentry *root) { }
+#endif
 
 #endif /* _RDLOCK_XPORT_PRI_H */

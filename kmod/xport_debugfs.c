@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock transport's debugfs files: cluster (why a cluster is not ready:
- * state, backend, authentication refusals) and nodes (per-peer counters),
- * and the lost-reply fault injection the tests use.
+ * state, backend, authentication refusals) and nodes (per-peer counters);
+ * the fault injection knobs and counters are xport_fault.c's.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -65,22 +65,15 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "resent_requests: %lld\nreplayed_requests: %lld\n",
 		   (long long)atomic64_read(&cl->resent),
 		   (long long)atomic64_read(&cl->replayed));
-	seq_printf(m, "late_requests_injected: %lld\nlate_requests_served: %lld\nlate_requests_applied: %lld\n",
-		   (long long)atomic64_read(&cl->late_requests),
-		   (long long)atomic64_read(&cl->late_served),
-		   (long long)atomic64_read(&cl->late_applied));
 	seq_printf(m, "seals_served: %lld\nsealed_applied: %lld\nsealed_unapplied: %lld\n",
 		   (long long)atomic64_read(&cl->seals_served),
 		   (long long)atomic64_read(&cl->sealed_applied),
 		   (long long)atomic64_read(&cl->sealed_unapplied));
 	seq_printf(m, "unknown_outcomes: %lld\n",
 		   (long long)atomic64_read(&cl->unknown_outcomes));
-	seq_printf(m, "stale_requests: %lld\nlost_replies_injected: %lld\n",
-		   (long long)atomic64_read(&cl->stale_requests),
-		   (long long)atomic64_read(&cl->lost_replies));
-	seq_printf(m, "lost_msgs_injected: %lld\nlost_completions_injected: %lld\n",
-		   (long long)atomic64_read(&cl->lost_msgs),
-		   (long long)atomic64_read(&cl->lost_completions));
+	seq_printf(m, "stale_requests: %lld\n",
+		   (long long)atomic64_read(&cl->stale_requests));
+	rdlock_xport_fault_show(m);
 	spin_unlock_bh(&cl->lock);
 	return 0;
 }
@@ -121,15 +114,7 @@ DEFINE_SHOW_ATTRIBUTE(rdlock_nodes);
 
 void rdlock_xport_debugfs_init(struct dentry *root)
 {
-	/* Fault injection for tests: answers to drop, each with its link. */
-	debugfs_create_atomic_t("inject_lost_replies", 0600, root,
-				&rdlock_cl.inject_lost_replies);
-	debugfs_create_atomic_t("inject_late_requests", 0600, root,
-				&rdlock_cl.inject_late_requests);
-	debugfs_create_atomic_t("inject_lost_msgs", 0600, root,
-				&rdlock_cl.inject_lost_msgs);
-	debugfs_create_atomic_t("inject_lost_completions", 0600, root,
-				&rdlock_cl.inject_lost_completions);
+	rdlock_xport_fault_init(root);
 	debugfs_create_file("cluster", 0444, root, NULL, &rdlock_cluster_fops);
 	debugfs_create_file("nodes", 0444, root, NULL, &rdlock_nodes_fops);
 }

@@ -347,13 +347,8 @@ static void rdlock_onesided_wr_done(struct rdlock_xreq *req, struct ib_wc *wc,
 
 	*status = wc->status;
 	/* Fault injection: done at the home, the completion lost with the link. */
-	if (wc->status == IB_WC_SUCCESS &&
-	    (req->op == RDLOCK_XOP_FAA || req->op == RDLOCK_XOP_CAS) &&
-	    atomic_dec_if_positive(&rdlock_cl.inject_lost_completions) >= 0) {
-		atomic64_inc(&rdlock_cl.lost_completions);
+	if (wc->status == IB_WC_SUCCESS && rdlock_fault_lost_completion(req))
 		*status = IB_WC_WR_FLUSH_ERR;
-		rdlock_conn_fail(conn);
-	}
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_err_ratelimited("node %u: one-sided op %d failed: %s\n",
@@ -1158,11 +1153,8 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 		count = le32_to_cpu(msg->req.count);
 	atomic64_inc(&cl->nodes[conn->node].stats.served);
 	/* Fault injection: applied, but the answer is lost with the link. */
-	if (applied && atomic_dec_if_positive(&cl->inject_lost_replies) >= 0) {
-		atomic64_inc(&cl->lost_replies);
-		rdlock_conn_fail(conn);
+	if (applied && rdlock_fault_lost_reply(conn))
 		return;
-	}
 	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, words, count);
 }
 
@@ -1368,10 +1360,7 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 	 * Fault injection: the message is lost with its connection, and the
 	 * sender cannot tell, as when a posted send is flushed.
 	 */
-	if (node != rdlock_cl.self &&
-	    atomic_dec_if_positive(&rdlock_cl.inject_lost_msgs) >= 0) {
-		atomic64_inc(&rdlock_cl.lost_msgs);
-		rdlock_conn_fail(conn);
+	if (node != rdlock_cl.self && rdlock_fault_lost_msg(conn)) {
 		rdlock_conn_put(conn);
 		return 0;
 	}
@@ -1502,7 +1491,7 @@ int rdlock_io_init(void)
 /* After the posted requests' callbacks were called (rdlock_proto_exit()). */
 void rdlock_io_exit(void)
 {
-	rdlock_replay_exit();
+	rdlock_xport_fault_exit();
 	if (rdlock_async_wq)
 		destroy_workqueue(rdlock_async_wq);
 	rdlock_async_wq = NULL;

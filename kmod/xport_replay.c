@@ -8,15 +8,14 @@
  * connection fails before the answer arrived, and is sealed when its
  * window passes without one.
  * Home: the record of each peer's replay slots (replay.h decides), which
- * answers a copy from the record instead of applying it twice, and the
- * late-request fault injection that tests the seal.
+ * answers a copy from the record instead of applying it twice (the
+ * late-request fault injection that tests the seal: xport_fault.c).
  *
  * Posting and completions are xport_io.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <linux/slab.h>
 #include <linux/atomic.h>
 
 #include "xport-pri.h"
@@ -318,69 +317,6 @@ int rdlock_serve_recorded(struct rdlock_conn *conn,
 	return ret;
 }
 
-/*
- * Fault injection (debugfs inject_late_requests): this home holds that
- * many of its peers' recorded requests past their senders' window while
- * it answers others, as a home whose queue fell far behind would, and
- * serves each then, answering nobody: its sender gave up and sealed it
- * (rdlock_xreq_seal()), so it must not be applied (late_applied).
- */
-struct rdlock_late_req {
-	struct list_head list;
-	struct delayed_work dwork;
-	struct rdlock_conn *conn;
-	struct rdlock_wire_msg msg;
-};
-
-static DEFINE_SPINLOCK(rdlock_late_lock);	/* protects rdlock_late_reqs */
-static LIST_HEAD(rdlock_late_reqs);
-
-static void rdlock_late_req_work(struct work_struct *work)
-{
-	struct rdlock_late_req *l = container_of(to_delayed_work(work),
-						 struct rdlock_late_req, dwork);
-	u64 words[RDLOCK_XPORT_RANGE_MAX] = {};
-	bool applied = false;
-
-	spin_lock_bh(&rdlock_late_lock);
-	list_del(&l->list);
-	spin_unlock_bh(&rdlock_late_lock);
-	if (rdlock_cl_up())
-		rdlock_serve_recorded(l->conn, &l->msg, words, &applied);
-	if (applied)
-		atomic64_inc(&rdlock_cl.late_applied);
-	atomic64_inc(&rdlock_cl.late_served);
-	rdlock_conn_put(l->conn);
-	kfree(l);
-}
-
-/* Hold @msg instead of serving it, if injected. Softirq. */
-bool rdlock_late_hold(struct rdlock_conn *conn,
-		      const struct rdlock_wire_msg *msg)
-{
-	struct rdlock_late_req *l;
-
-	if (!le64_to_cpu(msg->req.gen) ||
-	    le32_to_cpu(msg->req.op) == RDLOCK_WIRE_OP_SEAL ||
-	    atomic_dec_if_positive(&rdlock_cl.inject_late_requests) < 0)
-		return false;
-	l = kzalloc(sizeof(*l), GFP_ATOMIC);
-	if (!l)
-		return false;
-	kref_get(&conn->ref);
-	l->conn = conn;
-	l->msg = *msg;
-	INIT_DELAYED_WORK(&l->dwork, rdlock_late_req_work);
-	spin_lock_bh(&rdlock_late_lock);
-	list_add(&l->list, &rdlock_late_reqs);
-	queue_delayed_work(rdlock_async_wq, &l->dwork,
-			   msecs_to_jiffies((RDLOCK_REPLAY_WINDOW_FACTOR + 1) *
-					    READ_ONCE(rdlock_op_timeout_ms)));
-	spin_unlock_bh(&rdlock_late_lock);
-	atomic64_inc(&rdlock_cl.late_requests);
-	return true;
-}
-
 void rdlock_replay_init(void)
 {
 	u32 i;
@@ -389,17 +325,4 @@ void rdlock_replay_init(void)
 		spin_lock_init(&rdlock_cl.nodes[i].replay.lock);
 		init_waitqueue_head(&rdlock_cl.nodes[i].replay.wait);
 	}
-}
-
-/* Before rdlock_async_wq is destroyed. */
-void rdlock_replay_exit(void)
-{
-	struct rdlock_late_req *l;
-
-	/* Held requests run now: the cluster is down, they are dropped. */
-	spin_lock_bh(&rdlock_late_lock);
-	list_for_each_entry(l, &rdlock_late_reqs, list)
-		if (delayed_work_pending(&l->dwork))	/* else it runs */
-			mod_delayed_work(rdlock_async_wq, &l->dwork, 0);
-	spin_unlock_bh(&rdlock_late_lock);
 }
