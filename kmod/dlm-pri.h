@@ -481,12 +481,25 @@ enum {
 	RDLOCK_DLM_ST_NR
 };
 
-/* dlm_debugfs.c: the counters and the fault injection knobs. */
+/* dlm_debugfs.c: the counters. */
 extern atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
 extern atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
-extern u32 rdlock_dlm_inject_done_delay_ms;
-extern u32 rdlock_dlm_inject_poll_ms;
-extern u32 rdlock_dlm_inject_local_delay_ms;
+
+/*
+ * dlm_fault.c: fault injection for the tests, "make
+ * RDLOCK_FAULT_INJECTION=y" only; else these are no-ops.
+ */
+#ifdef CONFIG_RDLOCK_FAULT_INJECTION
+void rdlock_dlm_fault_done_delay(void);
+void rdlock_dlm_fault_local_delay(void);
+u32 rdlock_dlm_fault_poll_ms(void);
+void rdlock_dlm_fault_init(struct dentry *root);
+#else
+static inline void rdlock_dlm_fault_done_delay(void) { }
+static inline void rdlock_dlm_fault_local_delay(void) { }
+static inline u32 rdlock_dlm_fault_poll_ms(void) { return 0; }
+static inline void rdlock_dlm_fault_init(struct dentry *root) { }
+#endif
 
 static inline void rdlock_dlm_count(int st, s64 n)
 {

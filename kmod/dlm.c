@@ -414,7 +414,7 @@ static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
 			return lk;
 		if (!READ_ONCE(req->lkb))
 			return ERR_PTR(-ECANCELED);
-		fixed_ms = READ_ONCE(rdlock_dlm_inject_poll_ms);
+		fixed_ms = rdlock_dlm_fault_poll_ms();
 		ns = fixed_ms ? (u64)fixed_ms * NSEC_PER_MSEC :
 			(u64)(get_random_u32() % poll_us + 1) * NSEC_PER_USEC;
 		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_WAIT, 1);

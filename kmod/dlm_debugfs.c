@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdlock DLM API: its counters and fault injection knobs, and their
- * debugfs files (rdlock/dlm, rdlock/inject_dlm_*).
+ * rdlock DLM API: its counters and their debugfs file (rdlock/dlm); the
+ * fault injection knobs are dlm_fault.c's.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
@@ -59,15 +59,6 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 };
 
 atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
-/* Fault injection for tests: ms each done notice waits before it goes. */
-u32 rdlock_dlm_inject_done_delay_ms;
-/*
- * For tests: a waiting take polls every this many ms instead of after a
- * back-off, so that only a kick or a cancel ends its wait sooner.
- */
-u32 rdlock_dlm_inject_poll_ms;
-/* Fault injection for tests: ms a LOCAL lock's take waits before it starts. */
-u32 rdlock_dlm_inject_local_delay_ms;
 atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
 
 static int rdlock_dlm_stats_show(struct seq_file *m, void *unused)
@@ -94,10 +85,5 @@ DEFINE_SHOW_ATTRIBUTE(rdlock_dlm_stats);
 void rdlock_dlm_debugfs_init(struct dentry *root)
 {
 	debugfs_create_file("dlm", 0444, root, NULL, &rdlock_dlm_stats_fops);
-	debugfs_create_u32("inject_dlm_done_delay_ms", 0600, root,
-			   &rdlock_dlm_inject_done_delay_ms);
-	debugfs_create_u32("inject_dlm_poll_ms", 0600, root,
-			   &rdlock_dlm_inject_poll_ms);
-	debugfs_create_u32("inject_dlm_local_delay_ms", 0600, root,
-			   &rdlock_dlm_inject_local_delay_ms);
+	rdlock_dlm_fault_init(root);
 }

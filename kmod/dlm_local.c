@@ -265,8 +265,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	int grmode, ret;
 	u32 f = 0;
 
-	if (READ_ONCE(rdlock_dlm_inject_local_delay_ms))
-		msleep(READ_ONCE(rdlock_dlm_inject_local_delay_ms));
+	rdlock_dlm_fault_local_delay();
 	for (;;) {
 		grmode = req->from;
 		ret = rdlock_dlm_up(req, lkb, &grmode);

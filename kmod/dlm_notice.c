@@ -8,7 +8,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
-#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -347,8 +346,7 @@ void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
 	if (!test_bit(RDLOCK_DLM_REQ_NOTICED, &req->iflags))
 		return;
 	mutex_lock(&dls->notice_mutex);
-	if (READ_ONCE(rdlock_dlm_inject_done_delay_ms))
-		msleep(READ_ONCE(rdlock_dlm_inject_done_delay_ms));
+	rdlock_dlm_fault_done_delay();
 	spin_lock_irqsave(&dls->lock, flags);
 	list_del(&req->wait_node);
 	spin_unlock_irqrestore(&dls->lock, flags);
