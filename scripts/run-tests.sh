@@ -171,6 +171,14 @@ host_tests()
 	make -C "$ROOT" sparse > "$LOGS/sparse.log" 2>&1
 	single "host: sparse (C=2) clean" $? $start "$LOGS/sparse.log"
 
+	# The variant the guests run (payload.sh): one more build, checked
+	# by sparse and W=1 alike.
+	start=$SECONDS
+	make -C "$ROOT" sparse RDLOCK_FAULT_INJECTION=y \
+		> "$LOGS/sparse-fault.log" 2>&1
+	single "host: with RDLOCK_FAULT_INJECTION=y, W=1 and sparse clean" $? \
+		$start "$LOGS/sparse-fault.log"
+
 	start=$SECONDS
 	"$ROOT/scripts/checkpatch.sh" > "$LOGS/checkpatch.log" 2>&1
 	single "host: checkpatch --strict clean" $? $start "$LOGS/checkpatch.log"
