@@ -483,7 +483,7 @@ enum {
 
 /* dlm_debugfs.c: the counters. */
 extern atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
-extern atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
+extern atomic64_t rdlock_dlm_st_req[4][4];	/* [from][to]: rdlock_dlm_mode_idx() */
 
 /*
  * dlm_fault.c: fault injection for the tests, "make

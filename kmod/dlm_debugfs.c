@@ -59,7 +59,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 };
 
 atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
-atomic64_t rdlock_dlm_st_req[4][4];	/* [from + 1][to + 1] */
+atomic64_t rdlock_dlm_st_req[4][4];	/* [from][to]: rdlock_dlm_mode_idx() */
 
 static int rdlock_dlm_stats_show(struct seq_file *m, void *unused)
 {

@@ -10,7 +10,7 @@
  * Sleeping rules: every call here may sleep (it issues remote operations
  * and waits for them) except rdlock_lock_async(), which only queues work
  * and may be called from any process context that can allocate with
- * GFP_KERNEL. None may be called from atomic context.
+ * GFP_NOFS, writeback included. None may be called from atomic context.
  *
  * Errors common to the calls that reach other nodes: -ENOTCONN when the
  * cluster is not up or the lock's home node is not connected, -ETIMEDOUT
