@@ -80,6 +80,7 @@ enum rdlock_file_lock_type {
 
 /* dev.c: the open file and its lock table */
 void rdlock_file_free(struct kref *kref);
+int rdlock_dev_get_ls_name(struct rdlock_ls_name *n, void __user *argp);
 int rdlock_file_add(struct rdlock_file *f, enum rdlock_file_lock_type type,
 		    void *lk, bool pending, u32 *handle);
 void rdlock_file_granted(struct rdlock_file *f, u32 handle);

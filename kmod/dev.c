@@ -187,14 +187,26 @@ static int rdlock_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/**
+ * rdlock_dev_get_ls_name() - copy in and check the argument of JOIN or LS_REMOVE
+ * @n: where it goes.
+ * @argp: the caller's argument.
+ *
+ * Return: 0, -EFAULT, or rdlock_check_ls_name()'s error.
+ */
+int rdlock_dev_get_ls_name(struct rdlock_ls_name *n, void __user *argp)
+{
+	if (copy_from_user(n, argp, sizeof(*n)))
+		return -EFAULT;
+	return rdlock_check_ls_name(n);
+}
+
 static long rdlock_ioc_join(struct rdlock_file *f, void __user *argp)
 {
 	struct rdlock_ls_name n;
-	long ret = 0;
+	long ret;
 
-	if (copy_from_user(&n, argp, sizeof(n)))
-		return -EFAULT;
-	ret = rdlock_check_ls_name(&n);
+	ret = rdlock_dev_get_ls_name(&n, argp);
 	if (ret)
 		return ret;
 	if (down_write_killable(&f->sem))

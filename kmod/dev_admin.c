@@ -136,11 +136,9 @@ static long rdlock_ioc_ls_create(void __user *argp)
 static long rdlock_ioc_ls_remove(void __user *argp)
 {
 	struct rdlock_ls_name n;
-	long ret = 0;
+	long ret;
 
-	if (copy_from_user(&n, argp, sizeof(n)))
-		return -EFAULT;
-	ret = rdlock_check_ls_name(&n);
+	ret = rdlock_dev_get_ls_name(&n, argp);
 	if (ret)
 		return ret;
 	return rdlock_dev_ls_remove(n.name);
