@@ -249,9 +249,11 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 /*
  * The background take of a lock granted by rdlock_dlm_local_grant(). It
  * cannot fail for want of the lock (nobody else knows the name), so it
- * tries again after any error until it succeeds or the lockspace goes;
- * then the lock holds nothing in the cluster (counted, logged) and only
- * an unlock is left for it.
+ * tries again after any error until it succeeds, the lockspace goes or a
+ * node the name lives on is declared down (-ENOTCONN: a link being made
+ * again is waited through inside the take); then the lock holds nothing
+ * in the cluster (counted, logged) and only an unlock is left for it, and
+ * the lockspace's EX down-conversions and unlocks no longer wait for it.
  */
 static void rdlock_dlm_local_work(struct work_struct *work)
 {
@@ -269,7 +271,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	for (;;) {
 		grmode = req->from;
 		ret = rdlock_dlm_up(req, lkb, &grmode);
-		if (!ret || ret == -ESHUTDOWN)
+		if (!ret || ret == -ESHUTDOWN || ret == -ENOTCONN)
 			break;
 		rdlock_dlm_drop(req, &req->main);
 		rdlock_dlm_drop(req, &req->gate);

@@ -312,6 +312,8 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);
 bool rdlock_ls_stale(const struct rdlock_ls *ls);
+bool rdlock_ls_blip(const struct rdlock_ls *ls, u32 node, int ret);
+bool rdlock_ls_blip_wait(unsigned int *backoff_ms, unsigned long deadline);
 int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 		 u32 slot, u64 arg0, u64 arg1, u64 *value);
 int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
@@ -324,7 +326,8 @@ void rdlock_ls_drop_work(struct work_struct *work);
 struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 				  const void *name, size_t len);
 void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res);
-int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res);
+int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
+		       unsigned long deadline);
 int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
 int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 			   u64 *freeing);

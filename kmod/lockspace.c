@@ -57,6 +57,44 @@ int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 				 arg1, value, 0);
 }
 
+/**
+ * rdlock_ls_blip() - is an operation's error a link being made again
+ * @ls: the lockspace.
+ * @node: the node the operation was for.
+ * @ret: its error.
+ *
+ * -ENOTCONN says nothing was sent: there is no connection to @node now.
+ * While @node is not declared down and @ls not lost, that is a blip, and
+ * the connection is being made again (or @node is dead and nobody has
+ * said so yet; only a declaration tells). A blip fails nothing that may
+ * wait: it is waited through, as a lock held by somebody else would be.
+ *
+ * Return: true for such an -ENOTCONN.
+ */
+bool rdlock_ls_blip(const struct rdlock_ls *ls, u32 node, int ret)
+{
+	return ret == -ENOTCONN && !rdlock_xport_node_fenced(node) &&
+	       !rdlock_ls_stale(ls);
+}
+
+/**
+ * rdlock_ls_blip_wait() - wait a back-off before sending again after a blip
+ * @backoff_ms: the last back-off, 0 at first; doubled up to 1 s.
+ * @deadline: jiffies, 0 for none.
+ *
+ * Return: false, without sleeping, when @deadline has come or a fatal
+ * signal is pending; else true after the back-off.
+ */
+bool rdlock_ls_blip_wait(unsigned int *backoff_ms, unsigned long deadline)
+{
+	if ((deadline && time_after_eq(jiffies, deadline)) ||
+	    fatal_signal_pending(current))
+		return false;
+	*backoff_ms = clamp(2 * *backoff_ms, 1U, 1000U);
+	msleep(*backoff_ms);
+	return true;
+}
+
 /*
  * READ @count consecutive slots from @slot on of @node's table into @vals,
  * as few operations as the transport allows (%RDLOCK_XPORT_RANGE_MAX

@@ -155,8 +155,28 @@ static void rdlock_lock_unlist(struct rdlock_lock *lk)
 	spin_unlock(&lk->ls->locks_lock);
 }
 
+/*
+ * An acquisition's -ENOTCONN from @node while the link to it is being
+ * made again (rdlock_ls_blip()): the acquisition waited through the blip
+ * until its @deadline or a fatal signal, so it says which (a TRY's
+ * -ETIMEDOUT becomes -EAGAIN): a blip fails no lock that may wait.
+ * -ENOTCONN stays for a node declared down.
+ */
+static int rdlock_lock_blip_error(const struct rdlock_lock *lk, u32 node,
+				  unsigned long deadline, int ret)
+{
+	if (!rdlock_ls_blip(lk->ls, node, ret))
+		return ret;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (deadline && time_after_eq(jiffies, deadline))
+		return -ETIMEDOUT;
+	return ret;
+}
+
 static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 {
+	unsigned long deadline = rdlock_deadline(&lk->opts);
 	struct rdlock_ls *ls = lk->ls;
 	struct rdlock_res *res = lk->res;
 	int ret = 0;
@@ -167,8 +187,11 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	if (mutex_lock_killable(&res->resolve_mutex))
 		return -EINTR;
 	if (!res->resolved)
-		ret = rdlock_res_resolve(ls, res);
+		ret = rdlock_res_resolve(ls, res, deadline);
 	mutex_unlock(&res->resolve_mutex);
+	ret = rdlock_lock_blip_error(lk, res->entry_home, deadline, ret);
+	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
+		ret = -EAGAIN;
 	if (ret)
 		return rdlock_ls_error(ls, ret);
 
@@ -186,8 +209,8 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	}
 	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
 	trace_rdlock_lock_request(lk, 0);
-	ret = ls->ops->acquire(&ls->cfg, &lk->ticket,
-			       rdlock_deadline(&lk->opts));
+	ret = ls->ops->acquire(&ls->cfg, &lk->ticket, deadline);
+	ret = rdlock_lock_blip_error(lk, lk->ticket.node, deadline, ret);
 	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
 	/* Failed because the tables went: say so, not how it showed. */
@@ -237,7 +260,10 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
  * timeout while RDLOCK_LS_FINISHING_MAX tickets such calls gave up on are
  * still finishing in the background (nothing taken), -EINTR on a fatal
  * signal, -ENOSPC when the home node has no free name entry, -ESHUTDOWN
- * when the lockspace was lost (rdlock_ls_stale()), or a transport error.
+ * when the lockspace was lost (rdlock_ls_stale()), -ENOTCONN when a node
+ * the lock lives on is declared down, or a transport error. A link that
+ * is being made again fails nothing: the call waits for it as for a busy
+ * lock (a TRY finds the lock busy: -EAGAIN; a timeout: -ETIMEDOUT).
  */
 struct rdlock_lock *rdlock_lock(struct rdlock_ls *ls, const void *name,
 				size_t len, enum rdlock_lock_mode mode,

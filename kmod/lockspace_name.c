@@ -189,12 +189,14 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
  * tag and placement); the last one frees it if its lock word is idle. A
  * failed CAS may or may not have been applied: the reference then stays
  * (taking it off twice could free an entry in use, and another name would
- * get its lock word).
+ * get its lock word). One refused before it was sent while the link to
+ * @home is being made again is sent again (rdlock_ls_blip()).
  */
 static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 			       u64 name)
 {
 	u64 expect = name | 1, new, old;
+	unsigned int blip_ms = 0;
 	int ret;
 
 	for (;;) {
@@ -204,6 +206,10 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 				   &old);
 		if (!ret && old == expect)
 			break;
+		/* Refused unsent: sent again once the link is back. */
+		if (rdlock_ls_blip(ls, home, ret) &&
+		    rdlock_ls_blip_wait(&blip_ms, 0))
+			continue;
 		/* A reference of ours pins the placement too. */
 		if (ret || (old & ~RDLOCK_LS_REFS_MAX) != name ||
 		    !rdlock_entry_refs(old)) {
@@ -661,12 +667,17 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
  * entries for one name at once; each then looks at the window again (up
  * to its first never used entry), and a reference taken while an entry
  * of the name already had one is given back, its taker joins that entry
- * (design.rst, "Reclaim").
+ * (design.rst, "Reclaim"). An operation refused before it was sent while
+ * the link to the home is being made again (rdlock_ls_blip()) is sent
+ * again until @deadline (jiffies, 0: none) or a fatal signal: a blip does
+ * not fail a lock that may wait. Return: 0, or -ENOTCONN (a blip past
+ * @deadline, or the home declared down), or another error.
  */
-int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
+int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
+		       unsigned long deadline)
 {
+	unsigned int attempt = 0, blip_ms = 0;
 	struct rdlock_res_check check;
-	unsigned int attempt = 0;
 	bool shrunk = false, fresh;
 	int got, other, ret;
 	u64 word;
@@ -679,6 +690,11 @@ int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 		got = rdlock_res_probe(ls, res, &word, &fresh, &check);
 		if (got == -EAGAIN)
 			continue;
+		if (rdlock_ls_blip(ls, res->entry_home, got)) {
+			if (!rdlock_ls_blip_wait(&blip_ms, deadline))
+				return got;
+			continue;
+		}
 		if (got == -ENOSPC && !shrunk) {
 			shrunk = true;
 			if (rdlock_res_shrink(ls, res->entry_home))
@@ -705,6 +721,9 @@ int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res)
 			return 0;
 		}
 		rdlock_res_unref(ls, res);
+		if (rdlock_ls_blip(ls, res->entry_home, ret) &&
+		    rdlock_ls_blip_wait(&blip_ms, deadline))
+			continue;
 		if (ret)
 			return ret;
 		atomic64_inc(&ls->resolve_retries);

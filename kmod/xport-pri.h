@@ -522,6 +522,7 @@ static inline bool rdlock_conn_closing(const struct rdlock_conn *conn)
 int rdlock_cluster_up(void);
 void rdlock_cluster_down(void);
 void rdlock_conn_fail(struct rdlock_conn *conn);
+void rdlock_fail_peer_conns(void);
 void rdlock_conn_put(struct rdlock_conn *conn);
 struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err);
 int rdlock_conn_ready(struct rdlock_conn *conn);
@@ -591,6 +592,9 @@ struct seq_file;
 bool rdlock_fault_lost_completion(struct rdlock_xreq *req);
 bool rdlock_fault_lost_reply(struct rdlock_conn *conn);
 bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
+/* The longest inject_link_down_ms. */
+#define RDLOCK_FAULT_LINK_DOWN_MS_MAX	60000
+bool rdlock_fault_link_down(u32 node);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
 void rdlock_xport_fault_exit(void);
@@ -608,6 +612,11 @@ static inline bool rdlock_fault_lost_reply(struct rdlock_conn *conn)
 }
 
 static inline bool rdlock_fault_lost_msg(struct rdlock_conn *conn)
+{
+	return false;
+}
+
+static inline bool rdlock_fault_link_down(u32 node)
 {
 	return false;
 }

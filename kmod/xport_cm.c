@@ -430,7 +430,7 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 		return RDLOCK_REJ_DIRECTION;
 	if (*src == cl->self)
 		return 0;	/* our own loopback: it is how we get ready */
-	if (cl->state != RDLOCK_CL_LOCAL_READY)
+	if (cl->state != RDLOCK_CL_LOCAL_READY || rdlock_fault_link_down(*src))
 		return RDLOCK_REJ_NOT_READY;
 	if (cl->dev && cl->dev->ibdev != id->device)
 		return RDLOCK_REJ_NO_RESOURCES;
@@ -1036,6 +1036,8 @@ static void rdlock_connect_work(struct work_struct *work)
 
 	if (!rdlock_cl_up() || rdlock_node_fenced(node))
 		return;
+	if (rdlock_fault_link_down(node->id))
+		goto retry;
 	conn = rdlock_conn_create(node->id, true);
 	if (!conn)
 		goto retry;
@@ -1111,6 +1113,19 @@ static void rdlock_fail_node_conns(u32 node)
 	spin_lock_bh(&cl->lock);
 	list_for_each_entry(conn, &cl->conns, entry)
 		if (conn->node == node)
+			rdlock_conn_fail(conn);
+	spin_unlock_bh(&cl->lock);
+}
+
+/* Fail every connection of this node to or from a peer (not loopback). */
+void rdlock_fail_peer_conns(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+
+	spin_lock_bh(&cl->lock);
+	list_for_each_entry(conn, &cl->conns, entry)
+		if (conn->node != cl->self)
 			rdlock_conn_fail(conn);
 	spin_unlock_bh(&cl->lock);
 }

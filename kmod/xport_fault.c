@@ -32,6 +32,12 @@ static struct {
 	 */
 	atomic_t inject_lost_completions;
 	atomic64_t lost_completions;
+	/*
+	 * Links down (inject_link_down_ms): until this time (jiffies) this
+	 * node neither dials a peer nor accepts one; 0: not injected.
+	 */
+	unsigned long link_down_until;
+	atomic64_t links_down;
 } rdlock_xfault;
 
 /* One fault of @inject, if any left: @conn fails, counted in @injected. */
@@ -69,6 +75,50 @@ bool rdlock_fault_lost_msg(struct rdlock_conn *conn)
 	return rdlock_fault_fail(&rdlock_xfault.inject_lost_msgs,
 				 &rdlock_xfault.lost_msgs, conn);
 }
+
+/*
+ * Links down (inject_link_down_ms): writing N fails every connection of
+ * this node to a peer now, and for N ms after that this node neither
+ * dials a peer nor accepts one (it refuses as "not ready", which the
+ * peer retries): every node sees its connections to this one down and
+ * being made again, as after a cable pulled and put back, the tables
+ * kept. The loopback connection stays.
+ */
+bool rdlock_fault_link_down(u32 node)
+{
+	unsigned long until = READ_ONCE(rdlock_xfault.link_down_until);
+
+	return node != rdlock_cl.self && until &&
+	       time_before(jiffies, until);
+}
+
+static int rdlock_fault_link_down_set(void *data, u64 ms)
+{
+	if (ms > RDLOCK_FAULT_LINK_DOWN_MS_MAX)
+		return -EINVAL;
+	if (!ms) {
+		WRITE_ONCE(rdlock_xfault.link_down_until, 0);
+		return 0;
+	}
+	WRITE_ONCE(rdlock_xfault.link_down_until,
+		   (jiffies + msecs_to_jiffies(ms)) ?: 1);
+	atomic64_inc(&rdlock_xfault.links_down);
+	rdlock_fail_peer_conns();
+	return 0;
+}
+
+static int rdlock_fault_link_down_get(void *data, u64 *ms)
+{
+	unsigned long until = READ_ONCE(rdlock_xfault.link_down_until);
+
+	*ms = until && time_before(jiffies, until) ?
+	      jiffies_to_msecs(until - jiffies) : 0;
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(rdlock_fault_link_down_fops,
+			 rdlock_fault_link_down_get,
+			 rdlock_fault_link_down_set, "%llu\n");
 
 /*
  * Late requests (inject_late_requests): this home holds that many of its
@@ -156,11 +206,15 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "lost_replies_injected: %lld\nlost_msgs_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.lost_replies),
 		   (long long)atomic64_read(&rdlock_xfault.lost_msgs));
-	seq_printf(m, "lost_completions_injected: %lld\n",
-		   (long long)atomic64_read(&rdlock_xfault.lost_completions));
+	seq_printf(m, "lost_completions_injected: %lld\nlinks_down_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.lost_completions),
+		   (long long)atomic64_read(&rdlock_xfault.links_down));
 }
 
-/* The knobs: each the number of faults still to inject. */
+/*
+ * The knobs: each the number of faults still to inject, but
+ * inject_link_down_ms, the ms its links stay down (reads what is left).
+ */
 void rdlock_xport_fault_init(struct dentry *root)
 {
 	debugfs_create_atomic_t("inject_lost_replies", 0600, root,
@@ -171,4 +225,6 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_lost_msgs);
 	debugfs_create_atomic_t("inject_lost_completions", 0600, root,
 				&rdlock_xfault.inject_lost_completions);
+	debugfs_create_file_unsafe("inject_link_down_ms", 0600, root, NULL,
+				   &rdlock_fault_link_down_fops);
 }

@@ -98,6 +98,23 @@ int rdl_debugfs_write(const char *file, unsigned int v)
 	return rdl_write_u32(path, v);
 }
 
+/* The number the debugfs knob @file under /sys/kernel/debug/rdlock holds: -1 if unread. */
+long long rdl_debugfs_read(const char *file)
+{
+	char path[256];
+	long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdlock/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lld", &v);
+	fclose(f);
+	return n == 1 ? v : -1;
+}
+
 /* Write @v to the file @path (a knob, a module parameter): 0 or errno. */
 int rdl_write_u32(const char *path, unsigned int v)
 {

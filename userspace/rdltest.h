@@ -33,6 +33,7 @@ int rdl_env_u32(const char *name, __u32 def, __u32 *val);
 double rdl_now(void);
 long long rdl_debugfs_counter(const char *file, const char *name);
 int rdl_debugfs_write(const char *file, unsigned int v);
+long long rdl_debugfs_read(const char *file);
 int rdl_write_u32(const char *path, unsigned int v);
 bool rdl_read_again(int err);
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,

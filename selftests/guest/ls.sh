@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Multi-node test of /dev/rdlock lockspaces, run at once on every guest:
-#   ls.sh verbs|twosided
+#   ls.sh verbs|twosided [LS_TEST_ARGS...]
 # Mutual exclusion by name (bakery, CAS spinlock, update locks), bakery
 # fairness, a writer among a stream of readers, many names, attribute
-# mismatches between nodes. See selftests/rdlock/ls_test.c.
+# mismatches between nodes. See selftests/rdlock/ls_test.c. Arguments after
+# the backend go to ls_test (-t NAME: that case only).
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -15,6 +16,7 @@ export RDLOCK_BARRIER_TIMEOUT
 
 BACKEND=$1
 rdl_backend_arg "$BACKEND"
+shift
 
 # KASAN under TCG is several times slower: fewer rounds keep the step short.
 # Name reclaim is lockspace logic over CAS, the same on both backends: under
@@ -117,7 +119,7 @@ dlm_ctl_checks() {
 }
 
 if rdl_check_env && rdl_start "backend=$BACKEND"; then
-	rdl_step "ls_test ($BACKEND)" ls_test
+	rdl_step "ls_test ($BACKEND)" ls_test "$@"
 	example_checks
 	[ "$RDLOCK_NODE_ID" -eq 0 ] && ctl_checks
 	echo "# node $RDLOCK_NODE_ID protocol counters:"

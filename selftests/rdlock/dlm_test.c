@@ -59,6 +59,12 @@
  *		no lock operation is in flight on it (node 0 releases
  *		synchronously, module parameter release_post 0): a verbs
  *		operation would have an unknown outcome.
+ * link_down	node 0's links to every peer go down for 4 s, the tables
+ *		kept (inject_link_down_ms), and node 0 asks meanwhile for
+ *		NOQUEUE EX locks of fresh resources (granted, or -EAGAIN for
+ *		those homed on a peer: never -ENOTCONN), blocking EX locks of
+ *		fresh resources and PR of one node 1 holds EX: all granted
+ *		once the links are back, node 1 getting BAST(PR).
  * hold		every node, its own resource, two locks, a 1000 ms hold time
  *		(rdlock_dlm_set_hold()): a BAST reaches a fresh grant no
  *		sooner than 1000 ms after its request started, and is counted
@@ -128,6 +134,8 @@
 
 #include <kselftest_harness.h>
 
+#include "select.h"
+
 #include "dlmlib.h"
 
 #define LS_NAME		"dlmtest"
@@ -173,12 +181,16 @@ FIXTURE_SETUP(dlm)
 FIXTURE_TEARDOWN(dlm)
 {
 	printf("# %s took %.1f s\n", _metadata->name, rdl_now() - self->start);
-	/* A failed notice_order, link_blip or kick leaves no fault behind. */
+	/*
+	 * A failed notice_order, link_blip, link_down or kick leaves no
+	 * fault behind.
+	 */
 	rdl_debugfs_write(DONE_DELAY, 0);
 	rdl_debugfs_write(POLL_MS, 0);
 	rdl_debugfs_write(LOCAL_DELAY, 0);
 	rdl_write_u32(LOCAL_DEFER, LOCAL_DEFER_MS);
 	rdl_debugfs_write(LOST_MSGS, 0);
+	rdl_debugfs_write(LINK_DOWN, 0);
 	rdl_write_u32(RELEASE_POST, 1);
 	close(self->fd);
 	close(self->raw);
@@ -867,6 +879,77 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 	BARRIER(41);
 }
 
+/*
+ * Node 0's links to every peer fail and stay down for LINK_DOWN_MS, the
+ * tables kept (inject_link_down_ms). Requests node 0 makes meanwhile are
+ * not failed by the links: NOQUEUE requests of fresh resources are
+ * granted (a name homed here) or refused with -EAGAIN (homed on a peer),
+ * never -ENOTCONN; blocking requests of fresh resources, and a PR of a
+ * resource node 1 holds EX, are granted once the links are back (node 1
+ * learns of the PR from the wait notices sent again on reconnection).
+ */
+#define LINK_DOWN_MS	4000
+#define LINK_NOQUEUE	7	/* slots 1 .. 7 */
+#define LINK_WAIT	8	/* slots 8 .. 15 */
+
+static long long dl_links_down(void)
+{
+	return rdl_debugfs_counter("cluster", "links_down_injected");
+}
+
+TEST_F_TIMEOUT(dlm, link_down, STEP_S)
+{
+	struct rdlock_dlm_test_event ev;
+	__u32 me = self->env.self, i;
+	int fd = self->fd, refused = 0;
+	long long down0, left;
+	char name[32];
+
+	if (me == 1)
+		GRANT(fd, 0, EX, 0, "linkdown");
+	BARRIER(58);
+	if (!me) {
+		down0 = dl_links_down();
+		ASSERT_LE(0, down0);
+		ASSERT_EQ(0, rdl_debugfs_write(LINK_DOWN, LINK_DOWN_MS));
+		ASSERT_EQ(0, dl_lock(fd, 0, PR, 0, "linkdown"));
+		for (i = 0; i < LINK_NOQUEUE; i++) {
+			res_name(name, sizeof(name), "ldnq", i);
+			ASSERT_EQ(0, dl_lock(fd, 1 + i, EX, LKF_NOQUEUE, name));
+			ASSERT_EQ(0, dl_event(fd, 1 + i, WAIT_MS, &ev));
+			EXPECT_EQ(RDLOCK_DLM_TEST_AST, ev.type);
+			EXPECT_TRUE(!ev.status || ev.status == -EAGAIN)
+				TH_LOG("NOQUEUE %s during the blip: %d", name,
+				       ev.status);
+			refused += ev.status == -EAGAIN;
+		}
+		for (i = 0; i < LINK_WAIT; i++) {
+			res_name(name, sizeof(name), "ldq", i);
+			ASSERT_EQ(0, dl_lock(fd, 1 + LINK_NOQUEUE + i, EX, 0,
+					     name));
+		}
+		/* The event: all of that was asked for with the links down. */
+		left = rdl_debugfs_read(LINK_DOWN);
+		EXPECT_LT(0, left)
+			TH_LOG("the links were back before the requests were made");
+		EXPECT_EQ(1, dl_links_down() - down0);
+		/* 7 names all homed here: 1 in 3^7. */
+		EXPECT_LT(0, refused);
+		for (i = 0; i < LINK_WAIT; i++)
+			EXPECT_AST(fd, 1 + LINK_NOQUEUE + i, 0);
+		EXPECT_AST(fd, 0, 0);
+		for (i = 0; i < LINK_NOQUEUE; i++)
+			dl_unlock(fd, 1 + i, 0);
+		for (i = 0; i < LINK_WAIT; i++)
+			UNLOCK(fd, 1 + LINK_NOQUEUE + i);
+		UNLOCK(fd, 0);
+	} else if (me == 1) {
+		EXPECT_BAST(fd, 0, PR);
+		UNLOCK(fd, 0);
+	}
+	BARRIER(59);
+}
+
 /* This node's unused cached rdlock names of the test's lockspace. */
 static long long dl_names_unused(void)
 {
@@ -1265,4 +1348,14 @@ TEST_F_TIMEOUT(dlm, room, STEP_S)
 	EXPECT_LT(0, left);
 }
 
+/* "-t TEST": only that test (rdl_select_tests()). */
+#define main dlm_harness_main
 TEST_HARNESS_MAIN
+#undef main
+
+int main(int argc, char **argv)
+{
+	if (rdl_select_tests(argc, argv))
+		return KSFT_FAIL;
+	return dlm_harness_main(argc, argv);
+}

@@ -64,6 +64,15 @@
  *		beside PR, granted after PR->NL (waiting, with its event on
  *		the PR holder), EX->NL, NL->EX.
  *
+ * link_down	node 0's links to every peer go down for 6 s, the tables kept
+ *		(debugfs inject_link_down_ms), and node 0 asks meanwhile for
+ *		fresh names in a bakery, a CAS spinlock and a hierarchical
+ *		CQL lockspace: a TRY EX is granted (a name homed here) or
+ *		refused (EAGAIN), an EX with a 100 ms timeout granted or
+ *		ETIMEDOUT, some of each; a blocking EX is granted once the
+ *		links are back. ENOTCONN never comes: a link being made again
+ *		is waited through as a busy lock is.
+ *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_LS_ITERS (M, default 50),
  * RDLOCK_THREADS (T, default 2), RDLOCK_FAIR_ITERS (default 30),
  * RDLOCK_LS_NAMES (default 200), RDLOCK_BARRIER_TIMEOUT (s, default 600),
@@ -83,6 +92,8 @@
 #include "rdltest.h"
 
 #include <kselftest_harness.h>
+
+#include "select.h"
 
 #define NR_HOT		4
 #define MAX_THREADS	16
@@ -121,6 +132,7 @@
 #define  RC_FULL	21	/* homes with every entry taken */
 #define R_DLM		480	/* barriers + 0 .. 15 */
 #define R_FRESH		496	/* barriers + 0 .. 3 */
+#define R_LINK		500	/* barriers + 0 .. 6 */
 #define R_FAIR_ORDER	512	/* + grant number: arrival number + 1 */
 #define FAIR_MAX	(RAW_SLOTS - R_FAIR_ORDER)
 
@@ -697,6 +709,90 @@ TEST_F_TIMEOUT(ls, cql_try, 300)
 		R_TRY + 8);
 	try_cql(_metadata, &self->c, "ls_try_pf", RDLOCK_LS_CQL_FLAGS,
 		R_TRY + 16);
+}
+
+#define LINK_DOWN	"inject_link_down_ms"
+#define LINK_DOWN_MS	6000
+#define LINK_NAMES	6	/* per lockspace and kind of request */
+
+/* The link_down test's requests of kind @kind in @ls (@fd): see the top. */
+static int link_requests(struct __test_metadata *_metadata, int fd,
+			 const char *ls, const char *kind, __u32 flags,
+			 __u32 timeout_ms, int busy)
+{
+	char name[32];
+	int got, n = 0;
+	__u32 i, h;
+
+	for (i = 0; i < LINK_NAMES; i++) {
+		snprintf(name, sizeof(name), "%s.%u", kind, i);
+		got = rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, flags, timeout_ms,
+				  &h);
+		EXPECT_TRUE(!got || got == busy)
+			TH_LOG("%s: %s with the links down: %s", ls, name,
+			       strerror(got));
+		n += got == busy;
+		if (!got)
+			EXPECT_EQ(0, rdl_ls_unlock(fd, h));
+	}
+	return n;
+}
+
+TEST_F_TIMEOUT(ls, link_down, 300)
+{
+	static const struct {
+		const char *name;
+		__u32 proto, flags;
+	} lss[] = {
+		{ "ls_link_bakery", RDLOCK_PROTO_BAKERY, 0 },
+		{ "ls_link_cas", RDLOCK_PROTO_CASLOCK, 0 },
+		{ "ls_link_cql", RDLOCK_PROTO_CQL, RDLOCK_LS_CQL_HIER },
+	};
+	const struct ls_env *e = &self->c.env;
+	int fds[ARRAY_SIZE(lss)], refused = 0, timed_out = 0;
+	long long down0, left;
+	__u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(lss); i++) {
+		setup_ls(_metadata, &self->c, lss[i].name, lss[i].proto,
+			 TRY_SLOTS, lss[i].flags, R_LINK + i);
+		fds[i] = rdl_open_joined(lss[i].name);
+		ASSERT_LE(0, fds[i]);
+	}
+	if (e->self == 0) {
+		down0 = rdl_debugfs_counter("cluster", "links_down_injected");
+		ASSERT_LE(0, down0);
+		ASSERT_EQ(0, rdl_debugfs_write(LINK_DOWN, LINK_DOWN_MS));
+		for (i = 0; i < ARRAY_SIZE(lss); i++)
+			refused += link_requests(_metadata, fds[i],
+						 lss[i].name, "try",
+						 RDLOCK_LKF_TRY, 0, EAGAIN);
+		for (i = 0; i < ARRAY_SIZE(lss); i++)
+			timed_out += link_requests(_metadata, fds[i],
+						   lss[i].name, "timeout", 0,
+						   100, ETIMEDOUT);
+		/* The event: all of that was asked for with the links down. */
+		left = rdl_debugfs_read(LINK_DOWN);
+		EXPECT_LT(0, left)
+			TH_LOG("the links were back before the requests ended");
+		for (i = 0; i < ARRAY_SIZE(lss); i++)
+			link_requests(_metadata, fds[i], lss[i].name, "wait",
+				      0, 0, 0);
+		EXPECT_EQ(1, rdl_debugfs_counter("cluster",
+						 "links_down_injected") -
+			     down0);
+		/* 18 names each, all homed here: 1 in 3^18. */
+		EXPECT_LT(0, refused);
+		EXPECT_LT(0, timed_out);
+		printf("# node 0, links down: %d TRY refused, %d timed out\n",
+		       refused, timed_out);
+	}
+	rdl_debugfs_write(LINK_DOWN, 0);
+	BARRIER(&self->c, R_LINK + 3);
+	for (i = 0; i < ARRAY_SIZE(lss); i++) {
+		close(fds[i]);
+		teardown_ls(_metadata, &self->c, lss[i].name, R_LINK + 4 + i);
+	}
 }
 
 TEST_F_TIMEOUT(ls, bakery_exclusion, 900)
@@ -1514,4 +1610,14 @@ TEST_F_TIMEOUT(ls, dlm_blocking, 900)
 	teardown_ls(_metadata, &self->c, DLM_LS, R_DLM + 11);
 }
 
+/* "-t TEST": only that test (rdl_select_tests()). */
+#define main ls_harness_main
 TEST_HARNESS_MAIN
+#undef main
+
+int main(int argc, char **argv)
+{
+	if (rdl_select_tests(argc, argv))
+		return KSFT_FAIL;
+	return ls_harness_main(argc, argv);
+}

@@ -46,6 +46,8 @@
 
 #include <kselftest_harness.h>
 
+#include "select.h"
+
 #define NOBODY		65534
 #define READY_TIMEOUT_S	60
 #define CLUSTER		7
@@ -2950,57 +2952,6 @@ TEST_F_TIMEOUT(uapi, ls_down_again, SETUP_S + 30)
 	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
 }
 
-/*
- * "-t TEST", any number of times: only those tests, in source order. The
- * harness of 6.1 has no such option (later ones have this one); each test
- * sets up what it needs, so any one runs alone. Returns 0, or 1 with a
- * message for a name no test has or another argument.
- */
-static int select_tests(int argc, char **argv)
-{
-	struct __test_metadata *t, *next, *first = NULL, *last = NULL;
-	struct __fixture_metadata *f;
-	int i, found;
-
-	for (i = 1; i < argc; i += 2) {
-		if (strcmp(argv[i], "-t") || i + 1 == argc) {
-			fprintf(stderr, "usage: %s [-t TEST]...\n", argv[0]);
-			return 1;
-		}
-		found = 0;
-		for (f = __fixture_list; f; f = f->next)
-			for (t = f->tests; t; t = t->next)
-				found |= !strcmp(t->name, argv[i + 1]);
-		if (!found) {
-			fprintf(stderr, "%s: no test %s\n", argv[0], argv[i + 1]);
-			return 1;
-		}
-	}
-	if (argc == 1)
-		return 0;
-	for (f = __fixture_list; f; f = f->next) {
-		first = NULL;
-		for (t = f->tests; t; t = next) {
-			next = t->next;
-			for (i = 2; i < argc && strcmp(t->name, argv[i]); i += 2)
-				;
-			if (i >= argc)
-				continue;
-			if (first)
-				last->next = t;
-			else
-				first = t;
-			last = t;
-		}
-		if (first) {
-			last->next = NULL;
-			first->prev = last;
-		}
-		f->tests = first;
-	}
-	return 0;
-}
-
 /* Fail at once, not once per test, when the module is not there. */
 #define main uapi_harness_main
 TEST_HARNESS_MAIN
@@ -3010,7 +2961,7 @@ int main(int argc, char **argv)
 {
 	int fd;
 
-	if (select_tests(argc, argv))
+	if (rdl_select_tests(argc, argv))
 		return KSFT_FAIL;
 	fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
