@@ -88,7 +88,19 @@ out:
 static long rdlock_ioc_up_down(bool up)
 {
 	/* Down would free the tables under the lockspaces. */
-	return rdlock_xport_up_down(up, rdlock_ls_any);
+	long ret = rdlock_xport_up_down(up, rdlock_ls_any);
+
+	if (ret)
+		return ret;
+	if (!up) {
+		rdlock_member_down();
+		return 0;
+	}
+	/* With membership=dlm: up only as a member of the cluster engine's. */
+	ret = rdlock_member_up();
+	if (ret)
+		rdlock_xport_up_down(false, rdlock_ls_any);
+	return ret;
 }
 
 static long rdlock_ioc_status(void __user *argp)

@@ -312,6 +312,13 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);
 bool rdlock_ls_stale(const struct rdlock_ls *ls);
+
+/* lockspace_member.c */
+struct seq_file;
+int rdlock_member_init(void);
+void rdlock_member_exit(void);
+int rdlock_member_wait(unsigned long deadline);
+void rdlock_member_show(struct seq_file *m);
 bool rdlock_ls_blip(const struct rdlock_ls *ls, u32 node, int ret);
 bool rdlock_ls_blip_wait(unsigned int *backoff_ms, unsigned long deadline);
 int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,

@@ -605,6 +605,9 @@ int rdlock_ls_init(void)
 {
 	int ret;
 
+	ret = rdlock_member_init();
+	if (ret)
+		return ret;
 	/* Writeback may wait for an async grant: it must run under pressure. */
 	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				       0);
@@ -639,6 +642,7 @@ void rdlock_ls_exit(void)
 		rdlock_ls_put_locked(ls);
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	rdlock_member_exit();
 	rdlock_xport_set_up_handler(NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_DOWN_MSG_TYPE, NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);

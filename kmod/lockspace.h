@@ -91,6 +91,14 @@ int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
 /* A node failed: cut it off, tell the users, release what it held. */
 int rdlock_ls_node_down(u32 node);
 
+/*
+ * Membership from the cluster engine (lockspace_member.c): joined as the
+ * cluster comes up, left as it goes down; may this node grant now.
+ */
+int rdlock_member_up(void);
+void rdlock_member_down(void);
+bool rdlock_member_granting(void);
+
 /* Where a name's entry is; forget the unused names of a home. */
 u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len);
 void rdlock_ls_trim(struct rdlock_ls *ls, u32 home);

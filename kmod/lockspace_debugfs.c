@@ -215,7 +215,16 @@ void rdlock_ls_debugfs_remove(struct rdlock_ls *ls)
 	ls->debugfs = NULL;
 }
 
+static int rdlock_member_debugfs_show(struct seq_file *m, void *v)
+{
+	rdlock_member_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_member_debugfs);
+
 void rdlock_ls_debugfs_init(struct dentry *root)
 {
 	rdlock_ls_debugfs_dir = debugfs_create_dir("lockspaces", root);
+	debugfs_create_file("membership", 0444, root, NULL,
+			    &rdlock_member_debugfs_fops);
 }

@@ -183,6 +183,10 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
+	/* Nothing is granted while the cluster engine has us stopped. */
+	ret = rdlock_member_wait(deadline);
+	if (ret)
+		goto failed;
 	/* Another task resolving the name may wait on the home for seconds. */
 	if (mutex_lock_killable(&res->resolve_mutex))
 		return -EINTR;
@@ -190,6 +194,7 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 		ret = rdlock_res_resolve(ls, res, deadline);
 	mutex_unlock(&res->resolve_mutex);
 	ret = rdlock_lock_blip_error(lk, res->entry_home, deadline, ret);
+failed:
 	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
 	if (ret)

@@ -91,12 +91,7 @@ if [ "$ocfs2_files" -gt 0 ]; then
 fi
 echo " done"
 
-# fs/dlm beside rdlock (run 3): Debian's corosync and dlm_controld, with
-# their libraries, in the guests (host-setup.sh installs them).
-FSDLM_BINS=()
-for f in corosync corosync-quorumtool dlm_controld dlm_tool; do
-	FSDLM_BINS+=(--bin "/usr/sbin/$f")
-done
+# fs/dlm beside rdlock (run 3): lib.sh's FSDLM_BINS.
 
 # run N TITLE GUESTS SUBDIR [CLUSTER-OPTIONS] -- GUEST-COMMAND...: guest run
 # N of $total. cluster.sh's own output goes to SUBDIR/cluster.log beside the

@@ -4,8 +4,8 @@
 # lib.sh - what the host scripts share, sourced by them (bash) right after
 # their "set" line:
 #   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# It sets ROOT (the tree) and SCRIPTS (this directory), both absolute, and
-# defines the helpers below; it runs nothing else.
+# It sets ROOT (the tree), SCRIPTS (this directory), both absolute, and
+# FSDLM_BINS, and defines the helpers below; it runs nothing else.
 #
 # RDL_NAME: the name log and die put first (default: the script's file
 # name); RDL_DIE_RC: die's exit status (default 2). Set them before
@@ -14,6 +14,15 @@
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # the scripts' variable
 ROOT=$(dirname "$SCRIPTS")
+
+# cluster.sh options that put Debian's corosync and dlm_controld, with
+# their libraries, in the guests (host-setup.sh installs them): fs/dlm
+# beside rdlock, and the cluster engine of rdlock's membership=dlm.
+# shellcheck disable=SC2034 # the scripts' variable
+FSDLM_BINS=()
+for f in corosync corosync-quorumtool dlm_controld dlm_tool; do
+	FSDLM_BINS+=(--bin "/usr/sbin/$f")
+done
 
 log() { echo "${RDL_NAME:-$(basename "$0")}: $*" >&2; }
 die() { log "error: $*"; exit "${RDL_DIE_RC:-2}"; }

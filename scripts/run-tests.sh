@@ -202,16 +202,21 @@ host_tests()
 		head -n 40 | sed 's/^/#   /'
 }
 
-# cluster_step KERNEL NAME NODES TIMEOUT -- CMD...
+# cluster_step KERNEL NAME NODES TIMEOUT [CLUSTER.SH OPTIONS] -- CMD...
 cluster_step()
 {
 	local kernel=$1 name=$2 nodes=$3 timeout=$4 rc line start=$SECONDS
-	local out=$LOGS/$kernel-$name.log
-	shift 5
+	local out=$LOGS/$kernel-$name.log opts=()
+	shift 4
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
 
 	"$ROOT/scripts/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
 		--timeout "$timeout" --payload "$ROOT/build/$kernel/payload" \
-		--log-dir "$LOGS/$kernel-$name" -- "$@" > "$out" 2>&1
+		--log-dir "$LOGS/$kernel-$name" "${opts[@]}" -- "$@" > "$out" 2>&1
 	rc=$?
 	line=$(grep '^cluster:' "$out" | tail -n 1)
 	tally "$kernel: $name" $rc "$line" $start ||
@@ -289,6 +294,10 @@ guest_tests()
 	else
 		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
 		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
+		# Membership from corosync and dlm_controld (stock only:
+		# guest/member.sh says why).
+		cluster_step "$kernel" member 3 900 "${FSDLM_BINS[@]}" -- \
+			sh guest/member.sh twosided
 	fi
 	# Stock only: on the debug kernel every check passes and fsck is
 	# clean, but lockdep reports a circular dependency in o2cb itself on

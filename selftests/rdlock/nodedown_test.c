@@ -26,7 +26,19 @@
  * Without the release of the victim's holds the waits never end; without
  * the value block's marking "nd-a" is granted valid.
  *
- * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_BARRIER_TIMEOUT (s).
+ * With RDLOCK_ND_KILL set (rdlock loaded with membership=dlm, corosync and
+ * dlm_controld running: selftests/guest/member.sh), nobody calls the
+ * ioctl: the victim runs that command, which kills its corosync and
+ * dlm_controld, and the cluster engine declares it down. Then besides the
+ * above:
+ *  - the victim's membership stops (debugfs rdlock/membership), and from
+ *    then on nothing is granted to it: every NOQUEUE request gets -EAGAIN
+ *    until its lockspace is lost (-ESHUTDOWN);
+ *  - each survivor's membership had exactly one recover_slot and declared
+ *    exactly one node down, and runs again without the victim.
+ *
+ * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_BARRIER_TIMEOUT (s),
+ * RDLOCK_ND_KILL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +60,9 @@
 #define LS_NAME		"ndtest"
 #define LS_STATS	"lockspaces/dlm." LS_NAME "/stats"
 #define LOST_WAIT_S	60	/* the victim hears it was declared down */
+/* The cluster engine's detection: corosync's token and consensus, ... */
+#define ENGINE_WAIT_S	180
+#define MEMBERSHIP	"membership"
 #define ESHUTDOWN_AST	(-ESHUTDOWN)
 
 /* Raw slots relative to B on node 0: barriers. */
@@ -137,6 +152,34 @@ static int cluster_state(int ctl, __u32 node, __u32 *state, __u32 *flags)
 	return 0;
 }
 
+/* Is this node's membership state (debugfs rdlock/membership) @want? */
+static bool member_state_is(const char *want)
+{
+	char line[128], state[32] = "";
+	FILE *f = fopen("/sys/kernel/debug/rdlock/" MEMBERSHIP, "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "state: %31s", state) == 1)
+			break;
+	fclose(f);
+	return !strcmp(state, want);
+}
+
+/* Wait up to @secs for the membership counter @name to reach @v. */
+static bool member_count_reaches(const char *name, long long v, int secs)
+{
+	double end = rdl_now() + secs;
+
+	while (rdl_debugfs_counter(MEMBERSHIP, name) < v) {
+		if (rdl_now() > end)
+			return false;
+		usleep(100 * 1000);
+	}
+	return true;
+}
+
 /* A lock request with VALBLK and this value block. */
 static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 		       const char *name, const char *lvb)
@@ -167,6 +210,7 @@ static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 TEST_F_TIMEOUT(nd, victim, STEP_S)
 {
 	const struct dlm_env *e = &self->env;
+	const char *kill_cmd = getenv("RDLOCK_ND_KILL");
 	__u32 victim = e->nr_nodes - 1;
 	struct rdlock_dlm_test_event ev;
 	struct rdlock_dlm_test_downs downs;
@@ -219,8 +263,17 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		/* Arrive, do not wait: the survivors cut us off right after. */
 		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_FAA, 0,
 				     e->base + R_ND_BARRIER + 3, 1, 0, &v));
+		if (kill_cmd) {
+			/* Our cluster engine dies: we stop granting. */
+			ASSERT_EQ(0, system(kill_cmd));
+			end = rdl_now() + LOST_WAIT_S;
+			while (!member_state_is("stopped") && rdl_now() < end)
+				usleep(100 * 1000);
+			ASSERT_TRUE(member_state_is("stopped"))
+				TH_LOG("membership not stopped without dlm_controld");
+		}
 		/* Cut off: the survivors told us, our lockspace is lost. */
-		end = rdl_now() + LOST_WAIT_S;
+		end = rdl_now() + (kill_cmd ? ENGINE_WAIT_S : LOST_WAIT_S);
 		do {
 			ASSERT_EQ(0, dl_lock(self->fd, 3, PR, LKF_NOQUEUE,
 					     "nd-v"));
@@ -228,8 +281,13 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 			ASSERT_EQ(RDLOCK_DLM_TEST_AST, ev.type);
 			if (ev.status == ESHUTDOWN_AST)
 				break;
-			ASSERT_EQ(0, ev.status);
-			UNLOCK(self->fd, 3);
+			if (kill_cmd) {
+				/* Stopped: refused, and the lock is gone. */
+				ASSERT_EQ(-EAGAIN, ev.status);
+			} else {
+				ASSERT_EQ(0, ev.status);
+				UNLOCK(self->fd, 3);
+			}
 			usleep(200 * 1000);
 		} while (rdl_now() < end);
 		EXPECT_EQ(ESHUTDOWN_AST, ev.status)
@@ -238,7 +296,15 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	}
 
 	BARRIER(3);
-	ASSERT_EQ(0, node_down(self->ctl, victim));
+	if (kill_cmd) {
+		/* Declared down by the cluster engine, not by us. */
+		ASSERT_TRUE(member_count_reaches("declared_down", 1,
+						 ENGINE_WAIT_S))
+			TH_LOG("the cluster engine did not declare node %u down",
+			       victim);
+	} else {
+		ASSERT_EQ(0, node_down(self->ctl, victim));
+	}
 	if (e->self == 0) {
 		EXPECT_GRANT_SEQ(self->fd, 0, &ev);
 		first_grant = ev.seq;
@@ -279,6 +345,15 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	EXPECT_EQ(EINVAL, ret);
 	ASSERT_EQ(0, rdl_ioctl(self->fd, RDLOCK_DLM_TEST_IOC_DOWNS, &downs));
 	EXPECT_EQ(1, downs.count);
+	if (kill_cmd) {
+		EXPECT_EQ(1, rdl_debugfs_counter(MEMBERSHIP, "recover_slot"));
+		EXPECT_EQ(1, rdl_debugfs_counter(MEMBERSHIP, "declared_down"));
+		EXPECT_EQ(0, rdl_debugfs_counter(MEMBERSHIP, "down_errors"));
+		EXPECT_TRUE(member_state_is("running"));
+		printf("# node %u: the engine's recovery, recover_done to granting: %lld us\n",
+		       e->self, rdl_debugfs_counter(MEMBERSHIP,
+						    "last_recovery_us"));
+	}
 
 	if (e->self == 0) {
 		UNLOCK(self->fd, 0);

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlock membership from the cluster engine: corosync decides which nodes
+ * are alive and quorate, dlm_controld (with its fencing) when a dead node
+ * may be given up, and fs/dlm passes that on to its kernel users through
+ * struct dlm_lockspace_ops. rdlock joins a companion fs/dlm lockspace,
+ * "rdlock", which carries no lock: only those callbacks, as OCFS2's user
+ * stack and GFS2 get them (Documentation/rdlock/recovery.rst).
+ *
+ *   recover_prep   membership is changing: nothing is granted here until
+ *                  recover_done (acquisitions wait, a TRY is refused);
+ *   recover_slot   a member failed, and was fenced if dlm_controld fences:
+ *                  it is declared down here (rdlock_ls_node_down()) by a
+ *                  work item, never in fs/dlm's recovery thread;
+ *   recover_done   the members and generation: granting resumes once the
+ *                  failed members are declared down.
+ *
+ * Without quorum dlm_controld never starts the lockspace, and when it
+ * dies fs/dlm stops every lockspace: either way nothing is granted here.
+ * With the module parameter membership=static (the default) none of this
+ * runs and the admin declares dead nodes down (RDLOCK_IOC_NODE_DOWN).
+ *
+ * fs/dlm is not a dependency of the module: its two calls are looked up
+ * when the cluster comes up (symbol_request(), which loads dlm.ko).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dlm.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "lockspace-pri.h"
+
+/* The companion fs/dlm lockspace's name. */
+#define RDLOCK_MEMBER_LS	"rdlock"
+
+static char *rdlock_membership = "static";
+module_param_named(membership, rdlock_membership, charp, 0444);
+MODULE_PARM_DESC(membership,
+		 "who declares nodes down: static (the admin, RDLOCK_IOC_NODE_DOWN; default) or dlm (corosync and dlm_controld, through fs/dlm)");
+
+/**
+ * enum rdlock_member_state - this node's membership
+ * @RDLOCK_MB_STATIC: membership=static: always granting.
+ * @RDLOCK_MB_OUT: not in the companion lockspace (the cluster is down).
+ * @RDLOCK_MB_JOINING: dlm_new_lockspace() is under way.
+ * @RDLOCK_MB_STOPPED: recover_prep came: nothing is granted.
+ * @RDLOCK_MB_RECOVERING: recover_done came; failed members are being
+ *	declared down: nothing is granted yet.
+ * @RDLOCK_MB_RUNNING: a member of a quorate cluster: granting.
+ * @RDLOCK_MB_NR: the number of states.
+ *
+ * Changed only by rdlock_member_to(), under rdlock_mb.lock.
+ */
+enum rdlock_member_state {
+	RDLOCK_MB_STATIC,
+	RDLOCK_MB_OUT,
+	RDLOCK_MB_JOINING,
+	RDLOCK_MB_STOPPED,
+	RDLOCK_MB_RECOVERING,
+	RDLOCK_MB_RUNNING,
+	RDLOCK_MB_NR
+};
+
+static const char *const rdlock_member_state_names[RDLOCK_MB_NR] = {
+	[RDLOCK_MB_STATIC]	= "static",
+	[RDLOCK_MB_OUT]		= "out",
+	[RDLOCK_MB_JOINING]	= "joining",
+	[RDLOCK_MB_STOPPED]	= "stopped",
+	[RDLOCK_MB_RECOVERING]	= "recovering",
+	[RDLOCK_MB_RUNNING]	= "running",
+};
+
+#define MB(s)	BIT(RDLOCK_MB_##s)
+/* The moves each state allows: where it may go next. */
+static const unsigned long rdlock_member_moves[RDLOCK_MB_NR] = {
+	[RDLOCK_MB_STATIC]	= 0,
+	[RDLOCK_MB_OUT]		= MB(JOINING),
+	[RDLOCK_MB_JOINING]	= MB(OUT) | MB(STOPPED) | MB(RECOVERING) |
+				  MB(RUNNING),
+	[RDLOCK_MB_STOPPED]	= MB(OUT) | MB(RECOVERING) | MB(RUNNING),
+	[RDLOCK_MB_RECOVERING]	= MB(OUT) | MB(STOPPED) | MB(RUNNING),
+	[RDLOCK_MB_RUNNING]	= MB(OUT) | MB(STOPPED) | MB(RECOVERING),
+};
+
+#undef MB
+
+/* fs/dlm's two calls, looked up when the cluster comes up. */
+typedef int (*rdlock_member_new_t)(const char *name, const char *cluster,
+				   u32 flags, int lvblen,
+				   const struct dlm_lockspace_ops *ops,
+				   void *ops_arg, int *ops_result,
+				   dlm_lockspace_t **lockspace);
+typedef int (*rdlock_member_release_t)(dlm_lockspace_t *lockspace,
+				       int force);
+
+static struct {
+	spinlock_t lock;		/* protects the fields below */
+	enum rdlock_member_state state;
+	u32 generation;			/* recover_done's */
+	u32 done_generation;		/* the last whose downs are done */
+	unsigned long members[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
+	unsigned long failed[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
+	ktime_t done_at;		/* recover_done's arrival */
+	s64 last_recovery_us;		/* recover_done to running */
+	u64 preps, slots, dones, downs, down_errors;
+	wait_queue_head_t wait;		/* state became running */
+	struct work_struct down_work;
+	struct mutex join_mutex;	/* joins and leaves */
+	dlm_lockspace_t *dlm_ls;
+	rdlock_member_new_t new_ls;
+	rdlock_member_release_t release_ls;
+} rdlock_mb = {
+	.lock = __SPIN_LOCK_UNLOCKED(rdlock_mb.lock),
+	.wait = __WAIT_QUEUE_HEAD_INITIALIZER(rdlock_mb.wait),
+	.join_mutex = __MUTEX_INITIALIZER(rdlock_mb.join_mutex),
+};
+
+/* The one place the state changes; rdlock_mb.lock held. */
+static void rdlock_member_to(enum rdlock_member_state to)
+{
+	enum rdlock_member_state from = rdlock_mb.state;
+
+	lockdep_assert_held(&rdlock_mb.lock);
+	if (WARN_ONCE(!(rdlock_member_moves[from] & BIT(to)),
+		      "rdlock membership: %s -> %s refused\n",
+		      rdlock_member_state_names[from],
+		      rdlock_member_state_names[to]))
+		return;
+	rdlock_mb.state = to;
+	if (to == RDLOCK_MB_RUNNING)
+		wake_up_all(&rdlock_mb.wait);
+}
+
+static bool rdlock_member_dlm(void)
+{
+	return !strcmp(rdlock_membership, "dlm");
+}
+
+/* The rdlock node of fs/dlm's (corosync's) node id: those start at 1. */
+static u32 rdlock_member_node(int nodeid)
+{
+	return nodeid > 0 ? nodeid - 1 : RDLOCK_MAX_NODES;
+}
+
+static bool rdlock_member_granting_locked(void)
+{
+	return rdlock_mb.state == RDLOCK_MB_STATIC ||
+	       rdlock_mb.state == RDLOCK_MB_RUNNING;
+}
+
+/**
+ * rdlock_member_granting() - may this node grant a lock now
+ *
+ * Return: as rdlock_member_wait() would without waiting.
+ */
+bool rdlock_member_granting(void)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	ret = rdlock_member_granting_locked();
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	return ret;
+}
+
+/**
+ * rdlock_member_wait() - wait until this node may grant
+ * @deadline: the acquisition's, in jiffies (0: none; passed: a TRY).
+ *
+ * With membership=dlm, nothing is granted while the cluster engine has the
+ * lockspace stopped (membership changing, no quorum, no dlm_controld) or
+ * failed members are still being declared down.
+ *
+ * Return: 0; -ETIMEDOUT at @deadline; -EINTR on a fatal signal.
+ */
+int rdlock_member_wait(unsigned long deadline)
+{
+	long left, wait;
+
+	for (;;) {
+		if (rdlock_member_granting())
+			return 0;
+		if (deadline && time_after_eq(jiffies, deadline))
+			return -ETIMEDOUT;
+		wait = deadline ? deadline - jiffies : MAX_SCHEDULE_TIMEOUT;
+		left = wait_event_killable_timeout(rdlock_mb.wait,
+						   rdlock_member_granting(),
+						   wait);
+		if (left < 0)
+			return -EINTR;
+	}
+}
+
+/* recover_prep: the cluster engine stopped the lockspace. */
+static void rdlock_member_prep(void *arg)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	rdlock_mb.preps++;
+	if (rdlock_mb.state != RDLOCK_MB_STOPPED)
+		rdlock_member_to(RDLOCK_MB_STOPPED);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	pr_info("membership stopped: nothing is granted until the cluster engine starts it again\n");
+}
+
+/* recover_slot: @slot's node failed (and was fenced, if fencing is on). */
+static void rdlock_member_slot(void *arg, struct dlm_slot *slot)
+{
+	u32 node = rdlock_member_node(slot->nodeid);
+	unsigned long flags;
+
+	if (node >= RDLOCK_MAX_NODES || node == rdlock_xport_self()) {
+		pr_warn("membership: failed node id %d is not an rdlock node\n",
+			slot->nodeid);
+		return;
+	}
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	rdlock_mb.slots++;
+	set_bit(node, rdlock_mb.failed);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	pr_warn("membership: node %u failed\n", node);
+}
+
+/* recover_done: the members and the generation; resume once downs end. */
+static void rdlock_member_done(void *arg, struct dlm_slot *slots,
+			       int num_slots, int our_slot, u32 generation)
+{
+	unsigned long flags;
+	bool failed;
+	int i;
+	u32 n;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	rdlock_mb.dones++;
+	rdlock_mb.generation = generation;
+	rdlock_mb.done_at = ktime_get();
+	bitmap_zero(rdlock_mb.members, RDLOCK_MAX_NODES);
+	for (i = 0; i < num_slots; i++) {
+		n = rdlock_member_node(slots[i].nodeid);
+		if (n < RDLOCK_MAX_NODES)
+			set_bit(n, rdlock_mb.members);
+	}
+	failed = !bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES);
+	if (rdlock_mb.state != RDLOCK_MB_RECOVERING)
+		rdlock_member_to(RDLOCK_MB_RECOVERING);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	/* fs/dlm's recovery thread must not wait for ours (as GFS2's). */
+	queue_work(rdlock_ls_wq, &rdlock_mb.down_work);
+	pr_info("membership generation %u: %d members%s\n", generation,
+		num_slots, failed ? ", declaring the failed ones down" : "");
+}
+
+static const struct dlm_lockspace_ops rdlock_member_ops = {
+	.recover_prep = rdlock_member_prep,
+	.recover_slot = rdlock_member_slot,
+	.recover_done = rdlock_member_done,
+};
+
+/*
+ * Declare every failed member down (a barrier among the survivors each),
+ * then grant again if no new membership change came meanwhile.
+ */
+static void rdlock_member_down_work(struct work_struct *work)
+{
+	unsigned long flags;
+	u32 node, gen;
+	int ret;
+
+	for (;;) {
+		spin_lock_irqsave(&rdlock_mb.lock, flags);
+		node = find_first_bit(rdlock_mb.failed, RDLOCK_MAX_NODES);
+		gen = rdlock_mb.generation;
+		if (node >= RDLOCK_MAX_NODES) {
+			rdlock_mb.done_generation = gen;
+			if (rdlock_mb.state == RDLOCK_MB_RECOVERING) {
+				rdlock_mb.last_recovery_us =
+					ktime_us_delta(ktime_get(),
+						       rdlock_mb.done_at);
+				rdlock_member_to(RDLOCK_MB_RUNNING);
+			}
+			spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+			return;
+		}
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		ret = rdlock_ls_node_down(node);
+		spin_lock_irqsave(&rdlock_mb.lock, flags);
+		clear_bit(node, rdlock_mb.failed);
+		if (ret && ret != -EALREADY)
+			rdlock_mb.down_errors++;
+		else
+			rdlock_mb.downs++;
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		/* The cluster down: nothing of it is left to release. */
+		if (ret && ret != -EALREADY && ret != -ENOTCONN &&
+		    ret != -ESHUTDOWN)
+			pr_warn("membership: declaring node %u down failed (%d)\n",
+				node, ret);
+	}
+}
+
+/**
+ * rdlock_member_up() - join the cluster engine's membership
+ *
+ * With membership=dlm, join the companion fs/dlm lockspace, once: this
+ * waits until dlm_controld has added this node (quorum included) and the
+ * first recover_done came. Called when the cluster comes up; sleeps.
+ *
+ * Return: 0; -EUNATCH when dlm_controld is not running; -EOPNOTSUPP when
+ * it runs without recovery callbacks; -ENOENT when fs/dlm is not there;
+ * another error of dlm_new_lockspace().
+ */
+int rdlock_member_up(void)
+{
+	dlm_lockspace_t *dls = NULL;
+	unsigned long flags;
+	int ops_result = -EOPNOTSUPP, ret;
+
+	if (!rdlock_member_dlm())
+		return 0;
+	mutex_lock(&rdlock_mb.join_mutex);
+	if (rdlock_mb.dlm_ls) {
+		ret = 0;
+		goto out;
+	}
+	if (!rdlock_mb.new_ls) {
+		rdlock_mb.new_ls = symbol_request(dlm_new_lockspace);
+		rdlock_mb.release_ls = symbol_request(dlm_release_lockspace);
+		if (!rdlock_mb.new_ls || !rdlock_mb.release_ls) {
+			pr_err("membership=dlm: fs/dlm (dlm.ko) is not available\n");
+			ret = -ENOENT;
+			goto put;
+		}
+	}
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	bitmap_zero(rdlock_mb.failed, RDLOCK_MAX_NODES);
+	rdlock_member_to(RDLOCK_MB_JOINING);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	ret = rdlock_mb.new_ls(RDLOCK_MEMBER_LS, NULL, 0, 0,
+			       &rdlock_member_ops, NULL, &ops_result, &dls);
+	if (!ret && ops_result) {
+		rdlock_mb.release_ls(dls, 2);
+		ret = ops_result;
+	}
+	if (ret) {
+		pr_err("membership=dlm: joining fs/dlm lockspace %s failed (%d)%s\n",
+		       RDLOCK_MEMBER_LS, ret,
+		       ret == -EUNATCH ? ": dlm_controld is not running" :
+		       ret == -EOPNOTSUPP ? ": no recovery callbacks" : "");
+		spin_lock_irqsave(&rdlock_mb.lock, flags);
+		rdlock_member_to(RDLOCK_MB_OUT);
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		goto out;
+	}
+	rdlock_mb.dlm_ls = dls;
+	goto out;
+put:
+	if (rdlock_mb.new_ls)
+		symbol_put(dlm_new_lockspace);
+	if (rdlock_mb.release_ls)
+		symbol_put(dlm_release_lockspace);
+	rdlock_mb.new_ls = NULL;
+	rdlock_mb.release_ls = NULL;
+out:
+	mutex_unlock(&rdlock_mb.join_mutex);
+	return ret;
+}
+
+/*
+ * Leave the companion lockspace: a clean leave, which the other members'
+ * fs/dlm do not report as a failure. Caller holds join_mutex.
+ */
+static void rdlock_member_leave(void)
+{
+	unsigned long flags;
+	int ret;
+
+	if (!rdlock_mb.dlm_ls)
+		return;
+	ret = rdlock_mb.release_ls(rdlock_mb.dlm_ls, 0);
+	if (ret)
+		pr_warn("membership: leaving fs/dlm lockspace %s: %d\n",
+			RDLOCK_MEMBER_LS, ret);
+	rdlock_mb.dlm_ls = NULL;
+	/* Its callbacks are over: no new down work comes. */
+	flush_work(&rdlock_mb.down_work);
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	rdlock_member_to(RDLOCK_MB_OUT);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+}
+
+/**
+ * rdlock_member_down() - leave the membership as the cluster goes down
+ *
+ * No lockspace is open (the cluster cannot go down otherwise), so this
+ * node holds nothing the others would have to release. Sleeps.
+ */
+void rdlock_member_down(void)
+{
+	mutex_lock(&rdlock_mb.join_mutex);
+	rdlock_member_leave();
+	mutex_unlock(&rdlock_mb.join_mutex);
+}
+
+/**
+ * rdlock_member_show() - the membership lines of debugfs rdlock/membership
+ * @m: the file.
+ */
+void rdlock_member_show(struct seq_file *m)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	seq_printf(m, "membership: %s\nstate: %s\ngeneration: %u\n",
+		   rdlock_membership,
+		   rdlock_member_state_names[rdlock_mb.state],
+		   rdlock_mb.generation);
+	seq_printf(m, "members: %*pbl\nfailed: %*pbl\n",
+		   RDLOCK_MAX_NODES, rdlock_mb.members,
+		   RDLOCK_MAX_NODES, rdlock_mb.failed);
+	seq_printf(m, "recover_prep: %llu\nrecover_slot: %llu\nrecover_done: %llu\n",
+		   rdlock_mb.preps, rdlock_mb.slots, rdlock_mb.dones);
+	seq_printf(m, "declared_down: %llu\ndown_errors: %llu\nlast_recovery_us: %lld\n",
+		   rdlock_mb.downs, rdlock_mb.down_errors,
+		   rdlock_mb.last_recovery_us);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+}
+
+/**
+ * rdlock_member_init() - read the membership parameter, at module load
+ *
+ * Return: 0, or -EINVAL for a value other than static or dlm.
+ */
+int rdlock_member_init(void)
+{
+	INIT_WORK(&rdlock_mb.down_work, rdlock_member_down_work);
+	if (!strcmp(rdlock_membership, "static")) {
+		rdlock_mb.state = RDLOCK_MB_STATIC;
+		return 0;
+	}
+	if (!rdlock_member_dlm()) {
+		pr_err("membership=%s: static or dlm\n", rdlock_membership);
+		return -EINVAL;
+	}
+	rdlock_mb.state = RDLOCK_MB_OUT;
+	return 0;
+}
+
+/* Module exit: leave, and let go of fs/dlm. */
+void rdlock_member_exit(void)
+{
+	mutex_lock(&rdlock_mb.join_mutex);
+	rdlock_member_leave();
+	if (rdlock_mb.new_ls) {
+		symbol_put(dlm_new_lockspace);
+		symbol_put(dlm_release_lockspace);
+		rdlock_mb.new_ls = NULL;
+		rdlock_mb.release_ls = NULL;
+	}
+	mutex_unlock(&rdlock_mb.join_mutex);
+}

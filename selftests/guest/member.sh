@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Membership from the cluster engine, on 3 guests:
+#   member.sh verbs|twosided
+# rdlock is loaded with membership=dlm. The cluster cannot come up before
+# dlm_controld runs; then corosync and dlm_controld (no fencing) start on
+# every node, the cluster comes up as a member of the companion fs/dlm
+# lockspace and grants. nodedown_test then runs with RDLOCK_ND_KILL: the
+# last node kills its corosync and dlm_controld, stops granting, and the
+# survivors' cluster engine declares it down (selftests/rdlock/
+# nodedown_test.c says what each node checks). The victim stays up, cut
+# off, so the end is an out-of-band barrier (TCP port 7791), and it is
+# powered off without taking rdlock down. Stock kernel only: fs/dlm of
+# 6.1 allocates in atomic context when a member leaves
+# (dlm_midcomms_remove_member(), dlm_send_fin()), which the debug kernel
+# reports as a BUG on every node.
+
+# shellcheck source=selftests/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
+
+RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
+export RDLOCK_BARRIER_TIMEOUT
+DONE_PORT=7791
+MEMBERSHIP=/sys/kernel/debug/rdlock/membership
+
+BACKEND=$1
+rdl_backend_arg "$BACKEND"
+
+# A line of this node's membership file: member_line KEY.
+member_line() {
+	sed -n "s/^$1: //p" $MEMBERSHIP
+}
+
+# The membership runs with every node a member, within 120 s (each node
+# joins the companion lockspace on its own, and each join is a recovery).
+member_running() {
+	rdl_m=120
+	until [ "$(member_line state)" = running ] &&
+	      [ "$(member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ]; do
+		rdl_m=$((rdl_m - 1))
+		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $MEMBERSHIP; return 1; }
+		sleep 1
+	done
+}
+
+# Up must fail while no dlm_controld runs, and leave the cluster down.
+up_refused() {
+	if rdlockctl up; then
+		echo "# cluster up without dlm_controld"
+		return 1
+	fi
+	rdlockctl status --json | grep -q '"state": "down"' &&
+		[ "$(member_line state)" = out ]
+}
+
+if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
+	rdl_not_ok "member.sh needs exactly 3 nodes"
+	rdl_finish
+	exit 1
+fi
+
+if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
+	insmod "$RDL/modules/rdlock.ko" "backend=$BACKEND" membership=dlm &&
+   rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
+   rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
+   rdl_step "cluster up refused without dlm_controld" up_refused &&
+   rdl_step "corosync and dlm_controld" rdl_dlm_start &&
+   rdl_step "cluster up, a member" rdlockctl up &&
+   rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
+   rdl_step "membership running, every node a member" member_running &&
+   rdl_step "insmod rdlock_dlm_test.ko" \
+	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
+	RDLOCK_ND_KILL="kill -9 $RDL_COROSYNC_PID $RDL_DLM_CONTROLD_PID"
+	export RDLOCK_ND_KILL
+	rdl_step "nodedown_test, the victim's cluster engine killed ($BACKEND)" \
+		nodedown_test
+	sed 's/^/#   /' $MEMBERSHIP
+fi
+rdl_signal $DONE_PORT
+# Every node finished its part: only then may any take rdlock down.
+rdl_step "every node done" rdl_wait_all_signals $DONE_PORT 300
+if [ "$RDLOCK_NODE_ID" -eq $((RDLOCK_NR_NODES - 1)) ]; then
+	# The victim is powered off as it is, as a fenced node is reset:
+	# leaving fs/dlm's lockspace without dlm_controld, cut off from
+	# the others, waits minutes in fs/dlm (dlm_midcomms_shutdown()).
+	rdl_step "ticket life: no bad move, no unfinished ticket" \
+		rdl_ticket_life_ok
+	rdl_finish
+	exit
+fi
+rdl_loaded rdlock_dlm_test &&
+	rdl_step "rmmod rdlock_dlm_test" rdl_rmmod rdlock_dlm_test
+# No final barrier through the transport (rdl_stop's): the victim is out.
+rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+rdl_stop
+rdl_dlm_stop
+rdl_finish
