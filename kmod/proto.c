@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the lock protocols share: counted remote operations, the polling
- * unit omega, sleeping (never spinning a CPU) and finishing an abandoned
- * ticket in the background, so that a waiter that times out or is killed
- * never leaves a ticket that would stall everybody behind it.
+ * What the lock protocols share: counted remote operations, sleeping
+ * (never spinning a CPU) and finishing an abandoned ticket in the
+ * background, so that a waiter that times out or is killed never leaves
+ * a ticket that would stall everybody behind it.
  */
 #include <linux/hash.h>
 #include <linux/mempool.h>
@@ -25,12 +25,6 @@
 #define RDLOCK_SLEEP_MAX_NS	(100 * NSEC_PER_MSEC)
 #define RDLOCK_BACKOFF_MIN_US	50
 #define RDLOCK_BACKOFF_MAX_US	20000
-#define RDLOCK_OMEGA_DEFAULT_NS	(100 * NSEC_PER_USEC)
-/*
- * A two-sided READ of our own table is a function call: omega taken from
- * it would make waiters poll almost continuously.
- */
-#define RDLOCK_OMEGA_MIN_NS	(50 * NSEC_PER_USEC)
 
 struct rdlock_proto_stats rdlock_proto_stats;
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_stats, RDLOCK_INTERNAL);
@@ -44,7 +38,6 @@ static const struct rdlock_proto_ops *const rdlock_protos[] = {
 
 static_assert(ARRAY_SIZE(rdlock_protos) == RDLOCK_PROTO_NR);
 
-static u64 rdlock_read_ns[RDLOCK_MAX_NODES];	/* EWMA of READ latency */
 /*
  * Abandoned tickets and overflow resets on queues of their own, so that
  * however many tickets are being finished, a reset is never queued behind
@@ -164,16 +157,12 @@ static void rdlock_proto_count_op(const struct rdlock_proto_cfg *cfg,
  * @arg1: second operand.
  * @value: the value the operation returned.
  *
- * Also keeps the READ latency to each node that omega defaults to (not for
- * a simulated transport: its latencies would skew the real ones).
- *
  * Return: as rdlock_xport_exec().
  */
 int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 		       struct rdlock_ticket *t, u32 slot, enum rdlock_xop op,
 		       u64 arg0, u64 arg1, u64 *value)
 {
-	ktime_t start = ktime_get();
 	int ret;
 
 	if (cfg->xport)
@@ -184,13 +173,6 @@ int rdlock_proto_op_at(const struct rdlock_proto_cfg *cfg,
 		ret = rdlock_xport_exec(op, t->node, t->incarnation, slot,
 					arg0, arg1, value, 0);
 	rdlock_proto_count_op(cfg, t, op);
-	if (!ret && op == RDLOCK_XOP_READ && !cfg->xport &&
-	    t->node < RDLOCK_MAX_NODES) {
-		u64 ns = ktime_to_ns(ktime_sub(ktime_get(), start));
-		u64 old = READ_ONCE(rdlock_read_ns[t->node]);
-
-		WRITE_ONCE(rdlock_read_ns[t->node], old ? (7 * old + ns) / 8 : ns);
-	}
 	return ret;
 }
 
@@ -649,25 +631,6 @@ int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
 u32 rdlock_proto_word_key(const void *owner, u32 home, u32 slot)
 {
 	return hash_ptr(owner, 32) ^ home * 0x9e3779b1U ^ slot;
-}
-
-/**
- * rdlock_proto_omega_ns() - the polling unit for a lock on @node
- * @cfg: the lockspace's policy.
- * @node: the lock's home node.
- *
- * Return: @cfg->omega_us if set, else the measured READ latency, at
- * least 50 us.
- */
-u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node)
-{
-	u64 ns = 0;
-
-	if (cfg->omega_us)
-		return (u64)cfg->omega_us * NSEC_PER_USEC;
-	if (node < RDLOCK_MAX_NODES)
-		ns = READ_ONCE(rdlock_read_ns[node]);
-	return ns ? max_t(u64, ns, RDLOCK_OMEGA_MIN_NS) : RDLOCK_OMEGA_DEFAULT_NS;
 }
 
 /**

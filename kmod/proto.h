@@ -163,8 +163,7 @@ struct rdlock_proto_quota {
  *	owns the lock for k x T; a waiter that sees no progress for 2T x the
  *	tickets still ahead of it resets the word and fails with -EAGAIN; a
  *	release counts only a ticket the word still shows (CAS).
- * @omega_us: bakery waiters' shortest sleep between polls; 0: 50 us
- *	(bakery_poll=0: the polling unit; 0: the measured READ latency).
+ * @omega_us: bakery waiters' shortest sleep between polls; 0: 50 us.
  * @update_word: the lock words use the six-counter layout of section 5.2;
  *	%RDLOCK_MODE_UPDATE is valid only then.
  * @stats: if not NULL, counted into as well as the global
@@ -610,7 +609,6 @@ int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
 			  u32 node, unsigned int type, const void *payload,
 			  size_t len);
 u32 rdlock_proto_word_key(const void *owner, u32 home, u32 slot);
-u64 rdlock_proto_omega_ns(const struct rdlock_proto_cfg *cfg, u32 node);
 ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns);
 int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,

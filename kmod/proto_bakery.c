@@ -25,7 +25,6 @@
 #include <linux/jiffies.h>
 #include <linux/printk.h>
 #include <linux/export.h>
-#include <linux/moduleparam.h>
 #include <linux/rdlock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -36,8 +35,6 @@
 #include "proto.h"
 #include "xport.h"
 
-/* An over-limit word waits for its reset for at most this many polls. */
-#define RDLOCK_BAKERY_WAIT_CAP	1000U
 /*
  * The longest sleep between polls: a waiter behind a long hold stops
  * polling hard (bakery.rst, protocol deviation 6).
@@ -46,17 +43,6 @@
 
 /* The shortest sleep between polls, unless the lockspace sets omega. */
 #define RDLOCK_BAKERY_POLL_MIN_NS	(50 * NSEC_PER_USEC)
-
-/*
- * 1: sleep a quarter of the time since a ticket ahead last finished
- * (bakery.rst, "Polling"); 0: Algorithm 2 line 20, holds ahead x omega
- * with idle polls doubling it, kept to measure one against the other in
- * one boot (selftests/guest/bakerypoll.sh).
- */
-static unsigned int rdlock_bakery_poll = 1;
-module_param_named(bakery_poll, rdlock_bakery_poll, uint, 0644);
-MODULE_PARM_DESC(bakery_poll,
-		 "bakery waiters sleep 1: a quarter of the time since a ticket ahead finished (default), 0: holds ahead x omega, doubled while idle (DSLR)");
 
 /* The encoding's mode of @t: layout, class and, once upgraded, the rule. */
 static enum bakery_mode rdlock_bakery_mode(const struct rdlock_proto_cfg *cfg,
@@ -1050,37 +1036,21 @@ static int rdlock_bakery_withdraw(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
- * How long a waiter sleeps before its next poll: @val is the word it last
- * READ, @idle how many polls in a row saw no ticket finish and @since how
- * long ago one last did (or the wait began). Bounding the sleep by a
- * quarter of @since bounds how late a grant is noticed to a quarter of
- * the hold it ended, whatever the network's latency; the legacy policy
- * sleeps at least one READ latency per hold ahead, which on a slow network
- * is many critical sections (bakery.rst, "Polling").
+ * How long a waiter sleeps before its next poll, @since how long ago a
+ * ticket ahead last finished (or the wait began): a quarter of it, at
+ * least omega and at most RDLOCK_BAKERY_IDLE_MAX_NS. Bounding the sleep by
+ * a quarter of @since bounds how late a grant is noticed to a quarter of
+ * the hold it ended, whatever the network's latency (bakery.rst,
+ * "Polling").
  */
 static u64 rdlock_bakery_poll_ns(const struct rdlock_proto_cfg *cfg,
-				 const struct rdlock_ticket *t,
-				 enum bakery_mode bm, u64 val, unsigned int idle,
 				 ktime_t since)
 {
-	u64 omega, ns;
-	u32 ahead;
+	u64 omega = cfg->omega_us ? (u64)cfg->omega_us * NSEC_PER_USEC :
+				    RDLOCK_BAKERY_POLL_MIN_NS;
 
-	if (READ_ONCE(rdlock_bakery_poll)) {
-		omega = cfg->omega_us ? rdlock_proto_omega_ns(cfg, t->node) :
-					RDLOCK_BAKERY_POLL_MIN_NS;
-		return clamp_t(u64, max_t(s64, ktime_to_ns(since), 0) / 4, omega,
-			       max_t(u64, omega, RDLOCK_BAKERY_IDLE_MAX_NS));
-	}
-	/* Algorithm 2 line 20, counting only what delays us. */
-	omega = rdlock_proto_omega_ns(cfg, t->node);
-	ahead = clamp_t(u32, bakery_holds_ahead(t->prev, val, bm), 1,
-			RDLOCK_BAKERY_WAIT_CAP);
-	ns = ahead * omega;
-	if (idle)
-		ns = max(ns, min_t(u64, omega << min(idle, 16U),
-				   RDLOCK_BAKERY_IDLE_MAX_NS));
-	return ns;
+	return clamp_t(u64, max_t(s64, ktime_to_ns(since), 0) / 4, omega,
+		       max_t(u64, omega, RDLOCK_BAKERY_IDLE_MAX_NS));
 }
 
 /*
@@ -1096,13 +1066,12 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 	u64 seen = val, new, old, ns;
 	s64 stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 	ktime_t progress = rdlock_proto_now(cfg), polled = progress, now;
-	unsigned int idle = 0, retry_us = 0;
+	unsigned int retry_us = 0;
 	int ret;
 
 	for (;;) {
-		ns = rdlock_bakery_poll_ns(cfg, t, bm, val, idle,
-					   ktime_sub(rdlock_proto_now(cfg),
-						     progress));
+		ns = rdlock_bakery_poll_ns(cfg, ktime_sub(rdlock_proto_now(cfg),
+							  progress));
 		rdlock_proto_add(cfg, poll_sleep_us, ns / NSEC_PER_USEC);
 		ret = rdlock_proto_sleep(cfg, ns, deadline);
 		if (ret)
@@ -1123,13 +1092,11 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 			return -EAGAIN;
 		/* Algorithm 2: only a finished ticket restarts the clock. */
 		if (bakery_progress(seen, val, bm)) {
-			idle = 0;
 			seen = val;
 			stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
 			progress = now;
 			continue;
 		}
-		idle++;
 		rdlock_proto_count(cfg, poll_idle);
 		/*
 		 * Leases: both clocks are taken on this node after the READ

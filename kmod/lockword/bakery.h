@@ -747,8 +747,7 @@ static inline u32 bakery_class_ahead(u64 prev, u64 val, enum bakery_mode mode,
  * @mode: any mode of the word.
  *
  * Algorithm 2 line 20: sum over classes of prev.max - val.n (0 when
- * negative). Leases scale the stall time by it; polling sleeps for
- * bakery_holds_ahead() instead.
+ * negative). Leases scale the stall time by it.
  *
  * Return: the count.
  */
@@ -760,34 +759,6 @@ static inline u32 bakery_wait_count(u64 prev, u64 val, enum bakery_mode mode)
 	for (c = 0; c < BAKERY_NR_CLS; c++)
 		sum += bakery_class_ahead(prev, val, mode, c);
 	return sum;
-}
-
-/**
- * bakery_holds_ahead() - critical sections a waiting ticket still waits out
- * @prev: word the acquiring FA returned.
- * @val: a later READ.
- * @mode: lock mode.
- *
- * The polling interval's estimate, instead of Algorithm 2 line 20's sum
- * over every class (bakery_wait_count(), which leases keep): only the
- * classes of bakery_wait_mask() delay the ticket, and shared tickets hold
- * side by side, so those ahead count as at most one critical section per
- * run between the exclusive and update tickets ahead.
- *
- * Return: the estimate, 0 when nothing is ahead.
- */
-static inline u32 bakery_holds_ahead(u64 prev, u64 val, enum bakery_mode mode)
-{
-	unsigned int wait = bakery_wait_mask(mode);
-	u32 ahead[BAKERY_NR_CLS] = { 0 }, serial;
-	int c;
-
-	for (c = 0; c < BAKERY_NR_CLS; c++)
-		if (wait & BAKERY_CLS_BIT(c))
-			ahead[c] = bakery_class_ahead(prev, val, mode, c);
-	serial = ahead[BAKERY_CLS_X] + ahead[BAKERY_CLS_U];
-	return serial + (ahead[BAKERY_CLS_S] < serial + 1 ?
-			 ahead[BAKERY_CLS_S] : serial + 1);
 }
 
 /**

@@ -95,7 +95,8 @@ struct rdlock_lock;
  * @lease_ms: 0: holders keep locks until they release them (what a file
  *	system needs); T: DSLR leases, a holder stalled for 2T is reset by
  *	its waiters; T is at least RDLOCK_LEASE_MS_MIN.
- * @omega_us: polling unit of waiters on this node; 0: measured.
+ * @omega_us: shortest sleep of bakery waiters between polls on this node;
+ *	0: 50 us.
  * @slots: lock-table slots taken on every node (even; @slots / 2 names can
  *	be in use per node, @slots / (2 + 2^@queue_bits) with CQL).
  * @queue_bits: RDLOCK_PROTO_CQL: log2 of each lock's queue capacity,
