@@ -141,16 +141,20 @@ static const struct rdlock_ls_attr rdlock_dlm_attr = {
 	.proto = RDLOCK_PROTO_CASLOCK,
 	/*
 	 * Value blocks and the convert gates, in the names' entries; names
-	 * kept until their home needs room (the room notices trim them).
+	 * kept until their home needs room (the room notices trim them); a
+	 * resource's lock on the node that first resolved its name
+	 * (placement), where a file system's private inodes cost no remote
+	 * operation, at the price of 1 / nodes of the names for dlm_slots.
 	 */
-	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_KEEP_NAMES,
+	.flags = RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_KEEP_NAMES |
+		 RDLOCK_LS_PLACE,
 	.lease_ms = 0,		/* a file system holds locks until it unlocks */
 	/* .slots: rdlock_dlm_slots */
 };
 
 /*
  * Slots of every node's table a DLM lockspace takes, 12 per name and
- * node (placement, below): 16384 is 455 names per home in a 3-node
+ * node (placement, above): 16384 is 455 names per home in a 3-node
  * cluster. A file system keeps a name for every lock it caches (OCFS2:
  * about four per cached inode, held at NL or above), and a request whose
  * home has no free entry waits until one is freed, so a file system with
@@ -174,18 +178,7 @@ static const struct kernel_param_ops rdlock_dlm_slots_ops = {
 
 module_param_cb(dlm_slots, &rdlock_dlm_slots_ops, &rdlock_dlm_slots, 0644);
 MODULE_PARM_DESC(dlm_slots,
-		 "lock-table slots of a DLM lockspace on every node, 12 per resource name and node with dlm_place (1200..262144, at most 65536 without dlm_place; default 16384); read when a lockspace is opened, the same on every node");
-
-/*
- * A resource's lock lives on the node that first resolved its name
- * (RDLOCK_LS_PLACE), where a file system's private inodes cost no remote
- * operation, at the price of 1 / nodes of the names for dlm_slots. 0: on
- * the name's home (for comparing both; the same on every node).
- */
-static bool rdlock_dlm_place = true;
-module_param_named(dlm_place, rdlock_dlm_place, bool, 0644);
-MODULE_PARM_DESC(dlm_place,
-		 "place a resource's lock on the node that first used it (default: 1); read when a lockspace is opened, the same on every node");
+		 "lock-table slots of a DLM lockspace on every node, 12 per resource name and node (1200..262144, default 16384); read when a lockspace is opened, the same on every node");
 
 /* A request that waits this long for a free name entry is logged. */
 #define RDLOCK_DLM_ROOM_WARN_MS	10000
@@ -1381,8 +1374,6 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	}
 	attr = rdlock_dlm_attr;
 	attr.slots = READ_ONCE(rdlock_dlm_slots);
-	if (READ_ONCE(rdlock_dlm_place))
-		attr.flags |= RDLOCK_LS_PLACE;
 	dls->ls = rdlock_ls_open(dls->name, &attr);
 	if (IS_ERR(dls->ls)) {
 		ret = PTR_ERR(dls->ls);
