@@ -580,7 +580,6 @@ void rdlock_dlm_repeat_work(struct work_struct *work);
 void rdlock_dlm_trim_work(struct work_struct *work);
 
 /* dlm_local.c */
-extern bool rdlock_dlm_local;
 void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls);
 void rdlock_dlm_wait_local(struct rdlock_dlm_req *req);
 void rdlock_dlm_release_work(struct work_struct *work);

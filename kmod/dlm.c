@@ -1085,8 +1085,7 @@ int rdlock_dlm_lock(struct rdlock_dlm_ls *dls, int mode,
 	 * A parked release goes once the takes are done: start them.
 	 */
 	early = flags & RDLOCK_DLM_LKF_LOCAL && mode != RDLOCK_DLM_LOCK_NL &&
-		READ_ONCE(rdlock_dlm_local) && rdlock_member_granting() &&
-		list_empty(&res->locks) &&
+		rdlock_member_granting() && list_empty(&res->locks) &&
 		!res->parked && !dls->forcing;
 	if (res->parked)
 		rdlock_dlm_local_force(dls);

@@ -27,17 +27,6 @@
 #include "lockspace.h"
 
 /*
- * Grant a new lock asked for with RDLOCK_DLM_LKF_LOCAL at once and take
- * its lock words in the background (rdlock_dlm_local_grant()). Off: the
- * flag is accepted and the lock is granted once its words are taken, as
- * every other.
- */
-bool rdlock_dlm_local = true;
-module_param_named(dlm_local, rdlock_dlm_local, bool, 0644);
-MODULE_PARM_DESC(dlm_local,
-		 "grant a new lock of a resource only this node knows (RDLOCK_DLM_LKF_LOCAL, OCFS2's new inodes) before its lock words are taken (default: 1)");
-
-/*
  * How long a lock granted LOCAL may go without its lock words: a lock
  * unlocked sooner costs no operation at all (a file system's temporary
  * file), and an older one is taken in the background. Things that need
