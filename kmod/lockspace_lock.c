@@ -594,17 +594,6 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
 
-/*
- * Post the releases that are one FAA with nothing after it (bakery without
- * leases, the CAS spinlock): rdlock_unlock() returns once the FAA is on
- * the queue pair to the home instead of a round trip later. 0: every
- * release waits for its round trip (for comparing both in one boot).
- */
-static bool rdlock_release_post = true;
-module_param_named(release_post, rdlock_release_post, bool, 0644);
-MODULE_PARM_DESC(release_post,
-		 "post one-FAA releases instead of waiting for them (default: 1)");
-
 /**
  * rdlock_unlock() - release a lock; may sleep
  * @lk: a lock rdlock_lock() or rdlock_lock_async() granted; freed here.
@@ -612,9 +601,10 @@ MODULE_PARM_DESC(release_post,
  * Never fails: a lost connection or an expired lease is the protocol's to
  * handle. The release reaches the lock's home only while the home has the
  * table the lock was taken in (the ticket's incarnation): in a new one it
- * would corrupt another lock word. A release that is one operation may be
- * on its way when this returns (module parameter release_post): the home
- * executes it before any later operation of this node on the lock.
+ * would corrupt another lock word. A release that is one FAA with nothing
+ * after it (bakery without leases, the CAS spinlock) is posted: it may be
+ * on its way when this returns, and the home executes it before any later
+ * operation of this node on the lock.
  */
 void rdlock_unlock(struct rdlock_lock *lk)
 {
@@ -622,7 +612,7 @@ void rdlock_unlock(struct rdlock_lock *lk)
 	unsigned int nofs;
 
 	trace_rdlock_unlock(lk, 0);
-	lk->ticket.post = READ_ONCE(rdlock_release_post);
+	lk->ticket.post = true;
 	lk->ticket.pin = &lk->res->posted;
 	nofs = memalloc_nofs_save();
 	ls->ops->release(&ls->cfg, &lk->ticket);

@@ -29,10 +29,6 @@ CLIENTS=${RDLOCK_RDLOCKBENCH_CLIENTS:-8}
 # cqlh: CQL hierarchical (rdlock-bench), beside the others when asked for.
 PROTOS=${RDLOCK_RDLOCKBENCH_PROTOS:-bakery,caslock,cql,dlm}
 ROUNDS=${RDLOCK_DEMO_ROUNDS:-10}
-# Values of rdlock's release_post for the uncontended step, run once per
-# value in this boot (e.g. "0 1": releases waited for, then posted);
-# empty: the module's default only.
-RELEASE_POST=${RDLOCK_RDLOCKBENCH_RELEASE_POST:-}
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
 # Raw slots (first_free_slot + N on node 0): rdlock-bench takes 408 from
@@ -97,26 +93,17 @@ if rdl_check_env && rdl_start "$PARAM"; then
 		--clients "$CLIENTS" --locks 8 --zipf 0.99 --read-ratio 0.5 \
 		--cs-us 20 --duration "$DURATION" --slot-off "$SLOT_CONTENDED" \
 		--json "$OUT/rdlock-bench.json"
-	for post in ${RELEASE_POST:-default}; do
-		suffix=
-		if [ "$post" != default ]; then
-			# shellcheck disable=SC2016 # expanded by the inner sh
-			rdl_step "release_post=$post" \
-				sh -c 'echo "$0" > /sys/module/rdlock/parameters/release_post' "$post"
-			suffix="-post$post"
-		fi
-		rdl_step "rdlock-bench --uncontended ($UNC_OPS acquisitions per protocol, node after node, release_post=$(cat /sys/module/rdlock/parameters/release_post))" \
-			rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
-			--uncontended --clients 1 --ops "$UNC_OPS" \
-			--slot-off "$SLOT_UNCONTENDED" \
-			--json "$OUT/rdlock-bench-uncontended$suffix.json"
-	done
+	rdl_step "rdlock-bench --uncontended ($UNC_OPS acquisitions per protocol, node after node)" \
+		rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
+		--uncontended --clients 1 --ops "$UNC_OPS" \
+		--slot-off "$SLOT_UNCONTENDED" \
+		--json "$OUT/rdlock-bench-uncontended.json"
 	rdl_step "rdlock-bench, one hot name (1 client per node, exclusive, ${HOT_SECS} s per protocol)" \
 		rdlock-bench --protocols "$PROTOS" ${NO_DLM:+"$NO_DLM"} \
 		--workload hot --clients 1 --locks 1 --zipf 0 --read-ratio 0 \
 		--cs-us 20 --duration "$HOT_SECS" --slot-off "$SLOT_CONTENDED" \
 		--json "$OUT/rdlock-bench-hot.json"
-	rdl_json "$OUT/rdlock-bench.json" "$OUT"/rdlock-bench-uncontended*.json \
+	rdl_json "$OUT/rdlock-bench.json" "$OUT/rdlock-bench-uncontended.json" \
 		"$OUT/rdlock-bench-hot.json"
 	rdl_step "rdlockctl lock: $ROUNDS exclusive read-increment-writes per node of a counter on node 0" \
 		counter_demo

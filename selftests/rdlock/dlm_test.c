@@ -56,9 +56,10 @@
  *		node 1's done notice to node 0 is lost the same way: node 0
  *		must forget that wait once the link is back (dlm waits_known
  *		0), and its next EX grant get no BAST. Each link fails when
- *		no lock operation is in flight on it (node 0 releases
- *		synchronously, module parameter release_post 0): a verbs
- *		operation would have an unknown outcome.
+ *		no lock operation is in flight on it (a verbs operation would
+ *		have an unknown outcome): node 0 resolves the name first, so
+ *		the lock lives in its table, and its posted releases do not
+ *		cross the link.
  * link_down	node 0's links to every peer go down for 4 s, the tables
  *		kept (inject_link_down_ms), and node 0 asks meanwhile for
  *		NOQUEUE EX locks of fresh resources (granted, or -EAGAIN for
@@ -79,9 +80,12 @@
  *		maximum, is refused (EINVAL).
  * kick		node 1 holds EX; node 0's EX request waits with its polls
  *		60 s apart (debugfs inject_dlm_poll_ms): node 1's unlock
- *		(synchronous) kicks it, exactly one kick sent and one
- *		received, and it is granted within WAIT_MS, asleep exactly
- *		once. Then node 0's request waiting so is cancelled: its wait
+ *		kicks it, exactly one kick sent and one received, and it is
+ *		granted within WAIT_MS, asleep exactly once. Node 0 resolves
+ *		the name first, so the lock lives in its table: node 1's
+ *		posted releases reach it on the queue pair the kick takes
+ *		after them, and the kicked try finds the lock released.
+ *		Then node 0's request waiting so is cancelled: its wait
  *		ends (take_fail) within WAIT_MS, without waking for a poll.
  * local	node 0, its LOCAL takes held back 3 s each (debugfs
  *		inject_dlm_local_delay_ms): a new EX lock asked for with
@@ -191,7 +195,6 @@ FIXTURE_TEARDOWN(dlm)
 	rdl_write_u32(LOCAL_DEFER, LOCAL_DEFER_MS);
 	rdl_debugfs_write(LOST_MSGS, 0);
 	rdl_debugfs_write(LINK_DOWN, 0);
-	rdl_write_u32(RELEASE_POST, 1);
 	close(self->fd);
 	close(self->raw);
 }
@@ -826,6 +829,12 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 	long long lost0 = 0, sent0 = 0;
 	int fd = self->fd;
 
+	/* The lock lives with node 0, which resolves the name first. */
+	if (!me) {
+		GRANT(fd, 0, EX, 0, "blip");
+		UNLOCK(fd, 0);
+	}
+	BARRIER(58);
 	if (me == 1)
 		GRANT(fd, 0, EX, 0, "blip");
 	BARRIER(36);
@@ -847,8 +856,6 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 		ASSERT_EQ(0, dl_lock(fd, 0, PR, 0, "blip"));
 	} else if (!me) {
 		EXPECT_BAST(fd, 0, PR);
-		/* Released when the AST comes: nothing in flight after. */
-		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 0));
 	}
 	BARRIER(38);
 	if (me == 1) {
@@ -859,8 +866,8 @@ TEST_F_TIMEOUT(dlm, link_blip, STEP_S)
 	}
 	BARRIER(39);
 	if (!me) {
+		/* Released in its own table: nothing on the link. */
 		CONV(fd, 0, NL, 0);
-		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 1));
 	} else if (me == 1) {
 		EXPECT_AST(fd, 0, 0);
 		EXPECT_EQ(1, dl_lost_msgs() - lost0);
@@ -907,7 +914,7 @@ TEST_F_TIMEOUT(dlm, link_down, STEP_S)
 
 	if (me == 1)
 		GRANT(fd, 0, EX, 0, "linkdown");
-	BARRIER(58);
+	BARRIER(60);
 	if (!me) {
 		down0 = dl_links_down();
 		ASSERT_LE(0, down0);
@@ -947,7 +954,7 @@ TEST_F_TIMEOUT(dlm, link_down, STEP_S)
 		EXPECT_BAST(fd, 0, PR);
 		UNLOCK(fd, 0);
 	}
-	BARRIER(59);
+	BARRIER(61);
 }
 
 /* This node's unused cached rdlock names of the test's lockspace. */
@@ -1085,6 +1092,12 @@ TEST_F_TIMEOUT(dlm, kick, STEP_S)
 	__u32 me = self->env.self;
 	int fd = self->fd;
 
+	/* The lock lives with node 0, which resolves the name first. */
+	if (!me) {
+		GRANT(fd, 0, EX, 0, "kick");
+		UNLOCK(fd, 0);
+	}
+	BARRIER(59);
 	if (me == 1)
 		GRANT(fd, 0, EX, 0, "kick");
 	BARRIER(44);
@@ -1099,13 +1112,14 @@ TEST_F_TIMEOUT(dlm, kick, STEP_S)
 		/* Node 0's wait is known here: the unlock will kick it. */
 		EXPECT_BAST(fd, 0, EX);
 		sent0 = dl_counter("kicks_sent");
-		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 0));
 	}
 	BARRIER(45);
 	if (me == 1) {
-		/* Released before the kick goes: the kicked try gets it. */
+		/*
+		 * The releases are posted to node 0 before the kick goes
+		 * there: the kicked try finds them done.
+		 */
 		UNLOCK(fd, 0);
-		ASSERT_EQ(0, rdl_write_u32(RELEASE_POST, 1));
 		ASSERT_TRUE(dl_counter_reaches("kicks_sent", sent0 + 1, false));
 		EXPECT_EQ(sent0 + 1, dl_counter("kicks_sent"));
 	} else if (!me) {

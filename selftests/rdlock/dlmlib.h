@@ -36,8 +36,8 @@
 /*
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
- * notice_order: 35; link_blip: 36 .. 41; hold: 42, 43; kick: 44 .. 48;
- * local: 49 .. 51; local_defer: 52 .. 57; link_down: 58, 59).
+ * notice_order: 35; link_blip: 36 .. 41, 58; hold: 42, 43; kick: 44 .. 48,
+ * 59; local: 49 .. 51; local_defer: 52 .. 57; link_down: 60, 61).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -59,7 +59,6 @@
 #define LOCAL_DELAY	"inject_dlm_local_delay_ms"
 #define LOST_MSGS	"inject_lost_msgs"
 #define LINK_DOWN	"inject_link_down_ms"
-#define RELEASE_POST	"/sys/module/rdlock/parameters/release_post"
 #define LOCAL_DEFER	"/sys/module/rdlock/parameters/dlm_local_defer_ms"
 #define LOCAL_DEFER_MS	2000	/* its default */
 
