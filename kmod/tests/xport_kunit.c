@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the transport's pure logic: uapi validation, address
- * conversion and backend agreement. Table-driven, as lib/overflow_kunit.c.
+ * conversion and backend agreement. Table-driven, as lib/overflow_kunit.c;
+ * the cluster ioctls' tables are in uapi_admin_cases.h, which the
+ * kselftest runs through the real ioctls.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
@@ -10,83 +12,49 @@
 #include "../uapi_check.h"
 #include "../backend.h"
 #include "../replay.h"
+#include "uapi_admin_cases.h"
 
 /* ---------------------------------------------------------------- */
-/* Addresses                                                        */
+/* Addresses (uapi_admin_cases.h)                                   */
 
-struct rdlock_addr_case {
-	const char *name;
-	u16 family;
-	u16 port;
-	u32 scope_id;
-	u8 addr[16];
-	int expect;
-	u16 expect_port;	/* network order check, host order here */
-};
-
-#define V4(a, b, c, d)	{ a, b, c, d }
-
-static const struct rdlock_addr_case rdlock_addr_cases[] = {
-	{ "v4 plain", AF_INET, 7000, 0, V4(10, 77, 0, 1), 0, 7000 },
-	{ "v4 default port", AF_INET, 0, 0, V4(10, 77, 0, 2), 0,
-	  RDLOCK_DEFAULT_PORT },
-	{ "v4 max port", AF_INET, 65535, 0, V4(192, 168, 1, 1), 0, 65535 },
-	{ "v4 zero", AF_INET, 1, 0, V4(0, 0, 0, 0), -EINVAL },
-	{ "v4 zeronet", AF_INET, 1, 0, V4(0, 1, 2, 3), -EINVAL },
-	{ "v4 multicast", AF_INET, 1, 0, V4(224, 0, 0, 1), -EINVAL },
-	{ "v4 broadcast", AF_INET, 1, 0, V4(255, 255, 255, 255), -EINVAL },
-	{ "v4 scope", AF_INET, 1, 3, V4(10, 0, 0, 1), -EINVAL },
-	{ "v4 stray byte", AF_INET, 1, 0,
-	  { 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9 }, -EINVAL },
-	{ "v6 plain", AF_INET6, 9, 0,
-	  { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }, 0, 9 },
-	{ "v6 link-local scope", AF_INET6, 9, 2,
-	  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 }, 0, 9 },
-	{ "v6 any", AF_INET6, 9, 0, { 0 }, -EINVAL },
-	{ "v6 multicast", AF_INET6, 9, 0, { 0xff, 0x02, 0, 0, 0, 0, 0, 0,
-	  0, 0, 0, 0, 0, 0, 0, 1 }, -EINVAL },
-	{ "family unix", 1, 9, 0, V4(10, 0, 0, 1), -EAFNOSUPPORT },
-	{ "family zero", 0, 9, 0, V4(10, 0, 0, 1), -EAFNOSUPPORT },
-};
-
-static void rdlock_addr_desc(const struct rdlock_addr_case *c, char *desc)
+static void rdlock_addr_desc(const struct uapi_addr_case *c, char *desc)
 {
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(rdlock_addr, rdlock_addr_cases, rdlock_addr_desc);
+KUNIT_ARRAY_PARAM(rdlock_addr, uapi_addr_cases, rdlock_addr_desc);
 
 static void rdlock_addr_test(struct kunit *test)
 {
-	const struct rdlock_addr_case *c = test->param_value;
-	struct rdlock_addr ua = {
-		.family = c->family, .port = c->port, .scope_id = c->scope_id,
-	};
+	const struct uapi_addr_case *c = test->param_value;
+	const struct rdlock_addr *ua = &c->addr;
+	u16 port = ua->port ? ua->port : RDLOCK_DEFAULT_PORT;
 	struct sockaddr_storage ss, before;
 
-	memcpy(ua.addr, c->addr, sizeof(ua.addr));
 	memset(&ss, 0xa5, sizeof(ss));
 	before = ss;
-	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(&ua, &ss), c->expect);
-	if (c->expect) {
+	KUNIT_ASSERT_EQ(test, rdlock_addr_to_sockaddr(ua, &ss), -c->err);
+	if (c->err) {
 		/* A rejected address leaves the output untouched. */
 		KUNIT_EXPECT_EQ(test, memcmp(&ss, &before, sizeof(ss)), 0);
 		return;
 	}
-	KUNIT_EXPECT_EQ(test, ss.ss_family, c->family);
-	if (c->family == AF_INET) {
+	KUNIT_EXPECT_EQ(test, ss.ss_family, ua->family);
+	if (ua->family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 
-		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), c->expect_port);
-		KUNIT_EXPECT_EQ(test, memcmp(&sin->sin_addr, c->addr, 4), 0);
+		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), port);
+		KUNIT_EXPECT_EQ(test, memcmp(&sin->sin_addr, ua->addr, 4), 0);
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 
-		KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), c->expect_port);
-		KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, c->scope_id);
-		KUNIT_EXPECT_EQ(test, memcmp(&sin6->sin6_addr, c->addr, 16), 0);
+		KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), port);
+		KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, ua->scope_id);
+		KUNIT_EXPECT_EQ(test, memcmp(&sin6->sin6_addr, ua->addr, 16), 0);
 	}
 }
+
+#define V4(a, b, c, d)	{ a, b, c, d }
 
 static void rdlock_sockaddr_equal_test(struct kunit *test)
 {
@@ -152,117 +120,61 @@ static void rdlock_sockaddr_same_host_test(struct kunit *test)
 }
 
 /* ---------------------------------------------------------------- */
-/* Structures                                                       */
+/* Structures: a change to a valid argument, one errno              */
 
-static struct rdlock_cluster_config rdlock_good_config(void)
-{
-	struct rdlock_cluster_config cfg = {
-		.version = RDLOCK_UAPI_VERSION, .cluster_id = 7, .node_id = 1,
-		.addr = { .family = AF_INET, .addr = V4(10, 77, 0, 2) },
-	};
-
-	return cfg;
+/*
+ * One KUnit case per table uapi_@name_cases of uapi_admin_cases.h, with
+ * its own checker (as lib/overflow_kunit.c has one per type): the valid
+ * argument uapi_valid_@valid is accepted; with the case's change, the
+ * case's errno.
+ */
+#define RDLOCK_UAPI_TABLE(name, valid, check)				\
+static void rdlock_##name##_desc(const struct uapi_case *c, char *desc)	\
+{									\
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);			\
+}									\
+KUNIT_ARRAY_PARAM(rdlock_##name, uapi_##name##_cases,			\
+		  rdlock_##name##_desc);				\
+static void rdlock_##name##_case_test(struct kunit *test)		\
+{									\
+	int (*chk)(const typeof(uapi_valid_##valid) *) = check;	\
+	const struct uapi_case *c = test->param_value;			\
+	u64 arg[16];							\
+									\
+	BUILD_BUG_ON(sizeof(uapi_valid_##valid) > sizeof(arg));		\
+	memcpy(arg, &uapi_valid_##valid, sizeof(uapi_valid_##valid));	\
+	KUNIT_ASSERT_EQ(test, 0, chk((const void *)arg));		\
+	uapi_case_apply(arg, c);					\
+	KUNIT_EXPECT_EQ(test, -c->err, chk((const void *)arg));		\
 }
 
-static void rdlock_config_test(struct kunit *test)
+static int rdlock_config_check(const struct rdlock_cluster_config *cfg)
 {
-	struct rdlock_cluster_config cfg = rdlock_good_config();
 	struct sockaddr_storage ss;
 
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), 0);
-	cfg.version = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
-	cfg = rdlock_good_config();
-	cfg.version = RDLOCK_UAPI_VERSION + 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
-	cfg = rdlock_good_config();
-	cfg.flags = 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
-	cfg = rdlock_good_config();
-	cfg.reserved[3] = 1ULL << 63;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
-	cfg = rdlock_good_config();
-	cfg.cluster_id = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
-	cfg = rdlock_good_config();
-	cfg.node_id = RDLOCK_MAX_NODES - 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), 0);
-	cfg.node_id = RDLOCK_MAX_NODES;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EINVAL);
-	cfg = rdlock_good_config();
-	cfg.addr.family = 99;
-	KUNIT_EXPECT_EQ(test, rdlock_check_config(&cfg, &ss), -EAFNOSUPPORT);
+	return rdlock_check_config(cfg, &ss);
 }
 
-static void rdlock_key_arg_test(struct kunit *test)
+/* ADD_PEER: a valid address, converted. */
+static int rdlock_add_peer_check(const struct rdlock_peer *peer)
 {
-	struct rdlock_cluster_key k = {
-		.version = RDLOCK_UAPI_VERSION, .len = RDLOCK_KEY_MIN,
-	};
-
-	memset(k.key, 0xa5, RDLOCK_KEY_MIN);
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), 0);
-	k.len = RDLOCK_KEY_MIN - 1;	/* a non-zero byte after len */
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
-	k.key[RDLOCK_KEY_MIN - 1] = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
-	memset(k.key, 0xa5, RDLOCK_KEY_MAX);
-	k.len = RDLOCK_KEY_MAX;
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), 0);
-	k.len = RDLOCK_KEY_MAX + 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
-	memset(k.key, 0, RDLOCK_KEY_MAX);
-	k.len = 0;			/* clears the key */
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), 0);
-	k.key[0] = 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
-	k.key[0] = 0;
-	k.reserved[1] = 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
-	k.reserved[1] = 0;
-	k.version = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_check_key_arg(&k), -EINVAL);
-}
-
-static void rdlock_peer_test(struct kunit *test)
-{
-	struct rdlock_peer peer = {
-		.version = RDLOCK_UAPI_VERSION, .node_id = 2,
-		.addr = { .family = AF_INET, .addr = V4(10, 77, 0, 3) },
-	};
 	struct sockaddr_storage ss;
 
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, &ss), 0);
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), 0);
-	peer.reserved[1] = 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, &ss), -EINVAL);
-	peer.reserved[1] = 0;
-	peer.node_id = RDLOCK_MAX_NODES;
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), -EINVAL);
-	peer.node_id = 2;
-	/* DEL_PEER accepts a zeroed address; ADD_PEER does not. */
-	memset(&peer.addr, 0, sizeof(peer.addr));
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), 0);
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, &ss), -EAFNOSUPPORT);
-	peer.version = 2;
-	KUNIT_EXPECT_EQ(test, rdlock_check_peer(&peer, NULL), -EINVAL);
+	return rdlock_check_peer(peer, &ss);
 }
 
-static void rdlock_status_test(struct kunit *test)
+/* DEL_PEER: only the id matters; the address zeroed or valid. */
+static int rdlock_del_peer_check(const struct rdlock_peer *peer)
 {
-	struct rdlock_status st = { .version = RDLOCK_UAPI_VERSION,
-				    .nr_nodes = RDLOCK_MAX_NODES };
-
-	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), 0);
-	st.nr_nodes = RDLOCK_MAX_NODES + 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), -EINVAL);
-	st.nr_nodes = 0;
-	st.reserved[0] = 1;
-	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), -EINVAL);
-	st.reserved[0] = 0;
-	st.version = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_check_status(&st), -EINVAL);
+	return rdlock_check_peer(peer, NULL);
 }
+
+RDLOCK_UAPI_TABLE(config, config, rdlock_config_check)
+RDLOCK_UAPI_TABLE(add_peer, peer, rdlock_add_peer_check)
+RDLOCK_UAPI_TABLE(del_peer, peer, rdlock_del_peer_check)
+RDLOCK_UAPI_TABLE(node_down, node_down, rdlock_check_node_down)
+RDLOCK_UAPI_TABLE(key, key, rdlock_check_key_arg)
+RDLOCK_UAPI_TABLE(status, status, rdlock_check_status)
 
 /* ---------------------------------------------------------------- */
 /* Backend agreement                                                */
@@ -517,10 +429,13 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_addr_test, rdlock_addr_gen_params),
 	KUNIT_CASE(rdlock_sockaddr_equal_test),
 	KUNIT_CASE(rdlock_sockaddr_same_host_test),
-	KUNIT_CASE(rdlock_config_test),
-	KUNIT_CASE(rdlock_key_arg_test),
-	KUNIT_CASE(rdlock_peer_test),
-	KUNIT_CASE(rdlock_status_test),
+	KUNIT_CASE_PARAM(rdlock_config_case_test, rdlock_config_gen_params),
+	KUNIT_CASE_PARAM(rdlock_add_peer_case_test, rdlock_add_peer_gen_params),
+	KUNIT_CASE_PARAM(rdlock_del_peer_case_test, rdlock_del_peer_gen_params),
+	KUNIT_CASE_PARAM(rdlock_node_down_case_test,
+			 rdlock_node_down_gen_params),
+	KUNIT_CASE_PARAM(rdlock_key_case_test, rdlock_key_gen_params),
+	KUNIT_CASE_PARAM(rdlock_status_case_test, rdlock_status_gen_params),
 	KUNIT_CASE_PARAM(rdlock_backend_resolve_test,
 			 rdlock_backend_gen_params),
 	KUNIT_CASE(rdlock_backend_admits_test),
