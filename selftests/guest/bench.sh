@@ -8,7 +8,8 @@
 # Every node keeps the cluster up until node 0 is done (final barrier).
 # Results: $RDLOCK_BENCH_DIR (default /tmp)/perftest-atomic.txt, xport.json
 # and lock-bench-uncontended.json, both also printed with "#json " in front
-# (scripts/demo-report.py reads its transport table from them).
+# (scripts/demo-report.py reads its transport table from them), as is
+# perftest's device and result.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -57,7 +58,12 @@ if rdl_check_env && rdl_start "backend=$BACKEND"; then
 	GIDX=${RDLOCK_GID_INDEX:?}
 	case "$RDLOCK_NODE_ID:$GIDX" in
 	0:?*)
+		passed=0
 		rdl_step "ib_atomic_lat client to $SERVER" perftest_client &&
+			passed=1
+		rdl_json_obj tool bench.sh figure perftest node "$RDLOCK_NODE_ID" \
+			device "$DEV" passed "$passed"
+		[ "$passed" = 1 ] &&
 		rdl_step "rdlock-xport-bench --node 1 ($BACKEND)" \
 			rdlock-xport-bench --node 1 --iterations "$ITERS" \
 			--json "$OUT/xport.json" \

@@ -23,16 +23,26 @@
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-900}
 export RDLOCK_BARRIER_TIMEOUT
 
+# Every figure of the report is also a JSON line (scripts/demo-report.py
+# reads those, never the text): the kernel, the cluster as each node sees
+# it, its RDMA links, xport_test's result and the counters.
 if rdl_check_env && rdl_start ""; then
+	rdl_json_obj tool demo.sh figure kernel node "$RDLOCK_NODE_ID" \
+		release "$(uname -r)"
 	echo "# node $RDLOCK_NODE_ID: the cluster as this node sees it"
 	rdlockctl status | sed 's/^/#   /'
+	rdl_json_cmd demo.sh status status rdlockctl status --json
 	echo "# node $RDLOCK_NODE_ID: RDMA devices"
 	rdma link show 2>&1 | sed 's/^/#   /'
+	rdl_json_cmd demo.sh rdma_links links rdma -j link show
 	backend=$(rdl_backend)
 	RDLOCK_EXPECT_BACKEND=$backend RDLOCK_K=${RDLOCK_DEMO_K:-500}
 	export RDLOCK_EXPECT_BACKEND RDLOCK_K
+	passed=0
 	rdl_step "primitives, incl. $RDLOCK_K adds per node to a counter on every node" \
-		xport_test
+		xport_test && passed=1
+	rdl_json_obj tool demo.sh figure primitives node "$RDLOCK_NODE_ID" \
+		k "$RDLOCK_K" passed "$passed"
 	# The counters themselves (F + 0 on every node, final once any node
 	# is past xport_test's barrier), for the report; the test checked them.
 	# Each also as JSON, which the report reads.
@@ -50,15 +60,24 @@ fi
 rdl_stop
 
 # ocfs2.sh brings rdlock up and takes it down itself (stack rdlock); each
-# run prints its own TAP lines, and one step here says how it ended.
+# run prints its own TAP lines, and one step here says how it ended (also
+# as JSON, as whether OCFS2 was asked for at all).
+rdl_json_obj tool demo.sh figure ocfs2 node "$RDLOCK_NODE_ID" \
+	asked $(($# == 2))
 if [ $# -eq 2 ]; then
 	echo "# demo: ocfs2.sh o2cb"
+	passed=0
 	rdl_step "OCFS2 on o2cb (o2dlm over TCP), /dev/vda: mount, metadata benchmark, checks" \
 		env RDLOCK_OCFS2_DEV=/dev/vda RDLOCK_OCFS2_PORT=7780 \
-		sh "$(dirname "$0")/ocfs2.sh" o2cb "$1" "$2"
+		sh "$(dirname "$0")/ocfs2.sh" o2cb "$1" "$2" && passed=1
+	rdl_json_obj tool demo.sh figure ocfs2_run node "$RDLOCK_NODE_ID" \
+		stack o2cb passed "$passed"
 	echo "# demo: ocfs2.sh rdlock"
+	passed=0
 	rdl_step "OCFS2 on rdlock (ocfs2_stack_rdlock), /dev/vdb: mount, metadata benchmark, checks" \
 		env RDLOCK_OCFS2_DEV=/dev/vdb RDLOCK_OCFS2_PORT=7820 \
-		sh "$(dirname "$0")/ocfs2.sh" rdlock
+		sh "$(dirname "$0")/ocfs2.sh" rdlock && passed=1
+	rdl_json_obj tool demo.sh figure ocfs2_run node "$RDLOCK_NODE_ID" \
+		stack rdlock passed "$passed"
 fi
 rdl_finish

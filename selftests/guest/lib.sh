@@ -39,18 +39,33 @@ rdl_json() {
 
 # rdl_json_obj NAME VALUE...: one JSON object on a "#json " line, for
 # figures a guest script measures itself. A VALUE of digits is a number,
-# any other a string (it must hold no '"' or '\').
+# any other a string (one line; '"' and '\' are escaped).
 rdl_json_obj() {
 	j_s="" j_sep=""
 	while [ $# -ge 2 ]; do
 		case $2 in
-		'' | *[!0-9]*) j_s="$j_s$j_sep\"$1\": \"$2\"" ;;
+		'' | *[!0-9]*)
+			j_v=$(printf '%s' "$2" | sed 's/[\\"]/\\&/g')
+			j_s="$j_s$j_sep\"$1\": \"$j_v\"" ;;
 		*) j_s="$j_s$j_sep\"$1\": $2" ;;
 		esac
 		j_sep=", "
 		shift 2
 	done
-	echo "#json {$j_s}"
+	printf '#json {%s}\n' "$j_s"
+}
+
+# rdl_json_cmd TOOL FIGURE KEY command args...: the JSON the command
+# prints, as KEY of one object {"tool": TOOL, "figure": FIGURE, "node":
+# this node, KEY: ...} on "#json " lines; nothing if it fails (the report
+# then names the figure as missing).
+rdl_json_cmd() {
+	j_tool=$1 j_fig=$2 j_key=$3
+	shift 3
+	j_out=$("$@") && [ -n "$j_out" ] || return 0
+	printf '{"tool": "%s", "figure": "%s", "node": %s, "%s": %s}\n' \
+		"$j_tool" "$j_fig" "$RDLOCK_NODE_ID" "$j_key" "$j_out" |
+		sed 's/^/#json /'
 }
 
 # rdl_step "description" command args...: one TAP line for the command.
@@ -167,6 +182,9 @@ rdl_timeout() {
 # The common start: load both modules, configure, up, wait until ready.
 # $1: module parameters of rdlock.ko (may be empty).
 rdl_start() {
+	# How many nodes this one was told the cluster has (the report's).
+	rdl_json_obj tool lib.sh figure cluster_size node "$RDLOCK_NODE_ID" \
+		nodes "$RDLOCK_NR_NODES"
 	# shellcheck disable=SC2086 # no parameters: no word at all
 	rdl_step "insmod rdlock.ko $1" insmod "$RDL/modules/rdlock.ko" $1 &&
 	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
@@ -257,6 +275,8 @@ rdl_dlm_conf() {
 rdl_dlm_fail() {
 	RDL_DLM_WHY=$1
 	echo "# node $RDLOCK_NODE_ID: fs/dlm: $RDL_DLM_WHY"
+	rdl_json_obj tool lib.sh figure fs_dlm node "$RDLOCK_NODE_ID" up 0 \
+		why "$RDL_DLM_WHY"
 	for rdl_f in /tmp/corosync.log /tmp/dlm_controld.log; do
 		[ -s "$rdl_f" ] || continue
 		echo "# node $RDLOCK_NODE_ID: the end of $rdl_f:"
@@ -311,7 +331,10 @@ rdl_dlm_start() {
 		}
 		sleep 1
 	done
-	echo "# node $RDLOCK_NODE_ID: fs/dlm up: corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $RDLOCK_NR_NODES nodes, dlm_controld without fencing"
+	rdl_up="corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $RDLOCK_NR_NODES nodes, dlm_controld without fencing"
+	echo "# node $RDLOCK_NODE_ID: fs/dlm up: $rdl_up"
+	rdl_json_obj tool lib.sh figure fs_dlm node "$RDLOCK_NODE_ID" up 1 \
+		what "$rdl_up"
 }
 
 # Stop dlm_controld and corosync (the lockspaces are gone by then).

@@ -685,16 +685,25 @@ fi
 
 mkdir -p "$MNT"
 start=$(date +%s)
+# The mount's and the benchmark's results also as JSON (the report's).
+mount_ok=0
 if "${STACK}_up" &&
    rdl_step "barrier: $STACK up everywhere" barrier 0 &&
    rdl_step "mount -t ocfs2 -o $MOUNT_OPTS $DEV" \
-	mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
+	mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" && mount_ok=1 &&
    { [ "$STACK" != rdlock ] ||
      rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then
-	echo "# node $ID: mounted after $(($(date +%s) - start)) s"
+	mount_s=$(($(date +%s) - start))
+	echo "# node $ID: mounted after $mount_s s"
+	rdl_json_obj tool ocfs2.sh figure mount stack "$STACK" node "$ID" \
+		passed 1 s "$mount_s"
 	if [ "$BENCH" -gt 0 ]; then
-		rdl_step "metadata benchmark, $BENCH files per node and phase" bench
+		passed=0
+		rdl_step "metadata benchmark, $BENCH files per node and phase" \
+			bench && passed=1
+		rdl_json_obj tool ocfs2.sh figure bench stack "$STACK" \
+			node "$ID" files "$BENCH" passed "$passed"
 		bench_prof_show
 	fi
 	if [ "$ID" -eq 0 ]; then
@@ -726,6 +735,9 @@ if "${STACK}_up" &&
 	  rdl_step "rdlock: new inodes' locks granted LOCAL, none lost or known" local_grants_ok; }
 	# Whatever failed: no node unmounts while another still works.
 	rdl_step "barrier: done" barrier 8
+else
+	rdl_json_obj tool ocfs2.sh figure mount stack "$STACK" node "$ID" \
+		passed "$mount_ok"
 fi
 # Blocking notices, for a hang's diagnosis (a lost BAST shows as a wait
 # that never ends): rdlock's DLM counters, one line.
@@ -751,5 +763,7 @@ else
 		rdl_step "rmmod ocfs2_stack_rdlock" rdl_rmmod ocfs2_stack_rdlock
 	rdl_stop
 fi
-echo "# node $ID: ocfs2.sh took $(($(date +%s) - start)) s"
+took=$(($(date +%s) - start))
+echo "# node $ID: ocfs2.sh took $took s"
+rdl_json_obj tool ocfs2.sh figure run stack "$STACK" node "$ID" s "$took"
 rdl_finish

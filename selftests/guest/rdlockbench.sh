@@ -15,7 +15,9 @@
 # fs/dlm does not come up: its step fails, says why, and rdlock-bench
 # reports fs/dlm absent with that reason (and fails) but runs the rest.
 #   rdlockbench.sh [verbs|twosided]	(default: the cluster's choice)
-# Results: $RDLOCK_BENCH_DIR (default /tmp)/rdlock-bench{,-uncontended,-hot}.json
+# Results: $RDLOCK_BENCH_DIR (default /tmp)/rdlock-bench{,-uncontended,-hot}.json,
+# also printed with "#json " in front, as are the counters, the backend and
+# whether fs/dlm came up (lib.sh), which scripts/demo-report.py reads.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -83,7 +85,10 @@ racy_demo() {
 }
 
 if rdl_check_env && rdl_start "$PARAM"; then
-	echo "# node $RDLOCK_NODE_ID: backend $(rdl_backend)"
+	backend=$(rdl_backend)
+	echo "# node $RDLOCK_NODE_ID: backend $backend"
+	rdl_json_obj tool rdlockbench.sh figure backend node "$RDLOCK_NODE_ID" \
+		backend "$backend"
 	rdl_step "fs/dlm up: corosync and dlm_controld (no fencing)" rdl_dlm_start
 	# fs/dlm absent (on any node): rdlock-bench says so on every node.
 	NO_DLM=
