@@ -15,23 +15,29 @@ every figure to LOGDIR/report.json and plots the latency CDF, throughput
 per protocol and OCFS2's rdlock / o2cb ratios with gnuplot to
 LOGDIR/report.png (or .svg).
 
-Only what the tools printed is reported. The benchmarks' figures come from
-their JSON (--json FILE), which the guest scripts print into node<i>.out
-with "#json " in front (guest/lib.sh's rdl_json): rdlock-lock-bench's
-(tables 1 and the transport table), rdlock-bench's (tables 2 and 3) and
-rdlock-xport-bench's (the transport table); guest/ocfs2.sh prints its
-own, a JSON line per phase (table 4), guest/demo.sh the exact count's
-counters and guest/rdlockbench.sh the rdlockctl lock counter's. The
-cluster's state, peers and devices, K, OCFS2's mount and check results,
-fs/dlm's state and the TAP results are still read from the guests' text
-lines.
+Only what the tools printed is reported, and every figure from JSON,
+which the guest scripts print into node<i>.out with "#json " in front
+(guest/lib.sh's rdl_json, rdl_json_obj and rdl_json_cmd), never from their
+text: the benchmarks' own (--json FILE): rdlock-lock-bench's (table 1 and
+the transport table), rdlock-bench's (tables 2 and 3) and
+rdlock-xport-bench's (the transport table); guest/ocfs2.sh's, an object
+per phase (table 4) and one for its mount, benchmark and run;
+guest/demo.sh's: the kernel, the cluster as each node sees it
+(rdlockctl status --json), its RDMA links (rdma -j link show),
+xport_test's result and K, the exact count's counters, whether OCFS2 ran
+and how each OCFS2 run ended; lib.sh's: each run's cluster size and
+whether fs/dlm came up; the backend of lockbench.sh and rdlockbench.sh,
+perftest's device and result from bench.sh and the rdlockctl lock
+counter's from rdlockbench.sh. What the host wrote is read as it is:
+demo.sh's steps file and ocfs2/fsck (tab-separated) and each cluster's
+summary (cluster.sh's "cluster: P passed, F failed, S skipped" line, the
+one text line parsed), for the guest runs' status.
 
-A figure of the tables 1, 2 and 4, of the transport table, an exact-count
-counter or the rdlockctl lock counter that the JSON does not hold is printed as n/a and named on standard error ("demo-report:
-missing figure: ..."), and the exit status is 1; a figure read from text
-that the logs do not hold is n/a. Exits 0 once the report is printed with
-every needed figure (the guest runs' own status is demo.sh's business), 2
-on bad usage.
+A figure the report needs that the JSON does not hold is printed as n/a
+and named on standard error ("demo-report: missing figure: FIGURE (LOG:
+WHO's JSON)"), and the exit status is 1. Exits 0 once the report is
+printed with every needed figure (the guest runs' own status is demo.sh's
+business), 2 on bad usage.
 """
 
 import glob
@@ -124,14 +130,15 @@ def num(s):
     return v if math.isfinite(v) else None
 
 
-def tap_results(lines):
-    """(name -> ok) of the TAP result lines, nested or not."""
-    res = {}
-    for ln in lines:
-        m = re.match(r"\s*(not ok|ok) \d+ (.*?)\s*(#.*)?$", ln)
-        if m:
-            res[m.group(2)] = m.group(1) == "ok"
-    return res
+def figures_of(lines, tool):
+    """(figure, object) of every JSON object tool printed into lines."""
+    return [(o.get("figure"), o) for o in json_objects(lines) if o.get("tool") == tool]
+
+
+def ints(o, *keys):
+    """Whether o holds an integer at every key."""
+    return all(isinstance(o.get(k), int) and not isinstance(o.get(k), bool)
+               for k in keys)
 
 
 def cluster_summary(d):
@@ -147,65 +154,48 @@ def cluster_summary(d):
 # The cluster and the exact count (guest/demo.sh)
 
 def cluster_size(nodes):
-    """Nodes in a run: what the guests were told, not the logs that exist."""
-    n = max(nodes, default=-1) + 1
-    for lines in nodes.values():
-        for ln in lines:
-            m = re.match(r"(?:not )?ok \d+ configure node \d+ of (\d+)", ln)
-            if m:
-                n = max(n, int(m.group(1)))
-    return n
+    """Nodes in a run: what the guests were told (lib.sh's JSON), not the
+    logs that exist; None if no guest said."""
+    ns = [o["nodes"] for lines in nodes.values()
+          for fig, o in figures_of(lines, "lib.sh")
+          if fig == "cluster_size" and ints(o, "nodes")]
+    return max(ns) if ns else None
 
 
 def parse_formation(d):
+    """Per node: guest/demo.sh's JSON (the kernel, the cluster as the node
+    sees it, its RDMA links, xport_test's result and K, the counters)."""
     nodes = node_files(d)
     r = {"nodes": cluster_size(nodes), "per_node": {}}
     for i, lines in nodes.items():
         n = {"status": {}, "peers": {}, "rdma_links": [], "counters": {}}
-        section = None
-        for ln in lines:
-            if re.match(r"# node \d+: the cluster as this node sees it", ln):
-                section = "status"
-                continue
-            if re.match(r"# node \d+: RDMA devices", ln):
-                section = "rdma"
-                continue
-            if not ln.startswith("#   "):
-                section = None
-            m = re.match(r"(?:not )?ok \d+ primitives, incl\. (\d+) adds per node", ln)
-            if m:
-                n["k"] = int(m.group(1))
-                n["primitives_ok"] = ln.startswith("ok")
-                continue
-            body = ln[4:].strip()
-            if section == "status":
-                m = re.match(r"(state|cluster|node|backend): (\S+)$", body)
-                if m:
-                    n["status"][m.group(1)] = m.group(2)
-                m = re.match(r"(\d+)\s+(\S+)\s+(\S+)\s+(\d+)$", body)
-                if m:
-                    n["peers"][int(m.group(1))] = {
-                        "state": m.group(2), "flags": m.group(3),
-                        "connects": int(m.group(4))}
-            elif section == "rdma" and body.startswith("link "):
-                m = re.match(r"link (\S+) state (\S+).*?netdev (\S+)", body)
-                if m:
-                    n["rdma_links"].append({"link": m.group(1), "state": m.group(2),
-                                            "netdev": m.group(3)})
-        for o in json_objects(lines):
-            if o.get("tool") == "demo.sh" and o.get("figure") == "exact_count" and \
-               all(isinstance(o.get(k), int) for k in ("counter_node", "value", "expected")):
+        for fig, o in figures_of(lines, "demo.sh"):
+            if fig == "kernel" and isinstance(o.get("release"), str):
+                n["kernel"] = o["release"]
+            elif fig == "status" and isinstance(o.get("status"), dict):
+                st = o["status"]
+                n["status"] = {k: st[j] for k, j in (
+                    ("state", "state"), ("cluster", "cluster_id"),
+                    ("node", "node_id"), ("backend", "backend")) if j in st}
+                n["peers"] = {p["id"]: {"state": p.get("state"), "flags": p.get("flags"),
+                                        "verbs_atomics": p.get("verbs_atomics"),
+                                        "connects": p.get("connects")}
+                              for p in st.get("nodes") or []
+                              if isinstance(p, dict) and ints(p, "id")}
+            elif fig == "rdma_links" and isinstance(o.get("links"), list):
+                n["rdma_links"] = [{"link": f"{lk.get('ifname')}/{lk.get('port')}",
+                                    "state": lk.get("state"), "netdev": lk.get("netdev")}
+                                   for lk in o["links"] if isinstance(lk, dict)]
+            elif fig == "primitives" and ints(o, "k", "passed"):
+                n["k"] = o["k"]
+                n["xport_test_ok"] = o["passed"] == 1
+            elif fig == "exact_count" and ints(o, "counter_node", "value", "expected"):
                 n["counters"][o["counter_node"]] = o["value"]
                 n["expected"] = o["expected"]
-        tap = tap_results(lines)
-        if "xport.exact_count" in tap:
-            n["exact_count_ok"] = tap["xport.exact_count"]
         r["per_node"][i] = n
-    for ln in read_lines(os.path.join(d, "node0.console")):
-        m = re.search(r"Linux version (\S+)", ln)
-        if m:
-            r["kernel"] = m.group(1)
-            break
+    # Every guest boots the same kernel; node 0's word first.
+    r["kernel"] = next((n["kernel"] for n in r["per_node"].values() if "kernel" in n),
+                       None)
     return r
 
 
@@ -224,14 +214,13 @@ def summarize_formation(f):
     s["verbs_atomics"] = None
     views = [n["peers"] for n in per if n["peers"]]
     if views:
-        s["verbs_atomics"] = sum(1 for p in views[0].values()
-                                 if "verbs-atomics" in p["flags"])
+        s["verbs_atomics"] = sum(1 for p in views[0].values() if p["verbs_atomics"])
     s["devices"] = {i: n["rdma_links"] for i, n in f["per_node"].items()
                     if n["rdma_links"]}
     ks = {n.get("k") for n in per} - {None}
     s["k"] = ks.pop() if len(ks) == 1 else None
-    s["exact_count_ok"] = sum(1 for n in per if n.get("exact_count_ok"))
-    s["exact_count_ran"] = sum(1 for n in per if "exact_count_ok" in n)
+    s["xport_test_ok"] = sum(1 for n in per if n.get("xport_test_ok"))
+    s["xport_test_ran"] = sum(1 for n in per if "xport_test_ok" in n)
     # Every node reads every counter; they must all agree.
     seen = {}
     for n in per:
@@ -254,48 +243,34 @@ OCFS2_CONTROL = "tmpfs-stat"
 
 
 def parse_ocfs2(d):
-    """Per stack and node: the benchmark's figures (ocfs2.sh's JSON lines,
-    one per phase) and the run's steps.
-
-    guest/demo.sh runs ocfs2.sh for o2cb and then for rdlock in one boot
-    and marks each start with '# demo: ocfs2.sh STACK'.
-    """
+    """Per stack and node: the benchmark's figures (ocfs2.sh's JSON, one
+    object per phase), its mount, benchmark and run (ocfs2.sh's JSON) and
+    how each run ended (guest/demo.sh's JSON); whether OCFS2 was asked for
+    at all (guest/demo.sh's JSON, None if no guest said)."""
     files = node_files(d)
-    r = {"nodes": cluster_size(files), "per_node": {}, "fsck": {}}
+    r = {"nodes": cluster_size(files), "per_node": {}, "fsck": {}, "asked": None}
     for i, lines in files.items():
         n = {st: {"phases": {}} for st in OCFS2_STACKS}
-        stack = None
-        for ln in lines:
-            m = re.match(r"# demo: ocfs2\.sh (\w+)$", ln)
-            if m:
-                stack = m.group(1) if m.group(1) in OCFS2_STACKS else None
+        for fig, o in figures_of(lines, "demo.sh"):
+            if fig == "ocfs2" and ints(o, "asked"):
+                r["asked"] = bool(r["asked"]) or o["asked"] == 1
+            elif fig == "ocfs2_run" and o.get("stack") in n and ints(o, "passed"):
+                n[o["stack"]]["ok"] = o["passed"] == 1
+        for fig, o in figures_of(lines, "ocfs2.sh"):
+            f = n.get(o.get("stack"))
+            if f is None:
                 continue
-            m = re.match(r"(not ok|ok) \d+ OCFS2 on (\w+) ", ln)
-            if m and m.group(2) in n:
-                n[m.group(2)]["ok"] = m.group(1) == "ok"
-                continue
-            if stack is None:
-                continue
-            m = re.match(r"(not ok|ok) \d+ metadata benchmark, (\d+) files per node", ln)
-            if m:
-                n[stack]["files"] = int(m.group(2))
-                n[stack]["bench_ok"] = m.group(1) == "ok"
-                continue
-            m = re.match(r"(not ok|ok) \d+ mount -t ocfs2 ", ln)
-            if m:
-                n[stack]["mount_ok"] = m.group(1) == "ok"
-                continue
-            m = re.match(r"# node \d+: mounted after (\d+) s", ln)
-            if m:
-                n[stack]["mount_s"] = int(m.group(1))
-                continue
-            m = re.match(r"# node \d+: ocfs2\.sh took (\d+) s", ln)
-            if m:
-                n[stack]["took_s"] = int(m.group(1))
-        for o in json_objects(lines):
-            if o.get("tool") == "ocfs2.sh" and o.get("stack") in n and \
-               isinstance(o.get("ops"), int) and isinstance(o.get("ms"), int):
-                n[o["stack"]]["phases"][o.get("phase")] = (o["ops"], o["ms"])
+            if fig == "mount" and ints(o, "passed"):
+                f["mount_ok"] = o["passed"] == 1
+                if ints(o, "s"):
+                    f["mount_s"] = o["s"]
+            elif fig == "bench" and ints(o, "files", "passed"):
+                f["files"] = o["files"]
+                f["bench_ok"] = o["passed"] == 1
+            elif fig == "run" and ints(o, "s"):
+                f["took_s"] = o["s"]
+            elif fig is None and ints(o, "ops", "ms"):
+                f["phases"][o.get("phase")] = (o["ops"], o["ms"])
         r["per_node"][i] = n
     for ln in read_lines(os.path.join(d, "ocfs2", "fsck")):
         parts = ln.split("\t")
@@ -312,9 +287,7 @@ def summarize_ocfs2(oc):
            "over the slowest node's time, each timed from a common barrier in "
            "milliseconds",
            "stacks": {}, "ratio_rdlock_over_o2cb": {}}
-    ran = any(n[st]["phases"] or "ok" in n[st] for n in per.values()
-              for st in OCFS2_STACKS)
-    if not ran:
+    if not oc["asked"]:
         return None
     files = {n[st].get("files") for n in per.values() for st in OCFS2_STACKS} - {None}
     out["files_per_node_and_phase"] = files.pop() if len(files) == 1 else None
@@ -400,11 +373,9 @@ def parse_lockbench(d):
     backend = None
     files = node_files(d)
     for i, lines in files.items():
-        for ln in lines:
-            m = re.match(r"(?:not )?ok \d+ rdlock-lock-bench, all nodes on one lock "
-                         r"\((\w+)\)", ln)
-            if m:
-                backend = m.group(1)
+        for fig, o in figures_of(lines, "lockbench.sh"):
+            if fig == "backend" and o.get("backend"):
+                backend = backend or o["backend"]
         r = lock_bench_json(lines)
         if r and r.get("protocols"):
             nodes[i] = r
@@ -449,7 +420,7 @@ def summarize_lockbench(lb, unc):
         f = {"nodes": len(rows)}
         rates = [r.get("acq_per_s") for r in rows]
         # A node missing from the sum would make it look slower.
-        if len(rows) < lb["nodes"]:
+        if len(rows) < (lb["nodes"] or 0):
             rates.append(None)
         f["acq_per_s"] = sum(rates) if None not in rates else None
         f["throughput_is"] = "sum of the nodes' acquisitions per second"
@@ -502,16 +473,15 @@ def parse_rdlockbench(d):
                 n.setdefault("hot", o)
             elif o.get("mode") in ("contended", "uncontended"):
                 n.setdefault(o["mode"], o)
-        for ln in lines:
-            m = re.match(r"# node \d+: fs/dlm: (.*)$", ln)
-            if m:
-                n["dlm_why"] = m.group(1)
-            m = re.match(r"# node \d+: fs/dlm up: (.*)$", ln)
-            if m:
-                n["dlm_up"] = m.group(1)
-            m = re.match(r"# node \d+: backend (\w+)", ln)
-            if m:
-                n["backend"] = m.group(1)
+        for fig, o in figures_of(lines, "lib.sh"):
+            if fig == "fs_dlm" and ints(o, "up"):
+                if o["up"] == 1:
+                    n["dlm_up"] = o.get("what")
+                else:
+                    n["dlm_why"] = o.get("why")
+        for fig, o in figures_of(lines, "rdlockbench.sh"):
+            if fig == "backend" and o.get("backend"):
+                n["backend"] = o["backend"]
         for o in json_objects(lines):
             if o.get("tool") != "rdlockbench.sh" or not isinstance(o.get("value"), int):
                 continue
@@ -660,15 +630,14 @@ def summarize_hot(obj):
 
 def parse_bench(d):
     """node0.out of guest/bench.sh: rdlock-xport-bench's and
-    rdlock-lock-bench's JSON; the RDMA device from perftest's own text."""
+    rdlock-lock-bench's JSON, and bench.sh's of perftest (its device and
+    result)."""
     lines = read_lines(os.path.join(d, "node0.out"))
     r = {"ops": {}, "lock": {}}
-    for ln in lines:
-        m = re.match(r"\s*Device\s*:\s*(\S+)", ln) or \
-            re.search(r"\sDevice\s+:\s+(\S+)", ln)
-        if m:
-            r["device"] = m.group(1)
-            break
+    for fig, o in figures_of(lines, "bench.sh"):
+        if fig == "perftest" and ints(o, "passed"):
+            r["device"] = o.get("device")
+            r["perftest_ok"] = o["passed"] == 1
     x = next((o for o in json_objects(lines) if o.get("tool") == "rdlock-xport-bench"),
              None)
     if x:
@@ -688,53 +657,130 @@ def parse_bench(d):
         r["lock"] = {p: {k: v for k, v in f.items() if k not in ("proto", "samples_us")}
                      for p, f in lk["protocols"].items()}
         r["lock_raw_faa_p50_us"] = lk.get("raw_faa_p50_us")
-    tap = tap_results(lines)
-    r["perftest_ok"] = next((v for k, v in tap.items() if k.startswith("ib_atomic_lat")),
-                            None)
     return r
 
 
-def missing_figures(fs, lb, rb, rb_raw, bench, oc):
-    """The figures the tables need that the benchmarks' JSON did not give:
+def ratio_or_none(v):
+    """v, or None for the 0 a tool writes for a ratio it could not form."""
+    return None if v is None or (isinstance(v, (int, float)) and v <= 0
+                                 and not isinstance(v, bool)) else v
+
+
+def shown(k, v):
+    """A table figure as the table prints it: a ratio of 0 is n/a too."""
+    return ratio_or_none(v) if k == "uncontended_over_2faa" else v
+
+
+def missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw):
+    """The figures the report needs that the guests' JSON did not give:
     a name each, with the log it should have come from."""
     out = []
 
     def need(where, name, v):
         if v is None:
             out.append(f"{name} ({where})")
+    # The cluster run: every node's own view of it.
+    need("node*.out: lib.sh JSON", "the cluster's size", fs["nodes"])
+    need("node*.out: demo.sh JSON", "the guests' kernel", fs.get("kernel"))
     for t in range(fs["nodes"] or 0):
+        n = form["per_node"].get(t, {})
+        need("node*.out: demo.sh JSON", f"node {t}: the cluster as it sees it",
+             n.get("peers") or None)
+        for k, what in (("cluster", "id"), ("backend", "backend")):
+            need("node*.out: demo.sh JSON", f"node {t}: the cluster's {what}",
+                 n.get("status", {}).get(k))
+        need("node*.out: demo.sh JSON", f"node {t}: its RDMA links",
+             n.get("rdma_links") or None)
+        need("node*.out: demo.sh JSON", f"node {t}: xport_test's result and K",
+             n.get("k"))
         need("node*.out: demo.sh JSON", f"exact count: counter on node {t}",
              fs["counters"].get(t))
+    need("node*.out: demo.sh JSON", "exact count: one K on every node", fs.get("k"))
+    if form["per_node"]:
+        need("node*.out: demo.sh JSON", "whether OCFS2 ran", oc_raw["asked"])
+    need("lockbench/node*.out: lib.sh JSON", "1. one lock word: the cluster's size",
+         lb["nodes"])
+    need("lockbench/node*.out: lockbench.sh JSON", "1. one lock word: the backend",
+         lb["backend"])
+    for k in ("home_node", "iterations", "mode"):
+        need("lockbench/node*.out: rdlock-lock-bench JSON", f"1. one lock word: {k}",
+             lb.get(k))
+    need("rdlockbench/node*.out: lib.sh JSON", "2. locks by name: the cluster's size",
+         rb["nodes"])
+    need("rdlockbench/node*.out: rdlockbench.sh JSON", "2. locks by name: the backend",
+         rb.get("backend"))
+    for t in range(rb["nodes"] or 0):
+        n = rb_raw["per_node"].get(t, {})
+        need("rdlockbench/node*.out: lib.sh JSON", f"2. locks by name: fs/dlm on node {t}",
+             n.get("dlm_up") or n.get("dlm_why"))
     if rb["nodes"]:
         need("rdlockbench/node*.out: rdlockbench.sh JSON", "rdlockctl lock: the counter",
              next(iter(rb_raw["counter"].values()), None))
+        need("rdlockbench/node*.out: rdlockbench.sh JSON", "rdlockctl lock: the rounds",
+             rb_raw.get("rounds"))
+        need("rdlockbench/node*.out: lib.sh JSON", "rdlockctl lock: the cluster's size",
+             rb_raw["nodes"])
+        need("rdlockbench/node*.out: rdlockbench.sh JSON",
+             "rdlockctl lock: the counter without the lock",
+             next(iter(rb_raw["racy"].values()), None))
     for p in PROTOS:
         f = lb["protocols"].get(p) or {}
-        for k in ("acq_per_s", "p50_us", "p99_us"):
-            need("lockbench/node*.out: rdlock-lock-bench JSON", f"1. one lock word: {p} {k}",
-                 f.get(k))
+        for k in TABLE_FIGURES:
+            need("lockbench/node*.out: rdlock-lock-bench JSON" if k != "uncontended_over_2faa"
+                 else "bench-*/node0.out: rdlock-lock-bench JSON",
+                 f"1. one lock word: {p} {k}", shown(k, f.get(k)))
+    for k in ("nodes", "clients_per_node", "locks", "zipf", "read_ratio", "cs_us",
+              "duration_s"):
+        need("rdlockbench/node*.out: rdlock-bench JSON", f"2. locks by name: {k}", rb.get(k))
+    hot = rb.get("hot") or {}
+    for k in ("nodes", "clients_per_node", "cs_us", "duration_s"):
+        need("rdlockbench/node*.out: rdlock-bench JSON (hot)", f"3. one hot name: {k}",
+             hot.get(k))
     for p in RB_PROTOS:
         f = rb["protocols"].get(p) or {}
         if p == "dlm" and (rb.get("dlm_absent") or f.get("absent")):
             continue
-        for k in ("acq_per_s", "p50_us", "p99_us"):
+        for k in TABLE_FIGURES + ("remote_acq_rel_p50_us",):
+            if p == "dlm" and k in DLM_NO_COUNTERS:
+                continue
             need("rdlockbench/node*.out: rdlock-bench JSON", f"2. locks by name: {p} {k}",
-                 f.get(k))
+                 shown(k, f.get(k)))
+        h = (hot.get("protocols") or {}).get(p) or {}
+        for k in ("acq_per_s", "p50_us", "p99_us", "grants_per_node", "max_dev_from_equal"):
+            need("rdlockbench/node*.out: rdlock-bench JSON (hot)", f"3. one hot name: {p} {k}",
+                 h.get(k))
     for b, r in bench.items():
         where = f"bench-{b}/node0.out"
+        need(f"{where}: bench.sh JSON", f"transport {b}: perftest's result",
+             r.get("perftest_ok"))
         for o in ("FAA", "CAS", "READ", "WRITE"):
             need(f"{where}: rdlock-xport-bench JSON", f"transport {b}: {o} p50",
                  num((r["ops"].get(o) or {}).get("p50")))
         need(f"{where}: rdlock-xport-bench JSON", f"transport {b}: perftest t_typical",
              r.get("perftest_t_typical_us"))
         need(f"{where}: rdlock-xport-bench JSON", f"transport {b}: FAA p50 / perftest",
-             r.get("faa_p50_over_perftest"))
+             ratio_or_none(r.get("faa_p50_over_perftest")))
         for p in PROTOS:
             for k in ("p50_us", "p50_over_2faa"):
                 need(f"{where}: rdlock-lock-bench JSON", f"transport {b}: {p} {k}",
-                     num((r["lock"].get(p) or {}).get(k)))
+                     ratio_or_none(num((r["lock"].get(p) or {}).get(k))))
     # OCFS2: only when it ran (RDLOCK_DEMO_OCFS2_FILES=0 runs none).
+    if oc:
+        need("node*.out: ocfs2.sh JSON", "4. OCFS2 metadata: files per node and phase",
+             oc.get("files_per_node_and_phase"))
     for st in OCFS2_STACKS if oc else ():
+        f = oc["stacks"][st]
+        for t in range(oc["nodes"] or 0):
+            n = oc_raw["per_node"].get(t, {}).get(st, {})
+            for k, what, tool in (("ok", "its run's result", "demo.sh"),
+                                  ("mount_ok", "its mount", "ocfs2.sh"),
+                                  ("bench_ok", "its benchmark's result", "ocfs2.sh"),
+                                  ("took_s", "its run's time", "ocfs2.sh")):
+                need(f"node*.out: {tool} JSON", f"4. OCFS2 on {st}, node {t}: {what}",
+                     n.get(k))
+        need("node*.out: ocfs2.sh JSON", f"4. OCFS2 on {st}: the slowest mount",
+             f.get("mount_s_max"))
+        need("ocfs2/fsck (demo.sh)", f"4. OCFS2 on {st}: fsck's verdict", f.get("fsck"))
         for ph in OCFS2_PHASES:
             need("node*.out: ocfs2.sh JSON of every node",
                  f"4. OCFS2 metadata: {st} {ph} ops/s",
@@ -787,6 +833,11 @@ def wrap(text, indent="  "):
     return out
 
 
+# The table columns fs/dlm has no counters for (printed "-").
+DLM_NO_COUNTERS = ("acquire_ops_per_acquire", "remote_ops_per_acquire", "msgs_per_transfer")
+# Every figure of a row of tables 1 and 2.
+TABLE_FIGURES = ("acq_per_s", "p50_us", "p99_us", "p999_us") + DLM_NO_COUNTERS + \
+    ("jain", "uncontended_over_2faa")
 TABLE_HEAD = ("protocol", "acq/s", "p50 us", "p99 us", "p99.9 us", "ops/acq",
               "ops/a+r", "msgs/xfer", "Jain", "unc./2FAA")
 TABLE_W = (-9, 9, 8, 8, 9, 7, 7, 9, 6, 9)
@@ -809,12 +860,11 @@ def workload_table(title, protos, marker="", names=PROTOS, absent=None):
             continue
         lat = [fmt(f.get(k)) + (marker if f.get(k) is not None else "")
                for k in ("p50_us", "p99_us", "p999_us")]
+        # fs/dlm has no such counters: "-", where n/a is a missing figure.
+        ctr = [("-" if p == "dlm" else fmt(f.get(k), "ops")) for k in DLM_NO_COUNTERS]
         lines.append("  " + table_row((
-            p, fmt(f.get("acq_per_s"), "rate"), *lat,
-            fmt(f.get("acquire_ops_per_acquire"), "ops"),
-            fmt(f.get("remote_ops_per_acquire"), "ops"),
-            fmt(f.get("msgs_per_transfer"), "ops"), fmt(f.get("jain"), "jain"),
-            fmt(f.get("uncontended_over_2faa"), "ratio"))))
+            p, fmt(f.get("acq_per_s"), "rate"), *lat, *ctr,
+            fmt(f.get("jain"), "jain"), fmt(f.get("uncontended_over_2faa"), "ratio"))))
     return lines
 
 
@@ -1061,8 +1111,8 @@ def main(argv):
     out += wrap(dline)
 
     # The exact-count proof.
-    k, exp = fs.get("k"), (n * fs["k"] if fs.get("k") else None)
-    ran, ok = fs["exact_count_ran"], fs["exact_count_ok"]
+    k, exp = fs.get("k"), (n * fs["k"] if fs.get("k") and n else None)
+    ran, ok = fs["xport_test_ran"], fs["xport_test_ok"]
     ctrs = fs["counters"]
     if ctrs:
         exact = all(v == exp for v in ctrs.values()) and len(ctrs) == n
@@ -1073,7 +1123,8 @@ def main(argv):
     if k:
         out += wrap(f"Exact count: {n} nodes x {k} FETCH_AND_ADDs on a counter on every "
                     f"node; each must end at {n}{NBSP}x{NBSP}{k}{NBSP}={NBSP}{exp}: {tail}; "
-                    f"xport.exact_count ok on {ok}/{ran} nodes", "")
+                    f"xport_test (the exact count among its checks) passed on "
+                    f"{ok}/{ran} nodes", "")
     else:
         out.append("Exact count: n/a (no exact-count step in the logs)")
 
@@ -1138,7 +1189,7 @@ def main(argv):
              "two raw FAA p50s to the same home (1: node 0 -> 1 below; 2: median of nodes). "
              "dlm: the stock kernel's fs/dlm (dlm.ko, corosync, dlm_controld without "
              "fencing) on the same guests, a new lock and an unlock per acquisition; "
-             "no ops/msgs counters. 3: max off equal is the largest |share x nodes - 1|.")
+             "no ops/msgs counters (-). 3: max off equal is the largest |share x nodes - 1|.")
     if lb_marker:
         notes += (" *: highest of the nodes' own percentiles (these logs carry no "
                   "samples to merge).")
@@ -1339,7 +1390,7 @@ def main(argv):
                + (", OCFS2 rdlock / o2cb)" if oc else ")") if plot
                else f"Plot: none ({why})")
     print("\n".join(out))
-    missing = missing_figures(fs, lb, rb, rb_raw, bench, oc)
+    missing = missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw)
     for m in missing:
         print(f"demo-report: missing figure: {m}", file=sys.stderr)
     return 1 if missing else 0
