@@ -87,19 +87,22 @@ out:
 
 static long rdlock_ioc_up_down(bool up)
 {
-	/* Down would free the tables under the lockspaces. */
-	long ret = rdlock_xport_up_down(up, rdlock_ls_any);
+	long ret;
 
-	if (ret)
-		return ret;
 	if (!up) {
-		rdlock_member_down();
-		return 0;
+		/* Down would free the tables under the lockspaces. */
+		ret = rdlock_xport_up_down(false, rdlock_ls_any);
+		if (!ret)
+			rdlock_member_down();
+		return ret;
 	}
 	/* With membership=dlm: up only as a member of the cluster engine's. */
 	ret = rdlock_member_up();
 	if (ret)
-		rdlock_xport_up_down(false, rdlock_ls_any);
+		return ret;
+	ret = rdlock_xport_up_down(true, rdlock_ls_any);
+	if (ret && ret != -EALREADY)
+		rdlock_member_down();
 	return ret;
 }
 

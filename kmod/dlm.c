@@ -377,7 +377,8 @@ static struct rdlock_lock *rdlock_dlm_try(struct rdlock_dlm_req *req,
 /*
  * Take @name (@flags: RDLOCK_LKF_GATE or 0) for @req, waiting for it:
  * tries, each one CAS, until one gets it, the request is cancelled or a
- * try fails for another reason than a busy word or a link that is down.
+ * try fails for another reason than a busy word or a link that is being
+ * made again.
  * Between tries the request sleeps until a kick (a holder gave the
  * resource back), a cancel, or a random back-off up to twice the last
  * (RDLOCK_DLM_POLL_US_*; a kick starts it again at the minimum, since the
@@ -397,13 +398,12 @@ static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
 		kicks = READ_ONCE(req->kicks);
 		lk = rdlock_dlm_try(req, name, mode, flags);
 		/*
-		 * -EAGAIN: too many abandoned tries still finishing;
-		 * -ENOTCONN: refused unsent, the home's link is down for
-		 * now (a blocking acquisition waits through that too).
+		 * -EAGAIN: too many abandoned tries still finishing, or a
+		 * link being made again (rdlock_lock()'s TRY); -ENOTCONN
+		 * means a node the name lives on is declared down: over.
 		 */
 		if (!IS_ERR(lk) ||
-		    (PTR_ERR(lk) != -EBUSY && PTR_ERR(lk) != -EAGAIN &&
-		     PTR_ERR(lk) != -ENOTCONN))
+		    (PTR_ERR(lk) != -EBUSY && PTR_ERR(lk) != -EAGAIN))
 			return lk;
 		if (!READ_ONCE(req->lkb))
 			return ERR_PTR(-ECANCELED);

@@ -80,18 +80,23 @@ bool rdlock_ls_blip(const struct rdlock_ls *ls, u32 node, int ret)
 /**
  * rdlock_ls_blip_wait() - wait a back-off before sending again after a blip
  * @backoff_ms: the last back-off, 0 at first; doubled up to 1 s.
- * @deadline: jiffies, 0 for none.
+ * @deadline: jiffies, 0 for none; no sleep goes past it.
  *
  * Return: false, without sleeping, when @deadline has come or a fatal
  * signal is pending; else true after the back-off.
  */
 bool rdlock_ls_blip_wait(unsigned int *backoff_ms, unsigned long deadline)
 {
+	unsigned int ms;
+
 	if ((deadline && time_after_eq(jiffies, deadline)) ||
 	    fatal_signal_pending(current))
 		return false;
 	*backoff_ms = clamp(2 * *backoff_ms, 1U, 1000U);
-	msleep(*backoff_ms);
+	ms = *backoff_ms;
+	if (deadline)
+		ms = min(ms, jiffies_to_msecs(deadline - jiffies) + 1);
+	msleep(ms);
 	return true;
 }
 

@@ -184,7 +184,7 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
 	/* Nothing is granted while the cluster engine has us stopped. */
-	ret = rdlock_member_wait(deadline);
+	ret = rdlock_member_wait(ls, deadline);
 	if (ret)
 		goto failed;
 	/* Another task resolving the name may wait on the home for seconds. */

@@ -111,6 +111,8 @@ static struct {
 	s64 last_recovery_us;		/* recover_done to running */
 	u64 preps, slots, dones, downs, down_errors;
 	wait_queue_head_t wait;		/* state became running */
+	/* Its own: rdlock_ls_wq's async acquisitions wait for granting. */
+	struct workqueue_struct *wq;
 	struct work_struct down_work;
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
@@ -171,30 +173,38 @@ bool rdlock_member_granting(void)
 	return ret;
 }
 
+/* How often a waiting acquisition looks whether its lockspace was lost. */
+#define RDLOCK_MEMBER_STALE_MS	1000
+
 /**
  * rdlock_member_wait() - wait until this node may grant
+ * @ls: the acquisition's lockspace.
  * @deadline: the acquisition's, in jiffies (0: none; passed: a TRY).
  *
  * With membership=dlm, nothing is granted while the cluster engine has the
  * lockspace stopped (membership changing, no quorum, no dlm_controld) or
  * failed members are still being declared down.
  *
- * Return: 0; -ETIMEDOUT at @deadline; -EINTR on a fatal signal.
+ * Return: 0; -ETIMEDOUT at @deadline; -EINTR on a fatal signal;
+ * -ESHUTDOWN when @ls was lost meanwhile (this node declared down).
  */
-int rdlock_member_wait(unsigned long deadline)
+int rdlock_member_wait(const struct rdlock_ls *ls, unsigned long deadline)
 {
-	long left, wait;
+	unsigned long wait;
 
 	for (;;) {
 		if (rdlock_member_granting())
 			return 0;
+		if (rdlock_ls_stale(ls))
+			return -ESHUTDOWN;
 		if (deadline && time_after_eq(jiffies, deadline))
 			return -ETIMEDOUT;
-		wait = deadline ? deadline - jiffies : MAX_SCHEDULE_TIMEOUT;
-		left = wait_event_killable_timeout(rdlock_mb.wait,
-						   rdlock_member_granting(),
-						   wait);
-		if (left < 0)
+		wait = msecs_to_jiffies(RDLOCK_MEMBER_STALE_MS);
+		if (deadline)
+			wait = min(wait, deadline - jiffies);
+		if (wait_event_killable_timeout(rdlock_mb.wait,
+						rdlock_member_granting(),
+						wait) < 0)
 			return -EINTR;
 	}
 }
@@ -254,7 +264,7 @@ static void rdlock_member_done(void *arg, struct dlm_slot *slots,
 		rdlock_member_to(RDLOCK_MB_RECOVERING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	/* fs/dlm's recovery thread must not wait for ours (as GFS2's). */
-	queue_work(rdlock_ls_wq, &rdlock_mb.down_work);
+	queue_work(rdlock_mb.wq, &rdlock_mb.down_work);
 	pr_info("membership generation %u: %d members%s\n", generation,
 		num_slots, failed ? ", declaring the failed ones down" : "");
 }
@@ -265,9 +275,33 @@ static const struct dlm_lockspace_ops rdlock_member_ops = {
 	.recover_done = rdlock_member_done,
 };
 
+/**
+ * rdlock_member_survivor() - does the declaring of a node down wait for @node
+ * @node: a configured node, not declared down.
+ *
+ * With membership=dlm only the members of the last generation declare
+ * anybody down: a configured node the cluster engine does not count (off,
+ * or not started) is not waited for. With membership=static every
+ * configured node is.
+ *
+ * Return: true when @node is to be waited for.
+ */
+bool rdlock_member_survivor(u32 node)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	ret = rdlock_mb.state == RDLOCK_MB_STATIC ||
+	      (node < RDLOCK_MAX_NODES && test_bit(node, rdlock_mb.members));
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	return ret;
+}
+
 /*
  * Declare every failed member down (a barrier among the survivors each),
- * then grant again if no new membership change came meanwhile.
+ * then grant again if no new membership change came meanwhile. All of
+ * them are cut off first: the barrier of one must not wait for another.
  */
 static void rdlock_member_down_work(struct work_struct *work)
 {
@@ -275,6 +309,9 @@ static void rdlock_member_down_work(struct work_struct *work)
 	u32 node, gen;
 	int ret;
 
+	for (node = 0; node < RDLOCK_MAX_NODES; node++)
+		if (test_bit(node, rdlock_mb.failed))
+			rdlock_xport_fence(node);
 	for (;;) {
 		spin_lock_irqsave(&rdlock_mb.lock, flags);
 		node = find_first_bit(rdlock_mb.failed, RDLOCK_MAX_NODES);
@@ -450,6 +487,10 @@ int rdlock_member_init(void)
 		pr_err("membership=%s: static or dlm\n", rdlock_membership);
 		return -EINVAL;
 	}
+	rdlock_mb.wq = alloc_ordered_workqueue("rdlock_member",
+					       WQ_MEM_RECLAIM);
+	if (!rdlock_mb.wq)
+		return -ENOMEM;
 	rdlock_mb.state = RDLOCK_MB_OUT;
 	return 0;
 }
@@ -466,4 +507,6 @@ void rdlock_member_exit(void)
 		rdlock_mb.release_ls = NULL;
 	}
 	mutex_unlock(&rdlock_mb.join_mutex);
+	if (rdlock_mb.wq)
+		destroy_workqueue(rdlock_mb.wq);
 }

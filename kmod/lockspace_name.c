@@ -190,10 +190,11 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
  * failed CAS may or may not have been applied: the reference then stays
  * (taking it off twice could free an entry in use, and another name would
  * get its lock word). One refused before it was sent while the link to
- * @home is being made again is sent again (rdlock_ls_blip()).
+ * @home is being made again is sent again (rdlock_ls_blip()) until
+ * @deadline (jiffies, 0: none).
  */
 static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
-			       u64 name)
+			       u64 name, unsigned long deadline)
 {
 	u64 expect = name | 1, new, old;
 	unsigned int blip_ms = 0;
@@ -208,7 +209,7 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 			break;
 		/* Refused unsent: sent again once the link is back. */
 		if (rdlock_ls_blip(ls, home, ret) &&
-		    rdlock_ls_blip_wait(&blip_ms, 0))
+		    rdlock_ls_blip_wait(&blip_ms, deadline))
 			continue;
 		/* A reference of ours pins the placement too. */
 		if (ret || (old & ~RDLOCK_LS_REFS_MAX) != name ||
@@ -230,11 +231,12 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 		rdlock_entry_finish_free(ls, home, tslot, name);
 }
 
-/* Drop this node's reference on @res's entry. */
-static void rdlock_res_unref(struct rdlock_ls *ls, struct rdlock_res *res)
+/* Drop this node's reference on @res's entry, trying until @deadline. */
+static void rdlock_res_unref(struct rdlock_ls *ls, struct rdlock_res *res,
+			     unsigned long deadline)
 {
 	rdlock_entry_unref(ls, res->entry_home, res->entry_slot,
-			   res->tag | res->place);
+			   res->tag | res->place, deadline);
 }
 
 /*
@@ -246,7 +248,7 @@ static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
 {
 	rdlock_proto_wait_pin(&res->posted);
 	if (res->resolved)
-		rdlock_res_unref(ls, res);
+		rdlock_res_unref(ls, res, 0);
 	kfree(res);
 }
 
@@ -720,7 +722,7 @@ int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
 			res->resolved = true;
 			return 0;
 		}
-		rdlock_res_unref(ls, res);
+		rdlock_res_unref(ls, res, deadline);
 		if (rdlock_ls_blip(ls, res->entry_home, ret) &&
 		    rdlock_ls_blip_wait(&blip_ms, deadline))
 			continue;

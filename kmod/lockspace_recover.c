@@ -114,8 +114,9 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 }
 
 /*
- * The survivors (configured, not declared down either way) that have not
- * said yet that their users were told of @dead.
+ * The survivors (configured, not declared down either way, members of
+ * the cluster engine's last generation with membership=dlm) that have
+ * not said yet that their users were told of @dead.
  */
 static u32 rdlock_ls_down_missing(u32 dead)
 {
@@ -124,7 +125,7 @@ static u32 rdlock_ls_down_missing(u32 dead)
 
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		if (i != self && i != dead && rdlock_xport_node_configured(i) &&
-		    !rdlock_xport_node_fenced(i))
+		    !rdlock_xport_node_fenced(i) && rdlock_member_survivor(i))
 			missing |= BIT(i);
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
 	missing &= ~rdlock_ls_down_get(dead)->ready;
@@ -321,8 +322,9 @@ int rdlock_ls_node_down(u32 node)
 		goto out;
 	}
 	if (stage == RDLOCK_LS_DOWN_NONE) {
+		/* -EALREADY: cut off already (the membership's first step). */
 		ret = rdlock_xport_fence(node);
-		if (ret && ret != -ETIMEDOUT)
+		if (ret && ret != -ETIMEDOUT && ret != -EALREADY)
 			goto out;
 		rdlock_ls_call_down(node);
 		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_TOLD);
