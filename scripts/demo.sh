@@ -29,7 +29,8 @@
 
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=scripts/ocfs2-image.sh
 . "$ROOT/scripts/ocfs2-image.sh"
 nodes=${1:-3}
