@@ -104,7 +104,6 @@ static struct {
 	spinlock_t lock;		/* protects the fields below */
 	enum rdlock_member_state state;
 	u32 generation;			/* recover_done's */
-	u32 done_generation;		/* the last whose downs are done */
 	unsigned long members[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
 	unsigned long failed[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
 	ktime_t done_at;		/* recover_done's arrival */
@@ -306,7 +305,7 @@ bool rdlock_member_survivor(u32 node)
 static void rdlock_member_down_work(struct work_struct *work)
 {
 	unsigned long flags;
-	u32 node, gen;
+	u32 node;
 	int ret;
 
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
@@ -315,9 +314,7 @@ static void rdlock_member_down_work(struct work_struct *work)
 	for (;;) {
 		spin_lock_irqsave(&rdlock_mb.lock, flags);
 		node = find_first_bit(rdlock_mb.failed, RDLOCK_MAX_NODES);
-		gen = rdlock_mb.generation;
 		if (node >= RDLOCK_MAX_NODES) {
-			rdlock_mb.done_generation = gen;
 			if (rdlock_mb.state == RDLOCK_MB_RECOVERING) {
 				rdlock_mb.last_recovery_us =
 					ktime_us_delta(ktime_get(),
