@@ -130,52 +130,153 @@ int rdl_write_u32(const char *path, unsigned int v)
 	return ret;
 }
 
+/* Barrier words: the generation above bit 48, the arrived nodes below. */
+#define BARRIER_GEN_SHIFT	48
+#define BARRIER_NODES		((1ULL << BARRIER_GEN_SHIFT) - 1)
+
+/* An error after which a barrier operation is simply made again. */
+static bool rdl_barrier_again(int err)
+{
+	return rdl_read_again(err) || err == ETIMEDOUT || err == EAGAIN;
+}
+
+static unsigned int rdl_barrier_count(__u64 v)
+{
+	return __builtin_popcountll(v & BARRIER_NODES);
+}
+
 /*
- * Cluster-wide barrier on node 0's @slot: every node adds 1, then waits
- * for @nr_nodes * @gen, for at most @timeout_s seconds. ENOTCONN means the
- * add was not executed, so it is retried; any other error (a timeout may
- * have executed it) fails. A READ that a failed link ended (ECONNRESET,
- * EIO) is simply made again: it changes nothing.
+ * How this node arrives in generation @gen of barrier word @v (its bit
+ * @mine): 0 with the word to CAS in *@want; 1 when it is in already (its
+ * bit set, or a later generation begun); -1 when the word is of an
+ * unrelated generation (another barrier shares the slot).
+ */
+static int rdl_barrier_next(__u64 v, __u64 gen, __u64 mine, __u32 nr_nodes,
+			    __u64 *want)
+{
+	__u64 cur = v >> BARRIER_GEN_SHIFT;
+
+	if ((cur == gen && (v & mine)) || cur > gen)
+		return 1;
+	if (cur == gen) {
+		*want = v | mine;
+		return 0;
+	}
+	/* The first of @gen: the previous one complete, or the initial 0. */
+	if (cur + 1 == gen && (!v || rdl_barrier_count(v) >= nr_nodes)) {
+		*want = gen << BARRIER_GEN_SHIFT | mine;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Arrive at the cluster-wide barrier on node 0's @slot: set this node's bit
+ * in the slot for generation @gen, without waiting for the others. Setting
+ * a bit is a CAS made again after any transport error: an operation that
+ * a failed link ended may or may not have been applied, and setting the
+ * bit twice is setting it once, so a link fault on the way is waited
+ * through. The first node of generation @gen replaces a complete
+ * generation @gen - 1 (or the slot's initial 0). @nr_nodes: how many make
+ * a generation complete.
+ * Return: 0, or -1 with a message in @msg.
+ */
+int rdl_barrier_arrive(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
+		       __u64 gen, char *msg, size_t len)
+{
+	double end = rdl_now() + timeout_s;
+	struct rdlock_test_info info;
+	__u64 v = 0, old = 0, mine, want = 0;
+	bool sent = false, done = false;
+	int err = 0, got;
+
+	if (ioctl(fd, RDLOCK_TEST_IOC_INFO, &info) < 0) {
+		snprintf(msg, len, "barrier: INFO: %s", strerror(errno));
+		return -1;
+	}
+	if (!gen || gen >> (64 - BARRIER_GEN_SHIFT) ||
+	    info.node_id >= BARRIER_GEN_SHIFT || nr_nodes > BARRIER_GEN_SHIFT) {
+		snprintf(msg, len, "barrier: node %u of %u, generation %llu: out of range",
+			 info.node_id, nr_nodes, (unsigned long long)gen);
+		return -1;
+	}
+	mine = 1ULL << info.node_id;
+	while (!done && rdl_now() < end) {
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
+		if (err && !rdl_barrier_again(err))
+			break;
+		if (err) {
+			usleep(BARRIER_POLL_US * 50);
+			continue;
+		}
+		/*
+		 * Our bit already in, before a CAS of ours might have set it:
+		 * another barrier shares the slot, and this one would let its
+		 * node through before the others arrive.
+		 */
+		got = rdl_barrier_next(v, gen, mine, nr_nodes, &want);
+		if (got > 0 && sent) {
+			done = true;
+			break;
+		}
+		if (got) {
+			snprintf(msg, len, "barrier slot %u at %#llx for generation %llu: shared",
+				 slot, (unsigned long long)v,
+				 (unsigned long long)gen);
+			return -1;
+		}
+		err = rdl_xop(fd, RDLOCK_TEST_OP_CAS, 0, slot, v, want, &old);
+		if (err && !rdl_barrier_again(err))
+			break;
+		/* Unknown whether it was applied: read again and see. */
+		if (err)
+			sent = true;
+		else if (old == v)
+			done = true;
+	}
+	if (done)
+		return 0;
+	if (err && !rdl_barrier_again(err))
+		snprintf(msg, len, "barrier on node 0 slot %u: %s", slot,
+			 strerror(err));
+	else
+		snprintf(msg, len, "barrier on node 0 slot %u: could not arrive in %u s",
+			 slot, timeout_s);
+	return -1;
+}
+
+/*
+ * Cluster-wide barrier on node 0's @slot: arrive (rdl_barrier_arrive()),
+ * then wait until @nr_nodes nodes have arrived in generation @gen, or a
+ * later generation has begun (every node passed this one), for at most
+ * @timeout_s seconds in all.
  * Return: 0, or -1 with a message in @msg.
  */
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		__u64 gen, char *msg, size_t len)
 {
 	double end = rdl_now() + timeout_s;
-	__u64 target = (__u64)nr_nodes * gen, v = 0;
+	__u64 v = 0, cur;
 	int err;
 
-	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0, slot, 1, 0, &v)) == ENOTCONN &&
-	       rdl_now() < end)
-		usleep(BARRIER_POLL_US * 50);
-	if (err) {
-		snprintf(msg, len, "barrier FAA on node 0 slot %u: %s", slot,
-			 strerror(err));
+	if (rdl_barrier_arrive(fd, nr_nodes, timeout_s, slot, gen, msg, len))
 		return -1;
-	}
-	/*
-	 * Generation @gen takes the count from (gen - 1) * nodes to gen *
-	 * nodes; a count already there means another barrier shares the slot,
-	 * and this one would let its node through before the others arrive.
-	 */
-	if (v >= target) {
-		snprintf(msg, len, "barrier slot %u at %llu before generation %llu: shared",
-			 slot, (unsigned long long)v, (unsigned long long)gen);
-		return -1;
-	}
 	while (rdl_now() < end) {
 		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
-		if (err && !rdl_read_again(err)) {
+		if (err && !rdl_barrier_again(err)) {
 			snprintf(msg, len, "barrier READ on node 0 slot %u: %s",
 				 slot, strerror(err));
 			return -1;
 		}
-		if (!err && v >= target)
+		cur = v >> BARRIER_GEN_SHIFT;
+		if (!err && (cur > gen ||
+			     (cur == gen &&
+			      rdl_barrier_count(v) >= nr_nodes)))
 			return 0;
 		usleep(BARRIER_POLL_US);
 	}
-	snprintf(msg, len, "barrier on node 0 slot %u: %llu of %llu nodes after %u s",
-		 slot, (unsigned long long)v, (unsigned long long)target,
+	snprintf(msg, len, "barrier on node 0 slot %u: %u of %u nodes after %u s",
+		 slot, rdl_barrier_count(v), nr_nodes,
 		 timeout_s);
 	return -1;
 }

@@ -36,6 +36,8 @@ int rdl_debugfs_write(const char *file, unsigned int v);
 long long rdl_debugfs_read(const char *file);
 int rdl_write_u32(const char *path, unsigned int v);
 bool rdl_read_again(int err);
+int rdl_barrier_arrive(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
+		       __u64 gen, char *msg, size_t len);
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		__u64 gen, char *msg, size_t len);
 

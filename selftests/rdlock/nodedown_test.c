@@ -258,11 +258,14 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	BARRIER(2);
 
 	if (e->self == victim) {
-		__u64 v;
+		char msg[160];
 
 		/* Arrive, do not wait: the survivors cut us off right after. */
-		ASSERT_EQ(0, rdl_xop(self->raw, RDLOCK_TEST_OP_FAA, 0,
-				     e->base + R_ND_BARRIER + 3, 1, 0, &v));
+		ASSERT_EQ(0, rdl_barrier_arrive(self->raw, e->nr_nodes,
+						e->barrier_timeout,
+						e->base + R_ND_BARRIER + 3, 1,
+						msg, sizeof(msg)))
+			TH_LOG("%s", msg);
 		if (kill_cmd) {
 			/* Our cluster engine dies: we stop granting. */
 			ASSERT_EQ(0, system(kill_cmd));

@@ -576,7 +576,7 @@ static int final_barrier(void)
 	struct rdlock_test_info info;
 	struct env e;
 	char msg[160];
-	int fd, err;
+	int fd;
 
 	if (read_env(&e))
 		return 1;
@@ -601,10 +601,10 @@ static int final_barrier(void)
 	 * just say they have.
 	 */
 	if (e.self) {
-		err = rdl_xop(fd, RDLOCK_TEST_OP_FAA, 0,
-			      info.first_free_slot + SLOT_FINAL_ACK, 1, 0, NULL);
-		if (err) {
-			fprintf(stderr, "final ack: %s\n", strerror(err));
+		if (rdl_barrier_arrive(fd, e.nr_nodes, e.barrier_timeout,
+				       info.first_free_slot + SLOT_FINAL_ACK, 1,
+				       msg, sizeof(msg))) {
+			fprintf(stderr, "final ack: %s\n", msg);
 			return 1;
 		}
 	} else if (rdl_barrier(fd, e.nr_nodes, e.barrier_timeout,
