@@ -23,7 +23,10 @@
 #   --smp N               guest CPUs (default 1)
 #   -v                    stream the guests' command output to stderr
 #
-# Guest i is 10.77.0.(i+1) on eth0 and has a soft-RoCE device rxe0.  With
+# Guest i is 10.77.0.(i+1) on eth0 and has a soft-RoCE device rxe0.  Its
+# /dev/ttyS2 carries requests to the host (host-ctl.py: kill, freeze or cut
+# a guest; selftests/guest/host-ctl.sh); a guest killed that way counts as
+# finished, its results up to the kill as they are (exit=killed).  With
 # --shared-disk, RDLOCK_SHARED_DISK=/dev/vda.  The command sees RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_NODE_ADDRS,
 # RDLOCK_KERNEL and RDLOCK_GID_INDEX (rxe0's IPv4 RoCE v2 GID).  Its output
 # is logged to <log-dir>/node<i>.out, the kernel log to node<i>.console.
@@ -107,6 +110,7 @@ eval "$kernel_env"
 if [ -n "$log_dir" ]; then
 	log_dir=$(rdl_log_dir "$log_dir")
 	rm -rf "$log_dir"/node*.{out,console,qemu,splats,netstall,txq} \
+		"$log_dir"/node*.{killed,held} "$log_dir/host-ctl.log" \
 		"$log_dir/net-watch.log" \
 		"$log_dir/summary" \
 		"$log_dir/attempt1"
@@ -125,7 +129,7 @@ cleanup()
 {
 	local pid
 
-	for pid in "${qemu_pids[@]}" "${tail_pids[@]}"; do
+	for pid in "${qemu_pids[@]}" "${tail_pids[@]}" ${watch_pid:-} ${ctl_pid:-}; do
 		kill "$pid" 2> /dev/null || true
 	done
 	stop_net
@@ -311,7 +315,9 @@ start_guest()
 		-append "$CMDLINE rdlock_guest.node=$i" \
 		-serial "file:$log_dir/node$i.console" \
 		-serial "file:$log_dir/node$i.out" \
+		-serial "unix:$work/ctl$i,server=on,wait=off" \
 		-monitor "unix:$work/monitor$i,server=on,wait=off" \
+		-monitor "unix:$work/hmon$i,server=on,wait=off" \
 		-netdev "$netdev" \
 		-device "virtio-net-pci,id=nic0,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
 		"${disk[@]}" \
@@ -330,6 +336,7 @@ start_guest()
 # the part of the boot that still counts.
 NET_STALL_SEC=15
 watch_pid=
+ctl_pid=
 net_stall=
 net_stall_lines=()
 check_net_stall()
@@ -363,6 +370,7 @@ all_exited()
 	local i
 
 	for ((i = 0; i < nodes; i++)); do
+		[ -f "$log_dir/node$i.killed" ] && continue
 		grep -q '^RDLOCK-GUEST-EXIT ' "$log_dir/node$i.out" || return 1
 	done
 }
@@ -425,6 +433,8 @@ node_result()
 
 	passed=0 failed=0 skipped=0 splat=0
 	rc=$(sed -n 's/^RDLOCK-GUEST-EXIT \([0-9]*\).*/\1/p' "$out" | tail -n 1)
+	# Killed on a guest's request (host-ctl.py): it was meant to end so.
+	[ -n "$rc" ] || [ ! -f "$log_dir/node$i.killed" ] || rc=killed
 	# A splat during a first boot that was retried fails the step too;
 	# after a network stall, one logged before the stall.
 	if [ -f "$log_dir/attempt1/node$i.console-before-stall" ]; then
@@ -436,7 +446,8 @@ node_result()
 		"${earlier[@]}" "$out" 2> "$log_dir/node$i.splats")" || true
 
 	# A guest that crashed, hung or failed silently is a failure too.
-	if [ "${rc:-none}" != 0 ] || [ "$splat" = 1 ]; then
+	if { [ "${rc:-none}" != 0 ] && [ "$rc" != killed ]; } ||
+	   [ "$splat" = 1 ]; then
 		[ "$failed" -gt 0 ] || failed=1
 	fi
 }
@@ -473,9 +484,12 @@ boot_cluster()
 	"$SCRIPTS/net-watch.py" "$log_dir" "$NET_STALL_SEC" "${monitors[@]}" \
 		2> "$log_dir/net-watch.log" &
 	watch_pid=$!
+	"$SCRIPTS/host-ctl.py" "$log_dir" "$work" "$nodes" \
+		2> "$log_dir/host-ctl.err" &
+	ctl_pid=$!
 	wait_guests
-	kill "$watch_pid" 2> /dev/null || true
-	wait "$watch_pid" 2> /dev/null || true
+	kill "$watch_pid" "$ctl_pid" 2> /dev/null || true
+	wait "$watch_pid" "$ctl_pid" 2> /dev/null || true
 	log "guests finished after $((SECONDS - start)) s"
 	if [ ${#tail_pids[@]} -gt 0 ]; then
 		sleep 0.5
@@ -501,8 +515,8 @@ reboot_cluster()
 	rm -rf "$a1"
 	mkdir "$a1"
 	mv "$log_dir"/node*.{out,console,qemu} "$a1/"
-	mv "$log_dir"/node*.{txq,netstall} "$log_dir/net-watch.log" "$a1/" \
-		2> /dev/null || true
+	mv "$log_dir"/node*.{txq,netstall,killed,held} "$log_dir/net-watch.log" \
+		"$log_dir"/host-ctl.{log,err} "$a1/" 2> /dev/null || true
 	if [ -n "$net_stall" ]; then
 		# What the kernels logged up to the stall still counts.
 		for ((i = 0; i < nodes; i++)); do

@@ -8,9 +8,12 @@ transmit queue is: the avail index the guest published (read from guest
 memory) against the last one QEMU took.  A guest whose published packets
 QEMU has not taken for STALL_SEC seconds has a stalled network: that is
 written to DIR/node<i>.netstall, once, with the queues' state.  Changes of
-the indices go to DIR/node<i>.txq, for the record.
+the indices go to DIR/node<i>.txq, for the record.  A node that
+host-ctl.py froze, cut off or killed (DIR/node<i>.held or .killed) is
+left alone meanwhile.
 """
 
+import os
 import re
 import sys
 import time
@@ -52,6 +55,11 @@ def main():
     while True:
         now = time.monotonic()
         for i, mon in enumerate(mons):
+            # Frozen, cut or killed on purpose (host-ctl.py): no stall.
+            if any(os.path.exists("%s/node%d.%s" % (out_dir, i, what))
+                   for what in ("held", "killed")):
+                last[i] = since[i] = None
+                continue
             try:
                 state, status = tx_state(mon)
             except OSError:

@@ -237,7 +237,10 @@ rdl_backend_arg() {
 
 # fs/dlm beside rdlock, for rdlock-bench's "dlm" protocol: corosync (knet,
 # votequorum, every node of RDLOCK_NODE_ADDRS with node id = rdlock node
-# + 1) and dlm_controld without fencing, on the guests' eth0. Waits until
+# + 1) and dlm_controld, on the guests' eth0: rdl_dlm_start [fence].
+# Without "fence", dlm_controld does not fence; with it, it fences a failed
+# node through the host (fence_rdlock_host.sh) before any lockspace
+# recovers, and only with quorum (dlm_controld's default). Waits until
 # corosync counts every node and dlm_controld answers. The daemons' logs
 # are in /tmp/corosync.log and /tmp/dlm_controld.log; on failure,
 # RDL_DLM_WHY says why in one line (and the logs' ends are printed).
@@ -318,7 +321,20 @@ rdl_dlm_start() {
 		}
 		sleep 1
 	done
-	dlm_controld --foreground --enable_fencing 0 > /tmp/dlm_controld.log 2>&1 &
+	if [ "${1:-}" = fence ]; then
+		# Fencing by the host's power switch (fence_rdlock_host.sh);
+		# no startup fencing: every node starts at once, all members.
+		cat > /etc/dlm/dlm.conf <<-EOC
+		enable_fencing=1
+		enable_startup_fencing=0
+		fence_all $RDL/guest/fence_rdlock_host.sh
+		EOC
+		rdl_fencing="fencing by the host (fence_rdlock_host.sh)"
+	else
+		echo "enable_fencing=0" > /etc/dlm/dlm.conf
+		rdl_fencing="without fencing"
+	fi
+	dlm_controld --foreground > /tmp/dlm_controld.log 2>&1 &
 	RDL_DLM_CONTROLD_PID=$!
 	# Up once it has told the kernel every node's address (configfs
 	# comms/<nodeid>): a lockspace created before fails with ENOTCONN.
@@ -331,7 +347,7 @@ rdl_dlm_start() {
 		}
 		sleep 1
 	done
-	rdl_up="corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $RDLOCK_NR_NODES nodes, dlm_controld without fencing"
+	rdl_up="corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $RDLOCK_NR_NODES nodes, dlm_controld $rdl_fencing"
 	echo "# node $RDLOCK_NODE_ID: fs/dlm up: $rdl_up"
 	rdl_json_obj tool lib.sh figure fs_dlm node "$RDLOCK_NODE_ID" up 1 \
 		what "$rdl_up"

@@ -2,19 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Membership from the cluster engine, on 3 guests:
-#   member.sh verbs|twosided
+#   member.sh verbs|twosided engine|power
 # rdlock is loaded with membership=dlm. The cluster cannot come up before
-# dlm_controld runs; then corosync and dlm_controld (no fencing) start on
-# every node, the cluster comes up as a member of the companion fs/dlm
-# lockspace and grants. nodedown_test then runs with RDLOCK_ND_KILL: the
-# last node kills its corosync and dlm_controld, stops granting, and the
-# survivors' cluster engine declares it down (selftests/rdlock/
-# nodedown_test.c says what each node checks). The victim stays up, cut
-# off, so the end is an out-of-band barrier (TCP port 7791), and it is
-# powered off without taking rdlock down. Stock kernel only: fs/dlm of
-# 6.1 allocates in atomic context when a member leaves
-# (dlm_midcomms_remove_member(), dlm_send_fin()), which the debug kernel
-# reports as a BUG on every node.
+# dlm_controld runs; then corosync and dlm_controld start on every node,
+# the cluster comes up as a member of the companion fs/dlm lockspace and
+# grants. nodedown_test then runs with RDLOCK_ND_KILL, and the last node,
+# the victim, dies in one of two ways (selftests/rdlock/nodedown_test.c
+# says what each node checks):
+#   engine  dlm_controld does not fence; the victim kills its corosync
+#           and dlm_controld, stops granting, and the survivors' cluster
+#           engine declares it down. The victim stays up, cut off, so the
+#           end is an out-of-band barrier (TCP port 7791), and it is
+#           powered off without taking rdlock down.
+#   power   dlm_controld fences through the host (fence_rdlock_host.sh);
+#           the victim has the host cut its power (QEMU quits) while it
+#           holds its locks. The survivors' corosync sees it gone, their
+#           dlm_controld powers it off again through the agent (the host
+#           answers it is off) and only then is it declared down: each
+#           survivor's dlm_controld must have logged its fencing done.
+# Stock kernel only: fs/dlm of 6.1 allocates in atomic context when a
+# member leaves (dlm_midcomms_remove_member(), dlm_send_fin()), which the
+# debug kernel reports as a BUG on every node.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -25,7 +33,13 @@ DONE_PORT=7791
 MEMBERSHIP=/sys/kernel/debug/rdlock/membership
 
 BACKEND=$1
+MODE=${2:-}
 rdl_backend_arg "$BACKEND"
+case $MODE in
+engine | power) ;;
+*) echo "usage: $0 verbs|twosided engine|power" >&2; exit 2 ;;
+esac
+VICTIM=$((RDLOCK_NR_NODES - 1))
 
 # A line of this node's membership file: member_line KEY.
 member_line() {
@@ -41,6 +55,33 @@ member_running() {
 		rdl_m=$((rdl_m - 1))
 		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $MEMBERSHIP; return 1; }
 		sleep 1
+	done
+}
+
+# This survivor's dlm_controld knows the victim (corosync nodeid victim +
+# 1) fenced with success: the fencing node's result, which every daemon
+# receives ("fence status N receive 0 from F" in dlm_tool dump).
+victim_fenced() {
+	rdl_f=120
+	until dlm_tool dump 2>/dev/null |
+	      grep -q "fence status $((VICTIM + 1)) receive 0 from "; do
+		rdl_f=$((rdl_f - 1))
+		[ "$rdl_f" -gt 0 ] || {
+			dlm_tool dump 2>&1 | grep -i fence | sed 's/^/# /'
+			return 1
+		}
+		sleep 1
+	done
+	dlm_tool dump | grep -E "fence (status|wait) $((VICTIM + 1)) " |
+		sed 's/^/# /'
+}
+
+# Every survivor answers on DONE_PORT.
+survivors_done() {
+	rdl_s=0
+	while [ "$rdl_s" -lt "$VICTIM" ]; do
+		rdl_wait_signal "$rdl_s" $DONE_PORT 300 || return 1
+		rdl_s=$((rdl_s + 1))
 	done
 }
 
@@ -65,22 +106,44 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
    rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
    rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
    rdl_step "cluster up refused without dlm_controld" up_refused &&
-   rdl_step "corosync and dlm_controld" rdl_dlm_start &&
+   rdl_step "corosync and dlm_controld ($MODE)" \
+	rdl_dlm_start "$([ "$MODE" = power ] && echo fence)" &&
    rdl_step "cluster up, a member" rdlockctl up &&
    rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
    rdl_step "membership running, every node a member" member_running &&
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
-	RDLOCK_ND_KILL="kill -9 $RDL_COROSYNC_PID $RDL_DLM_CONTROLD_PID"
+	if [ "$MODE" = power ]; then
+		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh kill $RDLOCK_NODE_ID"
+		what="the victim's power cut"
+	else
+		RDLOCK_ND_KILL="kill -9 $RDL_COROSYNC_PID $RDL_DLM_CONTROLD_PID"
+		what="the victim's cluster engine killed"
+	fi
 	export RDLOCK_ND_KILL
-	rdl_step "nodedown_test, the victim's cluster engine killed ($BACKEND)" \
-		nodedown_test
+	rdl_step "nodedown_test, $what ($BACKEND)" nodedown_test
 	sed 's/^/#   /' $MEMBERSHIP
+	[ "$MODE" = power ] &&
+		rdl_step "dlm_controld fenced node $VICTIM through the host" \
+			victim_fenced
+fi
+if [ "$MODE" = power ]; then
+	# The victim is gone: the survivors wait for each other only.
+	rdl_signal $DONE_PORT
+	rdl_step "every survivor done" survivors_done
+	rdl_loaded rdlock_dlm_test &&
+		rdl_step "rmmod rdlock_dlm_test" rdl_rmmod rdlock_dlm_test
+	rdl_loaded rdlock_test &&
+		rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+	rdl_stop
+	rdl_dlm_stop
+	rdl_finish
+	exit
 fi
 rdl_signal $DONE_PORT
 # Every node finished its part: only then may any take rdlock down.
 rdl_step "every node done" rdl_wait_all_signals $DONE_PORT 300
-if [ "$RDLOCK_NODE_ID" -eq $((RDLOCK_NR_NODES - 1)) ]; then
+if [ "$RDLOCK_NODE_ID" -eq "$VICTIM" ]; then
 	# The victim is powered off as it is, as a fenced node is reset:
 	# leaving fs/dlm's lockspace without dlm_controld, cut off from
 	# the others, waits minutes in fs/dlm (dlm_midcomms_shutdown()).

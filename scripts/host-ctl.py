@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""host-ctl.py DIR WORK NODES - carry out the guests' requests to the host.
+
+cluster.sh gives guest i a serial port on the unix socket WORK/ctl<i> (the
+guest's /dev/ttyS2, selftests/guest/host-ctl.sh) and a human monitor of
+its own on WORK/hmon<i>.  A guest writes one request a line; this answers
+each with one line, "ok ..." or "err ...", once it is carried out:
+
+  kill N         node N's QEMU quits at once, as a power cut; DIR/nodeN.killed
+                 records it.  Killing a node already killed is "ok" (a fence
+                 agent's power-off of a dead node).
+  stop N         node N's CPUs stop (a freeze): DIR/nodeN.held while stopped
+  cont N         node N runs again
+  link N off|on  node N's NIC loses or regains its link (a cut cable):
+                 DIR/nodeN.held while off
+  freeze N MS    stop, MS milliseconds, cont; answered after the cont
+
+While DIR/nodeN.held or DIR/nodeN.killed exists, net-watch.py leaves that
+node alone: a frozen or cut guest's transmit queue is not a stall.  Every
+request and its outcome is appended to DIR/host-ctl.log, with the seconds
+since start.  A kill is the only way cluster.sh accepts a guest that never
+reported its exit.
+"""
+
+import os
+import socket
+import sys
+import threading
+import time
+
+from qemu_monitor import Monitor
+
+FREEZE_MAX_MS = 600000
+
+
+class Node:
+    """One guest: its request channel, its monitor, what was done to it."""
+
+    def __init__(self, index, work):
+        self.index = index
+        self.ctl_path = "%s/ctl%d" % (work, index)
+        self.mon = Monitor("%s/hmon%d" % (work, index), timeout=10)
+        self.lock = threading.Lock()
+        self.killed = False
+        self.sock = None
+        self.send_lock = threading.Lock()
+
+
+class HostCtl:
+    def __init__(self, out_dir, work, nr_nodes):
+        self.out_dir = out_dir
+        self.nodes = [Node(i, work) for i in range(nr_nodes)]
+        self.start = time.monotonic()
+        self.log_lock = threading.Lock()
+
+    def log(self, text):
+        with self.log_lock, open(self.out_dir + "/host-ctl.log", "a") as f:
+            f.write("%.2f %s\n" % (time.monotonic() - self.start, text))
+
+    def mark(self, node, what, on):
+        path = "%s/node%d.%s" % (self.out_dir, node.index, what)
+        if on:
+            with open(path, "w") as f:
+                f.write("%.2f\n" % (time.monotonic() - self.start))
+        elif os.path.exists(path):
+            os.unlink(path)
+
+    def monitor(self, node, cmd):
+        out = node.mon.cmd(cmd)
+        if out.strip():
+            raise OSError("%s: %s" % (cmd, out.strip()))
+
+    def do_kill(self, node):
+        if node.killed:
+            return "already off"
+        # Marked first: the guest vanishes the moment QEMU reads "quit".
+        self.mark(node, "killed", True)
+        node.killed = True
+        try:
+            node.mon.cmd("quit")
+        except OSError:
+            pass    # QEMU closed the monitor on its way out: it is gone
+        return "off"
+
+    def do_stop(self, node):
+        self.mark(node, "held", True)
+        self.monitor(node, "stop")
+        return "stopped"
+
+    def do_cont(self, node):
+        self.monitor(node, "cont")
+        self.mark(node, "held", False)
+        return "running"
+
+    def do_link(self, node, state):
+        if state not in ("on", "off"):
+            raise ValueError("link on|off, not %s" % state)
+        if state == "off":
+            self.mark(node, "held", True)
+        self.monitor(node, "set_link nic0 %s" % state)
+        if state == "on":
+            self.mark(node, "held", False)
+        return "link " + state
+
+    def do_freeze(self, node, ms):
+        ms = int(ms)
+        if not 0 < ms <= FREEZE_MAX_MS:
+            raise ValueError("freeze of 1..%d ms, not %d" % (FREEZE_MAX_MS, ms))
+        self.do_stop(node)
+        time.sleep(ms / 1000.0)
+        self.do_cont(node)
+        return "frozen %d ms" % ms
+
+    def carry_out(self, words):
+        ops = {"kill": (self.do_kill, 0), "stop": (self.do_stop, 0),
+               "cont": (self.do_cont, 0), "link": (self.do_link, 1),
+               "freeze": (self.do_freeze, 1)}
+        if len(words) < 2 or words[0] not in ops:
+            raise ValueError("unknown request")
+        fn, nargs = ops[words[0]]
+        if len(words) != 2 + nargs:
+            raise ValueError("%s takes %d argument(s)" % (words[0], 1 + nargs))
+        index = int(words[1])
+        if not 0 <= index < len(self.nodes):
+            raise ValueError("no node %d" % index)
+        node = self.nodes[index]
+        with node.lock:
+            if node.killed and words[0] != "kill":
+                raise ValueError("node %d was killed" % index)
+            return fn(node, *words[2:])
+
+    def serve(self, requester, line):
+        words = line.split()
+        try:
+            answer = "ok " + self.carry_out(words)
+        except (OSError, ValueError) as e:
+            answer = "err %s" % e
+        self.log("node %d: %s: %s" % (requester.index, line, answer))
+        with requester.send_lock:
+            try:
+                requester.sock.sendall(answer.encode() + b"\n")
+            except OSError:
+                pass    # the requester was killed, by its own request maybe
+
+    def listen(self, node):
+        """Read node's requests until its QEMU goes; each in a thread."""
+        while node.sock is None:
+            try:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(node.ctl_path)
+                node.sock = sock
+            except OSError:
+                sock.close()
+                time.sleep(0.2)
+        buf = b""
+        while True:
+            try:
+                data = node.sock.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                return
+            buf += data.replace(b"\r", b"\n")
+            while b"\n" in buf:
+                raw, buf = buf.split(b"\n", 1)
+                line = raw.decode(errors="replace").strip()
+                if line:
+                    threading.Thread(target=self.serve, args=(node, line),
+                                     daemon=True).start()
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: host-ctl.py DIR WORK NODES")
+    ctl = HostCtl(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    threads = [threading.Thread(target=ctl.listen, args=(n,), daemon=True)
+               for n in ctl.nodes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+if __name__ == "__main__":
+    main()

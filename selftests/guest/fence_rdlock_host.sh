@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# dlm_controld's fence agent in the test guests (dlm.conf: fence_all): it
+# reads the agent's key=value lines on stdin, where dlm_controld always
+# puts node=<corosync nodeid>, and has the host power that guest off (the
+# nodeid less one: selftests/guest/lib.sh's corosync.conf). Exit 0 once
+# the host says the guest is off, as a power fence agent does.
+
+node=
+while IFS= read -r line; do
+	case $line in
+	node=*)	node=${line#node=} ;;
+	esac
+done
+case $node in
+''|*[!0-9]*)	echo "fence_rdlock_host: no node=<id> on stdin" >&2; exit 1 ;;
+esac
+[ "$node" -ge 1 ] || exit 1
+echo "fence_rdlock_host: powering off node $((node - 1)) (nodeid $node)" >&2
+exec sh "$(dirname "$0")/host-ctl.sh" kill $((node - 1))
