@@ -601,6 +601,28 @@ bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node)
 }
 
 /**
+ * rdlock_proto_node_down() - is @node declared down
+ * @cfg: the lockspace's policy.
+ * @node: a node id.
+ *
+ * Declared down is fenced and gone for good: the cluster engine (or the
+ * administrator) said so on every survivor (recovery.rst). A node that
+ * does not answer is not down until then: it may hold locks behind a
+ * partition, so a protocol may not give up waiting for it.
+ *
+ * Return: true if @node is declared down.
+ */
+bool rdlock_proto_node_down(const struct rdlock_proto_cfg *cfg, u32 node)
+{
+	const struct rdlock_proto_xport *xport = cfg->xport;
+
+	if (xport)
+		return xport->node_down && xport->node_down(cfg->xport_priv,
+							    node);
+	return rdlock_xport_node_fenced(node);
+}
+
+/**
  * rdlock_proto_send_msg() - a protocol's message, simulated or real
  * @xport: the simulated transport of the sending node; NULL: the real one.
  * @priv: its xport_priv.

@@ -117,6 +117,9 @@ enum rdlock_proto_msg_type {
  *	inside @post, so that @post may hold locks @done does not take), or
  *	an error and nothing sent. Executed before any later operation of
  *	this node on @node. NULL: releases are never posted.
+ * @node_down: is @node declared down (rdlock_xport_node_fenced()): gone
+ *	for good, fenced, its holds given up by the survivors? A node that
+ *	is merely unreachable is not. NULL: no node ever is.
  *
  * The real transport when &rdlock_proto_cfg.xport is NULL; the KUnit suite
  * proto_kunit.c runs the real protocols against a simulated cluster through
@@ -138,6 +141,7 @@ struct rdlock_proto_xport {
 	int (*post)(void *priv, enum rdlock_xop op, u32 node, u64 incarnation,
 		    u32 slot, u64 arg0, u64 arg1, rdlock_xport_done_t done,
 		    void *ctx);
+	bool (*node_down)(void *priv, u32 node);
 };
 
 /**
@@ -605,6 +609,7 @@ void rdlock_ticket_take_failed(const struct rdlock_proto_cfg *cfg,
 extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
 u32 rdlock_proto_self(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node);
+bool rdlock_proto_node_down(const struct rdlock_proto_cfg *cfg, u32 node);
 int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
 			  u32 node, unsigned int type, const void *payload,
 			  size_t len);

@@ -35,7 +35,6 @@ enum rdlock_cql_msg_kind {
 	RDLOCK_CQL_NOTIFY,	/* the lock is the waiter's */
 	RDLOCK_CQL_RESET,	/* step 2 of a reset: abort, answer when out */
 	RDLOCK_CQL_ACK,		/* the answer to a reset signal */
-	RDLOCK_CQL_PING,	/* is the node there? (the send's result says) */
 	RDLOCK_CQL_NACK,	/* a reset signal of an older count: not handled */
 };
 

@@ -252,20 +252,16 @@ static int rdlock_cql_reinit(const struct rdlock_proto_cfg *cfg,
 }
 
 /*
- * Is @node there? The transport's view (appendix B's failure detector):
- * a message it cannot deliver within RDLOCK_CQL_SEND_MAX_MS says gone.
+ * Is @node there? Yes unless it is declared down (rdlock_proto_node_down()):
+ * appendix B's failure detector is the cluster's membership, never the
+ * transport's view. A node that does not answer may be behind a partition
+ * with a holder inside; a reset that went on without it would grant the
+ * lock beside that holder.
  */
-static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg,
-			     const struct rdlock_ticket *t, u32 node)
+static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg, u32 node)
 {
-	struct rdlock_cql_msg m = {
-		.home = cpu_to_le32(t->node),
-		.slot = cpu_to_le32(t->slot),
-		.incarnation = cpu_to_le64(t->incarnation),
-		.kind = RDLOCK_CQL_PING,
-	};
-
-	return node == rdlock_proto_self(cfg) || !rdlock_cql_send(cfg, node, &m);
+	return node == rdlock_proto_self(cfg) ||
+	       !rdlock_proto_node_down(cfg, node);
 }
 
 static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
@@ -276,7 +272,11 @@ static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
 				  cause * sizeof(atomic64_t));
 }
 
-/* Signal every participant still to answer; those gone are not awaited. */
+/*
+ * Signal every participant still to answer. A node declared down is not
+ * awaited; one the signal cannot reach is, and is signalled again the
+ * next time: it may still hold the lock.
+ */
 static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
 			      struct rdlock_cql_waiters *ws,
@@ -294,9 +294,13 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
 	u32 i;
 
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		if (!(READ_ONCE(c->pending) & BIT(i)) ||
-		    !rdlock_cql_send(cfg, i, &m))
+		if (!(READ_ONCE(c->pending) & BIT(i)))
 			continue;
+		/* Sent, its answer clears it; else signalled again. */
+		if (rdlock_cql_alive(cfg, i)) {
+			rdlock_cql_send(cfg, i, &m);
+			continue;
+		}
 		spin_lock_bh(&ws->gate_lock);
 		c->pending &= ~BIT(i);
 		spin_unlock_bh(&ws->gate_lock);
@@ -320,7 +324,8 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
  * Step 2: signal every participant (this node too) with the lock's next
  * reset count; each aborts its waiters and answers once none of its
  * clients is in the queue (holders release first); collect every answer.
- * A node the transport cannot reach is not awaited.
+ * Only a node declared down is not awaited; one that cannot be reached
+ * is signalled until it answers or is declared down.
  * Step 3: zero the queue, then the header by CAS, unless another claimer
  * took over meanwhile. The caller must not be in the lock's queue.
  */
@@ -579,9 +584,9 @@ rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg)
 
 /*
  * Does the header @h, unchanged for long, show the lock stuck for good?
- * During a reset: when its claimer is gone (appendix B: take it over).
- * Otherwise when the client at the queue's head is not known to be alive:
- * its entry names a node that is gone, or it has none (granted at its
+ * During a reset: when its claimer is declared down (appendix B: take it
+ * over). Otherwise when the client at the queue's head is not known to be
+ * alive: its entry names a node declared down, or it has none (granted at its
  * enqueue, or a reader: rdlock cannot tell who, and the reset waits for
  * every live holder anyway). A head entry naming a live node is a holder
  * that is slow: wait on.
@@ -596,14 +601,14 @@ bool rdlock_cql_stuck(const struct rdlock_proto_cfg *cfg,
 
 	if (cql_hdr_resetting(h)) {
 		wt->cause = RDLOCK_CQL_RESET_TAKEOVER;
-		return !rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h));
+		return !rdlock_cql_alive(cfg, cql_hdr_reset_node(h));
 	}
 	wt->cause = RDLOCK_CQL_RESET_STUCK;
 	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, head),
 			       RDLOCK_XOP_READ, 0, 0, &e))
 		return false;
 	return cql_entry_classify(l, e, head) != CQL_ENTRY_VALID ||
-	       !rdlock_cql_alive(cfg, t, cql_cid_node(cql_entry_cid(e)));
+	       !rdlock_cql_alive(cfg, cql_cid_node(cql_entry_cid(e)));
 }
 
 /*
@@ -655,7 +660,7 @@ int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 			since = jiffies;
 		} else if (time_after(jiffies, since +
 				      rdlock_cql_takeover_jiffies(cfg))) {
-			if (!rdlock_cql_alive(cfg, t, cql_hdr_reset_node(h)))
+			if (!rdlock_cql_alive(cfg, cql_hdr_reset_node(h)))
 				rdlock_cql_reset(cfg, t, l,
 						 RDLOCK_CQL_RESET_TAKEOVER, h,
 						 true, RDLOCK_CQL_ANY_GEN);

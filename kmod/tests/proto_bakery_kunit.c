@@ -197,13 +197,13 @@ static void bakery_census_test(struct kunit *test)
 	 * oldest exclusive ticket, the census counts the phantom done (not
 	 * the live reader), and the writer is granted once the reader left.
 	 */
-	WRITE_ONCE(sim->dead[2], true);
+	WRITE_ONCE(sim->cut[2], true);
 	atomic_set(&sim->reset_next, 1);
 	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &r, 0), 0);
 	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(0, 0, 0, 2));
 	bakery_client_start(test, c, sim, 2, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_TRUE(test, sim_wait_word(sim, bakery_word_pack(0, 0, 0, 2)));
-	WRITE_ONCE(sim->dead[2], false);
+	WRITE_ONCE(sim->cut[2], false);
 	bakery_census_hand_over(test, sim, phantoms + 3,
 				bakery_word_pack(0, 1, 1, 2), c, cfg1, &r);
 	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(1, 2, 1, 2));

@@ -1046,7 +1046,8 @@ static void cql_stale_signal_test(struct kunit *test)
 
 /*
  * A holder's node is gone: node 2 takes the lock exclusively
- * (granted at its enqueue, so no entry names it) and fails. Writers of
+ * (granted at its enqueue, so no entry names it) and fails (cut off and
+ * declared down). Writers of
  * nodes 0 and 1 queue behind it; one of them finds the header unchanged
  * for the stuck time with nobody alive at the head, and resets: node 2 is
  * not awaited, both waiters are aborted, enqueue again and are granted,
@@ -1071,7 +1072,7 @@ static void cql_stuck_test(struct kunit *test)
 	h = &c[2];
 	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	WRITE_ONCE(sim->dead[2], true);
+	sim_fail_node(sim, 2, true);
 	for (i = 0; i < 2; i++) {
 		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
 		c[i].cfg.cql_stuck_ms = 200;
@@ -1091,12 +1092,101 @@ static void cql_stuck_test(struct kunit *test)
 	/* Reset to 0, then both granted and released. */
 	KUNIT_EXPECT_EQ(test, cql_header(sim), cql_hdr_pack(&l, 2, 0, 0, 0));
 	/* The node taken for gone comes back and releases. */
-	WRITE_ONCE(sim->dead[2], false);
+	sim_fail_node(sim, 2, false);
 	rdlock_proto_cql.release(&h->cfg, &h->t);
 	sim_flush(sim);
 	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_OVERWRITE) - over, 1LL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 2LL);
 	KUNIT_EXPECT_EQ(test, cql_header(sim), (u64)CQL_HDR_INIT);
+	sim_destroy(sim);
+}
+
+/*
+ * Wait until a reset signal was sent to @node (nothing else is sent to
+ * it in cql_partition_test) and delivered.
+ */
+static bool cql_signal_delivered(struct proto_sim *sim, u32 node)
+{
+	unsigned long until = jiffies + 30 * HZ;
+	bool sent = false, queued = true;
+	u32 i;
+
+	while (time_before(jiffies, until)) {
+		spin_lock_bh(&sim->msg_lock);
+		for (i = 0; i < SIM_NODES; i++)
+			sent |= i != node && sim->last_msg[i][node].len;
+		queued = !list_empty(&sim->msgs);
+		spin_unlock_bh(&sim->msg_lock);
+		if (sent && !queued)
+			break;
+		usleep_range(5000, 6000);
+	}
+	flush_work(&sim->msg_work);
+	return sent && !queued;
+}
+
+/*
+ * A holder behind a partition keeps its lock: node 2 takes the lock
+ * exclusively (granted at its enqueue: no entry names it) and is cut
+ * off, not declared down. Writers of nodes 0 and 1 queue behind it; one
+ * finds the lock stuck (no entry at the head) and claims a reset, whose
+ * signal cannot reach node 2. Node 2 is awaited: for 4 s after the claim
+ * (twice what a send retries) neither writer is granted and no reset
+ * completes. The link heals: node 2 hears the signal but answers only
+ * once its holder is out; still nobody is
+ * granted. Node 2 releases: the reset completes, once, and both writers
+ * are granted, each once; no overwrite reset (node 2's release was
+ * counted in the queue it was in).
+ */
+static void cql_partition_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
+	s64 over = cql_resets(RDLOCK_CQL_RESET_OVERWRITE);
+	struct cql_client *c, *h;
+	unsigned long until;
+	int i;
+
+	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[2];
+	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	WRITE_ONCE(sim->cut[2], true);
+	for (i = 0; i < 2; i++) {
+		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
+		c[i].cfg.cql_stuck_ms = 200;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
+	}
+	/* The event: a reset claimed. */
+	until = jiffies + 30 * HZ;
+	while (!cql_hdr_resetting(cql_header(sim)) && time_before(jiffies, until))
+		usleep_range(5000, 6000);
+	KUNIT_ASSERT_TRUE(test, cql_hdr_resetting(cql_header(sim)));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&c[i].done,
+								  2 * HZ), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 0LL);
+
+	/* Healed: node 2 hears the reset, and holds on. */
+	WRITE_ONCE(sim->cut[2], false);
+	KUNIT_ASSERT_TRUE(test, cql_signal_delivered(sim, 2));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_FALSE(test, completion_done(&c[i].done));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 0LL);
+
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	for (i = 0; i < 2; i++) {
+		wait_for_completion(&c[i].done);
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_GT(test, c[i].seq, 0);
+	}
+	KUNIT_EXPECT_NE(test, c[0].seq, c[1].seq);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_STUCK) - stuck, 1LL);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_OVERWRITE) - over, 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 1LL);
 	sim_destroy(sim);
 }
 
@@ -1127,7 +1217,7 @@ static void cql_hier_stuck_test(struct kunit *test)
 	h = &c[3];
 	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	WRITE_ONCE(sim->dead[2], true);
+	sim_fail_node(sim, 2, true);
 	for (i = 0; i < 3; i++) {
 		cql_client_init(&c[i], sim, i == 2, RDLOCK_MODE_EXCLUSIVE);
 		c[i].cfg.cql_stuck_ms = 200;
@@ -1149,7 +1239,7 @@ static void cql_hier_stuck_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cql_header(sim),
 			cql_hdr_pack(&l, 3 - (cql_local_handovers() - handovers),
 				     0, 0, 0));
-	WRITE_ONCE(sim->dead[2], false);
+	sim_fail_node(sim, 2, false);
 	rdlock_proto_cql.release(&h->cfg, &h->t);
 	sim_flush(sim);
 	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_OVERWRITE) - over, 1LL);
@@ -1176,7 +1266,7 @@ static void cql_takeover_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	/* Node 2's reset with one client of its node still counted. */
 	cql_set_header(sim, cql_hdr_pack(&l, 7, 1, 1, 3));
-	WRITE_ONCE(sim->dead[2], true);
+	sim_fail_node(sim, 2, true);
 	cql_client_init(c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	c->cfg.cql_stuck_ms = 200;
 	cql_client_start(test, c);
@@ -1202,6 +1292,7 @@ static struct kunit_case proto_cql_cases[] = {
 	KUNIT_CASE(cql_lap_test),
 	KUNIT_CASE(cql_stale_signal_test),
 	KUNIT_CASE(cql_stuck_test),
+	KUNIT_CASE(cql_partition_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),
 	KUNIT_CASE(cql_hier_local_test),

@@ -410,7 +410,7 @@ static int sim_send_msg(void *priv, u32 node, unsigned int type,
 
 	if (node >= SIM_NODES || len > RDLOCK_XMSG_PAYLOAD)
 		return -EINVAL;
-	if (READ_ONCE(sim->dead[node]) || READ_ONCE(sim->dead[n - sim->nodes]))
+	if (READ_ONCE(sim->cut[node]) || READ_ONCE(sim->cut[n - sim->nodes]))
 		return -ENOTCONN;
 	/* Answers to reset signals are sent with BHs off. */
 	m = kzalloc(sizeof(*m), GFP_ATOMIC);
@@ -534,6 +534,13 @@ void sim_destroy(struct proto_sim *sim)
 		rdlock_cql_waiters_destroy(&sim->nodes[i].waiters);
 }
 
+static bool sim_node_down(void *priv, u32 node)
+{
+	struct sim_node *n = priv;
+
+	return node < SIM_NODES && READ_ONCE(n->sim->down[node]);
+}
+
 static const struct rdlock_proto_xport sim_xport = {
 	.exec		= sim_exec,
 	.exec_range	= sim_exec_range,
@@ -544,6 +551,7 @@ static const struct rdlock_proto_xport sim_xport = {
 	.waiters	= sim_waiters,
 	.sleep		= sim_sleep,
 	.post		= sim_post,
+	.node_down	= sim_node_down,
 };
 
 void sim_cfg(struct rdlock_proto_cfg *cfg, const struct sim_params *p,

@@ -103,8 +103,12 @@ struct sim_msg {
  * @msg_work: delivers @msgs, one at a time, with BHs off as in softirq.
  * @msg_delay_us: each delivery may first wait up to this long.
  * @msgs_sent: CQL messages sent (notifications, reset signals, answers).
- * @dead: a node taken for failed: every message to or from it is refused
- *	(-ENOTCONN), as the transport does for a node that is gone.
+ * @cut: a node no message reaches: every message to or from it is
+ *	refused (-ENOTCONN), as the transport does for a node that crashed
+ *	or is behind a partition.
+ * @down: a node declared down (fenced) by the cluster: the transport's
+ *	node_down; a node that failed is @cut and, once the cluster said
+ *	so, @down.
  * @resets_done: CQL resets completed: CASes of the lock's header from a
  *	value with the reset field set to zero, as only a reset's last
  *	step does.
@@ -164,7 +168,8 @@ struct proto_sim {
 	struct work_struct msg_work;
 	u32 msg_delay_us;
 	atomic64_t msgs_sent;
-	bool dead[SIM_NODES];
+	bool cut[SIM_NODES];
+	bool down[SIM_NODES];
 	atomic64_t resets_done;
 	struct cql_layout cql;
 	bool cql_on;
@@ -247,6 +252,22 @@ struct sim_params {
 
 /* Before an operation, and before its result returns: maybe a delay. */
 void sim_delay(struct proto_sim *sim);
+/*
+ * Node @node fails (@failed: cut off, then declared down, as the cluster
+ * would) or, with !@failed, comes back (its declaration lifted, then
+ * reachable).
+ */
+static inline void sim_fail_node(struct proto_sim *sim, u32 node, bool failed)
+{
+	if (failed) {
+		WRITE_ONCE(sim->cut[node], true);
+		WRITE_ONCE(sim->down[node], true);
+	} else {
+		WRITE_ONCE(sim->down[node], false);
+		WRITE_ONCE(sim->cut[node], false);
+	}
+}
+
 /* The last message @src sent to @dst, delivered once more. */
 void sim_replay(struct proto_sim *sim, u32 src, u32 dst);
 /* Node @i of a zeroed @sim (node 0 sets up the cluster's queues too). */
