@@ -2,24 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Membership from the cluster engine, on 3 guests:
-#   member.sh verbs|twosided engine|power
+#   member.sh verbs|twosided engine|kill|freeze
 # rdlock is loaded with membership=dlm. The cluster cannot come up before
 # dlm_controld runs; then corosync and dlm_controld start on every node,
 # the cluster comes up as a member of the companion fs/dlm lockspace and
 # grants. nodedown_test then runs with RDLOCK_ND_KILL, and the last node,
-# the victim, dies in one of two ways (selftests/rdlock/nodedown_test.c
+# the victim, dies in one of three ways (selftests/rdlock/nodedown_test.c
 # says what each node checks):
 #   engine  dlm_controld does not fence; the victim kills its corosync
 #           and dlm_controld, stops granting, and the survivors' cluster
 #           engine declares it down. The victim stays up, cut off, so the
 #           end is an out-of-band barrier (TCP port 7791), and it is
 #           powered off without taking rdlock down.
-#   power   dlm_controld fences through the host (fence_rdlock_host.sh);
+#   kill    dlm_controld fences through the host (fence_rdlock_host.sh);
 #           the victim has the host cut its power (QEMU quits) while it
 #           holds its locks. The survivors' corosync sees it gone, their
 #           dlm_controld powers it off again through the agent (the host
-#           answers it is off) and only then is it declared down: each
-#           survivor's dlm_controld must have logged its fencing done.
+#           answers it is off already) and only then is it declared down.
+#   freeze  fencing as for kill. First node 0 has node 1 frozen for 3 s,
+#           less than corosync's token (10 s): no membership change,
+#           nobody fenced, every node still running with every member.
+#           Then the victim has itself frozen for good: the survivors'
+#           corosync sees it gone after the token, and their dlm_controld
+#           has the host power it off, still frozen, so nothing it had
+#           under way lands after; then it is declared down.
+# With fencing, each survivor's dlm_controld must have received a
+# successful fence result for the victim.
 # Stock kernel only: fs/dlm of 6.1 allocates in atomic context when a
 # member leaves (dlm_midcomms_remove_member(), dlm_send_fin()), which the
 # debug kernel reports as a BUG on every node.
@@ -36,9 +44,12 @@ BACKEND=$1
 MODE=${2:-}
 rdl_backend_arg "$BACKEND"
 case $MODE in
-engine | power) ;;
-*) echo "usage: $0 verbs|twosided engine|power" >&2; exit 2 ;;
+engine) FENCE= ;;
+kill | freeze) FENCE=fence ;;
+*) echo "usage: $0 verbs|twosided engine|kill|freeze" >&2; exit 2 ;;
 esac
+FREEZE_PORT=7792
+SHORT_FREEZE_MS=3000
 VICTIM=$((RDLOCK_NR_NODES - 1))
 
 # A line of this node's membership file: member_line KEY.
@@ -76,6 +87,27 @@ victim_fenced() {
 		sed 's/^/# /'
 }
 
+# Node 0 has node 1 frozen for SHORT_FREEZE_MS, less than corosync's token:
+# afterwards (node 0's signal on FREEZE_PORT) the membership is as it was:
+# the same generation, running, every node a member, no callback since.
+short_freeze() {
+	rdl_before=$(grep -E '^(generation|recover_prep|recover_slot): ' $MEMBERSHIP)
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		sh "$RDL/guest/host-ctl.sh" freeze 1 $SHORT_FREEZE_MS || return 1
+		echo "# node 1 was frozen for $SHORT_FREEZE_MS ms"
+		rdl_signal $FREEZE_PORT
+	fi
+	rdl_wait_signal 0 $FREEZE_PORT 120 || return 1
+	rdl_after=$(grep -E '^(generation|recover_prep|recover_slot): ' $MEMBERSHIP)
+	[ "$rdl_before" = "$rdl_after" ] &&
+		[ "$(member_line state)" = running ] &&
+		[ "$(member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ] || {
+		echo "# membership changed by a $SHORT_FREEZE_MS ms freeze:"
+		sed 's/^/#   /' $MEMBERSHIP
+		return 1
+	}
+}
+
 # Every survivor answers on DONE_PORT.
 survivors_done() {
 	rdl_s=0
@@ -106,28 +138,37 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
    rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
    rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
    rdl_step "cluster up refused without dlm_controld" up_refused &&
-   rdl_step "corosync and dlm_controld ($MODE)" \
-	rdl_dlm_start "$([ "$MODE" = power ] && echo fence)" &&
+   rdl_step "corosync and dlm_controld${FENCE:+, fencing by the host}" \
+	rdl_dlm_start $FENCE &&
    rdl_step "cluster up, a member" rdlockctl up &&
    rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
    rdl_step "membership running, every node a member" member_running &&
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
-	if [ "$MODE" = power ]; then
+	case $MODE in
+	kill)
 		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh kill $RDLOCK_NODE_ID"
 		what="the victim's power cut"
-	else
+		;;
+	freeze)
+		rdl_step "node 1 frozen $SHORT_FREEZE_MS ms: nothing changed" \
+			short_freeze
+		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh stop $RDLOCK_NODE_ID"
+		what="the victim frozen, then fenced"
+		;;
+	*)
 		RDLOCK_ND_KILL="kill -9 $RDL_COROSYNC_PID $RDL_DLM_CONTROLD_PID"
 		what="the victim's cluster engine killed"
-	fi
+		;;
+	esac
 	export RDLOCK_ND_KILL
 	rdl_step "nodedown_test, $what ($BACKEND)" nodedown_test
 	sed 's/^/#   /' $MEMBERSHIP
-	[ "$MODE" = power ] &&
+	[ -n "$FENCE" ] &&
 		rdl_step "dlm_controld fenced node $VICTIM through the host" \
 			victim_fenced
 fi
-if [ "$MODE" = power ]; then
+if [ -n "$FENCE" ]; then
 	# The victim is gone: the survivors wait for each other only.
 	rdl_signal $DONE_PORT
 	rdl_step "every survivor done" survivors_done
