@@ -1045,6 +1045,35 @@ static void cql_stale_signal_test(struct kunit *test)
 }
 
 /*
+ * Node 2 takes the lock exclusively (granted at its enqueue, so no entry
+ * names it) and fails (@down: cut off and declared down) or is only cut
+ * off; then writers of nodes 0 and 1 queue behind it, with a 200 ms stuck
+ * time. Returns the three clients, node 2's last.
+ */
+static struct cql_client *cql_writers_behind(struct kunit *test,
+					     struct proto_sim *sim, bool down)
+{
+	struct cql_client *c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_client_init(&c[2], sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[2].cfg, &c[2].t, 0),
+			0);
+	if (down)
+		sim_fail_node(sim, 2, true);
+	else
+		WRITE_ONCE(sim->cut[2], true);
+	for (i = 0; i < 2; i++) {
+		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
+		c[i].cfg.cql_stuck_ms = 200;
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
+	}
+	return c;
+}
+
+/*
  * A holder's node is gone: node 2 takes the lock exclusively
  * (granted at its enqueue, so no entry names it) and fails (cut off and
  * declared down). Writers of
@@ -1067,18 +1096,8 @@ static void cql_stuck_test(struct kunit *test)
 	int i;
 
 	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
-	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	c = cql_writers_behind(test, sim, true);
 	h = &c[2];
-	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	sim_fail_node(sim, 2, true);
-	for (i = 0; i < 2; i++) {
-		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
-		c[i].cfg.cql_stuck_ms = 200;
-		cql_client_start(test, &c[i]);
-		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
-	}
 	for (i = 0; i < 2; i++) {
 		wait_for_completion(&c[i].done);
 		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
@@ -1147,18 +1166,8 @@ static void cql_partition_test(struct kunit *test)
 	unsigned long until;
 	int i;
 
-	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	c = cql_writers_behind(test, sim, false);
 	h = &c[2];
-	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	WRITE_ONCE(sim->cut[2], true);
-	for (i = 0; i < 2; i++) {
-		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
-		c[i].cfg.cql_stuck_ms = 200;
-		cql_client_start(test, &c[i]);
-		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
-	}
 	/* The event: a reset claimed. */
 	until = jiffies + 30 * HZ;
 	while (!cql_hdr_resetting(cql_header(sim)) && time_before(jiffies, until))
