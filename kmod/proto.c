@@ -605,10 +605,12 @@ bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node)
  * @cfg: the lockspace's policy.
  * @node: a node id.
  *
- * Declared down is fenced and gone for good: the cluster engine (or the
- * administrator) said so on every survivor (recovery.rst). A node that
- * does not answer is not down until then: it may hold locks behind a
- * partition, so a protocol may not give up waiting for it.
+ * Declared down here: cut off this node's table by rdlock_ls_node_down()
+ * (which the cluster engine runs only after fencing the node, with
+ * membership=dlm, or the administrator after making sure it is dead), or
+ * the node declared this one down (recovery.rst). A node that does not
+ * answer is not down until then: it may hold locks behind a partition,
+ * so a protocol may not give up waiting for it.
  *
  * Return: true if @node is declared down.
  */

@@ -30,12 +30,12 @@
 /* A reset that need not check the lock's reset count first. */
 #define RDLOCK_CQL_ANY_GEN		U32_MAX
 
-/* What a message is (&struct rdlock_cql_msg.kind). */
+/* What a message is (&struct rdlock_cql_msg.kind): values on the wire. */
 enum rdlock_cql_msg_kind {
-	RDLOCK_CQL_NOTIFY,	/* the lock is the waiter's */
-	RDLOCK_CQL_RESET,	/* step 2 of a reset: abort, answer when out */
-	RDLOCK_CQL_ACK,		/* the answer to a reset signal */
-	RDLOCK_CQL_NACK,	/* a reset signal of an older count: not handled */
+	RDLOCK_CQL_NOTIFY	= 0,	/* the lock is the waiter's */
+	RDLOCK_CQL_RESET	= 1,	/* step 2 of a reset: abort, answer when out */
+	RDLOCK_CQL_ACK		= 2,	/* the answer to a reset signal */
+	RDLOCK_CQL_NACK		= 4,	/* a reset signal of an older count */
 };
 
 /*
@@ -170,6 +170,8 @@ u32 rdlock_cql_gen_locked(struct rdlock_cql_waiters *ws,
 			  const struct rdlock_ticket *t);
 u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
 		   const struct rdlock_ticket *t);
+bool rdlock_cql_lock_lost(const struct rdlock_proto_cfg *cfg,
+			  const struct rdlock_ticket *t);
 int rdlock_cql_send(const struct rdlock_proto_cfg *cfg, u32 node,
 		    const struct rdlock_cql_msg *m);
 int rdlock_cql_read(const struct rdlock_proto_cfg *cfg,

@@ -541,6 +541,19 @@ u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
 }
 
 /*
+ * Is @t's lock gone for this node: its table (rdlock_cql_table_alive()),
+ * or its home declared down? A reset of it cannot complete then, and one
+ * under way ends.
+ */
+bool rdlock_cql_lock_lost(const struct rdlock_proto_cfg *cfg,
+			  const struct rdlock_ticket *t)
+{
+	return !rdlock_cql_table_alive(cfg, t) ||
+	       (t->node != rdlock_proto_self(cfg) &&
+		rdlock_proto_node_down(cfg, t->node));
+}
+
+/*
  * A message to @node; sent again while the transport says -EAGAIN (no free
  * send buffer) or -ENOTCONN (a blip), for up to RDLOCK_CQL_SEND_MAX_MS.
  */

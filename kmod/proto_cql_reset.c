@@ -464,6 +464,12 @@ static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
 				break;
 			continue;
 		}
+		/*
+		 * The lock gone (the cluster down here, its table or its home
+		 * lost): nobody is left to answer or to enqueue.
+		 */
+		if (rdlock_cql_lock_lost(cfg, t))
+			return -ESTALE;
 		/* Still ours? A claimer taken for gone gives the lock up. */
 		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
 		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
@@ -473,12 +479,15 @@ static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
 	/*
 	 * Step 3. It must end, or enqueuers wait for the reset field for
 	 * good (only a claimer that is gone is taken over): a failed
-	 * operation is tried again, from the READ, while the table lives.
+	 * operation is tried again, from the READ, while the lock lives
+	 * (rdlock_cql_lock_lost()).
 	 */
 	for (;;) {
 		ret = rdlock_cql_reinit(cfg, t, l, id);
 		if (ret >= 0 || ret == -ESTALE)
 			return ret;
+		if (rdlock_cql_lock_lost(cfg, t))
+			return -ESTALE;
 		rdlock_cql_refetch_pause(cfg, &us);
 	}
 }

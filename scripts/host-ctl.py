@@ -14,7 +14,8 @@ each with one line, "ok ..." or "err ...", once it is carried out:
   cont N         node N runs again
   link N off|on  node N's NIC loses or regains its link (a cut cable):
                  DIR/nodeN.held while off
-  freeze N MS    stop, MS milliseconds, cont; answered after the cont
+  freeze N MS    stop, MS milliseconds, cont; answered after the cont (a
+                 kill meanwhile, a fence's, wins: no cont)
 
 While DIR/nodeN.held or DIR/nodeN.killed exists, net-watch.py leaves that
 node alone: a frozen or cut guest's transmit queue is not a stall.  Every
@@ -83,9 +84,17 @@ class HostCtl:
             pass    # QEMU closed the monitor on its way out: it is gone
         return "off"
 
-    def do_stop(self, node):
+    def held(self, node, cmd):
+        """cmd with node marked held; unmarked again if cmd fails."""
         self.mark(node, "held", True)
-        self.monitor(node, "stop")
+        try:
+            self.monitor(node, cmd)
+        except OSError:
+            self.mark(node, "held", False)
+            raise
+
+    def do_stop(self, node):
+        self.held(node, "stop")
         return "stopped"
 
     def do_cont(self, node):
@@ -97,25 +106,34 @@ class HostCtl:
         if state not in ("on", "off"):
             raise ValueError("link on|off, not %s" % state)
         if state == "off":
-            self.mark(node, "held", True)
-        self.monitor(node, "set_link nic0 %s" % state)
-        if state == "on":
+            self.held(node, "set_link nic0 off")
+        else:
+            self.monitor(node, "set_link nic0 on")
             self.mark(node, "held", False)
         return "link " + state
 
-    def do_freeze(self, node, ms):
+    def freeze(self, node, ms):
+        """stop, ms, cont: node's lock not held meanwhile, so that a
+        fence agent's kill of the frozen node is not held up, and the
+        node is not thawed once killed."""
         ms = int(ms)
         if not 0 < ms <= FREEZE_MAX_MS:
             raise ValueError("freeze of 1..%d ms, not %d" % (FREEZE_MAX_MS, ms))
-        self.do_stop(node)
+        with node.lock:
+            if node.killed:
+                raise ValueError("node %d was killed" % node.index)
+            self.do_stop(node)
         time.sleep(ms / 1000.0)
-        self.do_cont(node)
+        with node.lock:
+            if node.killed:
+                return "frozen, then killed"
+            self.do_cont(node)
         return "frozen %d ms" % ms
 
     def carry_out(self, words):
         ops = {"kill": (self.do_kill, 0), "stop": (self.do_stop, 0),
                "cont": (self.do_cont, 0), "link": (self.do_link, 1),
-               "freeze": (self.do_freeze, 1)}
+               "freeze": (self.freeze, 1)}
         if len(words) < 2 or words[0] not in ops:
             raise ValueError("unknown request")
         fn, nargs = ops[words[0]]
@@ -125,6 +143,8 @@ class HostCtl:
         if not 0 <= index < len(self.nodes):
             raise ValueError("no node %d" % index)
         node = self.nodes[index]
+        if words[0] == "freeze":
+            return self.freeze(node, words[2])
         with node.lock:
             if node.killed and words[0] != "kill":
                 raise ValueError("node %d was killed" % index)

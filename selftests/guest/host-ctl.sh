@@ -8,6 +8,8 @@
 # otherwise its answer is printed and the exit is 1. A node that asks for
 # its own kill gets no answer: it is gone. No answer within
 # RDL_HOST_CTL_WAIT seconds (default 60; a freeze's time counts) fails.
+# Answers carry no request id: one request at a time per guest (a test's
+# and its fence agent's must not overlap).
 
 CTL=/dev/ttyS2
 
