@@ -1984,7 +1984,7 @@ int main(int argc, char **argv)
 	struct env e = { 0 };
 	__u32 i, node;
 	struct zipf z;
-	int opt, failed = 0;
+	int opt, err, failed = 0;
 
 	if (rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 300, &o.barrier_timeout))
 		o.barrier_timeout = 300;
@@ -2105,17 +2105,18 @@ int main(int argc, char **argv)
 	/*
 	 * Barrier generations go on from an earlier invocation on the same
 	 * --slot-off: every node left its last barrier, and none can have
-	 * passed our first one yet, so the slot holds gen * nodes plus the
-	 * nodes already at our first.
+	 * passed our first one yet.
 	 */
-	if (raw_op(&e, RDLOCK_TEST_OP_READ, 0, e.base + R_BARRIER, 0, &e.gen))
+	err = rdl_barrier_done(e.tfd, e.nr_nodes, e.base + R_BARRIER, &e.gen);
+	if (err) {
+		fprintf(stderr, "rdlock-bench: barrier READ: %s\n", strerror(err));
 		return 1;
-	e.gen /= e.nr_nodes;
+	}
 	zipf_init(&z, o.locks, o.zipf);
 	for (i = 0; i < o.nr_protos; i++) {
-		int err = o.uncontended ?
-			run_uncontended(&e, &o, o.protos[i], &res[i]) :
-			run_contended(&e, &o, o.protos[i], &z, &res[i]);
+		err = o.uncontended ?
+		      run_uncontended(&e, &o, o.protos[i], &res[i]) :
+		      run_contended(&e, &o, o.protos[i], &z, &res[i]);
 
 		/* A node that failed setup leaves the others at a barrier. */
 		if (err) {

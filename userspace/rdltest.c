@@ -246,6 +246,29 @@ int rdl_barrier_arrive(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 }
 
 /*
+ * The last generation of the barrier on node 0's @slot that every one of
+ * @nr_nodes nodes passed, into *@gen (0: none), for a program that goes on
+ * with generations an earlier one on the same slot left: every node left
+ * its last barrier, and some may be at the next already.
+ * Return: 0, or the errno of the READ.
+ */
+int rdl_barrier_done(int fd, __u32 nr_nodes, __u32 slot, __u64 *gen)
+{
+	__u64 v = 0;
+	int err, tries = 0;
+
+	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v)) &&
+	       rdl_barrier_again(err) && ++tries < 100)
+		usleep(BARRIER_POLL_US * 50);
+	if (err)
+		return err;
+	*gen = v >> BARRIER_GEN_SHIFT;
+	if (v && rdl_barrier_count(v) < nr_nodes)
+		--*gen;
+	return 0;
+}
+
+/*
  * Cluster-wide barrier on node 0's @slot: arrive (rdl_barrier_arrive()),
  * then wait until @nr_nodes nodes have arrived in generation @gen, or a
  * later generation has begun (every node passed this one), for at most

@@ -40,6 +40,7 @@ int rdl_barrier_arrive(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		       __u64 gen, char *msg, size_t len);
 int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		__u64 gen, char *msg, size_t len);
+int rdl_barrier_done(int fd, __u32 nr_nodes, __u32 slot, __u64 *gen);
 
 /* /dev/rdlock lock calls: 0 or the errno of the failed ioctl. */
 int rdl_ioctl(int fd, unsigned long req, void *arg);
