@@ -40,6 +40,23 @@ export RDLOCK_BARRIER_TIMEOUT
 DONE_PORT=7791
 MEMBERSHIP=/sys/kernel/debug/rdlock/membership
 
+VICTIM=$((RDLOCK_NR_NODES - 1))
+
+# Every survivor answers on DONE_PORT.
+survivors_done() {
+	rdl_s=0
+	while [ "$rdl_s" -lt "$VICTIM" ]; do
+		rdl_wait_signal "$rdl_s" $DONE_PORT 300 || return 1
+		rdl_s=$((rdl_s + 1))
+	done
+}
+
+# nodedown_test's RDLOCK_ND_HOLD on a victim that lives on (engine).
+if [ "${1:-}" = --survivors-done ]; then
+	survivors_done
+	exit
+fi
+
 BACKEND=$1
 MODE=${2:-}
 rdl_backend_arg "$BACKEND"
@@ -50,7 +67,6 @@ kill | freeze) FENCE=fence ;;
 esac
 FREEZE_PORT=7792
 SHORT_FREEZE_MS=3000
-VICTIM=$((RDLOCK_NR_NODES - 1))
 
 # A line of this node's membership file: member_line KEY.
 member_line() {
@@ -108,15 +124,6 @@ short_freeze() {
 	}
 }
 
-# Every survivor answers on DONE_PORT.
-survivors_done() {
-	rdl_s=0
-	while [ "$rdl_s" -lt "$VICTIM" ]; do
-		rdl_wait_signal "$rdl_s" $DONE_PORT 300 || return 1
-		rdl_s=$((rdl_s + 1))
-	done
-}
-
 # Up must fail while no dlm_controld runs, and leave the cluster down.
 up_refused() {
 	if rdlockctl up; then
@@ -158,6 +165,10 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
 		;;
 	*)
 		RDLOCK_ND_KILL="kill -9 $RDL_COROSYNC_PID $RDL_DLM_CONTROLD_PID"
+		# The victim lives on: it holds its locks until every
+		# survivor is done (declared it down), see nodedown_test.c.
+		RDLOCK_ND_HOLD="sh $RDL/guest/member.sh --survivors-done"
+		export RDLOCK_ND_HOLD
 		what="the victim's cluster engine killed"
 		;;
 	esac

@@ -37,8 +37,12 @@
  *  - each survivor's membership had exactly one recover_slot and declared
  *    exactly one node down, and runs again without the victim.
  *
+ * With RDLOCK_ND_HOLD set too, the victim runs that command once its
+ * lockspace is lost, before it closes anything: it must return once every
+ * survivor has declared the victim down.
+ *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_BARRIER_TIMEOUT (s),
- * RDLOCK_ND_KILL.
+ * RDLOCK_ND_KILL, RDLOCK_ND_HOLD.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -211,6 +215,7 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 {
 	const struct dlm_env *e = &self->env;
 	const char *kill_cmd = getenv("RDLOCK_ND_KILL");
+	const char *hold_cmd = getenv("RDLOCK_ND_HOLD");
 	__u32 victim = e->nr_nodes - 1;
 	struct rdlock_dlm_test_event ev;
 	struct rdlock_dlm_test_downs downs;
@@ -295,6 +300,14 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		} while (rdl_now() < end);
 		EXPECT_EQ(ESHUTDOWN_AST, ev.status)
 			TH_LOG("the victim's lockspace still works");
+		/*
+		 * Still alive (the engine killed, not the node): our locks
+		 * stay held until every survivor has declared us down, or a
+		 * close's releases would reach a survivor that has not yet,
+		 * and grant its waiters before its node-down does.
+		 */
+		if (hold_cmd)
+			EXPECT_EQ(0, system(hold_cmd));
 		return;
 	}
 
