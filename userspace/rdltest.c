@@ -146,6 +146,33 @@ static unsigned int rdl_barrier_count(__u64 v)
 }
 
 /*
+ * The last generation of barrier word @v that all @nr_nodes nodes passed
+ * (0: none, as in the slot's initial 0): the word's own once complete,
+ * else the one before it (a generation begins only once the one before
+ * is complete).
+ */
+static __u64 rdl_barrier_passed(__u64 v, __u32 nr_nodes)
+{
+	__u64 cur = v >> BARRIER_GEN_SHIFT;
+
+	return !cur || rdl_barrier_count(v) >= nr_nodes ? cur : cur - 1;
+}
+
+/*
+ * READ barrier word @slot into *@v, made again after a transport error
+ * until @end (rdl_now()). Return: 0 or the last errno.
+ */
+static int rdl_barrier_read(int fd, __u32 slot, double end, __u64 *v)
+{
+	int err;
+
+	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, v)) &&
+	       rdl_barrier_again(err) && rdl_now() < end)
+		usleep(BARRIER_POLL_US * 50);
+	return err;
+}
+
+/*
  * How this node arrives in generation @gen of barrier word @v (its bit
  * @mine): 0 with the word to CAS in *@want; 1 when it is in already (its
  * bit set, or a later generation begun); -1 when the word is of an
@@ -163,7 +190,7 @@ static int rdl_barrier_next(__u64 v, __u64 gen, __u64 mine, __u32 nr_nodes,
 		return 0;
 	}
 	/* The first of @gen: the previous one complete, or the initial 0. */
-	if (cur + 1 == gen && (!v || rdl_barrier_count(v) >= nr_nodes)) {
+	if (rdl_barrier_passed(v, nr_nodes) + 1 == gen) {
 		*want = gen << BARRIER_GEN_SHIFT | mine;
 		return 0;
 	}
@@ -202,13 +229,9 @@ int rdl_barrier_arrive(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 	}
 	mine = 1ULL << info.node_id;
 	while (!done && rdl_now() < end) {
-		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v);
-		if (err && !rdl_barrier_again(err))
+		err = rdl_barrier_read(fd, slot, end, &v);
+		if (err)
 			break;
-		if (err) {
-			usleep(BARRIER_POLL_US * 50);
-			continue;
-		}
 		/*
 		 * Our bit already in, before a CAS of ours might have set it:
 		 * another barrier shares the slot, and this one would let its
@@ -255,17 +278,11 @@ int rdl_barrier_arrive(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 int rdl_barrier_done(int fd, __u32 nr_nodes, __u32 slot, __u64 *gen)
 {
 	__u64 v = 0;
-	int err, tries = 0;
+	int err = rdl_barrier_read(fd, slot, rdl_now() + 10, &v);
 
-	while ((err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, slot, 0, 0, &v)) &&
-	       rdl_barrier_again(err) && ++tries < 100)
-		usleep(BARRIER_POLL_US * 50);
-	if (err)
-		return err;
-	*gen = v >> BARRIER_GEN_SHIFT;
-	if (v && rdl_barrier_count(v) < nr_nodes)
-		--*gen;
-	return 0;
+	if (!err)
+		*gen = rdl_barrier_passed(v, nr_nodes);
+	return err;
 }
 
 /*
@@ -279,7 +296,7 @@ int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 		__u64 gen, char *msg, size_t len)
 {
 	double end = rdl_now() + timeout_s;
-	__u64 v = 0, cur;
+	__u64 v = 0;
 	int err;
 
 	if (rdl_barrier_arrive(fd, nr_nodes, timeout_s, slot, gen, msg, len))
@@ -291,10 +308,7 @@ int rdl_barrier(int fd, __u32 nr_nodes, __u32 timeout_s, __u32 slot,
 				 slot, strerror(err));
 			return -1;
 		}
-		cur = v >> BARRIER_GEN_SHIFT;
-		if (!err && (cur > gen ||
-			     (cur == gen &&
-			      rdl_barrier_count(v) >= nr_nodes)))
+		if (!err && rdl_barrier_passed(v, nr_nodes) >= gen)
 			return 0;
 		usleep(BARRIER_POLL_US);
 	}
