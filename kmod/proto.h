@@ -369,11 +369,12 @@ struct rdlock_ticket {
  *	only: -EAGAIN, a stall reset (ours, or a later waiter's) took the
  *	ticket away: the lock is no longer held and release does nothing.
  * @forget_node: NULL, or take out of the word at @t->node/slot (this
- *	node's table) what node @dead held, for a node declared down and
- *	cut off that table: calls @before_excl(@arg) first when @dead held
- *	it exclusive or update (its error is returned, nothing changed).
- *	Returns 1 when it took something out, 0 when @dead held nothing,
- *	or a transport error. Only for words that name their holders' nodes.
+ *	node's table) what node @dead held or waited for, for a node
+ *	declared down and cut off that table: calls @before_excl(@arg)
+ *	first when @dead held it exclusive or update, or may have (its
+ *	error is returned, nothing changed). Returns 1 when it took
+ *	something out or left it to be taken out in the background (the
+ *	bakery's census), 0 when @dead held nothing, or an error.
  * @init: NULL, or the protocol's part of rdlock_proto_init() (its message
  *	handler): 0 or an error, in which case rdlock_proto_init() fails.
  * @exit: NULL, or undo @init; called by rdlock_proto_exit() after the

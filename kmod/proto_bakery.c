@@ -392,11 +392,12 @@ static void rdlock_bakery_settle(const struct rdlock_proto_cfg *cfg,
 				 struct rdlock_ticket *t);
 
 /*
- * An operation of @t failed with its outcome unknown: its entry is left
- * to the census, which a settler of the word runs (@t's copy starts it).
+ * @t's entry is left to the census as unsure: phantoms may be in the word
+ * that no node will end. A settler of the word runs censuses until none
+ * is left (@t's copy starts it, if none runs).
  */
-static void rdlock_bakery_hand_over(const struct rdlock_proto_cfg *cfg,
-				    struct rdlock_ticket *t)
+static void rdlock_bakery_settle_start(const struct rdlock_proto_cfg *cfg,
+				       struct rdlock_ticket *t)
 {
 	struct rdlock_bakery_entry *e = t->census;
 	bool start;
@@ -411,11 +412,18 @@ static void rdlock_bakery_hand_over(const struct rdlock_proto_cfg *cfg,
 		e->word->users++;
 	}
 	spin_unlock_bh(&rdlock_bakery_lock);
+	if (start)
+		rdlock_proto_reset_later(cfg, t, rdlock_bakery_settle);
+}
+
+/* An operation of @t failed with its outcome unknown: to the census. */
+static void rdlock_bakery_hand_over(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t)
+{
 	pr_info_ratelimited("node %u slot %u: a bakery operation failed after it was sent: its node's census settles the word\n",
 			    t->node, t->slot);
 	rdlock_proto_count(cfg, bakery_unknowns);
-	if (start)
-		rdlock_proto_reset_later(cfg, t, rdlock_bakery_settle);
+	rdlock_bakery_settle_start(cfg, t);
 }
 
 /* ... and @t ends: nothing else of it is in the word. */
@@ -651,7 +659,11 @@ static void rdlock_bakery_msg_handler(u32 src, const void *payload, size_t len)
 
 /*
  * Ask every node what its tickets are in @t's word, READ as @v, into @c.
- * Return: true once every node answered and none was busy with the word.
+ * A node declared down is not asked: it is dead or fenced and cut off, so
+ * its tickets are phantoms that no node will end
+ * (rdlock_bakery_forget_node()).
+ * Return: true once every node asked answered and none was busy with the
+ * word.
  */
 static bool rdlock_bakery_census(const struct rdlock_proto_cfg *cfg,
 				 const struct rdlock_ticket *t, u64 v,
@@ -675,7 +687,8 @@ static bool rdlock_bakery_census(const struct rdlock_proto_cfg *cfg,
 	init_waitqueue_head(&cs.wq);
 	rdlock_bakery_count_init(&cs.count);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (i != self && rdlock_proto_participant(cfg, i))
+		if (i != self && rdlock_proto_participant(cfg, i) &&
+		    !rdlock_proto_node_down(cfg, i))
 			cs.pending |= BIT(i);
 	spin_lock_bh(&rdlock_bakery_lock);
 	list_add(&cs.list, &rdlock_bakery_censuses);
@@ -944,6 +957,81 @@ static void rdlock_bakery_settle(const struct rdlock_proto_cfg *cfg,
 		if (rdlock_bakery_census_round(cfg, t, w, v))
 			pause_us = 0;
 	}
+}
+
+/* A node declared down: this many censuses before the settler takes over. */
+#define RDLOCK_BAKERY_FORGET_TRIES	3
+
+/*
+ * Node @dead was declared down: it is dead or fenced, and cut off this
+ * node's table, the home of the word at @t, so no operation of its can
+ * still change the word. The word does not name its tickets' nodes, but
+ * every other node answers a census for its own and @dead is no longer
+ * asked (rdlock_bakery_census()): @dead's tickets are phantoms, which the
+ * census counts done as it does those of outcomes a failure hid, in the
+ * background, each where that grants nobody early (rdlock_bakery_judge():
+ * a dead reader granted beside a live writer's turn is counted done once
+ * the writer is next). Before, when the oldest exclusive or update ticket
+ * is a phantom (or no census could tell), @before_excl runs: @dead may
+ * have held the word and half written its value block.
+ *
+ * Return: 1 when the word is left to the census, 0 when every ticket in
+ * it is a live node's, the error of @before_excl or of a READ, -ENOMEM.
+ */
+static int rdlock_bakery_forget_node(const struct rdlock_proto_cfg *cfg,
+				     struct rdlock_ticket *t, u32 dead,
+				     int (*before_excl)(void *arg), void *arg)
+{
+	enum bakery_mode lm = cfg->update_word ? BAKERY_UPD_SHARED :
+						 BAKERY_SHARED;
+	struct rdlock_ticket r = *t;
+	struct rdlock_bakery_count c;
+	struct bakery_fields f;
+	bool counted = false, excl = false;
+	u32 outstanding = 0;
+	unsigned int i;
+	u64 v, v2;
+	int ret;
+
+	/* With a lease, a waiter resets stalled holders (rdlock_bakery_wait()). */
+	if (cfg->lease_ms || (cfg->xport && !cfg->xport->send_msg))
+		return 0;
+	for (i = 0; i < RDLOCK_BAKERY_FORGET_TRIES && !counted; i++) {
+		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &v);
+		if (ret)
+			return ret;
+		/* A ticket that ended meanwhile is in @v, not in @c: again. */
+		counted = rdlock_bakery_census(cfg, t, v, &c) &&
+			  !rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &v2) &&
+			  !bakery_progress(v, v2, lm) &&
+			  bakery_same_epoch(v, v2, lm);
+	}
+	bakery_unpack(v, lm, &f);
+	for (i = 0; i < BAKERY_NR_CLS; i++)
+		if (bakery_cls_bits(lm, i) && f.max[i] > f.n[i])
+			outstanding += f.max[i] - f.n[i];
+	if (counted && outstanding == c.live)
+		return 0;
+	for (i = 0; i < RDLOCK_BAKERY_SERIAL; i++) {
+		enum bakery_class cls = rdlock_bakery_serial[i];
+
+		if (bakery_cls_bits(lm, cls) && f.max[cls] > f.n[cls] &&
+		    !(counted && c.head[i]))
+			excl = true;
+	}
+	if (excl && before_excl) {
+		ret = before_excl(arg);
+		if (ret)
+			return ret;
+	}
+	ret = rdlock_bakery_enter(cfg, &r, cfg->update_word ?
+				  BAKERY_UPD_EXCLUSIVE : BAKERY_EXCLUSIVE);
+	if (ret || !r.census)
+		return ret;
+	/* The settler's copy: not a ticket of its own. */
+	r.state = RDLOCK_TICKET_DONE;
+	rdlock_bakery_settle_start(cfg, &r);
+	return 1;
 }
 
 /*
@@ -1485,6 +1573,7 @@ const struct rdlock_proto_ops rdlock_proto_bakery = {
 	.acquire	= rdlock_bakery_acquire,
 	.release	= rdlock_bakery_release,
 	.upgrade	= rdlock_bakery_upgrade,
+	.forget_node	= rdlock_bakery_forget_node,
 	.init		= rdlock_bakery_init,
 	.exit		= rdlock_bakery_exit,
 	.word_idle	= rdlock_bakery_word_idle,

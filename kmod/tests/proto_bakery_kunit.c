@@ -256,8 +256,110 @@ static void bakery_census_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery_words(), 0U);
 }
 
+static int bakery_forget_excl(void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+/*
+ * A node declared down leaves tickets in the bakery words homed on the
+ * survivors, which do not name their nodes: before, every later ticket
+ * waited for them for good. The home's forget_node leaves them to the
+ * census, which no longer asks the dead node: a dead holder's ticket is
+ * counted done at once (its value block first marked), a dead reader's
+ * granted behind a live writer only once that writer is done.
+ */
+static void bakery_forget_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_bakery };
+	struct rdlock_ticket x = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_EXCLUSIVE,
+	};
+	struct rdlock_ticket dead = x, home = x;
+	struct proto_sim *sim = sim_alloc(test);
+	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+	struct rdlock_proto_cfg *cfg0, *cfg1, *cfg2;
+	s64 phantoms = BAKERY_STAT(bakery_phantoms);
+	struct bakery_client *c;
+	int excl = 0;
+
+	cfg0 = kunit_kzalloc(test, sizeof(*cfg0), GFP_KERNEL);
+	cfg1 = kunit_kzalloc(test, sizeof(*cfg1), GFP_KERNEL);
+	cfg2 = kunit_kzalloc(test, sizeof(*cfg2), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	sim_cfg(cfg0, &p, &sim->nodes[0], NULL);
+	sim_cfg(cfg1, &p, &sim->nodes[1], NULL);
+	sim_cfg(cfg2, &p, &sim->nodes[2], NULL);
+
+	/* An idle word: nothing of anybody's. */
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
+						 bakery_forget_excl, &excl), 0);
+
+	/*
+	 * Node 2 holds the word exclusive, node 1 waits; node 2 fails. A
+	 * survivor's census would wait for node 2's answer for good.
+	 */
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg2, &dead, 0), 0);
+	bakery_client_start(test, c, sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_TRUE(test, sim_wait_word(sim, bakery_word_pack(0, 0, 1, 0)));
+	sim_fail_node(sim, 2, true);
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
+						 bakery_forget_excl, &excl), 1);
+	KUNIT_EXPECT_EQ(test, excl, 1);
+	KUNIT_ASSERT_EQ(test, wait_for_completion_timeout(&c->done, 10 * HZ) > 0,
+			true);
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	rdlock_proto_flush();
+	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(2, 0, 2, 0));
+	KUNIT_EXPECT_EQ(test, BAKERY_STAT(bakery_phantoms) - phantoms, 1LL);
+	/* Forgotten: a live node's words are clean. */
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
+						 bakery_forget_excl, &excl), 0);
+	/*
+	 * The simulated dead node's record ends with its ticket: a release,
+	 * whose FAA a dead node would never send, undone.
+	 */
+	p.ops->release(cfg2, &dead);
+	rdlock_proto_flush();
+	*word = 0;
+	sim_fail_node(sim, 2, false);
+
+	/*
+	 * Node 1 holds the word exclusive; node 2's reader ticket is taken
+	 * (its FA landed), then node 0's writer; node 2 fails. The dead
+	 * reader is counted done only once node 1 released (it is granted
+	 * then, and node 0's writer waits for it).
+	 */
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &x, 0), 0);
+	*word = bakery_word_pack(0, 0, 1, 1);
+	bakery_client_start(test, c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_TRUE(test, sim_wait_word(sim, bakery_word_pack(0, 0, 1, 1)));
+	sim_fail_node(sim, 2, true);
+	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
+						 bakery_forget_excl, &excl), 1);
+	KUNIT_EXPECT_EQ(test, excl, 1);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
+	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(0, 0, 2, 1));
+	p.ops->release(cfg1, &x);
+	KUNIT_ASSERT_EQ(test, wait_for_completion_timeout(&c->done, 10 * HZ) > 0,
+			true);
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(2, 1, 2, 1));
+	KUNIT_EXPECT_EQ(test, BAKERY_STAT(bakery_phantoms) - phantoms, 2LL);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery_words(), 0U);
+}
+
 static struct kunit_case proto_bakery_cases[] = {
 	KUNIT_CASE(bakery_census_test),
+	KUNIT_CASE(bakery_forget_test),
 	{}
 };
 

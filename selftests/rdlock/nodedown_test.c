@@ -23,6 +23,12 @@
  * The victim must find its lockspace lost: a new request fails with
  * -ESHUTDOWN within 60 s.
  *
+ * The same for kernel-API lockspaces of the bakery and of the CAS
+ * spinlock: the victim holds EX on a name whose lock word is on node 0,
+ * and a process on node 1 waits for EX on it. It must still wait when the
+ * victim is declared down, be granted after, and node 0 must have
+ * released exactly that word (down_words 1; 0 elsewhere).
+ *
  * Without the release of the victim's holds the waits never end; without
  * the value block's marking "nd-a" is granted valid.
  *
@@ -47,11 +53,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rdltest.h"
@@ -71,12 +79,36 @@
 
 /* Raw slots relative to B on node 0: barriers. */
 #define R_ND_BARRIER	0
+/* ... and, + p, 1 + the number of protocol p's name (its word on node 0). */
+#define R_ND_NAME	40
+
+#define PROTO_SLOTS	64
+#define PROTO_NAMES	PROTO_SLOTS	/* tried to find one on node 0 */
+
+/* Kernel-API lockspaces whose protocols have a victim's holds released. */
+static const struct {
+	const char *ls;
+	__u32 proto;
+} nd_protos[] = {
+	{ "nd-bakery", RDLOCK_PROTO_BAKERY },
+	{ "nd-cas", RDLOCK_PROTO_CASLOCK },
+};
+
+#define NR_PROTOS	ARRAY_SIZE(nd_protos)
+
+/* What a node has of those lockspaces. */
+struct nd_protos {
+	int ls[NR_PROTOS];		/* joined to nd_protos[p].ls */
+	char name[NR_PROTOS][16];	/* its lock word is on node 0 */
+	pid_t waiter[NR_PROTOS];	/* node 1: waits for EX on it */
+};
 
 FIXTURE(nd) {
 	int raw;	/* /dev/rdlock_test */
 	int fd;		/* /dev/rdlock_dlm_test */
 	int ctl;	/* /dev/rdlock */
 	struct dlm_env env;
+	struct nd_protos pr;
 };
 
 FIXTURE_SETUP(nd)
@@ -106,6 +138,14 @@ FIXTURE_SETUP(nd)
 
 FIXTURE_TEARDOWN(nd)
 {
+	unsigned int p;
+
+	for (p = 0; p < NR_PROTOS; p++) {
+		if (self->pr.waiter[p] > 0)
+			kill(self->pr.waiter[p], SIGKILL);
+		if (self->pr.ls[p] > 0)
+			close(self->pr.ls[p]);
+	}
 	close(self->fd);
 	close(self->ctl);
 	close(self->raw);
@@ -184,6 +224,129 @@ static bool member_count_reaches(const char *name, long long v, int secs)
 	return true;
 }
 
+static void proto_name(char *buf, size_t len, __u32 i)
+{
+	snprintf(buf, len, "hot%u", i);
+}
+
+/* Create the protocols' lockspaces (every node, then a barrier). */
+static int protos_create(int ctl)
+{
+	struct rdlock_ls_create c;
+	unsigned int p;
+	int got;
+
+	for (p = 0; p < NR_PROTOS; p++) {
+		rdl_ls_create_init(&c, nd_protos[p].ls, nd_protos[p].proto,
+				   PROTO_SLOTS, 0, 0600);
+		got = rdl_ioctl(ctl, RDLOCK_IOC_LS_CREATE, &c);
+		if (got)
+			return got;
+	}
+	return 0;
+}
+
+/*
+ * Join them; node 0 finds in each a name whose lock word its own table
+ * keeps, and publishes it for the others (protos_names()).
+ */
+static void protos_join(struct __test_metadata *_metadata,
+			const struct dlm_env *e, int raw, struct nd_protos *pr)
+{
+	struct rdlock_query q;
+	unsigned int p, i;
+	__u64 v;
+	__u32 h;
+
+	for (p = 0; p < NR_PROTOS; p++) {
+		pr->ls[p] = rdl_open_joined(nd_protos[p].ls);
+		ASSERT_LE(0, pr->ls[p]);
+		if (e->self)
+			continue;
+		for (i = 0; i < PROTO_NAMES; i++) {
+			proto_name(pr->name[p], sizeof(pr->name[p]), i);
+			ASSERT_EQ(0, rdl_ls_lock(pr->ls[p], pr->name[p],
+						 RDLOCK_LOCK_EX,
+						 RDLOCK_LKF_TRY, 0, &h));
+			ASSERT_EQ(0, rdl_ls_query(pr->ls[p], h, &q));
+			ASSERT_EQ(0, rdl_ls_unlock(pr->ls[p], h));
+			if (q.home_node == 0)
+				break;
+		}
+		ASSERT_GT(PROTO_NAMES, i)
+			TH_LOG("%s: no name of %u on node 0",
+			       nd_protos[p].ls, PROTO_NAMES);
+		ASSERT_EQ(0, rdl_xop(raw, RDLOCK_TEST_OP_WRITE, 0,
+				     e->base + R_ND_NAME + p, i + 1, 0, &v));
+	}
+}
+
+/* The names node 0 published. */
+static void protos_names(struct __test_metadata *_metadata,
+			 const struct dlm_env *e, int raw, struct nd_protos *pr)
+{
+	unsigned int p;
+	__u64 v;
+
+	for (p = 0; p < NR_PROTOS; p++) {
+		ASSERT_EQ(0, rdl_xop(raw, RDLOCK_TEST_OP_READ, 0,
+				     e->base + R_ND_NAME + p, 0, 0, &v));
+		ASSERT_NE(0, v);
+		proto_name(pr->name[p], sizeof(pr->name[p]), v - 1);
+	}
+}
+
+/* Node 1: a process per protocol that waits for EX on its name. */
+static void protos_wait(struct __test_metadata *_metadata,
+			struct nd_protos *pr)
+{
+	unsigned int p;
+	int fd, ret;
+	__u32 h;
+
+	for (p = 0; p < NR_PROTOS; p++) {
+		pr->waiter[p] = fork();
+		ASSERT_LE(0, pr->waiter[p]);
+		if (pr->waiter[p])
+			continue;
+		fd = rdl_open_joined(nd_protos[p].ls);
+		if (fd < 0)
+			_exit(100);
+		ret = rdl_ls_lock(fd, pr->name[p], RDLOCK_LOCK_EX, 0,
+				  (ENGINE_WAIT_S + 60) * 1000, &h);
+		if (!ret)
+			ret = rdl_ls_unlock(fd, h);
+		_exit(ret > 99 ? 99 : ret);
+	}
+}
+
+/* Node 1: is protocol @p's waiter still waiting? */
+static bool proto_waits(const struct nd_protos *pr, unsigned int p)
+{
+	return waitpid(pr->waiter[p], NULL, WNOHANG) == 0;
+}
+
+/* Node 1: protocol @p's waiter's exit status (0: granted) within WAIT_MS. */
+static int proto_granted(struct nd_protos *pr, unsigned int p)
+{
+	double end = rdl_now() + WAIT_MS / 1000.0;
+	int status;
+	pid_t pid;
+
+	for (;;) {
+		pid = waitpid(pr->waiter[p], &status, WNOHANG);
+		if (pid)
+			break;
+		if (rdl_now() > end)
+			return -ETIMEDOUT;
+		usleep(50 * 1000);
+	}
+	pr->waiter[p] = 0;
+	if (pid < 0 || !WIFEXITED(status))
+		return -ECHILD;
+	return WEXITSTATUS(status);
+}
+
 /* A lock request with VALBLK and this value block. */
 static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 		       const char *name, const char *lvb)
@@ -221,8 +384,9 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	struct rdlock_dlm_test_downs downs;
 	__u64 first_grant = ~0ULL;
 	__u32 state, flags = 0;
+	unsigned int p;
 	double end;
-	int ret;
+	int ret, got;
 
 	/* Node 0 and 1 place the locks: they resolve the names first. */
 	if (e->self == 0) {
@@ -238,8 +402,21 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		GRANT(self->fd, 0, PR, 0, "nd-d");
 		CONV(self->fd, 0, NL, 0);
 	}
+	got = protos_create(self->ctl);
+	ASSERT_EQ(0, got)
+		TH_LOG("LS_CREATE: %s", strerror(got));
+	BARRIER(6);
+	protos_join(_metadata, e, self->raw, &self->pr);
+	BARRIER(7);
+	protos_names(_metadata, e, self->raw, &self->pr);
 	BARRIER(0);
 	if (e->self == victim) {
+		__u32 h;
+
+		for (p = 0; p < NR_PROTOS; p++)
+			ASSERT_EQ(0, rdl_ls_lock(self->pr.ls[p], self->pr.name[p],
+						 RDLOCK_LOCK_EX, 0, WAIT_MS,
+						 &h));
 		ASSERT_EQ(0, dl_lock_lvb(self->fd, 0, EX, 0, "nd-a", ""));
 		ASSERT_EQ(0, dl_event(self->fd, 0, WAIT_MS, &ev));
 		ASSERT_EQ(0, ev.status);
@@ -259,6 +436,7 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		ASSERT_TRUE(dl_waits_main(self->fd, 1));
 		/* At the gate: the victim holds it with its EX. */
 		ASSERT_TRUE(dl_waiting(self->fd, 0, false));
+		protos_wait(_metadata, &self->pr);
 	}
 	BARRIER(2);
 
@@ -312,6 +490,10 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	}
 
 	BARRIER(3);
+	for (p = 0; e->self == 1 && p < NR_PROTOS; p++)
+		EXPECT_TRUE(proto_waits(&self->pr, p))
+			TH_LOG("%s: granted while the victim holds it",
+			       nd_protos[p].ls);
 	if (kill_cmd) {
 		/* Declared down by the cluster engine, not by us. */
 		ASSERT_TRUE(member_count_reaches("declared_down", 1,
@@ -349,6 +531,19 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		  rdl_debugfs_counter(LS_STATS, "down_words"));
 	EXPECT_EQ(e->self == 0 ? 1 : 0,
 		  rdl_debugfs_counter(LS_STATS, "down_lvbs"));
+	for (p = 0; p < NR_PROTOS; p++) {
+		char stats[64];
+
+		if (e->self == 1)
+			EXPECT_EQ(0, proto_granted(&self->pr, p))
+				TH_LOG("%s: the waiter was not granted",
+				       nd_protos[p].ls);
+		snprintf(stats, sizeof(stats), "lockspaces/%s/stats",
+			 nd_protos[p].ls);
+		EXPECT_EQ(e->self == 0 ? 1 : 0,
+			  rdl_debugfs_counter(stats, "down_words"))
+			TH_LOG("%s: down_words", nd_protos[p].ls);
+	}
 
 	/* Shown as down; the others connected make the cluster ready. */
 	ASSERT_EQ(0, cluster_state(self->ctl, victim, &state, &flags));
