@@ -244,11 +244,12 @@ static void rdlock_res_unref(struct rdlock_ls *ls, struct rdlock_res *res,
  * locks' posted releases ended, which also keeps the lockspace's stats
  * they count into until then.
  */
-static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
+static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res,
+			       unsigned long deadline)
 {
 	rdlock_proto_wait_pin(&res->posted);
 	if (res->resolved)
-		rdlock_res_unref(ls, res, 0);
+		rdlock_res_unref(ls, res, deadline);
 	kfree(res);
 }
 
@@ -256,6 +257,7 @@ void rdlock_ls_drop_work(struct work_struct *work)
 {
 	struct rdlock_ls *ls = container_of(work, struct rdlock_ls, drop_work);
 	unsigned int nofs = memalloc_nofs_save();
+	unsigned long deadline;
 	struct rdlock_res *res;
 	bool dying;
 
@@ -266,8 +268,9 @@ void rdlock_ls_drop_work(struct work_struct *work)
 		if (!res)
 			break;
 		list_del(&res->lru);
+		deadline = ls->drop_deadline;
 		spin_unlock(&ls->res_lock);
-		rdlock_res_release(ls, res);
+		rdlock_res_release(ls, res, deadline);
 		spin_lock(&ls->res_lock);
 		/* Counted until done: debugfs readers wait for 0. */
 		ls->nr_drops--;
@@ -452,7 +455,7 @@ static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 		return false;
 	list_for_each_entry_safe(res, tmp, &victims, lru) {
 		list_del(&res->lru);
-		rdlock_res_release(ls, res);
+		rdlock_res_release(ls, res, 0);
 	}
 	return true;
 }

@@ -573,6 +573,16 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		UNLOCK(self->fd, 0);
 		UNLOCK(self->fd, 1);
 	}
+	/* Removed while every survivor is up: each drops its references. */
+	for (p = 0; p < NR_PROTOS; p++) {
+		close(self->pr.ls[p]);
+		self->pr.ls[p] = 0;
+		got = rdl_ls_by_name(self->ctl, RDLOCK_IOC_LS_REMOVE,
+				     nd_protos[p].ls);
+		EXPECT_EQ(0, got)
+			TH_LOG("LS_REMOVE %s: %s", nd_protos[p].ls,
+			       strerror(got));
+	}
 	SURVIVORS_BARRIER(4);
 }
 
