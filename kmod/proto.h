@@ -493,6 +493,8 @@ struct rdlock_proto_ops {
  *	the client at its head gone or unknown.
  * @RDLOCK_CQL_RESET_TAKEOVER: the node that claimed a reset is gone; a
  *	waiter took the reset over (appendix B).
+ * @RDLOCK_CQL_RESET_DOWN: a node was declared down: its home reset the
+ *	busy lock (forget_node).
  * @RDLOCK_CQL_RESET_NR: number of causes.
  */
 enum rdlock_cql_reset_cause {
@@ -501,6 +503,7 @@ enum rdlock_cql_reset_cause {
 	RDLOCK_CQL_RESET_UNWRITTEN,
 	RDLOCK_CQL_RESET_STUCK,
 	RDLOCK_CQL_RESET_TAKEOVER,
+	RDLOCK_CQL_RESET_DOWN,
 	RDLOCK_CQL_RESET_NR,
 };
 

@@ -205,6 +205,9 @@ unsigned long rdlock_cql_takeover_jiffies(const struct rdlock_proto_cfg *cfg);
 bool rdlock_cql_stuck(const struct rdlock_proto_cfg *cfg,
 		      struct rdlock_ticket *t, const struct cql_layout *l,
 		      u64 h, struct rdlock_cql_watch *wt);
+int rdlock_cql_forget_node(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t, u32 dead,
+			   int (*before_excl)(void *arg), void *arg);
 int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 			   struct rdlock_ticket *t, const struct cql_layout *l,
 			   unsigned long deadline);

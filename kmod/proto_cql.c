@@ -1472,6 +1472,7 @@ const struct rdlock_proto_ops rdlock_proto_cql = {
 	.acquire	= rdlock_cql_lock,
 	.release	= rdlock_cql_unlock,
 	.upgrade	= rdlock_cql_upgrade,
+	.forget_node	= rdlock_cql_forget_node,
 	.init		= rdlock_cql_init,
 	.exit		= rdlock_cql_exit,
 	.check_attr	= rdlock_cql_check_attr,

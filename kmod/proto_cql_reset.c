@@ -66,6 +66,7 @@ const char *const rdlock_cql_reset_names[RDLOCK_CQL_RESET_NR] = {
 	[RDLOCK_CQL_RESET_UNWRITTEN]	= "unwritten",
 	[RDLOCK_CQL_RESET_STUCK]	= "stuck",
 	[RDLOCK_CQL_RESET_TAKEOVER]	= "takeover",
+	[RDLOCK_CQL_RESET_DOWN]		= "down",
 };
 EXPORT_SYMBOL_NS_GPL(rdlock_cql_reset_names, RDLOCK_INTERNAL);
 
@@ -262,6 +263,19 @@ static bool rdlock_cql_alive(const struct rdlock_proto_cfg *cfg, u32 node)
 {
 	return node == rdlock_proto_self(cfg) ||
 	       !rdlock_proto_node_down(cfg, node);
+}
+
+/*
+ * Is the client at the queue's head (@e, READ at position @head) not
+ * known to be alive: its entry names a node declared down, or it has none
+ * (granted at its enqueue, or a reader: the header does not say who)?
+ */
+static bool rdlock_cql_head_unknown(const struct rdlock_proto_cfg *cfg,
+				    const struct cql_layout *l, u64 e,
+				    u32 head)
+{
+	return cql_entry_classify(l, e, head) != CQL_ENTRY_VALID ||
+	       !rdlock_cql_alive(cfg, cql_cid_node(cql_entry_cid(e)));
 }
 
 static void rdlock_cql_count_reset(const struct rdlock_proto_cfg *cfg,
@@ -616,8 +630,55 @@ bool rdlock_cql_stuck(const struct rdlock_proto_cfg *cfg,
 	if (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, l, head),
 			       RDLOCK_XOP_READ, 0, 0, &e))
 		return false;
-	return cql_entry_classify(l, e, head) != CQL_ENTRY_VALID ||
-	       !rdlock_cql_alive(cfg, cql_cid_node(cql_entry_cid(e)));
+	return rdlock_cql_head_unknown(cfg, l, e, head);
+}
+
+/*
+ * Node @dead was declared down: it is dead or fenced, and cut off this
+ * node's table, the home of the lock at @t. The queue does not name the
+ * nodes of holders granted at their enqueue, nor of readers, so any busy
+ * lock may hold something of @dead's: it is reset, in the background (a
+ * reset waits for every live holder). A reset does not signal a node
+ * declared down and drops whatever it had in the queue; live waiters are
+ * aborted and enqueue again, in their order of arrival at the new queue,
+ * so the failure costs fairness once, not the lock (before, a waiter's
+ * liveness check found such a lock stuck only after the stuck time).
+ * @before_excl runs first when the queue's head is not known to be a live
+ * node's: @dead may have held the lock exclusive.
+ *
+ * Return: 1 when a reset is queued, 0 for an idle lock, the error of
+ * @before_excl or of a READ.
+ */
+int rdlock_cql_forget_node(const struct rdlock_proto_cfg *cfg,
+			   struct rdlock_ticket *t, u32 dead,
+			   int (*before_excl)(void *arg), void *arg)
+{
+	struct cql_layout l;
+	u32 head;
+	u64 h, e;
+	int ret;
+
+	if (rdlock_cql_layout(cfg, &l))
+		return -EINVAL;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h);
+	if (ret)
+		return ret;
+	if (!cql_hdr_qsize(&l, h) && !cql_hdr_resetting(h))
+		return 0;
+	head = cql_hdr_qhead(&l, h);
+	if (before_excl &&
+	    (rdlock_proto_op_at(cfg, t, rdlock_cql_entry_slot(t, &l, head),
+				RDLOCK_XOP_READ, 0, 0, &e) ||
+	     rdlock_cql_head_unknown(cfg, &l, e, head))) {
+		ret = before_excl(arg);
+		if (ret)
+			return ret;
+	}
+	/* Another claimer's reset signals the survivors only, from now on. */
+	if (!cql_hdr_resetting(h))
+		rdlock_cql_reset_later(cfg, t, RDLOCK_CQL_RESET_DOWN, h,
+				       RDLOCK_CQL_ANY_GEN);
+	return 1;
 }
 
 /*

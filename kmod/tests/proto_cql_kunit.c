@@ -1120,6 +1120,79 @@ static void cql_stuck_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+static int cql_forget_excl(void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* The home (@cfg) forgets node 2 in @home's lock, counting in @excl. */
+static int cql_forget(const struct rdlock_proto_cfg *cfg,
+		      struct rdlock_ticket *home, int *excl)
+{
+	return rdlock_proto_cql.forget_node(cfg, home, 2, cql_forget_excl,
+					    excl);
+}
+
+/*
+ * A holder's node is declared down and its home forgets it: node 2 holds
+ * the lock exclusive (granted at its enqueue: no entry names it), fails,
+ * and writers of nodes 0 and 1 queue behind it, with the default stuck
+ * time (30 s: no waiter resets the lock during the test). The home's
+ * forget_node marks the value block (nobody alive is known at the head)
+ * and resets the lock in the background without waiting for node 2: both
+ * writers are aborted, enqueue again and are granted, each once; exactly
+ * one reset, of cause down. An idle lock is not reset.
+ */
+static void cql_forget_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	s64 down = cql_resets(RDLOCK_CQL_RESET_DOWN);
+	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
+	struct cql_client *c, *h;
+	struct rdlock_ticket home;
+	int excl = 0, i;
+
+	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	h = &c[2];
+	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	home = (struct rdlock_ticket){
+		.node = h->t.node, .slot = h->t.slot,
+		.incarnation = h->t.incarnation,
+	};
+	cql_client_init(&c[0], sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_EXPECT_EQ(test, cql_forget(&c[0].cfg, &home, &excl), 0);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	sim_fail_node(sim, 2, true);
+	for (i = 0; i < 2; i++) {
+		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
+		cql_client_start(test, &c[i]);
+		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
+	}
+	KUNIT_EXPECT_EQ(test, cql_forget(&c[0].cfg, &home, &excl), 1);
+	KUNIT_EXPECT_EQ(test, excl, 1);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&c[i].done,
+								  20 * HZ),
+				0UL);
+		KUNIT_EXPECT_EQ(test, c[i].ret, 0);
+		KUNIT_EXPECT_GT(test, c[i].seq, 0);
+		KUNIT_EXPECT_EQ(test,
+				atomic64_read(&c[i].stats.cql_reset_aborts),
+				1LL);
+	}
+	KUNIT_EXPECT_NE(test, c[0].seq, c[1].seq);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_DOWN) - down, 1LL);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_STUCK) - stuck, 0LL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->resets_done), 1LL);
+	/* Node 2 comes back and releases: the overwrite reset, as ever. */
+	sim_fail_node(sim, 2, false);
+	rdlock_proto_cql.release(&h->cfg, &h->t);
+	sim_destroy(sim);
+}
+
 /*
  * Wait until a reset signal was sent to @node (nothing else is sent to
  * it in cql_partition_test) and delivered.
@@ -1302,6 +1375,7 @@ static struct kunit_case proto_cql_cases[] = {
 	KUNIT_CASE(cql_stale_signal_test),
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_partition_test),
+	KUNIT_CASE(cql_forget_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),
 	KUNIT_CASE(cql_hier_local_test),

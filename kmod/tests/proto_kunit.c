@@ -655,8 +655,8 @@ static void sim_test(struct kunit *test)
 		kunit_info(test, "local grants: %lld handovers, %lld shared\n",
 			   handovers, shares);
 		/* Every cause, so that a slow case shows what it waited for. */
-		BUILD_BUG_ON(RDLOCK_CQL_RESET_NR != 5);
-		kunit_info(test, "resets: %lld idle; busy: %lld %s (at the wrap), %lld %s, %lld %s, %lld %s, %lld %s; %lld acquisitions aborted and enqueued again\n",
+		BUILD_BUG_ON(RDLOCK_CQL_RESET_NR != 6);
+		kunit_info(test, "resets: %lld idle; busy: %lld %s (at the wrap), %lld %s, %lld %s, %lld %s, %lld %s, %lld %s; %lld acquisitions aborted and enqueued again\n",
 			   atomic64_read(&rdlock_proto_stats.version_resets) -
 			   resets[RDLOCK_CQL_RESET_NR],
 			   cql_resets(0) - resets[0], rdlock_cql_reset_names[0],
@@ -664,6 +664,7 @@ static void sim_test(struct kunit *test)
 			   cql_resets(2) - resets[2], rdlock_cql_reset_names[2],
 			   cql_resets(3) - resets[3], rdlock_cql_reset_names[3],
 			   cql_resets(4) - resets[4], rdlock_cql_reset_names[4],
+			   cql_resets(5) - resets[5], rdlock_cql_reset_names[5],
 			   atomic64_read(&rdlock_proto_stats.cql_reset_aborts) -
 			   aborts);
 		kunit_info(test, "releases that refetched for 10 s: %lld; qhead wraps without a reset: %lld\n",

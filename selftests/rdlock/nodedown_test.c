@@ -23,8 +23,8 @@
  * The victim must find its lockspace lost: a new request fails with
  * -ESHUTDOWN within 60 s.
  *
- * The same for kernel-API lockspaces of the bakery and of the CAS
- * spinlock: the victim holds EX on a name whose lock word is on node 0,
+ * The same for kernel-API lockspaces of the bakery, the CAS spinlock and
+ * CQL: the victim holds EX on a name whose lock word is on node 0,
  * and a process on node 1 waits for EX on it. It must still wait when the
  * victim is declared down, be granted after, and node 0 must have
  * released exactly that word (down_words 1; 0 elsewhere).
@@ -82,8 +82,8 @@
 /* ... and, + p, 1 + the number of protocol p's name (its word on node 0). */
 #define R_ND_NAME	40
 
-#define PROTO_SLOTS	64
-#define PROTO_NAMES	PROTO_SLOTS	/* tried to find one on node 0 */
+#define PROTO_SLOTS	256	/* 7 names per node in CQL's default queue */
+#define PROTO_NAMES	64	/* tried to find one on node 0 */
 
 /* Kernel-API lockspaces whose protocols have a victim's holds released. */
 static const struct {
@@ -92,6 +92,7 @@ static const struct {
 } nd_protos[] = {
 	{ "nd-bakery", RDLOCK_PROTO_BAKERY },
 	{ "nd-cas", RDLOCK_PROTO_CASLOCK },
+	{ "nd-cql", RDLOCK_PROTO_CQL },
 };
 
 #define NR_PROTOS	ARRAY_SIZE(nd_protos)
