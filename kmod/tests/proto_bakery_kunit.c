@@ -141,15 +141,11 @@ static void bakery_census_test(struct kunit *test)
 	const u32 max = BAKERY_COUNT_MAX;
 
 	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
-	cfg0 = kunit_kzalloc(test, sizeof(*cfg0), GFP_KERNEL);
-	cfg1 = kunit_kzalloc(test, sizeof(*cfg1), GFP_KERNEL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg1);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
-	sim_cfg(cfg0, &p, &sim->nodes[0], NULL);
-	sim_cfg(cfg1, &p, &sim->nodes[1], stats);
+	cfg0 = sim_cfg_new(test, sim, &p, 0, NULL);
+	cfg1 = sim_cfg_new(test, sim, &p, 1, stats);
 	r.mode = RDLOCK_MODE_SHARED;
 
 	/*
@@ -285,17 +281,11 @@ static void bakery_forget_test(struct kunit *test)
 	struct bakery_client *c;
 	int excl = 0;
 
-	cfg0 = kunit_kzalloc(test, sizeof(*cfg0), GFP_KERNEL);
-	cfg1 = kunit_kzalloc(test, sizeof(*cfg1), GFP_KERNEL);
-	cfg2 = kunit_kzalloc(test, sizeof(*cfg2), GFP_KERNEL);
+	cfg0 = sim_cfg_new(test, sim, &p, 0, NULL);
+	cfg1 = sim_cfg_new(test, sim, &p, 1, NULL);
+	cfg2 = sim_cfg_new(test, sim, &p, 2, NULL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg1);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg2);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
-	sim_cfg(cfg0, &p, &sim->nodes[0], NULL);
-	sim_cfg(cfg1, &p, &sim->nodes[1], NULL);
-	sim_cfg(cfg2, &p, &sim->nodes[2], NULL);
 
 	/* An idle word: nothing of anybody's. */
 	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,

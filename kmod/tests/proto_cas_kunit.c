@@ -388,16 +388,10 @@ static void cas_forget_grant_test(struct kunit *test)
 	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
 
 	stats = kunit_kzalloc(test, sizeof(*stats), GFP_KERNEL);
-	cfg0 = kunit_kzalloc(test, sizeof(*cfg0), GFP_KERNEL);
-	cfg1 = kunit_kzalloc(test, sizeof(*cfg1), GFP_KERNEL);
-	cfg2 = kunit_kzalloc(test, sizeof(*cfg2), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stats);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg1);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg2);
-	sim_cfg(cfg0, &p, &sim->nodes[0], stats);
-	sim_cfg(cfg1, &p, &sim->nodes[1], stats);
-	sim_cfg(cfg2, &p, &sim->nodes[2], stats);
+	cfg0 = sim_cfg_new(test, sim, &p, 0, stats);
+	cfg1 = sim_cfg_new(test, sim, &p, 1, stats);
+	cfg2 = sim_cfg_new(test, sim, &p, 2, stats);
 
 	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg2, &dead, 0), 0);
 	KUNIT_EXPECT_EQ(test, p.ops->acquire(cfg1, &t, jiffies), -ETIMEDOUT);

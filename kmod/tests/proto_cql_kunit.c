@@ -1047,11 +1047,12 @@ static void cql_stale_signal_test(struct kunit *test)
 /*
  * Node 2 takes the lock exclusively (granted at its enqueue, so no entry
  * names it) and fails (@down: cut off and declared down) or is only cut
- * off; then writers of nodes 0 and 1 queue behind it, with a 200 ms stuck
- * time. Returns the three clients, node 2's last.
+ * off; then writers of nodes 0 and 1 queue behind it, with a stuck time
+ * of @stuck_ms (0: the default). Returns the three clients, node 2's last.
  */
 static struct cql_client *cql_writers_behind(struct kunit *test,
-					     struct proto_sim *sim, bool down)
+					     struct proto_sim *sim, bool down,
+					     u32 stuck_ms)
 {
 	struct cql_client *c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
 	int i;
@@ -1066,7 +1067,7 @@ static struct cql_client *cql_writers_behind(struct kunit *test,
 		WRITE_ONCE(sim->cut[2], true);
 	for (i = 0; i < 2; i++) {
 		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
-		c[i].cfg.cql_stuck_ms = 200;
+		c[i].cfg.cql_stuck_ms = stuck_ms;
 		cql_client_start(test, &c[i]);
 		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
 	}
@@ -1096,7 +1097,7 @@ static void cql_stuck_test(struct kunit *test)
 	int i;
 
 	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
-	c = cql_writers_behind(test, sim, true);
+	c = cql_writers_behind(test, sim, true, 200);
 	h = &c[2];
 	for (i = 0; i < 2; i++) {
 		wait_for_completion(&c[i].done);
@@ -1149,27 +1150,19 @@ static void cql_forget_test(struct kunit *test)
 	struct proto_sim *sim = sim_alloc(test);
 	s64 down = cql_resets(RDLOCK_CQL_RESET_DOWN);
 	s64 stuck = cql_resets(RDLOCK_CQL_RESET_STUCK);
+	struct rdlock_ticket home = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
+	};
 	struct cql_client *c, *h;
-	struct rdlock_ticket home;
 	int excl = 0, i;
 
-	c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_client_init(c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_EXPECT_EQ(test, cql_forget(&c->cfg, &home, &excl), 0);
+	c = cql_writers_behind(test, sim, true, 0);
 	h = &c[2];
-	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	home = (struct rdlock_ticket){
-		.node = h->t.node, .slot = h->t.slot,
-		.incarnation = h->t.incarnation,
-	};
-	cql_client_init(&c[0], sim, 0, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_EXPECT_EQ(test, cql_forget(&c[0].cfg, &home, &excl), 0);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
-	sim_fail_node(sim, 2, true);
-	for (i = 0; i < 2; i++) {
-		cql_client_init(&c[i], sim, i, RDLOCK_MODE_EXCLUSIVE);
-		cql_client_start(test, &c[i]);
-		KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2 + i));
-	}
 	KUNIT_EXPECT_EQ(test, cql_forget(&c[0].cfg, &home, &excl), 1);
 	KUNIT_EXPECT_EQ(test, excl, 1);
 	for (i = 0; i < 2; i++) {
@@ -1239,7 +1232,7 @@ static void cql_partition_test(struct kunit *test)
 	unsigned long until;
 	int i;
 
-	c = cql_writers_behind(test, sim, false);
+	c = cql_writers_behind(test, sim, false, 200);
 	h = &c[2];
 	/* The event: a reset claimed. */
 	until = jiffies + 30 * HZ;

@@ -569,6 +569,18 @@ void sim_cfg(struct rdlock_proto_cfg *cfg, const struct sim_params *p,
 	cfg->cql_policy = p->cql_policy;
 }
 
+struct rdlock_proto_cfg *sim_cfg_new(struct kunit *test, struct proto_sim *sim,
+				     const struct sim_params *p, int node,
+				     struct rdlock_proto_stats *stats)
+{
+	struct rdlock_proto_cfg *cfg = kunit_kzalloc(test, sizeof(*cfg),
+						     GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cfg);
+	sim_cfg(cfg, p, &sim->nodes[node], stats);
+	return cfg;
+}
+
 /* The lock word, at SIM_LOCK_NODE and SIM_LOCK_SLOT. */
 u64 cql_header(struct proto_sim *sim)
 {

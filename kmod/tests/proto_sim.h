@@ -279,6 +279,10 @@ void sim_destroy(struct proto_sim *sim);
 /* @cfg of a client of @node in configuration @p, counting in @stats. */
 void sim_cfg(struct rdlock_proto_cfg *cfg, const struct sim_params *p,
 	     struct sim_node *node, struct rdlock_proto_stats *stats);
+/* sim_cfg() of node @node of @sim, allocated for the test. */
+struct rdlock_proto_cfg *sim_cfg_new(struct kunit *test, struct proto_sim *sim,
+				     const struct sim_params *p, int node,
+				     struct rdlock_proto_stats *stats);
 /* A simulated cluster with empty tables, freed with the test. */
 struct proto_sim *sim_alloc(struct kunit *test);
 /* The lock word, at SIM_LOCK_NODE and SIM_LOCK_SLOT. */
