@@ -291,9 +291,11 @@ static int rdlock_ls_forget_all(u32 dead)
  * 3. this node waits until every other survivor got as far (a barrier of
  *    messages), so no survivor is granted anything of @node's before its
  *    own users were told;
- * 4. @node's holds leave the lock words homed here, in every lockspace
- *    open here whose protocol names its holders (the CAS spinlock); a
- *    name it held exclusive keeps its value block without flags.
+ * 4. @node's holds and queued tickets leave the lock words homed here, in
+ *    every lockspace open here, by its protocol's forget_node (the CAS
+ *    spinlock's and the DLM's at once; the bakery's census and CQL's
+ *    reset in the background); a name it held exclusive keeps its value
+ *    block without flags.
  *
  * Words on @node itself are lost with it (lock recovery is a later step),
  * and so are its holds in regions of lockspaces not open here. Sleeps; an
@@ -302,7 +304,9 @@ static int rdlock_ls_forget_all(u32 dead)
  * Return: 0; -EINVAL for a node not configured or this one; -EALREADY when
  * @node was declared down here in this epoch already; -ENOTCONN (cluster
  * not up); -EINTR (fatal signal: call again); -ESHUTDOWN (the epoch ended:
- * every lockspace is lost anyway); a transport error from the release.
+ * every lockspace is lost anyway); an error from the release (-ENOMEM, or
+ * the transport's), after which @node is cut off and its users were told,
+ * and the next call releases what is left.
  */
 int rdlock_ls_node_down(u32 node)
 {
@@ -332,7 +336,10 @@ int rdlock_ls_node_down(u32 node)
 	ret = rdlock_ls_down_barrier(node, epoch);
 	if (ret)
 		goto out;
+	/* Failed: it stays told, and the next call releases what is left. */
 	ret = rdlock_ls_forget_all(node);
+	if (ret)
+		goto out;
 	rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_DONE);
 	pr_info("node %u declared down: its locks homed here are released\n",
 		node);
