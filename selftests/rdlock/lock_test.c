@@ -2072,26 +2072,38 @@ TEST_F_TIMEOUT(lock, cql_order, 600)
  * handed to the node's next waiter only when that one arrived before the
  * next node's entry (FAA order), at most HIER_RUN_MAX - 1 times in a row
  * (the module's bound, RDLOCK_CQL_LOCAL_MAX in proto_cql_hier.c): so no node
- * may hold the lock for more grants in a row than that while the others
- * wait. The holder records each grant's node and the run it extends; the
+ * may hold the lock for more grants in a row than that while another
+ * node's entry waits. The holder records each grant's node and the run it extends; the
  * largest run while every thread of the cluster is still at work (none
  * counted in ORD_DONE) is printed and checked, and every grant counted.
  */
 #define HIER_RUN_MAX		17
 
-/* Hierarchical: extend the run of grants of this node, or start one. */
+/*
+ * Hierarchical: extend the run of grants of this node, or start one. The
+ * bound holds while other nodes wait: with no other node's entry queued
+ * (the header counts ours alone), a grant starts a new run. A node whose
+ * threads are all between two acquisitions has no entry for a moment,
+ * and the run of another node may then go on legitimately.
+ */
 static int hier_granted(int fd, struct ord_worker *w,
 			const struct rdlock_test_lock *l)
 {
 	const struct lock_env *e = w->env;
-	__u64 last, run, done = 0;
+	__u64 last = 0, run, done = 0, hdr = 0;
+	struct cql_layout cl;
 	int err;
 
 	w->grants++;
+	ord_layout(&cl);
 	/* Exclusive: a plain READ and WRITE are the holder's. */
 	err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_RUN), 0, 0,
 		      &last);
-	run = last >> 32 == e->self + 1 ? (last & 0xffffffffU) + 1 : 1;
+	if (!err)
+		err = rdl_xop(fd, RDLOCK_TEST_OP_READ, 0, ord_slot(e, ORD_LOCK),
+			      0, 0, &hdr);
+	run = last >> 32 == e->self + 1 && cql_hdr_qsize(&cl, hdr) > 1 ?
+	      (last & 0xffffffffU) + 1 : 1;
 	if (!err)
 		err = rdl_xop(fd, RDLOCK_TEST_OP_WRITE, 0, ord_slot(e, ORD_RUN),
 			      (__u64)(e->self + 1) << 32 | run, 0, NULL);
