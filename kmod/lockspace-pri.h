@@ -198,7 +198,7 @@ struct rdlock_lock {
  * @incarnation: rdlock_xport_node_incarnation() of every node at the same
  *	time: a release goes only to a home that still has that table.
  * @res_lock: protects @res, @lru, @nr_unused, @drops, @nr_drops,
- *	@dropping, @dying, @drop_deadline and rdlock_res.refs.
+ *	@dropping, @dying and rdlock_res.refs.
  * @res: names known on this node, by hash.
  * @lru: names no lock uses, oldest first.
  * @nr_unused: length of @lru.
@@ -209,9 +209,6 @@ struct rdlock_lock {
  *	finds @drops empty.
  * @dying: the last user is gone: @drop_work frees the lockspace after the
  *	last drop.
- * @drop_deadline: jiffies until which @drop_work sends a reference again
- *	while its home is unreachable, 0: no limit. Set when the module goes
- *	away: a peer that took its cluster down looks unreachable for good.
  * @drop_work: drops entry references of forgotten names.
  * @locks_lock: protects @locks.
  * @locks: every lock of this node in the lockspace, granted or waiting.
@@ -271,7 +268,6 @@ struct rdlock_ls {
 	unsigned int nr_drops;
 	bool dropping;
 	bool dying;
-	unsigned long drop_deadline;
 	struct work_struct drop_work;
 	spinlock_t locks_lock;		/* @locks */
 	struct list_head locks;
@@ -335,6 +331,7 @@ int rdlock_ls_read_range(const struct rdlock_ls *ls, u32 node,
 u32 rdlock_lvb_state_slot(const struct rdlock_ls *ls, u32 lslot);
 bool rdlock_ls_word_idle(const struct rdlock_ls *ls, u64 w);
 void rdlock_ls_drop_work(struct work_struct *work);
+unsigned long rdlock_ls_exit_deadline(void);
 struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 				  const void *name, size_t len);
 void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res);

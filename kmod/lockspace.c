@@ -52,6 +52,20 @@ static const siphash_key_t rdlock_ls_dir_key = {
 /* How long module removal sends references back to unreachable homes. */
 #define RDLOCK_LS_EXIT_DROP_WAIT	(10 * HZ)
 
+/* The deadline of that, once the module goes away; 0 before. */
+static unsigned long rdlock_ls_exit_at;
+
+/**
+ * rdlock_ls_exit_deadline() - until when references are sent at exit
+ *
+ * Return: 0 while the module stays; once it goes away, the jiffies until
+ * which a reference refused unsent is sent again.
+ */
+unsigned long rdlock_ls_exit_deadline(void)
+{
+	return READ_ONCE(rdlock_ls_exit_at);
+}
+
 /* An operation on the table @node had when @ls joined, and no other. */
 int rdlock_ls_op(const struct rdlock_ls *ls, u32 node, int op,
 		 u32 slot, u64 arg0, u64 arg1, u64 *value)
@@ -643,17 +657,15 @@ void rdlock_ls_exit(void)
 {
 	struct rdlock_ls *ls, *tmp;
 
+	/*
+	 * The cluster is still up: references go back to their homes, but a
+	 * home that took its cluster down first is not coming back, and
+	 * module removal must end (drops already under way included).
+	 */
+	WRITE_ONCE(rdlock_ls_exit_at, (jiffies + RDLOCK_LS_EXIT_DROP_WAIT) | 1);
 	mutex_lock(&rdlock_ls_mutex);
 	list_for_each_entry_safe(ls, tmp, &rdlock_ls_list, list) {
 		WARN_ON(ls->users != 1 || !ls->created);
-		/*
-		 * The cluster is still up: references go back to their homes,
-		 * but a home that took its cluster down first is not coming
-		 * back, and module removal must end.
-		 */
-		spin_lock(&ls->res_lock);
-		ls->drop_deadline = jiffies + RDLOCK_LS_EXIT_DROP_WAIT;
-		spin_unlock(&ls->res_lock);
 		ls->users = 1;
 		rdlock_ls_put_locked(ls);
 	}

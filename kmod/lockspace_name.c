@@ -191,7 +191,9 @@ static bool rdlock_entry_finish_free(struct rdlock_ls *ls, u32 home,
  * (taking it off twice could free an entry in use, and another name would
  * get its lock word). One refused before it was sent while the link to
  * @home is being made again is sent again (rdlock_ls_blip()) until
- * @deadline (jiffies, 0: none).
+ * @deadline (jiffies, 0: none), or once the module goes away, until
+ * rdlock_ls_exit_deadline(): a home that took its cluster down first
+ * looks unreachable for good.
  */
 static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 			       u64 name, unsigned long deadline)
@@ -209,7 +211,8 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 			break;
 		/* Refused unsent: sent again once the link is back. */
 		if (rdlock_ls_blip(ls, home, ret) &&
-		    rdlock_ls_blip_wait(&blip_ms, deadline))
+		    rdlock_ls_blip_wait(&blip_ms,
+					deadline ?: rdlock_ls_exit_deadline()))
 			continue;
 		/* A reference of ours pins the placement too. */
 		if (ret || (old & ~RDLOCK_LS_REFS_MAX) != name ||
@@ -244,12 +247,11 @@ static void rdlock_res_unref(struct rdlock_ls *ls, struct rdlock_res *res,
  * locks' posted releases ended, which also keeps the lockspace's stats
  * they count into until then.
  */
-static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res,
-			       unsigned long deadline)
+static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
 {
 	rdlock_proto_wait_pin(&res->posted);
 	if (res->resolved)
-		rdlock_res_unref(ls, res, deadline);
+		rdlock_res_unref(ls, res, 0);
 	kfree(res);
 }
 
@@ -257,7 +259,6 @@ void rdlock_ls_drop_work(struct work_struct *work)
 {
 	struct rdlock_ls *ls = container_of(work, struct rdlock_ls, drop_work);
 	unsigned int nofs = memalloc_nofs_save();
-	unsigned long deadline;
 	struct rdlock_res *res;
 	bool dying;
 
@@ -268,9 +269,8 @@ void rdlock_ls_drop_work(struct work_struct *work)
 		if (!res)
 			break;
 		list_del(&res->lru);
-		deadline = ls->drop_deadline;
 		spin_unlock(&ls->res_lock);
-		rdlock_res_release(ls, res, deadline);
+		rdlock_res_release(ls, res);
 		spin_lock(&ls->res_lock);
 		/* Counted until done: debugfs readers wait for 0. */
 		ls->nr_drops--;
@@ -455,7 +455,7 @@ static bool rdlock_res_shrink(struct rdlock_ls *ls, u32 home)
 		return false;
 	list_for_each_entry_safe(res, tmp, &victims, lru) {
 		list_del(&res->lru);
-		rdlock_res_release(ls, res, 0);
+		rdlock_res_release(ls, res);
 	}
 	return true;
 }

@@ -213,11 +213,12 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 		.incarnation = ls->incarnation[self],
 	};
 	struct rdlock_ls_forget f = { .ls = ls };
+	int ret, err = 0;
 	u64 w[2];
-	int ret = 0;
 
 	if (!ls->ops->forget_node || rdlock_ls_stale(ls))
 		return 0;
+	/* An entry that fails is left for the next call; the others go on. */
 	for (slot = ls->base; slot + es <= ls->base + ls->attr.slots;
 	     slot += es) {
 		ret = rdlock_ls_read_range(ls, self, slot + 1, words, w);
@@ -234,14 +235,14 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 				ret = 0;
 			}
 		}
-		if (ret)
-			break;
+		if (ret && !err)
+			err = ret;
 		cond_resched();
 	}
-	if (ret)
+	if (err)
 		pr_warn("lockspace %s: could not release node %u's locks: %d\n",
-			ls->name, dead, ret);
-	return ret;
+			ls->name, dead, err);
+	return err;
 }
 
 /* Release @dead's holds in every lockspace open here. */
@@ -336,6 +337,8 @@ int rdlock_ls_node_down(u32 node)
 	ret = rdlock_ls_down_barrier(node, epoch);
 	if (ret)
 		goto out;
+	/* From now on a bakery census does not ask it (cut off everywhere). */
+	rdlock_proto_node_released(node);
 	/* Failed: it stays told, and the next call releases what is left. */
 	ret = rdlock_ls_forget_all(node);
 	if (ret)

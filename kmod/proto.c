@@ -624,6 +624,46 @@ bool rdlock_proto_node_down(const struct rdlock_proto_cfg *cfg, u32 node)
 	return rdlock_xport_node_fenced(node);
 }
 
+/* Per node: 1 + the cluster epoch in which its release began here. */
+static u64 rdlock_proto_released[RDLOCK_MAX_NODES];
+
+/**
+ * rdlock_proto_node_released() - this node begins releasing @node's locks
+ * @node: a node declared down here, past the survivors' barrier.
+ *
+ * Called by rdlock_ls_node_down() once every survivor has cut @node off
+ * and told its users (the barrier), before the protocols' forget_node.
+ */
+void rdlock_proto_node_released(u32 node)
+{
+	if (node < RDLOCK_MAX_NODES)
+		WRITE_ONCE(rdlock_proto_released[node],
+			   (u64)rdlock_xport_epoch() + 1);
+}
+
+/**
+ * rdlock_proto_node_gone() - may @node's tickets be counted as nobody's
+ * @cfg: the lockspace's policy.
+ * @node: a node id.
+ *
+ * True once this node declared @node down itself and passed the
+ * survivors' barrier for it (rdlock_proto_node_released()): every
+ * survivor has cut it off, so nothing of it can still land in any table.
+ * Not for a node that is merely unreachable, and not for one that
+ * declared this node down (this node is the one cut off then). In a
+ * simulation: declared down.
+ *
+ * Return: true if @node's tickets are nobody's.
+ */
+bool rdlock_proto_node_gone(const struct rdlock_proto_cfg *cfg, u32 node)
+{
+	if (cfg->xport)
+		return rdlock_proto_node_down(cfg, node);
+	return node < RDLOCK_MAX_NODES && rdlock_xport_node_fenced(node) &&
+	       READ_ONCE(rdlock_proto_released[node]) ==
+	       (u64)rdlock_xport_epoch() + 1;
+}
+
 /**
  * rdlock_proto_send_msg() - a protocol's message, simulated or real
  * @xport: the simulated transport of the sending node; NULL: the real one.

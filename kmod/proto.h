@@ -614,6 +614,8 @@ extern const char *const rdlock_ticket_state_names[RDLOCK_TICKET_NR];
 u32 rdlock_proto_self(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node);
 bool rdlock_proto_node_down(const struct rdlock_proto_cfg *cfg, u32 node);
+void rdlock_proto_node_released(u32 node);
+bool rdlock_proto_node_gone(const struct rdlock_proto_cfg *cfg, u32 node);
 int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
 			  u32 node, unsigned int type, const void *payload,
 			  size_t len);

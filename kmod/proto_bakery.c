@@ -659,9 +659,11 @@ static void rdlock_bakery_msg_handler(u32 src, const void *payload, size_t len)
 
 /*
  * Ask every node what its tickets are in @t's word, READ as @v, into @c.
- * A node declared down is not asked: it is dead or fenced and cut off, so
- * its tickets are phantoms that no node will end
- * (rdlock_bakery_forget_node()).
+ * A node this node declared down and released (rdlock_proto_node_gone():
+ * past the survivors' barrier, so every survivor has cut it off) is not
+ * asked: its tickets are phantoms that no node will end
+ * (rdlock_bakery_forget_node()). A node only unreachable, or one that
+ * declared this node down, is asked, and the census waits for it.
  * Return: true once every node asked answered and none was busy with the
  * word.
  */
@@ -688,7 +690,7 @@ static bool rdlock_bakery_census(const struct rdlock_proto_cfg *cfg,
 	rdlock_bakery_count_init(&cs.count);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		if (i != self && rdlock_proto_participant(cfg, i) &&
-		    !rdlock_proto_node_down(cfg, i))
+		    !rdlock_proto_node_gone(cfg, i))
 			cs.pending |= BIT(i);
 	spin_lock_bh(&rdlock_bakery_lock);
 	list_add(&cs.list, &rdlock_bakery_censuses);
@@ -959,8 +961,12 @@ static void rdlock_bakery_settle(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
-/* A node declared down: this many censuses before the settler takes over. */
-#define RDLOCK_BAKERY_FORGET_TRIES	3
+/*
+ * A node declared down: this many censuses before the settler takes over
+ * (each may wait RDLOCK_BAKERY_CENSUS_WAIT_MS for a survivor that does not
+ * answer, per busy word, while the node-down holds up the others).
+ */
+#define RDLOCK_BAKERY_FORGET_TRIES	1
 
 /*
  * Node @dead was declared down: it is dead or fenced, and cut off this

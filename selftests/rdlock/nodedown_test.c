@@ -25,7 +25,8 @@
  *
  * The same for kernel-API lockspaces of the bakery, the CAS spinlock and
  * CQL: the victim holds EX on a name whose lock word is on node 0,
- * and a process on node 1 waits for EX on it. It must still wait when the
+ * and a process on node 1 waits for EX on it (queued in the bakery's and
+ * CQL's words: the lockspace counts it in waits). It must still wait when the
  * victim is declared down, be granted after, and node 0 must have
  * released exactly that word (down_words 1; 0 elsewhere).
  *
@@ -89,10 +90,13 @@
 static const struct {
 	const char *ls;
 	__u32 proto;
+	/* A waiter is counted in waits once its ticket or entry is in. */
+	bool queues;
 } nd_protos[] = {
-	{ "nd-bakery", RDLOCK_PROTO_BAKERY },
-	{ "nd-cas", RDLOCK_PROTO_CASLOCK },
-	{ "nd-cql", RDLOCK_PROTO_CQL },
+	{ "nd-bakery", RDLOCK_PROTO_BAKERY, true },
+	/* A spinning waiter takes nothing; it is counted when it ends. */
+	{ "nd-cas", RDLOCK_PROTO_CASLOCK, false },
+	{ "nd-cql", RDLOCK_PROTO_CQL, true },
 };
 
 #define NR_PROTOS	ARRAY_SIZE(nd_protos)
@@ -297,6 +301,22 @@ static void protos_names(struct __test_metadata *_metadata,
 	}
 }
 
+/* Wait up to WAIT_MS for counter @name of lockspace @ls to reach @v. */
+static bool proto_counter_reaches(const char *ls, const char *name,
+				  long long v)
+{
+	double end = rdl_now() + WAIT_MS / 1000.0;
+	char stats[64];
+
+	snprintf(stats, sizeof(stats), "lockspaces/%s/stats", ls);
+	while (rdl_debugfs_counter(stats, name) < v) {
+		if (rdl_now() > end)
+			return false;
+		usleep(20 * 1000);
+	}
+	return true;
+}
+
 /* Node 1: a process per protocol that waits for EX on its name. */
 static void protos_wait(struct __test_metadata *_metadata,
 			struct nd_protos *pr)
@@ -319,6 +339,13 @@ static void protos_wait(struct __test_metadata *_metadata,
 			ret = rdl_ls_unlock(fd, h);
 		_exit(ret > 99 ? 99 : ret);
 	}
+	/* Its ticket or queue entry is in the word: it waits. */
+	for (p = 0; p < NR_PROTOS; p++)
+		if (nd_protos[p].queues)
+			ASSERT_TRUE(proto_counter_reaches(nd_protos[p].ls,
+							  "waits", 1))
+				TH_LOG("%s: the waiter is not queued",
+				       nd_protos[p].ls);
 }
 
 /* Node 1: is protocol @p's waiter still waiting? */
