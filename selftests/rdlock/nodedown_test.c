@@ -412,6 +412,7 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	struct rdlock_dlm_test_downs downs;
 	__u64 first_grant = ~0ULL;
 	__u32 state, flags = 0;
+	long long words;
 	unsigned int p;
 	double end;
 	int ret, got;
@@ -568,9 +569,21 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 				       nd_protos[p].ls);
 		snprintf(stats, sizeof(stats), "lockspaces/%s/stats",
 			 nd_protos[p].ls);
-		EXPECT_EQ(e->self == 0 ? 1 : 0,
-			  rdl_debugfs_counter(stats, "down_words"))
-			TH_LOG("%s: down_words", nd_protos[p].ls);
+		words = rdl_debugfs_counter(stats, "down_words");
+		/*
+		 * A CQL waiter resets a lock whose head has no entry after
+		 * the stuck time (30 s), which the cluster engine's detection
+		 * may exceed: its reset then completes once the victim is
+		 * declared down, maybe before node 0's release looks.
+		 */
+		if (e->self == 0 && nd_protos[p].proto == RDLOCK_PROTO_CQL &&
+		    kill_cmd) {
+			EXPECT_GE(1, words)
+				TH_LOG("%s: down_words", nd_protos[p].ls);
+		} else {
+			EXPECT_EQ(e->self == 0 ? 1 : 0, words)
+				TH_LOG("%s: down_words", nd_protos[p].ls);
+		}
 	}
 
 	/* Shown as down; the others connected make the cluster ready. */
