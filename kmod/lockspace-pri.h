@@ -11,6 +11,7 @@
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -115,6 +116,18 @@ static inline bool rdlock_ls_entry_free(u64 v)
  * @posted: releases of its locks posted and not ended yet
  *	(&rdlock_ticket.pin): its entry reference is not dropped before,
  *	so that the entry is never another name's while one is in flight.
+ * @use: read by every operation on a granted lock of the name (release,
+ *	conversion, value block) and by an acquisition becoming granted;
+ *	written while the name's granted locks move to a new home
+ *	(rdlock_ls_rehome()), with @resolve_mutex inside it.
+ * @gen: moves of the name (under @use and @resolve_mutex): an
+ *	acquisition granted in a word the name has left takes it again.
+ * @moved_from: the node declared down that the name's entry or lock
+ *	moved away from while this node's granted locks went with it, until
+ *	that node's release is done here (rdlock_ls_node_released()); U32_MAX:
+ *	none. Other acquisitions of the name wait meanwhile, so that every
+ *	survivor's locks are in the new word before anybody else is granted
+ *	there. Under @resolve_mutex.
  * @len: bytes of @name.
  * @name: the name.
  */
@@ -132,14 +145,24 @@ struct rdlock_res {
 	u32 home;
 	u32 slot;
 	atomic_t posted;
+	struct rw_semaphore use;
+	u32 gen;
+	u32 moved_from;
 	u32 len;
 	u8 name[RDLOCK_RES_NAME_MAX];
 };
 
+/*
+ * A lock's life: WAITING until granted; GRANTED, CONVERTING while an
+ * upgrade waits; LOST (final, only freed by rdlock_unlock()) when its
+ * word was on a node declared down and it could not be taken again in the
+ * name's new word (rdlock_ls_rehome()).
+ */
 enum rdlock_lock_state {
 	RDLOCK_LK_WAITING,
 	RDLOCK_LK_GRANTED,
 	RDLOCK_LK_CONVERTING,
+	RDLOCK_LK_LOST,
 };
 
 /**
@@ -147,6 +170,7 @@ enum rdlock_lock_state {
  * @ls: its lockspace.
  * @res: its name.
  * @ls_node: on rdlock_ls.locks (under rdlock_ls.locks_lock).
+ * @move_node: on a list of locks that rdlock_ls_rehome() takes again.
  * @state: enum rdlock_lock_state, for debugfs.
  * @ticket: the protocol's state of the acquisition.
  * @owner: tgid of the userspace owner, 0 for a kernel user.
@@ -161,6 +185,7 @@ struct rdlock_lock {
 	struct rdlock_ls *ls;
 	struct rdlock_res *res;
 	struct list_head ls_node;
+	struct list_head move_node;
 	enum rdlock_lock_state state;
 	struct rdlock_ticket ticket;
 	pid_t owner;
@@ -238,6 +263,11 @@ struct rdlock_lock {
  *	declared down, and were released (rdlock_ls_node_down()).
  * @down_lvbs: value blocks that lost their flags: such a node held their
  *	name exclusive.
+ * @moved_names: names whose entry or lock was on a node declared down and
+ *	that this node found again on their new home, or placed again.
+ * @moved_locks: this node's granted locks taken again in the new word of
+ *	such a name.
+ * @lost_locks: such locks that could not be taken again (now LOST).
  * @debugfs: the lockspace's debugfs directory.
  */
 struct rdlock_ls {
@@ -287,6 +317,9 @@ struct rdlock_ls {
 	atomic64_t ref_errors;
 	atomic64_t down_words;
 	atomic64_t down_lvbs;
+	atomic64_t moved_names;
+	atomic64_t moved_locks;
+	atomic64_t lost_locks;
 	struct dentry *debugfs;
 };
 
@@ -338,6 +371,9 @@ void rdlock_res_put(struct rdlock_ls *ls, struct rdlock_res *res);
 int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
 		       unsigned long deadline);
 int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
+bool rdlock_res_lost(const struct rdlock_res *res);
+int rdlock_res_relocate(struct rdlock_ls *ls, struct rdlock_res *res,
+			unsigned long deadline);
 int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 			   u64 *freeing);
 
@@ -363,6 +399,16 @@ void rdlock_ls_call_down(u32 dead);
 static_assert(RDLOCK_LS_DOWN_MSG_TYPE < RDLOCK_XMSG_USER_TYPES);
 void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 				size_t len);
+bool rdlock_ls_node_released(u32 node);
+int rdlock_ls_release_wait(u32 node, unsigned long deadline);
+
+/*
+ * lockspace_rehome.c: names whose entry or lock was on a node declared
+ * down move, with this node's granted locks.
+ */
+int rdlock_ls_rehome(u32 dead);
+int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
+			  unsigned long deadline);
 
 /* lockspace_debugfs.c: a lockspace's directory in lockspaces/. */
 void rdlock_ls_debugfs_add(struct rdlock_ls *ls);

@@ -35,6 +35,7 @@ static const char *const rdlock_lk_state_names[] = {
 	[RDLOCK_LK_WAITING]	= "waiting",
 	[RDLOCK_LK_GRANTED]	= "granted",
 	[RDLOCK_LK_CONVERTING]	= "converting",
+	[RDLOCK_LK_LOST]	= "lost",
 };
 
 static const char *const rdlock_lk_mode_names[] = {
@@ -110,6 +111,10 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "down_words: %lld\ndown_lvbs: %lld\n",
 		   (long long)atomic64_read(&ls->down_words),
 		   (long long)atomic64_read(&ls->down_lvbs));
+	seq_printf(m, "moved_names: %lld\nmoved_locks: %lld\nlost_locks: %lld\n",
+		   (long long)atomic64_read(&ls->moved_names),
+		   (long long)atomic64_read(&ls->moved_locks),
+		   (long long)atomic64_read(&ls->lost_locks));
 	seq_printf(m, "finishing: %d\nfinishing_max: %u\nbusy_refusals: %lld\n",
 		   atomic_read(&ls->cfg.quota->finishing), ls->cfg.quota->max,
 		   (long long)atomic64_read(&ls->cfg.quota->refused));

@@ -174,13 +174,25 @@ static int rdlock_lock_blip_error(const struct rdlock_lock *lk, u32 node,
 	return ret;
 }
 
+/*
+ * -ENOTCONN from @node because it is cut off here (declared down, or being
+ * declared): the name moves once that is done (rdlock_res_wait_moved()),
+ * so the acquisition starts again rather than failing.
+ */
+static bool rdlock_lock_moves(u32 node, int ret)
+{
+	return ret == -ENOTCONN && rdlock_xport_node_fenced(node);
+}
+
 static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 {
 	unsigned long deadline = rdlock_deadline(&lk->opts);
 	struct rdlock_ls *ls = lk->ls;
 	struct rdlock_res *res = lk->res;
+	u32 entry_home, home, slot, gen;
 	int ret = 0;
 
+again:
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
 	/* Nothing is granted while the cluster engine has us stopped. */
@@ -190,10 +202,17 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	/* Another task resolving the name may wait on the home for seconds. */
 	if (mutex_lock_killable(&res->resolve_mutex))
 		return -EINTR;
-	if (!res->resolved)
+	ret = rdlock_res_wait_moved(ls, res, deadline);
+	if (!ret && !res->resolved)
 		ret = rdlock_res_resolve(ls, res, deadline);
+	entry_home = res->entry_home;
+	home = res->home;
+	slot = res->slot;
+	gen = res->gen;
 	mutex_unlock(&res->resolve_mutex);
-	ret = rdlock_lock_blip_error(lk, res->entry_home, deadline, ret);
+	if (rdlock_lock_moves(entry_home, ret))
+		goto again;
+	ret = rdlock_lock_blip_error(lk, entry_home, deadline, ret);
 failed:
 	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
@@ -201,20 +220,22 @@ failed:
 		return rdlock_ls_error(ls, ret);
 
 	memset(&lk->ticket, 0, sizeof(lk->ticket));
-	lk->ticket.node = res->home;
-	lk->ticket.slot = res->slot + !!(lk->opts.flags & RDLOCK_LKF_GATE);
+	lk->ticket.node = home;
+	lk->ticket.slot = slot + !!(lk->opts.flags & RDLOCK_LKF_GATE);
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
-	lk->ticket.incarnation = ls->incarnation[res->home];
+	lk->ticket.incarnation = ls->incarnation[home];
 	lk->lvb_read_ok = false;
 	if (lk->opts.flags & RDLOCK_LKF_LVB) {
-		lk->ticket.read_slot = rdlock_lvb_state_slot(ls, res->slot);
+		lk->ticket.read_slot = rdlock_lvb_state_slot(ls, slot);
 		lk->ticket.read_count = RDLOCK_LS_LVB_SLOTS;
 		lk->ticket.read_vals = lk->lvb_read;
 	}
 	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
 	trace_rdlock_lock_request(lk, 0);
 	ret = ls->ops->acquire(&ls->cfg, &lk->ticket, deadline);
+	if (rdlock_lock_moves(home, ret))
+		goto again;
 	ret = rdlock_lock_blip_error(lk, lk->ticket.node, deadline, ret);
 	if (ret == -ETIMEDOUT && lk->opts.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
@@ -225,10 +246,25 @@ failed:
 		rdlock_lock_unlist(lk);
 		return ret;
 	}
+	/*
+	 * Granted in a word the name has left, or on a node cut off that
+	 * rdlock_ls_rehome() may not have seen us on: give it back, and take
+	 * the name where it is now.
+	 */
+	down_read(&res->use);
+	if (res->gen != gen || rdlock_xport_node_fenced(home) ||
+	    rdlock_xport_node_fenced(entry_home)) {
+		up_read(&res->use);
+		lk->ticket.post = true;
+		lk->ticket.pin = &res->posted;
+		ls->ops->release(&ls->cfg, &lk->ticket);
+		goto again;
+	}
 	lk->lvb_read_ok = lk->ticket.read_got;
 	if (lk->lvb_read_ok)
 		atomic64_inc(&ls->lvb_reads_spared);
 	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
+	up_read(&res->use);
 	return 0;
 }
 
@@ -399,16 +435,29 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		return -EOPNOTSUPP;
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
+	down_read(&lk->res->use);
+	if (lk->state == RDLOCK_LK_LOST) {
+		up_read(&lk->res->use);
+		return -ENOTCONN;
+	}
 	lk->lvb_read_ok = false;
 	rdlock_lock_set_state(lk, RDLOCK_LK_CONVERTING);
 	nofs = memalloc_nofs_save();
 	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
 	memalloc_nofs_restore(nofs);
+	/* Upgraded in a word the name is leaving: not in the name's. */
+	if (!ret && rdlock_res_lost(lk->res)) {
+		lk->ticket.upgraded = false;
+		ret = -EAGAIN;
+	}
+	if (rdlock_lock_moves(lk->ticket.node, ret))
+		ret = -EAGAIN;
 	if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
 		ret = -EAGAIN;
 	ret = rdlock_ls_error(ls, ret);
 	trace_rdlock_convert_done(lk, ret);
 	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
+	up_read(&lk->res->use);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_convert);
@@ -423,28 +472,12 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 {
 	if (!(lk->ls->attr.flags & RDLOCK_LS_LVB) || !lk->res->resolved)
 		return -EINVAL;
+	if (lk->state == RDLOCK_LK_LOST)
+		return -ENOTCONN;
 	return rdlock_ls_stale(lk->ls) ? -ESHUTDOWN : 0;
 }
 
-/**
- * rdlock_lvb_get() - read the value block of a held lock's name; sleeps
- * @lk: a granted lock in an RDLOCK_LS_LVB lockspace.
- * @buf: RDLOCK_LVB_LEN bytes, or NULL to read the flags only.
- * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
- *	when no holder of the name stored any since its entry was taken
- *	(the bytes are then another name's, or zeroes), or the last store
- *	of bytes did not end (rdlock_lvb_set_words()).
- *
- * The holder must exclude writers itself (a shared lock against the
- * exclusive holders that write): the words are not read at one instant
- * (%RDLOCK_XPORT_RANGE_MAX consecutive slots per operation). A lock taken
- * with %RDLOCK_LKF_LVB whose grant read the block returns that copy, with
- * no remote operation, until it stores one or is converted.
- *
- * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
- * a transport error.
- */
-int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
+static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
 	struct rdlock_ls *ls = lk->ls;
 	u64 w[RDLOCK_LS_LVB_SLOTS];	/* the state word, then the bytes */
@@ -470,6 +503,35 @@ int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 	*flags = (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
 		 w[0] & RDLOCK_LVB_FLAGS_MASK : 0;
 	return 0;
+}
+
+/**
+ * rdlock_lvb_get() - read the value block of a held lock's name; sleeps
+ * @lk: a granted lock in an RDLOCK_LS_LVB lockspace.
+ * @buf: RDLOCK_LVB_LEN bytes, or NULL to read the flags only.
+ * @flags: the flags rdlock_lvb_set() stored with it for this name; 0
+ *	when no holder of the name stored any since its entry was taken
+ *	(the bytes are then another name's, or zeroes), or the last store
+ *	of bytes did not end (rdlock_lvb_set_words()).
+ *
+ * The holder must exclude writers itself (a shared lock against the
+ * exclusive holders that write): the words are not read at one instant
+ * (%RDLOCK_XPORT_RANGE_MAX consecutive slots per operation). A lock taken
+ * with %RDLOCK_LKF_LVB whose grant read the block returns that copy, with
+ * no remote operation, until it stores one or is converted.
+ *
+ * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
+ * a transport error.
+ */
+int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
+{
+	int ret;
+
+	/* The name does not move meanwhile (rdlock_ls_rehome()). */
+	down_read(&lk->res->use);
+	ret = __rdlock_lvb_get(lk, buf, flags);
+	up_read(&lk->res->use);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_get);
 
@@ -540,24 +602,8 @@ static int rdlock_lvb_write_words(struct rdlock_ls *ls, u32 home, u32 slot,
 	return ret ?: b.err;
 }
 
-/**
- * rdlock_lvb_set_words() - rdlock_lvb_set() of some of the bytes
- * @lk: as for rdlock_lvb_set().
- * @buf: RDLOCK_LVB_LEN bytes, of which only the words in @words are
- *	written, or NULL.
- * @words: bit i: write bytes 8 * i to 8 * i + 7 (a holder that knows the
- *	others are already there spares their writes).
- * @flags: as for rdlock_lvb_set(), and RDLOCK_LVB_POST.
- *
- * While bytes are written the state word holds no flags, and it gets
- * @flags only once they all were: a reader never finds the flags with
- * some of the bytes, even when a write fails (the state word then keeps
- * no flags, as far as the home can be reached).
- *
- * Return: as rdlock_lvb_set().
- */
-int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
-			 u32 flags)
+static int __rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf,
+				  u8 words, u32 flags)
 {
 	struct rdlock_ls *ls = lk->ls;
 	u32 slot, home = lk->res->home;
@@ -592,6 +638,33 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 	memalloc_nofs_restore(nofs);
 	return ret ? rdlock_ls_error(ls, ret) : 0;
 }
+
+/**
+ * rdlock_lvb_set_words() - rdlock_lvb_set() of some of the bytes
+ * @lk: as for rdlock_lvb_set().
+ * @buf: RDLOCK_LVB_LEN bytes, of which only the words in @words are
+ *	written, or NULL.
+ * @words: bit i: write bytes 8 * i to 8 * i + 7 (a holder that knows the
+ *	others are already there spares their writes).
+ * @flags: as for rdlock_lvb_set(), and RDLOCK_LVB_POST.
+ *
+ * While bytes are written the state word holds no flags, and it gets
+ * @flags only once they all were: a reader never finds the flags with
+ * some of the bytes, even when a write fails (the state word then keeps
+ * no flags, as far as the home can be reached).
+ *
+ * Return: as rdlock_lvb_set().
+ */
+int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
+			 u32 flags)
+{
+	int ret;
+
+	down_read(&lk->res->use);
+	ret = __rdlock_lvb_set_words(lk, buf, words, flags);
+	up_read(&lk->res->use);
+	return ret;
+}
 EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
 
 /**
@@ -615,7 +688,11 @@ void rdlock_unlock(struct rdlock_lock *lk)
 	lk->ticket.post = true;
 	lk->ticket.pin = &lk->res->posted;
 	nofs = memalloc_nofs_save();
-	ls->ops->release(&ls->cfg, &lk->ticket);
+	/* Not while the name moves; a LOST lock's ticket ended already. */
+	down_read(&lk->res->use);
+	if (lk->state != RDLOCK_LK_LOST)
+		ls->ops->release(&ls->cfg, &lk->ticket);
+	up_read(&lk->res->use);
 	memalloc_nofs_restore(nofs);
 	rdlock_lock_unlist(lk);
 	rdlock_lock_free(lk);

@@ -60,9 +60,21 @@ static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
 			  ((first + i) % ls->entries);
 }
 
-/* Names hash to homes over the configured node ids in ascending order. */
+/*
+ * Names hash to homes over the configured node ids in ascending order. A
+ * home cut off here (declared down, or being declared: its table is lost)
+ * passes its names to its heir, the next configured node in that order
+ * that is not (design.rst, "Names of a node declared down").
+ */
 static u32 rdlock_res_home(const struct rdlock_ls *ls, u64 hash)
 {
+	u32 i = hash % ls->nr_nodes, n;
+
+	for (n = 0; n < ls->nr_nodes; n++) {
+		if (!rdlock_xport_node_fenced(ls->nodes[i]))
+			return ls->nodes[i];
+		i = (i + 1) % ls->nr_nodes;
+	}
 	return ls->nodes[hash % ls->nr_nodes];
 }
 
@@ -214,8 +226,11 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 		    rdlock_ls_blip_wait(&blip_ms,
 					deadline ?: rdlock_ls_exit_deadline()))
 			continue;
-		/* A reference of ours pins the placement too. */
-		if (ret || (old & ~RDLOCK_LS_REFS_MAX) != name ||
+		/*
+		 * A reference of ours pins the name; its placement moves only
+		 * off a node declared down (rdlock_res_replace()).
+		 */
+		if (ret || rdlock_entry_name(old) != rdlock_entry_name(name) ||
 		    !rdlock_entry_refs(old)) {
 			atomic64_inc(&ls->ref_errors);
 			/* A lost lockspace's tables may be gone: say nothing. */
@@ -227,6 +242,7 @@ static void rdlock_entry_unref(struct rdlock_ls *ls, u32 home, u32 tslot,
 			return;
 		}
 		expect = old;
+		name = old & ~RDLOCK_LS_REFS_MAX;
 	}
 	atomic64_inc(&ls->ref_drops);
 	atomic64_dec(&ls->references);
@@ -250,7 +266,8 @@ static void rdlock_res_unref(struct rdlock_ls *ls, struct rdlock_res *res,
 static void rdlock_res_release(struct rdlock_ls *ls, struct rdlock_res *res)
 {
 	rdlock_proto_wait_pin(&res->posted);
-	if (res->resolved)
+	/* An entry on a node declared down is lost with it. */
+	if (res->resolved && !rdlock_xport_node_fenced(res->entry_home))
 		rdlock_res_unref(ls, res, 0);
 	kfree(res);
 }
@@ -329,6 +346,8 @@ struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 	new->len = len;
 	memcpy(new->name, name, len);
 	mutex_init(&new->resolve_mutex);
+	init_rwsem(&new->use);
+	new->moved_from = U32_MAX;
 	INIT_LIST_HEAD(&new->lru);
 
 	spin_lock(&ls->res_lock);
@@ -736,6 +755,116 @@ int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
 		schedule_timeout_killable(1 + get_random_u32_below(1U <<
 						min(attempt++, 6U)));
 	}
+}
+
+/**
+ * rdlock_res_lost() - does a resolved name live on a node cut off here
+ * @res: the name, under its resolve_mutex or its use semaphore.
+ *
+ * Return: true when its entry or its lock word is on a node declared down
+ * (or being declared) here: rdlock_res_relocate() must move it.
+ */
+bool rdlock_res_lost(const struct rdlock_res *res)
+{
+	return res->resolved && (rdlock_xport_node_fenced(res->entry_home) ||
+				 rdlock_xport_node_fenced(res->home));
+}
+
+/*
+ * The lock of @res's entry (alive, on a node not cut off) was placed on a
+ * node that is: place it on this node instead, in the placed entry this
+ * node keeps for that entry (idle: the entry's placement named another
+ * node), or in the entry itself when this node is its home. That value
+ * block's state is cleared first: the bytes were lost with the node, and
+ * an older value of the same name may be there. Another survivor may
+ * have placed it first: its placement is taken.
+ */
+static int rdlock_res_replace(struct rdlock_ls *ls, struct rdlock_res *res,
+			      unsigned long deadline)
+{
+	u32 home = res->entry_home, node, slot;
+	unsigned int blip_ms = 0;
+	u64 v, want, old;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_ls_op(ls, home, RDLOCK_XOP_READ, res->entry_slot,
+				   0, 0, &v);
+		if (!ret && !rdlock_entry_live(v, res->tag)) {
+			/* Not ours any more (cannot be while we refer to it). */
+			res->resolved = false;
+			return 0;
+		}
+		if (!ret) {
+			rdlock_entry_lock_at(ls, home, res->entry_slot,
+					     v & RDLOCK_LS_PLACE_MASK, &node,
+					     &slot);
+			if (!rdlock_xport_node_fenced(node)) {
+				res->place = v & RDLOCK_LS_PLACE_MASK;
+				res->home = node;
+				res->slot = slot;
+				return 0;
+			}
+			want = rdlock_entry_place_self(ls, home);
+			rdlock_entry_lock_at(ls, home, res->entry_slot, want,
+					     &node, &slot);
+			if (ls->attr.flags & RDLOCK_LS_LVB)
+				ret = rdlock_ls_op(ls, node, RDLOCK_XOP_WRITE,
+						   rdlock_lvb_state_slot(ls,
+									 slot),
+						   0, 0, &old);
+		}
+		if (!ret)
+			ret = rdlock_ls_op(ls, home, RDLOCK_XOP_CAS,
+					   res->entry_slot, v,
+					   (v & ~RDLOCK_LS_PLACE_MASK) | want,
+					   &old);
+		if (!ret && old != v)
+			continue;
+		if (!ret) {
+			res->place = want;
+			res->home = node;
+			res->slot = slot;
+			return 0;
+		}
+		if (rdlock_ls_blip(ls, home, ret) &&
+		    rdlock_ls_blip_wait(&blip_ms, deadline))
+			continue;
+		return ret;
+	}
+}
+
+/**
+ * rdlock_res_relocate() - find a name again whose node was cut off
+ * @ls: the lockspace.
+ * @res: a name with rdlock_res_lost(), under its resolve_mutex.
+ * @deadline: jiffies, 0: none.
+ *
+ * An entry on a node cut off here is lost with the node, and so is this
+ * node's reference on it: the name is resolved again, on its heir
+ * (rdlock_res_home()). An entry that lives on with its lock placed on
+ * such a node has the lock placed again (rdlock_res_replace()). The
+ * caller makes sure nobody can be granted the name in its new word before
+ * every survivor's locks of the name are there (rdlock_ls_rehome()).
+ *
+ * Return: 0, or an error: of rdlock_res_resolve() (the name is then not
+ * resolved), or of the placement (it still is, and still lost).
+ */
+int rdlock_res_relocate(struct rdlock_ls *ls, struct rdlock_res *res,
+			unsigned long deadline)
+{
+	int ret = 0;
+
+	/* A failed placement keeps the reference, for the next try. */
+	if (!rdlock_xport_node_fenced(res->entry_home))
+		ret = rdlock_res_replace(ls, res, deadline);
+	else
+		res->resolved = false;
+	if (!ret && !res->resolved)
+		ret = rdlock_res_resolve(ls, res, deadline);
+	if (!ret)
+		atomic64_inc(&ls->moved_names);
+	return ret;
 }
 
 /**

@@ -75,6 +75,54 @@ static void rdlock_ls_down_set_stage(u32 dead, enum rdlock_ls_down_stage stage)
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
 	rdlock_ls_down_get(dead)->stage = stage;
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+	wake_up_all(&rdlock_ls_down_wq);
+}
+
+/**
+ * rdlock_ls_node_released() - is a node's declaration down done here
+ * @node: a node.
+ *
+ * Return: true once rdlock_ls_node_down() of @node ended here in this
+ * epoch: every survivor had moved its locks of @node's names
+ * (rdlock_ls_rehome()) and told its users, and @node's holds left the
+ * lock words kept here.
+ */
+bool rdlock_ls_node_released(u32 node)
+{
+	return node < RDLOCK_MAX_NODES &&
+	       rdlock_ls_down_stage(node) == RDLOCK_LS_DOWN_DONE;
+}
+
+/* Released, or no longer cut off (the cluster epoch ended). */
+static bool rdlock_ls_release_over(u32 node)
+{
+	return rdlock_ls_node_released(node) ||
+	       !rdlock_xport_node_fenced(node);
+}
+
+/**
+ * rdlock_ls_release_wait() - wait until a node cut off here is released
+ * @node: a node cut off here (rdlock_xport_node_fenced()).
+ * @deadline: jiffies, 0: none.
+ *
+ * Return: 0 once rdlock_ls_node_released(), or the node is no longer cut
+ * off (the cluster epoch ended: the caller finds its lockspace lost);
+ * -ETIMEDOUT at @deadline; -EINTR on a fatal signal.
+ */
+int rdlock_ls_release_wait(u32 node, unsigned long deadline)
+{
+	long left = MAX_SCHEDULE_TIMEOUT;
+
+	if (deadline) {
+		if (time_after_eq(jiffies, deadline))
+			return rdlock_ls_release_over(node) ? 0 : -ETIMEDOUT;
+		left = deadline - jiffies;
+	}
+	left = wait_event_killable_timeout(rdlock_ls_down_wq,
+					   rdlock_ls_release_over(node), left);
+	if (left < 0)
+		return -EINTR;
+	return left ? 0 : -ETIMEDOUT;
 }
 
 static int rdlock_ls_down_tell(u32 node, u32 dead, bool ask)
@@ -331,6 +379,8 @@ int rdlock_ls_node_down(u32 node)
 		ret = rdlock_xport_fence(node);
 		if (ret && ret != -ETIMEDOUT && ret != -EALREADY)
 			goto out;
+		/* This node's locks of its names move before anybody's. */
+		rdlock_ls_rehome(node);
 		rdlock_ls_call_down(node);
 		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_TOLD);
 	}
