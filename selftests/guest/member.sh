@@ -140,8 +140,10 @@ if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
 	exit 1
 fi
 
-if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
-	insmod "$RDL/modules/rdlock.ko" "backend=$BACKEND" membership=dlm &&
+# Two DLM lockspaces (nodedown_test's) in the default lock table.
+if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
+	insmod "$RDL/modules/rdlock.ko" "backend=$BACKEND" membership=dlm \
+	dlm_slots=8192 &&
    rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
    rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
    rdl_step "cluster up refused without dlm_controld" up_refused &&

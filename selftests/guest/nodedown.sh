@@ -19,7 +19,8 @@ DONE_PORT=7790
 BACKEND=$1
 rdl_backend_arg "$BACKEND"
 
-if rdl_check_env && rdl_start "backend=$BACKEND" &&
+# Two DLM lockspaces (nodedown_test's) in the default lock table.
+if rdl_check_env && rdl_start "backend=$BACKEND dlm_slots=8192" &&
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
 	rdl_step "nodedown_test ($BACKEND)" nodedown_test

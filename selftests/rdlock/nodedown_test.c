@@ -28,7 +28,23 @@
  * and a process on node 1 waits for EX on it (queued in the bakery's and
  * CQL's words: the lockspace counts it in waits). It must still wait when the
  * victim is declared down, be granted after, and node 0 must have
- * released exactly that word (down_words 1; 0 elsewhere).
+ * released exactly that word (down_words 1; 0 elsewhere; in CQL 2 on node
+ * 0, which resets every busy lock it keeps, the moved one below too).
+ *
+ * Names of the victim move (a second DLM lockspace, "ndmove", and the
+ * kernel-API lockspaces): node 0 holds PR on "nd-m0".."nd-m5", whose locks
+ * it placed, and on "nd-q0".."nd-q5", whose locks the victim placed (it
+ * used them first and holds PR too); and in each kernel-API lockspace EX
+ * on a name whose entry and lock word are on the victim. Once the victim
+ * is declared down:
+ *  - node 0 moved exactly its locks whose entry or word was on the victim
+ *    (debugfs moved_locks: each "nd-q" name, the "nd-m" names homed on it,
+ *    1 per kernel-API lockspace), one per name (moved_names), none lost;
+ *    the kernel-API ones are on the victim's heir, node 0;
+ *  - node 1 finds each of them held: NOQUEUE EX gets -EAGAIN, a TRY EX
+ *    EAGAIN (before, -ENOTCONN: the names were lost with the victim);
+ *  - once node 0 releases them, node 1 is granted EX on each: the
+ *    victim's PR did not move with them.
  *
  * Without the release of the victim's holds the waits never end; without
  * the value block's marking "nd-a" is granted valid.
@@ -82,6 +98,13 @@
 #define R_ND_BARRIER	0
 /* ... and, + p, 1 + the number of protocol p's name (its word on node 0). */
 #define R_ND_NAME	40
+/* ... and, + p, 1 + the number of protocol p's name homed on the victim. */
+#define R_ND_VNAME	48
+
+#define LS_MOVE		"ndmove"
+#define LS_MOVE_STATS	"lockspaces/dlm." LS_MOVE "/stats"
+/* Names of each kind in it: "nd-m" at slots 0.., "nd-q" after them. */
+#define MOVE_NAMES	6
 
 #define PROTO_SLOTS	256	/* 7 names per node in CQL's default queue */
 #define PROTO_NAMES	64	/* tried to find one on node 0 */
@@ -106,11 +129,14 @@ struct nd_protos {
 	int ls[NR_PROTOS];		/* joined to nd_protos[p].ls */
 	char name[NR_PROTOS][16];	/* its lock word is on node 0 */
 	pid_t waiter[NR_PROTOS];	/* node 1: waits for EX on it */
+	char vname[NR_PROTOS][16];	/* its lock word is on the victim */
+	__u32 vheld[NR_PROTOS];		/* node 0: 1 + its handle, held EX */
 };
 
 FIXTURE(nd) {
 	int raw;	/* /dev/rdlock_test */
 	int fd;		/* /dev/rdlock_dlm_test */
+	int fd2;	/* /dev/rdlock_dlm_test, LS_MOVE */
 	int ctl;	/* /dev/rdlock */
 	struct dlm_env env;
 	struct nd_protos pr;
@@ -139,6 +165,10 @@ FIXTURE_SETUP(nd)
 	ASSERT_LE(0, self->fd);
 	strcpy(o.name, LS_NAME);
 	ASSERT_EQ(0, rdl_ioctl(self->fd, RDLOCK_DLM_TEST_IOC_OPEN, &o));
+	self->fd2 = open(DLM_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd2);
+	strcpy(o.name, LS_MOVE);
+	ASSERT_EQ(0, rdl_ioctl(self->fd2, RDLOCK_DLM_TEST_IOC_OPEN, &o));
 }
 
 FIXTURE_TEARDOWN(nd)
@@ -151,6 +181,7 @@ FIXTURE_TEARDOWN(nd)
 		if (self->pr.ls[p] > 0)
 			close(self->pr.ls[p]);
 	}
+	close(self->fd2);
 	close(self->fd);
 	close(self->ctl);
 	close(self->raw);
@@ -253,13 +284,17 @@ static int protos_create(int ctl)
 
 /*
  * Join them; node 0 finds in each a name whose lock word its own table
- * keeps, and publishes it for the others (protos_names()).
+ * keeps and one whose lock word the victim's keeps, which it holds EX, and
+ * publishes both for the others (protos_names()).
  */
 static void protos_join(struct __test_metadata *_metadata,
 			const struct dlm_env *e, int raw, struct nd_protos *pr)
 {
+	__u32 victim = e->nr_nodes - 1;
+	int own, vic, i;
 	struct rdlock_query q;
-	unsigned int p, i;
+	unsigned int p;
+	char nm[16];
 	__u64 v;
 	__u32 h;
 
@@ -268,21 +303,33 @@ static void protos_join(struct __test_metadata *_metadata,
 		ASSERT_LE(0, pr->ls[p]);
 		if (e->self)
 			continue;
-		for (i = 0; i < PROTO_NAMES; i++) {
-			proto_name(pr->name[p], sizeof(pr->name[p]), i);
-			ASSERT_EQ(0, rdl_ls_lock(pr->ls[p], pr->name[p],
-						 RDLOCK_LOCK_EX,
+		own = -1;
+		vic = -1;
+		for (i = 0; i < PROTO_NAMES && (own < 0 || vic < 0); i++) {
+			proto_name(nm, sizeof(nm), i);
+			ASSERT_EQ(0, rdl_ls_lock(pr->ls[p], nm, RDLOCK_LOCK_EX,
 						 RDLOCK_LKF_TRY, 0, &h));
 			ASSERT_EQ(0, rdl_ls_query(pr->ls[p], h, &q));
+			if (q.home_node == victim && vic < 0) {
+				vic = i;
+				pr->vheld[p] = h + 1;
+				continue;
+			}
 			ASSERT_EQ(0, rdl_ls_unlock(pr->ls[p], h));
-			if (q.home_node == 0)
-				break;
+			if (q.home_node == 0 && own < 0)
+				own = i;
 		}
-		ASSERT_GT(PROTO_NAMES, i)
+		ASSERT_LE(0, own)
 			TH_LOG("%s: no name of %u on node 0",
 			       nd_protos[p].ls, PROTO_NAMES);
+		ASSERT_LE(0, vic)
+			TH_LOG("%s: no name of %u on node %u",
+			       nd_protos[p].ls, PROTO_NAMES, victim);
 		ASSERT_EQ(0, rdl_xop(raw, RDLOCK_TEST_OP_WRITE, 0,
-				     e->base + R_ND_NAME + p, i + 1, 0, &v));
+				     e->base + R_ND_NAME + p, own + 1, 0, &v));
+		ASSERT_EQ(0, rdl_xop(raw, RDLOCK_TEST_OP_WRITE, 0,
+				     e->base + R_ND_VNAME + p, vic + 1, 0,
+				     &v));
 	}
 }
 
@@ -298,7 +345,18 @@ static void protos_names(struct __test_metadata *_metadata,
 				     e->base + R_ND_NAME + p, 0, 0, &v));
 		ASSERT_NE(0, v);
 		proto_name(pr->name[p], sizeof(pr->name[p]), v - 1);
+		ASSERT_EQ(0, rdl_xop(raw, RDLOCK_TEST_OP_READ, 0,
+				     e->base + R_ND_VNAME + p, 0, 0, &v));
+		ASSERT_NE(0, v);
+		proto_name(pr->vname[p], sizeof(pr->vname[p]), v - 1);
 	}
+}
+
+/* Name @i of LS_MOVE: "nd-q" ones (@i >= MOVE_NAMES) the victim used first. */
+static void move_name(char *buf, size_t len, unsigned int i)
+{
+	snprintf(buf, len, "nd-%c%u", i < MOVE_NAMES ? 'm' : 'q',
+		 i % MOVE_NAMES);
 }
 
 /* Wait up to WAIT_MS for counter @name of lockspace @ls to reach @v. */
@@ -402,6 +460,94 @@ static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 	ASSERT_EQ(0, ev_->status);					\
 } while (0)
 
+/* Counter @name of lockspace @ls (a kernel-API one's name). */
+static long long proto_counter(const char *ls, const char *name)
+{
+	char stats[64];
+
+	snprintf(stats, sizeof(stats), "lockspaces/%s/stats", ls);
+	return rdl_debugfs_counter(stats, name);
+}
+
+/*
+ * After the victim is declared down: its names that node 0 holds moved
+ * with node 0's locks, node 1 finds them held, and is granted once node 0
+ * releases them (the header comment).
+ */
+static void moved_names_check(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(nd) *self)
+{
+	const struct dlm_env *e = &self->env;
+	struct nd_protos *pr = &self->pr;
+	struct rdlock_query q;
+	long long moved;
+	unsigned int p, i;
+	char nm[16];
+	__u32 h;
+
+	if (e->self == 0) {
+		moved = rdl_debugfs_counter(LS_MOVE_STATS, "moved_locks");
+		EXPECT_LE(MOVE_NAMES, moved);
+		EXPECT_GE(2 * MOVE_NAMES, moved);
+		EXPECT_EQ(moved, rdl_debugfs_counter(LS_MOVE_STATS,
+						     "moved_names"));
+		EXPECT_EQ(0, rdl_debugfs_counter(LS_MOVE_STATS, "lost_locks"));
+		for (p = 0; p < NR_PROTOS; p++) {
+			EXPECT_EQ(1, proto_counter(nd_protos[p].ls,
+						   "moved_locks"))
+				TH_LOG("%s: moved_locks", nd_protos[p].ls);
+			EXPECT_EQ(1, proto_counter(nd_protos[p].ls,
+						   "moved_names"));
+			EXPECT_EQ(0, proto_counter(nd_protos[p].ls,
+						   "lost_locks"));
+			ASSERT_NE(0, pr->vheld[p]);
+			ASSERT_EQ(0, rdl_ls_query(pr->ls[p], pr->vheld[p] - 1,
+						  &q));
+			/* The victim is the last node: its heir is node 0. */
+			EXPECT_EQ(0, q.home_node)
+				TH_LOG("%s: %s not on the heir",
+				       nd_protos[p].ls, pr->vname[p]);
+		}
+	} else if (e->self == 1) {
+		for (i = 0; i < 2 * MOVE_NAMES; i++) {
+			move_name(nm, sizeof(nm), i);
+			ASSERT_EQ(0, dl_lock(self->fd2, i, EX, LKF_NOQUEUE,
+					     nm));
+			EXPECT_AST(self->fd2, i, -EAGAIN);
+		}
+		for (p = 0; p < NR_PROTOS; p++)
+			EXPECT_EQ(EAGAIN, rdl_ls_lock(pr->ls[p], pr->vname[p],
+						      RDLOCK_LOCK_EX,
+						      RDLOCK_LKF_TRY, 0, &h))
+				TH_LOG("%s: %s not held by node 0",
+				       nd_protos[p].ls, pr->vname[p]);
+	}
+	SURVIVORS_BARRIER(5);
+	for (i = 0; e->self == 0 && i < 2 * MOVE_NAMES; i++)
+		UNLOCK(self->fd2, i);
+	for (p = 0; e->self == 0 && p < NR_PROTOS; p++) {
+		EXPECT_EQ(0, rdl_ls_unlock(pr->ls[p], pr->vheld[p] - 1));
+		pr->vheld[p] = 0;
+	}
+	SURVIVORS_BARRIER(9);
+	if (e->self != 1)
+		return;
+	for (i = 0; i < 2 * MOVE_NAMES; i++) {
+		move_name(nm, sizeof(nm), i);
+		GRANT(self->fd2, i, EX, 0, nm);
+		UNLOCK(self->fd2, i);
+	}
+	for (p = 0; p < NR_PROTOS; p++) {
+		ASSERT_EQ(0, rdl_ls_lock(pr->ls[p], pr->vname[p],
+					 RDLOCK_LOCK_EX, 0, WAIT_MS, &h))
+			TH_LOG("%s: %s not granted", nd_protos[p].ls,
+			       pr->vname[p]);
+		ASSERT_EQ(0, rdl_ls_query(pr->ls[p], h, &q));
+		EXPECT_EQ(0, q.home_node);
+		EXPECT_EQ(0, rdl_ls_unlock(pr->ls[p], h));
+	}
+}
+
 TEST_F_TIMEOUT(nd, victim, STEP_S)
 {
 	const struct dlm_env *e = &self->env;
@@ -412,8 +558,10 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	struct rdlock_dlm_test_downs downs;
 	__u64 first_grant = ~0ULL;
 	__u32 state, flags = 0;
-	long long words;
-	unsigned int p;
+	long long words, want;
+	unsigned int p, i;
+	bool cql;
+	char nm[16];
 	double end;
 	int ret, got;
 
@@ -430,6 +578,16 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	} else if (e->self == 1) {
 		GRANT(self->fd, 0, PR, 0, "nd-d");
 		CONV(self->fd, 0, NL, 0);
+	}
+	/* "nd-q": the victim uses them first, their locks are on it. */
+	for (i = MOVE_NAMES; e->self == victim && i < 2 * MOVE_NAMES; i++) {
+		move_name(nm, sizeof(nm), i);
+		GRANT(self->fd2, i, PR, 0, nm);
+	}
+	BARRIER(8);
+	for (i = 0; e->self == 0 && i < 2 * MOVE_NAMES; i++) {
+		move_name(nm, sizeof(nm), i);
+		GRANT(self->fd2, i, PR, 0, nm);
 	}
 	got = protos_create(self->ctl);
 	ASSERT_EQ(0, got)
@@ -571,20 +729,30 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 			 nd_protos[p].ls);
 		words = rdl_debugfs_counter(stats, "down_words");
 		/*
+		 * CQL resets every busy lock kept here (its queue does not
+		 * name all its holders): on node 0 also the name node 0 moved
+		 * here from the victim, held EX (moved_names_check()).
+		 */
+		cql = nd_protos[p].proto == RDLOCK_PROTO_CQL;
+		want = e->self == 0 ? 1 + cql : 0;
+		/*
 		 * A CQL waiter resets a lock whose head has no entry after
 		 * the stuck time (30 s), which the cluster engine's detection
 		 * may exceed: its reset then completes once the victim is
 		 * declared down, maybe before node 0's release looks.
 		 */
-		if (e->self == 0 && nd_protos[p].proto == RDLOCK_PROTO_CQL &&
-		    kill_cmd) {
-			EXPECT_GE(1, words)
+		if (e->self == 0 && cql && kill_cmd) {
+			EXPECT_GE(want, words)
+				TH_LOG("%s: down_words", nd_protos[p].ls);
+			EXPECT_LE(want - 1, words)
 				TH_LOG("%s: down_words", nd_protos[p].ls);
 		} else {
-			EXPECT_EQ(e->self == 0 ? 1 : 0, words)
+			EXPECT_EQ(want, words)
 				TH_LOG("%s: down_words", nd_protos[p].ls);
 		}
 	}
+
+	moved_names_check(_metadata, self);
 
 	/* Shown as down; the others connected make the cluster ready. */
 	ASSERT_EQ(0, cluster_state(self->ctl, victim, &state, &flags));
