@@ -160,7 +160,6 @@ static void rdlock_lock_unlist(struct rdlock_lock *lk)
  * made again (rdlock_ls_blip()): the acquisition waited through the blip
  * until its @deadline or a fatal signal, so it says which (a TRY's
  * -ETIMEDOUT becomes -EAGAIN): a blip fails no lock that may wait.
- * -ENOTCONN stays for a node declared down.
  */
 static int rdlock_lock_blip_error(const struct rdlock_lock *lk, u32 node,
 				  unsigned long deadline, int ret)
@@ -301,10 +300,12 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
  * timeout while RDLOCK_LS_FINISHING_MAX tickets such calls gave up on are
  * still finishing in the background (nothing taken), -EINTR on a fatal
  * signal, -ENOSPC when the home node has no free name entry, -ESHUTDOWN
- * when the lockspace was lost (rdlock_ls_stale()), -ENOTCONN when a node
- * the lock lives on is declared down, or a transport error. A link that
- * is being made again fails nothing: the call waits for it as for a busy
- * lock (a TRY finds the lock busy: -EAGAIN; a timeout: -ETIMEDOUT).
+ * when the lockspace was lost (rdlock_ls_stale()), or a transport error.
+ * A link that is being made again fails nothing: the call waits for it as
+ * for a busy lock (a TRY finds the lock busy: -EAGAIN; a timeout:
+ * -ETIMEDOUT). Nor does a node declared down that the name lives on: the
+ * call waits until the declaration is done here and takes the name where
+ * it moved (rdlock_res_wait_moved()).
  */
 struct rdlock_lock *rdlock_lock(struct rdlock_ls *ls, const void *name,
 				size_t len, enum rdlock_lock_mode mode,
@@ -410,6 +411,9 @@ EXPORT_SYMBOL_GPL(rdlock_lock_mode);
  * not happen, in which case the lock is still held in RDLOCK_LOCK_UP; in a
  * lockspace with leases -EAGAIN can also mean a stall reset revoked the
  * lock: it is no longer held, and rdlock_unlock() only frees it;
+ * -EAGAIN too when the name was moving off a node declared down (still
+ * held in RDLOCK_LOCK_UP: try again); -ENOTCONN when the lock was lost in
+ * such a move (it holds nothing: rdlock_unlock() only frees it);
  * -ESHUTDOWN when the lockspace was lost.
  */
 int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
@@ -520,8 +524,9 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
  * with %RDLOCK_LKF_LVB whose grant read the block returns that copy, with
  * no remote operation, until it stores one or is converted.
  *
- * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ESHUTDOWN or
- * a transport error.
+ * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ENOTCONN
+ * (@lk was lost when its name moved off a node declared down), -ESHUTDOWN
+ * or a transport error.
  */
 int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
