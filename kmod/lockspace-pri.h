@@ -11,7 +11,6 @@
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -116,18 +115,13 @@ static inline bool rdlock_ls_entry_free(u64 v)
  * @posted: releases of its locks posted and not ended yet
  *	(&rdlock_ticket.pin): its entry reference is not dropped before,
  *	so that the entry is never another name's while one is in flight.
- * @use: read by every operation on a granted lock of the name (release,
- *	conversion, value block) and by an acquisition becoming granted;
- *	written while the name's granted locks move to a new home
- *	(rdlock_ls_rehome()), with @resolve_mutex inside it.
- * @gen: moves of the name (under @use and @resolve_mutex): an
- *	acquisition granted in a word the name has left takes it again.
+ * @gen: moves of the name off nodes declared down (rdlock_ls_rehome();
+ *	under rdlock_ls.locks_lock, and @resolve_mutex): an acquisition
+ *	granted in a word the name has left gives it back and starts again.
  * @moved_from: the node declared down that the name's entry or lock
- *	moved away from while this node's granted locks went with it, until
- *	that node's release is done here (rdlock_ls_node_released()); U32_MAX:
- *	none. Other acquisitions of the name wait meanwhile, so that every
- *	survivor's locks are in the new word before anybody else is granted
- *	there. Under @resolve_mutex.
+ *	moved away from with this node's granted locks, until that node's
+ *	declaration is done here (rdlock_ls_node_released()); U32_MAX: none.
+ *	Other acquisitions of the name wait meanwhile. Under @resolve_mutex.
  * @len: bytes of @name.
  * @name: the name.
  */
@@ -145,7 +139,6 @@ struct rdlock_res {
 	u32 home;
 	u32 slot;
 	atomic_t posted;
-	struct rw_semaphore use;
 	u32 gen;
 	u32 moved_from;
 	u32 len;
@@ -170,7 +163,10 @@ enum rdlock_lock_state {
  * @ls: its lockspace.
  * @res: its name.
  * @ls_node: on rdlock_ls.locks (under rdlock_ls.locks_lock).
- * @move_node: on a list of locks that rdlock_ls_rehome() takes again.
+ * @op_mutex: one of release, conversion, value block access or the
+ *	lock's move to its name's new word (rdlock_ls_rehome()) at a time.
+ * @gen: rdlock_res.gen when it was granted or last moved (under
+ *	rdlock_ls.locks_lock).
  * @state: enum rdlock_lock_state, for debugfs.
  * @ticket: the protocol's state of the acquisition.
  * @owner: tgid of the userspace owner, 0 for a kernel user.
@@ -185,7 +181,8 @@ struct rdlock_lock {
 	struct rdlock_ls *ls;
 	struct rdlock_res *res;
 	struct list_head ls_node;
-	struct list_head move_node;
+	struct mutex op_mutex;	/* see above */
+	u32 gen;
 	enum rdlock_lock_state state;
 	struct rdlock_ticket ticket;
 	pid_t owner;
@@ -372,6 +369,9 @@ int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
 		       unsigned long deadline);
 int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
 bool rdlock_res_lost(const struct rdlock_res *res);
+bool rdlock_res_lost_to(const struct rdlock_res *res, u32 node);
+u32 rdlock_res_home_pending(const struct rdlock_ls *ls,
+			    const struct rdlock_res *res);
 int rdlock_res_relocate(struct rdlock_ls *ls, struct rdlock_res *res,
 			unsigned long deadline);
 int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,

@@ -113,6 +113,7 @@ struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 	if (opts)
 		lk->opts = *opts;
 	INIT_LIST_HEAD(&lk->ls_node);
+	mutex_init(&lk->op_mutex);
 	return lk;
 }
 
@@ -246,24 +247,27 @@ failed:
 		return ret;
 	}
 	/*
-	 * Granted in a word the name has left, or on a node cut off that
-	 * rdlock_ls_rehome() may not have seen us on: give it back, and take
-	 * the name where it is now.
+	 * Granted in a word the name has left, or on a node cut off whose
+	 * move (rdlock_ls_rehome()) may not see this lock: give it back, and
+	 * take the name where it is now. Under locks_lock, as the move's
+	 * count and its look for the granted locks of the name.
 	 */
-	down_read(&res->use);
+	spin_lock(&ls->locks_lock);
 	if (res->gen != gen || rdlock_xport_node_fenced(home) ||
 	    rdlock_xport_node_fenced(entry_home)) {
-		up_read(&res->use);
+		spin_unlock(&ls->locks_lock);
 		lk->ticket.post = true;
 		lk->ticket.pin = &res->posted;
 		ls->ops->release(&ls->cfg, &lk->ticket);
 		goto again;
 	}
+	lk->gen = gen;
+	lk->state = RDLOCK_LK_GRANTED;
+	lk->since = ktime_get();
+	spin_unlock(&ls->locks_lock);
 	lk->lvb_read_ok = lk->ticket.read_got;
 	if (lk->lvb_read_ok)
 		atomic64_inc(&ls->lvb_reads_spared);
-	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
-	up_read(&res->use);
 	return 0;
 }
 
@@ -280,6 +284,9 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
 	int ret = __rdlock_lock_acquire(lk);
 
 	memalloc_nofs_restore(nofs);
+	/* Listed once it waited, maybe before it started again. */
+	if (ret)
+		rdlock_lock_unlist(lk);
 	return ret;
 }
 
@@ -439,9 +446,9 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		return -EOPNOTSUPP;
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
-	down_read(&lk->res->use);
+	mutex_lock(&lk->op_mutex);
 	if (lk->state == RDLOCK_LK_LOST) {
-		up_read(&lk->res->use);
+		mutex_unlock(&lk->op_mutex);
 		return -ENOTCONN;
 	}
 	lk->lvb_read_ok = false;
@@ -449,11 +456,18 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	nofs = memalloc_nofs_save();
 	ret = ls->ops->upgrade(&ls->cfg, &lk->ticket, rdlock_deadline(&o));
 	memalloc_nofs_restore(nofs);
-	/* Upgraded in a word the name is leaving: not in the name's. */
-	if (!ret && rdlock_res_lost(lk->res)) {
+	/*
+	 * Upgraded in a word its name is leaving (its move waits for this
+	 * mutex): not in the name's new word, where it moves as an update
+	 * lock.
+	 */
+	spin_lock(&ls->locks_lock);
+	if (!ret && (lk->gen != lk->res->gen ||
+		     rdlock_xport_node_fenced(lk->ticket.node))) {
 		lk->ticket.upgraded = false;
 		ret = -EAGAIN;
 	}
+	spin_unlock(&ls->locks_lock);
 	if (rdlock_lock_moves(lk->ticket.node, ret))
 		ret = -EAGAIN;
 	if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
@@ -461,7 +475,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	ret = rdlock_ls_error(ls, ret);
 	trace_rdlock_convert_done(lk, ret);
 	rdlock_lock_set_state(lk, RDLOCK_LK_GRANTED);
-	up_read(&lk->res->use);
+	mutex_unlock(&lk->op_mutex);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_convert);
@@ -469,15 +483,17 @@ EXPORT_SYMBOL_GPL(rdlock_convert);
 /* First slot of @lk's value block: after the tag word and the lock. */
 static u32 rdlock_lvb_slot(const struct rdlock_lock *lk)
 {
-	return rdlock_lvb_state_slot(lk->ls, lk->res->slot);
+	/* The lock's own word (under its op_mutex), its name's main word. */
+	return rdlock_lvb_state_slot(lk->ls, lk->ticket.slot -
+				     !!(lk->opts.flags & RDLOCK_LKF_GATE));
 }
 
 static int rdlock_lvb_check(const struct rdlock_lock *lk)
 {
-	if (!(lk->ls->attr.flags & RDLOCK_LS_LVB) || !lk->res->resolved)
-		return -EINVAL;
 	if (lk->state == RDLOCK_LK_LOST)
 		return -ENOTCONN;
+	if (!(lk->ls->attr.flags & RDLOCK_LS_LVB) || !lk->res->resolved)
+		return -EINVAL;
 	return rdlock_ls_stale(lk->ls) ? -ESHUTDOWN : 0;
 }
 
@@ -495,7 +511,7 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 		memcpy(w, lk->lvb_read, sizeof(w));
 	} else {
 		nofs = memalloc_nofs_save();
-		ret = rdlock_ls_read_range(ls, lk->res->home,
+		ret = rdlock_ls_read_range(ls, lk->ticket.node,
 					   rdlock_lvb_slot(lk),
 					   buf ? RDLOCK_LS_LVB_SLOTS : 1, w);
 		memalloc_nofs_restore(nofs);
@@ -532,10 +548,10 @@ int rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
 	int ret;
 
-	/* The name does not move meanwhile (rdlock_ls_rehome()). */
-	down_read(&lk->res->use);
+	/* The lock does not move meanwhile (rdlock_ls_rehome()). */
+	mutex_lock(&lk->op_mutex);
 	ret = __rdlock_lvb_get(lk, buf, flags);
-	up_read(&lk->res->use);
+	mutex_unlock(&lk->op_mutex);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_get);
@@ -611,7 +627,7 @@ static int __rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf,
 				  u8 words, u32 flags)
 {
 	struct rdlock_ls *ls = lk->ls;
-	u32 slot, home = lk->res->home;
+	u32 slot, home = lk->ticket.node;
 	bool post = flags & RDLOCK_LVB_POST;
 	unsigned int nofs;
 	u64 old, state;
@@ -665,9 +681,9 @@ int rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf, u8 words,
 {
 	int ret;
 
-	down_read(&lk->res->use);
+	mutex_lock(&lk->op_mutex);
 	ret = __rdlock_lvb_set_words(lk, buf, words, flags);
-	up_read(&lk->res->use);
+	mutex_unlock(&lk->op_mutex);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlock_lvb_set_words);
@@ -693,13 +709,14 @@ void rdlock_unlock(struct rdlock_lock *lk)
 	lk->ticket.post = true;
 	lk->ticket.pin = &lk->res->posted;
 	nofs = memalloc_nofs_save();
-	/* Not while the name moves; a LOST lock's ticket ended already. */
-	down_read(&lk->res->use);
+	/* Not while the lock moves; a LOST lock's ticket ended already. */
+	mutex_lock(&lk->op_mutex);
 	if (lk->state != RDLOCK_LK_LOST)
 		ls->ops->release(&ls->cfg, &lk->ticket);
-	up_read(&lk->res->use);
-	memalloc_nofs_restore(nofs);
+	/* Off the list first: a move looks for locks there. */
 	rdlock_lock_unlist(lk);
+	mutex_unlock(&lk->op_mutex);
+	memalloc_nofs_restore(nofs);
 	rdlock_lock_free(lk);
 }
 EXPORT_SYMBOL_GPL(rdlock_unlock);

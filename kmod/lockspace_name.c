@@ -346,7 +346,6 @@ struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 	new->len = len;
 	memcpy(new->name, name, len);
 	mutex_init(&new->resolve_mutex);
-	init_rwsem(&new->use);
 	new->moved_from = U32_MAX;
 	INIT_LIST_HEAD(&new->lru);
 
@@ -768,6 +767,47 @@ bool rdlock_res_lost(const struct rdlock_res *res)
 {
 	return res->resolved && (rdlock_xport_node_fenced(res->entry_home) ||
 				 rdlock_xport_node_fenced(res->home));
+}
+
+/**
+ * rdlock_res_lost_to() - does a resolved name live on a given node
+ * @res: the name, under its resolve_mutex.
+ * @node: a node.
+ *
+ * Return: true when its entry or its lock word is on @node.
+ */
+bool rdlock_res_lost_to(const struct rdlock_res *res, u32 node)
+{
+	return res->resolved && (res->entry_home == node || res->home == node);
+}
+
+/**
+ * rdlock_res_home_pending() - a node an unresolved name waits for
+ * @ls: the lockspace.
+ * @res: the name.
+ *
+ * A name's home is its hash's, or while that is cut off its heir
+ * (rdlock_res_home()). Only once such a node's declaration is done here
+ * (rdlock_ls_node_released()) did every survivor move its locks of the
+ * name to the heir: until then the name is not resolved.
+ *
+ * Return: the first node cut off and not released from the name's hash
+ * home up to its first node not cut off, or U32_MAX for none.
+ */
+u32 rdlock_res_home_pending(const struct rdlock_ls *ls,
+			    const struct rdlock_res *res)
+{
+	u32 i = res->hash % ls->nr_nodes, n, node;
+
+	for (n = 0; n < ls->nr_nodes; n++) {
+		node = ls->nodes[i];
+		if (!rdlock_xport_node_fenced(node))
+			break;
+		if (!rdlock_ls_node_released(node))
+			return node;
+		i = (i + 1) % ls->nr_nodes;
+	}
+	return U32_MAX;
 }
 
 /*

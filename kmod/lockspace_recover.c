@@ -16,25 +16,32 @@
 #include "lockspace-pri.h"
 #include "uapi_check.h"
 
-/* "Node @dead is down here, my users were told"; @ask: answer if yours too. */
-struct rdlock_ls_down_msg {
-	__le32 dead;
-	__le32 ask;
-};
-
 enum rdlock_ls_down_stage {
 	RDLOCK_LS_DOWN_NONE,
 	RDLOCK_LS_DOWN_TOLD,	/* fenced here, the down callbacks returned */
+	RDLOCK_LS_DOWN_MOVED,	/* this node's locks of its names moved */
 	RDLOCK_LS_DOWN_DONE,	/* its holds released here */
 };
 
 /*
+ * "Node @dead is down here and I got to @stage (TOLD or MOVED)"; @ask:
+ * answer if you got there too. A message without @stage says TOLD.
+ */
+struct rdlock_ls_down_msg {
+	__le32 dead;
+	__le32 ask;
+	__le32 stage;
+};
+
+/*
  * A node declared down, in one cluster epoch: the survivors that said
- * their users were told (@ready, a bit each) and how far this node got.
+ * their users were told (@ready, a bit each), those that said their locks
+ * of its names moved (@moved), and how far this node got.
  */
 struct rdlock_ls_down {
 	u32 epoch;
 	u32 ready;
+	u32 moved;
 	enum rdlock_ls_down_stage stage;
 };
 
@@ -118,18 +125,29 @@ int rdlock_ls_release_wait(u32 node, unsigned long deadline)
 			return rdlock_ls_release_over(node) ? 0 : -ETIMEDOUT;
 		left = deadline - jiffies;
 	}
-	left = wait_event_killable_timeout(rdlock_ls_down_wq,
-					   rdlock_ls_release_over(node), left);
-	if (left < 0)
-		return -EINTR;
-	return left ? 0 : -ETIMEDOUT;
+	/* The epoch's end wakes nobody: look again every second. */
+	while (!rdlock_ls_release_over(node)) {
+		if (wait_event_killable_timeout(rdlock_ls_down_wq,
+						rdlock_ls_release_over(node),
+						min_t(long, left, HZ)) < 0)
+			return -EINTR;
+		if (left != MAX_SCHEDULE_TIMEOUT) {
+			if (deadline && time_after_eq(jiffies, deadline))
+				return rdlock_ls_release_over(node) ? 0 :
+								      -ETIMEDOUT;
+			left = deadline - jiffies;
+		}
+	}
+	return 0;
 }
 
-static int rdlock_ls_down_tell(u32 node, u32 dead, bool ask)
+static int rdlock_ls_down_tell(u32 node, u32 dead,
+			       enum rdlock_ls_down_stage stage, bool ask)
 {
 	struct rdlock_ls_down_msg m = {
 		.dead = cpu_to_le32(dead),
 		.ask = cpu_to_le32(ask),
+		.stage = cpu_to_le32(stage),
 	};
 
 	return rdlock_xport_send_msg(node, RDLOCK_LS_DOWN_MSG_TYPE, &m,
@@ -140,34 +158,42 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 				size_t len)
 {
 	const struct rdlock_ls_down_msg *m = payload;
+	enum rdlock_ls_down_stage stage = RDLOCK_LS_DOWN_TOLD;
 	struct rdlock_ls_down *d;
 	unsigned long flags;
 	bool answer;
 	u32 dead;
 
-	if (len < sizeof(*m) || src >= RDLOCK_MAX_NODES)
+	if (len < offsetof(struct rdlock_ls_down_msg, stage) ||
+	    src >= RDLOCK_MAX_NODES)
 		return;
 	dead = le32_to_cpu(m->dead);
 	if (dead >= RDLOCK_MAX_NODES || dead == src)
 		return;
+	if (len >= sizeof(*m) &&
+	    le32_to_cpu(m->stage) == RDLOCK_LS_DOWN_MOVED)
+		stage = RDLOCK_LS_DOWN_MOVED;
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
 	d = rdlock_ls_down_get(dead);
 	d->ready |= BIT(src);
-	answer = m->ask && d->stage >= RDLOCK_LS_DOWN_TOLD;
+	if (stage == RDLOCK_LS_DOWN_MOVED)
+		d->moved |= BIT(src);
+	answer = m->ask && d->stage >= stage;
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	/* It may have missed ours (a connection blip): say it again. */
 	if (answer)
-		rdlock_ls_down_tell(src, dead, false);
+		rdlock_ls_down_tell(src, dead, stage, false);
 	wake_up_all(&rdlock_ls_down_wq);
 }
 
 /*
  * The survivors (configured, not declared down either way, members of
  * the cluster engine's last generation with membership=dlm) that have
- * not said yet that their users were told of @dead.
+ * not said yet that they got to @stage for @dead.
  */
-static u32 rdlock_ls_down_missing(u32 dead)
+static u32 rdlock_ls_down_missing(u32 dead, enum rdlock_ls_down_stage stage)
 {
+	struct rdlock_ls_down *d;
 	u32 self = rdlock_xport_self(), missing = 0, i;
 	unsigned long flags;
 
@@ -176,7 +202,8 @@ static u32 rdlock_ls_down_missing(u32 dead)
 		    !rdlock_xport_node_fenced(i) && rdlock_member_survivor(i))
 			missing |= BIT(i);
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
-	missing &= ~rdlock_ls_down_get(dead)->ready;
+	d = rdlock_ls_down_get(dead);
+	missing &= ~(stage == RDLOCK_LS_DOWN_MOVED ? d->moved : d->ready);
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	return missing;
 }
@@ -187,33 +214,39 @@ static u32 rdlock_ls_down_missing(u32 dead)
 #define RDLOCK_LS_DOWN_WARN_MS	10000
 
 /*
- * Wait until every survivor's users were told of @dead: only then may any
- * of @dead's locks be granted elsewhere. Asks the missing ones every
- * second: a node declared down meanwhile drops out of the set.
+ * Wait until every survivor got to @stage for @dead: TOLD, its users were
+ * told and it cut @dead off (only then may any lock of @dead's names
+ * move); MOVED, its locks of @dead's names moved (only then may anybody
+ * else be granted them, or any of @dead's locks be granted elsewhere).
+ * Asks the missing ones every second: a node declared down meanwhile
+ * drops out of the set.
  */
-static int rdlock_ls_down_barrier(u32 dead, u32 epoch)
+static int rdlock_ls_down_barrier(u32 dead, u32 epoch,
+				  enum rdlock_ls_down_stage stage)
 {
 	unsigned long start = jiffies;
 	bool warned = false;
 	u32 missing, i;
 
 	for (;;) {
-		missing = rdlock_ls_down_missing(dead);
+		missing = rdlock_ls_down_missing(dead, stage);
 		if (!missing)
 			return 0;
 		if (rdlock_xport_epoch() != epoch)
 			return -ESHUTDOWN;
 		for (i = 0; i < RDLOCK_MAX_NODES; i++)
 			if (missing & BIT(i))
-				rdlock_ls_down_tell(i, dead, true);
+				rdlock_ls_down_tell(i, dead, stage, true);
 		if (!warned && time_after(jiffies, start +
 				msecs_to_jiffies(RDLOCK_LS_DOWN_WARN_MS))) {
-			pr_warn("node %u down: waiting for nodes %#x to declare it down too\n",
-				dead, missing);
+			pr_warn("node %u down: waiting for nodes %#x to get as far (%s)\n",
+				dead, missing,
+				stage == RDLOCK_LS_DOWN_MOVED ? "moved" : "told");
 			warned = true;
 		}
 		if (wait_event_killable_timeout(rdlock_ls_down_wq,
-						!rdlock_ls_down_missing(dead),
+						!rdlock_ls_down_missing(dead,
+									stage),
 						msecs_to_jiffies(RDLOCK_LS_DOWN_ASK_MS)) < 0)
 			return -EINTR;
 	}
@@ -339,23 +372,26 @@ static int rdlock_ls_forget_all(u32 dead)
  * 2. every lockspace user's down callback runs (the DLM's node_down);
  * 3. this node waits until every other survivor got as far (a barrier of
  *    messages), so no survivor is granted anything of @node's before its
- *    own users were told;
- * 4. @node's holds and queued tickets leave the lock words homed here, in
+ *    own users were told, and every survivor cut @node off;
+ * 4. this node's granted locks of the names whose entry or lock word was
+ *    on @node move with their names (rdlock_ls_rehome()), and it waits
+ *    until every other survivor's did (a second barrier): only then is
+ *    anybody else granted such a name (rdlock_res_wait_moved());
+ * 5. @node's holds and queued tickets leave the lock words homed here, in
  *    every lockspace open here, by its protocol's forget_node (the CAS
  *    spinlock's and the DLM's at once; the bakery's census and CQL's
  *    reset in the background); a name it held exclusive keeps its value
  *    block without flags.
  *
- * Words on @node itself are lost with it (lock recovery is a later step),
- * and so are its holds in regions of lockspaces not open here. Sleeps; an
+ * Its holds in regions of lockspaces not open here stay. Sleeps; an
  * interrupted call is resumed by the next one.
  *
  * Return: 0; -EINVAL for a node not configured or this one; -EALREADY when
  * @node was declared down here in this epoch already; -ENOTCONN (cluster
  * not up); -EINTR (fatal signal: call again); -ESHUTDOWN (the epoch ended:
- * every lockspace is lost anyway); an error from the release (-ENOMEM, or
- * the transport's), after which @node is cut off and its users were told,
- * and the next call releases what is left.
+ * every lockspace is lost anyway); an error from the move or the release
+ * (-ENOMEM, or the transport's), after which @node is cut off and its
+ * users were told, and the next call moves or releases what is left.
  */
 int rdlock_ls_node_down(u32 node)
 {
@@ -379,17 +415,26 @@ int rdlock_ls_node_down(u32 node)
 		ret = rdlock_xport_fence(node);
 		if (ret && ret != -ETIMEDOUT && ret != -EALREADY)
 			goto out;
-		/* This node's locks of its names move before anybody's. */
-		rdlock_ls_rehome(node);
 		rdlock_ls_call_down(node);
-		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_TOLD);
+		stage = RDLOCK_LS_DOWN_TOLD;
+		rdlock_ls_down_set_stage(node, stage);
 	}
-	ret = rdlock_ls_down_barrier(node, epoch);
+	ret = rdlock_ls_down_barrier(node, epoch, RDLOCK_LS_DOWN_TOLD);
 	if (ret)
 		goto out;
 	/* From now on a bakery census does not ask it (cut off everywhere). */
 	rdlock_proto_node_released(node);
-	/* Failed: it stays told, and the next call releases what is left. */
+	if (stage == RDLOCK_LS_DOWN_TOLD) {
+		/* Failed: the next call moves what is left. */
+		ret = rdlock_ls_rehome(node);
+		if (ret)
+			goto out;
+		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_MOVED);
+	}
+	ret = rdlock_ls_down_barrier(node, epoch, RDLOCK_LS_DOWN_MOVED);
+	if (ret)
+		goto out;
+	/* Failed: it stays moved, and the next call releases what is left. */
 	ret = rdlock_ls_forget_all(node);
 	if (ret)
 		goto out;

@@ -5,35 +5,41 @@
  * name that this node has resolved moves: it is resolved again on its
  * heir, or its lock is placed again (rdlock_res_relocate()), and this
  * node's granted locks of it are taken again in the new word. That
- * happens before this node tells the other survivors that its users know
- * (rdlock_ls_node_down(), step 2), and any other acquisition of such a
- * name waits until the node's declaration is done here, which is after
- * that barrier: nobody is granted in a name's new word before every
+ * happens once every survivor cut the node off (rdlock_ls_node_down(),
+ * after the first barrier), and any other acquisition of such a name
+ * waits until the node's declaration is done here, which is after the
+ * second barrier: nobody is granted in a name's new word before every
  * survivor's locks of the name are there (design.rst, "Names of a node
  * declared down").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "lockspace-pri.h"
 
 /* How long one node-down may spend moving this node's locks. */
 #define RDLOCK_LS_REHOME_MS	30000
+/* How often a lock busy in a release or conversion is looked at again. */
+#define RDLOCK_LS_REHOME_BUSY_MS	10
 
 /*
- * Take @lk again in its name's new word: a new ticket of the same mode
- * (and upgraded if it was), which only survivors' locks that are
- * compatible with it can meet there; then release the old ticket (to a
- * home cut off, that only ends it). Return: 0, or the acquisition's
- * error, after which @lk is LOST: its old ticket is ended, it holds
- * nothing.
+ * Take @lk (its op_mutex held) again in its name's new word (@res's
+ * resolve_mutex held): a new ticket of the same mode (upgraded if it was),
+ * which only survivors' locks compatible with it can meet there; then
+ * release the old ticket (to a home cut off, that only ends it). A lock
+ * that cannot be taken again (@ok false: the name found no new place)
+ * is LOST: its old ticket ended, it holds nothing.
  */
-static int rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
-			    unsigned long deadline)
+static void rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
+			     bool ok, unsigned long deadline)
 {
 	struct rdlock_res *res = lk->res;
 	struct rdlock_ticket t = {
@@ -44,9 +50,10 @@ static int rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
 		.incarnation = ls->incarnation[res->home],
 	};
 	struct rdlock_ticket old = lk->ticket;
-	int ret;
+	int ret = -ENOTCONN;
 
-	ret = ls->ops->acquire(&ls->cfg, &t, deadline);
+	if (ok)
+		ret = ls->ops->acquire(&ls->cfg, &t, deadline);
 	if (!ret && old.upgraded) {
 		ret = ls->ops->upgrade(&ls->cfg, &t, deadline);
 		if (ret)
@@ -56,6 +63,7 @@ static int rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
 	old.pin = &res->posted;
 	ls->ops->release(&ls->cfg, &old);
 	spin_lock(&ls->locks_lock);
+	lk->gen = res->gen;
 	if (ret) {
 		lk->state = RDLOCK_LK_LOST;
 	} else {
@@ -64,14 +72,82 @@ static int rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
 	}
 	spin_unlock(&ls->locks_lock);
 	atomic64_inc(ret ? &ls->lost_locks : &ls->moved_locks);
-	return ret;
 }
 
 /*
- * A granted lock of this node whose name is lost (rdlock_res_lost()), with
- * a reference on its name; NULL when none is left.
+ * A granted lock of @res not moved yet (its gen behind the name's), its
+ * op_mutex taken; NULL when none is left whose op_mutex was free. *@busy:
+ * set when one was taken (a release or conversion in progress).
  */
-static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls)
+static struct rdlock_lock *rdlock_res_next_unmoved(struct rdlock_ls *ls,
+						   struct rdlock_res *res,
+						   bool *busy)
+{
+	struct rdlock_lock *lk, *found = NULL;
+
+	*busy = false;
+	spin_lock(&ls->locks_lock);
+	list_for_each_entry(lk, &ls->locks, ls_node) {
+		if (lk->res != res || lk->gen == res->gen ||
+		    (lk->state != RDLOCK_LK_GRANTED &&
+		     lk->state != RDLOCK_LK_CONVERTING))
+			continue;
+		/* Its release frees it only after the mutex. */
+		if (mutex_trylock(&lk->op_mutex)) {
+			found = lk;
+			break;
+		}
+		*busy = true;
+	}
+	spin_unlock(&ls->locks_lock);
+	return found;
+}
+
+/*
+ * Move @res off @dead, with this node's granted locks of it. A lock whose
+ * release or conversion is in progress is waited for: a conversion's
+ * upgrade ends once the readers of the old word left it, which every
+ * survivor's move does.
+ */
+static void rdlock_res_move(struct rdlock_ls *ls, struct rdlock_res *res,
+			    u32 dead, unsigned long deadline)
+{
+	struct rdlock_lock *lk;
+	bool busy;
+	int ret;
+
+	mutex_lock(&res->resolve_mutex);
+	if (!rdlock_res_lost_to(res, dead))
+		goto out;
+	ret = rdlock_res_relocate(ls, res, deadline);
+	if (ret)
+		pr_warn("lockspace %s: a name of node %u found no new place (%d): its locks here are lost\n",
+			ls->name, dead, ret);
+	spin_lock(&ls->locks_lock);
+	res->gen++;
+	spin_unlock(&ls->locks_lock);
+	res->moved_from = dead;
+	for (;;) {
+		lk = rdlock_res_next_unmoved(ls, res, &busy);
+		if (lk) {
+			rdlock_lock_move(ls, lk, !ret, deadline);
+			mutex_unlock(&lk->op_mutex);
+			continue;
+		}
+		if (!busy)
+			break;
+		msleep(RDLOCK_LS_REHOME_BUSY_MS);
+	}
+out:
+	mutex_unlock(&res->resolve_mutex);
+}
+
+/*
+ * A name still on @dead with a granted lock of this node, with a
+ * reference on it; NULL when none is left (a name moves, or its locks are
+ * LOST).
+ */
+static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls, u32 dead)
 {
 	struct rdlock_res *res = NULL;
 	struct rdlock_lock *lk;
@@ -81,8 +157,8 @@ static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls)
 		if (lk->state != RDLOCK_LK_GRANTED &&
 		    lk->state != RDLOCK_LK_CONVERTING)
 			continue;
-		/* Read without its mutex: checked again under it. */
-		if (!rdlock_res_lost(lk->res))
+		/* Read without its resolve_mutex: checked again under it. */
+		if (!rdlock_res_lost_to(lk->res, dead))
 			continue;
 		res = lk->res;
 		spin_lock(&ls->res_lock);
@@ -94,54 +170,6 @@ static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls)
 	return res;
 }
 
-/*
- * Move @res and this node's granted locks of it. Under @res->use written:
- * no lock of it is released, converted or granted meanwhile.
- */
-static void rdlock_res_move(struct rdlock_ls *ls, struct rdlock_res *res,
-			    u32 dead, unsigned long deadline)
-{
-	struct rdlock_lock *lk, *tmp;
-	LIST_HEAD(moving);
-	int ret;
-
-	down_write(&res->use);
-	mutex_lock(&res->resolve_mutex);
-	if (!rdlock_res_lost(res))
-		goto out;
-	spin_lock(&ls->locks_lock);
-	list_for_each_entry(lk, &ls->locks, ls_node)
-		if (lk->res == res && lk->state == RDLOCK_LK_GRANTED)
-			list_add_tail(&lk->move_node, &moving);
-	spin_unlock(&ls->locks_lock);
-	ret = rdlock_res_relocate(ls, res, deadline);
-	res->gen++;
-	res->moved_from = dead;
-	list_for_each_entry_safe(lk, tmp, &moving, move_node) {
-		list_del_init(&lk->move_node);
-		if (ret) {
-			struct rdlock_ticket old = lk->ticket;
-
-			/* Nowhere to take it again: it ends. */
-			old.post = true;
-			old.pin = &res->posted;
-			ls->ops->release(&ls->cfg, &old);
-			spin_lock(&ls->locks_lock);
-			lk->state = RDLOCK_LK_LOST;
-			spin_unlock(&ls->locks_lock);
-			atomic64_inc(&ls->lost_locks);
-		} else {
-			rdlock_lock_move(ls, lk, deadline);
-		}
-	}
-	if (ret)
-		pr_warn("lockspace %s: a name of node %u found no new home (%d): its locks here are lost\n",
-			ls->name, dead, ret);
-out:
-	mutex_unlock(&res->resolve_mutex);
-	up_write(&res->use);
-}
-
 static void rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead,
 				 unsigned long deadline)
 {
@@ -149,31 +177,27 @@ static void rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead,
 
 	if (rdlock_ls_stale(ls))
 		return;
-	while ((res = rdlock_ls_next_lost(ls))) {
+	while ((res = rdlock_ls_next_lost(ls, dead))) {
 		rdlock_res_move(ls, res, dead, deadline);
 		rdlock_res_put(ls, res);
 		cond_resched();
 	}
 }
 
-/**
- * rdlock_ls_rehome() - move this node's locks off a node being declared down
- * @dead: the node, cut off here (rdlock_xport_fence()).
- *
- * In every lockspace open here, each name with a lock of this node granted
- * whose entry or lock word was on @dead (or on another node cut off) moves
- * (rdlock_res_relocate()), and those locks are taken again in its new
- * word. A lock that cannot be (no new home could be reached within
- * RDLOCK_LS_REHOME_MS) is LOST: it holds nothing, and only its release
- * is left to do. The name's other acquisitions wait meanwhile
- * (rdlock_res_wait_moved()).
- *
- * Return: 0.
- */
-int rdlock_ls_rehome(u32 dead)
+struct rdlock_ls_rehome_work {
+	struct work_struct work;
+	u32 dead;
+	int ret;
+	struct completion done;
+};
+
+static void rdlock_ls_rehome_work(struct work_struct *work)
 {
+	struct rdlock_ls_rehome_work *w =
+		container_of(work, struct rdlock_ls_rehome_work, work);
 	unsigned long deadline = jiffies +
 				 msecs_to_jiffies(RDLOCK_LS_REHOME_MS);
+	unsigned int nofs = memalloc_nofs_save();
 	struct rdlock_ls **lss, *ls;
 	unsigned int n = 0, i;
 
@@ -183,7 +207,8 @@ int rdlock_ls_rehome(u32 dead)
 	lss = kcalloc(max(n, 1U), sizeof(*lss), GFP_KERNEL);
 	if (!lss) {
 		mutex_unlock(&rdlock_ls_mutex);
-		return -ENOMEM;
+		w->ret = -ENOMEM;
+		goto out;
 	}
 	n = 0;
 	list_for_each_entry(ls, &rdlock_ls_list, list) {
@@ -192,13 +217,44 @@ int rdlock_ls_rehome(u32 dead)
 	}
 	mutex_unlock(&rdlock_ls_mutex);
 	for (i = 0; i < n; i++)
-		rdlock_ls_rehome_one(lss[i], dead, deadline);
+		rdlock_ls_rehome_one(lss[i], w->dead, deadline);
 	mutex_lock(&rdlock_ls_mutex);
 	for (i = 0; i < n; i++)
 		rdlock_ls_put_locked(lss[i]);
 	mutex_unlock(&rdlock_ls_mutex);
 	kfree(lss);
-	return 0;
+	w->ret = 0;
+out:
+	memalloc_nofs_restore(nofs);
+	complete(&w->done);
+}
+
+/**
+ * rdlock_ls_rehome() - move this node's locks off a node declared down
+ * @dead: the node, cut off here and on every survivor.
+ *
+ * In every lockspace open here, each name whose entry or lock word was on
+ * @dead and of which this node holds a granted lock moves
+ * (rdlock_res_relocate()), and those locks are taken again in its new
+ * word. A lock that cannot be (no new place reachable within
+ * RDLOCK_LS_REHOME_MS) is LOST: it holds nothing, and only its release is
+ * left to do. Other acquisitions of the name wait meanwhile
+ * (rdlock_res_wait_moved()). Runs in a work item, so that a signal to the
+ * caller interrupts none of it; a name moved already is not moved again,
+ * so a call that failed may be made again.
+ *
+ * Return: 0, or -ENOMEM (nothing moved).
+ */
+int rdlock_ls_rehome(u32 dead)
+{
+	struct rdlock_ls_rehome_work w = { .dead = dead };
+
+	INIT_WORK_ONSTACK(&w.work, rdlock_ls_rehome_work);
+	init_completion(&w.done);
+	queue_work(system_unbound_wq, &w.work);
+	wait_for_completion(&w.done);
+	destroy_work_on_stack(&w.work);
+	return w.ret;
 }
 
 /**
@@ -208,10 +264,11 @@ int rdlock_ls_rehome(u32 dead)
  *	again on return).
  * @deadline: jiffies, 0: none.
  *
- * A name whose entry or lock is on a node cut off here, or that moved off
- * one with this node's locks, is acquired only once that node's
- * declaration is done here (rdlock_ls_node_released()), which is after
- * every survivor moved its locks of it; then a lost name moves
+ * A name whose entry or lock is on a node cut off here, that moved off
+ * one with this node's locks, or (not resolved) whose hash home is such a
+ * node, is acquired only once that node's declaration is done here
+ * (rdlock_ls_node_released()), which is after every survivor moved its
+ * locks of it; then a name still on such a node moves
  * (rdlock_res_relocate()).
  *
  * Return: 0, -ETIMEDOUT, -EINTR, or an error of rdlock_res_relocate().
@@ -227,8 +284,8 @@ int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
 		    !rdlock_ls_node_released(res->moved_from) &&
 		    rdlock_xport_node_fenced(res->moved_from))
 			node = res->moved_from;
-		else if (!rdlock_res_lost(res))
-			break;
+		else if (!res->resolved)
+			node = rdlock_res_home_pending(ls, res);
 		else if (rdlock_xport_node_fenced(res->entry_home) &&
 			 !rdlock_ls_node_released(res->entry_home))
 			node = res->entry_home;
@@ -236,7 +293,11 @@ int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
 			 !rdlock_ls_node_released(res->home))
 			node = res->home;
 		else
+			node = U32_MAX;
+		if (node == U32_MAX && rdlock_res_lost(res))
 			return rdlock_res_relocate(ls, res, deadline);
+		if (node == U32_MAX)
+			break;
 		mutex_unlock(&res->resolve_mutex);
 		ret = rdlock_ls_release_wait(node, deadline);
 		mutex_lock(&res->resolve_mutex);

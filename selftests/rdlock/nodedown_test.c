@@ -475,7 +475,7 @@ static long long proto_counter(const char *ls, const char *name)
  * releases them (the header comment).
  */
 static void moved_names_check(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(nd) *self)
+			      struct _test_data_nd *self)	/* FIXTURE_DATA */
 {
 	const struct dlm_env *e = &self->env;
 	struct nd_protos *pr = &self->pr;
