@@ -399,6 +399,7 @@ void rdlock_ls_call_down(u32 dead);
 static_assert(RDLOCK_LS_DOWN_MSG_TYPE < RDLOCK_XMSG_USER_TYPES);
 void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 				size_t len);
+int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead);
 bool rdlock_ls_node_released(u32 node);
 int rdlock_ls_release_wait(u32 node, unsigned long deadline);
 

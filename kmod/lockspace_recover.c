@@ -326,8 +326,15 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 	return err;
 }
 
-/* Release @dead's holds in every lockspace open here. */
-static int rdlock_ls_forget_all(u32 dead)
+/**
+ * rdlock_ls_for_each() - call a function on every lockspace open here
+ * @fn: called with each lockspace, held open meanwhile (sleeps allowed).
+ * @dead: passed to @fn.
+ *
+ * Return: 0, the first error of @fn (every lockspace is still visited),
+ * or -ENOMEM (none is).
+ */
+int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead)
 {
 	struct rdlock_ls **lss, *ls;
 	unsigned int n = 0, i;
@@ -348,7 +355,7 @@ static int rdlock_ls_forget_all(u32 dead)
 	}
 	mutex_unlock(&rdlock_ls_mutex);
 	for (i = 0; i < n; i++) {
-		err = rdlock_ls_forget_node(lss[i], dead);
+		err = fn(lss[i], dead);
 		if (err && !ret)
 			ret = err;
 	}
@@ -435,7 +442,7 @@ int rdlock_ls_node_down(u32 node)
 	if (ret)
 		goto out;
 	/* Failed: it stays moved, and the next call releases what is left. */
-	ret = rdlock_ls_forget_all(node);
+	ret = rdlock_ls_for_each(rdlock_ls_forget_node, node);
 	if (ret)
 		goto out;
 	rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_DONE);

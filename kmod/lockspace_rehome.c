@@ -20,7 +20,6 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
-#include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "lockspace-pri.h"
@@ -170,18 +169,20 @@ static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls, u32 dead)
 	return res;
 }
 
-static void rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead,
-				 unsigned long deadline)
+static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 {
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(RDLOCK_LS_REHOME_MS);
 	struct rdlock_res *res;
 
 	if (rdlock_ls_stale(ls))
-		return;
+		return 0;
 	while ((res = rdlock_ls_next_lost(ls, dead))) {
 		rdlock_res_move(ls, res, dead, deadline);
 		rdlock_res_put(ls, res);
 		cond_resched();
 	}
+	return 0;
 }
 
 struct rdlock_ls_rehome_work {
@@ -195,36 +196,9 @@ static void rdlock_ls_rehome_work(struct work_struct *work)
 {
 	struct rdlock_ls_rehome_work *w =
 		container_of(work, struct rdlock_ls_rehome_work, work);
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(RDLOCK_LS_REHOME_MS);
 	unsigned int nofs = memalloc_nofs_save();
-	struct rdlock_ls **lss, *ls;
-	unsigned int n = 0, i;
 
-	mutex_lock(&rdlock_ls_mutex);
-	list_for_each_entry(ls, &rdlock_ls_list, list)
-		n++;
-	lss = kcalloc(max(n, 1U), sizeof(*lss), GFP_KERNEL);
-	if (!lss) {
-		mutex_unlock(&rdlock_ls_mutex);
-		w->ret = -ENOMEM;
-		goto out;
-	}
-	n = 0;
-	list_for_each_entry(ls, &rdlock_ls_list, list) {
-		ls->users++;
-		lss[n++] = ls;
-	}
-	mutex_unlock(&rdlock_ls_mutex);
-	for (i = 0; i < n; i++)
-		rdlock_ls_rehome_one(lss[i], w->dead, deadline);
-	mutex_lock(&rdlock_ls_mutex);
-	for (i = 0; i < n; i++)
-		rdlock_ls_put_locked(lss[i]);
-	mutex_unlock(&rdlock_ls_mutex);
-	kfree(lss);
-	w->ret = 0;
-out:
+	w->ret = rdlock_ls_for_each(rdlock_ls_rehome_one, w->dead);
 	memalloc_nofs_restore(nofs);
 	complete(&w->done);
 }
