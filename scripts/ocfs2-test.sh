@@ -19,6 +19,10 @@
 #   --records N           records per node in the exact count (default 40)
 #   --backend B           stack rdlock: rdlock's atomic backend, auto
 #                         (default), verbs or twosided
+#   --kill                stack rdlock, 3 or 4 nodes: membership from
+#                         corosync and dlm_controld, and the last node is
+#                         killed mounted, holding a flock; the survivors
+#                         replay its journal and go on (ocfs2.sh)
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
@@ -47,6 +51,7 @@ files=24
 records=40
 bench=0
 backend=auto
+kill=0
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--records)	records=${2:?}; shift ;;
 	--bench)	bench=${2:?}; shift ;;
 	--backend)	backend=${2:?}; shift ;;
+	--kill)		kill=1 ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -78,6 +84,13 @@ esac
 [[ $bench =~ ^[0-9]+$ ]] || die "--bench must be a number"
 [[ $backend =~ ^(auto|verbs|twosided)$ ]] ||
 	die "--backend must be auto, verbs or twosided"
+engine=()
+if [ "$kill" -eq 1 ]; then
+	if [ "$stack" != rdlock ] || [ "$nodes" -lt 3 ]; then
+		die "--kill needs --stack rdlock and 3 or 4 nodes"
+	fi
+	engine=("${FSDLM_BINS[@]}")
+fi
 
 "$SCRIPTS/host-setup.sh"
 payload=$(rdl_payload "$kernel" "$payload")
@@ -95,9 +108,10 @@ rc=0
 "$SCRIPTS/cluster.sh" --kernel "$kernel" --nodes "$nodes" \
 	--timeout "$timeout" --payload "$payload" --log-dir "$log_dir" \
 	--shared-disk "$img" "${stack_modules[@]}" \
-	--bin /usr/bin/flock \
+	--bin /usr/bin/flock ${engine[@]+"${engine[@]}"} \
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
 	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
+	RDLOCK_OCFS2_KILL="$kill" \
 	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true

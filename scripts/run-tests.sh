@@ -43,6 +43,11 @@
 #                              records (both kernels; stock: the backend
 #                              auto picks, two-sided on rxe; debug:
 #                              verbs)
+#             ocfs2-rdlock-kill  the same with corosync and dlm_controld;
+#                              the last node is killed mounted, holding
+#                              a flock: fenced, declared down, its journal
+#                              replayed by one survivor, its fsynced
+#                              files there; stock kernel only
 #   demo:   README's first command (scripts/demo.sh) in a fresh git clone
 #           of this commit, with the stock kernel
 #
@@ -225,13 +230,18 @@ cluster_step()
 
 # ocfs2_step KERNEL STACK TIMEOUT [OPTIONS]: ocfs2-test.sh (image, 3-node
 # cluster step, fsck on the host) with OPTIONS; its last line counts the
-# guests' results and fsck's.
+# guests' results and fsck's. The step is ocfs2-STACK, ocfs2-STACK-kill
+# with --kill.
 ocfs2_step()
 {
 	local kernel=$1 stack=$2 timeout=$3 rc line start=$SECONDS
 	local name=ocfs2-$stack
-	local out=$LOGS/$kernel-$name.log
+	local out
 	shift 3
+	case " $* " in
+	*" --kill "*) name=$name-kill ;;
+	esac
+	out=$LOGS/$kernel-$name.log
 
 	"$ROOT/scripts/ocfs2-test.sh" --kernel "$kernel" --stack "$stack" \
 		--timeout "$timeout" --payload "$ROOT/build/$kernel/payload" \
@@ -323,6 +333,10 @@ guest_tests()
 	# one-sided verbs backend, so that OCFS2 runs on both.
 	if [ "$kernel" = stock ]; then
 		ocfs2_step stock rdlock 300 --files 6 --records 10
+		# A node killed mounted, holding a flock; corosync and
+		# dlm_controld, which fences it through the host (stock only,
+		# as the member steps): the survivors replay its journal.
+		ocfs2_step stock rdlock 300 --files 6 --records 10 --kill
 	else
 		ocfs2_step debug rdlock 900 --files 2 --records 3 \
 			--backend verbs

@@ -236,9 +236,11 @@ static void rdl_node_down(void *arg, u32 node)
 	struct ocfs2_cluster_connection *conn = arg;
 
 	/*
-	 * rdlock calls this once per dead node, after its locks are gone and
-	 * before any of them is granted: what OCFS2's recovery (journal
-	 * replay of the dead node's slot) needs.
+	 * rdlock calls this once per dead node, once the node is cut off
+	 * (and, with membership=dlm, fenced by the cluster engine) and before
+	 * any lock it held is granted to anybody: its journal lock stays
+	 * held until every survivor's recovery handler ran, so one of them
+	 * then replays the journal, as OCFS2's recovery needs.
 	 */
 	pr_info("ocfs2_stack_rdlock: %s: node %u down, recovery\n",
 		conn->cc_name, node);

@@ -41,6 +41,11 @@
 # RDLOCK_OCFS2_BACKEND (stack rdlock): auto (default), verbs or twosided,
 # rdlock's backend= parameter; the run checks the cluster agreed on it.
 #
+# RDLOCK_OCFS2_KILL=1 (stack rdlock, 3 or more nodes, corosync and
+# dlm_controld in the guest): rdlock's membership from them, and before
+# the records the last node dies mounted (kill_phase below); the records
+# are then the survivors'.
+#
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
 # the shared directory, stats every node's (rdlock-stat-bench), removes
@@ -63,11 +68,15 @@ RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
 # Files per node and phase of the metadata benchmark; 0: none.
 BENCH=${RDLOCK_OCFS2_BENCH:-0}
 BACKEND=${RDLOCK_OCFS2_BACKEND:-auto}
+KILL=${RDLOCK_OCFS2_KILL:-0}
+# The nodes that append records: with KILL, the survivors 0 .. N - 2.
+REC_NODES=$((RDLOCK_NR_NODES - KILL))
 BENCH_PRIVATE_STAT_PASSES=200
 BENCH_ROUNDS=3
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 DEV=${RDLOCK_OCFS2_DEV:-$RDLOCK_SHARED_DISK}
-# Barrier $1 listens on PORT + $1; barriers 0 to 36 (24 + 4 x BENCH_ROUNDS).
+# Barrier $1 listens on PORT + $1; barriers 0 to 36 (24 + 4 x BENCH_ROUNDS),
+# and the victim's last signal (KILL_GO, 37).
 PORT=${RDLOCK_OCFS2_PORT:-7780}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
@@ -100,6 +109,11 @@ rdlock)
 	;;
 *)	usage ;;
 esac
+if [ "$KILL" -ne 0 ] &&
+   { [ "$STACK" != rdlock ] || [ "${RDLOCK_NR_NODES:-0}" -lt 3 ]; }; then
+	echo "RDLOCK_OCFS2_KILL needs stack rdlock and 3 or more nodes" >&2
+	exit 2
+fi
 
 # Barrier number $1: every node reaches it or this one gives up after WAIT
 # seconds. Each barrier has a port of its own (PORT + $1), so that a node
@@ -115,7 +129,7 @@ barrier() {
 	b_j=0
 	while [ "$b_j" -lt "$RDLOCK_NR_NODES" ]; do
 		if [ "$b_j" -ne "$ID" ]; then
-			if [ "$2" = last ]; then
+			if [ "$2" = last ] && [ "$b_j" -ne "${DEAD:--1}" ]; then
 				b_left=$WAIT
 				b_addr=$(rdl_node_addr "$b_j")
 				until timeout 3 nc -w 1 "$b_addr" "$b_port" \
@@ -127,7 +141,8 @@ barrier() {
 					sleep 1
 				done
 				[ "$b_left" -gt 0 ] && b_j=$((b_j + 1)) && continue
-			elif rdl_wait_signal "$b_j" "$b_port" "$WAIT"; then
+			elif [ "$b_j" -eq "${DEAD:--1}" ] ||
+			     rdl_wait_signal "$b_j" "$b_port" "$WAIT"; then
 				b_j=$((b_j + 1))
 				continue
 			fi
@@ -266,8 +281,28 @@ rdlock_backend_agreed() {
 	[ "$BACKEND" = auto ] || [ "$b_agreed" = "$BACKEND" ]
 }
 
+# With KILL, membership from corosync and dlm_controld, which fences
+# through the host (member.sh): the cluster comes up as a member once
+# they run.
+rdlock_cluster_up() {
+	if [ "$KILL" -eq 0 ]; then
+		rdl_start "$RDLOCK_OCFS2_PARAMS backend=$BACKEND"
+		return
+	fi
+	# shellcheck disable=SC2086 # the parameters, split on purpose
+	rdl_step "insmod rdlock.ko $RDLOCK_OCFS2_PARAMS backend=$BACKEND membership=dlm" \
+		insmod "$RDL/modules/rdlock.ko" $RDLOCK_OCFS2_PARAMS \
+		"backend=$BACKEND" membership=dlm &&
+	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
+	rdl_step "configure node $ID of $RDLOCK_NR_NODES" rdl_config &&
+	rdl_step "corosync and dlm_controld, fencing by the host" \
+		rdl_dlm_start fence &&
+	rdl_step "cluster up, a member" rdlockctl up &&
+	rdl_step "cluster ready" rdlockctl wait --timeout 120
+}
+
 rdlock_up() {
-	rdl_start "$RDLOCK_OCFS2_PARAMS backend=$BACKEND" &&
+	rdlock_cluster_up &&
 	rdl_step "rdlock: atomic backend ($BACKEND)" rdlock_backend_agreed &&
 	rdl_step "rdlock: plug-in loaded, cluster_stack pcmk" rdlock_plugin_setup &&
 	rdl_step "rdlock: unmount helper (hb_ctl_path)" rdlock_leave_group_install
@@ -624,7 +659,7 @@ append_records() {
 # The exact count: nodes x RECORDS records, each 4096 bytes with its text,
 # counts 0 .. total-1 each once, each node's seqs 1 .. RECORDS in order.
 check_records() {
-	e_total=$((RDLOCK_NR_NODES * RECORDS))
+	e_total=$((REC_NODES * RECORDS))
 	e_rc=0
 	e_size=$(wc -c < "$RECF")
 	if [ "$e_size" -ne $((e_total * 4096)) ]; then
@@ -636,7 +671,7 @@ check_records() {
 		e_rc=1
 	fi
 	# One line per record: the text, blanks to 4095 characters.
-	awk -v nodes="$RDLOCK_NR_NODES" -v records="$RECORDS" '
+	awk -v nodes="$REC_NODES" -v records="$RECORDS" '
 	length($0) != 4095 || $1 != "rec" || $2 != "node" || $4 != "seq" ||
 	$6 != "count" || NF != 7 || $3 < 0 || $3 >= nodes {
 		printf "# record %d is damaged: %.60s\n", NR, $0
@@ -674,6 +709,157 @@ check_records() {
 		exit bad
 	}' "$RECF" || e_rc=1
 	return $e_rc
+}
+
+# RDLOCK_OCFS2_KILL=1 (stack rdlock, 3 or more nodes): a node dies
+# mounted. The victim, the last node, writes FILES files with fsync, takes
+# an exclusive flock, leaves a writer running and has the host cut its
+# power (host-ctl.sh kill). Corosync sees it gone, dlm_controld fences it
+# through the host, rdlock declares it down; only then may a survivor get
+# the flock. The survivors must find every file the victim fsynced, its
+# journal replayed by exactly one of them, and go on with the records
+# (theirs only) and the unmount; fsck.ocfs2 on the host then checks the
+# disk.
+VICTIM=$((RDLOCK_NR_NODES - 1))
+KILLF=$DIR/kill.lock
+MEMBERSHIP=/sys/kernel/debug/rdlock/membership
+
+victim_fsync_files() {
+	v_i=1
+	while [ "$v_i" -le "$FILES" ]; do
+		content "$ID" "$v_i" kill |
+			dd of="$DIR/k.$ID.$v_i" conv=fsync 2>/dev/null || return 1
+		v_i=$((v_i + 1))
+	done
+}
+
+# Files nobody waits for: any of them may be lost with the victim, none
+# may leave the disk damaged. Runs until the power goes.
+victim_writer() {
+	w_i=1
+	while :; do
+		content "$ID" "$w_i" 0 > "$DIR/u.$ID.$w_i"
+		w_i=$((w_i + 1))
+	done
+}
+
+victim_flock() {
+	exec 7>>"$KILLF" && flock -x -w 60 7
+}
+
+# Barrier 15: the survivors found the flock held; and each of them left
+# it (signal on PORT + KILL_GO), so none waits there for a dead node. The
+# host powers this node off; nothing after it runs.
+KILL_GO=37
+victim_die() {
+	victim_writer 7>&- 8>&- &
+	barrier 15 || return 1
+	d_j=0
+	while [ "$d_j" -lt "$VICTIM" ]; do
+		rdl_wait_signal "$d_j" $((PORT + KILL_GO)) "$WAIT" || {
+			echo "# node $ID: node $d_j not past barrier 15 within $WAIT s"
+			return 1
+		}
+		d_j=$((d_j + 1))
+	done
+	echo "# node $ID: the host cuts this node's power, holding the flock"
+	sh "$RDL/guest/host-ctl.sh" kill "$ID"
+	echo "# node $ID: still running after its power cut"
+	return 1
+}
+
+survivor_flock_held() {
+	if flock -n -x "$KILLF" true; then
+		echo "# node $ID: flock -x granted while node $VICTIM holds it"
+		return 1
+	fi
+}
+
+# After barrier 15 the victim is killed: the flock is granted once it is
+# fenced and declared down, within 300 s.
+survivor_flock_granted() {
+	DEAD=$VICTIM
+	rdl_signal $((PORT + KILL_GO)) 7>&- 8>&-
+	g_t=$(date +%s)
+	flock -x -w 300 "$KILLF" true || {
+		echo "# node $ID: no flock within 300 s of the kill"
+		sed 's/^/#   /' $MEMBERSHIP
+		return 1
+	}
+	g_s=$(($(date +%s) - g_t))
+	echo "# node $ID: flock granted $g_s s after the kill was asked"
+	rdl_json_obj tool ocfs2.sh figure kill_to_grant stack "$STACK" \
+		node "$ID" s "$g_s"
+}
+
+# This survivor's dlm_controld has the victim (corosync nodeid + 1)
+# fenced with success, and rdlock declared it down once.
+survivor_victim_fenced() {
+	dlm_tool dump 2>/dev/null |
+		grep -q "fence status $((VICTIM + 1)) receive 0 from " || {
+		dlm_tool dump 2>&1 | grep -i fence | sed 's/^/#   /'
+		return 1
+	}
+	f_down=$(sed -n 's/^declared_down: //p' $MEMBERSHIP)
+	f_failed=$(sed -n 's/^failed: //p' $MEMBERSHIP)
+	echo "# node $ID: declared down $f_down, failed '$f_failed', $(grep '^last_recovery_us' $MEMBERSHIP)"
+	[ "$f_down" = 1 ] && [ -z "$f_failed" ]
+}
+
+# Every file the victim fsynced, with its content.
+survivor_victim_files() {
+	s_i=1
+	s_tmp=/tmp/ocfs2-expect
+	while [ "$s_i" -le "$FILES" ]; do
+		content "$VICTIM" "$s_i" kill > "$s_tmp"
+		cmp -s "$s_tmp" "$DIR/k.$VICTIM.$s_i" || {
+			echo "# node $ID: k.$VICTIM.$s_i, fsynced before the kill: $(head -c 60 "$DIR/k.$VICTIM.$s_i" 2>&1)"
+			rm -f "$s_tmp"
+			return 1
+		}
+		s_i=$((s_i + 1))
+	done
+	rm -f "$s_tmp"
+	u_n=$(find "$DIR" -name "u.$VICTIM.*" | wc -l)
+	echo "# node $ID: $u_n of the victim's unsynced files are there"
+}
+
+# How often this node replayed the victim's journal, for the others.
+survivor_replays_noted() {
+	r_n=$(dmesg | grep -c "ocfs2: Begin replay journal (node $VICTIM, ")
+	dmesg | grep "replay journal (node $VICTIM, " | sed 's/^/# /'
+	echo "$r_n" > "$DIR/replays.$ID"
+}
+
+# After barrier 17: one survivor replayed the journal, once.
+survivor_replayed_once() {
+	o_sum=0 o_j=0
+	while [ "$o_j" -lt "$VICTIM" ]; do
+		o_n=$(cat "$DIR/replays.$o_j") || return 1
+		o_sum=$((o_sum + o_n))
+		o_j=$((o_j + 1))
+	done
+	echo "# node $ID: the victim's journal replayed $o_sum times"
+	[ "$o_sum" -eq 1 ]
+}
+
+kill_phase() {
+	if [ "$ID" -eq "$VICTIM" ]; then
+		rdl_step "victim: $FILES files written with fsync" victim_fsync_files &&
+		rdl_step "victim: flock -x held" victim_flock &&
+		rdl_step "barrier: the victim holds the flock" barrier 14 &&
+		victim_die
+		return 1
+	fi
+	rdl_step "barrier: the victim holds the flock" barrier 14 &&
+	rdl_step "survivor: flock -x refused while the victim holds it" survivor_flock_held &&
+	rdl_step "barrier: the victim may die" barrier 15 &&
+	rdl_step "survivor: flock -x granted after the victim died" survivor_flock_granted &&
+	rdl_step "survivor: the victim fenced by dlm_controld, declared down once" survivor_victim_fenced &&
+	rdl_step "survivor: every file the victim fsynced, intact" survivor_victim_files &&
+	rdl_step "survivor: replays of the victim's journal noted" survivor_replays_noted &&
+	rdl_step "barrier: replays noted" barrier 16 &&
+	rdl_step "survivor: the victim's journal replayed exactly once" survivor_replayed_once
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ] || ! rdl_check_env ||
@@ -727,10 +913,12 @@ if "${STACK}_up" &&
 	rdl_step "flock -x on node 0: -s and -x refused elsewhere" flock_held -x 12 &&
 	rdl_step "flock -x granted once node 0 let go" flock_after &&
 	rdl_step "barrier: flock done" barrier 6 &&
+	{ [ "$KILL" -eq 0 ] || kill_phase; } &&
+	t=$(date +%s) &&
 	rdl_step "$RECORDS records of 4096 bytes appended under flock -x" append_records &&
 	echo "# node $ID: records took $(($(date +%s) - t)) s" &&
 	rdl_step "barrier: records appended" barrier 7 &&
-	rdl_step "exactly $((RDLOCK_NR_NODES * RECORDS)) intact records, counter exact" check_records &&
+	rdl_step "exactly $((REC_NODES * RECORDS)) intact records, counter exact" check_records &&
 	{ [ "$STACK" != rdlock ] ||
 	  rdl_step "rdlock: new inodes' locks granted LOCAL, none lost or known" local_grants_ok; }
 	# Whatever failed: no node unmounts while another still works.
@@ -761,7 +949,12 @@ else
 	# Unmounted: the stack glue let go of the plug-in.
 	rdl_loaded ocfs2_stack_rdlock &&
 		rdl_step "rmmod ocfs2_stack_rdlock" rdl_rmmod ocfs2_stack_rdlock
+	# No final barrier through the transport (rdl_stop's) without the
+	# victim.
+	[ "$KILL" -eq 0 ] || ! rdl_loaded rdlock_test ||
+		rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
 	rdl_stop
+	[ "$KILL" -eq 0 ] || rdl_dlm_stop
 fi
 took=$(($(date +%s) - start))
 echo "# node $ID: ocfs2.sh took $took s"
