@@ -23,9 +23,10 @@
 
 /*
  * Layout of the lockspace area of every node's table, from
- * RDLOCK_XPORT_FIRST_LS_SLOT on. Only the directory node (the lowest
- * configured id) uses the directory and the allocation word; every node
- * has the lockspace regions at the same offsets.
+ * RDLOCK_XPORT_FIRST_LS_SLOT on. The directory node (the lowest
+ * configured id not declared down) uses the directory and the allocation
+ * word, the others keep a copy of them (lockspace_dir.c); every node has
+ * the lockspace regions at the same offsets.
  *
  *	dir entry e: 3 words at RDLOCK_LS_DIR + 3e: tag, geometry, policy
  *	allocation:  1 word: slots handed out so far after RDLOCK_LS_REGIONS
@@ -342,6 +343,11 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);
 bool rdlock_ls_stale(const struct rdlock_ls *ls);
+u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr);
+
+/* lockspace_dir.c */
+u64 rdlock_ls_dir_tag(const char *name);
+int rdlock_ls_join_cluster(struct rdlock_ls *ls);
 
 /* lockspace_member.c */
 struct seq_file;

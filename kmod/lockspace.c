@@ -2,11 +2,11 @@
 /*
  * rdlock lockspaces (layer 4) and the exported kernel API.
  *
- * A lockspace is found in the cluster by name through a directory on the
- * lowest configured node: the first node to claim the name's entry (by
- * CAS) allocates the lockspace a region at the same offset of every node's
- * table and publishes its geometry and policy; the others read and check
- * them. A lock name hashes to a home node and a window of entries in the
+ * A lockspace is found in the cluster by name through a directory
+ * (lockspace_dir.c): the first node to claim the name's entry allocates
+ * the lockspace a region at the same offset of every node's table and
+ * publishes its geometry and policy; the others read and check them. A
+ * lock name hashes to a home node and a window of entries in the
  * region; it joins the entry of the window that holds its tag, or claims a
  * free one, by CAS of its tag word, which counts the nodes that have the
  * name resolved. The last node to forget the name frees the entry once its
@@ -15,8 +15,8 @@
  * hence no deadlock that the names alone would not have. Every access, the
  * home node's own included, goes through the transport's atomic backend.
  *
- * This file: the directory and the lockspaces of this node (open, close,
- * attributes, the list of them). Names are in lockspace_name.c, locks in
+ * This file: the lockspaces of this node (open, close, attributes, the
+ * list of them). Names are in lockspace_name.c, locks in
  * lockspace_lock.c, notices in lockspace_notice.c and nodes declared down
  * in lockspace_recover.c.
  */
@@ -26,7 +26,6 @@
 #include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
-#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait_bit.h>
@@ -40,14 +39,6 @@ DEFINE_MUTEX(rdlock_ls_mutex);
 DEFINE_MUTEX(rdlock_ls_join_mutex);
 LIST_HEAD(rdlock_ls_list);
 struct workqueue_struct *rdlock_ls_wq;
-
-/* Fixed: every node must hash a name to the same entry. */
-static const siphash_key_t rdlock_ls_dir_key = {
-	{ 0x72646c6f636b2d64ULL, 0x69726563746f7279ULL }
-};
-
-/* How long an attaching node waits for the claimer to publish geometry. */
-#define RDLOCK_LS_PUBLISH_WAIT_MS	10000
 
 /* How long module removal sends references back to unreachable homes. */
 #define RDLOCK_LS_EXIT_DROP_WAIT	(10 * HZ)
@@ -183,7 +174,7 @@ static u32 rdlock_ls_lock_slots(const struct rdlock_ls_attr *attr)
  * CQL's field widths with their defaults resolved (bits 48-52 and 53-57),
  * which the protocol's config sets for CQL only.
  */
-static u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr)
+u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr)
 {
 	struct rdlock_proto_cfg cfg = {};
 
@@ -201,144 +192,6 @@ static u32 rdlock_ls_configured_nodes(void)
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		n += rdlock_xport_node_configured(i);
 	return n;
-}
-
-/* The cluster's nodes, ascending: homes of names, [0] keeps the directory. */
-static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
-{
-	u32 i, slots;
-
-	ls->nr_nodes = 0;
-	*min_slots = U32_MAX;
-	/* The epoch first: a change from here on shows as a stale lockspace. */
-	ls->epoch = rdlock_xport_epoch();
-	if (!rdlock_xport_ready())
-		return -ENOTCONN;
-	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		if (!rdlock_xport_node_configured(i))
-			continue;
-		slots = rdlock_xport_node_slots(i);
-		ls->incarnation[i] = rdlock_xport_node_incarnation(i);
-		if (!slots || !ls->incarnation[i])
-			return -ENOTCONN;
-		*min_slots = min(*min_slots, slots);
-		ls->nodes[ls->nr_nodes++] = i;
-	}
-	return ls->nr_nodes ? 0 : -ENOTCONN;
-}
-
-/*
- * Name entries of a region: every slot is an entry's, or with
- * RDLOCK_LS_PLACE the region is split in one area per node (one of
- * entries, the others of placed entries).
- */
-static u32 rdlock_ls_region_entries(const struct rdlock_ls *ls)
-{
-	u32 n = ls->attr.flags & RDLOCK_LS_PLACE ? ls->nr_nodes : 1;
-
-	return ls->attr.slots / (rdlock_ls_entry_slots(&ls->attr) * n);
-}
-
-/* The claimer of a directory entry allocates and publishes the region. */
-static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
-			     u32 min_slots)
-{
-	u64 off = 0, geometry, old;
-	int ret;
-
-	/*
-	 * Allocate by CAS, and only what fits: a region that does not fit
-	 * must not take the room of smaller ones created later.
-	 */
-	for (;;) {
-		if (RDLOCK_LS_REGIONS + off + ls->attr.slots > min_slots) {
-			ret = -ENOSPC;
-			break;
-		}
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, RDLOCK_LS_ALLOC, off,
-				   off + ls->attr.slots, &old);
-		if (ret || old == off)
-			break;
-		off = old;
-	}
-	if (ret)
-		geometry = RDLOCK_LS_GEOMETRY_FAILED;
-	else
-		geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
-	/* Policy first: a node that sees the geometry may read it at once. */
-	if (!ret) {
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + 2, 0,
-				   rdlock_ls_policy(&ls->attr), &old);
-		if (ret)
-			geometry = RDLOCK_LS_GEOMETRY_FAILED;
-	}
-	rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + 1, 0, geometry, &old);
-	if (!ret) {
-		ls->base = geometry >> 32;
-		ls->entries = rdlock_ls_region_entries(ls);
-	}
-	return ret;
-}
-
-/* Another node claimed the entry: wait for its geometry, check policy. */
-static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
-			    u32 min_slots)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(RDLOCK_LS_PUBLISH_WAIT_MS);
-	u64 geometry, policy;
-	int ret;
-
-	for (;;) {
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ, entry + 1, 0, 0,
-				   &geometry);
-		if (ret || geometry)
-			break;
-		if (time_after(jiffies, end))
-			return -ETIMEDOUT;
-		if (msleep_interruptible(10) && fatal_signal_pending(current))
-			return -EINTR;
-	}
-	if (ret)
-		return ret;
-	if (geometry == RDLOCK_LS_GEOMETRY_FAILED)
-		return -ENOSPC;
-	ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ, entry + 2, 0, 0, &policy);
-	if (ret)
-		return ret;
-	if (policy != rdlock_ls_policy(&ls->attr) ||
-	    (u32)geometry != ls->attr.slots) {
-		pr_warn("lockspace %s exists with other attributes (policy %#llx, %u slots)\n",
-			ls->name, policy, (u32)geometry);
-		return -EEXIST;
-	}
-	ls->base = geometry >> 32;
-	ls->entries = rdlock_ls_region_entries(ls);
-	return ls->base + ls->attr.slots <= min_slots ? 0 : -ENOSPC;
-}
-
-/* Find or claim the lockspace's directory entry (linear probing). */
-static int rdlock_ls_join_cluster(struct rdlock_ls *ls)
-{
-	u32 min_slots, dir, i, entry;
-	u64 old;
-	int ret;
-
-	ret = rdlock_ls_nodes(ls, &min_slots);
-	if (ret)
-		return ret;
-	dir = ls->nodes[0];
-	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES; i++) {
-		entry = RDLOCK_LS_DIR +
-			3 * ((ls->tag + i) % RDLOCK_LS_DIR_ENTRIES);
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry, 0, ls->tag, &old);
-		if (ret)
-			return ret;
-		if (!old)
-			return rdlock_ls_publish(ls, dir, entry, min_slots);
-		if (old == ls->tag)
-			return rdlock_ls_attach(ls, dir, entry, min_slots);
-	}
-	return -ENOSPC;
 }
 
 /**
@@ -468,7 +321,7 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	ls->ops = ops;
 	rdlock_ls_proto_cfg(attr, &ls->cfg);
 	ls->cfg.stats = &ls->stats;
-	ls->tag = siphash(name, strlen(name), &rdlock_ls_dir_key) ?: 1;
+	ls->tag = rdlock_ls_dir_tag(name);
 	spin_lock_init(&ls->res_lock);
 	hash_init(ls->res);
 	INIT_LIST_HEAD(&ls->lru);

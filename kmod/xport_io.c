@@ -1405,7 +1405,11 @@ u32 rdlock_xport_table_slots(void)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_table_slots, RDLOCK_INTERNAL);
 
-/* A node's table size as its connection announced it; 0 until then. */
+/*
+ * A node's table size as its connection announced it; 0 until then, and
+ * while it has none. A node cut off keeps the size it last announced: the
+ * lockspaces opened after it died are laid out as those before.
+ */
 u32 rdlock_xport_node_slots(u32 node)
 {
 	u32 slots = 0;
@@ -1415,7 +1419,8 @@ u32 rdlock_xport_node_slots(u32 node)
 	spin_lock_bh(&rdlock_cl.lock);
 	if (node == rdlock_cl.self)
 		slots = rdlock_cl.table.slots;
-	else if (rdlock_cl.nodes[node].conn)
+	else if (rdlock_cl.nodes[node].conn ||
+		 rdlock_node_fenced(&rdlock_cl.nodes[node]))
 		slots = rdlock_cl.nodes[node].table_slots;
 	spin_unlock_bh(&rdlock_cl.lock);
 	return slots;

@@ -28,6 +28,12 @@
 #                              table: ESHUTDOWN, no hang, exclusion
 #                              after; 3 nodes (debug: two-sided backend,
 #                              stock: verbs)
+#             dirdown          the directory's node (node 0) killed and
+#                              declared down: a survivor opens a
+#                              lockspace made before through the
+#                              other's copy, exclusion in it and in a
+#                              new one; 3 nodes (debug: two-sided,
+#                              stock: verbs)
 #             conf             the configuration-file path: a shared
 #                              /etc/rdlock/rdlock.conf, rdlockctl up
 #                              --config and down --config, refused files;
@@ -301,8 +307,10 @@ guest_tests()
 	cluster_step "$kernel" reconnect 3 600 -- sh guest/reconnect.sh
 	if [ "$kernel" = debug ]; then
 		cluster_step debug devremove 3 600 -- sh guest/devremove.sh twosided
+		cluster_step debug dirdown 3 600 -- sh guest/dirdown.sh twosided
 	else
 		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
+		cluster_step "$kernel" dirdown 3 600 -- sh guest/dirdown.sh verbs
 		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine

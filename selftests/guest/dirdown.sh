@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The lockspace directory survives the loss of its node, on 3 guests:
+#   dirdown.sh verbs|twosided
+# Node 0, the lowest, keeps the directory; the others a copy each
+# (membership=static). Node 1 creates lockspace dd-old and holds name x in
+# it exclusive; node 2 has never opened dd-old. Then the host cuts node
+# 0's power (host-ctl.sh kill 0) and, once it no longer answers ping, the
+# survivors declare it down (rdlockctl node-down 0). Node 2 then opens
+# dd-old: it must attach to node 1's lockspace through node 1's copy, so
+# its TRY of x is refused while node 1 holds it (a directory lost with node
+# 0 refuses the open; one rebuilt without node 1's lockspace would make
+# dd-old anew, in a region of its own, and grant x twice). The survivors
+# create dd-new at the new directory and find exclusion in it too; once
+# node 1 lets go, node 2 gets both names.
+
+# shellcheck source=selftests/guest/lib.sh
+. "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
+
+BACKEND=$1
+rdl_backend_arg "$BACKEND"
+ID=$RDLOCK_NODE_ID
+# Signals: node 1 holds x (P_HELD); node 2 ready (P_READY); node 2 found
+# x held in dd-old (P_OLD); node 1 holds y in dd-new (P_NEW); node 2 found
+# y held (P_TRIED); node 1 let both go (P_FREE); a survivor is done
+# (P_DONE).
+P_HELD=7793
+P_READY=7794
+P_OLD=7795
+P_NEW=7796
+P_TRIED=7797
+P_FREE=7798
+P_DONE=7799
+WAIT=120
+HOLDERS=
+
+# hold LS NAME: node 1 holds NAME exclusive in LS until /tmp/release-NAME
+# exists; returns once it is granted.
+hold() {
+	rm -f "/tmp/held-$2" "/tmp/release-$2"
+	rdlockctl lock -x "$1" "$2" -- sh -c \
+		"touch /tmp/held-$2; while [ ! -e /tmp/release-$2 ]; do sleep 0.2; done" &
+	HOLDERS="$HOLDERS $!"
+	h_left=$((WAIT * 5))
+	until [ -e "/tmp/held-$2" ]; do
+		h_left=$((h_left - 1))
+		[ "$h_left" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+# Let every held name go and wait for the holders to end.
+release_all() {
+	touch /tmp/release-x /tmp/release-y
+	r_rc=0
+	for r_p in $HOLDERS; do
+		wait "$r_p" || r_rc=1
+	done
+	return $r_rc
+}
+
+# busy LS NAME: a TRY of NAME in LS is refused as busy, not for anything
+# else.
+busy() {
+	if b_err=$(rdlockctl lock -n -x "$1" "$2" -- true 2>&1); then
+		echo "# node $ID: $2 in $1 granted while node 1 holds it"
+		return 1
+	fi
+	case $b_err in
+	*busy*) return 0 ;;
+	esac
+	echo "# node $ID: TRY of $2 in $1: $b_err"
+	return 1
+}
+
+free() {
+	rdlockctl lock -n -x "$1" "$2" -- true
+}
+
+# Node 0 no longer answers ping: it is off.
+node0_off() {
+	o_addr=$(rdl_node_addr 0) || return 1
+	o_left=$WAIT
+	while ping -c 1 -W 1 "$o_addr" >/dev/null 2>&1; do
+		o_left=$((o_left - 1))
+		[ "$o_left" -gt 0 ] || return 1
+		sleep 1
+	done
+}
+
+if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
+	rdl_not_ok "dirdown.sh needs exactly 3 nodes"
+	rdl_finish
+	exit 1
+fi
+
+if ! rdl_start "backend=$BACKEND"; then
+	rdl_finish
+	exit 1
+fi
+
+case $ID in
+0)
+	rdl_step "node 1 holds x in dd-old" rdl_wait_signal 1 $P_HELD $WAIT &&
+	rdl_step "node 2 ready" rdl_wait_signal 2 $P_READY $WAIT &&
+	echo "# node 0: the host cuts this node's power" &&
+	sh "$RDL/guest/host-ctl.sh" kill 0
+	rdl_not_ok "node 0 still running after its power cut"
+	rdl_finish
+	exit 1
+	;;
+1)
+	rdl_step "create dd-old" rdlockctl ls-create dd-old &&
+	rdl_step "hold x in dd-old" hold dd-old x &&
+	rdl_signal $P_HELD &&
+	rdl_step "node 0 off" node0_off &&
+	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
+	rdl_step "node 2 found x held" rdl_wait_signal 2 $P_OLD $WAIT &&
+	rdl_step "create dd-new at the new directory" rdlockctl ls-create dd-new &&
+	rdl_step "hold y in dd-new" hold dd-new y &&
+	rdl_signal $P_NEW &&
+	rdl_step "node 2 found y held" rdl_wait_signal 2 $P_TRIED $WAIT &&
+	rdl_step "x and y let go" release_all &&
+	rdl_signal $P_FREE
+	;;
+2)
+	rdl_step "node 1 holds x in dd-old" rdl_wait_signal 1 $P_HELD $WAIT &&
+	rdl_signal $P_READY &&
+	rdl_step "node 0 off" node0_off &&
+	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
+	rdl_step "open dd-old after its directory's node died" \
+		rdlockctl ls-create dd-old &&
+	rdl_step "x in dd-old refused: node 1 holds it" busy dd-old x &&
+	rdl_signal $P_OLD &&
+	rdl_step "node 1 holds y in dd-new" rdl_wait_signal 1 $P_NEW $WAIT &&
+	rdl_step "open dd-new" rdlockctl ls-create dd-new &&
+	rdl_step "y in dd-new refused: node 1 holds it" busy dd-new y &&
+	rdl_signal $P_TRIED &&
+	rdl_step "node 1 let go" rdl_wait_signal 1 $P_FREE $WAIT &&
+	rdl_step "x in dd-old granted" free dd-old x &&
+	rdl_step "y in dd-new granted" free dd-new y
+	;;
+esac
+[ -n "$HOLDERS" ] && release_all
+rdl_signal $P_DONE
+# The survivors wait for each other only: node 0 is off.
+other=$((3 - ID))
+rdl_step "node $other done" rdl_wait_signal $other $P_DONE 300
+for ls in dd-old dd-new; do
+	[ -d "/sys/kernel/debug/rdlock/lockspaces/$ls" ] &&
+		rdl_step "remove $ls" rdlockctl ls-remove "$ls"
+done
+# No final barrier through the transport (rdl_stop's): node 0 is off.
+rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+rdl_stop
+rdl_finish
