@@ -40,10 +40,7 @@ static const siphash_key_t rdlock_ls_dir_key = {
 	{ 0x72646c6f636b2d64ULL, 0x69726563746f7279ULL }
 };
 
-/*
- * How long an attaching node waits for the claimer to publish geometry,
- * and a claimer for a copy's node that is not reachable.
- */
+/* How long an attaching node waits for the claimer to publish geometry. */
 #define RDLOCK_LS_PUBLISH_WAIT_MS	10000
 
 /* Words of a directory entry: tag, geometry, policy. */
@@ -128,11 +125,12 @@ static u32 rdlock_ls_region_entries(const struct rdlock_ls *ls)
 /*
  * One word of @node's copy: @val into a zero word (a directory word is
  * written once), or with @max raised to @val (the allocation word).
- * Waits through blips until @deadline; a node declared down keeps no
- * copy any more.
+ * Waits through blips until @node is back or declared down (a node
+ * declared down keeps no copy any more), or a fatal signal: a copy given
+ * up fails the lockspace for good (its geometry published as failed).
  */
 static int rdlock_ls_copy_word(struct rdlock_ls *ls, u32 node, u32 slot,
-			       u64 val, bool max, unsigned long deadline)
+			       u64 val, bool max)
 {
 	unsigned int backoff = 0;
 	u64 cur = 0, old;
@@ -155,20 +153,22 @@ static int rdlock_ls_copy_word(struct rdlock_ls *ls, u32 node, u32 slot,
 		if (ret == -ENOTCONN && rdlock_xport_node_fenced(node))
 			return 0;
 		if (!rdlock_ls_blip(ls, node, ret) ||
-		    !rdlock_ls_blip_wait(&backoff, deadline))
+		    !rdlock_ls_blip_wait(&backoff, 0))
 			return ret;
 	}
 }
 
 /*
  * Entry @entry (its first slot) and the allocation word @alloc into every
- * copy: the allocation, the policy, the geometry, and last the tag.
+ * copy: the allocation, the policy, the geometry, and last the tag. The
+ * copies are above the directory node and written in ascending order, so
+ * the next directory node's is always the first: an entry that is all
+ * zero there is all zero in every copy, and claiming it there finds no
+ * other lockspace's words in the others.
  */
 static int rdlock_ls_copy(struct rdlock_ls *ls, u32 dir, u32 entry,
 			  u64 alloc, u64 geometry)
 {
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(RDLOCK_LS_PUBLISH_WAIT_MS);
 	u32 i, node;
 	int ret;
 
@@ -177,16 +177,15 @@ static int rdlock_ls_copy(struct rdlock_ls *ls, u32 dir, u32 entry,
 		if (node == dir || rdlock_xport_node_fenced(node))
 			continue;
 		ret = rdlock_ls_copy_word(ls, node, RDLOCK_LS_ALLOC, alloc,
-					  true, deadline) ?:
+					  true) ?:
 		      rdlock_ls_copy_word(ls, node,
 					  entry + RDLOCK_LS_DIR_POLICY,
-					  rdlock_ls_policy(&ls->attr), false,
-					  deadline) ?:
+					  rdlock_ls_policy(&ls->attr), false) ?:
 		      rdlock_ls_copy_word(ls, node,
 					  entry + RDLOCK_LS_DIR_GEOMETRY,
-					  geometry, false, deadline) ?:
+					  geometry, false) ?:
 		      rdlock_ls_copy_word(ls, node, entry + RDLOCK_LS_DIR_TAG,
-					  ls->tag, false, deadline);
+					  ls->tag, false);
 		if (ret)
 			return ret;
 	}
