@@ -497,6 +497,9 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 	return rdlock_ls_stale(lk->ls) ? -ESHUTDOWN : 0;
 }
 
+static int __rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf,
+				  u8 words, u32 flags);
+
 static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
 	struct rdlock_ls *ls = lk->ls;
@@ -517,12 +520,44 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 		memalloc_nofs_restore(nofs);
 		if (ret)
 			return rdlock_ls_error(ls, ret);
+		/* Current while the lock is held and stores nothing. */
+		if (buf) {
+			memcpy(lk->lvb_read, w, sizeof(w));
+			lk->lvb_read_ok = true;
+		}
 	}
 	for (i = 0; buf && i < RDLOCK_LVB_LEN / 8; i++)
 		put_unaligned_le64(w[1 + i], buf + 8 * i);
 	*flags = (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
 		 w[0] & RDLOCK_LVB_FLAGS_MASK : 0;
 	return 0;
+}
+
+/**
+ * rdlock_lvb_restore() - a moved lock's copy of its value block, stored
+ * @lk: a granted lock that moved with its name (rdlock_ls_rehome()); the
+ *	caller holds its op_mutex.
+ * @copy: the state word and bytes the lock last read of its name (its
+ *	grant's, or rdlock_lvb_get()'s), current since: the lock held the
+ *	name throughout, and a store ends the copy.
+ *
+ * Writes them into the name's new place when they are this name's with
+ * the user's flags, so that a survivor's copy keeps the value across the
+ * move; else the new place stays without flags (not valid).
+ */
+void rdlock_lvb_restore(struct rdlock_lock *lk, const u64 *copy)
+{
+	u8 buf[RDLOCK_LVB_LEN];
+	u32 flags = copy[0] & RDLOCK_LVB_FLAGS_MASK, i;
+
+	if ((copy[0] & RDLOCK_LS_TAG_MASK) != lk->res->tag || !flags)
+		return;
+	for (i = 0; i < RDLOCK_LVB_LEN / 8; i++)
+		put_unaligned_le64(copy[1 + i], buf + 8 * i);
+	if (__rdlock_lvb_set_words(lk, buf, 0xff, flags))
+		return;
+	memcpy(lk->lvb_read, copy, sizeof(lk->lvb_read));
+	lk->lvb_read_ok = true;
 }
 
 /**
@@ -537,8 +572,9 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
  * The holder must exclude writers itself (a shared lock against the
  * exclusive holders that write): the words are not read at one instant
  * (%RDLOCK_XPORT_RANGE_MAX consecutive slots per operation). A lock taken
- * with %RDLOCK_LKF_LVB whose grant read the block returns that copy, with
- * no remote operation, until it stores one or is converted.
+ * with %RDLOCK_LKF_LVB whose grant read the block, or that read the bytes
+ * here once, returns that copy, with no remote operation, until it stores
+ * one or is converted.
  *
  * Return: 0, -EINVAL (no value blocks, or @lk not granted), -ENOTCONN
  * (@lk was lost when its name moved off a node declared down), -ESHUTDOWN

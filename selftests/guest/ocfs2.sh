@@ -843,6 +843,17 @@ survivor_replayed_once() {
 	[ "$o_sum" -eq 1 ]
 }
 
+# With the victim down, a survivor unmounts and mounts again (its
+# lockspace closed and opened anew) and finds the files and records.
+remount_phase() {
+	rdl_step "survivor: umount, node $VICTIM down" umount "$MNT" &&
+	rdl_step "survivor: mount again, node $VICTIM down" \
+		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
+	rdl_step "survivor: after the mount, every file the victim fsynced" \
+		survivor_victim_files &&
+	rdl_step "survivor: after the mount, the records exact" check_records
+}
+
 kill_phase() {
 	if [ "$ID" -eq "$VICTIM" ]; then
 		rdl_step "victim: $FILES files written with fsync" victim_fsync_files &&
@@ -920,7 +931,8 @@ if "${STACK}_up" &&
 	rdl_step "barrier: records appended" barrier 7 &&
 	rdl_step "exactly $((REC_NODES * RECORDS)) intact records, counter exact" check_records &&
 	{ [ "$STACK" != rdlock ] ||
-	  rdl_step "rdlock: new inodes' locks granted LOCAL, none lost or known" local_grants_ok; }
+	  rdl_step "rdlock: new inodes' locks granted LOCAL, none lost or known" local_grants_ok; } &&
+	{ [ "$KILL" -eq 0 ] || remount_phase; }
 	# Whatever failed: no node unmounts while another still works.
 	rdl_step "barrier: done" barrier 8
 else

@@ -43,6 +43,9 @@
  *    the kernel-API ones are on the victim's heir, node 0;
  *  - node 1 finds each of them held: NOQUEUE EX gets -EAGAIN, a TRY EX
  *    EAGAIN (before, -ENOTCONN: the names were lost with the victim);
+ *    NOQUEUE PR with VALBLK on each "nd-" name gets the value stored
+ *    before the death (by node 0 for "nd-m", the victim for "nd-q"),
+ *    valid: node 0's PR had read it, so its move carried it;
  *  - once node 0 releases them, node 1 is granted EX on each: the
  *    victim's PR did not move with them.
  *
@@ -440,12 +443,13 @@ static int dl_lock_lvb(int fd, __u32 slot, int mode, __u32 flags,
 	struct rdlock_dlm_test_lock l = {
 		.slot = slot, .mode = mode, .flags = flags | LKF_VALBLK,
 	};
+	size_t n = strlen(lvb);
 
 	if (name) {
 		l.namelen = strlen(name);
 		memcpy(l.name, name, l.namelen);
 	}
-	memcpy(l.lvb, lvb, strnlen(lvb, sizeof(l.lvb) - 1));
+	memcpy(l.lvb, lvb, n < sizeof(l.lvb) ? n : sizeof(l.lvb) - 1);
 	return rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_LOCK, &l);
 }
 
@@ -479,6 +483,7 @@ static void moved_names_check(struct __test_metadata *_metadata,
 {
 	const struct dlm_env *e = &self->env;
 	struct nd_protos *pr = &self->pr;
+	struct rdlock_dlm_test_event ev;
 	struct rdlock_query q;
 	long long moved;
 	unsigned int p, i;
@@ -514,6 +519,19 @@ static void moved_names_check(struct __test_metadata *_metadata,
 			ASSERT_EQ(0, dl_lock(self->fd2, i, EX, LKF_NOQUEUE,
 					     nm));
 			EXPECT_AST(self->fd2, i, -EAGAIN);
+			/*
+			 * The value block kept its value: node 0's PR had
+			 * read it, the victim held PR, nobody EX.
+			 */
+			ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, PR, LKF_NOQUEUE,
+						 nm, ""));
+			ASSERT_EQ(0, dl_event(self->fd2, i, WAIT_MS, &ev));
+			ASSERT_EQ(0, ev.status);
+			EXPECT_EQ(0, ev.sb_flags & SBF_VALNOTVALID)
+				TH_LOG("%s: not valid after the move", nm);
+			EXPECT_STREQ(nm, (char *)ev.lvb)
+				TH_LOG("%s: the value lost in the move", nm);
+			UNLOCK(self->fd2, i);
 		}
 		for (p = 0; p < NR_PROTOS; p++)
 			EXPECT_EQ(EAGAIN, rdl_ls_lock(pr->ls[p], pr->vname[p],
@@ -579,15 +597,37 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		GRANT(self->fd, 0, PR, 0, "nd-d");
 		CONV(self->fd, 0, NL, 0);
 	}
-	/* "nd-q": the victim uses them first, their locks are on it. */
+	/*
+	 * "nd-q": the victim uses them first, their locks are on it; it
+	 * stores their value blocks (EX, then PR, VALBLK).
+	 */
 	for (i = MOVE_NAMES; e->self == victim && i < 2 * MOVE_NAMES; i++) {
 		move_name(nm, sizeof(nm), i);
-		GRANT(self->fd2, i, PR, 0, nm);
+		ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, EX, 0, nm, nm));
+		EXPECT_AST(self->fd2, i, 0);
+		ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, PR, LKF_CONVERT, NULL,
+					 nm));
+		EXPECT_AST(self->fd2, i, 0);
 	}
 	BARRIER(8);
+	/* "nd-m": node 0 stores theirs (EX, NL); PR with VALBLK reads all. */
 	for (i = 0; e->self == 0 && i < 2 * MOVE_NAMES; i++) {
 		move_name(nm, sizeof(nm), i);
-		GRANT(self->fd2, i, PR, 0, nm);
+		if (i < MOVE_NAMES) {
+			ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, EX, 0, nm, nm));
+			EXPECT_AST(self->fd2, i, 0);
+			ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, NL, LKF_CONVERT,
+						 NULL, nm));
+			EXPECT_AST(self->fd2, i, 0);
+			ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, PR, LKF_CONVERT,
+						 NULL, ""));
+		} else {
+			ASSERT_EQ(0, dl_lock_lvb(self->fd2, i, PR, 0, nm, ""));
+		}
+		ASSERT_EQ(0, dl_event(self->fd2, i, WAIT_MS, &ev));
+		ASSERT_EQ(0, ev.status);
+		EXPECT_EQ(0, ev.sb_flags & SBF_VALNOTVALID);
+		EXPECT_STREQ(nm, (char *)ev.lvb);
 	}
 	got = protos_create(self->ctl);
 	ASSERT_EQ(0, got)
