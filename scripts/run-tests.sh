@@ -314,14 +314,16 @@ guest_tests()
 		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine
-		# killed; its power cut; frozen for good; dlm_controld fencing
-		# it through the host in the last two.
+		# killed; its power cut; frozen for good; its link cut (2|1);
+		# dlm_controld fencing it through the host in the last three.
 		cluster_step "$kernel" member-engine 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided engine
 		cluster_step "$kernel" member-kill 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs kill
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided freeze
+		cluster_step "$kernel" member-partition 3 900 \
+			"${FSDLM_BINS[@]}" -- sh guest/member.sh verbs partition
 	fi
 	# Stock only: on the debug kernel every check passes and fsck is
 	# clean, but lockdep reports a circular dependency in o2cb itself on

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Membership from the cluster engine, on 3 guests:
-#   member.sh verbs|twosided engine|kill|freeze
+#   member.sh verbs|twosided engine|kill|freeze|partition
 # rdlock is loaded with membership=dlm. The cluster cannot come up before
 # dlm_controld runs; then corosync and dlm_controld start on every node,
 # the cluster comes up as a member of the companion fs/dlm lockspace and
@@ -26,6 +26,12 @@
 #           corosync sees it gone after the token, and their dlm_controld
 #           has the host power it off, still frozen, so nothing it had
 #           under way lands after; then it is declared down.
+#   partition  fencing as for kill, 30 s after dlm_controld decides on it
+#           (fence_rdlock_host.sh delay=30): the victim has the host cut
+#           its link (2|1). The majority keeps quorum and fences it; the
+#           victim, alone, loses quorum, its membership stops, and until
+#           its power goes every NOQUEUE request it makes is refused:
+#           the minority grants nothing.
 # With fencing, each survivor's dlm_controld must have received a
 # successful fence result for the victim.
 # Stock kernel only: fs/dlm of 6.1 allocates in atomic context when a
@@ -63,7 +69,11 @@ rdl_backend_arg "$BACKEND"
 case $MODE in
 engine) FENCE= ;;
 kill | freeze) FENCE=fence ;;
-*) echo "usage: $0 verbs|twosided engine|kill|freeze" >&2; exit 2 ;;
+partition)
+	FENCE=fence
+	RDL_FENCE_DELAY=30
+	;;
+*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition" >&2; exit 2 ;;
 esac
 FREEZE_PORT=7792
 SHORT_FREEZE_MS=3000
@@ -158,6 +168,10 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 	kill)
 		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh kill $RDLOCK_NODE_ID"
 		what="the victim's power cut"
+		;;
+	partition)
+		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh link $RDLOCK_NODE_ID off"
+		what="the victim cut off (2|1), fenced 30 s later"
 		;;
 	freeze)
 		rdl_step "node 1 frozen $SHORT_FREEZE_MS ms: nothing changed" \

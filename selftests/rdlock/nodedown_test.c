@@ -55,11 +55,12 @@
  * With RDLOCK_ND_KILL set (rdlock loaded with membership=dlm, corosync and
  * dlm_controld running: selftests/guest/member.sh), nobody calls the
  * ioctl: the victim runs that command, which kills its corosync and
- * dlm_controld, and the cluster engine declares it down. Then besides the
- * above:
+ * dlm_controld, its power, or its link, and the cluster engine declares
+ * it down. Then besides the above:
  *  - the victim's membership stops (debugfs rdlock/membership), and from
  *    then on nothing is granted to it: every NOQUEUE request gets -EAGAIN
- *    until its lockspace is lost (-ESHUTDOWN);
+ *    until its lockspace is lost (-ESHUTDOWN) or its power goes (cut off
+ *    alone, it lost quorum: the minority of a partition grants nothing);
  *  - each survivor's membership had exactly one recover_slot and declared
  *    exactly one node down, and runs again without the victim.
  *
@@ -668,6 +669,7 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 	BARRIER(2);
 
 	if (e->self == victim) {
+		unsigned int refused = 0;
 		char msg[160];
 
 		/* Arrive, do not wait: the survivors cut us off right after. */
@@ -677,13 +679,16 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 						msg, sizeof(msg)))
 			TH_LOG("%s", msg);
 		if (kill_cmd) {
-			/* Our cluster engine dies: we stop granting. */
+			/*
+			 * Our cluster engine dies, or we lose quorum (cut
+			 * off alone): we stop granting.
+			 */
 			ASSERT_EQ(0, system(kill_cmd));
 			end = rdl_now() + LOST_WAIT_S;
 			while (!member_state_is("stopped") && rdl_now() < end)
 				usleep(100 * 1000);
 			ASSERT_TRUE(member_state_is("stopped"))
-				TH_LOG("membership not stopped without dlm_controld");
+				TH_LOG("membership not stopped without the cluster engine");
 		}
 		/* Cut off: the survivors told us, our lockspace is lost. */
 		end = rdl_now() + (kill_cmd ? ENGINE_WAIT_S : LOST_WAIT_S);
@@ -697,6 +702,11 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 			if (kill_cmd) {
 				/* Stopped: refused, and the lock is gone. */
 				ASSERT_EQ(-EAGAIN, ev.status);
+				/* Flushed: the node may be powered off. */
+				if (!refused++) {
+					printf("# the victim, stopped: NOQUEUE refused\n");
+					fflush(stdout);
+				}
 			} else {
 				ASSERT_EQ(0, ev.status);
 				UNLOCK(self->fd, 3);
@@ -705,6 +715,9 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		} while (rdl_now() < end);
 		EXPECT_EQ(ESHUTDOWN_AST, ev.status)
 			TH_LOG("the victim's lockspace still works");
+		if (refused)
+			printf("# the victim: %u NOQUEUE requests refused while stopped\n",
+			       refused);
 		/*
 		 * Still alive (the engine killed, not the node): our locks
 		 * stay held until every survivor has declared us down, or a
