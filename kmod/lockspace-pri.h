@@ -348,6 +348,7 @@ u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr);
 /* lockspace_dir.c */
 u64 rdlock_ls_dir_tag(const char *name);
 int rdlock_ls_join_cluster(struct rdlock_ls *ls);
+void rdlock_ls_dir_claims_wait(void);
 
 /* lockspace_member.c */
 struct seq_file;

@@ -31,6 +31,7 @@
 #include <linux/sched/signal.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "lockspace-pri.h"
 #include "uapi_check.h"
@@ -84,10 +85,14 @@ static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 	return ls->nr_nodes ? 0 : -ENOTCONN;
 }
 
+/* How long an open waits for a directory node's declaration to be done. */
+#define RDLOCK_LS_DIR_MOVE_WAIT_MS	60000
+
 /*
  * The directory node: the lowest node of @ls not declared down here. A
  * node declared down passes the directory on only once its declaration is
- * done here; until then an open waits (killable).
+ * done here; until then an open waits (killable; -ETIMEDOUT after
+ * RDLOCK_LS_DIR_MOVE_WAIT_MS).
  */
 static int rdlock_ls_dir_node(struct rdlock_ls *ls, u32 *dir)
 {
@@ -100,7 +105,8 @@ static int rdlock_ls_dir_node(struct rdlock_ls *ls, u32 *dir)
 			*dir = node;
 			return 0;
 		}
-		ret = rdlock_ls_release_wait(node, 0);
+		ret = rdlock_ls_release_wait(node, jiffies +
+				msecs_to_jiffies(RDLOCK_LS_DIR_MOVE_WAIT_MS));
 		if (ret)
 			return ret;
 		/* Released, or the cluster's epoch ended meanwhile. */
@@ -123,48 +129,114 @@ static u32 rdlock_ls_region_entries(const struct rdlock_ls *ls)
 }
 
 /*
- * One word of @node's copy: @val into a zero word (a directory word is
- * written once), or with @max raised to @val (the allocation word).
- * Waits through blips until @node is back or declared down (a node
- * declared down keeps no copy any more), or a fatal signal: a copy given
- * up fails the lockspace for good (its geometry published as failed).
+ * Claims of directory entries under way on this node, from the tag's CAS
+ * to the geometry's publication (rdlock_ls_dir_claims_wait()).
  */
-static int rdlock_ls_copy_word(struct rdlock_ls *ls, u32 node, u32 slot,
-			       u64 val, bool max)
+static atomic_t rdlock_ls_claims = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rdlock_ls_claims_wq);
+
+/* How long a declaration down waits for this node's claims to end. */
+#define RDLOCK_LS_CLAIMS_WAIT_MS	60000
+
+static void rdlock_ls_claim_end(void)
+{
+	if (atomic_dec_and_test(&rdlock_ls_claims))
+		wake_up_all(&rdlock_ls_claims_wq);
+}
+
+/**
+ * rdlock_ls_dir_claims_wait() - wait for this node's directory claims
+ *
+ * A node's declaration down calls it once the node is cut off here and
+ * before the survivors' first barrier: a claim whose directory node it is
+ * gives up its copies (or, past them, finishes its tags), so no claim of
+ * the old directory still writes a copy when another survivor opens a
+ * lockspace on the next one. Waits RDLOCK_LS_CLAIMS_WAIT_MS at most (a
+ * copy's node unreachable and not declared down), then logs it.
+ */
+void rdlock_ls_dir_claims_wait(void)
+{
+	/* The cut-off before the count: pairs with rdlock_ls_join_dir(). */
+	smp_mb();
+	if (!wait_event_timeout(rdlock_ls_claims_wq,
+				!atomic_read(&rdlock_ls_claims),
+				msecs_to_jiffies(RDLOCK_LS_CLAIMS_WAIT_MS)))
+		pr_warn("a lockspace directory claim still writes copies: a node declared down meanwhile may see it late\n");
+}
+
+/*
+ * CAS @cmp to @val in slot @slot of @node, through blips, until @node
+ * answers or is cut off (-ENOTCONN). With @abort_dir a node id, also
+ * -ENOTCONN once that node is cut off, and -EINTR on a fatal signal;
+ * with U32_MAX no signal ends it: what it writes must land.
+ */
+static int rdlock_ls_dir_cas(struct rdlock_ls *ls, u32 node, u32 slot,
+			     u64 cmp, u64 val, u64 *old, u32 abort_dir)
 {
 	unsigned int backoff = 0;
+	int ret;
+
+	for (;;) {
+		if (abort_dir != U32_MAX && rdlock_xport_node_fenced(abort_dir))
+			return -ENOTCONN;
+		ret = rdlock_ls_op(ls, node, RDLOCK_XOP_CAS, slot, cmp, val,
+				   old);
+		if (!rdlock_ls_blip(ls, node, ret))
+			return ret;
+		if (abort_dir != U32_MAX) {
+			if (!rdlock_ls_blip_wait(&backoff, 0))
+				return -EINTR;
+			continue;
+		}
+		/* Not killable, and no hung task: the copies must agree. */
+		backoff = clamp(2 * backoff, 1U, 1000U);
+		schedule_timeout_idle(msecs_to_jiffies(backoff));
+	}
+}
+
+/*
+ * One word of @node's copy: @val into a zero word (a directory word is
+ * written once), or with @max raised to @val (the allocation word). A
+ * node declared down keeps no copy any more. @abort_dir as for
+ * rdlock_ls_dir_cas().
+ */
+static int rdlock_ls_copy_word(struct rdlock_ls *ls, u32 node, u32 slot,
+			       u64 val, bool max, u32 abort_dir)
+{
 	u64 cur = 0, old;
 	int ret;
 
 	for (;;) {
-		ret = rdlock_ls_op(ls, node, RDLOCK_XOP_CAS, slot, cur, val,
-				   &old);
-		if (!ret) {
-			if (old == cur || old == val || (max && old > val))
-				return 0;
-			if (!max) {
-				pr_warn("lockspace %s: node %u's directory copy has %#llx in slot %u, not %#llx\n",
-					ls->name, node, old, slot, val);
-				return -EEXIST;
-			}
-			cur = old;
-			continue;
-		}
-		if (ret == -ENOTCONN && rdlock_xport_node_fenced(node))
+		ret = rdlock_ls_dir_cas(ls, node, slot, cur, val, &old,
+					abort_dir);
+		if (ret == -ENOTCONN && rdlock_xport_node_fenced(node) &&
+		    (abort_dir == U32_MAX ||
+		     !rdlock_xport_node_fenced(abort_dir)))
 			return 0;
-		if (!rdlock_ls_blip(ls, node, ret) ||
-		    !rdlock_ls_blip_wait(&backoff, 0))
+		if (ret)
 			return ret;
+		if (old == cur || old == val || (max && old > val))
+			return 0;
+		if (!max) {
+			pr_warn("lockspace %s: node %u's directory copy has %#llx in slot %u, not %#llx\n",
+				ls->name, node, old, slot, val);
+			return -EIO;
+		}
+		cur = old;
 	}
 }
 
 /*
  * Entry @entry (its first slot) and the allocation word @alloc into every
- * copy: the allocation, the policy, the geometry, and last the tag. The
- * copies are above the directory node and written in ascending order, so
- * the next directory node's is always the first: an entry that is all
- * zero there is all zero in every copy, and claiming it there finds no
- * other lockspace's words in the others.
+ * copy, in two passes over the copies in ascending order (all above the
+ * directory node). The first writes the allocation, the policy and the
+ * geometry, and gives up (-ENOTCONN) once the directory node is cut off:
+ * the next directory node's copy is the first written, so an entry all
+ * zero there is all zero in every copy, and a claim there finds no other
+ * lockspace's words in the others. The second writes the tags and never
+ * gives up: every copy that has the tag has the entry, and once one copy
+ * has it, all do, so no later directory lacks a lockspace an earlier one
+ * had.
  */
 static int rdlock_ls_copy(struct rdlock_ls *ls, u32 dir, u32 entry,
 			  u64 alloc, u64 geometry)
@@ -177,30 +249,60 @@ static int rdlock_ls_copy(struct rdlock_ls *ls, u32 dir, u32 entry,
 		if (node == dir || rdlock_xport_node_fenced(node))
 			continue;
 		ret = rdlock_ls_copy_word(ls, node, RDLOCK_LS_ALLOC, alloc,
-					  true) ?:
+					  true, dir) ?:
 		      rdlock_ls_copy_word(ls, node,
 					  entry + RDLOCK_LS_DIR_POLICY,
-					  rdlock_ls_policy(&ls->attr), false) ?:
+					  rdlock_ls_policy(&ls->attr), false,
+					  dir) ?:
 		      rdlock_ls_copy_word(ls, node,
 					  entry + RDLOCK_LS_DIR_GEOMETRY,
-					  geometry, false) ?:
-		      rdlock_ls_copy_word(ls, node, entry + RDLOCK_LS_DIR_TAG,
-					  ls->tag, false);
+					  geometry, false, dir);
 		if (ret)
 			return ret;
+	}
+	/* Past here the lockspace is published, whatever a copy says. */
+	for (i = 0; i < ls->nr_nodes; i++) {
+		node = ls->nodes[i];
+		if (node == dir)
+			continue;
+		ret = rdlock_ls_copy_word(ls, node, entry + RDLOCK_LS_DIR_TAG,
+					  ls->tag, false, U32_MAX);
+		if (ret)
+			pr_warn("lockspace %s: no tag in node %u's directory copy (%d)\n",
+				ls->name, node, ret);
 	}
 	return 0;
 }
 
 /*
+ * One word of the directory node's entry, written once: 0, or -EIO when
+ * it holds another value, -ENOTCONN when the directory node is cut off.
+ */
+static int rdlock_ls_dir_set(struct rdlock_ls *ls, u32 dir, u32 slot,
+			     u64 val)
+{
+	u64 old;
+	int ret;
+
+	ret = rdlock_ls_dir_cas(ls, dir, slot, 0, val, &old, U32_MAX);
+	if (!ret && old && old != val) {
+		pr_warn("lockspace %s: directory slot %u has %#llx, not %#llx\n",
+			ls->name, slot, old, val);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+/*
  * The claimer of a directory entry allocates the region, writes every
- * copy and then publishes the geometry on the directory node.
+ * copy and then publishes the geometry on the directory node. -ENOTCONN:
+ * the directory node was cut off, start again on the next one.
  */
 static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 			     u32 min_slots)
 {
 	u64 off = 0, geometry, old;
-	int ret;
+	int ret, err;
 
 	/*
 	 * Allocate by CAS, and only what fits: a region that does not fit
@@ -211,41 +313,34 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 			ret = -ENOSPC;
 			break;
 		}
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, RDLOCK_LS_ALLOC, off,
-				   off + ls->attr.slots, &old);
+		ret = rdlock_ls_dir_cas(ls, dir, RDLOCK_LS_ALLOC, off,
+					off + ls->attr.slots, &old, U32_MAX);
 		if (ret || old == off)
 			break;
 		off = old;
 	}
-	if (ret)
-		geometry = RDLOCK_LS_GEOMETRY_FAILED;
-	else
-		geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
+	if (ret == -ENOTCONN && rdlock_xport_node_fenced(dir))
+		return ret;
 	/* Policy first: a node that sees the geometry may read it at once. */
-	if (!ret) {
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS,
-				   entry + RDLOCK_LS_DIR_POLICY, 0,
-				   rdlock_ls_policy(&ls->attr), &old);
-		if (ret)
-			geometry = RDLOCK_LS_GEOMETRY_FAILED;
-	}
+	if (!ret)
+		ret = rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_POLICY,
+					rdlock_ls_policy(&ls->attr));
 	/* A region anybody attaches to is in every copy first. */
-	if (!ret) {
+	if (!ret)
 		ret = rdlock_ls_copy(ls, dir, entry, off + ls->attr.slots,
-				     geometry);
-		/* The directory node declared down: start again on the next. */
-		if (ret == -ENOTCONN && rdlock_xport_node_fenced(dir))
-			return ret;
-		if (ret)
-			geometry = RDLOCK_LS_GEOMETRY_FAILED;
-	}
-	rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry + RDLOCK_LS_DIR_GEOMETRY,
-		     0, geometry, &old);
-	if (!ret) {
-		ls->base = geometry >> 32;
-		ls->entries = rdlock_ls_region_entries(ls);
-	}
-	return ret;
+				     (RDLOCK_LS_REGIONS + off) << 32 |
+				     ls->attr.slots);
+	if (ret == -ENOTCONN && rdlock_xport_node_fenced(dir))
+		return ret;
+	geometry = ret ? RDLOCK_LS_GEOMETRY_FAILED :
+			 (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
+	err = rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_GEOMETRY,
+				geometry);
+	if (ret || err)
+		return ret ?: err;
+	ls->base = geometry >> 32;
+	ls->entries = rdlock_ls_region_entries(ls);
+	return 0;
 }
 
 /* Another node claimed the entry: wait for its geometry, check policy. */
@@ -322,14 +417,19 @@ static int rdlock_ls_join_dir(struct rdlock_ls *ls, u32 dir, u32 min_slots)
 		if (w[RDLOCK_LS_DIR_TAG] || w[RDLOCK_LS_DIR_GEOMETRY] ||
 		    w[RDLOCK_LS_DIR_POLICY])
 			continue;
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_CAS, entry, 0, ls->tag,
-				   &old);
-		if (ret)
-			break;
-		if (!old) {
+		atomic_inc(&rdlock_ls_claims);
+		/*
+		 * Counted before the cut-off is looked at, and a declaration
+		 * looks at the count after its cut-off: one of the two sees
+		 * the other (rdlock_ls_dir_claims_wait()).
+		 */
+		smp_mb__after_atomic();
+		ret = rdlock_ls_dir_cas(ls, dir, entry, 0, ls->tag, &old, dir);
+		if (!ret && !old)
 			ret = rdlock_ls_publish(ls, dir, entry, min_slots);
+		rdlock_ls_claim_end();
+		if (ret || !old)
 			break;
-		}
 		if (old == ls->tag) {
 			ret = rdlock_ls_attach(ls, dir, entry, min_slots);
 			break;
@@ -350,7 +450,8 @@ out:
  * is under way too.
  *
  * Return: 0, or -ENOTCONN (cluster not ready, or its epoch ended),
- * -ENOSPC, -EEXIST, -ETIMEDOUT, -EINTR.
+ * -ENOSPC, -EEXIST, -ETIMEDOUT, -EINTR, -ENOMEM, -EIO (the copies do not
+ * agree).
  */
 int rdlock_ls_join_cluster(struct rdlock_ls *ls)
 {

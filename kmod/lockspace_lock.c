@@ -429,6 +429,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	struct rdlock_lock_opts o = opts ? *opts : (struct rdlock_lock_opts){};
 	struct rdlock_ls *ls = lk->ls;
 	unsigned int nofs;
+	u32 node;
 	int ret;
 
 	if (mode >= RDLOCK_LOCK_MODE_NR ||
@@ -446,6 +447,18 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 		return -EOPNOTSUPP;
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
+	/*
+	 * A name moving off a node declared down: no upgrade before every
+	 * survivor's locks of it are in its new word (its readers too).
+	 */
+	node = READ_ONCE(lk->res->moved_from);
+	if (node != U32_MAX && rdlock_xport_node_fenced(node)) {
+		ret = rdlock_ls_release_wait(node, rdlock_deadline(&o));
+		if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
+			ret = -EAGAIN;
+		if (ret)
+			return ret;
+	}
 	mutex_lock(&lk->op_mutex);
 	if (lk->state == RDLOCK_LK_LOST) {
 		mutex_unlock(&lk->op_mutex);
@@ -520,8 +533,14 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 		memalloc_nofs_restore(nofs);
 		if (ret)
 			return rdlock_ls_error(ls, ret);
-		/* Current while the lock is held and stores nothing. */
-		if (buf) {
+		/*
+		 * Current while the lock is held and stores nothing; not a
+		 * gate's (it does not exclude the main word's writers), nor
+		 * one without flags (a move's restore may still come).
+		 */
+		if (buf && !(lk->opts.flags & RDLOCK_LKF_GATE) &&
+		    (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag &&
+		    (w[0] & RDLOCK_LVB_FLAGS_MASK)) {
 			memcpy(lk->lvb_read, w, sizeof(w));
 			lk->lvb_read_ok = true;
 		}
@@ -547,15 +566,28 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
  */
 void rdlock_lvb_restore(struct rdlock_lock *lk, const u64 *copy)
 {
-	u8 buf[RDLOCK_LVB_LEN];
 	u32 flags = copy[0] & RDLOCK_LVB_FLAGS_MASK, i;
+	u8 buf[RDLOCK_LVB_LEN];
+	u64 state;
+	int ret;
 
-	if ((copy[0] & RDLOCK_LS_TAG_MASK) != lk->res->tag || !flags)
+	if ((copy[0] & RDLOCK_LS_TAG_MASK) != lk->res->tag || !flags ||
+	    lk->opts.flags & RDLOCK_LKF_GATE)
 		return;
+	/* Another survivor's lock restored it: the same value. */
+	ret = rdlock_ls_op(lk->ls, lk->ticket.node, RDLOCK_XOP_READ,
+			   rdlock_lvb_slot(lk), 0, 0, &state);
+	if (!ret && state == copy[0])
+		goto kept;
 	for (i = 0; i < RDLOCK_LVB_LEN / 8; i++)
 		put_unaligned_le64(copy[1 + i], buf + 8 * i);
-	if (__rdlock_lvb_set_words(lk, buf, 0xff, flags))
+	ret = __rdlock_lvb_set_words(lk, buf, 0xff, flags);
+	if (ret) {
+		pr_warn_ratelimited("lockspace %s: a moved lock's value block not restored (%d)\n",
+				    lk->ls->name, ret);
 		return;
+	}
+kept:
 	memcpy(lk->lvb_read, copy, sizeof(lk->lvb_read));
 	lk->lvb_read_ok = true;
 }

@@ -422,6 +422,8 @@ int rdlock_ls_node_down(u32 node)
 		ret = rdlock_xport_fence(node);
 		if (ret && ret != -ETIMEDOUT && ret != -EALREADY)
 			goto out;
+		/* No claim of its directory writes copies after the barrier. */
+		rdlock_ls_dir_claims_wait();
 		rdlock_ls_call_down(node);
 		stage = RDLOCK_LS_DOWN_TOLD;
 		rdlock_ls_down_set_stage(node, stage);
