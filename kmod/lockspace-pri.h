@@ -388,7 +388,7 @@ int rdlock_ls_home_entries(struct rdlock_ls *ls, u64 *used, u64 *refs,
 int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 			 enum rdlock_lock_mode mode,
 			 const struct rdlock_lock_opts *opts);
-void rdlock_lvb_restore(struct rdlock_lock *lk, const u64 *copy);
+void rdlock_lvb_restore(struct rdlock_lock *lk);
 
 /*
  * lockspace_notice.c: notices. Our transport message type: the first

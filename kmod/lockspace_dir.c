@@ -321,6 +321,7 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 	}
 	if (ret == -ENOTCONN && rdlock_xport_node_fenced(dir))
 		return ret;
+	geometry = (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
 	/* Policy first: a node that sees the geometry may read it at once. */
 	if (!ret)
 		ret = rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_POLICY,
@@ -328,12 +329,11 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 	/* A region anybody attaches to is in every copy first. */
 	if (!ret)
 		ret = rdlock_ls_copy(ls, dir, entry, off + ls->attr.slots,
-				     (RDLOCK_LS_REGIONS + off) << 32 |
-				     ls->attr.slots);
+				     geometry);
 	if (ret == -ENOTCONN && rdlock_xport_node_fenced(dir))
 		return ret;
-	geometry = ret ? RDLOCK_LS_GEOMETRY_FAILED :
-			 (RDLOCK_LS_REGIONS + off) << 32 | ls->attr.slots;
+	if (ret)
+		geometry = RDLOCK_LS_GEOMETRY_FAILED;
 	err = rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_GEOMETRY,
 				geometry);
 	if (ret || err)

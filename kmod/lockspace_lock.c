@@ -510,15 +510,20 @@ static int rdlock_lvb_check(const struct rdlock_lock *lk)
 	return rdlock_ls_stale(lk->ls) ? -ESHUTDOWN : 0;
 }
 
-static int __rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf,
-				  u8 words, u32 flags);
+/* The bytes of value block words @w (state word first) into @buf. */
+static void rdlock_lvb_bytes(const u64 *w, void *buf)
+{
+	u32 i;
+
+	for (i = 0; i < RDLOCK_LVB_LEN / 8; i++)
+		put_unaligned_le64(w[1 + i], buf + 8 * i);
+}
 
 static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 {
 	struct rdlock_ls *ls = lk->ls;
 	u64 w[RDLOCK_LS_LVB_SLOTS];	/* the state word, then the bytes */
 	unsigned int nofs;
-	u32 i;
 	int ret = rdlock_lvb_check(lk);
 
 	if (ret)
@@ -545,51 +550,11 @@ static int __rdlock_lvb_get(struct rdlock_lock *lk, void *buf, u32 *flags)
 			lk->lvb_read_ok = true;
 		}
 	}
-	for (i = 0; buf && i < RDLOCK_LVB_LEN / 8; i++)
-		put_unaligned_le64(w[1 + i], buf + 8 * i);
+	if (buf)
+		rdlock_lvb_bytes(w, buf);
 	*flags = (w[0] & RDLOCK_LS_TAG_MASK) == lk->res->tag ?
 		 w[0] & RDLOCK_LVB_FLAGS_MASK : 0;
 	return 0;
-}
-
-/**
- * rdlock_lvb_restore() - a moved lock's copy of its value block, stored
- * @lk: a granted lock that moved with its name (rdlock_ls_rehome()); the
- *	caller holds its op_mutex.
- * @copy: the state word and bytes the lock last read of its name (its
- *	grant's, or rdlock_lvb_get()'s), current since: the lock held the
- *	name throughout, and a store ends the copy.
- *
- * Writes them into the name's new place when they are this name's with
- * the user's flags, so that a survivor's copy keeps the value across the
- * move; else the new place stays without flags (not valid).
- */
-void rdlock_lvb_restore(struct rdlock_lock *lk, const u64 *copy)
-{
-	u32 flags = copy[0] & RDLOCK_LVB_FLAGS_MASK, i;
-	u8 buf[RDLOCK_LVB_LEN];
-	u64 state;
-	int ret;
-
-	if ((copy[0] & RDLOCK_LS_TAG_MASK) != lk->res->tag || !flags ||
-	    lk->opts.flags & RDLOCK_LKF_GATE)
-		return;
-	/* Another survivor's lock restored it: the same value. */
-	ret = rdlock_ls_op(lk->ls, lk->ticket.node, RDLOCK_XOP_READ,
-			   rdlock_lvb_slot(lk), 0, 0, &state);
-	if (!ret && state == copy[0])
-		goto kept;
-	for (i = 0; i < RDLOCK_LVB_LEN / 8; i++)
-		put_unaligned_le64(copy[1 + i], buf + 8 * i);
-	ret = __rdlock_lvb_set_words(lk, buf, 0xff, flags);
-	if (ret) {
-		pr_warn_ratelimited("lockspace %s: a moved lock's value block not restored (%d)\n",
-				    lk->ls->name, ret);
-		return;
-	}
-kept:
-	memcpy(lk->lvb_read, copy, sizeof(lk->lvb_read));
-	lk->lvb_read_ok = true;
 }
 
 /**
@@ -726,6 +691,45 @@ static int __rdlock_lvb_set_words(struct rdlock_lock *lk, const void *buf,
 				   &old);
 	memalloc_nofs_restore(nofs);
 	return ret ? rdlock_ls_error(ls, ret) : 0;
+}
+
+/**
+ * rdlock_lvb_restore() - a moved lock's copy of its value block, stored
+ * @lk: a granted lock that moved with its name (rdlock_ls_rehome()); the
+ *	caller holds its op_mutex. Its copy (@lk->lvb_read) is the state
+ *	word and bytes it last read of its name (its grant's, or
+ *	rdlock_lvb_get()'s), current since: the lock held the name
+ *	throughout, and a store ends the copy.
+ *
+ * Writes them into the name's new place when they are this name's with
+ * the user's flags, so that a survivor's copy keeps the value across the
+ * move; else the new place stays without flags (not valid). The copy is
+ * the lock's again (@lk->lvb_read_ok) once the new place holds it.
+ */
+void rdlock_lvb_restore(struct rdlock_lock *lk)
+{
+	const u64 *copy = lk->lvb_read;
+	u32 flags = copy[0] & RDLOCK_LVB_FLAGS_MASK;
+	u8 buf[RDLOCK_LVB_LEN];
+	u64 state;
+	int ret;
+
+	if ((copy[0] & RDLOCK_LS_TAG_MASK) != lk->res->tag || !flags ||
+	    lk->opts.flags & RDLOCK_LKF_GATE)
+		return;
+	/* Another survivor's lock restored it: the same value. */
+	ret = rdlock_ls_op(lk->ls, lk->ticket.node, RDLOCK_XOP_READ,
+			   rdlock_lvb_slot(lk), 0, 0, &state);
+	if (ret || state != copy[0]) {
+		rdlock_lvb_bytes(copy, buf);
+		ret = __rdlock_lvb_set_words(lk, buf, 0xff, flags);
+		if (ret) {
+			pr_warn_ratelimited("lockspace %s: a moved lock's value block not restored (%d)\n",
+					    lk->ls->name, ret);
+			return;
+		}
+	}
+	lk->lvb_read_ok = true;
 }
 
 /**

@@ -49,7 +49,6 @@ static void rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
 		.incarnation = ls->incarnation[res->home],
 	};
 	struct rdlock_ticket old = lk->ticket;
-	u64 copy[ARRAY_SIZE(lk->lvb_read)];
 	bool lvb = false;
 	int ret = -ENOTCONN;
 
@@ -75,10 +74,8 @@ static void rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
 	spin_unlock(&ls->locks_lock);
 	atomic64_inc(ret ? &ls->lost_locks : &ls->moved_locks);
 	/* Its copy of the value block into the new place (op_mutex held). */
-	if (lvb) {
-		memcpy(copy, lk->lvb_read, sizeof(copy));
-		rdlock_lvb_restore(lk, copy);
-	}
+	if (lvb)
+		rdlock_lvb_restore(lk);
 }
 
 /*

@@ -79,14 +79,12 @@ free() {
 }
 
 # Node 0 no longer answers ping: it is off.
+node0_silent() {
+	! ping -c 1 -W 1 "$(rdl_node_addr 0)" >/dev/null 2>&1
+}
+
 node0_off() {
-	o_addr=$(rdl_node_addr 0) || return 1
-	o_left=$WAIT
-	while ping -c 1 -W 1 "$o_addr" >/dev/null 2>&1; do
-		o_left=$((o_left - 1))
-		[ "$o_left" -gt 0 ] || return 1
-		sleep 1
-	done
+	rdl_poll "$WAIT" node0_silent
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then

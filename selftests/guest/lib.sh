@@ -127,6 +127,18 @@ rdl_wait_all_signals() {
 	done
 }
 
+# rdl_poll SEC CMD [ARGS]: true once CMD succeeds, run every second for
+# at most SEC seconds.
+rdl_poll() {
+	rdl_p_left=$1
+	shift
+	until "$@"; do
+		rdl_p_left=$((rdl_p_left - 1))
+		[ "$rdl_p_left" -gt 0 ] || return 1
+		sleep 1
+	done
+}
+
 rdl_check_env() {
 	case "$RDLOCK_NODE_ID:$RDLOCK_NR_NODES" in
 	*[!0-9:]* | :* | *:)

@@ -39,14 +39,13 @@ churn() {
 	done
 }
 
+rejoined() {
+	! [ "$(connects_of_2)" -lt 2 ] 2>/dev/null
+}
+
 # Poll (at most 120 s) until node 2 has been connected at least twice.
 saw_rejoin() {
-	left=120
-	while [ "$(connects_of_2)" -lt 2 ] 2>/dev/null; do
-		left=$((left - 1))
-		[ "$left" -gt 0 ] || return 1
-		sleep 1
-	done
+	rdl_poll 120 rejoined
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
