@@ -419,6 +419,18 @@ int rdlock_ls_rehome(u32 dead);
 int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
 			  unsigned long deadline);
 
+/*
+ * lockspace_fault.c: fault injection for the tests, "make
+ * RDLOCK_FAULT_INJECTION=y" only; else these are no-ops.
+ */
+#ifdef CONFIG_RDLOCK_FAULT_INJECTION
+int rdlock_ls_fault_down(void);
+void rdlock_ls_fault_init(struct dentry *root);
+#else
+static inline int rdlock_ls_fault_down(void) { return 0; }
+static inline void rdlock_ls_fault_init(struct dentry *root) { }
+#endif
+
 /* lockspace_debugfs.c: a lockspace's directory in lockspaces/. */
 void rdlock_ls_debugfs_add(struct rdlock_ls *ls);
 void rdlock_ls_debugfs_remove(struct rdlock_ls *ls);

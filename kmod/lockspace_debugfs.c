@@ -232,4 +232,5 @@ void rdlock_ls_debugfs_init(struct dentry *root)
 	rdlock_ls_debugfs_dir = debugfs_create_dir("lockspaces", root);
 	debugfs_create_file("membership", 0444, root, NULL,
 			    &rdlock_member_debugfs_fops);
+	rdlock_ls_fault_init(root);
 }

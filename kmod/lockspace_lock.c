@@ -16,6 +16,7 @@
 #include <asm/unaligned.h>
 
 #include "lockspace-pri.h"
+#include "lockspace_errors.h"
 #include "uapi_check.h"
 
 #define CREATE_TRACE_POINTS
@@ -69,14 +70,10 @@ int rdlock_ls_check_lock(const struct rdlock_ls *ls, size_t len,
 	return 0;
 }
 
-/*
- * A call's error, as -ESHUTDOWN when the lockspace was lost meanwhile
- * (-ESTALE: a home has another table than the one the lockspace joined).
- */
+/* A call's error, as its caller sees it (rdlock_ls_error_code()). */
 static int rdlock_ls_error(const struct rdlock_ls *ls, int ret)
 {
-	return ret == -ESTALE || (ret && rdlock_ls_stale(ls)) ? -ESHUTDOWN :
-								 ret;
+	return rdlock_ls_error_code(ret, ret && rdlock_ls_stale(ls));
 }
 
 /**
@@ -175,13 +172,16 @@ static int rdlock_lock_blip_error(const struct rdlock_lock *lk, u32 node,
 }
 
 /*
- * -ENOTCONN from @node because it is cut off here (declared down, or being
- * declared): the name moves once that is done (rdlock_res_wait_moved()),
- * so the acquisition starts again rather than failing.
+ * An error from @node that moves the name rather than failing the
+ * acquisition (rdlock_ls_error_moves()). The lockspace's own loss (this
+ * node cut off, its epoch over) is seen before, at the restart
+ * (rdlock_ls_stale()).
  */
 static bool rdlock_lock_moves(u32 node, int ret)
 {
-	return ret == -ENOTCONN && rdlock_xport_node_fenced(node);
+	/* The errno first: a busy try, the common case, asks nothing more. */
+	return rdlock_ls_error_moves(ret, true) &&
+	       rdlock_xport_node_fenced(node);
 }
 
 static int __rdlock_lock_acquire(struct rdlock_lock *lk)

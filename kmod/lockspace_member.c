@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/dlm.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
@@ -112,7 +113,7 @@ static struct {
 	wait_queue_head_t wait;		/* state became running */
 	/* Its own: rdlock_ls_wq's async acquisitions wait for granting. */
 	struct workqueue_struct *wq;
-	struct work_struct down_work;
+	struct delayed_work down_work;	/* declares the failed down */
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
 	rdlock_member_new_t new_ls;
@@ -263,7 +264,7 @@ static void rdlock_member_done(void *arg, struct dlm_slot *slots,
 		rdlock_member_to(RDLOCK_MB_RECOVERING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	/* fs/dlm's recovery thread must not wait for ours (as GFS2's). */
-	queue_work(rdlock_mb.wq, &rdlock_mb.down_work);
+	mod_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work, 0);
 	pr_info("membership generation %u: %d members%s\n", generation,
 		num_slots, failed ? ", declaring the failed ones down" : "");
 }
@@ -297,48 +298,77 @@ bool rdlock_member_survivor(u32 node)
 	return ret;
 }
 
+/* A declaration that failed is tried again after this. */
+#define RDLOCK_MB_RETRY_MS	1000
+
 /*
  * Declare every failed member down (a barrier among the survivors each),
  * then grant again if no new membership change came meanwhile. All of
  * them are cut off first: the barrier of one must not wait for another.
+ * A declaration that failed (rdlock_ls_node_down(): a move or release
+ * that could not be done now) keeps its node failed; the others are
+ * declared meanwhile (the other survivors' barriers wait for this
+ * node's), and it is tried again a second later, nothing granted
+ * meanwhile: until it is done, the dead node's names cannot be granted
+ * here anyway (rdlock_res_wait_moved()).
  */
 static void rdlock_member_down_work(struct work_struct *work)
 {
+	DECLARE_BITMAP(tried, RDLOCK_MAX_NODES);
+	DECLARE_BITMAP(todo, RDLOCK_MAX_NODES);
 	unsigned long flags;
+	bool over;
 	u32 node;
 	int ret;
 
+	bitmap_zero(tried, RDLOCK_MAX_NODES);
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		if (test_bit(node, rdlock_mb.failed))
 			rdlock_xport_fence(node);
 	for (;;) {
 		spin_lock_irqsave(&rdlock_mb.lock, flags);
-		node = find_first_bit(rdlock_mb.failed, RDLOCK_MAX_NODES);
+		bitmap_andnot(todo, rdlock_mb.failed, tried, RDLOCK_MAX_NODES);
+		node = find_first_bit(todo, RDLOCK_MAX_NODES);
 		if (node >= RDLOCK_MAX_NODES) {
-			if (rdlock_mb.state == RDLOCK_MB_RECOVERING) {
+			if (rdlock_mb.state == RDLOCK_MB_RECOVERING &&
+			    bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES)) {
 				rdlock_mb.last_recovery_us =
 					ktime_us_delta(ktime_get(),
 						       rdlock_mb.done_at);
 				rdlock_member_to(RDLOCK_MB_RUNNING);
 			}
 			spin_unlock_irqrestore(&rdlock_mb.lock, flags);
-			return;
+			break;
 		}
 		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 		ret = rdlock_ls_node_down(node);
+		/*
+		 * Over: done, done before, not configured, the cluster down,
+		 * or its epoch changed under it (-ESHUTDOWN: the cluster's
+		 * end, this node cut off, or a peer back with a new table;
+		 * in the last case the node stays cut off here, its return
+		 * refused, until this node's cluster restarts).
+		 */
+		over = !ret || ret == -EALREADY || ret == -EINVAL ||
+		       ret == -ESHUTDOWN ||
+		       (ret == -ENOTCONN && !rdlock_xport_up());
 		spin_lock_irqsave(&rdlock_mb.lock, flags);
-		clear_bit(node, rdlock_mb.failed);
+		if (over)
+			clear_bit(node, rdlock_mb.failed);
 		if (ret && ret != -EALREADY)
 			rdlock_mb.down_errors++;
 		else
 			rdlock_mb.downs++;
 		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
-		/* The cluster down: nothing of it is left to release. */
-		if (ret && ret != -EALREADY && ret != -ENOTCONN &&
-		    ret != -ESHUTDOWN)
-			pr_warn("membership: declaring node %u down failed (%d)\n",
-				node, ret);
+		if (over)
+			continue;
+		set_bit(node, tried);
+		pr_warn_ratelimited("membership: declaring node %u down failed (%d), trying again\n",
+				    node, ret);
 	}
+	if (!bitmap_empty(tried, RDLOCK_MAX_NODES))
+		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
+				   msecs_to_jiffies(RDLOCK_MB_RETRY_MS));
 }
 
 /**
@@ -424,8 +454,8 @@ static void rdlock_member_leave(void)
 		pr_warn("membership: leaving fs/dlm lockspace %s: %d\n",
 			RDLOCK_MEMBER_LS, ret);
 	rdlock_mb.dlm_ls = NULL;
-	/* Its callbacks are over: no new down work comes. */
-	flush_work(&rdlock_mb.down_work);
+	/* Its callbacks are over: no new down work comes, no retry. */
+	cancel_delayed_work_sync(&rdlock_mb.down_work);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_member_to(RDLOCK_MB_OUT);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
@@ -475,7 +505,7 @@ void rdlock_member_show(struct seq_file *m)
  */
 int rdlock_member_init(void)
 {
-	INIT_WORK(&rdlock_mb.down_work, rdlock_member_down_work);
+	INIT_DELAYED_WORK(&rdlock_mb.down_work, rdlock_member_down_work);
 	if (!strcmp(rdlock_membership, "static")) {
 		rdlock_mb.state = RDLOCK_MB_STATIC;
 		return 0;
@@ -504,6 +534,8 @@ void rdlock_member_exit(void)
 		rdlock_mb.release_ls = NULL;
 	}
 	mutex_unlock(&rdlock_mb.join_mutex);
+	/* A retry armed by itself after a failed leave, too. */
+	cancel_delayed_work_sync(&rdlock_mb.down_work);
 	if (rdlock_mb.wq)
 		destroy_workqueue(rdlock_mb.wq);
 }

@@ -94,7 +94,9 @@ static u64 rdlock_entry_place_self(const struct rdlock_ls *ls, u32 home)
 {
 	u32 self = rdlock_xport_self();
 
-	if (!(ls->attr.flags & RDLOCK_LS_PLACE) || self == home)
+	/* Back with a new table: it keeps no lock word (recovery.rst). */
+	if (!(ls->attr.flags & RDLOCK_LS_PLACE) || self == home ||
+	    rdlock_xport_node_fenced(self))
 		return 0;
 	return (u64)(rdlock_ls_node_pos(ls, self) + 1) << RDLOCK_LS_PLACE_SHIFT;
 }

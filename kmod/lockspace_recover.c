@@ -24,25 +24,31 @@ enum rdlock_ls_down_stage {
 };
 
 /*
- * "Node @dead is down here and I got to @stage (TOLD or MOVED)"; @ask:
- * answer if you got there too. A message without @stage says TOLD.
+ * "Node @dead, its table @incarnation, is down here and I got to @stage
+ * (TOLD or MOVED)"; @ask: answer if you got there too. A message without
+ * @stage says TOLD; without @incarnation, of the table known here.
  */
 struct rdlock_ls_down_msg {
 	__le32 dead;
 	__le32 ask;
 	__le32 stage;
+	__le32 pad;
+	__le64 incarnation;
 };
 
 /*
- * A node declared down, in one cluster epoch: the survivors that said
+ * A node declared down, in one cluster epoch, with one table (a node back
+ * with a new table may be declared down again): the survivors that said
  * their users were told (@ready, a bit each), those that said their locks
  * of its names moved (@moved), and how far this node got.
  */
 struct rdlock_ls_down {
 	u32 epoch;
+	u64 incarnation;
 	u32 ready;
 	u32 moved;
 	enum rdlock_ls_down_stage stage;
+	u64 released;		/* the table of the last one done, or 0 */
 };
 
 static DEFINE_SPINLOCK(rdlock_ls_down_lock);	/* rdlock_ls_downs */
@@ -51,8 +57,12 @@ static DECLARE_WAIT_QUEUE_HEAD(rdlock_ls_down_wq);
 /* One node-down at a time: the lockspaces' users are told in order. */
 static DEFINE_MUTEX(rdlock_ls_down_mutex);
 
-/* @dead's record in this epoch; rdlock_ls_down_lock held. */
-static struct rdlock_ls_down *rdlock_ls_down_get(u32 dead)
+/*
+ * @dead's record in this epoch, for its table @inc (the one known here);
+ * rdlock_ls_down_lock held. A record of another table is a declaration
+ * done: it starts anew.
+ */
+static struct rdlock_ls_down *rdlock_ls_down_get(u32 dead, u64 inc)
 {
 	struct rdlock_ls_down *d = &rdlock_ls_downs[dead];
 	u32 epoch = rdlock_xport_epoch();
@@ -60,8 +70,22 @@ static struct rdlock_ls_down *rdlock_ls_down_get(u32 dead)
 	if (d->epoch != epoch) {
 		memset(d, 0, sizeof(*d));
 		d->epoch = epoch;
+		d->incarnation = inc;
+	} else if (d->incarnation != inc) {
+		if (d->stage == RDLOCK_LS_DOWN_DONE)
+			d->released = d->incarnation;
+		d->incarnation = inc;
+		d->ready = 0;
+		d->moved = 0;
+		d->stage = RDLOCK_LS_DOWN_NONE;
 	}
 	return d;
+}
+
+/* @dead's record for the table of it known here. */
+static struct rdlock_ls_down *rdlock_ls_down_now(u32 dead)
+{
+	return rdlock_ls_down_get(dead, rdlock_xport_node_incarnation(dead));
 }
 
 static enum rdlock_ls_down_stage rdlock_ls_down_stage(u32 dead)
@@ -70,7 +94,7 @@ static enum rdlock_ls_down_stage rdlock_ls_down_stage(u32 dead)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
-	stage = rdlock_ls_down_get(dead)->stage;
+	stage = rdlock_ls_down_now(dead)->stage;
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	return stage;
 }
@@ -80,7 +104,7 @@ static void rdlock_ls_down_set_stage(u32 dead, enum rdlock_ls_down_stage stage)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
-	rdlock_ls_down_get(dead)->stage = stage;
+	rdlock_ls_down_now(dead)->stage = stage;
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	wake_up_all(&rdlock_ls_down_wq);
 }
@@ -92,12 +116,14 @@ static void rdlock_ls_down_set_stage(u32 dead, enum rdlock_ls_down_stage stage)
  * Return: true once rdlock_ls_node_down() of @node ended here in this
  * epoch: every survivor had moved its locks of @node's names
  * (rdlock_ls_rehome()) and told its users, and @node's holds left the
- * lock words kept here.
+ * lock words kept here; and for a node declared down before this node's
+ * table was made, or back with a new table since (rdlock_xport_node_released()).
  */
 bool rdlock_ls_node_released(u32 node)
 {
 	return node < RDLOCK_MAX_NODES &&
-	       rdlock_ls_down_stage(node) == RDLOCK_LS_DOWN_DONE;
+	       (rdlock_xport_node_released(node) ||
+		rdlock_ls_down_stage(node) == RDLOCK_LS_DOWN_DONE);
 }
 
 /* Released, or no longer cut off (the cluster epoch ended). */
@@ -141,13 +167,14 @@ int rdlock_ls_release_wait(u32 node, unsigned long deadline)
 	return 0;
 }
 
-static int rdlock_ls_down_tell(u32 node, u32 dead,
+static int rdlock_ls_down_tell(u32 node, u32 dead, u64 inc,
 			       enum rdlock_ls_down_stage stage, bool ask)
 {
 	struct rdlock_ls_down_msg m = {
 		.dead = cpu_to_le32(dead),
 		.ask = cpu_to_le32(ask),
 		.stage = cpu_to_le32(stage),
+		.incarnation = cpu_to_le64(inc),
 	};
 
 	return rdlock_xport_send_msg(node, RDLOCK_LS_DOWN_MSG_TYPE, &m,
@@ -161,6 +188,7 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	enum rdlock_ls_down_stage stage = RDLOCK_LS_DOWN_TOLD;
 	struct rdlock_ls_down *d;
 	unsigned long flags;
+	u64 inc, known;
 	bool answer;
 	u32 dead;
 
@@ -170,11 +198,28 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	dead = le32_to_cpu(m->dead);
 	if (dead >= RDLOCK_MAX_NODES || dead == src)
 		return;
-	if (len >= sizeof(*m) &&
+	if (len >= offsetof(struct rdlock_ls_down_msg, pad) &&
 	    le32_to_cpu(m->stage) == RDLOCK_LS_DOWN_MOVED)
 		stage = RDLOCK_LS_DOWN_MOVED;
+	known = rdlock_xport_node_incarnation(dead);
+	inc = len >= sizeof(*m) ? le64_to_cpu(m->incarnation) : known;
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
-	d = rdlock_ls_down_get(dead);
+	d = rdlock_ls_down_get(dead, known);
+	/*
+	 * Nothing of that table is here: its declaration was done here (the
+	 * asker lags behind), or the node's was before this table was made.
+	 */
+	if ((inc && inc == d->released) ||
+	    (rdlock_xport_node_cut(dead) && rdlock_xport_node_released(dead))) {
+		spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+		if (m->ask)
+			rdlock_ls_down_tell(src, dead, inc, stage, false);
+		return;
+	}
+	/*
+	 * Counted for the declaration of the table known here: a survivor
+	 * that knows another table of it never let this one in.
+	 */
 	d->ready |= BIT(src);
 	if (stage == RDLOCK_LS_DOWN_MOVED)
 		d->moved |= BIT(src);
@@ -182,12 +227,12 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	/* It may have missed ours (a connection blip): say it again. */
 	if (answer)
-		rdlock_ls_down_tell(src, dead, stage, false);
+		rdlock_ls_down_tell(src, dead, inc, stage, false);
 	wake_up_all(&rdlock_ls_down_wq);
 }
 
 /*
- * The survivors (configured, not declared down either way, members of
+ * The survivors (configured, not cut off: returned ones too, members of
  * the cluster engine's last generation with membership=dlm) that have
  * not said yet that they got to @stage for @dead.
  */
@@ -199,10 +244,10 @@ static u32 rdlock_ls_down_missing(u32 dead, enum rdlock_ls_down_stage stage)
 
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		if (i != self && i != dead && rdlock_xport_node_configured(i) &&
-		    !rdlock_xport_node_fenced(i) && rdlock_member_survivor(i))
+		    !rdlock_xport_node_cut(i) && rdlock_member_survivor(i))
 			missing |= BIT(i);
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
-	d = rdlock_ls_down_get(dead);
+	d = rdlock_ls_down_now(dead);
 	missing &= ~(stage == RDLOCK_LS_DOWN_MOVED ? d->moved : d->ready);
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	return missing;
@@ -227,6 +272,7 @@ static int rdlock_ls_down_barrier(u32 dead, u32 epoch,
 	unsigned long start = jiffies;
 	bool warned = false;
 	u32 missing, i;
+	u64 inc;
 
 	for (;;) {
 		missing = rdlock_ls_down_missing(dead, stage);
@@ -234,9 +280,10 @@ static int rdlock_ls_down_barrier(u32 dead, u32 epoch,
 			return 0;
 		if (rdlock_xport_epoch() != epoch)
 			return -ESHUTDOWN;
+		inc = rdlock_xport_node_incarnation(dead);
 		for (i = 0; i < RDLOCK_MAX_NODES; i++)
 			if (missing & BIT(i))
-				rdlock_ls_down_tell(i, dead, stage, true);
+				rdlock_ls_down_tell(i, dead, inc, stage, true);
 		if (!warned && time_after(jiffies, start +
 				msecs_to_jiffies(RDLOCK_LS_DOWN_WARN_MS))) {
 			pr_warn("node %u down: waiting for nodes %#x to get as far (%s)\n",
@@ -297,7 +344,9 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 	int ret, err = 0;
 	u64 w[2];
 
-	if (!ls->ops->forget_node || rdlock_ls_stale(ls))
+	/* A node back with a new table keeps no lock word of anybody's. */
+	if (!ls->ops->forget_node || rdlock_ls_stale(ls) ||
+	    rdlock_xport_node_fenced(self))
 		return 0;
 	/* An entry that fails is left for the next call; the others go on. */
 	for (slot = ls->base; slot + es <= ls->base + ls->attr.slots;
@@ -413,7 +462,9 @@ int rdlock_ls_node_down(u32 node)
 	if (ret)
 		return ret;
 	stage = rdlock_ls_down_stage(node);
-	if (stage == RDLOCK_LS_DOWN_DONE) {
+	/* Done, or declared down before this node's table was made. */
+	if (stage == RDLOCK_LS_DOWN_DONE ||
+	    (rdlock_xport_node_cut(node) && rdlock_xport_node_released(node))) {
 		ret = -EALREADY;
 		goto out;
 	}
@@ -444,10 +495,13 @@ int rdlock_ls_node_down(u32 node)
 	if (ret)
 		goto out;
 	/* Failed: it stays moved, and the next call releases what is left. */
-	ret = rdlock_ls_for_each(rdlock_ls_forget_node, node);
+	ret = rdlock_ls_fault_down() ?:
+	      rdlock_ls_for_each(rdlock_ls_forget_node, node);
 	if (ret)
 		goto out;
 	rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_DONE);
+	/* A new table of it may return now (it keeps no lockspace). */
+	rdlock_xport_release(node);
 	pr_info("node %u declared down: its locks homed here are released\n",
 		node);
 out:

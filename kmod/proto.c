@@ -621,11 +621,16 @@ bool rdlock_proto_node_down(const struct rdlock_proto_cfg *cfg, u32 node)
 	if (xport)
 		return xport->node_down && xport->node_down(cfg->xport_priv,
 							    node);
-	return rdlock_xport_node_fenced(node);
+	/* A node back with a new table takes part again. */
+	return rdlock_xport_node_cut(node);
 }
 
-/* Per node: 1 + the cluster epoch in which its release began here. */
+/*
+ * Per node: 1 + the cluster epoch in which its release began here, and
+ * the incarnation of its table then (a node may return and fail again).
+ */
 static u64 rdlock_proto_released[RDLOCK_MAX_NODES];
+static u64 rdlock_proto_released_table[RDLOCK_MAX_NODES];
 
 /**
  * rdlock_proto_node_released() - this node begins releasing @node's locks
@@ -636,9 +641,11 @@ static u64 rdlock_proto_released[RDLOCK_MAX_NODES];
  */
 void rdlock_proto_node_released(u32 node)
 {
-	if (node < RDLOCK_MAX_NODES)
-		WRITE_ONCE(rdlock_proto_released[node],
-			   (u64)rdlock_xport_epoch() + 1);
+	if (node >= RDLOCK_MAX_NODES)
+		return;
+	WRITE_ONCE(rdlock_proto_released_table[node],
+		   rdlock_xport_node_incarnation(node));
+	WRITE_ONCE(rdlock_proto_released[node], (u64)rdlock_xport_epoch() + 1);
 }
 
 /**
@@ -648,8 +655,11 @@ void rdlock_proto_node_released(u32 node)
  *
  * True once this node declared @node down itself and passed the
  * survivors' barrier for it (rdlock_proto_node_released()): every
- * survivor has cut it off, so nothing of it can still land in any table.
- * Not for a node that is merely unreachable, and not for one that
+ * survivor has cut it off, so nothing of it can still land in any table;
+ * and once its declaration is done here (or was, by the survivors, before
+ * this node's table was made). Only for the table of it that was declared
+ * down: a node back with a new one takes part again. Not for a node that
+ * is merely unreachable, and not for one that
  * declared this node down (this node is the one cut off then). In a
  * simulation: declared down.
  *
@@ -659,9 +669,15 @@ bool rdlock_proto_node_gone(const struct rdlock_proto_cfg *cfg, u32 node)
 {
 	if (cfg->xport)
 		return rdlock_proto_node_down(cfg, node);
-	return node < RDLOCK_MAX_NODES && rdlock_xport_node_fenced(node) &&
-	       READ_ONCE(rdlock_proto_released[node]) ==
-	       (u64)rdlock_xport_epoch() + 1;
+	if (node >= RDLOCK_MAX_NODES || !rdlock_xport_node_cut(node))
+		return false;
+	/* Released here, or before this node's table was made. */
+	if (rdlock_xport_node_released(node))
+		return true;
+	return READ_ONCE(rdlock_proto_released[node]) ==
+	       (u64)rdlock_xport_epoch() + 1 &&
+	       READ_ONCE(rdlock_proto_released_table[node]) ==
+	       rdlock_xport_node_incarnation(node);
 }
 
 /**

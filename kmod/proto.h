@@ -441,6 +441,9 @@ struct rdlock_proto_ops {
  * @upgrade_waits: upgrades that had to wait for readers.
  * @notifies: CQL notifications sent (ownership transfers to waiters).
  * @notify_stale: CQL notifications received that matched no waiter.
+ * @cql_signals_refused: CQL reset signals for a lock of another table than
+ *	its home has now as this node knows it (another incarnation, a slot
+ *	outside it): no gate, unanswered.
  * @refetches: CQL queue entries read again (not yet populated).
  * @cql_refetch_expired: CQL releases that refetched for the full
  *	RDLOCK_CQL_REFETCH_MAX_MS (an enqueuer gone, or a stall of the
@@ -525,6 +528,7 @@ struct rdlock_proto_stats {
 	atomic64_t upgrade_waits;
 	atomic64_t notifies;
 	atomic64_t notify_stale;
+	atomic64_t cql_signals_refused;
 	atomic64_t refetches;
 	atomic64_t cql_refetch_expired;
 	atomic64_t version_resets;
@@ -564,6 +568,7 @@ void rdlock_cql_waiters_init(struct rdlock_cql_waiters *w);
 void rdlock_cql_waiters_destroy(struct rdlock_cql_waiters *w);
 void rdlock_cql_deliver(struct rdlock_cql_waiters *w, u32 src,
 			const void *payload, size_t len);
+unsigned int rdlock_cql_gate_count(struct rdlock_cql_waiters *ws);
 
 /* proto.c: the protocols by id, and what they share */
 const struct rdlock_proto_ops *rdlock_proto_lookup(u32 id);

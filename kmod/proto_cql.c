@@ -125,6 +125,29 @@ rdlock_cql_gate_find(struct rdlock_cql_waiters *ws,
 	return rdlock_cql_gate_lookup(ws, t->node, t->slot, t->incarnation);
 }
 
+/**
+ * rdlock_cql_gate_count() - how many gates a registry keeps
+ * @ws: the registry; NULL: this node's (the real transport's).
+ *
+ * One per lock a client of its node is in or waits for, and one per lock
+ * reset since the registry was made (its reset count).
+ */
+unsigned int rdlock_cql_gate_count(struct rdlock_cql_waiters *ws)
+{
+	struct rdlock_cql_gate *g;
+	unsigned int n = 0;
+	int bkt;
+
+	if (!ws)
+		ws = &rdlock_cql_local;
+	spin_lock_bh(&ws->gate_lock);
+	hash_for_each(ws->gates, bkt, g, hnode)
+		n++;
+	spin_unlock_bh(&ws->gate_lock);
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_cql_gate_count, RDLOCK_INTERNAL);
+
 /* A new gate for the lock, hashed in; under the gate lock. */
 void rdlock_cql_gate_add(struct rdlock_cql_waiters *ws,
 			 struct rdlock_cql_gate *g, u32 home, u32 slot,

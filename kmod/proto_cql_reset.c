@@ -85,6 +85,31 @@ EXPORT_SYMBOL_NS_GPL(rdlock_cql_reset_names, RDLOCK_INTERNAL);
  * waiters of the queue since, or a claimer that missed resets, which is
  * told this node's count (NACK) and signals again past it.
  */
+/*
+ * Is (@home, @slot, @inc) a lock of the table @home has now, as this
+ * node knows it (rdlock_xport_slot_check())? 0: yes; -ENOENT: this node
+ * knows no table of @home (never connected to it in this epoch), so no
+ * client of it can be in the lock's queue; -ESTALE: another table, or a
+ * slot outside it. A gate made for a reset signal keeps the lock's
+ * reset count for as long as the registry lives: only a known lock gets
+ * one, or a peer's signals (a bug's, or a peer's that kept a dead
+ * table's locks) would grow this node's gates without bound.
+ */
+static int rdlock_cql_signal_check(const struct rdlock_cql_waiters *ws,
+				   u32 home, u32 slot, u64 inc)
+{
+	u64 now;
+
+	if (!inc || home >= RDLOCK_MAX_NODES)
+		return -ESTALE;
+	if (!ws->xport)
+		return rdlock_xport_slot_check(home, inc, slot);
+	if (!ws->xport->incarnation)
+		return 0;
+	now = ws->xport->incarnation(ws->xport_priv, home);
+	return !now ? -ENOENT : now == inc ? 0 : -ESTALE;
+}
+
 void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 			 const struct rdlock_cql_msg *m)
 {
@@ -92,6 +117,7 @@ void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 	u64 inc = le64_to_cpu(m->incarnation);
 	u32 claimer = le32_to_cpu(m->local), seq = le32_to_cpu(m->pos);
 	u32 gen = le32_to_cpu(m->reset_gen);
+	int known = rdlock_cql_signal_check(ws, home, slot, inc);
 	struct rdlock_cql_waiter *w;
 	struct rdlock_cql_gate *g;
 	bool ack, same;
@@ -99,6 +125,28 @@ void rdlock_cql_on_reset(struct rdlock_cql_waiters *ws, u32 src,
 
 	spin_lock(&ws->gate_lock);
 	g = rdlock_cql_gate_lookup(ws, home, slot, inc);
+	if (!g && known == -ESTALE) {
+		/*
+		 * A lock of another table than its home's now, or none: no
+		 * client of this node is in its queue. Unanswered: a claimer
+		 * whose home was replaced gives up.
+		 */
+		spin_unlock(&ws->gate_lock);
+		atomic64_inc(&rdlock_proto_stats.cql_signals_refused);
+		return;
+	}
+	if (!g && known == -ENOENT) {
+		/*
+		 * A home this node never reached in this epoch (it may never:
+		 * a node back with a new table that one survivor turns away):
+		 * no client of this node is in the queue. Answered, no count
+		 * kept: the claim must not wait for this node.
+		 */
+		spin_unlock(&ws->gate_lock);
+		rdlock_cql_answer(ws, RDLOCK_CQL_ACK, claimer, seq, home, slot,
+				  inc, gen);
+		return;
+	}
 	if (!g) {
 		g = kzalloc(sizeof(*g), GFP_ATOMIC);
 		if (!g) {

@@ -49,6 +49,8 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 		   (long long)atomic64_read(&s->notifies),
 		   (long long)atomic64_read(&s->notify_stale),
 		   (long long)atomic64_read(&s->refetches));
+	seq_printf(m, "cql_signals_refused: %lld\n",
+		   (long long)atomic64_read(&s->cql_signals_refused));
 	seq_printf(m, "cql_refetch_expired: %lld\nversion_resets: %lld\n",
 		   (long long)atomic64_read(&s->cql_refetch_expired),
 		   (long long)atomic64_read(&s->version_resets));
@@ -98,6 +100,8 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 static int rdlock_protocols_show(struct seq_file *m, void *v)
 {
 	rdlock_proto_stats_show(m, &rdlock_proto_stats);
+	/* Not a counter: the CQL gates this node keeps now. */
+	seq_printf(m, "cql_gates: %u\n", rdlock_cql_gate_count(NULL));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_protocols);

@@ -25,6 +25,7 @@ struct crypto_shash;
 #include "backend.h"
 #include "replay.h"
 #include "xport.h"
+#include "xport_member.h"
 
 #define RDLOCK_SQ_DEPTH		256
 #define RDLOCK_RX_DEPTH		64
@@ -43,8 +44,12 @@ struct crypto_shash;
 #define RDLOCK_RECONNECT_MAX_MS	2000
 
 #define RDLOCK_WIRE_MAGIC	0x52444c4bU	/* "RDLK" */
-/* 5: SOFT_DEVICE in the backend advert, 16-word READ_RANGE answers */
-#define RDLOCK_WIRE_VERSION	6
+/*
+ * 5: SOFT_DEVICE in the backend advert, 16-word READ_RANGE answers;
+ * 7: knocks and RDLOCK_WIRE_DOWNSET (nodes back with a new table);
+ * 8: a table key per connection, in RDLOCK_WIRE_TABLE both ways
+ */
+#define RDLOCK_WIRE_VERSION	8
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -61,8 +66,9 @@ enum rdlock_wire_type {
 	RDLOCK_WIRE_ATOMIC_REP	= 2,
 	RDLOCK_WIRE_PING	= 3,
 	RDLOCK_WIRE_PONG	= 4,
-	RDLOCK_WIRE_TABLE	= 5,	/* keyed: the requester's table */
+	RDLOCK_WIRE_TABLE	= 5,	/* the sender's table, our key to it */
 	RDLOCK_WIRE_FENCED	= 6,	/* the sender declared us down */
+	RDLOCK_WIRE_DOWNSET	= 7,	/* the nodes the sender declared down */
 	RDLOCK_WIRE_USER	= 16,	/* + rdlock_xport_set_msg_handler type */
 };
 
@@ -71,6 +77,30 @@ enum rdlock_wire_type {
  * that replay slot and number (rdlock_replay_seal()); not a table op.
  */
 #define RDLOCK_WIRE_OP_SEAL	0x100
+
+/*
+ * RDLOCK_WIRE_DOWNSET, sent on every new connection: the nodes the sender
+ * holds declared down (cut off or returned), and itself if it returned,
+ * in as many messages as it takes, the last with @more 0. A node whose
+ * table is new learns from it where the cluster's epoch stands.
+ */
+#define RDLOCK_DOWNSET_ENTRIES	5
+
+struct rdlock_wire_downset_entry {
+	__le64 incarnation;		/* of its table the sender knows */
+	__le32 node;
+	__le32 returned;		/* 0: cut off, 1: returned */
+	__le32 table_slots;
+	__le32 pad;
+};
+
+struct rdlock_wire_downset {
+	__le32 more;
+	__le32 nr;
+	__le32 backend;			/* the sender's, or NONE */
+	__le32 pad;
+	struct rdlock_wire_downset_entry e[RDLOCK_DOWNSET_ENTRIES];
+};
 
 /* Messages are little-endian on the wire: nodes may differ in byte order. */
 struct rdlock_wire_hdr {
@@ -111,11 +141,14 @@ struct rdlock_wire_msg {
 			__le32 rkey;
 			__le32 pad;
 		} table;
+		struct rdlock_wire_downset downset;
 		u8 payload[RDLOCK_XMSG_PAYLOAD];
 	};
 };
 
 /* A user message's payload is the smallest member: answers are longer. */
+static_assert(sizeof(struct rdlock_wire_downset) <=
+	      sizeof_field(struct rdlock_wire_msg, rep));
 static_assert(sizeof_field(struct rdlock_wire_msg, rep) >= RDLOCK_XMSG_PAYLOAD);
 
 /* Bits of struct rdlock_cm_hdr.flags. */
@@ -123,11 +156,13 @@ static_assert(sizeof_field(struct rdlock_wire_msg, rep) >= RDLOCK_XMSG_PAYLOAD);
 #define RDLOCK_PDATA_WORDS_BE		BIT(1)
 #define RDLOCK_PDATA_KEYED		BIT(2)	/* a cluster key is set */
 #define RDLOCK_PDATA_SOFT_DEVICE	BIT(3)	/* verbs done in software */
+#define RDLOCK_PDATA_KNOCK		BIT(4)	/* no table: which are you? */
 
 /*
  * Connection private data, both directions: who we are (this header, the
- * same in a keyed request) and where our lock table is. Must fit the 56
- * bytes rdma_cm leaves in an IB CM REQ.
+ * same in a keyed request) and which lock table we have. Where it is and
+ * the key to it come later, in RDLOCK_WIRE_TABLE. Must fit the 56 bytes
+ * rdma_cm leaves in an IB CM REQ.
  */
 struct rdlock_cm_hdr {
 	__le32 magic;
@@ -142,9 +177,6 @@ struct rdlock_cm_hdr {
 
 struct rdlock_cm_pdata {
 	struct rdlock_cm_hdr hdr;
-	__le64 table_addr;
-	__le32 rkey;
-	__le32 pad;
 	__le64 table_incarnation;
 };
 
@@ -201,7 +233,21 @@ struct rdlock_cm_challenge {
 	u8 nonce[RDLOCK_AUTH_NONCE_LEN];
 };
 
-/* One PD and CQ per device, shared by every queue pair on it. */
+/*
+ * Keyed, the refusal of a table declared down (RDLOCK_REJ_FENCED): the
+ * acceptor's proof over the request, which answered its challenge
+ * (rdlock_auth_fenced_mac()). Without it a keyed requester ignores it.
+ */
+struct rdlock_cm_fenced {
+	struct rdlock_cm_reject rej;
+	u8 mac[RDLOCK_AUTH_MAC_LEN];
+};
+
+/*
+ * One CQ per device, shared by every queue pair on it; its PD is the
+ * loopback connections' and the lock table's own registration's. A peer's
+ * connection has a PD of its own (struct rdlock_conn).
+ */
 struct rdlock_dev {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -233,12 +279,12 @@ struct rdlock_msgbuf {
 /* Bits of struct rdlock_conn.flags. */
 #define RDLOCK_CONN_FAILED	0
 #define RDLOCK_CONN_AUTHED	1	/* keyed: the peer proved the key */
-#define RDLOCK_CONN_TABLE	2	/* keyed, passive: its table arrived */
+#define RDLOCK_CONN_TABLE	2	/* its RDLOCK_WIRE_TABLE arrived */
 
 /**
  * enum rdlock_conn_state - a connection's life (rdlock_conn_to())
  * @RDLOCK_CONN_CONNECTING: being set up: address, route, queue pair,
- *	connect or accept, and keyed, the proof of the key and the table.
+ *	connect or accept, keyed the proof of the key, then the tables.
  * @RDLOCK_CONN_ESTABLISHED: joined its node (rdlock_conn_ready()): the
  *	one that node's operations go on, unless it failed since.
  * @RDLOCK_CONN_CLOSING: final: being torn down (release_work); nothing
@@ -258,6 +304,12 @@ struct rdlock_conn {
 	u32 node;				/* the peer */
 	bool active;				/* we sent the request */
 	/*
+	 * Active: to a node declared down, without our table, to learn its
+	 * table's incarnation (rdlock_conn_knocked()); passive: such a
+	 * request, never used to send.
+	 */
+	bool knock;
+	/*
 	 * Serialises the rdma_cm handler's QP set-up and connect with
 	 * release_work's teardown: without it a QP created after
 	 * release_work looked would outlive the connection and the CQ.
@@ -270,12 +322,29 @@ struct rdlock_conn {
 	struct rdma_cm_id *cm_id;
 	struct ib_qp *qp;
 	struct rdlock_dev *dev;
+	/*
+	 * A peer's connection (rdlock_conn_trades_tables()): its own PD, and
+	 * in it the only registration of our table the peer may use (@mr,
+	 * whose key it gets in RDLOCK_WIRE_TABLE), so that no other queue
+	 * pair reaches our table with that key, and none at all once this
+	 * connection is torn down. A knock has a PD of its own too, but no
+	 * @mr; a loopback the device's PD. Both freed after the cm_id, so
+	 * that no handler or sender still uses them; @lkey is @pd's, kept
+	 * for senders racing a teardown, whose posts are refused anyway.
+	 */
+	struct ib_pd *pd;
+	struct ib_mr *mr;
+	u32 lkey;
+	struct ib_cqe reg_cqe;			/* @mr's registration */
+	/* The peer's table, as its RDLOCK_WIRE_TABLE gave it. */
+	u64 table_addr;
+	u32 rkey;
 	struct rdlock_cm_pdata peer;		/* what the peer told us */
 	/* Cluster key: the request sent or accepted, and its challenge. */
 	bool keyed;
 	struct rdlock_cm_req_keyed req;
 	u8 challenge[RDLOCK_AUTH_NONCE_LEN];
-	/* keyed, passive: ESTABLISHED and RDLOCK_WIRE_TABLE both seen */
+	/* a peer's: ESTABLISHED and RDLOCK_WIRE_TABLE both seen */
 	atomic_t ready_pending;
 
 	void *bufs;				/* TX then RX messages */
@@ -321,23 +390,6 @@ struct rdlock_replay {
 	wait_queue_head_t wait;
 };
 
-/**
- * enum rdlock_member_state - a node's place in the cluster
- *	(rdlock_member_to())
- * @RDLOCK_MEMBER_ABSENT: not configured.
- * @RDLOCK_MEMBER_CONFIGURED: configured (this node or a peer).
- * @RDLOCK_MEMBER_FENCED: configured, and declared down
- *	(rdlock_xport_fence()), or it declared us down: no connection to it
- *	until the cluster goes down here, which makes it CONFIGURED again.
- * @RDLOCK_MEMBER_NR: number of states.
- */
-enum rdlock_member_state {
-	RDLOCK_MEMBER_ABSENT,
-	RDLOCK_MEMBER_CONFIGURED,
-	RDLOCK_MEMBER_FENCED,
-	RDLOCK_MEMBER_NR,
-};
-
 struct rdlock_node {
 	u32 id;
 	enum rdlock_member_state member;	/* under rdlock_cl.lock */
@@ -345,11 +397,13 @@ struct rdlock_node {
 	struct rdlock_conn *conn;		/* the one we send on */
 	bool adv_known;
 	struct rdlock_backend_adv adv;
+	/* Ours only (the loopback's): a peer's are its connection's. */
 	u64 table_addr;
 	u32 rkey;
 	u32 table_slots;
 	bool words_be;				/* table words big-endian */
 	u64 incarnation;			/* of its table, 0: unknown */
+	bool downset_seen;			/* its RDLOCK_WIRE_DOWNSET */
 	u32 connects;
 	unsigned int backoff_ms;
 	struct delayed_work connect_work;	/* active side only */
@@ -405,6 +459,8 @@ struct rdlock_cluster {
 	struct work_struct local_setup_work;
 	struct rdlock_conn *setup_conn;
 	int backend;				/* resolved, or NONE */
+	/* What this node knows of its epoch (under @lock, rdlock_view_to()). */
+	enum rdlock_view view;
 	struct list_head conns;
 	wait_queue_head_t conns_wait;
 	atomic64_t rejected;
@@ -415,6 +471,8 @@ struct rdlock_cluster {
 	atomic64_t auth_bad_reply;		/* a reply's proof wrong */
 	atomic64_t auth_refused;		/* a peer refused our key */
 	atomic64_t auth_unauth_msgs;		/* messages before the proof */
+	atomic64_t remote_access_errors;	/* a table refused our key */
+	atomic64_t auth_unproven_fence;		/* keyed, REJ_FENCED unproved */
 	atomic64_t resent;			/* requests we sent again */
 	atomic64_t replayed;			/* answered from a record */
 	atomic64_t stale_requests;		/* older than their record */
@@ -488,6 +546,9 @@ extern unsigned int rdlock_op_timeout_ms;
 /* xport_state.c: the states, each changed by one function; lookups */
 bool rdlock_cl_to(enum rdlock_cl_state to);
 bool rdlock_member_to(struct rdlock_node *node, enum rdlock_member_state to);
+extern const char *const rdlock_view_names[RDLOCK_VIEW_NR];
+bool rdlock_view_to(enum rdlock_view to);
+void rdlock_view_begin(void);
 bool rdlock_conn_to(struct rdlock_conn *conn, enum rdlock_conn_state to);
 int rdlock_cluster_state(void);
 int rdlock_node_state(u32 node);
@@ -506,10 +567,23 @@ static inline bool rdlock_node_member(const struct rdlock_node *node)
 	return READ_ONCE(node->member) != RDLOCK_MEMBER_ABSENT;
 }
 
-/* Has @node been declared down in this cluster epoch (either way)? */
+/*
+ * Is @node cut off: being declared down or declared (either way), its
+ * table's incarnation refused?
+ */
 static inline bool rdlock_node_fenced(const struct rdlock_node *node)
 {
-	return READ_ONCE(node->member) == RDLOCK_MEMBER_FENCED;
+	enum rdlock_member_state st = READ_ONCE(node->member);
+
+	return st == RDLOCK_MEMBER_FENCED || st == RDLOCK_MEMBER_DOWN;
+}
+
+/* Is @node a live member: configured and not cut off (maybe returned)? */
+static inline bool rdlock_node_live(const struct rdlock_node *node)
+{
+	enum rdlock_member_state st = READ_ONCE(node->member);
+
+	return st == RDLOCK_MEMBER_CONFIGURED || st == RDLOCK_MEMBER_RETURNED;
 }
 
 /* Nothing may be posted on @conn any more; post_lock or READ_ONCE. */
@@ -526,6 +600,7 @@ void rdlock_fail_peer_conns(void);
 void rdlock_conn_put(struct rdlock_conn *conn);
 struct rdlock_conn *rdlock_conn_get_ready(u32 node, int *err);
 int rdlock_conn_ready(struct rdlock_conn *conn);
+bool rdlock_conn_trades_tables(const struct rdlock_conn *conn);
 void rdlock_fenced_by(u32 node);
 
 /* xport_auth.c: the cluster key */
@@ -535,11 +610,15 @@ int rdlock_auth_req_mac(const u8 *challenge,
 int rdlock_auth_rep_mac(const u8 *challenge,
 			const struct rdlock_cm_req_keyed *req,
 			const struct rdlock_cm_pdata *rep, u8 *mac);
+int rdlock_auth_fenced_mac(const u8 *challenge,
+			   const struct rdlock_cm_req_keyed *req, u8 *mac);
 
 /* xport_table.c: this node's lock table, the two-sided executor */
 int rdlock_table_alloc(u32 slots);
 void rdlock_table_free(void);
 int rdlock_table_register(struct rdlock_conn *conn);
+void rdlock_table_reg_wr(struct ib_mr *mr, struct ib_reg_wr *reg);
+int rdlock_table_grant_alloc(struct rdlock_conn *conn);
 bool rdlock_xop_reads_after(enum rdlock_xop op);
 u32 rdlock_xop_read_after_max(enum rdlock_xop op);
 bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots);
@@ -563,6 +642,10 @@ void rdlock_conn_fail_pending(struct rdlock_conn *conn, int status);
 int rdlock_conn_post_send(struct rdlock_conn *conn, const struct ib_send_wr *wr);
 int rdlock_conn_send_table(struct rdlock_conn *conn);
 bool rdlock_send_fenced(struct rdlock_conn *conn);
+int rdlock_conn_send_downset(struct rdlock_conn *conn,
+			     const struct rdlock_wire_downset *ds);
+void rdlock_recv_downset(struct rdlock_conn *conn,
+			 const struct rdlock_wire_downset *ds);
 int rdlock_io_init(void);
 void rdlock_io_exit(void);
 
@@ -595,6 +678,8 @@ bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
 /* The longest inject_link_down_ms. */
 #define RDLOCK_FAULT_LINK_DOWN_MS_MAX	60000
 bool rdlock_fault_link_down(u32 node);
+bool rdlock_fault_forged_fence(u32 node);
+u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
 void rdlock_xport_fault_exit(void);
@@ -619,6 +704,17 @@ static inline bool rdlock_fault_lost_msg(struct rdlock_conn *conn)
 static inline bool rdlock_fault_link_down(u32 node)
 {
 	return false;
+}
+
+static inline bool rdlock_fault_forged_fence(u32 node)
+{
+	return false;
+}
+
+static inline u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn,
+					  u32 rkey)
+{
+	return rkey;
 }
 
 static inline bool rdlock_late_hold(struct rdlock_conn *conn,

@@ -89,11 +89,16 @@ u32 rdlock_xport_table_slots(void);
 u32 rdlock_xport_node_slots(u32 node);
 int rdlock_xport_backend(void);
 bool rdlock_xport_ready(void);
+bool rdlock_xport_up(void);
 bool rdlock_xport_node_configured(u32 node);
 u32 rdlock_xport_epoch(void);
 u64 rdlock_xport_node_incarnation(u32 node);
+int rdlock_xport_slot_check(u32 node, u64 incarnation, u32 slot);
 int rdlock_xport_fence(u32 node);
 bool rdlock_xport_node_fenced(u32 node);
+bool rdlock_xport_node_cut(u32 node);
+bool rdlock_xport_node_released(u32 node);
+int rdlock_xport_release(u32 node);
 
 /* Cluster configuration (xport_cfg.c): checked by the caller, set while down. */
 struct rdlock_status;

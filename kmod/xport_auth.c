@@ -20,6 +20,8 @@
 /* Labels keep a proof made for one direction useless in the other. */
 static const char rdlock_auth_req_label[] = "rdlock cluster key: request v3";
 static const char rdlock_auth_rep_label[] = "rdlock cluster key: reply v3";
+static const char rdlock_auth_fenced_label[] =
+	"rdlock cluster key: declared down v1";
 
 /**
  * rdlock_auth_set_key() - set or clear the cluster key
@@ -132,4 +134,24 @@ int rdlock_auth_rep_mac(const u8 *challenge,
 	return rdlock_auth_mac(rdlock_auth_rep_label,
 			       sizeof(rdlock_auth_rep_label), challenge,
 			       req, sizeof(*req), rep, sizeof(*rep), mac);
+}
+
+/**
+ * rdlock_auth_fenced_mac() - the acceptor's proof that it declared us down
+ * @challenge: the acceptor's nonce the request answered.
+ * @req: the request as sent, requester's nonce and proof included.
+ * @mac: receives RDLOCK_AUTH_MAC_LEN bytes.
+ *
+ * A refusal is not authenticated by the CM: this proof makes the one
+ * that ends the requester's cluster epoch (RDLOCK_REJ_FENCED) answer that
+ * request and no other, from a node that knows the key.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_auth_fenced_mac(const u8 *challenge,
+			   const struct rdlock_cm_req_keyed *req, u8 *mac)
+{
+	return rdlock_auth_mac(rdlock_auth_fenced_label,
+			       sizeof(rdlock_auth_fenced_label), challenge,
+			       req, sizeof(*req), NULL, 0, mac);
 }

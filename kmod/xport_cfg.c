@@ -270,6 +270,8 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 			ns[n].flags |= RDLOCK_NODE_VERBS_ATOMICS;
 		if (rdlock_node_fenced(node))
 			ns[n].flags |= RDLOCK_NODE_FENCED;
+		if (node->member == RDLOCK_MEMBER_RETURNED)
+			ns[n].flags |= RDLOCK_NODE_RETURNED;
 		n++;
 	}
 	spin_unlock_bh(&cl->lock);

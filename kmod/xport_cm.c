@@ -7,8 +7,12 @@
  * (loopback), so that its own lock table is reached through the same atomic
  * backend as everybody else's. The loopback connection is the first one
  * made: on it the lock table is registered (FRWR) and the device's atomics
- * are probed, and only then does the node connect to its peers, because the
- * table's address and rkey travel in the connection private data.
+ * are probed, and only then does the node connect to its peers. A peer's
+ * connection has a protection domain of its own and in it its own
+ * registration of the table, whose address and key go to the peer in
+ * RDLOCK_WIRE_TABLE once the connection is made (the requester's first,
+ * keyed once the acceptor proved the key): a key works on that connection
+ * only, and on none once it is torn down.
  *
  * Teardown follows nvme-rdma: stop posting, disconnect, drain, then free.
  */
@@ -30,10 +34,11 @@ struct workqueue_struct *rdlock_wq;
 
 /* What rdma_cm leaves in an IB CM REQ, REP and REJ; one message buffer. */
 static_assert(sizeof(struct rdlock_cm_hdr) == 24);
-static_assert(sizeof(struct rdlock_cm_pdata) == 48);
+static_assert(sizeof(struct rdlock_cm_pdata) == 32);
 static_assert(sizeof(struct rdlock_cm_req_keyed) == 56);
 static_assert(sizeof(struct rdlock_cm_rep_keyed) <= 196);
 static_assert(sizeof(struct rdlock_cm_challenge) <= 148);
+static_assert(sizeof(struct rdlock_cm_fenced) <= 148);
 static_assert(sizeof(struct rdlock_wire_msg) <= RDLOCK_MSG_SIZE);
 
 static const char *const rdlock_reject_names[] = {
@@ -249,6 +254,14 @@ static void rdlock_conn_release_work(struct work_struct *work)
 	/* Outside setup_mutex: it waits for the handler, which takes it. */
 	if (conn->cm_id)
 		rdma_destroy_id(conn->cm_id);
+	/*
+	 * No QP and no handler left (the receive side drained): the peer's
+	 * key to our table dies here.
+	 */
+	if (conn->mr)
+		ib_dereg_mr(conn->mr);
+	if (conn->pd && conn->pd != conn->dev->pd)
+		ib_dealloc_pd(conn->pd);
 	rdlock_conn_free_bufs(conn);
 
 	spin_lock_bh(&cl->lock);
@@ -259,7 +272,7 @@ static void rdlock_conn_release_work(struct work_struct *work)
 	 * same, the two nodes taking turns for good.
 	 */
 	if (conn->active && rdlock_cl_up() && !node->conn &&
-	    !rdlock_node_fenced(node))
+	    node->member != RDLOCK_MEMBER_FENCED)
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
 	wake_up_all(&cl->conns_wait);
@@ -281,6 +294,36 @@ static void rdlock_qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
+/*
+ * Does @conn trade tables (RDLOCK_WIRE_TABLE) before it is ready? A
+ * peer's does; a loopback uses the table's own registration, and a knock
+ * gets no table at all.
+ */
+bool rdlock_conn_trades_tables(const struct rdlock_conn *conn)
+{
+	return conn->node != rdlock_cl.self && !conn->knock;
+}
+
+/*
+ * A peer's connection, a knock's too, gets a PD of its own: no queue pair
+ * of it can reach a registration of another connection's, or the table's
+ * own (in the device's PD), even with a key it guessed.
+ */
+static int rdlock_conn_alloc_pd(struct rdlock_conn *conn)
+{
+	struct ib_pd *pd;
+
+	if (conn->node == rdlock_cl.self) {
+		conn->pd = conn->dev->pd;
+		return 0;
+	}
+	pd = ib_alloc_pd(conn->dev->ibdev, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	conn->pd = pd;
+	return 0;
+}
+
 static int rdlock_conn_create_qp(struct rdlock_conn *conn)
 {
 	struct ib_qp_init_attr attr = {};
@@ -291,19 +334,31 @@ static int rdlock_conn_create_qp(struct rdlock_conn *conn)
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	conn->dev = dev;
+	ret = rdlock_conn_alloc_pd(conn);
+	if (ret)
+		return ret;
+	conn->lkey = conn->pd->local_dma_lkey;
+	if (rdlock_conn_trades_tables(conn)) {
+		ret = rdlock_table_grant_alloc(conn);
+		if (ret)
+			return ret;
+	}
 
 	attr.event_handler = rdlock_qp_event;
 	attr.qp_context = conn;
 	attr.send_cq = dev->cq;
 	attr.recv_cq = dev->cq;
-	/* +1 each for the drain work requests of ib_drain_qp(). */
-	attr.cap.max_send_wr = RDLOCK_SQ_DEPTH + 1;
+	/*
+	 * +1 each for the drain work requests of ib_drain_qp(); +1 send
+	 * for the table's registration (rdlock_conn_send_table()).
+	 */
+	attr.cap.max_send_wr = RDLOCK_SQ_DEPTH + 2;
 	attr.cap.max_recv_wr = RDLOCK_RX_DEPTH + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	ret = rdma_create_qp(conn->cm_id, dev->pd, &attr);
+	ret = rdma_create_qp(conn->cm_id, conn->pd, &attr);
 	if (ret)
 		return ret;
 	conn->qp = conn->cm_id->qp;
@@ -339,10 +394,6 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 	pd->hdr.dst_node = cpu_to_le32(dst);
 	pd->hdr.table_slots = cpu_to_le32(t->slots);
 	pd->table_incarnation = cpu_to_le64(t->incarnation);
-	if (t->registered) {
-		pd->table_addr = cpu_to_le64(t->mr->iova);
-		pd->rkey = cpu_to_le32(t->mr->rkey);
-	}
 }
 
 static void rdlock_pdata_adv(const struct rdlock_cm_pdata *pd,
@@ -364,6 +415,30 @@ static bool rdlock_adv_acceptable(const struct rdlock_backend_adv *adv)
 	       rdlock_backend_admits(cl->backend, adv);
 }
 
+/*
+ * Called with rdlock_cl.lock held. This node knows where the cluster's
+ * epoch stands once its backend is resolved and every live peer sent its
+ * RDLOCK_WIRE_DOWNSET: only then is it ready (rdlock_cluster_state()), so
+ * a node back with a new table hosts nothing and takes no directory
+ * before it learned that it was declared down.
+ */
+static void rdlock_check_learned(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i;
+
+	lockdep_assert_held(&cl->lock);
+	if (cl->view != RDLOCK_VIEW_LEARNING ||
+	    cl->backend == RDLOCK_BACKEND_NONE ||
+	    cl->state != RDLOCK_CL_LOCAL_READY)
+		return;
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (i != cl->self && rdlock_node_live(&cl->nodes[i]) &&
+		    !cl->nodes[i].downset_seen)
+			return;
+	rdlock_view_to(RDLOCK_VIEW_LEARNED);
+}
+
 /* Called with rdlock_cl.lock held, whenever a node's advert is learnt. */
 static void rdlock_try_resolve_backend(void)
 {
@@ -373,12 +448,16 @@ static void rdlock_try_resolve_backend(void)
 	int ret;
 
 	if (cl->backend != RDLOCK_BACKEND_NONE)
-		return;
+		goto learned;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		if (!rdlock_node_member(&cl->nodes[i]))
 			continue;
-		if (!cl->nodes[i].adv_known)
+		if (!cl->nodes[i].adv_known) {
+			/* Declared down before this table: not asked. */
+			if (rdlock_node_fenced(&cl->nodes[i]))
+				continue;
 			return;
+		}
 		adv[n++] = cl->nodes[i].adv;
 	}
 	ret = rdlock_backend_resolve(adv, n);
@@ -389,12 +468,64 @@ static void rdlock_try_resolve_backend(void)
 	cl->backend = ret;
 	pr_info("cluster %u: atomic backend %s\n", cl->cluster_id,
 		rdlock_backend_name(ret));
+learned:
+	rdlock_check_learned();
 }
 
 /* Where a connection request came from. */
 static struct sockaddr *rdlock_cm_peer_addr(struct rdma_cm_id *id)
 {
 	return (struct sockaddr *)&id->route.addr.dst_addr;
+}
+
+/* The incarnation of the table a connection request comes from. */
+static u64 rdlock_req_incarnation(const struct rdlock_cm_pdata *pd, u8 len)
+{
+	const struct rdlock_cm_req_keyed *req = (const void *)pd;
+
+	if (!(pd->hdr.flags & RDLOCK_PDATA_KEYED))
+		return le64_to_cpu(pd->table_incarnation);
+	return len >= sizeof(*req) ? le64_to_cpu(req->table_incarnation) : 0;
+}
+
+/* Called with rdlock_cl.lock held: is a node's declaration under way? */
+static bool rdlock_declaring(void)
+{
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (rdlock_cl.nodes[i].member == RDLOCK_MEMBER_FENCED)
+			return true;
+	return false;
+}
+
+/*
+ * Called with rdlock_cl.lock held, for a node cut off here that connects
+ * (or answers a knock) with the table of incarnation @inc: 0 if it may
+ * return, else why not (rdlock_return_verdict()).
+ */
+static int rdlock_may_return(const struct rdlock_node *node, u64 inc)
+{
+	switch (rdlock_return_verdict(node->member, node->incarnation, inc,
+				      rdlock_declaring())) {
+	case RDLOCK_RETURN_OK:
+		return 0;
+	case RDLOCK_RETURN_LATER:
+		return RDLOCK_REJ_NOT_READY;
+	default:
+		return RDLOCK_REJ_FENCED;
+	}
+}
+
+/* Called with rdlock_cl.lock held: @node is back with table @inc. */
+static void rdlock_node_return(struct rdlock_node *node, u64 inc)
+{
+	rdlock_member_to(node, RDLOCK_MEMBER_RETURNED);
+	WRITE_ONCE(node->incarnation, inc);
+	node->backoff_ms = 0;
+	node->downset_seen = false;
+	pr_info("node %u returned with a new lock table: it keeps no lockspace until the cluster restarts\n",
+		node->id);
 }
 
 /* Validate a connection request; 0 or an rdlock_reject_reason. */
@@ -404,6 +535,7 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_backend_adv adv;
 	u32 dst;
+	int ret;
 
 	if (len < sizeof(*pd) || le32_to_cpu(pd->hdr.magic) != RDLOCK_WIRE_MAGIC ||
 	    le16_to_cpu(pd->hdr.version) != RDLOCK_WIRE_VERSION ||
@@ -419,13 +551,17 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 	/*
 	 * The ids in the private data are the peer's word: only the node's
 	 * configured address may speak for it (as fs/dlm), or any host on
-	 * the fabric would get our table's rkey and replace its connection.
+	 * the fabric would get a key to our table and replace its connection.
 	 */
 	if (!rdlock_sockaddr_same_host(&cl->nodes[*src].addr,
 				       rdlock_cm_peer_addr(id)))
 		return RDLOCK_REJ_ADDRESS;
-	if (rdlock_node_fenced(&cl->nodes[*src]))
-		return RDLOCK_REJ_FENCED;
+	if (rdlock_node_fenced(&cl->nodes[*src])) {
+		ret = rdlock_may_return(&cl->nodes[*src],
+					rdlock_req_incarnation(pd, len));
+		if (ret)
+			return ret;
+	}
 	if (*src > cl->self)
 		return RDLOCK_REJ_DIRECTION;
 	if (*src == cl->self)
@@ -521,6 +657,11 @@ static void rdlock_conn_param(struct rdma_conn_param *param,
 		param->initiator_depth = min_t(u32, req->responder_resources,
 					       param->initiator_depth);
 	}
+	/* A knock reads nothing and grants no read or atomic access. */
+	if (conn->knock) {
+		param->responder_resources = 0;
+		param->initiator_depth = 0;
+	}
 	param->retry_count = 7;
 	param->rnr_retry_count = 7;	/* RNR: retry until a buffer is posted */
 }
@@ -541,11 +682,22 @@ static int rdlock_conn_setup_step(struct rdlock_conn *conn,
 	return ret;
 }
 
-/* Refuse a connect request, counted and logged unless it is routine. */
+/*
+ * Refuse a connect request from @src for @reason, counted and logged
+ * unless it is routine. RDLOCK_REJ_CHALLENGE carries @chal; keyed,
+ * RDLOCK_REJ_FENCED the proof over @req and the challenge it answered,
+ * @chal (@req NULL: a proof of zeroes, which only fault injection sends).
+ */
 static void rdlock_cm_refuse(struct rdma_cm_id *id, int reason, u32 src,
-			     const u8 *chal)
+			     const u8 *chal,
+			     const struct rdlock_cm_req_keyed *req)
 {
-	struct rdlock_cm_challenge rej = {};
+	union {
+		struct rdlock_cm_reject rej;
+		struct rdlock_cm_challenge chal;
+		struct rdlock_cm_fenced fenced;
+	} rej = {};
+	u8 len = sizeof(rej.rej);
 
 	/* A node still starting or asked to prove the key is no error. */
 	if (reason != RDLOCK_REJ_NOT_READY && reason != RDLOCK_REJ_CHALLENGE) {
@@ -556,10 +708,15 @@ static void rdlock_cm_refuse(struct rdma_cm_id *id, int reason, u32 src,
 	}
 	rej.rej.magic = cpu_to_le32(RDLOCK_WIRE_MAGIC);
 	rej.rej.reason = cpu_to_le16(reason);
-	if (reason == RDLOCK_REJ_CHALLENGE)
-		memcpy(rej.nonce, chal, sizeof(rej.nonce));
-	rdma_reject(id, &rej, reason == RDLOCK_REJ_CHALLENGE ? sizeof(rej) :
-			      sizeof(rej.rej), IB_CM_REJ_CONSUMER_DEFINED);
+	if (reason == RDLOCK_REJ_CHALLENGE) {
+		memcpy(rej.chal.nonce, chal, sizeof(rej.chal.nonce));
+		len = sizeof(rej.chal);
+	} else if (reason == RDLOCK_REJ_FENCED && rdlock_cl.auth_tfm) {
+		if (req && rdlock_auth_fenced_mac(chal, req, rej.fenced.mac))
+			memset(rej.fenced.mac, 0, sizeof(rej.fenced.mac));
+		len = sizeof(rej.fenced);
+	}
+	rdma_reject(id, &rej, len, IB_CM_REJ_CONSUMER_DEFINED);
 }
 
 static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -572,18 +729,31 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct rdlock_cm_req_keyed req;
 	u8 chal[RDLOCK_AUTH_NONCE_LEN];
 	struct rdlock_conn *conn;
+	bool proven = false;
 	int reason, ret;
 	u32 src = 0;
 
 	spin_lock_bh(&cl->lock);
 	reason = rdlock_check_request(pd, len, id, &src);
 	spin_unlock_bh(&cl->lock);
-	if (!reason)
-		reason = rdlock_check_key(pd, len, src, &req, chal);
+	/*
+	 * Keyed, the refusal of a table declared down comes only after a
+	 * proof of the key, and proves it in turn: a refusal is anybody's
+	 * word, and this one ends the requester's epoch.
+	 */
+	if (!reason || (reason == RDLOCK_REJ_FENCED && cl->auth_tfm)) {
+		ret = rdlock_check_key(pd, len, src, &req, chal);
+		proven = reason && !ret;
+		if (ret)
+			reason = ret;
+	}
+	/* Fault injection: a forger's refusal, without the key's proof. */
+	if (!reason && rdlock_fault_forged_fence(src))
+		reason = RDLOCK_REJ_FENCED;
 	if (reason)
 		goto reject;
 
-	/* Our table goes only to a node that proved the key, if there is one. */
+	/* Keyed, the reply proves the key in turn. */
 	rdlock_fill_pdata(&reply.pd, src);
 	if (cl->auth_tfm &&
 	    rdlock_auth_rep_mac(chal, &req, &reply.pd, reply.mac)) {
@@ -606,6 +776,7 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	} else {
 		conn->peer = *pd;
 	}
+	conn->knock = conn->peer.hdr.flags & RDLOCK_PDATA_KNOCK;
 	id->context = conn;
 	/*
 	 * rdlock_cluster_down() cannot fail this connection yet: it destroys
@@ -617,7 +788,7 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (ret) {
 		mutex_unlock(&conn->setup_mutex);
 		pr_err("node %u: cannot set up queue pair: %d\n", src, ret);
-		rdlock_cm_refuse(id, RDLOCK_REJ_NO_RESOURCES, src, NULL);
+		rdlock_cm_refuse(id, RDLOCK_REJ_NO_RESOURCES, src, NULL, NULL);
 		/* The id is the connection's: its one teardown destroys it. */
 		rdlock_conn_fail(conn);
 		return 0;
@@ -637,7 +808,7 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 
 reject:
-	rdlock_cm_refuse(id, reason, src, chal);
+	rdlock_cm_refuse(id, reason, src, chal, proven ? &req : NULL);
 	return -ECONNREFUSED;	/* no connection: rdma_cm destroys the id */
 }
 
@@ -656,6 +827,8 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 	rdlock_fill_pdata(&pd, conn->node);
 	memset(req, 0, sizeof(*req));
 	req->hdr = pd.hdr;
+	if (conn->knock)
+		req->hdr.flags |= RDLOCK_PDATA_KNOCK;
 	req->table_incarnation = pd.table_incarnation;
 
 	spin_lock_bh(&cl->lock);
@@ -685,11 +858,41 @@ static int rdlock_cm_connect(struct rdlock_conn *conn)
 		param.private_data_len = sizeof(conn->req);
 	} else {
 		rdlock_fill_pdata(&pd, conn->node);
+		/* To a node declared down: which table are you? */
+		if (conn->knock)
+			pd.hdr.flags |= RDLOCK_PDATA_KNOCK;
 		param.private_data = &pd;
 		param.private_data_len = sizeof(pd);
 	}
 	conn->connect_sent = true;
 	return rdma_connect_locked(conn->cm_id, &param);
+}
+
+/*
+ * Keyed, a refusal for being declared down counts only with the
+ * acceptor's proof over our request, which answered its challenge
+ * (rdlock_auth_fenced_mac()): anybody on the fabric can send a refusal,
+ * and this one would end our epoch. Without a key there is nothing to
+ * prove (design.rst, "Peer authentication").
+ */
+static bool rdlock_fence_proven(struct rdlock_conn *conn,
+				const struct rdlock_cm_reject *rej, u8 len)
+{
+	const struct rdlock_cm_fenced *fenced = (const void *)rej;
+	u8 mac[RDLOCK_AUTH_MAC_LEN];
+	bool proven;
+
+	if (!conn->keyed)
+		return true;
+	proven = len >= sizeof(*fenced) && conn->req.nonce &&
+		 !rdlock_auth_fenced_mac(conn->challenge, &conn->req, mac) &&
+		 !crypto_memneq(mac, fenced->mac, sizeof(mac));
+	if (!proven) {
+		atomic64_inc(&rdlock_cl.auth_unproven_fence);
+		pr_err_ratelimited("node %u: a refusal as declared down without the cluster key's proof: ignored\n",
+				   conn->node);
+	}
+	return proven;
 }
 
 static void rdlock_cm_rejected(struct rdlock_conn *conn,
@@ -730,7 +933,8 @@ static void rdlock_cm_rejected(struct rdlock_conn *conn,
 		return;
 	}
 	if (reason == RDLOCK_REJ_FENCED) {
-		rdlock_fenced_by(conn->node);
+		if (rdlock_fence_proven(conn, rej, len))
+			rdlock_fenced_by(conn->node);
 		return;
 	}
 	if (reason == RDLOCK_REJ_KEY || reason == RDLOCK_REJ_AUTH)
@@ -859,6 +1063,36 @@ static int rdlock_check_reply_key(struct rdlock_conn *conn,
 	return 0;
 }
 
+/*
+ * Active, to a node declared down: its answer names its table. The
+ * incarnation that was declared down is still running (cut off, not
+ * dead): it is told, as rdlock_xport_fence() would. A new one returns
+ * (rdlock_may_return()): this connection, which did not give it our
+ * table, fails, and the next one is made as to any node.
+ */
+static int rdlock_conn_knocked(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_node *node = &cl->nodes[conn->node];
+	u64 inc = le64_to_cpu(conn->peer.table_incarnation);
+	bool zombie = false;
+	int why;
+
+	spin_lock_bh(&cl->lock);
+	if (!test_bit(RDLOCK_CONN_FAILED, &conn->flags) &&
+	    node->member == RDLOCK_MEMBER_DOWN) {
+		why = rdlock_may_return(node, inc);
+		if (why == RDLOCK_REJ_FENCED)
+			zombie = rdlock_conn_to(conn, RDLOCK_CONN_ESTABLISHED);
+		if (!why)
+			rdlock_node_return(node, inc);
+	}
+	spin_unlock_bh(&cl->lock);
+	if (zombie && rdlock_send_fenced(conn))
+		return 0;	/* the message's completion fails it */
+	return -ECONNREFUSED;
+}
+
 static int rdlock_cm_established(struct rdlock_conn *conn,
 				 struct rdma_cm_event *ev)
 {
@@ -876,23 +1110,28 @@ static int rdlock_cm_established(struct rdlock_conn *conn,
 		if (ret)
 			return ret;
 		conn->peer = *pd;
-		/* Our table only to a peer that proved the key: now. */
-		if (conn->keyed && conn->node != cl->self) {
+		if (conn->knock)
+			return rdlock_conn_knocked(conn);
+		/* Ours first, keyed only now that the peer proved the key. */
+		if (rdlock_conn_trades_tables(conn)) {
 			ret = rdlock_conn_send_table(conn);
 			if (ret)
 				return ret;
 		}
-	} else if (conn->keyed && conn->node != cl->self &&
-		   !atomic_dec_and_test(&conn->ready_pending)) {
-		return 0;	/* rdlock_recv_table() finishes */
 	}
+	/* The peer's table may have come first: then we finish here. */
+	if (rdlock_conn_trades_tables(conn) &&
+	    !atomic_dec_and_test(&conn->ready_pending))
+		return 0;	/* rdlock_recv_table() finishes */
 	return rdlock_conn_ready(conn);
 }
 
+static int rdlock_send_downset(struct rdlock_conn *conn);
+
 /**
  * rdlock_conn_ready() - an established connection joins its node
- * @conn: the connection; keyed, the peer proved the key and, passive,
- *	sent its table.
+ * @conn: the connection; keyed, the peer proved the key; a peer's, its
+ *	table arrived (rdlock_recv_table()).
  *
  * Process context or softirq (RDLOCK_WIRE_TABLE).
  *
@@ -902,9 +1141,11 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_conn *old = NULL;
+	u64 inc = le64_to_cpu(conn->peer.table_incarnation);
 	struct rdlock_backend_adv adv;
 	struct rdlock_node *node;
 	bool setup = false;
+	int ret;
 
 	rdlock_pdata_adv(&conn->peer, &adv);
 
@@ -913,7 +1154,15 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		spin_unlock_bh(&cl->lock);
 		return 0;
 	}
-	if (rdlock_node_fenced(&cl->nodes[conn->node])) {
+	node = &cl->nodes[conn->node];
+	/* A knock from a node that declared us down: answered, never used. */
+	if (!conn->active && conn->knock) {
+		rdlock_conn_to(conn, RDLOCK_CONN_ESTABLISHED);
+		spin_unlock_bh(&cl->lock);
+		return 0;
+	}
+	if (rdlock_node_fenced(node) &&
+	    (conn->active || rdlock_may_return(node, inc))) {
 		spin_unlock_bh(&cl->lock);
 		return -ECONNREFUSED;
 	}
@@ -922,13 +1171,14 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		pr_err("node %u: atomic backend mismatch\n", conn->node);
 		return -EPROTO;
 	}
+	if (rdlock_node_fenced(node))
+		rdlock_node_return(node, inc);
 	rdlock_conn_to(conn, RDLOCK_CONN_ESTABLISHED);
 	if (rdlock_is_loop_passive(conn)) {
 		spin_unlock_bh(&cl->lock);
 		return 0;	/* serves our own requests; never sends them */
 	}
 
-	node = &cl->nodes[conn->node];
 	old = node->conn;
 	/* Its own failure may release it once the lock is dropped. */
 	if (old == conn)
@@ -945,12 +1195,9 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 			setup = true;
 		}
 	} else {
-		node->table_addr = le64_to_cpu(conn->peer.table_addr);
-		node->rkey = le32_to_cpu(conn->peer.rkey);
 		node->table_slots = le32_to_cpu(conn->peer.hdr.table_slots);
 		node->words_be = conn->peer.hdr.flags & RDLOCK_PDATA_WORDS_BE;
-		rdlock_learn_incarnation(node,
-					 le64_to_cpu(conn->peer.table_incarnation));
+		rdlock_learn_incarnation(node, inc);
 		node->adv = adv;
 		node->adv_known = true;
 		rdlock_try_resolve_backend();
@@ -968,6 +1215,10 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 	if (conn->node != cl->self) {
 		rdlock_xport_up_handler_t up = READ_ONCE(cl->up_handler);
 
+		/* Lost, the peer would never be ready: fail, connect again. */
+		ret = rdlock_send_downset(conn);
+		if (ret)
+			return ret;
 		pr_info("connected to node %u\n", conn->node);
 		if (up)
 			up(conn->node);
@@ -1034,13 +1285,15 @@ static void rdlock_connect_work(struct work_struct *work)
 	struct rdma_cm_id *id;
 	int ret;
 
-	if (!rdlock_cl_up() || rdlock_node_fenced(node))
+	/* Being declared down: nobody; declared down: a knock. */
+	if (!rdlock_cl_up() || READ_ONCE(node->member) == RDLOCK_MEMBER_FENCED)
 		return;
 	if (rdlock_fault_link_down(node->id))
 		goto retry;
 	conn = rdlock_conn_create(node->id, true);
 	if (!conn)
 		goto retry;
+	conn->knock = READ_ONCE(node->member) == RDLOCK_MEMBER_DOWN;
 	id = rdma_create_id(&init_net, rdlock_cm_handler, conn, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id)) {
@@ -1147,11 +1400,13 @@ void rdlock_fenced_by(u32 node)
 	if (node >= RDLOCK_MAX_NODES || node == cl->self)
 		return;
 	spin_lock_bh(&cl->lock);
-	first = rdlock_cl_up() &&
-		cl->nodes[node].member == RDLOCK_MEMBER_CONFIGURED;
+	first = rdlock_cl_up() && rdlock_node_live(&cl->nodes[node]);
 	if (first) {
 		rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_FENCED);
 		rdlock_end_epoch();
+		/* Never ready again, nor telling anybody, before a restart. */
+		if (cl->view != RDLOCK_VIEW_CUT_OFF)
+			rdlock_view_to(RDLOCK_VIEW_CUT_OFF);
 	}
 	spin_unlock_bh(&cl->lock);
 	if (!first)
@@ -1197,11 +1452,13 @@ int rdlock_xport_fence(u32 node)
 	} else {
 		rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_FENCED);
 		conn = __rdlock_conn_get_ready(node);
+		/* Not waited for any more by a node still learning. */
+		rdlock_check_learned();
 	}
 	spin_unlock_bh(&cl->lock);
 	if (ret)
 		return ret;
-	pr_warn("node %u declared down: connections refused until the cluster restarts\n",
+	pr_warn("node %u declared down: its table's connections refused until the cluster restarts\n",
 		node);
 	cancel_delayed_work_sync(&cl->nodes[node].connect_work);
 	/* The message fails the connection once sent (rdlock_send_done()). */
@@ -1220,16 +1477,292 @@ int rdlock_xport_fence(u32 node)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence, RDLOCK_INTERNAL);
 
-/* Has @node been declared down in this cluster epoch (either way)? */
+/**
+ * rdlock_xport_node_fenced() - does @node keep nothing of any lockspace
+ * @node: a node id, this one included.
+ *
+ * True for a node declared down in this cluster epoch (either way), cut
+ * off or returned with a new table since: names and lock words are never
+ * homed or placed on it, nor the lockspace directory kept there. This
+ * node is one when a peer said it returned (rdlock_recv_downset()).
+ */
 bool rdlock_xport_node_fenced(u32 node)
+{
+	enum rdlock_member_state st;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return false;
+	st = READ_ONCE(rdlock_cl.nodes[node].member);
+	return st != RDLOCK_MEMBER_ABSENT && st != RDLOCK_MEMBER_CONFIGURED;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_fenced, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_node_cut() - is @node cut off this node's table
+ * @node: a node id.
+ *
+ * True while it is being declared down and once it is, until a new table
+ * of it returns: it takes part in nothing (no barrier, no census, no
+ * reset waits for it). A returned node is not cut off.
+ */
+bool rdlock_xport_node_cut(u32 node)
 {
 	return node < RDLOCK_MAX_NODES &&
 	       rdlock_node_fenced(&rdlock_cl.nodes[node]);
 }
-EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_fenced, RDLOCK_INTERNAL);
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_cut, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_node_released() - is @node's declaration done here
+ * @node: a node id.
+ *
+ * Return: true once rdlock_xport_release() was called for it in this
+ * epoch (or a peer said so to this node, whose table is newer), and
+ * while it is back with a new table.
+ */
+bool rdlock_xport_node_released(u32 node)
+{
+	enum rdlock_member_state st;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return false;
+	st = READ_ONCE(rdlock_cl.nodes[node].member);
+	return st == RDLOCK_MEMBER_DOWN || st == RDLOCK_MEMBER_RETURNED;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_released, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_release() - a node's declaration down is done here
+ * @node: a node cut off by rdlock_xport_fence().
+ *
+ * Its holds left this node's lock words, and every survivor moved its
+ * locks of its names: a new table of it may return (it is knocked at,
+ * if this node dials it), and keeps nothing of any lockspace.
+ *
+ * Return: 0; -EINVAL when @node is not being declared down here.
+ */
+int rdlock_xport_release(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int ret = -EINVAL;
+
+	if (node >= RDLOCK_MAX_NODES)
+		return -EINVAL;
+	spin_lock_bh(&cl->lock);
+	if (rdlock_cl_up() && cl->nodes[node].member == RDLOCK_MEMBER_FENCED &&
+	    rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_DOWN)) {
+		ret = 0;
+		cl->nodes[node].backoff_ms = 0;
+		if (node > cl->self)
+			rdlock_schedule_connect(&cl->nodes[node]);
+		rdlock_check_learned();
+	}
+	spin_unlock_bh(&cl->lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_release, RDLOCK_INTERNAL);
+
+/*
+ * Called with rdlock_cl.lock held: snapshot the nodes declared down here,
+ * from @*from on, into @ds (at most RDLOCK_DOWNSET_ENTRIES).
+ */
+static void rdlock_downset_fill(struct rdlock_wire_downset *ds, u32 *from)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_wire_downset_entry *e;
+	struct rdlock_node *node;
+	u32 n = 0, i;
+
+	memset(ds, 0, sizeof(*ds));
+	ds->backend = cpu_to_le32(cl->backend);
+	for (i = *from; i < RDLOCK_MAX_NODES && n < RDLOCK_DOWNSET_ENTRIES;
+	     i++) {
+		node = &cl->nodes[i];
+		/* Declared and released here, or returned: not under way. */
+		if (node->member != RDLOCK_MEMBER_DOWN &&
+		    node->member != RDLOCK_MEMBER_RETURNED)
+			continue;
+		e = &ds->e[n++];
+		e->node = cpu_to_le32(i);
+		e->returned = cpu_to_le32(node->member ==
+					  RDLOCK_MEMBER_RETURNED);
+		if (i == cl->self) {
+			e->incarnation = cpu_to_le64(cl->table.incarnation);
+			e->table_slots = cpu_to_le32(cl->table.slots);
+		} else {
+			e->incarnation = cpu_to_le64(node->incarnation);
+			e->table_slots = cpu_to_le32(node->table_slots);
+		}
+	}
+	ds->nr = cpu_to_le32(n);
+	ds->more = cpu_to_le32(i < RDLOCK_MAX_NODES);
+	*from = i;
+}
+
+/*
+ * Tell a peer just connected which nodes are declared down here (itself
+ * maybe): a peer whose table is new is not ready before it heard it from
+ * every live node (rdlock_check_learned()).
+ */
+static int rdlock_send_downset(struct rdlock_conn *conn)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_wire_downset ds;
+	bool cut_off;
+	u32 from = 0;
+	int ret;
+
+	do {
+		spin_lock_bh(&cl->lock);
+		/* Declared down itself: its word counts for nothing. */
+		cut_off = cl->view == RDLOCK_VIEW_CUT_OFF;
+		rdlock_downset_fill(&ds, &from);
+		spin_unlock_bh(&cl->lock);
+		if (cut_off)
+			return 0;
+		ret = rdlock_conn_send_downset(conn, &ds);
+	} while (!ret && ds.more);
+	return ret;
+}
+
+/*
+ * Called with rdlock_cl.lock held, by a node that has not learned yet:
+ * one entry of a peer's RDLOCK_WIRE_DOWNSET. The first word on a node
+ * counts. Return: true when @n is now cut off here.
+ */
+static bool rdlock_downset_apply(u32 src,
+				 const struct rdlock_wire_downset_entry *e)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 n = le32_to_cpu(e->node);
+	u64 inc = le64_to_cpu(e->incarnation);
+	bool returned = le32_to_cpu(e->returned);
+	struct rdlock_node *node;
+
+	if (n >= RDLOCK_MAX_NODES || !rdlock_node_member(&cl->nodes[n]))
+		return false;
+	node = &cl->nodes[n];
+	if (node->member != RDLOCK_MEMBER_CONFIGURED)
+		return false;
+	if (n == cl->self) {
+		/* This table returned there; an older one is not ours. */
+		if (returned && inc == cl->table.incarnation) {
+			rdlock_member_to(node, RDLOCK_MEMBER_RETURNED);
+			pr_info("node %u says this node was declared down: it keeps no lockspace until the cluster restarts\n",
+				src);
+		}
+		return false;
+	}
+	if (n == src && !returned)
+		return false;
+	if (!node->conn)
+		node->table_slots = le32_to_cpu(e->table_slots);
+	if (returned) {
+		rdlock_member_to(node, RDLOCK_MEMBER_RETURNED);
+		if (!node->incarnation)
+			WRITE_ONCE(node->incarnation, inc);
+		return false;
+	}
+	/* Nothing of it is here to release: declared and released. */
+	rdlock_member_to(node, RDLOCK_MEMBER_DOWN);
+	WRITE_ONCE(node->incarnation, inc);
+	return true;
+}
+
+/*
+ * Called with rdlock_cl.lock held: does a peer's DOWNSET hold this node's
+ * table declared down (cut off, or a table of it returned that is not
+ * this one)?
+ */
+static bool rdlock_downset_names_us_down(const struct rdlock_wire_downset *ds,
+					 u32 nr)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (le32_to_cpu(ds->e[i].node) != cl->self)
+			continue;
+		if (!le32_to_cpu(ds->e[i].returned) ||
+		    le64_to_cpu(ds->e[i].incarnation) != cl->table.incarnation)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * rdlock_recv_downset() - a peer's RDLOCK_WIRE_DOWNSET
+ * @conn: the connection it came on.
+ * @ds: the message.
+ *
+ * A node that has not learned yet where the epoch stands takes what it
+ * says: it was declared down itself (it returned), other nodes are cut off
+ * or returned, the backend. Softirq context.
+ */
+void rdlock_recv_downset(struct rdlock_conn *conn,
+			 const struct rdlock_wire_downset *ds)
+{
+	u32 nr = min_t(u32, le32_to_cpu(ds->nr), RDLOCK_DOWNSET_ENTRIES);
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 backend = le32_to_cpu(ds->backend), cut = 0, i;
+
+	if (conn->node == cl->self || conn->knock)
+		return;
+	spin_lock_bh(&cl->lock);
+	/* Not from a node cut off here, nor to one cut off itself. */
+	if (!rdlock_cl_up() || test_bit(RDLOCK_CONN_FAILED, &conn->flags) ||
+	    rdlock_node_fenced(&cl->nodes[conn->node]) ||
+	    cl->view == RDLOCK_VIEW_CUT_OFF) {
+		spin_unlock_bh(&cl->lock);
+		return;
+	}
+	if (cl->view == RDLOCK_VIEW_LEARNED &&
+	    rdlock_downset_names_us_down(ds, nr)) {
+		spin_unlock_bh(&cl->lock);
+		/* It declared this table down: as if it had said so. */
+		rdlock_fenced_by(conn->node);
+		return;
+	}
+	if (cl->view == RDLOCK_VIEW_LEARNING) {
+		for (i = 0; i < nr; i++)
+			if (rdlock_downset_apply(conn->node, &ds->e[i]))
+				cut |= BIT(le32_to_cpu(ds->e[i].node));
+		if (cl->backend == RDLOCK_BACKEND_NONE &&
+		    backend != RDLOCK_BACKEND_NONE &&
+		    backend <= RDLOCK_BACKEND_TWOSIDED) {
+			cl->backend = backend;
+			pr_info("cluster %u: atomic backend %s, as node %u has it\n",
+				cl->cluster_id, rdlock_backend_name(backend),
+				conn->node);
+		}
+	}
+	if (!le32_to_cpu(ds->more))
+		cl->nodes[conn->node].downset_seen = true;
+	rdlock_try_resolve_backend();
+	spin_unlock_bh(&cl->lock);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (cut & BIT(i)) {
+			pr_info("node %u says node %u was declared down\n",
+				conn->node, i);
+			rdlock_fail_node_conns(i);
+		}
+}
 
 /* ------------------------------------------------------------------ */
 /* Cluster up and down (rdlock_cl.cfg_mutex held)                     */
+
+/*
+ * Called with rdlock_cl.lock held, as the cluster goes up or down: a new
+ * cluster epoch, so nodes declared down or returned are configured again,
+ * and nobody has said yet which are declared down.
+ */
+static void rdlock_node_reset(struct rdlock_node *node)
+{
+	node->downset_seen = false;
+	if (rdlock_node_member(node) &&
+	    node->member != RDLOCK_MEMBER_CONFIGURED)
+		rdlock_member_to(node, RDLOCK_MEMBER_CONFIGURED);
+}
 
 int rdlock_cluster_up(void)
 {
@@ -1266,6 +1799,7 @@ int rdlock_cluster_up(void)
 	cl->probed = false;
 	cl->backend = RDLOCK_BACKEND_NONE;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		rdlock_node_reset(&cl->nodes[i]);
 		cl->nodes[i].adv_known = false;
 		cl->nodes[i].connects = 0;
 		cl->nodes[i].backoff_ms = 0;
@@ -1273,6 +1807,7 @@ int rdlock_cluster_up(void)
 		cl->nodes[i].chal_got = false;
 	}
 	rdlock_cl_to(RDLOCK_CL_STARTING);
+	rdlock_view_begin();
 	/* Loopback first: it registers the table and probes the device. */
 	mod_delayed_work(rdlock_wq, &cl->nodes[cl->self].connect_work, 0);
 	spin_unlock_bh(&cl->lock);
@@ -1311,10 +1846,7 @@ void rdlock_cluster_down(void)
 	rdlock_end_epoch();
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		WRITE_ONCE(cl->nodes[i].incarnation, 0);
-		/* A new cluster epoch: declared down nodes may come back. */
-		if (cl->nodes[i].member == RDLOCK_MEMBER_FENCED)
-			rdlock_member_to(&cl->nodes[i],
-					 RDLOCK_MEMBER_CONFIGURED);
+		rdlock_node_reset(&cl->nodes[i]);
 	}
 	id = cl->listen_id;
 	cl->listen_id = NULL;

@@ -51,6 +51,7 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	/* Lockspaces joined in another epoch are lost (design.rst). */
 	seq_printf(m, "epoch: %u\ntable_incarnation: %#llx\n", cl->epoch,
 		   cl->table.incarnation);
+	seq_printf(m, "view: %s\n", rdlock_view_names[READ_ONCE(cl->view)]);
 	seq_printf(m, "rejected_connections: %lld\n",
 		   (long long)atomic64_read(&cl->rejected));
 	seq_printf(m, "cluster_key: %s\n", READ_ONCE(cl->auth_tfm) ? "set" : "none");
@@ -62,6 +63,10 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 		   (long long)atomic64_read(&cl->auth_refused));
 	seq_printf(m, "auth_unauthenticated_msgs: %lld\n",
 		   (long long)atomic64_read(&cl->auth_unauth_msgs));
+	seq_printf(m, "remote_access_errors: %lld\n",
+		   (long long)atomic64_read(&cl->remote_access_errors));
+	seq_printf(m, "auth_unproven_fence: %lld\n",
+		   (long long)atomic64_read(&cl->auth_unproven_fence));
 	seq_printf(m, "resent_requests: %lld\nreplayed_requests: %lld\n",
 		   (long long)atomic64_read(&cl->resent),
 		   (long long)atomic64_read(&cl->replayed));

@@ -38,6 +38,14 @@ static struct {
 	 */
 	unsigned long link_down_until;
 	atomic64_t links_down;
+	/* Refusals as declared down without the key's proof (keyed). */
+	atomic_t inject_forged_fences;
+	atomic64_t forged_fences;
+	/* A kept key (inject_stale_rkey): to this node, armed while 1. */
+	atomic_t stale_armed;
+	u32 stale_node;
+	u32 stale_rkey;
+	atomic64_t stale_rkeys;
 } rdlock_xfault;
 
 /* One fault of @inject, if any left: @conn fails, counted in @injected. */
@@ -119,6 +127,84 @@ static int rdlock_fault_link_down_get(void *data, u64 *ms)
 DEFINE_DEBUGFS_ATTRIBUTE(rdlock_fault_link_down_fops,
 			 rdlock_fault_link_down_get,
 			 rdlock_fault_link_down_set, "%llu\n");
+
+/*
+ * Forged fences (inject_forged_fences): this node refuses that many of
+ * its peers' requests it would accept as declared down, as a forger on
+ * the fabric would: keyed, with a proof of zeroes, which the requester
+ * must ignore (auth_unproven_fence); without a key, the requester cannot
+ * tell and takes it. Counted in forged_fences_injected.
+ */
+bool rdlock_fault_forged_fence(u32 node)
+{
+	if (node == rdlock_cl.self ||
+	    atomic_dec_if_positive(&rdlock_xfault.inject_forged_fences) < 0)
+		return false;
+	atomic64_inc(&rdlock_xfault.forged_fences);
+	return true;
+}
+
+/*
+ * A stale key (inject_stale_rkey): writing N keeps the key to node N's
+ * table that our connection to N has now. The first one-sided READ to N
+ * on a later connection, whose key differs, uses the kept one instead, as
+ * a node would that kept an old connection's key (one cut off, or a
+ * zombie): N's table must refuse it (remote_access_errors), the READ
+ * fails with -EIO and the connection is made again. Counted in
+ * stale_rkeys_injected; reading gives the node still armed for, or -1.
+ * Writing RDLOCK_MAX_NODES or more disarms it; a node without a
+ * connection is refused (-ENOTCONN).
+ */
+u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey)
+{
+	u32 stale;
+
+	if (!atomic_read_acquire(&rdlock_xfault.stale_armed))
+		return rkey;
+	stale = READ_ONCE(rdlock_xfault.stale_rkey);
+	if (conn->node != READ_ONCE(rdlock_xfault.stale_node) ||
+	    rkey == stale ||
+	    atomic_cmpxchg(&rdlock_xfault.stale_armed, 1, 0) != 1)
+		return rkey;
+	atomic64_inc(&rdlock_xfault.stale_rkeys);
+	return stale;
+}
+
+static int rdlock_fault_stale_rkey_set(void *data, u64 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+	int ret = -ENOTCONN;
+
+	/* -1 too (what reading gives when disarmed). */
+	if (node >= RDLOCK_MAX_NODES) {
+		atomic_set(&rdlock_xfault.stale_armed, 0);
+		return 0;
+	}
+	if (node == cl->self)
+		return -EINVAL;
+	spin_lock_bh(&cl->lock);
+	conn = cl->nodes[node].conn;
+	if (conn && conn->state == RDLOCK_CONN_ESTABLISHED) {
+		WRITE_ONCE(rdlock_xfault.stale_node, node);
+		WRITE_ONCE(rdlock_xfault.stale_rkey, conn->rkey);
+		atomic_set_release(&rdlock_xfault.stale_armed, 1);
+		ret = 0;
+	}
+	spin_unlock_bh(&cl->lock);
+	return ret;
+}
+
+static int rdlock_fault_stale_rkey_get(void *data, u64 *node)
+{
+	*node = atomic_read(&rdlock_xfault.stale_armed) ?
+		READ_ONCE(rdlock_xfault.stale_node) : (u64)-1;
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE_SIGNED(rdlock_fault_stale_rkey_fops,
+				rdlock_fault_stale_rkey_get,
+				rdlock_fault_stale_rkey_set, "%lld\n");
 
 /*
  * Late requests (inject_late_requests): this home holds that many of its
@@ -209,11 +295,15 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "lost_completions_injected: %lld\nlinks_down_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.lost_completions),
 		   (long long)atomic64_read(&rdlock_xfault.links_down));
+	seq_printf(m, "stale_rkeys_injected: %lld\nforged_fences_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.stale_rkeys),
+		   (long long)atomic64_read(&rdlock_xfault.forged_fences));
 }
 
 /*
  * The knobs: each the number of faults still to inject, but
- * inject_link_down_ms, the ms its links stay down (reads what is left).
+ * inject_link_down_ms, the ms its links stay down (reads what is left),
+ * and inject_stale_rkey, a node.
  */
 void rdlock_xport_fault_init(struct dentry *root)
 {
@@ -225,6 +315,10 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_lost_msgs);
 	debugfs_create_atomic_t("inject_lost_completions", 0600, root,
 				&rdlock_xfault.inject_lost_completions);
+	debugfs_create_atomic_t("inject_forged_fences", 0600, root,
+				&rdlock_xfault.inject_forged_fences);
 	debugfs_create_file_unsafe("inject_link_down_ms", 0600, root, NULL,
 				   &rdlock_fault_link_down_fops);
+	debugfs_create_file_unsafe("inject_stale_rkey", 0600, root, NULL,
+				   &rdlock_fault_stale_rkey_fops);
 }

@@ -116,7 +116,7 @@ static int rdlock_post_recv(struct rdlock_conn *conn, struct rdlock_msgbuf *rx)
 
 	sge.addr = rx->dma;
 	sge.length = RDLOCK_MSG_SIZE;
-	sge.lkey = conn->dev->pd->local_dma_lkey;
+	sge.lkey = conn->lkey;
 	wr.wr_cqe = &rx->cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -198,7 +198,7 @@ static int rdlock_tx_post(struct rdlock_conn *conn, struct rdlock_msgbuf *tx)
 
 	sge.addr = tx->dma;
 	sge.length = sizeof(struct rdlock_wire_msg);
-	sge.lkey = conn->dev->pd->local_dma_lkey;
+	sge.lkey = conn->lkey;
 	wr.wr_cqe = &tx->cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -350,6 +350,9 @@ static void rdlock_onesided_wr_done(struct rdlock_xreq *req, struct ib_wc *wc,
 	if (wc->status == IB_WC_SUCCESS && rdlock_fault_lost_completion(req))
 		*status = IB_WC_WR_FLUSH_ERR;
 	if (wc->status != IB_WC_SUCCESS) {
+		/* A key the peer's table does not take (not this connection's). */
+		if (wc->status == IB_WC_REM_ACCESS_ERR)
+			atomic64_inc(&rdlock_cl.remote_access_errors);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_err_ratelimited("node %u: one-sided op %d failed: %s\n",
 					   conn->node, req->op,
@@ -382,7 +385,11 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 	struct rdlock_conn *conn = req->conn;
 	struct rdlock_node *node = &rdlock_cl.nodes[req->node];
 	struct ib_device *ibdev = conn->dev->ibdev;
-	u64 raddr = node->table_addr + (u64)req->slot * sizeof(u64);
+	bool self = req->node == rdlock_cl.self;
+	/* The key and address this connection's peer gave us (ours: ours). */
+	u64 base = self ? node->table_addr : conn->table_addr;
+	u64 raddr = base + (u64)req->slot * sizeof(u64);
+	u32 rkey = self ? node->rkey : conn->rkey;
 	const struct ib_send_wr *bad = NULL;
 	struct ib_atomic_wr awr = {};
 	struct ib_rdma_wr rwr = {};
@@ -398,8 +405,10 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 		return -ENOMEM;
 	sge.addr = req->dma;
 	sge.length = sizeof(u64);
-	sge.lkey = conn->dev->pd->local_dma_lkey;
+	sge.lkey = conn->lkey;
 	req->cqe.done = rdlock_onesided_done;
+	if (req->op == RDLOCK_XOP_READ)
+		rkey = rdlock_fault_stale_rkey(conn, rkey);
 	atomic_set(&req->wrs_left, req->wrs);
 
 	switch (req->op) {
@@ -409,7 +418,7 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 		rwr.wr.opcode = req->op == RDLOCK_XOP_WRITE ?
 				IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 		rwr.remote_addr = raddr;
-		rwr.rkey = node->rkey;
+		rwr.rkey = rkey;
 		if (req->op == RDLOCK_XOP_READ_RANGE)
 			sge.length = req->count * sizeof(u64);
 		wr = &rwr.wr;
@@ -420,7 +429,7 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 				IB_WR_ATOMIC_CMP_AND_SWP :
 				IB_WR_ATOMIC_FETCH_AND_ADD;
 		awr.remote_addr = raddr;
-		awr.rkey = node->rkey;
+		awr.rkey = rkey;
 		awr.compare_add = req->arg0;
 		awr.swap = req->arg1;
 		wr = &awr.wr;
@@ -444,8 +453,8 @@ static int rdlock_post_onesided(struct rdlock_xreq *req)
 		rsge.length = req->count * sizeof(u64);
 		rsge.lkey = sge.lkey;
 		rwr.wr.opcode = IB_WR_RDMA_READ;
-		rwr.remote_addr = node->table_addr + req->rslot * sizeof(u64);
-		rwr.rkey = node->rkey;
+		rwr.remote_addr = base + req->rslot * sizeof(u64);
+		rwr.rkey = rkey;
 		rwr.wr.sg_list = &rsge;
 		rwr.wr.num_sge = 1;
 		rwr.wr.send_flags = IB_SEND_SIGNALED;
@@ -1158,41 +1167,79 @@ static void rdlock_serve_atomic(struct rdlock_conn *conn,
 	rdlock_reply(conn, RDLOCK_WIRE_ATOMIC_REP, id, ret, words, count);
 }
 
+/* The table's registration for a peer failed: no key for it, fail. */
+static void rdlock_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlock_conn *conn = container_of(wc->wr_cqe, struct rdlock_conn,
+						reg_cqe);
+
+	if (wc->status == IB_WC_SUCCESS)
+		return;		/* unsignalled: only a failure completes */
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("node %u: lock table registration failed: %s\n",
+				   conn->node, ib_wc_status_msg(wc->status));
+	rdlock_conn_fail(conn);
+}
+
 /**
- * rdlock_conn_send_table() - keyed: our table to a peer that proved the key
- * @conn: active connection, established, the peer's reply verified.
+ * rdlock_conn_send_table() - our table to a peer, its own key to it
+ * @conn: a peer's connection (rdlock_conn_trades_tables()), connected;
+ *	keyed, the peer proved the key.
+ *
+ * Registers @conn's MR (rdlock_table_grant_alloc()) on @conn's queue pair,
+ * then sends its address and key behind it: the peer's first operation
+ * comes after the message, so after the registration. Softirq or process
+ * context; once per connection.
  *
  * Return: 0 or a negative errno.
  */
 int rdlock_conn_send_table(struct rdlock_conn *conn)
 {
-	struct rdlock_table *t = &rdlock_cl.table;
+	struct ib_mr *mr = conn->mr;
 	struct rdlock_msgbuf *tx;
+	struct ib_reg_wr reg = {};
+	int ret;
 
 	tx = rdlock_tx_get(conn, false);
 	if (!tx)
 		return -EAGAIN;
-	rdlock_msg_init(tx->msg, RDLOCK_WIRE_TABLE, 0, sizeof(tx->msg->table));
-	if (t->registered) {
-		tx->msg->table.addr = cpu_to_le64(t->mr->iova);
-		tx->msg->table.rkey = cpu_to_le32(t->mr->rkey);
+	rdlock_table_reg_wr(mr, &reg);
+	conn->reg_cqe.done = rdlock_reg_done;
+	reg.wr.wr_cqe = &conn->reg_cqe;
+	ret = rdlock_conn_post_send(conn, &reg.wr);
+	if (ret) {
+		rdlock_tx_put(conn, tx);
+		return ret;
 	}
+	rdlock_msg_init(tx->msg, RDLOCK_WIRE_TABLE, 0, sizeof(tx->msg->table));
+	tx->msg->table.addr = cpu_to_le64(mr->iova);
+	tx->msg->table.rkey = cpu_to_le32(mr->rkey);
 	return rdlock_tx_post(conn, tx);
 }
 
-/* Keyed, passive: the requester's table, the last step before ready. */
+/*
+ * A peer's table and our key to it, once per connection. The acceptor
+ * sends its own in answer: the requester's comes first, keyed only once
+ * the acceptor proved the key, so that the requester never gets a
+ * message before it checked that proof. With ESTABLISHED, the last step
+ * before ready.
+ */
 static void rdlock_recv_table(struct rdlock_conn *conn,
 			      const struct rdlock_wire_msg *msg)
 {
-	if (!conn->keyed || conn->active || conn->node == rdlock_cl.self ||
+	if (!rdlock_conn_trades_tables(conn) ||
 	    test_and_set_bit(RDLOCK_CONN_TABLE, &conn->flags)) {
 		pr_err_ratelimited("node %u: unexpected table message\n",
 				   conn->node);
 		rdlock_conn_fail(conn);
 		return;
 	}
-	conn->peer.table_addr = msg->table.addr;
-	conn->peer.rkey = msg->table.rkey;
+	conn->table_addr = le64_to_cpu(msg->table.addr);
+	conn->rkey = le32_to_cpu(msg->table.rkey);
+	if (!conn->active && rdlock_conn_send_table(conn)) {
+		rdlock_conn_fail(conn);
+		return;
+	}
 	if (atomic_dec_and_test(&conn->ready_pending) &&
 	    rdlock_conn_ready(conn))
 		rdlock_conn_fail(conn);
@@ -1237,6 +1284,11 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_inc(&conn->rx_count);
 	type = le16_to_cpu(msg->hdr.type);
 	id = le64_to_cpu(msg->hdr.id);
+	/* A knock only tells a table declared down so; nothing else. */
+	if (conn->knock && type != RDLOCK_WIRE_FENCED) {
+		rdlock_post_recv(conn, rx);
+		return;
+	}
 
 	switch (type) {
 	case RDLOCK_WIRE_TABLE:
@@ -1256,6 +1308,9 @@ static void rdlock_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		break;
 	case RDLOCK_WIRE_FENCED:
 		rdlock_fenced_by(conn->node);
+		break;
+	case RDLOCK_WIRE_DOWNSET:
+		rdlock_recv_downset(conn, &msg->downset);
 		break;
 	default:
 		if (type < RDLOCK_WIRE_USER ||
@@ -1310,6 +1365,25 @@ bool rdlock_send_fenced(struct rdlock_conn *conn)
 	rdlock_msg_init(tx->msg, RDLOCK_WIRE_FENCED, 0, 0);
 	tx->fence = true;
 	return !rdlock_tx_post(conn, tx);
+}
+
+/**
+ * rdlock_conn_send_downset() - one RDLOCK_WIRE_DOWNSET message to a peer
+ * @conn: an established connection to it.
+ * @ds: the message's body.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_conn_send_downset(struct rdlock_conn *conn,
+			     const struct rdlock_wire_downset *ds)
+{
+	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, false);
+
+	if (!tx)
+		return -EAGAIN;
+	rdlock_msg_init(tx->msg, RDLOCK_WIRE_DOWNSET, 0, sizeof(*ds));
+	tx->msg->downset = *ds;
+	return rdlock_tx_post(conn, tx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1420,7 +1494,7 @@ u32 rdlock_xport_node_slots(u32 node)
 	if (node == rdlock_cl.self)
 		slots = rdlock_cl.table.slots;
 	else if (rdlock_cl.nodes[node].conn ||
-		 rdlock_node_fenced(&rdlock_cl.nodes[node]))
+		 rdlock_cl.nodes[node].member != RDLOCK_MEMBER_CONFIGURED)
 		slots = rdlock_cl.nodes[node].table_slots;
 	spin_unlock_bh(&rdlock_cl.lock);
 	return slots;
@@ -1461,6 +1535,43 @@ u64 rdlock_xport_node_incarnation(u32 node)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_incarnation, RDLOCK_INTERNAL);
 
+/**
+ * rdlock_xport_slot_check() - is a slot of the table a node has now
+ * @node: node id, this one included.
+ * @incarnation: a table of @node.
+ * @slot: a slot.
+ *
+ * Checks @incarnation against the table @node has now as this node knows
+ * it (rdlock_xport_node_incarnation(), kept while the node is
+ * unreachable) and @slot against its size, as its connection announced
+ * it. Context: any but hardirq.
+ *
+ * Return: 0 if @slot is inside that table; -ENOENT if this node knows no
+ * table of @node; -ESTALE for another table, or a slot outside it.
+ */
+int rdlock_xport_slot_check(u32 node, u64 incarnation, u32 slot)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u64 now;
+	u32 slots;
+
+	if (node >= RDLOCK_MAX_NODES || !incarnation)
+		return -ESTALE;
+	spin_lock_bh(&cl->lock);
+	if (node == cl->self) {
+		now = cl->table.incarnation;
+		slots = cl->table.slots;
+	} else {
+		now = cl->nodes[node].incarnation;
+		slots = cl->nodes[node].table_slots;
+	}
+	spin_unlock_bh(&cl->lock);
+	if (!now)
+		return -ENOENT;
+	return now == incarnation && slot < slots ? 0 : -ESTALE;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_slot_check, RDLOCK_INTERNAL);
+
 int rdlock_xport_backend(void)
 {
 	return READ_ONCE(rdlock_cl.backend);
@@ -1472,6 +1583,13 @@ bool rdlock_xport_ready(void)
 	return rdlock_cluster_state() == RDLOCK_CLUSTER_READY;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_ready, RDLOCK_INTERNAL);
+
+/* Return: true while this node's cluster is up, ready or not. */
+bool rdlock_xport_up(void)
+{
+	return rdlock_cluster_state() >= RDLOCK_CLUSTER_CONNECTING;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_up, RDLOCK_INTERNAL);
 
 bool rdlock_xport_node_configured(u32 node)
 {

@@ -16,16 +16,6 @@
 
 #include "xport-pri.h"
 
-/*
- * Is @from to @to a move of @moves, a table of @nr states' allowed moves?
- * The callers warn once of a move that is not, and refuse it.
- */
-static bool rdlock_move_ok(const u8 *moves, unsigned int nr,
-			   unsigned int from, unsigned int to)
-{
-	return to < nr && (moves[from] & BIT(to));
-}
-
 static const char *const rdlock_cl_state_names[RDLOCK_CL_NR] = {
 	[RDLOCK_CL_UNCONFIGURED]	= "unconfigured",
 	[RDLOCK_CL_DOWN]		= "down",
@@ -71,21 +61,50 @@ bool rdlock_cl_to(enum rdlock_cl_state to)
 	return true;
 }
 
+const char *const rdlock_view_names[RDLOCK_VIEW_NR] = {
+	[RDLOCK_VIEW_LEARNING]	= "learning",
+	[RDLOCK_VIEW_LEARNED]	= "learned",
+	[RDLOCK_VIEW_CUT_OFF]	= "cut_off",
+};
+
+/**
+ * rdlock_view_to() - what this node knows of its epoch, moved on
+ * @to: the new view.
+ *
+ * As rdlock_cl_to(); rdlock_cl.lock held. Each cluster up begins
+ * LEARNING (rdlock_view_begin()).
+ *
+ * Return: true when moved, false when refused.
+ */
+bool rdlock_view_to(enum rdlock_view to)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	lockdep_assert_held(&cl->lock);
+	if (WARN_ONCE(!rdlock_view_move_ok(cl->view, to),
+		      "rdlock: view moved from %s to %d\n",
+		      rdlock_view_names[cl->view], to))
+		return false;
+	WRITE_ONCE(cl->view, to);
+	return true;
+}
+
+/* A cluster up, with a new table: nothing learned of its epoch yet. */
+void rdlock_view_begin(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	lockdep_assert_held(&cl->lock);
+	WARN_ON_ONCE(cl->state != RDLOCK_CL_STARTING);
+	WRITE_ONCE(cl->view, RDLOCK_VIEW_LEARNING);
+}
+
 static const char *const rdlock_member_state_names[RDLOCK_MEMBER_NR] = {
 	[RDLOCK_MEMBER_ABSENT]		= "absent",
 	[RDLOCK_MEMBER_CONFIGURED]	= "configured",
 	[RDLOCK_MEMBER_FENCED]		= "fenced",
-};
-
-/*
- * A node's place: added and removed while the cluster is down, declared
- * down while it is up, and back when it goes down (a new epoch).
- */
-static const u8 rdlock_member_moves[RDLOCK_MEMBER_NR] = {
-	[RDLOCK_MEMBER_ABSENT]		= BIT(RDLOCK_MEMBER_CONFIGURED),
-	[RDLOCK_MEMBER_CONFIGURED]	= BIT(RDLOCK_MEMBER_ABSENT) |
-					  BIT(RDLOCK_MEMBER_FENCED),
-	[RDLOCK_MEMBER_FENCED]		= BIT(RDLOCK_MEMBER_CONFIGURED),
+	[RDLOCK_MEMBER_DOWN]		= "down",
+	[RDLOCK_MEMBER_RETURNED]	= "returned",
 };
 
 /**
@@ -100,8 +119,7 @@ static const u8 rdlock_member_moves[RDLOCK_MEMBER_NR] = {
 bool rdlock_member_to(struct rdlock_node *node, enum rdlock_member_state to)
 {
 	lockdep_assert_held(&rdlock_cl.lock);
-	if (WARN_ONCE(!rdlock_move_ok(rdlock_member_moves, RDLOCK_MEMBER_NR,
-				      node->member, to),
+	if (WARN_ONCE(!rdlock_member_move_ok(node->member, to),
 		      "rdlock: node %u moved from %s to state %d\n", node->id,
 		      rdlock_member_state_names[node->member], to))
 		return false;
@@ -194,9 +212,17 @@ int rdlock_cluster_state(void)
 	} else if (cl->backend == RDLOCK_BACKEND_NONE) {
 		state = RDLOCK_CLUSTER_CONNECTING;
 	} else {
-		/* A node declared down is out until the cluster restarts. */
+		/*
+		 * A node declared down is out until it returns; a node whose
+		 * table is new is not ready before it learned from every live
+		 * peer which nodes are declared down (rdlock_recv_downset());
+		 * a node a peer declared down, never again before its cluster
+		 * goes down: it would be a cluster of its own.
+		 */
+		if (cl->view != RDLOCK_VIEW_LEARNED)
+			state = RDLOCK_CLUSTER_CONNECTING;
 		for (i = 0; i < RDLOCK_MAX_NODES; i++)
-			if (cl->nodes[i].member == RDLOCK_MEMBER_CONFIGURED &&
+			if (rdlock_node_live(&cl->nodes[i]) &&
 			    __rdlock_node_state(i) != RDLOCK_NODE_READY)
 				state = RDLOCK_CLUSTER_CONNECTING;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock transport: this node's lock table. Its allocation and fast
- * registration for remote access (the verbs backend's target), the ranges
+ * registrations for remote access (the verbs backend's target: the
+ * loopback's, and one per peer connection), the ranges
  * an operation may read, and the two-sided backend's executor: CPU atomics
  * on the table, which the peers' requests (xport_io.c, xport_replay.c) and
  * this node's own reach.
@@ -69,13 +70,59 @@ static void rdlock_sync_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&w->done);
 }
 
+/*
+ * The fast registration of @mr, mapped over the table: remote READ, WRITE
+ * and ATOMIC access, unsignalled (@reg->wr.wr_cqe and send_flags are the
+ * caller's).
+ */
+void rdlock_table_reg_wr(struct ib_mr *mr, struct ib_reg_wr *reg)
+{
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		      IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+}
+
+/**
+ * rdlock_table_grant_alloc() - a peer connection's own table registration
+ * @conn: a peer's connection (rdlock_conn_trades_tables()), its PD made.
+ *
+ * Process context. The MR is allocated in @conn's PD and mapped over the
+ * table; rdlock_conn_send_table() registers it on @conn's queue pair, in
+ * front of the message that gives the peer its key, and release_work
+ * deregisters it once the queue pair is gone.
+ *
+ * Return: 0, -EAGAIN before the table is mapped (the loopback's set-up),
+ * or a negative errno.
+ */
+int rdlock_table_grant_alloc(struct rdlock_conn *conn)
+{
+	struct rdlock_table *t = &rdlock_cl.table;
+	struct ib_mr *mr;
+	int n;
+
+	if (!t->mapped)
+		return -EAGAIN;
+	mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
+			 DIV_ROUND_UP(t->size, PAGE_SIZE));
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	conn->mr = mr;
+	n = ib_map_mr_sg(mr, &t->sg, 1, NULL, PAGE_SIZE);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	return 0;
+}
+
 /**
  * rdlock_table_register() - register the lock table for remote access
  * @conn: the loopback connection, established; its QP carries the FRWR.
  *
  * Fast registration with remote READ/WRITE/ATOMIC access, as nvme-rdma and
- * rtrs do, rather than an all-memory DMA MR. Waits for the completion;
- * a connection failure flushes it, so the wait ends.
+ * rtrs do, rather than an all-memory DMA MR, in the device's PD: only the
+ * loopback's queue pairs reach it. Waits for the completion; a connection
+ * failure flushes it, so the wait ends.
  */
 int rdlock_table_register(struct rdlock_conn *conn)
 {
@@ -110,13 +157,9 @@ int rdlock_table_register(struct rdlock_conn *conn)
 
 	init_completion(&w.done);
 	w.cqe.done = rdlock_sync_wr_done;
-	reg.wr.opcode = IB_WR_REG_MR;
+	rdlock_table_reg_wr(t->mr, &reg);
 	reg.wr.wr_cqe = &w.cqe;
 	reg.wr.send_flags = IB_SEND_SIGNALED;
-	reg.mr = t->mr;
-	reg.key = t->mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
 	ret = rdlock_conn_post_send(conn, &reg.wr);
 	if (ret)
 		return ret;

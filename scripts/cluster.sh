@@ -110,7 +110,8 @@ eval "$kernel_env"
 if [ -n "$log_dir" ]; then
 	log_dir=$(rdl_log_dir "$log_dir")
 	rm -rf "$log_dir"/node*.{out,console,qemu,splats,netstall,txq} \
-		"$log_dir"/node*.{killed,held} "$log_dir/host-ctl.log" \
+		"$log_dir"/node*.{killed,held,boot} "$log_dir"/node*.qemu.boot* \
+		"$log_dir/host-ctl.log" \
 		"$log_dir/net-watch.log" \
 		"$log_dir/summary" \
 		"$log_dir/attempt1"
@@ -290,9 +291,12 @@ stop_net()
 CMDLINE="console=ttyS0 panic=-1 mitigations=off acpi=noirq"
 CMDLINE+=" watchdog_thresh=30 rcupdate.rcu_cpu_stall_timeout=60"
 
+# start_guest I [BOOT]: BOOT 2 is node I's power-on after a kill
+# (host-ctl.py boot): its kernel is told rdlock_guest.boot=2 and its
+# serial logs are appended to, the first boot's results and splats kept.
 start_guest()
 {
-	local i=$1 d disk=()
+	local i=$1 boot=${2:-1} d disk=() serials
 
 	# One image for every guest: share-rw=on lets several QEMUs write it,
 	# cache=none keeps the host's page cache out of the way (every write
@@ -307,22 +311,48 @@ start_guest()
 		       -device "virtio-blk-pci,drive=sd$d,share-rw=on,logical_block_size=4096,physical_block_size=4096")
 	done
 
+	serials=(-serial "file:$log_dir/node$i.console"
+		 -serial "file:$log_dir/node$i.out")
+	if [ "$boot" -gt 1 ]; then
+		serials=(-chardev "file,id=con,path=$log_dir/node$i.console,append=on"
+			 -serial chardev:con
+			 -chardev "file,id=out,path=$log_dir/node$i.out,append=on"
+			 -serial chardev:out)
+	fi
+
 	# -nodefaults: no default NIC, VGA or serial; the only network is the
 	# private one.  -no-reboot with panic=-1 makes a panic end QEMU.
 	qemu-system-x86_64 -accel tcg -nodefaults -no-reboot -display none \
 		-m "$mem" -smp "$smp" \
 		-kernel "$KERNEL_IMAGE" -initrd "$work/initramfs.cpio" \
-		-append "$CMDLINE rdlock_guest.node=$i" \
-		-serial "file:$log_dir/node$i.console" \
-		-serial "file:$log_dir/node$i.out" \
+		-append "$CMDLINE rdlock_guest.node=$i rdlock_guest.boot=$boot" \
+		"${serials[@]}" \
 		-serial "unix:$work/ctl$i,server=on,wait=off" \
 		-monitor "unix:$work/monitor$i,server=on,wait=off" \
 		-monitor "unix:$work/hmon$i,server=on,wait=off" \
 		-netdev "$netdev" \
 		-device "virtio-net-pci,id=nic0,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
 		"${disk[@]}" \
-		< /dev/null > "$log_dir/node$i.qemu" 2>&1 &
-	qemu_pids+=($!)
+		< /dev/null > "$log_dir/node$i.qemu$([ "$boot" -gt 1 ] && echo ".boot$boot")" 2>&1 &
+	qemu_pids[i]=$!
+}
+
+# A killed node whose power-on host-ctl.py asked for (DIR/nodeI.boot),
+# once its QEMU is gone: started again, no longer killed. True if one was.
+boot_killed()
+{
+	local i booted=1
+
+	for ((i = 0; i < nodes; i++)); do
+		[ -f "$log_dir/node$i.boot" ] || continue
+		kill -0 "${qemu_pids[i]}" 2> /dev/null && continue
+		wait "${qemu_pids[i]}" 2> /dev/null || true
+		log "node $i: powered on again"
+		start_guest "$i" 2
+		rm -f "$log_dir/node$i.boot" "$log_dir/node$i.killed"
+		booted=0
+	done
+	return $booted
 }
 
 # A guest's virtio-net transmit queue that stopped for good has been seen
@@ -394,6 +424,8 @@ wait_guests()
 		for pid in "${qemu_pids[@]}"; do
 			kill -0 "$pid" 2> /dev/null && alive=1
 		done
+		# A guest powered on again has its exit to report.
+		boot_killed && exited=
 		[ $alive -eq 1 ] || return 0
 		check_net_stall
 		# Nothing a boot does after a stall counts: the first is booted
@@ -515,7 +547,7 @@ reboot_cluster()
 	rm -rf "$a1"
 	mkdir "$a1"
 	mv "$log_dir"/node*.{out,console,qemu} "$a1/"
-	mv "$log_dir"/node*.{txq,netstall,killed,held} "$log_dir/net-watch.log" \
+	mv "$log_dir"/node*.{txq,netstall,killed,held,boot} "$log_dir/net-watch.log" \
 		"$log_dir"/host-ctl.{log,err} "$a1/" 2> /dev/null || true
 	if [ -n "$net_stall" ]; then
 		# What the kernels logged up to the stall still counts.

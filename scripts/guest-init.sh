@@ -70,13 +70,18 @@ fail()
 # Cluster-wide settings from cluster.sh; the node id comes from the cmdline
 # so that all nodes can share one initramfs.
 . /etc/rdlock/env
+# RDLOCK_BOOT: 1, or 2 when the host powered this node on again after a
+# kill (host-ctl.py boot): the command runs again, and knows.
+RDLOCK_BOOT=1
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	rdlock_guest.node=*) RDLOCK_NODE_ID=${arg#rdlock_guest.node=} ;;
+	rdlock_guest.boot=*) RDLOCK_BOOT=${arg#rdlock_guest.boot=} ;;
 	esac
 done
 [ -n "$RDLOCK_NODE_ID" ] || fail "no rdlock_guest.node= on the kernel command line"
 export RDLOCK_NODE_ID RDLOCK_NR_NODES RDLOCK_NODE_ADDRS RDLOCK_KERNEL RDLOCK_SHARED_DISK
+export RDLOCK_BOOT
 
 # Stock kernel: RDMA and virtio are modular; the list is in dependency order.
 if [ -f /etc/rdlock/modules ]; then

@@ -16,6 +16,10 @@ each with one line, "ok ..." or "err ...", once it is carried out:
                  DIR/nodeN.held while off
   freeze N MS    stop, MS milliseconds, cont; answered after the cont (a
                  kill meanwhile, a fence's, wins: no cont)
+  boot N         node N, killed, boots again (a power-on): DIR/nodeN.boot
+                 asks cluster.sh, which starts its QEMU anew, its kernel
+                 told rdlock_guest.boot=2, its serial logs appended to;
+                 answered once that QEMU runs
 
 While DIR/nodeN.held or DIR/nodeN.killed exists, net-watch.py leaves that
 node alone: a frozen or cut guest's transmit queue is not a stall.  Every
@@ -33,6 +37,7 @@ import time
 from qemu_monitor import Monitor
 
 FREEZE_MAX_MS = 600000
+BOOT_WAIT_S = 60
 
 
 class Node:
@@ -41,7 +46,8 @@ class Node:
     def __init__(self, index, work):
         self.index = index
         self.ctl_path = "%s/ctl%d" % (work, index)
-        self.mon = Monitor("%s/hmon%d" % (work, index), timeout=10)
+        self.mon_path = "%s/hmon%d" % (work, index)
+        self.mon = Monitor(self.mon_path, timeout=10)
         self.lock = threading.Lock()
         self.killed = False
         self.sock = None
@@ -83,6 +89,22 @@ class HostCtl:
         except OSError:
             pass    # QEMU closed the monitor on its way out: it is gone
         return "off"
+
+    def do_boot(self, node):
+        if not node.killed:
+            raise ValueError("node %d is running" % node.index)
+        self.mark(node, "boot", True)
+        # cluster.sh starts it and takes both marks away.
+        deadline = time.monotonic() + BOOT_WAIT_S
+        killed = "%s/node%d.killed" % (self.out_dir, node.index)
+        while os.path.exists(killed):
+            if time.monotonic() > deadline:
+                self.mark(node, "boot", False)
+                raise OSError("not started within %d s" % BOOT_WAIT_S)
+            time.sleep(0.2)
+        node.mon = Monitor(node.mon_path, timeout=10)
+        node.killed = False
+        return "booting"
 
     def held(self, node, cmd):
         """cmd with node marked held; unmarked again if cmd fails."""
@@ -133,7 +155,7 @@ class HostCtl:
     def carry_out(self, words):
         ops = {"kill": (self.do_kill, 0), "stop": (self.do_stop, 0),
                "cont": (self.do_cont, 0), "link": (self.do_link, 1),
-               "freeze": (self.freeze, 1)}
+               "freeze": (self.freeze, 1), "boot": (self.do_boot, 0)}
         if len(words) < 2 or words[0] not in ops:
             raise ValueError("unknown request")
         fn, nargs = ops[words[0]]
@@ -146,7 +168,7 @@ class HostCtl:
         if words[0] == "freeze":
             return self.freeze(node, words[2])
         with node.lock:
-            if node.killed and words[0] != "kill":
+            if node.killed and words[0] not in ("kill", "boot"):
                 raise ValueError("node %d was killed" % index)
             return fn(node, *words[2:])
 
@@ -159,20 +181,29 @@ class HostCtl:
         self.log("node %d: %s: %s" % (requester.index, line, answer))
         with requester.send_lock:
             try:
-                requester.sock.sendall(answer.encode() + b"\n")
+                if requester.sock is not None:
+                    requester.sock.sendall(answer.encode() + b"\n")
             except OSError:
                 pass    # the requester was killed, by its own request maybe
 
     def listen(self, node):
-        """Read node's requests until its QEMU goes; each in a thread."""
-        while node.sock is None:
-            try:
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.connect(node.ctl_path)
-                node.sock = sock
-            except OSError:
-                sock.close()
-                time.sleep(0.2)
+        """Read node's requests, each in a thread; once its QEMU goes,
+        those of the next QEMU of it (a boot), for as long as this runs."""
+        while True:
+            while node.sock is None:
+                try:
+                    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    sock.connect(node.ctl_path)
+                    node.sock = sock
+                except OSError:
+                    sock.close()
+                    time.sleep(0.2)
+            self.read_requests(node)
+            with node.send_lock:
+                node.sock.close()
+                node.sock = None
+
+    def read_requests(self, node):
         buf = b""
         while True:
             try:

@@ -34,6 +34,11 @@
 #                              other's copy, exclusion in it and in a
 #                              new one; 3 nodes (debug: two-sided,
 #                              stock: verbs)
+#             rejoin           a node declared down while running comes
+#                              back with a new table: it keeps no
+#                              lockspace, exclusion across its return,
+#                              declared down again anew; 3 nodes
+#                              (debug: two-sided, stock: verbs)
 #             conf             the configuration-file path: a shared
 #                              /etc/rdlock/rdlock.conf, rdlockctl up
 #                              --config and down --config, refused files;
@@ -308,18 +313,21 @@ guest_tests()
 	if [ "$kernel" = debug ]; then
 		cluster_step debug devremove 3 600 -- sh guest/devremove.sh twosided
 		cluster_step debug dirdown 3 600 -- sh guest/dirdown.sh twosided
+		cluster_step debug rejoin 3 600 -- sh guest/rejoin.sh twosided
 	else
 		cluster_step "$kernel" devremove 3 600 -- sh guest/devremove.sh verbs
 		cluster_step "$kernel" dirdown 3 600 -- sh guest/dirdown.sh verbs
+		cluster_step "$kernel" rejoin 3 600 -- sh guest/rejoin.sh verbs
 		cluster_step "$kernel" conf 3 600 -- sh guest/conf.sh
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine
-		# killed; its power cut; frozen for good; its link cut (2|1);
-		# dlm_controld fencing it through the host in the last three.
+		# killed; its power cut, then on again (it comes back); frozen
+		# for good; its link cut (2|1); dlm_controld fencing it
+		# through the host in the last three.
 		cluster_step "$kernel" member-engine 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided engine
-		cluster_step "$kernel" member-kill 3 900 "${FSDLM_BINS[@]}" -- \
-			sh guest/member.sh verbs kill
+		cluster_step "$kernel" member-reboot 3 900 "${FSDLM_BINS[@]}" -- \
+			sh guest/member.sh verbs reboot
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided freeze
 		cluster_step "$kernel" member-partition 3 900 \

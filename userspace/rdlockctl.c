@@ -419,6 +419,7 @@ static void flags_str(__u32 flags, char *buf, size_t len)
 		{ RDLOCK_NODE_SELF, "self" },
 		{ RDLOCK_NODE_VERBS_ATOMICS, "verbs-atomics" },
 		{ RDLOCK_NODE_FENCED, "down" },
+		{ RDLOCK_NODE_RETURNED, "returned" },
 	};
 	size_t i, off = 0;
 
@@ -469,7 +470,9 @@ static void print_status_json(const struct rdlock_status *st,
 		       nodes[i].flags & RDLOCK_NODE_VERBS_ATOMICS ?
 		       "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_FENCED ? "true" : "false");
-		printf("\"connects\": %u}", nodes[i].connects);
+		printf("\"returned\": %s, \"connects\": %u}",
+		       nodes[i].flags & RDLOCK_NODE_RETURNED ? "true" : "false",
+		       nodes[i].connects);
 	}
 	printf("]}\n");
 }

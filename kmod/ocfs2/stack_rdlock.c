@@ -20,8 +20,10 @@
  * through its own "F" lock resource, not through ->plock.
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -287,19 +289,34 @@ static int rdl_version_unlock(struct rdl_conn *rc)
 }
 
 /*
+ * How often a node that found no version in the value block tries again,
+ * and the pause before the n-th try (RDL_VERSION_PAUSE_MS times n times
+ * the node id plus one: the nodes that met meet again less often).
+ */
+#define RDL_VERSION_TRIES	20
+#define RDL_VERSION_PAUSE_MS	5
+
+/*
  * The locking protocol version every node of the file system runs, as
  * stack_user.c settles it: the first node (the one that gets the version
  * lock at EX without waiting) writes its own into the value block; later
  * ones read it at PR and must have the same major and at least its minor.
  * Every node keeps PR, so the value stays while anyone is mounted.
+ *
+ * Unlike fs/dlm's, two nodes mounting at once may both be refused EX
+ * (one took the convert gate, the other's PR then held the main word:
+ * dlm-api.rst, NOQUEUE), and nobody wrote a version: a PR that finds the
+ * value block not valid gives it back and tries again from the start.
  */
 static int rdl_version(struct rdl_conn *rc, struct ocfs2_protocol_version *max)
 {
 	struct ocfs2_cluster_connection *conn = rc->conn;
 	struct ocfs2_protocol_version *pv = (void *)rc->vlvb;
+	unsigned int tries = 0;
 	int ret;
 
 	rc->vlksb.sb_lvbptr = rc->vlvb;
+again:
 	ret = rdl_version_lock(rc, RDLOCK_DLM_LOCK_EX,
 			       RDLOCK_DLM_LKF_NOQUEUE | RDLOCK_DLM_LKF_VALBLK);
 	if (!ret) {
@@ -317,6 +334,16 @@ static int rdl_version(struct rdl_conn *rc, struct ocfs2_protocol_version *max)
 				       RDLOCK_DLM_LKF_VALBLK);
 		if (ret)
 			return ret;
+		if (rc->vlksb.sb_flags & RDLOCK_DLM_SBF_VALNOTVALID &&
+		    ++tries < RDL_VERSION_TRIES) {
+			ret = rdl_version_unlock(rc);
+			if (ret)
+				return ret;
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			msleep(RDL_VERSION_PAUSE_MS * tries * (rc->node + 1));
+			goto again;
+		}
 		if (rc->vlksb.sb_flags & RDLOCK_DLM_SBF_VALNOTVALID ||
 		    pv->pv_major != max->pv_major ||
 		    pv->pv_minor > max->pv_minor) {
@@ -328,6 +355,9 @@ static int rdl_version(struct rdl_conn *rc, struct ocfs2_protocol_version *max)
 			rdl_version_unlock(rc);
 			return -EPROTO;
 		}
+		if (tries)
+			pr_info("ocfs2_stack_rdlock: %s: the locking protocol version found at try %u\n",
+				conn->cc_name, tries + 1);
 	} else {
 		/* A failed new lock is gone: nothing to unlock. */
 		return ret;

@@ -10,6 +10,7 @@
 #include <linux/stddef.h>
 
 #include "../uapi_check.h"
+#include "../lockspace_errors.h"
 #include "../lockspace_layout.h"
 #include "uapi_cases.h"
 
@@ -284,7 +285,53 @@ static void rdlock_ls_cql_attr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_ls_check_attr(&a), -EINVAL);
 }
 
+/* ---------------------------------------------------------------- */
+/* An acquisition's errors from a node (lockspace_errors.h)         */
+
+static const struct rdlock_ls_error_case {
+	const char *what;
+	int ret;
+	bool cut;	/* the node is cut off here */
+	bool stale;	/* the lockspace is lost */
+	bool moves;	/* the acquisition starts again, the name moving */
+	int code;	/* else what its caller gets */
+} rdlock_ls_error_cases[] = {
+	{ "granted", 0, false, false, false, 0 },
+	{ "granted, node cut off meanwhile", 0, true, false, false, 0 },
+	{ "not connected: a blip", -ENOTCONN, false, false, false, -ENOTCONN },
+	{ "not connected, node cut off", -ENOTCONN, true, false, true, 0 },
+	/* A CAS whose outcome a failed link hid, unsettled at the cut. */
+	{ "ticket lost, node cut off", -ESTALE, true, false, true, 0 },
+	{ "ticket lost, table replaced", -ESTALE, false, false, false,
+	  -ESHUTDOWN },
+	{ "timed out, node cut off", -ETIMEDOUT, true, false, false,
+	  -ETIMEDOUT },
+	{ "busy", -EBUSY, false, false, false, -EBUSY },
+	{ "busy, lockspace lost", -EBUSY, false, true, false, -ESHUTDOWN },
+	{ "interrupted, node cut off", -EINTR, true, false, false, -EINTR },
+};
+
+static void rdlock_ls_error_case_desc(const struct rdlock_ls_error_case *c,
+				      char *desc)
+{
+	rdlock_desc(c->what, desc);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_ls_error, rdlock_ls_error_cases,
+		  rdlock_ls_error_case_desc);
+
+static void rdlock_ls_error_test(struct kunit *test)
+{
+	const struct rdlock_ls_error_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_ls_error_moves(c->ret, c->cut), c->moves);
+	if (!c->moves)
+		KUNIT_EXPECT_EQ(test, rdlock_ls_error_code(c->ret, c->stale),
+				c->code);
+}
+
 static struct kunit_case rdlock_lockspace_cases[] = {
+	KUNIT_CASE_PARAM(rdlock_ls_error_test, rdlock_ls_error_gen_params),
 	KUNIT_CASE_PARAM(rdlock_ls_name_test, rdlock_name_gen_params),
 	KUNIT_CASE_PARAM(rdlock_uapi_case_test, rdlock_case_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),

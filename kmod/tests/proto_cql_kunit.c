@@ -1045,6 +1045,72 @@ static void cql_stale_signal_test(struct kunit *test)
 }
 
 /*
+ * A reset signal makes a gate, which keeps the lock's reset count for as
+ * long as the registry lives, only for a lock of the table its home has
+ * now: a peer's signals for other tables grew a node's gates without
+ * bound. Node 1 resets the lock idle (homed on node 0) and signals node
+ * 2; node 2 restarts (a new registry, no gate) and the signal arrives
+ * again: while node 0's table is another one, it is refused, counted in
+ * cql_signals_refused, no gate made and unanswered; while node 2 knows no
+ * table of node 0 (it never reached it), it is answered, no gate made, so
+ * that the claim does not wait for a node that may never reach the home;
+ * with node 0's table back, it makes the lock's gate and is answered.
+ */
+struct cql_signal_case {
+	u64 home_table;		/* node 0's table as node 2 knows it; 0: none */
+	unsigned int gates;	/* node 2's gates after */
+	s64 refused, answered;	/* since the first replay */
+};
+
+/* Node 1's last signal to node 2 arrives again, as @sc says node 0 is. */
+static void cql_signal_again(struct kunit *test, struct proto_sim *sim,
+			     const struct cql_signal_case *sc, s64 refused,
+			     s64 sent)
+{
+	spin_lock(&sim->lock);
+	sim->incarnation[SIM_LOCK_NODE] = sc->home_table;
+	spin_unlock(&sim->lock);
+	sim_replay(sim, 1, 2);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_cql_gate_count(&sim->nodes[2].waiters),
+			sc->gates);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&rdlock_proto_stats.cql_signals_refused) -
+			refused, sc->refused);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sim->msgs_sent) - sent,
+			sc->answered);
+}
+
+static void cql_signal_bound_test(struct kunit *test)
+{
+	static const struct cql_signal_case cases[] = {
+		{ SIM_INCARNATION + 1, 0, 1, 0 },	/* another table */
+		{ 0, 0, 1, 1 },				/* none known */
+		{ SIM_INCARNATION, 1, 1, 2 },		/* the home's */
+	};
+	struct proto_sim *sim = sim_alloc(test);
+	struct rdlock_cql_waiters *ws = &sim->nodes[2].waiters;
+	s64 refused, sent;
+	struct cql_client *c;
+	unsigned int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_idle_reset_by(test, sim, c, 1);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_cql_gate_count(ws), 1U);
+	rdlock_cql_waiters_destroy(ws);
+	sim_node_init(sim, 2);
+	KUNIT_EXPECT_EQ(test, rdlock_cql_gate_count(ws), 0U);
+
+	refused = atomic64_read(&rdlock_proto_stats.cql_signals_refused);
+	sent = atomic64_read(&sim->msgs_sent);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		cql_signal_again(test, sim, &cases[i], refused, sent);
+	sim_destroy(sim);
+}
+
+/*
  * Node 2 takes the lock exclusively (granted at its enqueue, so no entry
  * names it) and fails (@down: cut off and declared down) or is only cut
  * off; then writers of nodes 0 and 1 queue behind it, with a stuck time
@@ -1366,6 +1432,7 @@ static struct kunit_case proto_cql_cases[] = {
 	KUNIT_CASE(cql_idle_reset_test),
 	KUNIT_CASE(cql_lap_test),
 	KUNIT_CASE(cql_stale_signal_test),
+	KUNIT_CASE(cql_signal_bound_test),
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_partition_test),
 	KUNIT_CASE(cql_forget_test),

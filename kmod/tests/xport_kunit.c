@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the transport's pure logic: uapi validation, address
- * conversion and backend agreement. Table-driven, as lib/overflow_kunit.c;
+ * conversion, backend agreement, a node's place in the cluster and its
+ * return after it was declared down. Table-driven, as lib/overflow_kunit.c;
  * the cluster ioctls' tables are in uapi_admin_cases.h, which the
  * kselftest runs through the real ioctls.
  */
@@ -12,6 +13,7 @@
 #include "../uapi_check.h"
 #include "../backend.h"
 #include "../replay.h"
+#include "../xport_member.h"
 #include "uapi_admin_cases.h"
 
 /* ---------------------------------------------------------------- */
@@ -425,6 +427,132 @@ static void rdlock_replay_seal_test(struct kunit *test)
 #undef ANSWER
 #undef STALE
 
+/* ---------------------------------------------------------------- */
+/* A node's place, and its return after a declaration (xport_member.h) */
+
+#define ABS	RDLOCK_MEMBER_ABSENT
+#define CFG	RDLOCK_MEMBER_CONFIGURED
+#define FEN	RDLOCK_MEMBER_FENCED
+#define DWN	RDLOCK_MEMBER_DOWN
+#define RET	RDLOCK_MEMBER_RETURNED
+
+/* A move a state machine allows. */
+struct rdlock_move {
+	unsigned int from, to;
+};
+
+/*
+ * Every move of a machine of @nr states, out of range ones included: only
+ * the @n of @allowed pass @move_ok.
+ */
+static void rdlock_moves_check(struct kunit *test, unsigned int nr,
+			       const struct rdlock_move *allowed, size_t n,
+			       bool (*move_ok)(unsigned int from,
+					       unsigned int to))
+{
+	unsigned int from, to;
+	bool expect;
+	size_t i;
+
+	for (from = 0; from <= nr; from++) {
+		for (to = 0; to <= nr; to++) {
+			expect = false;
+			for (i = 0; i < n; i++)
+				if (allowed[i].from == from &&
+				    allowed[i].to == to)
+					expect = true;
+			KUNIT_EXPECT_EQ_MSG(test, move_ok(from, to), expect,
+					    "%u -> %u", from, to);
+		}
+	}
+}
+
+/* Every move that is allowed; every other one is refused. */
+static const struct rdlock_move rdlock_member_allowed[] = {
+	{ ABS, CFG },
+	{ CFG, ABS }, { CFG, FEN }, { CFG, DWN }, { CFG, RET },
+	{ FEN, CFG }, { FEN, DWN },
+	{ DWN, CFG }, { DWN, RET },
+	{ RET, CFG }, { RET, FEN },
+};
+
+static bool rdlock_member_move(unsigned int from, unsigned int to)
+{
+	return rdlock_member_move_ok(from, to);
+}
+
+static void rdlock_member_moves_test(struct kunit *test)
+{
+	rdlock_moves_check(test, RDLOCK_MEMBER_NR, rdlock_member_allowed,
+			   ARRAY_SIZE(rdlock_member_allowed),
+			   rdlock_member_move);
+}
+
+/* What a node knows of its epoch: every allowed move, the others refused. */
+static const struct rdlock_move rdlock_view_allowed[] = {
+	{ RDLOCK_VIEW_LEARNING, RDLOCK_VIEW_LEARNED },
+	{ RDLOCK_VIEW_LEARNING, RDLOCK_VIEW_CUT_OFF },
+	{ RDLOCK_VIEW_LEARNED, RDLOCK_VIEW_CUT_OFF },
+};
+
+static bool rdlock_view_move(unsigned int from, unsigned int to)
+{
+	return rdlock_view_move_ok(from, to);
+}
+
+static void rdlock_view_moves_test(struct kunit *test)
+{
+	rdlock_moves_check(test, RDLOCK_VIEW_NR, rdlock_view_allowed,
+			   ARRAY_SIZE(rdlock_view_allowed), rdlock_view_move);
+}
+
+struct rdlock_return_case {
+	const char *name;
+	enum rdlock_member_state st;
+	u64 known, inc;
+	bool declaring;
+	enum rdlock_return expect;
+};
+
+static const struct rdlock_return_case rdlock_return_cases[] = {
+	{ "new table, released", DWN, 0x11, 0x22, false, RDLOCK_RETURN_OK },
+	{ "declared down before it connected: no table known new", DWN, 0,
+	  0x22, false, RDLOCK_RETURN_LATER },
+	{ "the table declared down (cut off, alive)", DWN, 0x11, 0x11, false,
+	  RDLOCK_RETURN_REFUSED },
+	{ "no table named", DWN, 0x11, 0, false, RDLOCK_RETURN_REFUSED },
+	{ "the table declared down, while declaring", DWN, 0x11, 0x11, true,
+	  RDLOCK_RETURN_REFUSED },
+	{ "new table, another declaration under way", DWN, 0x11, 0x22, true,
+	  RDLOCK_RETURN_LATER },
+	{ "new table, its own declaration under way", FEN, 0x11, 0x22, true,
+	  RDLOCK_RETURN_LATER },
+	{ "the table being declared down", FEN, 0x11, 0x11, true,
+	  RDLOCK_RETURN_REFUSED },
+};
+
+static void rdlock_return_desc(const struct rdlock_return_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_return, rdlock_return_cases, rdlock_return_desc);
+
+static void rdlock_return_test(struct kunit *test)
+{
+	const struct rdlock_return_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_return_verdict(c->st, c->known, c->inc,
+						    c->declaring),
+			c->expect);
+}
+
+#undef ABS
+#undef CFG
+#undef FEN
+#undef DWN
+#undef RET
+
 static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_addr_test, rdlock_addr_gen_params),
 	KUNIT_CASE(rdlock_sockaddr_equal_test),
@@ -441,6 +569,9 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE(rdlock_backend_admits_test),
 	KUNIT_CASE_PARAM(rdlock_replay_check_test, rdlock_replay_gen_params),
 	KUNIT_CASE_PARAM(rdlock_replay_seal_test, rdlock_seal_gen_params),
+	KUNIT_CASE(rdlock_member_moves_test),
+	KUNIT_CASE(rdlock_view_moves_test),
+	KUNIT_CASE_PARAM(rdlock_return_test, rdlock_return_gen_params),
 	{}
 };
 

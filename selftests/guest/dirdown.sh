@@ -33,50 +33,6 @@ P_TRIED=7797
 P_FREE=7798
 P_DONE=7799
 WAIT=120
-HOLDERS=
-
-# hold LS NAME: node 1 holds NAME exclusive in LS until /tmp/release-NAME
-# exists; returns once it is granted.
-hold() {
-	rm -f "/tmp/held-$2" "/tmp/release-$2"
-	rdlockctl lock -x "$1" "$2" -- sh -c \
-		"touch /tmp/held-$2; while [ ! -e /tmp/release-$2 ]; do sleep 0.2; done" &
-	HOLDERS="$HOLDERS $!"
-	h_left=$((WAIT * 5))
-	until [ -e "/tmp/held-$2" ]; do
-		h_left=$((h_left - 1))
-		[ "$h_left" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-
-# Let every held name go and wait for the holders to end.
-release_all() {
-	touch /tmp/release-x /tmp/release-y
-	r_rc=0
-	for r_p in $HOLDERS; do
-		wait "$r_p" || r_rc=1
-	done
-	return $r_rc
-}
-
-# busy LS NAME: a TRY of NAME in LS is refused as busy, not for anything
-# else.
-busy() {
-	if b_err=$(rdlockctl lock -n -x "$1" "$2" -- true 2>&1); then
-		echo "# node $ID: $2 in $1 granted while node 1 holds it"
-		return 1
-	fi
-	case $b_err in
-	*busy*) return 0 ;;
-	esac
-	echo "# node $ID: TRY of $2 in $1: $b_err"
-	return 1
-}
-
-free() {
-	rdlockctl lock -n -x "$1" "$2" -- true
-}
 
 # Node 0 no longer answers ping: it is off.
 node0_silent() {
@@ -110,16 +66,16 @@ case $ID in
 	;;
 1)
 	rdl_step "create dd-old" rdlockctl ls-create dd-old &&
-	rdl_step "hold x in dd-old" hold dd-old x &&
+	rdl_step "hold x in dd-old" rdl_hold dd-old x &&
 	rdl_signal $P_HELD &&
 	rdl_step "node 0 off" node0_off &&
 	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
 	rdl_step "node 2 found x held" rdl_wait_signal 2 $P_OLD $WAIT &&
 	rdl_step "create dd-new at the new directory" rdlockctl ls-create dd-new &&
-	rdl_step "hold y in dd-new" hold dd-new y &&
+	rdl_step "hold y in dd-new" rdl_hold dd-new y &&
 	rdl_signal $P_NEW &&
 	rdl_step "node 2 found y held" rdl_wait_signal 2 $P_TRIED $WAIT &&
-	rdl_step "x and y let go" release_all &&
+	rdl_step "x and y let go" rdl_release_all &&
 	rdl_signal $P_FREE
 	;;
 2)
@@ -129,18 +85,18 @@ case $ID in
 	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
 	rdl_step "open dd-old after its directory's node died" \
 		rdlockctl ls-create dd-old &&
-	rdl_step "x in dd-old refused: node 1 holds it" busy dd-old x &&
+	rdl_step "x in dd-old refused: node 1 holds it" rdl_busy dd-old x &&
 	rdl_signal $P_OLD &&
 	rdl_step "node 1 holds y in dd-new" rdl_wait_signal 1 $P_NEW $WAIT &&
 	rdl_step "open dd-new" rdlockctl ls-create dd-new &&
-	rdl_step "y in dd-new refused: node 1 holds it" busy dd-new y &&
+	rdl_step "y in dd-new refused: node 1 holds it" rdl_busy dd-new y &&
 	rdl_signal $P_TRIED &&
 	rdl_step "node 1 let go" rdl_wait_signal 1 $P_FREE $WAIT &&
-	rdl_step "x in dd-old granted" free dd-old x &&
-	rdl_step "y in dd-new granted" free dd-new y
+	rdl_step "x in dd-old granted" rdl_free dd-old x &&
+	rdl_step "y in dd-new granted" rdl_free dd-new y
 	;;
 esac
-[ -n "$HOLDERS" ] && release_all
+[ -n "$RDL_HOLDERS" ] && rdl_release_all
 rdl_signal $P_DONE
 # The survivors wait for each other only: node 0 is off.
 other=$((3 - ID))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Ask the host to act on a guest, and wait until it has:
-#   host-ctl.sh kill N | stop N | cont N | link N off|on | freeze N MS
+#   host-ctl.sh kill N | stop N | cont N | link N off|on | freeze N MS | boot N
 # The request goes over /dev/ttyS2 to cluster.sh's scripts/host-ctl.py,
 # which says there what each does. Exit 0 when the host answers "ok";
 # otherwise its answer is printed and the exit is 1. A node that asks for

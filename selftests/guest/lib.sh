@@ -139,6 +139,92 @@ rdl_poll() {
 	done
 }
 
+# Names held by rdlockctl lock from a shell, for tests that take a name
+# on one node and try it on another. rdl_hold LS NAME holds NAME exclusive
+# in LS (which must be open here) until rdl_release_all; it returns once
+# it is granted (at most RDL_HOLD_WAIT seconds, default 120).
+RDL_HOLDERS=
+RDL_HELD=
+rdl_hold() {
+	rm -f "/tmp/held-$2" "/tmp/release-$2"
+	rdlockctl lock -x "$1" "$2" -- sh -c \
+		"touch /tmp/held-$2; while [ ! -e /tmp/release-$2 ]; do sleep 0.2; done" &
+	RDL_HOLDERS="$RDL_HOLDERS $!"
+	RDL_HELD="$RDL_HELD $2"
+	rdl_h_left=$((${RDL_HOLD_WAIT:-120} * 5))
+	until [ -e "/tmp/held-$2" ]; do
+		rdl_h_left=$((rdl_h_left - 1))
+		[ "$rdl_h_left" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+# rdl_release_all: let every held name go, wait for the holders, each of
+# which must end well; rdl_release_lost: the same when their lockspace
+# was lost (their unlock fails), so only their end counts.
+rdl_release_all() {
+	rdl_release 0
+}
+
+rdl_release_lost() {
+	rdl_release 1
+}
+
+rdl_release() {
+	for rdl_n in $RDL_HELD; do
+		touch "/tmp/release-$rdl_n"
+	done
+	rdl_r_rc=0
+	for rdl_p in $RDL_HOLDERS; do
+		wait "$rdl_p" || [ "$1" = 1 ] || rdl_r_rc=1
+	done
+	RDL_HOLDERS=
+	RDL_HELD=
+	return $rdl_r_rc
+}
+
+# rdl_busy LS NAME...: a TRY of each NAME in LS is refused as busy.
+rdl_busy() {
+	rdl_b_ls=$1
+	shift
+	for rdl_n in "$@"; do
+		if rdl_b_err=$(rdlockctl lock -n -x "$rdl_b_ls" "$rdl_n" -- true 2>&1); then
+			echo "# node $RDLOCK_NODE_ID: $rdl_n in $rdl_b_ls granted while another node holds it"
+			return 1
+		fi
+		case $rdl_b_err in
+		*busy*) ;;
+		*)
+			echo "# node $RDLOCK_NODE_ID: TRY of $rdl_n in $rdl_b_ls: $rdl_b_err"
+			return 1
+			;;
+		esac
+	done
+}
+
+# rdl_free LS NAME...: each NAME in LS is granted at once.
+rdl_free() {
+	rdl_f_ls=$1
+	shift
+	for rdl_n in "$@"; do
+		rdlockctl lock -n -x "$rdl_f_ls" "$rdl_n" -- true || return 1
+	done
+}
+
+# rdl_node_flag NODE FLAG: rdlockctl status shows FLAG (down, returned,
+# ...) on NODE here.
+rdl_node_flag() {
+	rdlockctl status | awk -v n="$1" -v f="$2" '
+		$1 == n { split($3, a, ","); for (i in a) if (a[i] == f) ok = 1 }
+		END { exit !ok }'
+}
+
+# rdl_rm_ls LS: LS removed here if it is open.
+rdl_rm_ls() {
+	[ ! -d "/sys/kernel/debug/rdlock/lockspaces/$1" ] ||
+		rdlockctl ls-remove "$1"
+}
+
 rdl_check_env() {
 	case "$RDLOCK_NODE_ID:$RDLOCK_NR_NODES" in
 	*[!0-9:]* | :* | *:)

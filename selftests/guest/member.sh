@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Membership from the cluster engine, on 3 guests:
-#   member.sh verbs|twosided engine|kill|freeze|partition
+#   member.sh verbs|twosided engine|kill|freeze|partition|reboot
 # rdlock is loaded with membership=dlm. The cluster cannot come up before
 # dlm_controld runs; then corosync and dlm_controld start on every node,
 # the cluster comes up as a member of the companion fs/dlm lockspace and
@@ -32,6 +32,13 @@
 #           victim, alone, loses quorum, its membership stops, and until
 #           its power goes every NOQUEUE request it makes is refused:
 #           the minority grants nothing.
+#   reboot  as kill; then node 0 has the host power the victim on again
+#           (host-ctl.sh boot). The victim boots anew (RDLOCK_BOOT=2),
+#           starts corosync and dlm_controld, and its cluster comes up as
+#           a member again, with a new table: it returned (every node's
+#           rdlockctl status says so) and keeps no lockspace. It holds a
+#           name in a lockspace it creates, node 0 finds it busy, and gets
+#           it once the victim lets go.
 # With fencing, each survivor's dlm_controld must have received a
 # successful fence result for the victim.
 # Stock kernel only: fs/dlm of 6.1 allocates in atomic context when a
@@ -68,15 +75,24 @@ MODE=${2:-}
 rdl_backend_arg "$BACKEND"
 case $MODE in
 engine) FENCE= ;;
-kill | freeze) FENCE=fence ;;
+kill | freeze | reboot) FENCE=fence ;;
 partition)
 	FENCE=fence
 	RDL_FENCE_DELAY=30
 	;;
-*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition" >&2; exit 2 ;;
+*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition|reboot" >&2; exit 2 ;;
 esac
 FREEZE_PORT=7792
 SHORT_FREEZE_MS=3000
+# reboot: the victim is back (P_BACK), holds r (P_RHELD); node 0 found r
+# busy (P_RTRIED); the victim let r go (P_RFREE); node 0 got r (P_RGOT);
+# every node done (P_END).
+P_BACK=7793
+P_RHELD=7794
+P_RTRIED=7795
+P_RFREE=7796
+P_RGOT=7797
+P_END=7798
 
 # A line of this node's membership file: member_line KEY.
 member_line() {
@@ -113,6 +129,24 @@ victim_fenced() {
 		sed 's/^/# /'
 }
 
+# freeze: node 0's first try to declare the victim down fails once its
+# locks moved (inject_ls_down_failures); the membership tries again.
+DOWN_FAILURES=/sys/kernel/debug/rdlock/inject_ls_down_failures
+down_failure_armed() {
+	echo 1 > $DOWN_FAILURES && [ "$(cat $DOWN_FAILURES)" = 1 ]
+}
+
+# After nodedown_test (which the victim's locks were granted in): that
+# try failed, the next one declared the victim down, none is left.
+down_tried_again() {
+	rdl_e=$(member_line down_errors)
+	rdl_d=$(member_line declared_down)
+	echo "# node $RDLOCK_NODE_ID: down_errors $rdl_e, declared_down $rdl_d, failed '$(member_line failed)', injected left $(cat $DOWN_FAILURES)"
+	[ "$rdl_e" = 1 ] && [ "$rdl_d" = 1 ] && [ -z "$(member_line failed)" ] &&
+		[ "$(member_line state)" = running ] &&
+		[ "$(cat $DOWN_FAILURES)" = 0 ]
+}
+
 # Node 0 has node 1 frozen for SHORT_FREEZE_MS, less than corosync's token:
 # afterwards (node 0's signal on FREEZE_PORT) the membership is as it was:
 # the same generation, running, every node a member, no callback since.
@@ -133,6 +167,75 @@ short_freeze() {
 		return 1
 	}
 }
+
+# reboot, on the victim powered on again: a member again, with a new
+# table, returned; it holds r in lockspace rb until node 0 found it busy.
+victim_back() {
+	rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
+		insmod "$RDL/modules/rdlock.ko" "backend=$BACKEND" \
+		membership=dlm &&
+	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
+	rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
+	rdl_step "corosync and dlm_controld, fencing by the host" \
+		rdl_dlm_start fence &&
+	rdl_step "cluster up, a member again" rdlockctl up &&
+	rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
+	rdl_step "membership running, every node a member" member_running &&
+	rdl_step "this node returned" rdl_node_flag "$VICTIM" returned &&
+	rdl_signal $P_BACK &&
+	rdl_step "create rb" rdlockctl ls-create rb &&
+	rdl_step "hold r in rb" rdl_hold rb r &&
+	rdl_signal $P_RHELD &&
+	rdl_step "node 0 found r held" rdl_wait_signal 0 $P_RTRIED 120 &&
+	rdl_step "r let go" rdl_release_all &&
+	rdl_signal $P_RFREE &&
+	rdl_step "node 0 got r" rdl_wait_signal 0 $P_RGOT 120
+}
+
+# reboot, on a survivor: node 0 has the victim powered on; the victim is
+# back, a member, shown returned; node 0 finds its name busy, then free.
+survivor_sees_return() {
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		rdl_step "the host powers node $VICTIM on again" \
+			sh "$RDL/guest/host-ctl.sh" boot "$VICTIM" || return 1
+	fi
+	rdl_step "node $VICTIM back" rdl_wait_signal "$VICTIM" $P_BACK 300 &&
+	rdl_step "node $VICTIM shown returned" \
+		rdl_poll 30 rdl_node_flag "$VICTIM" returned &&
+	rdl_step "membership running, every node a member" member_running &&
+	[ "$RDLOCK_NODE_ID" -eq 0 ] || return 0
+	rdl_step "node $VICTIM holds r" rdl_wait_signal "$VICTIM" $P_RHELD 120 &&
+	rdl_step "open rb" rdlockctl ls-create rb &&
+	rdl_step "r in rb refused: node $VICTIM holds it" rdl_busy rb r &&
+	rdl_signal $P_RTRIED &&
+	rdl_step "node $VICTIM let r go" \
+		rdl_wait_signal "$VICTIM" $P_RFREE 120 &&
+	rdl_step "r in rb granted" rdl_free rb r &&
+	rdl_signal $P_RGOT
+}
+
+# Every node, the victim back, answers on P_END.
+all_ended() {
+	rdl_signal $P_END
+	rdl_step "every node done" rdl_wait_all_signals $P_END 300
+	rdl_step "remove rb" rdl_rm_ls rb
+}
+
+if [ "$MODE" = reboot ] && [ "${RDLOCK_BOOT:-1}" -gt 1 ]; then
+	if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
+		rdl_not_ok "member.sh needs exactly 3 nodes"
+		rdl_finish
+		exit 1
+	fi
+	victim_back
+	[ -n "$RDL_HOLDERS" ] && rdl_release_all
+	all_ended
+	rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+	rdl_stop
+	rdl_dlm_stop
+	rdl_finish
+	exit
+fi
 
 # Up must fail while no dlm_controld runs, and leave the cluster down.
 up_refused() {
@@ -165,7 +268,7 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
 	case $MODE in
-	kill)
+	kill | reboot)
 		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh kill $RDLOCK_NODE_ID"
 		what="the victim's power cut"
 		;;
@@ -176,6 +279,12 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 	freeze)
 		rdl_step "node 1 frozen $SHORT_FREEZE_MS ms: nothing changed" \
 			short_freeze
+		if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+			rdl_step "node 0's first declaration down to fail" \
+				down_failure_armed
+			RDLOCK_ND_DOWN_ERRORS=1
+			export RDLOCK_ND_DOWN_ERRORS
+		fi
 		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh stop $RDLOCK_NODE_ID"
 		what="the victim frozen, then fenced"
 		;;
@@ -191,6 +300,9 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 	export RDLOCK_ND_KILL
 	rdl_step "nodedown_test, $what ($BACKEND)" nodedown_test
 	sed 's/^/#   /' $MEMBERSHIP
+	[ "$MODE" = freeze ] && [ "$RDLOCK_NODE_ID" -eq 0 ] &&
+		rdl_step "node 0: the declaration that failed was tried again" \
+			down_tried_again
 	[ -n "$FENCE" ] &&
 		rdl_step "dlm_controld fenced node $VICTIM through the host" \
 			victim_fenced
@@ -199,6 +311,10 @@ if [ -n "$FENCE" ]; then
 	# The victim is gone: the survivors wait for each other only.
 	rdl_signal $DONE_PORT
 	rdl_step "every survivor done" survivors_done
+	if [ "$MODE" = reboot ]; then
+		survivor_sees_return
+		all_ended
+	fi
 	rdl_loaded rdlock_dlm_test &&
 		rdl_step "rmmod rdlock_dlm_test" rdl_rmmod rdlock_dlm_test
 	rdl_loaded rdlock_test &&

@@ -18,8 +18,14 @@
 #   5. has key B: node 1 refuses the proof ("wrong cluster key"), counted,
 #      and node 0 never connects, so it never learns node 1's table;
 #   6. has key A: both connect and take locks in a lockspace, with the
-#      verbs backend: one-sided atomics with the rkeys the handshake gave
-#      (node 1's in its reply, node 0's in its first message).
+#      verbs backend: one-sided atomics with the keys each connection's
+#      table messages gave;
+#   7. node 1 refuses node 0's next request as declared down, without the
+#      key's proof (inject_forged_fences), as a forger on the fabric
+#      could: node 0 ignores it, counted, and connects again, ready;
+#   8. node 1 declares node 0 down while node 0's links are down
+#      (inject_link_down_ms): node 0 calls again, gets the refusal with
+#      the key's proof, and takes itself for declared down.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -134,6 +140,9 @@ KEY_B=/tmp/rdlock-b.key
 KEY_CONF=/tmp/rdlock-keyed.conf
 KEY_LOCKED_PORT=7781
 KEY_DONE_PORT=7782
+FORGED_PORT=7783
+LINK_DOWN_PORT=7784
+FENCED_PORT=7785
 
 # keyed_conf KEYFILE: the 2-node configuration file with that key file.
 keyed_conf() {
@@ -169,6 +178,58 @@ peer_ops() {
 
 node1_connects() {
 	awk '$1 == 1 { print $3 }' /sys/kernel/debug/rdlock/nodes
+}
+
+connected_again() {
+	[ "$(node1_connects)" -ge 2 ]
+}
+
+unproven_counted() {
+	[ "$(debugfs_value auth_unproven_fence)" -ge 1 ]
+}
+
+# Phase 7 on node 0: a forged refusal as declared down changes nothing.
+forged_fence_0() {
+	rdl_step "forged refusal: ignored, logged" \
+		wait_for 120 logged "node 1: a refusal as declared down without the cluster key's proof: ignored" &&
+	rdl_step "forged refusal: counted once" \
+		test "$(debugfs_value auth_unproven_fence)" -eq 1 &&
+	rdl_step "connected to node 1 again" wait_for 120 connected_again &&
+	rdl_step "ready after the forged refusal" rdlockctl wait --timeout 120 &&
+	rdl_step "node 1 not taken for a declarer" eval '! rdl_node_flag 1 down' &&
+	rdl_step "not declared down" eval '! logged "declared this node down"'
+	rdl_signal $FORGED_PORT
+}
+
+# Phase 8 on node 0: a proven one, while our links were down.
+proven_fence_0() {
+	rdl_step "links down for 3 s" \
+		eval 'echo 3000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_signal $LINK_DOWN_PORT &&
+	rdl_step "node 1 declared us down: proven, taken" \
+		wait_for 120 logged "node 1 declared this node down" &&
+	rdl_step "node 1 shown a declarer" rdl_node_flag 1 down &&
+	rdl_step "the proven refusal not counted as unproven" \
+		test "$(debugfs_value auth_unproven_fence)" -eq 1
+	rdl_signal $FENCED_PORT
+}
+
+# Phases 7 and 8 on node 1.
+fences_1() {
+	rdl_step "forge a refusal as declared down" \
+		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_forged_fences' &&
+	rdl_step "links down for 1 s" \
+		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_step "node 0 ignored it" rdl_wait_signal 0 $FORGED_PORT 300 &&
+	rdl_step "one refusal forged" \
+		test "$(debugfs_value forged_fences_injected)" -eq 1 &&
+	rdl_step "node 0's links are down" \
+		rdl_wait_signal 0 $LINK_DOWN_PORT 120 &&
+	dmesg -c > /dev/null &&
+	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
+	rdl_step "node 0 refused as declared down" \
+		wait_for 120 logged "refused connection from node 0: declared down" &&
+	rdl_step "node 0 took it" rdl_wait_signal 0 $FENCED_PORT 180
 }
 
 all_locked() {
@@ -232,8 +293,14 @@ if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
 	rdl_step "both nodes took their locks" all_locked
 	rdl_step "ls-remove keyed" rdlockctl ls-remove keyed
 	rdl_signal $KEY_DONE_PORT
-	rdl_step "both nodes left the lockspace" \
-		rdl_wait_signal $((1 - RDLOCK_NODE_ID)) $KEY_DONE_PORT 120
+	if rdl_step "both nodes left the lockspace" \
+		rdl_wait_signal $((1 - RDLOCK_NODE_ID)) $KEY_DONE_PORT 120; then
+		if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+			forged_fence_0 && proven_fence_0
+		else
+			fences_1
+		fi
+	fi
 fi
 keyed_down
 rm -f "$KEY_A" "$KEY_B" "$KEY_CONF"

@@ -16,7 +16,8 @@
  *   F + 3		final barrier's acknowledgements (node 0 only)
  *   F + 4		counter of the lost-replies test (every node)
  *   F + 5		barrier of the lost-replies test (node 0 only)
- *   F + 6, F + 7	unused
+ *   F + 6		barriers of the stale-key test (node 0 only)
+ *   F + 7		unused
  *   F + 8 + i		round trips of node i (on every node)
  * Each barrier slot is used for one generation only, so no test depends
  * on another having run.
@@ -54,6 +55,7 @@
 #define SLOT_FINAL_ACK		RDL_SLOT_FINAL_ACK
 #define SLOT_LOST_COUNTER	4
 #define SLOT_LOST_BARRIER	5
+#define SLOT_STALE_BARRIER	6
 #define SLOT_ROUND_TRIP		8
 #define SLOT_RANGE		(SLOT_ROUND_TRIP + RDLOCK_MAX_NODES)
 #define SLOTS_NEEDED		(SLOT_RANGE + 1 + RDLOCK_TEST_RANGE_MAX)
@@ -314,6 +316,96 @@ TEST_F_TIMEOUT(xport, exact_count_lost_replies, 900)
 	EXPECT_LE(lost, replayed) {
 		TH_LOG("%lld answers lost here, %lld copies answered from the record",
 		       lost, replayed);
+	}
+}
+
+/*
+ * A key to a peer's table works on the connection it came with, and on no
+ * other: each node keeps the key its connection to the next node has
+ * (inject_stale_rkey), has that connection fail (a FAA of 0 whose
+ * completion is lost with it) and READs there once the link is made again,
+ * the first READ with the kept key. The next node's table must refuse it:
+ * that READ fails with EIO, counted once in remote_access_errors, and a
+ * READ after it succeeds. With one registration of the table for every
+ * peer (wire version 7 and before) the kept key still worked: a node cut
+ * off, or a zombie of one, could still write. Every node at once (but
+ * node 1 of 2, whose link is node 0's), between two barriers, so that
+ * nobody meets the others' links blinking.
+ */
+#define STALE_WAIT_S	60
+
+/*
+ * @op of @v on @node's @slot, made again while the link is being remade:
+ * after ENOTCONN (not sent), and @reset, after ECONNRESET.
+ */
+static int xop_linked(int fd, __u32 op, __u32 node, __u32 slot, __u64 v,
+		      bool reset, __u64 *out)
+{
+	double end = rdl_now() + STALE_WAIT_S;
+	int err;
+
+	while (((err = rdl_xop(fd, op, node, slot, v, 0, out)) == ENOTCONN ||
+		(reset && err == ECONNRESET)) && rdl_now() < end)
+		usleep(20000);
+	return err;
+}
+
+TEST_F_TIMEOUT(xport, stale_rkey, 300)
+{
+	const struct env *e = &self->env;
+	__u32 target = (e->self + 1) % e->nr_nodes;
+	__u32 slot = self->base + SLOT_COUNTER;
+	__u32 barrier = self->base + SLOT_STALE_BARRIER;
+	long long refused0, stale0, refused, stale;
+	char msg[160];
+	__u64 v = 0;
+	int err;
+
+	if (self->info.backend != RDLOCK_BACKEND_VERBS)
+		SKIP(return, "keys are the verbs backend's");
+	ASSERT_LE(2, e->nr_nodes);
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 barrier, 1, msg, sizeof(msg))) {
+		TH_LOG("%s", msg);
+	}
+	refused0 = rdl_debugfs_counter("cluster", "remote_access_errors");
+	stale0 = rdl_debugfs_counter("cluster", "stale_rkeys_injected");
+	ASSERT_LE(0, refused0);
+	ASSERT_LE(0, stale0);
+	if (e->nr_nodes == 2 && e->self == 1)
+		goto out;
+	/* A READ first: the connection to the next node is made. */
+	ASSERT_EQ(0, xop_linked(self->fd, RDLOCK_TEST_OP_READ, target, slot, 0,
+				true, &v));
+	ASSERT_EQ(0, rdl_debugfs_write("inject_stale_rkey", target));
+	ASSERT_EQ(0, rdl_debugfs_write("inject_lost_completions", 1));
+	err = xop_linked(self->fd, RDLOCK_TEST_OP_FAA, target, slot, 0, false,
+			 &v);
+	ASSERT_EQ(0, rdl_debugfs_write("inject_lost_completions", 0));
+	EXPECT_EQ(ECONNRESET, err) {
+		TH_LOG("FAA whose completion is lost: %s", strerror(err));
+	}
+	err = xop_linked(self->fd, RDLOCK_TEST_OP_READ, target, slot, 0, true,
+			 &v);
+	EXPECT_EQ(EIO, err) {
+		TH_LOG("READ with the old connection's key: %s", strerror(err));
+	}
+	err = xop_linked(self->fd, RDLOCK_TEST_OP_READ, target, slot, 0, true,
+			 &v);
+	EXPECT_EQ(0, err) {
+		TH_LOG("READ after it: %s", strerror(err));
+	}
+	/* Whatever happened above: leave no injection for later tests. */
+	ASSERT_EQ(0, rdl_debugfs_write("inject_stale_rkey", RDLOCK_MAX_NODES));
+	refused = rdl_debugfs_counter("cluster", "remote_access_errors") -
+		  refused0;
+	stale = rdl_debugfs_counter("cluster", "stale_rkeys_injected") - stale0;
+	EXPECT_EQ(1, stale);
+	EXPECT_EQ(1, refused);
+out:
+	ASSERT_EQ(0, rdl_barrier(self->fd, e->nr_nodes, e->barrier_timeout,
+				 barrier, 2, msg, sizeof(msg))) {
+		TH_LOG("%s", msg);
 	}
 }
 

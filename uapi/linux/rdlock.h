@@ -135,6 +135,8 @@ enum rdlock_node_state {
 #define RDLOCK_NODE_VERBS_ATOMICS	_BITUL(1)	/* its device can */
 /* Declared down (RDLOCK_IOC_NODE_DOWN), or it declared us down. */
 #define RDLOCK_NODE_FENCED		_BITUL(2)
+/* Declared down, back with a new table: it keeps no lockspace. */
+#define RDLOCK_NODE_RETURNED		_BITUL(3)
 
 /**
  * struct rdlock_node_status - one node as this node sees it

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlock transport: a node's place in the cluster, and whether a node
+ * declared down may come back. Pure logic, tested by KUnit
+ * (tests/xport_kunit.c).
+ */
+#ifndef _RDLOCK_XPORT_MEMBER_H
+#define _RDLOCK_XPORT_MEMBER_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+/*
+ * Is @from to @to a move of @moves, a table of @nr states' allowed moves
+ * (a bit per state each may move to)? Every state machine of the
+ * transport checks its moves with it; the callers warn once of a move
+ * that is not, and refuse it.
+ */
+static inline bool rdlock_move_ok(const u8 *moves, unsigned int nr,
+				  unsigned int from, unsigned int to)
+{
+	return from < nr && to < nr && (moves[from] & BIT(to));
+}
+
+/**
+ * enum rdlock_member_state - a node's place in the cluster
+ *	(rdlock_member_to())
+ * @RDLOCK_MEMBER_ABSENT: not configured.
+ * @RDLOCK_MEMBER_CONFIGURED: configured (this node or a peer).
+ * @RDLOCK_MEMBER_FENCED: configured, and being declared down
+ *	(rdlock_xport_fence()), or it declared us down: no connection to it.
+ * @RDLOCK_MEMBER_DOWN: declared down, and its locks released here
+ *	(rdlock_xport_release()): no connection to the incarnation of its
+ *	table that was declared down; a new one may return.
+ * @RDLOCK_MEMBER_RETURNED: declared down in this epoch, back with a new
+ *	table: connected as any peer, but it keeps nothing of any lockspace
+ *	(rdlock_xport_node_fenced()) until the cluster goes down.
+ * @RDLOCK_MEMBER_NR: number of states.
+ *
+ * The cluster going down here makes every configured node CONFIGURED.
+ * This node itself is CONFIGURED, or RETURNED when a peer said it was
+ * declared down before this table (rdlock_recv_downset()).
+ */
+enum rdlock_member_state {
+	RDLOCK_MEMBER_ABSENT,
+	RDLOCK_MEMBER_CONFIGURED,
+	RDLOCK_MEMBER_FENCED,
+	RDLOCK_MEMBER_DOWN,
+	RDLOCK_MEMBER_RETURNED,
+	RDLOCK_MEMBER_NR,
+};
+
+/*
+ * A node's place: added and removed while the cluster is down; while it
+ * is up declared down (cut off, then released), back with a new table,
+ * declared down again; learned down or returned from a peer by a node
+ * whose table is new; every one CONFIGURED when it goes down (a new
+ * epoch).
+ */
+static inline bool rdlock_member_move_ok(enum rdlock_member_state from,
+					 enum rdlock_member_state to)
+{
+	static const u8 moves[RDLOCK_MEMBER_NR] = {
+		[RDLOCK_MEMBER_ABSENT]		= BIT(RDLOCK_MEMBER_CONFIGURED),
+		[RDLOCK_MEMBER_CONFIGURED]	= BIT(RDLOCK_MEMBER_ABSENT) |
+						  BIT(RDLOCK_MEMBER_FENCED) |
+						  BIT(RDLOCK_MEMBER_DOWN) |
+						  BIT(RDLOCK_MEMBER_RETURNED),
+		[RDLOCK_MEMBER_FENCED]		= BIT(RDLOCK_MEMBER_CONFIGURED) |
+						  BIT(RDLOCK_MEMBER_DOWN),
+		[RDLOCK_MEMBER_DOWN]		= BIT(RDLOCK_MEMBER_CONFIGURED) |
+						  BIT(RDLOCK_MEMBER_RETURNED),
+		[RDLOCK_MEMBER_RETURNED]	= BIT(RDLOCK_MEMBER_CONFIGURED) |
+						  BIT(RDLOCK_MEMBER_FENCED),
+	};
+
+	return rdlock_move_ok(moves, RDLOCK_MEMBER_NR, from, to);
+}
+
+/**
+ * enum rdlock_view - what this node knows of its epoch (rdlock_view_to())
+ * @RDLOCK_VIEW_LEARNING: up, its table new: not every live peer said yet
+ *	which nodes are declared down (RDLOCK_WIRE_DOWNSET); not ready.
+ * @RDLOCK_VIEW_LEARNED: every live peer did (rdlock_check_learned()):
+ *	ready once its peers are; a peer's word no longer changes its view.
+ * @RDLOCK_VIEW_CUT_OFF: a peer declared this node down
+ *	(rdlock_fenced_by()): never ready, nor telling anybody which nodes
+ *	are declared down, before its cluster goes down.
+ * @RDLOCK_VIEW_NR: number of views.
+ *
+ * Every cluster up begins LEARNING.
+ */
+enum rdlock_view {
+	RDLOCK_VIEW_LEARNING,
+	RDLOCK_VIEW_LEARNED,
+	RDLOCK_VIEW_CUT_OFF,
+	RDLOCK_VIEW_NR,
+};
+
+/* Learned once, cut off at any time, and anew only at the next up. */
+static inline bool rdlock_view_move_ok(enum rdlock_view from,
+				       enum rdlock_view to)
+{
+	static const u8 moves[RDLOCK_VIEW_NR] = {
+		[RDLOCK_VIEW_LEARNING]	= BIT(RDLOCK_VIEW_LEARNED) |
+					  BIT(RDLOCK_VIEW_CUT_OFF),
+		[RDLOCK_VIEW_LEARNED]	= BIT(RDLOCK_VIEW_CUT_OFF),
+		[RDLOCK_VIEW_CUT_OFF]	= 0,
+	};
+
+	return rdlock_move_ok(moves, RDLOCK_VIEW_NR, from, to);
+}
+
+/**
+ * enum rdlock_return - may a node cut off here come back
+ * @RDLOCK_RETURN_OK: yes: a new table, its declaration and every other
+ *	one done here.
+ * @RDLOCK_RETURN_REFUSED: never: the table that was declared down (it
+ *	was cut off, not dead), or one that does not say which it is.
+ * @RDLOCK_RETURN_LATER: not now: a new table, but a declaration is under
+ *	way here; or any table of a node declared down before it connected
+ *	to this node's, which of its tables is new cannot be told (not
+ *	before the cluster restarts, then; refused without being told it
+ *	was declared down, which would end it for every other node too).
+ */
+enum rdlock_return {
+	RDLOCK_RETURN_OK,
+	RDLOCK_RETURN_REFUSED,
+	RDLOCK_RETURN_LATER,
+};
+
+/**
+ * rdlock_return_verdict() - may a node cut off here come back
+ * @st: its place here: FENCED or DOWN.
+ * @known: the incarnation of its table that was declared down; 0 if it
+ *	was declared down before it connected to this node's table.
+ * @inc: the incarnation of the table it connects with.
+ * @declaring: a node's declaration is under way here (one is FENCED).
+ *
+ * Return: an enum rdlock_return.
+ */
+static inline enum rdlock_return
+rdlock_return_verdict(enum rdlock_member_state st, u64 known, u64 inc,
+		      bool declaring)
+{
+	if (!inc || inc == known)
+		return RDLOCK_RETURN_REFUSED;
+	if (st != RDLOCK_MEMBER_DOWN || declaring || !known)
+		return RDLOCK_RETURN_LATER;
+	return RDLOCK_RETURN_OK;
+}
+
+#endif /* _RDLOCK_XPORT_MEMBER_H */
