@@ -409,7 +409,8 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 				size_t len);
 int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead);
 bool rdlock_ls_node_released(u32 node);
-int rdlock_ls_release_wait(u32 node, unsigned long deadline);
+int rdlock_ls_release_wait(const struct rdlock_ls *ls, u32 node,
+			   unsigned long deadline);
 
 /*
  * lockspace_rehome.c: names whose entry or lock was on a node declared

@@ -105,13 +105,13 @@ static int rdlock_ls_dir_node(struct rdlock_ls *ls, u32 *dir)
 			*dir = node;
 			return 0;
 		}
-		ret = rdlock_ls_release_wait(node, jiffies +
+		ret = rdlock_ls_release_wait(ls, node, jiffies +
 				msecs_to_jiffies(RDLOCK_LS_DIR_MOVE_WAIT_MS));
+		/* Released, or the cluster's epoch ended meanwhile. */
+		if (ret == -ESHUTDOWN || (!ret && rdlock_ls_stale(ls)))
+			return -ENOTCONN;
 		if (ret)
 			return ret;
-		/* Released, or the cluster's epoch ended meanwhile. */
-		if (rdlock_ls_stale(ls))
-			return -ENOTCONN;
 	}
 	return -ENOTCONN;
 }

@@ -179,9 +179,33 @@ static int rdlock_lock_blip_error(const struct rdlock_lock *lk, u32 node,
  */
 static bool rdlock_lock_moves(u32 node, int ret)
 {
-	/* The errno first: a busy try, the common case, asks nothing more. */
-	return rdlock_ls_error_moves(ret, true) &&
-	       rdlock_xport_node_fenced(node);
+	return ret && rdlock_ls_error_moves(ret, rdlock_xport_node_fenced(node));
+}
+
+/*
+ * Before an acquisition starts again (its name moved, or it was granted
+ * in a word the name left): a fatal signal ends it, so does a waiting
+ * request's deadline, and a try after RDLOCK_LOCK_TRY_STARTS starts; from
+ * the third start on it pauses @starts ms (at most 20), so that a name
+ * whose every new place fails at once spins no CPU.
+ */
+#define RDLOCK_LOCK_TRY_STARTS	8
+
+static int rdlock_lock_restart(const struct rdlock_lock *lk,
+			       unsigned long deadline, unsigned int starts)
+{
+	bool try = lk->opts.flags & RDLOCK_LKF_TRY;
+
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (try ? starts > RDLOCK_LOCK_TRY_STARTS :
+		  deadline && time_after_eq(jiffies, deadline))
+		return -ETIMEDOUT;
+	if (starts > 2 &&
+	    schedule_timeout_killable(msecs_to_jiffies(min(starts, 20U))) &&
+	    fatal_signal_pending(current))
+		return -EINTR;
+	return 0;
 }
 
 static int __rdlock_lock_acquire(struct rdlock_lock *lk)
@@ -190,11 +214,17 @@ static int __rdlock_lock_acquire(struct rdlock_lock *lk)
 	struct rdlock_ls *ls = lk->ls;
 	struct rdlock_res *res = lk->res;
 	u32 entry_home, home, slot, gen;
+	unsigned int starts = 0;
 	int ret = 0;
 
 again:
 	if (rdlock_ls_stale(ls))
 		return -ESHUTDOWN;
+	if (starts++) {
+		ret = rdlock_lock_restart(lk, deadline, starts);
+		if (ret)
+			goto failed;
+	}
 	/* Nothing is granted while the cluster engine has us stopped. */
 	ret = rdlock_member_wait(ls, deadline);
 	if (ret)
@@ -210,6 +240,9 @@ again:
 	slot = res->slot;
 	gen = res->gen;
 	mutex_unlock(&res->resolve_mutex);
+	/* The wait for a move ran out (a try's at once): no start again. */
+	if (ret == -ETIMEDOUT && deadline && time_after_eq(jiffies, deadline))
+		goto failed;
 	if (rdlock_lock_moves(entry_home, ret))
 		goto again;
 	ret = rdlock_lock_blip_error(lk, entry_home, deadline, ret);
@@ -453,7 +486,7 @@ int rdlock_convert(struct rdlock_lock *lk, enum rdlock_lock_mode mode,
 	 */
 	node = READ_ONCE(lk->res->moved_from);
 	if (node != U32_MAX && rdlock_xport_node_fenced(node)) {
-		ret = rdlock_ls_release_wait(node, rdlock_deadline(&o));
+		ret = rdlock_ls_release_wait(ls, node, rdlock_deadline(&o));
 		if (ret == -ETIMEDOUT && o.flags & RDLOCK_LKF_TRY)
 			ret = -EAGAIN;
 		if (ret)

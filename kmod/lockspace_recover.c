@@ -126,45 +126,53 @@ bool rdlock_ls_node_released(u32 node)
 		rdlock_ls_down_stage(node) == RDLOCK_LS_DOWN_DONE);
 }
 
-/* Released, or no longer cut off (the cluster epoch ended). */
-static bool rdlock_ls_release_over(u32 node)
+/*
+ * Released, or no longer cut off (the cluster epoch ended), or @ls lost
+ * with its epoch: a node whose declaration ended with the epoch may stay
+ * cut off, not released, until the cluster restarts.
+ */
+static bool rdlock_ls_release_over(const struct rdlock_ls *ls, u32 node)
 {
 	return rdlock_ls_node_released(node) ||
-	       !rdlock_xport_node_fenced(node);
+	       !rdlock_xport_node_fenced(node) || (ls && rdlock_ls_stale(ls));
 }
 
 /**
  * rdlock_ls_release_wait() - wait until a node cut off here is released
+ * @ls: the lockspace the caller waits for, NULL: none.
  * @node: a node cut off here (rdlock_xport_node_fenced()).
  * @deadline: jiffies, 0: none.
  *
  * Return: 0 once rdlock_ls_node_released(), or the node is no longer cut
  * off (the cluster epoch ended: the caller finds its lockspace lost);
- * -ETIMEDOUT at @deadline; -EINTR on a fatal signal.
+ * -ESHUTDOWN once @ls is lost (rdlock_ls_stale()); -ETIMEDOUT at
+ * @deadline; -EINTR on a fatal signal.
  */
-int rdlock_ls_release_wait(u32 node, unsigned long deadline)
+int rdlock_ls_release_wait(const struct rdlock_ls *ls, u32 node,
+			   unsigned long deadline)
 {
 	long left = MAX_SCHEDULE_TIMEOUT;
 
 	if (deadline) {
-		if (time_after_eq(jiffies, deadline))
-			return rdlock_ls_release_over(node) ? 0 : -ETIMEDOUT;
-		left = deadline - jiffies;
+		if (time_after_eq(jiffies, deadline) &&
+		    !rdlock_ls_release_over(ls, node))
+			return -ETIMEDOUT;
+		left = max_t(long, (long)(deadline - jiffies), 0);
 	}
 	/* The epoch's end wakes nobody: look again every second. */
-	while (!rdlock_ls_release_over(node)) {
+	while (!rdlock_ls_release_over(ls, node)) {
 		if (wait_event_killable_timeout(rdlock_ls_down_wq,
-						rdlock_ls_release_over(node),
+						rdlock_ls_release_over(ls, node),
 						min_t(long, left, HZ)) < 0)
 			return -EINTR;
 		if (left != MAX_SCHEDULE_TIMEOUT) {
-			if (deadline && time_after_eq(jiffies, deadline))
-				return rdlock_ls_release_over(node) ? 0 :
-								      -ETIMEDOUT;
-			left = deadline - jiffies;
+			if (time_after_eq(jiffies, deadline) &&
+			    !rdlock_ls_release_over(ls, node))
+				return -ETIMEDOUT;
+			left = max_t(long, (long)(deadline - jiffies), 0);
 		}
 	}
-	return 0;
+	return ls && rdlock_ls_stale(ls) ? -ESHUTDOWN : 0;
 }
 
 static int rdlock_ls_down_tell(u32 node, u32 dead, u64 inc,
@@ -370,8 +378,8 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 		cond_resched();
 	}
 	if (err)
-		pr_warn("lockspace %s: could not release node %u's locks: %d\n",
-			ls->name, dead, err);
+		pr_warn_ratelimited("lockspace %s: could not release node %u's locks: %d\n",
+				    ls->name, dead, err);
 	return err;
 }
 

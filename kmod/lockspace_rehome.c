@@ -250,7 +250,8 @@ int rdlock_ls_rehome(u32 dead)
  * locks of it; then a name still on such a node moves
  * (rdlock_res_relocate()).
  *
- * Return: 0, -ETIMEDOUT, -EINTR, or an error of rdlock_res_relocate().
+ * Return: 0, -ETIMEDOUT, -EINTR, -ESHUTDOWN once @ls is lost, or an error
+ * of rdlock_res_relocate().
  */
 int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
 			  unsigned long deadline)
@@ -278,7 +279,7 @@ int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
 		if (node == U32_MAX)
 			break;
 		mutex_unlock(&res->resolve_mutex);
-		ret = rdlock_ls_release_wait(node, deadline);
+		ret = rdlock_ls_release_wait(ls, node, deadline);
 		mutex_lock(&res->resolve_mutex);
 		if (ret)
 			return ret;

@@ -628,7 +628,8 @@ void rdlock_cql_refetch_pause(const struct rdlock_proto_cfg *cfg,
  * granted at enqueue may come and go past waiters it has not notified yet)
  * or with a failed connection. Returns 1 when granted so, 0 to keep
  * waiting, -ENOLCK when the lock is stuck (@wt: header and cause), or
- * -ESTALE once the table is gone.
+ * -ESTALE once the lock is gone: its table, or its home declared down
+ * (rdlock_cql_lock_lost()), whose queue no grant comes from any more.
  */
 static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, u32 pos,
@@ -638,7 +639,7 @@ static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
 	u64 h;
 	int ret;
 
-	if (!rdlock_cql_table_alive(cfg, t))
+	if (rdlock_cql_lock_lost(cfg, t))
 		return -ESTALE;
 	if (rdlock_cql_layout(cfg, &l))
 		return 0;
@@ -667,7 +668,7 @@ static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
  * Sleep until @w is notified. Returns 0 when granted, -EAGAIN when a reset
  * aborted it, -ENOLCK when it found the lock stuck (@wt says why),
  * -ETIMEDOUT at @deadline (jiffies, 0: none), -EINTR on a fatal signal,
- * -ESTALE when the table is gone.
+ * -ESTALE when the lock is gone (its table, or its home declared down).
  */
 static int rdlock_cql_wait(const struct rdlock_proto_cfg *cfg,
 			   struct rdlock_ticket *t,
@@ -747,7 +748,7 @@ static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
 		return;
 	}
 	if (ret) {
-		/* The table is gone, and the ticket with it. */
+		/* The lock is gone (table or home), and the ticket with it. */
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
 		rdlock_cql_gate_leave(ws, t);
 		return;
@@ -890,7 +891,7 @@ wait:
 		return ret;
 	}
 	if (ret) {
-		/* -ESTALE: the table is gone, and the ticket with it. */
+		/* -ESTALE: the lock is gone, and the ticket with it. */
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
 		goto out_leave;
 	}

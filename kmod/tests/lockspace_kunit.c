@@ -304,11 +304,22 @@ static const struct rdlock_ls_error_case {
 	{ "ticket lost, node cut off", -ESTALE, true, false, true, 0 },
 	{ "ticket lost, table replaced", -ESTALE, false, false, false,
 	  -ESHUTDOWN },
-	{ "timed out, node cut off", -ETIMEDOUT, true, false, false,
-	  -ETIMEDOUT },
+	/* A READ or CAS whose link failed as the node went. */
+	{ "timed out, node cut off", -ETIMEDOUT, true, false, true, 0 },
+	{ "timed out", -ETIMEDOUT, false, false, false, -ETIMEDOUT },
+	{ "connection reset, node cut off", -ECONNRESET, true, false, true,
+	  0 },
+	{ "connection reset", -ECONNRESET, false, false, false,
+	  -ECONNRESET },
+	/* What a node cut off said is moot: a try there starts again. */
+	{ "try busy, node cut off", -EAGAIN, true, false, true, 0 },
+	{ "try busy", -EAGAIN, false, false, false, -EAGAIN },
 	{ "busy", -EBUSY, false, false, false, -EBUSY },
 	{ "busy, lockspace lost", -EBUSY, false, true, false, -ESHUTDOWN },
 	{ "interrupted, node cut off", -EINTR, true, false, false, -EINTR },
+	{ "bad argument, node cut off", -EINVAL, true, false, false,
+	  -EINVAL },
+	{ "no memory, node cut off", -ENOMEM, true, false, false, -ENOMEM },
 };
 
 static void rdlock_ls_error_case_desc(const struct rdlock_ls_error_case *c,

@@ -1253,6 +1253,48 @@ static void cql_forget_test(struct kunit *test)
 }
 
 /*
+ * A waiter whose lock's home is declared down ends, lost: node 2 takes
+ * the lock exclusively, a writer of node 1 queues behind it (the default
+ * stuck time, 30 s: no reset in the test), then the home, node 0, fails:
+ * cut off and declared down. Its queue grants nobody any more, so the
+ * writer's next liveness check (RDLOCK_CQL_CHECK_MS) ends it with
+ * -ESTALE, its ticket lost; the holder's ticket is untouched. The home
+ * comes back for the holder's release, whose notification of the next
+ * entry finds no waiter.
+ */
+static void cql_home_down_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	struct cql_client *c = kunit_kcalloc(test, 2, sizeof(*c), GFP_KERNEL);
+	s64 stale;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_client_init(&c[0], sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[0].cfg, &c[0].t, 0),
+			0);
+	cql_client_init(&c[1], sim, 1, RDLOCK_MODE_EXCLUSIVE);
+	cql_client_start(test, &c[1]);
+	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
+	KUNIT_EXPECT_FALSE(test, completion_done(&c[1].done));
+
+	sim_fail_node(sim, SIM_LOCK_NODE, true);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&c[1].done, 10 * HZ),
+			0UL);
+	KUNIT_EXPECT_EQ(test, c[1].ret, -ESTALE);
+	KUNIT_EXPECT_EQ(test, c[1].t.state, RDLOCK_TICKET_LOST);
+	KUNIT_EXPECT_EQ(test, c[0].t.state, RDLOCK_TICKET_GRANTED);
+
+	stale = atomic64_read(&rdlock_proto_stats.notify_stale);
+	sim_fail_node(sim, SIM_LOCK_NODE, false);
+	rdlock_proto_cql.release(&c[0].cfg, &c[0].t);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, c[0].t.state, RDLOCK_TICKET_DONE);
+	/* The release's notification finds the lost waiter gone. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&rdlock_proto_stats.notify_stale) -
+			stale, 1LL);
+}
+
+/*
  * Wait until a reset signal was sent to @node (nothing else is sent to
  * it in cql_partition_test) and delivered.
  */
@@ -1436,6 +1478,7 @@ static struct kunit_case proto_cql_cases[] = {
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_partition_test),
 	KUNIT_CASE(cql_forget_test),
+	KUNIT_CASE(cql_home_down_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),
 	KUNIT_CASE(cql_hier_local_test),
