@@ -143,6 +143,7 @@ KEY_DONE_PORT=7782
 FORGED_PORT=7783
 LINK_DOWN_PORT=7784
 FENCED_PORT=7785
+DECLARED_PORT=7786
 
 # keyed_conf KEYFILE: the 2-node configuration file with that key file.
 keyed_conf() {
@@ -184,6 +185,11 @@ connected_again() {
 	[ "$(node1_connects)" -ge 2 ]
 }
 
+# Node 0's connection here is down (not ready).
+node0_gone() {
+	[ "$(rdlockctl status | awk '$1 == 0 { print $2 }')" != ready ]
+}
+
 unproven_counted() {
 	[ "$(debugfs_value auth_unproven_fence)" -ge 1 ]
 }
@@ -201,11 +207,17 @@ forged_fence_0() {
 	rdl_signal $FORGED_PORT
 }
 
-# Phase 8 on node 0: a proven one, while our links were down.
+# Phase 8 on node 0: a proven one, while our links were down. They stay
+# down (the most the knob allows) until node 1 has declared us down, so
+# that our next dial meets the refusal however slow node 1 is.
 proven_fence_0() {
-	rdl_step "links down for 3 s" \
-		eval 'echo 3000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_step "links down" \
+		eval 'echo 60000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
 	rdl_signal $LINK_DOWN_PORT &&
+	rdl_step "node 1 declared us down" \
+		rdl_wait_signal 1 $DECLARED_PORT 50 &&
+	rdl_step "links up again" \
+		eval 'echo 0 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
 	rdl_step "node 1 declared us down: proven, taken" \
 		wait_for 120 logged "node 1 declared this node down" &&
 	rdl_step "node 1 shown a declarer" rdl_node_flag 1 down &&
@@ -225,8 +237,10 @@ fences_1() {
 		test "$(debugfs_value forged_fences_injected)" -eq 1 &&
 	rdl_step "node 0's links are down" \
 		rdl_wait_signal 0 $LINK_DOWN_PORT 120 &&
+	rdl_step "node 0 not connected here" wait_for 30 node0_gone &&
 	dmesg -c > /dev/null &&
 	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
+	rdl_signal $DECLARED_PORT &&
 	rdl_step "node 0 refused as declared down" \
 		wait_for 120 logged "refused connection from node 0: declared down" &&
 	rdl_step "node 0 took it" rdl_wait_signal 0 $FENCED_PORT 180
