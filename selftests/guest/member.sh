@@ -137,12 +137,14 @@ down_failure_armed() {
 }
 
 # After nodedown_test (which the victim's locks were granted in): that
-# try failed, the next one declared the victim down, none is left.
+# try failed (and maybe another for a passing cause), a later one
+# declared the victim down, none is left.
 down_tried_again() {
 	rdl_e=$(member_line down_errors)
 	rdl_d=$(member_line declared_down)
 	echo "# node $RDLOCK_NODE_ID: down_errors $rdl_e, declared_down $rdl_d, failed '$(member_line failed)', injected left $(cat $DOWN_FAILURES)"
-	[ "$rdl_e" = 1 ] && [ "$rdl_d" = 1 ] && [ -z "$(member_line failed)" ] &&
+	[ "$rdl_e" -ge 1 ] && [ "$rdl_d" = 1 ] &&
+		[ -z "$(member_line failed)" ] &&
 		[ "$(member_line state)" = running ] &&
 		[ "$(cat $DOWN_FAILURES)" = 0 ]
 }
