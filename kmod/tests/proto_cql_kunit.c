@@ -1295,6 +1295,49 @@ static void cql_home_down_test(struct kunit *test)
 }
 
 /*
+ * The same, hierarchical task-fair, with a second writer of node 1
+ * waiting on its node behind the first one's entry: when the home is
+ * declared down both end with -ESTALE, their tickets lost, the local
+ * waiter too (it is not handed a lock nobody was granted).
+ */
+static void cql_hier_home_down_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	struct cql_client *c = kunit_kcalloc(test, 3, sizeof(*c), GFP_KERNEL);
+	struct cql_layout l;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
+	cql_policy = RDLOCK_CQL_TASK_FAIR;
+	cql_client_init(&c[2], sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[2].cfg, &c[2].t, 0),
+			0);
+	for (i = 0; i < 2; i++) {
+		cql_client_init(&c[i], sim, 1, RDLOCK_MODE_EXCLUSIVE);
+		cql_client_start(test, &c[i]);
+		/* The second waits on node 1, the header unchanged. */
+		KUNIT_ASSERT_TRUE(test, cql_hier_queued(sim, &c[i], 2));
+	}
+	KUNIT_EXPECT_EQ(test, cql_hdr_qsize(&l, cql_header(sim)), 2U);
+
+	sim_fail_node(sim, SIM_LOCK_NODE, true);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_GT(test,
+				wait_for_completion_timeout(&c[i].done, 10 * HZ),
+				0UL);
+		KUNIT_EXPECT_EQ(test, c[i].ret, -ESTALE);
+		KUNIT_EXPECT_EQ(test, c[i].t.state, RDLOCK_TICKET_LOST);
+	}
+	KUNIT_EXPECT_EQ(test, c[2].t.state, RDLOCK_TICKET_GRANTED);
+
+	sim_fail_node(sim, SIM_LOCK_NODE, false);
+	rdlock_proto_cql.release(&c[2].cfg, &c[2].t);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, c[2].t.state, RDLOCK_TICKET_DONE);
+}
+
+/*
  * Wait until a reset signal was sent to @node (nothing else is sent to
  * it in cql_partition_test) and delivered.
  */
@@ -1486,6 +1529,7 @@ static struct kunit_case proto_cql_cases[] = {
 	KUNIT_CASE(cql_hier_starve_tf_test),
 	KUNIT_CASE(cql_hier_starve_pf_test),
 	KUNIT_CASE(cql_hier_stuck_test),
+	KUNIT_CASE(cql_hier_home_down_test),
 	{}
 };
 
