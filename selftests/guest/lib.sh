@@ -437,6 +437,9 @@ rdl_dlm_start() {
 	RDL_DLM_CONTROLD_PID=$!
 	# Up once it has told the kernel every node's address (configfs
 	# comms/<nodeid>): a lockspace created before fails with ENOTCONN.
+	# Its own budget: corosync may have taken most of the first (a node
+	# booted again while the others run).
+	rdl_left=$RDL_DLM_WAIT
 	until dlm_tool status > /dev/null 2>&1 &&
 	      [ "$(ls /sys/kernel/config/dlm/cluster/comms 2>/dev/null | wc -l)" -ge "$RDLOCK_NR_NODES" ]; do
 		rdl_left=$((rdl_left - 1))
