@@ -1110,6 +1110,14 @@ static void cql_signal_bound_test(struct kunit *test)
 	sim_destroy(sim);
 }
 
+/* @h, of node 2, takes the lock exclusively (granted at its enqueue). */
+static void cql_node2_holds(struct kunit *test, struct proto_sim *sim,
+			    struct cql_client *h)
+{
+	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+}
+
 /*
  * Node 2 takes the lock exclusively (granted at its enqueue, so no entry
  * names it) and fails (@down: cut off and declared down) or is only cut
@@ -1124,9 +1132,7 @@ static struct cql_client *cql_writers_behind(struct kunit *test,
 	int i;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
-	cql_client_init(&c[2], sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[2].cfg, &c[2].t, 0),
-			0);
+	cql_node2_holds(test, sim, &c[2]);
 	if (down)
 		sim_fail_node(sim, 2, true);
 	else
@@ -1269,9 +1275,7 @@ static void cql_home_down_test(struct kunit *test)
 	s64 stale;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
-	cql_client_init(&c[0], sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[0].cfg, &c[0].t, 0),
-			0);
+	cql_node2_holds(test, sim, &c[0]);
 	cql_client_init(&c[1], sim, 1, RDLOCK_MODE_EXCLUSIVE);
 	cql_client_start(test, &c[1]);
 	KUNIT_ASSERT_TRUE(test, cql_wait_queued(sim, 2));
@@ -1310,9 +1314,7 @@ static void cql_hier_home_down_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	cql_layout_init(&l, CQL_CAP_BITS_DEFAULT, CQL_VER_BITS_DEFAULT);
 	cql_policy = RDLOCK_CQL_TASK_FAIR;
-	cql_client_init(&c[2], sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c[2].cfg, &c[2].t, 0),
-			0);
+	cql_node2_holds(test, sim, &c[2]);
 	for (i = 0; i < 2; i++) {
 		cql_client_init(&c[i], sim, 1, RDLOCK_MODE_EXCLUSIVE);
 		cql_client_start(test, &c[i]);
@@ -1441,8 +1443,7 @@ static void cql_hier_stuck_test(struct kunit *test)
 	c = kunit_kcalloc(test, 4, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	h = &c[3];
-	cql_client_init(h, sim, 2, RDLOCK_MODE_EXCLUSIVE);
-	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&h->cfg, &h->t, 0), 0);
+	cql_node2_holds(test, sim, h);
 	sim_fail_node(sim, 2, true);
 	for (i = 0; i < 3; i++) {
 		cql_client_init(&c[i], sim, i == 2, RDLOCK_MODE_EXCLUSIVE);
