@@ -28,14 +28,15 @@ cd "$ROOT"
 mapfile -t files < <(git ls-files -co --exclude-standard -- \
 	'kmod/*.[ch]' 'uapi/*.h' 'userspace/*.[ch]' 'selftests/*.[ch]' |
 	grep -v 'kselftest')
+# One checkpatch.pl per file, as many at once as there are CPUs, the largest
+# files first so that none is left alone at the end: on one CPU the tree
+# takes about 85 s. A process prints its findings when it ends.
 status=0
 for f in "${files[@]}"; do
-	[ -f "$f" ] || continue
-	if ! out=$(perl "$cp_pl" --strict --no-tree --quiet --show-types \
-		   --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$f" 2>&1); then
-		printf '%s\n' "$out"
-		status=1
-	fi
-done
+	[ -f "$f" ] && printf '%s %s\0' "$(stat -c %s "$f")" "$f"
+done | sort -z -rn | sed -z 's/^[0-9]* //' |
+	xargs -0 -n 1 -P "$(nproc)" perl "$cp_pl" --strict --no-tree --quiet \
+		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f ||
+	status=1
 [ $status -eq 0 ] && echo "checkpatch: ${#files[@]} files clean"
 exit $status
