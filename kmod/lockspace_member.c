@@ -109,6 +109,8 @@ static struct {
 	unsigned long failed[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
 	ktime_t done_at;		/* recover_done's arrival */
 	s64 last_recovery_us;		/* recover_done to running */
+	/* CLOCK_MONOTONIC of the last of each callback and of running again */
+	ktime_t prep_at, slot_at, running_at;
 	u64 preps, slots, dones, downs, down_errors;
 	wait_queue_head_t wait;		/* state became running */
 	/* Its own: rdlock_ls_wq's async acquisitions wait for granting. */
@@ -136,8 +138,10 @@ static void rdlock_member_to(enum rdlock_member_state to)
 		      rdlock_member_state_names[to]))
 		return;
 	rdlock_mb.state = to;
-	if (to == RDLOCK_MB_RUNNING)
+	if (to == RDLOCK_MB_RUNNING) {
+		rdlock_mb.running_at = ktime_get();
 		wake_up_all(&rdlock_mb.wait);
+	}
 }
 
 static bool rdlock_member_dlm(void)
@@ -216,6 +220,7 @@ static void rdlock_member_prep(void *arg)
 
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_mb.preps++;
+	rdlock_mb.prep_at = ktime_get();
 	if (rdlock_mb.state != RDLOCK_MB_STOPPED)
 		rdlock_member_to(RDLOCK_MB_STOPPED);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
@@ -235,6 +240,7 @@ static void rdlock_member_slot(void *arg, struct dlm_slot *slot)
 	}
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_mb.slots++;
+	rdlock_mb.slot_at = ktime_get();
 	set_bit(node, rdlock_mb.failed);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	pr_warn("membership: node %u failed\n", node);
@@ -332,10 +338,10 @@ static void rdlock_member_down_work(struct work_struct *work)
 		if (node >= RDLOCK_MAX_NODES) {
 			if (rdlock_mb.state == RDLOCK_MB_RECOVERING &&
 			    bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES)) {
-				rdlock_mb.last_recovery_us =
-					ktime_us_delta(ktime_get(),
-						       rdlock_mb.done_at);
 				rdlock_member_to(RDLOCK_MB_RUNNING);
+				rdlock_mb.last_recovery_us =
+					ktime_us_delta(rdlock_mb.running_at,
+						       rdlock_mb.done_at);
 			}
 			spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 			break;
@@ -495,6 +501,11 @@ void rdlock_member_show(struct seq_file *m)
 	seq_printf(m, "declared_down: %llu\ndown_errors: %llu\nlast_recovery_us: %lld\n",
 		   rdlock_mb.downs, rdlock_mb.down_errors,
 		   rdlock_mb.last_recovery_us);
+	/* When, on CLOCK_MONOTONIC (ms; 0: never): for figures of a failure. */
+	seq_printf(m, "last_prep_ms: %lld\nlast_slot_ms: %lld\nlast_done_ms: %lld\nlast_running_ms: %lld\n",
+		   ktime_to_ms(rdlock_mb.prep_at), ktime_to_ms(rdlock_mb.slot_at),
+		   ktime_to_ms(rdlock_mb.done_at),
+		   ktime_to_ms(rdlock_mb.running_at));
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 }
 

@@ -240,20 +240,28 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 }
 
 /*
- * The survivors (configured, not cut off: returned ones too, members of
- * the cluster engine's last generation with membership=dlm) that have
- * not said yet that they got to @stage for @dead.
+ * The survivors of @dead's declaration: configured, not cut off (returned
+ * ones too), members of the cluster engine's last generation with
+ * membership=dlm; this node is not counted.
  */
-static u32 rdlock_ls_down_missing(u32 dead, enum rdlock_ls_down_stage stage)
+static u32 rdlock_ls_down_survivors(u32 dead)
 {
-	struct rdlock_ls_down *d;
-	u32 self = rdlock_xport_self(), missing = 0, i;
-	unsigned long flags;
+	u32 self = rdlock_xport_self(), survivors = 0, i;
 
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		if (i != self && i != dead && rdlock_xport_node_configured(i) &&
 		    !rdlock_xport_node_cut(i) && rdlock_member_survivor(i))
-			missing |= BIT(i);
+			survivors |= BIT(i);
+	return survivors;
+}
+
+/* The survivors that have not said yet that they got to @stage for @dead. */
+static u32 rdlock_ls_down_missing(u32 dead, enum rdlock_ls_down_stage stage)
+{
+	struct rdlock_ls_down *d;
+	u32 missing = rdlock_ls_down_survivors(dead);
+	unsigned long flags;
+
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
 	d = rdlock_ls_down_now(dead);
 	missing &= ~(stage == RDLOCK_LS_DOWN_MOVED ? d->moved : d->ready);
@@ -272,16 +280,27 @@ static u32 rdlock_ls_down_missing(u32 dead, enum rdlock_ls_down_stage stage)
  * move); MOVED, its locks of @dead's names moved (only then may anybody
  * else be granted them, or any of @dead's locks be granted elsewhere).
  * Asks the missing ones every second: a node declared down meanwhile
- * drops out of the set.
+ * drops out of the set. Tells the ones already there once, on arrival.
  */
 static int rdlock_ls_down_barrier(u32 dead, u32 epoch,
 				  enum rdlock_ls_down_stage stage)
 {
 	unsigned long start = jiffies;
 	bool warned = false;
-	u32 missing, i;
+	u32 missing, ahead, i;
 	u64 inc;
 
+	/*
+	 * A survivor that got here first asked, unanswered while this node
+	 * was behind, and counts this one as missing until its next ask a
+	 * second later: tell it now.
+	 */
+	ahead = rdlock_ls_down_survivors(dead) &
+		~rdlock_ls_down_missing(dead, stage);
+	inc = rdlock_xport_node_incarnation(dead);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (ahead & BIT(i))
+			rdlock_ls_down_tell(i, dead, inc, stage, false);
 	for (;;) {
 		missing = rdlock_ls_down_missing(dead, stage);
 		if (!missing)

@@ -6,14 +6,15 @@ usage: demo-report.py [--no-plot] [LOGDIR]     (default build/demo)
 
 Reads what scripts/demo.sh's guest clusters left in LOGDIR (node*.out of
 the cluster, exact-count and OCFS2 run, ocfs2/fsck, lockbench/,
-rdlockbench/, bench-verbs/, bench-twosided/, each cluster's summary, and
-demo.sh's steps file) and prints one screen: the cluster, the exact-count
-proof, a table per workload with the protocols side by side, the
-transport next to perftest, OCFS2's metadata operations on o2cb and on
-rdlock, and verdict lines that are ratios measured in this run. Writes
-every figure to LOGDIR/report.json and plots the latency CDF, throughput
-per protocol and OCFS2's rdlock / o2cb ratios with gnuplot to
-LOGDIR/report.png (or .svg).
+rdlockbench/, bench-verbs/, bench-twosided/, failbench/, each cluster's
+summary, and demo.sh's steps file) and prints one screen: the cluster,
+the exact-count proof, a table per workload with the protocols side by
+side, the transport next to perftest, OCFS2's metadata operations on o2cb
+and on rdlock, a node killed mid-workload (scripts/demo_failbench.py), and
+verdict lines that are ratios measured in this run. Writes every figure to
+LOGDIR/report.json and plots the latency CDF, throughput per protocol,
+OCFS2's rdlock / o2cb ratios and the throughput through the node's death
+with gnuplot to LOGDIR/report.png (or .svg).
 
 Only what the tools printed is reported, and every figure from JSON,
 which the guest scripts print into node<i>.out with "#json " in front
@@ -49,6 +50,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+import demo_failbench
 
 PROTOS = ("bakery", "caslock", "cql")
 # Locks by name (guest/rdlockbench.sh): the stock kernel's fs/dlm beside them.
@@ -671,7 +674,7 @@ def shown(k, v):
     return ratio_or_none(v) if k == "uncontended_over_2faa" else v
 
 
-def missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw):
+def missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw, fb):
     """The figures the report needs that the guests' JSON did not give:
     a name each, with the log it should have come from."""
     out = []
@@ -785,6 +788,9 @@ def missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw):
             need("node*.out: ocfs2.sh JSON of every node",
                  f"4. OCFS2 metadata: {st} {ph} ops/s",
                  oc["stacks"][st]["phases"][ph].get("ops_per_s"))
+    # A node killed mid-workload: only when it ran (3 nodes or more).
+    if fb is not None:
+        demo_failbench.missing(fb, need)
     return out
 
 
@@ -880,10 +886,12 @@ def gp_quote(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_plot(logdir, curves, bars, ocfs2=None):
+def write_plot(logdir, curves, bars, ocfs2=None, failure=None):
     """report.png (or .svg) with gnuplot: (path, None) or (None, why).
 
-    ocfs2: [(operation, rdlock / o2cb)], a third panel when there is one.
+    ocfs2: [(operation, rdlock / o2cb)], a third panel when there is one;
+    failure: the node-failure run's summary (demo_failbench), a panel of
+    its timeline when it has one.
     """
     ocfs2 = [(k, v) for k, v in (ocfs2 or []) if v is not None]
     gp = shutil.which("gnuplot")
@@ -908,10 +916,13 @@ def write_plot(logdir, curves, bars, ocfs2=None):
         for name, vals in bars:
             f.write(gp_quote(name) + " " +
                     " ".join("?" if v is None else f"{v:.6g}" for v in vals) + "\n")
-    size = "2100,560" if ocfs2 else "1400,560"
+    fail_body = demo_failbench.plot_panel(pdir, failure, gp_quote) if failure else []
+    panels = 2 + bool(ocfs2) + bool(fail_body)
+    layout, size = (("2,2", "1400,1120") if panels == 4 else
+                    (f"1,{panels}", f"{700 * panels},560"))
     body = [
         "set datafile missing '?'",
-        f"set multiplot layout 1,{3 if ocfs2 else 2}",
+        f"set multiplot layout {layout}",
         "set title 'Latency CDF per protocol (log x)'",
         "set logscale x", "set xlabel 'latency, microseconds'",
         "set ylabel 'fraction of acquisitions'", "set yrange [0:1.02]",
@@ -947,6 +958,7 @@ def write_plot(logdir, curves, bars, ocfs2=None):
             "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2",
             f"plot {gp_quote(oc_path)} using 0:2:xtic(1) with boxes notitle",
         ]
+    body += fail_body
     body.append("unset multiplot")
     script = os.path.join(pdir, "report.gp")
     errs = []
@@ -1071,6 +1083,9 @@ def main(argv):
     rb = summarize_rdlockbench(rb_raw)
     oc_raw = parse_ocfs2(logdir)
     oc = summarize_ocfs2(oc_raw)
+    fb_dir = os.path.join(logdir, "failbench")
+    fb = (demo_failbench.summarize(demo_failbench.parse(fb_dir, node_files, json_objects))
+          if os.path.isdir(fb_dir) else None)
 
     out = []
     n = fs["nodes"]
@@ -1219,6 +1234,9 @@ def main(argv):
     # OCFS2 on its own stack and on rdlock's, same guests, same boot.
     out.append("")
     out += ocfs2_lines(oc)
+    if fb is not None:
+        out.append("")
+        out += demo_failbench.report_lines(fb, wrap, NBSP)
 
     # Verdict: ratios of this run only.
     out.append("")
@@ -1309,6 +1327,8 @@ def main(argv):
         verdict.append(f"rdlockctl lock: counter {got}, {nxr} = {want}"
                        + (" (exact)" if got == want else " (NOT exact)")
                        + (f"; the same without the lock: {racy}" if racy is not None else ""))
+    if fb is not None:
+        verdict += demo_failbench.verdicts(fb)
     for v in verdict or ["n/a (no benchmark figures in the logs)"]:
         out += wrap("- " + v, "  ")
     # CQL against its goals: judged from the same figures.
@@ -1326,7 +1346,8 @@ def main(argv):
             steps.append({"name": parts[0], "log_dir": parts[1], "rc": int(parts[2]),
                           "seconds": int(parts[3])})
     if not steps:
-        for sub in (".", "lockbench", "rdlockbench", "bench-verbs", "bench-twosided"):
+        for sub in (".", "lockbench", "rdlockbench", "bench-verbs", "bench-twosided",
+                    "failbench"):
             d = os.path.join(logdir, sub)
             s = cluster_summary(d)
             if os.path.isdir(d) and (s or node_files(d)):
@@ -1354,6 +1375,10 @@ def main(argv):
         "locks_by_name_per_node": rb_raw["per_node"],
         "ocfs2_metadata_per_node": oc_raw["per_node"],
         "transport": bench,
+        "node_failure": fb,
+        "node_failure_timeline": [
+            {"s": ms / 1000, "acq_per_s": {str(n): v for n, v in pn.items()}}
+            for ms, pn in (fb or {}).get("_timeline", [])],
         "rdlockctl_lock_counter": {"per_node": rb_raw["counter"], "racy": rb_raw["racy"]},
         "verdict": verdict, "cql_goals": cqlv, "steps": steps,
     }
@@ -1377,7 +1402,7 @@ def main(argv):
                 for name, protos in tables]
         try:
             plot, why = write_plot(logdir, curves, bars, list(
-                ((oc or {}).get("ratio_rdlock_over_o2cb") or {}).items()))
+                ((oc or {}).get("ratio_rdlock_over_o2cb") or {}).items()), fb)
         except OSError as e:
             plot, why = None, str(e)
     report["plot"] = plot
@@ -1387,10 +1412,11 @@ def main(argv):
         f.write("\n")
     out.append(f"Figures: {jpath}")
     out.append(f"Plot: {plot} (latency CDF, throughput per protocol"
-               + (", OCFS2 rdlock / o2cb)" if oc else ")") if plot
-               else f"Plot: none ({why})")
+               + (", OCFS2 rdlock / o2cb" if oc else "")
+               + (", throughput through a node's death" if fb and fb.get("_timeline") else "")
+               + ")" if plot else f"Plot: none ({why})")
     print("\n".join(out))
-    missing = missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw)
+    missing = missing_figures(fs, form, lb, rb, rb_raw, bench, oc, oc_raw, fb)
     for m in missing:
         print(f"demo-report: missing figure: {m}", file=sys.stderr)
     return 1 if missing else 0

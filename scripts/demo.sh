@@ -11,7 +11,10 @@
 # and one hot name, with the stock kernel's fs/dlm beside rdlock's
 # protocols) and "rdlockctl lock" guarding a counter in node 0's memory,
 # and measure the primitives and an uncontended lock next to perftest's
-# ib_atomic_lat, for both atomic backends. Sets up everything it needs.
+# ib_atomic_lat, for both atomic backends; last, with corosync and
+# dlm_controld fencing through the host, a node killed mid-workload: the
+# throughput of locks by name before, through and after its death, and
+# when the cluster engine and rdlock acted. Sets up everything it needs.
 #
 # Standard output is for a person: a progress line per guest run, then one
 # screen of report (scripts/demo-report.py: the cluster, the exact count, a
@@ -40,6 +43,8 @@ ocfs2_files=${RDLOCK_DEMO_OCFS2_FILES:-100}
 	{ echo "demo: RDLOCK_DEMO_OCFS2_FILES must be a number" >&2; exit 2; }
 [[ $nodes =~ ^[2-4]$ ]] || ocfs2_files=0
 total=5
+# A node killed mid-workload: a majority must survive.
+[ "$nodes" -ge 3 ] && total=6
 failed=()
 
 rm -rf "$logs"
@@ -144,6 +149,10 @@ run 4 "node 0 -> 1 latency against perftest, verbs backend" 2 bench-verbs \
 	--bin /usr/bin/ib_atomic_lat -- sh guest/bench.sh verbs
 run 5 "node 0 -> 1 latency against perftest, two-sided backend" 2 \
 	bench-twosided --bin /usr/bin/ib_atomic_lat -- sh guest/bench.sh twosided
+if [ "$total" -eq 6 ]; then
+	run 6 "node $((nodes - 1)) killed mid-workload, fenced by dlm_controld" \
+		"$nodes" failbench "${FSDLM_BINS[@]}" -- sh guest/failbench.sh
+fi
 
 echo
 if ! python3 "$ROOT/scripts/demo-report.py" "$logs" 2> "$logs/report.log"; then
@@ -151,7 +160,8 @@ if ! python3 "$ROOT/scripts/demo-report.py" "$logs" 2> "$logs/report.log"; then
 fi
 echo
 echo "demo: logs in $logs/ (node*.out: cluster, exact count and OCFS2; ocfs2/,"
-echo "demo:   lockbench/, rdlockbench/, bench-verbs/, bench-twosided/: a directory per run)"
+echo "demo:   lockbench/, rdlockbench/, bench-verbs/, bench-twosided/, failbench/: a directory"
+echo "demo:   per run)"
 if [ ${#failed[@]} -gt 0 ]; then
 	for f in "${failed[@]}"; do
 		echo "demo: FAILED $f"

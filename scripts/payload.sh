@@ -5,7 +5,8 @@
 # stock, see kernel.sh) and assemble it under build/KERNEL/payload:
 #   modules/  rdlock.ko, rdlock_test.ko, ocfs2_stack_rdlock.ko and, with
 #             KUnit, *_kunit.ko
-#   bin/      rdlockctl, rdlock-xport-bench, rdlock-lock-bench, rdlock-bench
+#   bin/      rdlockctl, rdlock-xport-bench, rdlock-lock-bench, rdlock-bench,
+#             rdlock-stat-bench, rdlock-fail-bench
 #             (static)
 #   tests/    selftest binaries (static)
 #   guest/    the guest-side scripts of selftests/guest
@@ -46,7 +47,8 @@ mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
 cp "$bdir"/src/*.ko "$bdir/payload/modules/"
 cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
 	"$ROOT"/userspace/rdlock-lock-bench "$ROOT"/userspace/rdlock-bench \
-	"$ROOT"/userspace/rdlock-stat-bench "$bdir/payload/bin/"
+	"$ROOT"/userspace/rdlock-stat-bench "$ROOT"/userspace/rdlock-fail-bench \
+	"$bdir/payload/bin/"
 cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
 cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
 echo "$bdir/payload"

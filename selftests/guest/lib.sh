@@ -462,3 +462,40 @@ rdl_dlm_stop() {
 	done
 	return 0
 }
+
+# membership=dlm (recovery.rst): a line of this node's debugfs membership
+# file, rdl_member_line KEY.
+RDL_MEMBERSHIP=/sys/kernel/debug/rdlock/membership
+rdl_member_line() {
+	sed -n "s/^$1: //p" $RDL_MEMBERSHIP
+}
+
+# The membership runs with every node a member, within 120 s (each node
+# joins the companion lockspace on its own, and each join is a recovery).
+rdl_member_running() {
+	rdl_m=120
+	until [ "$(rdl_member_line state)" = running ] &&
+	      [ "$(rdl_member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ]; do
+		rdl_m=$((rdl_m - 1))
+		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $RDL_MEMBERSHIP; return 1; }
+		sleep 1
+	done
+}
+
+# This survivor's dlm_controld knows rdlock node $1 (corosync node id $1 +
+# 1) fenced with success: the fencing node's result, which every daemon
+# receives ("fence status N receive 0 from F" in dlm_tool dump).
+rdl_fenced() {
+	rdl_f=120
+	until dlm_tool dump 2>/dev/null |
+	      grep -q "fence status $(($1 + 1)) receive 0 from "; do
+		rdl_f=$((rdl_f - 1))
+		[ "$rdl_f" -gt 0 ] || {
+			dlm_tool dump 2>&1 | grep -i fence | sed 's/^/# /'
+			return 1
+		}
+		sleep 1
+	done
+	dlm_tool dump | grep -E "fence (status|wait) $(($1 + 1)) " |
+		sed 's/^/# /'
+}

@@ -51,7 +51,7 @@
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
 DONE_PORT=7791
-MEMBERSHIP=/sys/kernel/debug/rdlock/membership
+MEMBERSHIP=$RDL_MEMBERSHIP
 
 VICTIM=$((RDLOCK_NR_NODES - 1))
 
@@ -94,41 +94,6 @@ P_RFREE=7796
 P_RGOT=7797
 P_END=7798
 
-# A line of this node's membership file: member_line KEY.
-member_line() {
-	sed -n "s/^$1: //p" $MEMBERSHIP
-}
-
-# The membership runs with every node a member, within 120 s (each node
-# joins the companion lockspace on its own, and each join is a recovery).
-member_running() {
-	rdl_m=120
-	until [ "$(member_line state)" = running ] &&
-	      [ "$(member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ]; do
-		rdl_m=$((rdl_m - 1))
-		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $MEMBERSHIP; return 1; }
-		sleep 1
-	done
-}
-
-# This survivor's dlm_controld knows the victim (corosync nodeid victim +
-# 1) fenced with success: the fencing node's result, which every daemon
-# receives ("fence status N receive 0 from F" in dlm_tool dump).
-victim_fenced() {
-	rdl_f=120
-	until dlm_tool dump 2>/dev/null |
-	      grep -q "fence status $((VICTIM + 1)) receive 0 from "; do
-		rdl_f=$((rdl_f - 1))
-		[ "$rdl_f" -gt 0 ] || {
-			dlm_tool dump 2>&1 | grep -i fence | sed 's/^/# /'
-			return 1
-		}
-		sleep 1
-	done
-	dlm_tool dump | grep -E "fence (status|wait) $((VICTIM + 1)) " |
-		sed 's/^/# /'
-}
-
 # freeze: node 0's first try to declare the victim down fails once its
 # locks moved (inject_ls_down_failures); the membership tries again.
 DOWN_FAILURES=/sys/kernel/debug/rdlock/inject_ls_down_failures
@@ -140,12 +105,12 @@ down_failure_armed() {
 # try failed (and maybe another for a passing cause), a later one
 # declared the victim down, none is left.
 down_tried_again() {
-	rdl_e=$(member_line down_errors)
-	rdl_d=$(member_line declared_down)
-	echo "# node $RDLOCK_NODE_ID: down_errors $rdl_e, declared_down $rdl_d, failed '$(member_line failed)', injected left $(cat $DOWN_FAILURES)"
+	rdl_e=$(rdl_member_line down_errors)
+	rdl_d=$(rdl_member_line declared_down)
+	echo "# node $RDLOCK_NODE_ID: down_errors $rdl_e, declared_down $rdl_d, failed '$(rdl_member_line failed)', injected left $(cat $DOWN_FAILURES)"
 	[ "$rdl_e" -ge 1 ] && [ "$rdl_d" = 1 ] &&
-		[ -z "$(member_line failed)" ] &&
-		[ "$(member_line state)" = running ] &&
+		[ -z "$(rdl_member_line failed)" ] &&
+		[ "$(rdl_member_line state)" = running ] &&
 		[ "$(cat $DOWN_FAILURES)" = 0 ]
 }
 
@@ -162,8 +127,8 @@ short_freeze() {
 	rdl_wait_signal 0 $FREEZE_PORT 120 || return 1
 	rdl_after=$(grep -E '^(generation|recover_prep|recover_slot): ' $MEMBERSHIP)
 	[ "$rdl_before" = "$rdl_after" ] &&
-		[ "$(member_line state)" = running ] &&
-		[ "$(member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ] || {
+		[ "$(rdl_member_line state)" = running ] &&
+		[ "$(rdl_member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ] || {
 		echo "# membership changed by a $SHORT_FREEZE_MS ms freeze:"
 		sed 's/^/#   /' $MEMBERSHIP
 		return 1
@@ -182,7 +147,7 @@ victim_back() {
 		rdl_dlm_start fence &&
 	rdl_step "cluster up, a member again" rdlockctl up &&
 	rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
-	rdl_step "membership running, every node a member" member_running &&
+	rdl_step "membership running, every node a member" rdl_member_running &&
 	rdl_step "this node returned" rdl_node_flag "$VICTIM" returned &&
 	rdl_signal $P_BACK &&
 	rdl_step "create rb" rdlockctl ls-create rb &&
@@ -204,7 +169,7 @@ survivor_sees_return() {
 	rdl_step "node $VICTIM back" rdl_wait_signal "$VICTIM" $P_BACK 300 &&
 	rdl_step "node $VICTIM shown returned" \
 		rdl_poll 30 rdl_node_flag "$VICTIM" returned &&
-	rdl_step "membership running, every node a member" member_running &&
+	rdl_step "membership running, every node a member" rdl_member_running &&
 	[ "$RDLOCK_NODE_ID" -eq 0 ] || return 0
 	rdl_step "node $VICTIM holds r" rdl_wait_signal "$VICTIM" $P_RHELD 120 &&
 	rdl_step "open rb" rdlockctl ls-create rb &&
@@ -246,7 +211,7 @@ up_refused() {
 		return 1
 	fi
 	rdlockctl status --json | grep -q '"state": "down"' &&
-		[ "$(member_line state)" = out ]
+		[ "$(rdl_member_line state)" = out ]
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
@@ -266,7 +231,7 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 	rdl_dlm_start $FENCE &&
    rdl_step "cluster up, a member" rdlockctl up &&
    rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
-   rdl_step "membership running, every node a member" member_running &&
+   rdl_step "membership running, every node a member" rdl_member_running &&
    rdl_step "insmod rdlock_dlm_test.ko" \
 	insmod "$RDL/modules/rdlock_dlm_test.ko"; then
 	case $MODE in
@@ -307,7 +272,7 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 			down_tried_again
 	[ -n "$FENCE" ] &&
 		rdl_step "dlm_controld fenced node $VICTIM through the host" \
-			victim_fenced
+			rdl_fenced "$VICTIM"
 fi
 if [ -n "$FENCE" ]; then
 	# The victim is gone: the survivors wait for each other only.
