@@ -299,7 +299,7 @@ static int rdlock_ls_down_barrier(u32 dead, u32 epoch,
 		~rdlock_ls_down_missing(dead, stage);
 	inc = rdlock_xport_node_incarnation(dead);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (ahead & BIT(i))
+		if ((ahead & BIT(i)) && rdlock_xport_epoch() == epoch)
 			rdlock_ls_down_tell(i, dead, inc, stage, false);
 	for (;;) {
 		missing = rdlock_ls_down_missing(dead, stage);

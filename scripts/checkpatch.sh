@@ -33,7 +33,8 @@ mapfile -t files < <(git ls-files -co --exclude-standard -- \
 # takes about 85 s. A process prints its findings when it ends.
 status=0
 for f in "${files[@]}"; do
-	[ -f "$f" ] && printf '%s %s\0' "$(stat -c %s "$f")" "$f"
+	[ -f "$f" ] || continue
+	printf '%s %s\0' "$(stat -c %s "$f")" "$f"
 done | sort -z -rn | sed -z 's/^[0-9]* //' |
 	xargs -0 -n 1 -P "$(nproc)" perl "$cp_pl" --strict --no-tree --quiet \
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f ||

@@ -60,11 +60,13 @@ def _mean(xs):
 def summarize(raw):
     """The run's figures; None where the logs do not hold them."""
     runs, members, iv = raw["runs"], raw["members"], raw["intervals"]
+    # The parameters are every node's; the kill is node 0's alone.
+    rp = runs.get(0) or next(iter(runs.values()), {})
     r0 = runs.get(0) or {}
-    s = {"nodes": r0.get("nodes"), "protocol": r0.get("protocol"),
-         "clients_per_node": r0.get("clients_per_node"), "locks": r0.get("locks"),
-         "read_ratio": r0.get("read_ratio"), "cs_us": r0.get("cs_us"),
-         "duration_s": r0.get("duration_s"), "interval_ms": r0.get("interval_ms"),
+    s = {"nodes": rp.get("nodes"), "protocol": rp.get("protocol"),
+         "clients_per_node": rp.get("clients_per_node"), "locks": rp.get("locks"),
+         "read_ratio": rp.get("read_ratio"), "cs_us": rp.get("cs_us"),
+         "duration_s": rp.get("duration_s"), "interval_ms": rp.get("interval_ms"),
          "backend": next((b for b in raw["backend"].values() if b), None),
          "errors": sum(r.get("errors", 0) for r in runs.values()) if runs else None,
          "token_s": TOKEN_S}
@@ -184,7 +186,8 @@ def verdicts(s):
     if slot is not None and first is not None:
         goal = slot + AFTER_FENCE_GOAL_S
         out.append(f"node killed mid-workload: first acquisition after the stop "
-                   f"{first:.2f} s after the kill; the cluster engine's part (detection "
+                   f"by {first:.2f} s after the kill (the end of its "
+                   f"{s['interval_ms']} ms interval); the cluster engine's part (detection "
                    f"with a {TOKEN_S} s token, fencing: kill to recover_slot) {slot:.2f} s; "
                    f"goal at most that + {AFTER_FENCE_GOAL_S:.0f} s = {goal:.2f} s"
                    + (" (met)" if first <= goal else " (NOT met)"))
@@ -234,7 +237,8 @@ def plot_panel(pdir, s, gp_quote):
     body = [
         "unset logscale x", "set xtics norotate", "set autoscale x",
         "set style data lines", "unset style",
-        f"set title 'Locks by name through node {s['victim']}''s death ({s['protocol']})'",
+        f"set title 'Locks by name through node "
+        f"{'n/a' if s['victim'] is None else s['victim']}''s death ({s['protocol']})'",
         "set xlabel 'seconds into the run'", "set ylabel 'acquisitions per second'",
         "set yrange [0:*]", "set key top right", "set grid",
     ]

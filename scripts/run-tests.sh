@@ -314,19 +314,19 @@ guest_tests()
 			"ls.sh twosided"
 	fi
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
-	# Reconnection, device removal, the directory's node declared down
-	# and a node that comes back, in one boot: each script loads the
-	# modules and takes them out again (lib.sh rdl_start, rdl_stop), and
-	# rejoin.sh, whose node 1 never gets ready again, comes last. Debug
-	# on the two-sided backend, stock on verbs.
+	# Reconnection, device removal, a node that comes back and the
+	# directory's node lost, in one boot: each script loads the modules
+	# and takes them out again (lib.sh rdl_start, rdl_stop), and
+	# dirdown.sh, which has the host cut node 0's power, comes last.
+	# Debug on the two-sided backend, stock on verbs.
 	if [ "$kernel" = debug ]; then
-		cluster_step debug reconnect-devremove-dirdown-rejoin 3 1800 -- \
+		cluster_step debug reconnect-devremove-rejoin-dirdown 3 1800 -- \
 			sh guest/seq.sh reconnect.sh "devremove.sh twosided" \
-			"dirdown.sh twosided" "rejoin.sh twosided"
+			"rejoin.sh twosided" "dirdown.sh twosided"
 	else
-		cluster_step "$kernel" reconnect-devremove-dirdown-conf-rejoin 3 \
+		cluster_step "$kernel" reconnect-devremove-conf-rejoin-dirdown 3 \
 			1200 -- sh guest/seq.sh reconnect.sh "devremove.sh verbs" \
-			"dirdown.sh verbs" conf.sh "rejoin.sh verbs"
+			conf.sh "rejoin.sh verbs" "dirdown.sh verbs"
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine
 		# killed; its power cut, then on again (it comes back); frozen

@@ -271,7 +271,7 @@ static void usage(FILE *f)
 		   "  --read-ratio R        fraction of shared acquisitions (0.5)\n"
 		   "  --cs-us T             critical section, spun in userspace (20)\n"
 		   "  --duration S          seconds (40)\n"
-		   "  --interval MS         a timeline line every MS ms (250)\n"
+		   "  --interval MS         acquisitions printed every MS ms (250)\n"
 		   "  --wait-s S            longest wait of one request (120)\n"
 		   "  --event-at MS --event CMD   run /bin/sh -c CMD MS ms into the run\n"
 		   "  --slot-off OFF        start barrier on node 0's raw slot F+OFF (64)\n"
@@ -382,7 +382,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->json = a.json;
 	if (optind != argc || have_at != !!o->event ||
 	    (__u64)o->duration_s * 1000 / o->interval_ms >= MAX_SAMPLES ||
-	    o->event_at_ms >= o->duration_s * 1000)
+	    o->event_at_ms >= o->duration_s * 1000 / o->interval_ms *
+			       o->interval_ms)
 		return -1;
 	return 0;
 }
@@ -398,7 +399,7 @@ int main(int argc, char **argv)
 	static struct client cl[MAX_CLIENTS];
 	static __u64 counts[MAX_SAMPLES];
 	unsigned long long total = 0, prev = 0, errors = 0;
-	__u32 node, nodes, base, i, n = 0, started = 0;
+	__u32 node, nodes, base, i, n = 0, started = 0, joined = 0;
 	double t0, event_ms = -1, end;
 	int tfd, event_rc = -1, status, failed = 0;
 	pid_t event_pid = -1;
@@ -417,17 +418,21 @@ int main(int argc, char **argv)
 			TEST_DEV, strerror(errno));
 		return 1;
 	}
-	if (cluster_info(tfd, &node, &nodes, &base, &o) || ls_create(&o))
+	if (cluster_info(tfd, &node, &nodes, &base, &o) || ls_create(&o)) {
+		close(tfd);
 		return 1;
-	for (i = 0; i < o.clients; i++) {
-		cl[i].o = &o;
-		cl[i].rng = ((__u64)node << 40) ^ ((__u64)i << 32) ^
-			    (__u64)(mono_ms() * 1000);
-		cl[i].fd = rdl_open_joined(o.ls);
-		if (cl[i].fd < 0) {
+	}
+	for (; joined < o.clients; joined++) {
+		struct client *c = &cl[joined];
+
+		c->o = &o;
+		c->rng = ((__u64)node << 40) ^ ((__u64)joined << 32) ^
+			 (__u64)(mono_ms() * 1000);
+		c->fd = rdl_open_joined(o.ls);
+		if (c->fd < 0) {
 			fprintf(stderr, "rdlock-fail-bench: JOIN %s: %s\n", o.ls,
-				strerror(-cl[i].fd));
-			return 1;
+				strerror(-c->fd));
+			goto out_setup;
 		}
 	}
 	/* Every node is up here: they start at once. */
@@ -435,7 +440,7 @@ int main(int argc, char **argv)
 	    rdl_barrier(tfd, nodes, o.barrier_timeout, base, gen + 1, msg,
 			sizeof(msg))) {
 		fprintf(stderr, "rdlock-fail-bench: start barrier: %s\n", msg);
-		return 1;
+		goto out_setup;
 	}
 	t0 = mono_ms();
 	for (; started < o.clients; started++)
@@ -505,4 +510,12 @@ int main(int argc, char **argv)
 	}
 	close(tfd);
 	return failed || errors || (o.event && event_rc != 0);
+
+out_setup:
+	/* The lockspace goes, or the cluster cannot go down after us. */
+	for (i = 0; i < joined; i++)
+		close(cl[i].fd);
+	ls_remove(&o);
+	close(tfd);
+	return 1;
 }

@@ -10,7 +10,8 @@
 # the last node's power. The survivors' requests for names whose entry or
 # word was on it wait until the cluster engine has fenced it and rdlock has
 # declared it down, then go on at the names' new homes. Each node prints
-# its timeline as it runs ("#tl" lines: the victim's end with it); the
+# its timeline as it runs (a JSON object an interval: the victim's end
+# with it); the
 # survivors print their run as JSON and their membership's times (debugfs
 # rdlock/membership, CLOCK_MONOTONIC as the run's t0_ms) with "#json " in
 # front, which scripts/demo-report.py reads. A benchmark: it asserts no

@@ -21,8 +21,10 @@ rdl_backend_arg "$BACKEND"
 # The stock kernel runs the full counts on both backends.
 if [ "${RDLOCK_KERNEL:-}" = debug ]; then
 	: "${RDLOCK_LOCK_ITERS:=40}" "${RDLOCK_CQL_ITERS:=30}"
-	: "${RDLOCK_UPDATE_ITERS:=25}" "${RDLOCK_MULTISLOT_ITERS:=60}"
-	: "${RDLOCK_LEASE_ROUNDS:=2}" "${RDLOCK_OVERFLOW_TOTAL:=1000}"
+	# Multi-slot: 110 at least, to cross the update word's COUNT_MAX;
+	# leases: 3 rounds, so that every node (the lock's home too) stalls.
+	: "${RDLOCK_UPDATE_ITERS:=25}" "${RDLOCK_MULTISLOT_ITERS:=120}"
+	: "${RDLOCK_LEASE_ROUNDS:=3}" "${RDLOCK_OVERFLOW_TOTAL:=1000}"
 	export RDLOCK_LOCK_ITERS RDLOCK_CQL_ITERS RDLOCK_UPDATE_ITERS \
 		RDLOCK_MULTISLOT_ITERS RDLOCK_LEASE_ROUNDS RDLOCK_OVERFLOW_TOTAL
 fi
