@@ -341,26 +341,6 @@ static void spin_us(__u32 us)
 		;
 }
 
-static int ls_ioctl(unsigned long cmd, void *arg)
-{
-	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return errno;
-	if (ioctl(fd, cmd, arg) < 0)
-		ret = errno;
-	close(fd);
-	return ret;
-}
-
-static int ls_remove(const char *name)
-{
-	struct rdlock_ls_name n;
-
-	rdl_ls_name_init(&n, name);
-	return ls_ioctl(RDLOCK_IOC_LS_REMOVE, &n);
-}
-
 /* Same attributes on every node; EEXIST from an earlier run: remove, again. */
 static int ls_create(const struct opts *o, const char *name, __u32 proto)
 {
@@ -372,9 +352,7 @@ static int ls_create(const struct opts *o, const char *name, __u32 proto)
 				   RDLOCK_LS_CQL_HIER, 0600);
 	else
 		rdl_ls_create_init(&c, name, proto, o->ls_slots, 0, 0600);
-	err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
-	if (err == EEXIST && !ls_remove(name))
-		err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
+	err = rdl_ls_create_fresh(&c);
 	if (err)
 		fprintf(stderr, "rdlock-bench: create lockspace %s: %s\n", name,
 			strerror(err));
@@ -1011,7 +989,7 @@ static void proto_teardown(struct env *e, const struct opts *o,
 		}
 		return;
 	}
-	if (ls_remove(r->ls))
+	if (rdl_ls_remove(r->ls))
 		fprintf(stderr, "rdlock-bench: remove lockspace %s failed\n", r->ls);
 }
 

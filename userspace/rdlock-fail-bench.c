@@ -149,32 +149,14 @@ static void *client_run(void *arg)
 	return NULL;
 }
 
-static int ls_ioctl(unsigned long cmd, void *arg)
-{
-	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return errno;
-	if (ioctl(fd, cmd, arg) < 0)
-		ret = errno;
-	close(fd);
-	return ret;
-}
-
 /* The same attributes on every node; one left by an earlier run goes. */
 static int ls_create(const struct opts *o)
 {
 	struct rdlock_ls_create c;
-	struct rdlock_ls_name n;
 	int err;
 
 	rdl_ls_create_init(&c, o->ls, o->proto, o->ls_slots, 0, 0600);
-	err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
-	if (err == EEXIST) {
-		rdl_ls_name_init(&n, o->ls);
-		if (!ls_ioctl(RDLOCK_IOC_LS_REMOVE, &n))
-			err = ls_ioctl(RDLOCK_IOC_LS_CREATE, &c);
-	}
+	err = rdl_ls_create_fresh(&c);
 	if (err)
 		fprintf(stderr, "rdlock-fail-bench: create lockspace %s: %s\n",
 			o->ls, strerror(err));
@@ -183,10 +165,7 @@ static int ls_create(const struct opts *o)
 
 static void ls_remove(const struct opts *o)
 {
-	struct rdlock_ls_name n;
-
-	rdl_ls_name_init(&n, o->ls);
-	if (ls_ioctl(RDLOCK_IOC_LS_REMOVE, &n))
+	if (rdl_ls_remove(o->ls))
 		fprintf(stderr, "rdlock-fail-bench: remove lockspace %s failed\n",
 			o->ls);
 }
@@ -199,7 +178,7 @@ static int cluster_info(int tfd, __u32 *node, __u32 *nodes, __u32 *base,
 	struct rdlock_test_info info;
 
 	if (ioctl(tfd, RDLOCK_TEST_IOC_INFO, &info) < 0 ||
-	    ls_ioctl(RDLOCK_IOC_STATUS, &s)) {
+	    rdl_dev_ioctl(RDLOCK_IOC_STATUS, &s)) {
 		fprintf(stderr, "rdlock-fail-bench: status: %s\n", strerror(errno));
 		return -1;
 	}

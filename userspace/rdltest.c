@@ -422,6 +422,40 @@ int rdl_ls_by_name(int fd, unsigned long req, const char *name)
 	return rdl_ioctl(fd, req, &n);
 }
 
+/* @req on a file of /dev/rdlock of its own: 0 or the errno. */
+int rdl_dev_ioctl(unsigned long req, void *arg)
+{
+	int fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return errno;
+	ret = rdl_ioctl(fd, req, arg);
+	close(fd);
+	return ret;
+}
+
+int rdl_ls_remove(const char *name)
+{
+	struct rdlock_ls_name n;
+
+	rdl_ls_name_init(&n, name);
+	return rdl_dev_ioctl(RDLOCK_IOC_LS_REMOVE, &n);
+}
+
+/*
+ * Creates the lockspace @c names; one of that name an earlier run left is
+ * removed first. 0 or the errno (EEXIST: it exists, with other attributes,
+ * and could not be removed).
+ */
+int rdl_ls_create_fresh(struct rdlock_ls_create *c)
+{
+	int err = rdl_dev_ioctl(RDLOCK_IOC_LS_CREATE, c);
+
+	if (err == EEXIST && !rdl_ls_remove(c->name))
+		err = rdl_dev_ioctl(RDLOCK_IOC_LS_CREATE, c);
+	return err;
+}
+
 /* A fresh file of /dev/rdlock joined to @ls, or -errno. */
 int rdl_open_joined(const char *ls)
 {

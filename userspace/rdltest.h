@@ -62,6 +62,10 @@ void rdl_ls_create_init(struct rdlock_ls_create *c, const char *name,
 			__u32 proto, __u32 slots, __u32 flags, __u32 mode);
 void rdl_ls_name_init(struct rdlock_ls_name *n, const char *name);
 int rdl_ls_by_name(int fd, unsigned long req, const char *name);
+/* The same on a file of /dev/rdlock of their own. */
+int rdl_dev_ioctl(unsigned long req, void *arg);
+int rdl_ls_remove(const char *name);
+int rdl_ls_create_fresh(struct rdlock_ls_create *c);
 int rdl_open_joined(const char *ls);
 
 #endif /* _RDLOCK_RDLTEST_H */

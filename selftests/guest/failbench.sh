@@ -55,15 +55,6 @@ declared_once() {
 		[ "$(rdl_member_line state)" = running ]
 }
 
-# The other survivors answer on DONE_PORT.
-survivors_done() {
-	rdl_s=0
-	while [ "$rdl_s" -lt "$VICTIM" ]; do
-		rdl_wait_signal "$rdl_s" $DONE_PORT 300 || return 1
-		rdl_s=$((rdl_s + 1))
-	done
-}
-
 if [ "${RDLOCK_NR_NODES:-0}" -lt 3 ] || ! rdl_check_env; then
 	rdl_not_ok "failbench.sh needs at least 3 nodes (a majority survives)"
 	rdl_finish
@@ -102,7 +93,7 @@ if rdl_step "insmod rdlock.ko $PARAM membership=dlm" \
 fi
 # The victim is gone: the survivors wait for each other only.
 rdl_signal $DONE_PORT
-rdl_step "every survivor done" survivors_done
+rdl_step "every survivor done" rdl_wait_below "$VICTIM" $DONE_PORT 300
 rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
 rdl_stop
 rdl_dlm_stop

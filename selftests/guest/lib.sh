@@ -118,13 +118,19 @@ rdl_wait_signal() {
 	done
 }
 
-# rdl_wait_all_signals PORT SEC: every node (this one too) answers on PORT.
-rdl_wait_all_signals() {
+# rdl_wait_below N PORT SEC: nodes 0 to N - 1 answer on PORT (with N the
+# last node: its survivors).
+rdl_wait_below() {
 	rdl_j=0
-	while [ "$rdl_j" -lt "$RDLOCK_NR_NODES" ]; do
-		rdl_wait_signal "$rdl_j" "$1" "$2" || return 1
+	while [ "$rdl_j" -lt "$1" ]; do
+		rdl_wait_signal "$rdl_j" "$2" "$3" || return 1
 		rdl_j=$((rdl_j + 1))
 	done
+}
+
+# rdl_wait_all_signals PORT SEC: every node (this one too) answers on PORT.
+rdl_wait_all_signals() {
+	rdl_wait_below "$RDLOCK_NR_NODES" "$1" "$2"
 }
 
 # rdl_poll SEC CMD [ARGS]: true once CMD succeeds, run every second for

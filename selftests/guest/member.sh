@@ -57,11 +57,7 @@ VICTIM=$((RDLOCK_NR_NODES - 1))
 
 # Every survivor answers on DONE_PORT.
 survivors_done() {
-	rdl_s=0
-	while [ "$rdl_s" -lt "$VICTIM" ]; do
-		rdl_wait_signal "$rdl_s" $DONE_PORT 300 || return 1
-		rdl_s=$((rdl_s + 1))
-	done
+	rdl_wait_below "$VICTIM" $DONE_PORT 300
 }
 
 # nodedown_test's RDLOCK_ND_HOLD on a victim that lives on (engine).
