@@ -295,11 +295,12 @@ static int rdlock_ls_down_barrier(u32 dead, u32 epoch,
 	 * was behind, and counts this one as missing until its next ask a
 	 * second later: tell it now.
 	 */
-	ahead = rdlock_ls_down_survivors(dead) &
+	ahead = rdlock_xport_epoch() != epoch ? 0 :
+		rdlock_ls_down_survivors(dead) &
 		~rdlock_ls_down_missing(dead, stage);
 	inc = rdlock_xport_node_incarnation(dead);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if ((ahead & BIT(i)) && rdlock_xport_epoch() == epoch)
+		if (ahead & BIT(i))
 			rdlock_ls_down_tell(i, dead, inc, stage, false);
 	for (;;) {
 		missing = rdlock_ls_down_missing(dead, stage);

@@ -8,10 +8,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/rdlock.h>
 #include "rdlock_test_ioctl.h"
 #include "bench.h"
+
+__u64 bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void bench_spin_us(__u32 us)
+{
+	__u64 end;
+
+	if (!us)
+		return;
+	end = bench_now_ns() + us * 1000ULL;
+	while (bench_now_ns() < end)
+		;
+}
+
+__u64 bench_splitmix64(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double bench_rnd(__u64 *s)
+{
+	return (bench_splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 static int cmp_u32(const void *a, const void *b)
 {

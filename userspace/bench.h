@@ -17,6 +17,15 @@ double percentile(const __u32 *s, __u32 n, unsigned int pct);
 double percentile_pm(const __u32 *s, __u32 n, unsigned int pm);
 /* Sorts @s. */
 void compute_stats(__u32 *s, __u32 n, struct stats *st);
+/* Nanoseconds on CLOCK_MONOTONIC. */
+__u64 bench_now_ns(void);
+/* Spins for @us microseconds: a critical section held in userspace. */
+void bench_spin_us(__u32 us);
+/* splitmix64: the next of the stream in *@s. */
+__u64 bench_splitmix64(__u64 *s);
+/* Uniform in [0, 1), from the same stream. */
+double bench_rnd(__u64 *s);
+
 /* A whole non-negative number that fits 32 bits: 0, else -1. */
 int parse_u32_arg(const char *s, __u32 *v);
 /* The same, from @min to @max. */

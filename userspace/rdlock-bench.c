@@ -52,7 +52,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/dlm_device.h>
@@ -209,29 +208,6 @@ struct env {
 
 static atomic_int stop_all;
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static __u64 splitmix64(__u64 *s)
-{
-	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static double rnd(__u64 *s)
-{
-	return (splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static void zipf_init(struct zipf *z, __u32 n, double theta)
 {
 	double zeta2;
@@ -255,7 +231,7 @@ static void zipf_init(struct zipf *z, __u32 n, double theta)
 /* A rank in 0 .. n - 1; 0 is the most popular. */
 static __u32 zipf_next(const struct zipf *z, __u64 *s)
 {
-	double u = rnd(s), uz;
+	double u = bench_rnd(s), uz;
 	__u32 r;
 
 	if (z->theta == 0 || z->n < 2)
@@ -328,17 +304,6 @@ static int push(__u32 **v, size_t n, size_t *cap, __u32 x)
 static __u32 clamp_ns(__u64 ns)
 {
 	return ns > 0xffffffffULL ? 0xffffffffU : (__u32)ns;
-}
-
-static void spin_us(__u32 us)
-{
-	__u64 end;
-
-	if (!us)
-		return;
-	end = now_ns() + us * 1000ULL;
-	while (now_ns() < end)
-		;
 }
 
 /* Same attributes on every node; EEXIST from an earlier run: remove, again. */
@@ -691,15 +656,15 @@ static void *contended_client(void *arg)
 	__u64 t0, t1;
 
 	while (!stop_all) {
-		if (o->duration ? now_ns() / 1e9 >= c->end : c->count >= o->ops)
+		if (o->duration ? bench_now_ns() / 1e9 >= c->end : c->count >= o->ops)
 			break;
 		snprintf(name, sizeof(name), "lock%u", zipf_next(c->z, &c->rng));
-		mode = rnd(&c->rng) < o->read_ratio ? RDLOCK_LOCK_SH : RDLOCK_LOCK_EX;
-		t0 = now_ns();
+		mode = bench_rnd(&c->rng) < o->read_ratio ? RDLOCK_LOCK_SH : RDLOCK_LOCK_EX;
+		t0 = bench_now_ns();
 		if (lock_name(c, name, mode, &h))
 			goto fail;
-		t1 = now_ns();
-		spin_us(o->cs_us);
+		t1 = bench_now_ns();
+		bench_spin_us(o->cs_us);
 		if (unlock_handle(c, h, name))
 			goto fail;
 		if (push(&c->acq, c->n, &c->cap, clamp_ns(t1 - t0))) {
@@ -835,7 +800,7 @@ static int clients_join(struct client *cl, __u32 n, const struct opts *o,
 		c->node = e->node;
 		c->tfd = e->tfd;
 		c->rng = ((__u64)e->node << 40) ^ ((__u64)i << 32) ^
-			 ((__u64)proto << 24) ^ now_ns();
+			 ((__u64)proto << 24) ^ bench_now_ns();
 		c->fd = -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -903,12 +868,12 @@ static int agree(struct env *e, const struct opts *o, bool ok, bool *all)
 static int dlm_settle(struct env *e, const struct opts *o,
 		      const struct result *r, __u32 first)
 {
-	__u64 end = now_ns() + o->barrier_timeout * 1000000000ULL;
+	__u64 end = bench_now_ns() + o->barrier_timeout * 1000000000ULL;
 	int err;
 
 	if (e->node >= first) {
 		while (!dlm_members_are(r->ls, first, e->nr_nodes)) {
-			if (now_ns() > end) {
+			if (bench_now_ns() > end) {
 				fprintf(stderr, "rdlock-bench: fs/dlm %s: %s %u to %u after %u s\n",
 					r->ls, "members are not nodes", first,
 					e->nr_nodes - 1, o->barrier_timeout);
@@ -1293,14 +1258,14 @@ static void *uncontended_client(void *arg)
 		if (per && faa_bench(c, per, c->faa + i))
 			goto fail;
 		for (k = 0; k < per; k++, i++) {
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			if (lock_name(c, c->name, RDLOCK_LOCK_EX, &h))
 				goto fail;
-			t1 = now_ns();
+			t1 = bench_now_ns();
 			if (unlock_handle(c, h, c->name))
 				goto fail;
 			c->acq[i] = clamp_ns(t1 - t0);
-			c->hold[i] = clamp_ns(now_ns() - t0);
+			c->hold[i] = clamp_ns(bench_now_ns() - t0);
 		}
 	}
 	c->n = n;

@@ -38,7 +38,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/rdlock.h>
@@ -81,29 +80,10 @@ static const char *const protos[] = {
 	[RDLOCK_PROTO_CQL] = "cql",
 };
 
+/* Milliseconds on CLOCK_MONOTONIC, the clock of debugfs' *_ms times. */
 static double mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static __u64 splitmix64(__u64 *s)
-{
-	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void spin_us(__u32 us)
-{
-	double end = mono_ms() + us / 1e3;
-
-	while (mono_ms() < end)
-		;
+	return rdl_now() * 1e3;
 }
 
 static void client_error(struct client *c, const char *what, const char *name,
@@ -124,21 +104,20 @@ static void *client_run(void *arg)
 	const struct opts *o = c->o;
 	char name[32];
 	__u32 h, mode;
-	__u64 r;
 	int err;
 
 	while (!atomic_load(&stop)) {
-		r = splitmix64(&c->rng);
-		snprintf(name, sizeof(name), "lock%u", (__u32)(r % o->locks));
-		mode = (double)(r >> 40) / (1ULL << 24) < o->read_ratio ?
-		       RDLOCK_LOCK_SH : RDLOCK_LOCK_EX;
+		snprintf(name, sizeof(name), "lock%u",
+			 (__u32)(bench_splitmix64(&c->rng) % o->locks));
+		mode = bench_rnd(&c->rng) < o->read_ratio ? RDLOCK_LOCK_SH :
+							     RDLOCK_LOCK_EX;
 		err = rdl_ls_lock(c->fd, name, mode, 0, o->wait_s * 1000, &h);
 		if (err) {
 			client_error(c, mode == RDLOCK_LOCK_SH ? "shared lock" :
 				     "exclusive lock", name, err);
 			continue;
 		}
-		spin_us(o->cs_us);
+		bench_spin_us(o->cs_us);
 		err = rdl_ls_unlock(c->fd, h);
 		if (err) {
 			client_error(c, "unlock", name, err);

@@ -51,7 +51,6 @@
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
 DONE_PORT=7791
-MEMBERSHIP=$RDL_MEMBERSHIP
 
 VICTIM=$((RDLOCK_NR_NODES - 1))
 
@@ -114,19 +113,19 @@ down_tried_again() {
 # afterwards (node 0's signal on FREEZE_PORT) the membership is as it was:
 # the same generation, running, every node a member, no callback since.
 short_freeze() {
-	rdl_before=$(grep -E '^(generation|recover_prep|recover_slot): ' $MEMBERSHIP)
+	rdl_before=$(grep -E '^(generation|recover_prep|recover_slot): ' $RDL_MEMBERSHIP)
 	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
 		sh "$RDL/guest/host-ctl.sh" freeze 1 $SHORT_FREEZE_MS || return 1
 		echo "# node 1 was frozen for $SHORT_FREEZE_MS ms"
 		rdl_signal $FREEZE_PORT
 	fi
 	rdl_wait_signal 0 $FREEZE_PORT 120 || return 1
-	rdl_after=$(grep -E '^(generation|recover_prep|recover_slot): ' $MEMBERSHIP)
+	rdl_after=$(grep -E '^(generation|recover_prep|recover_slot): ' $RDL_MEMBERSHIP)
 	[ "$rdl_before" = "$rdl_after" ] &&
 		[ "$(rdl_member_line state)" = running ] &&
 		[ "$(rdl_member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ] || {
 		echo "# membership changed by a $SHORT_FREEZE_MS ms freeze:"
-		sed 's/^/#   /' $MEMBERSHIP
+		sed 's/^/#   /' $RDL_MEMBERSHIP
 		return 1
 	}
 }
@@ -262,7 +261,7 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 	esac
 	export RDLOCK_ND_KILL
 	rdl_step "nodedown_test, $what ($BACKEND)" nodedown_test
-	sed 's/^/#   /' $MEMBERSHIP
+	sed 's/^/#   /' $RDL_MEMBERSHIP
 	[ "$MODE" = freeze ] && [ "$RDLOCK_NODE_ID" -eq 0 ] &&
 		rdl_step "node 0: the declaration that failed was tried again" \
 			down_tried_again

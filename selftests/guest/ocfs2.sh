@@ -722,7 +722,6 @@ check_records() {
 # disk.
 VICTIM=$((RDLOCK_NR_NODES - 1))
 KILLF=$DIR/kill.lock
-MEMBERSHIP=/sys/kernel/debug/rdlock/membership
 
 victim_fsync_files() {
 	v_i=1
@@ -787,7 +786,7 @@ survivor_flock_hang() {
 		echo "# task ${h_p#/proc/} $(cat "$h_p/comm" 2>/dev/null):"
 		sed 's/^/#   /' "$h_s" 2>&1
 	done
-	for h_f in $MEMBERSHIP /sys/kernel/debug/rdlock/cluster \
+	for h_f in $RDL_MEMBERSHIP /sys/kernel/debug/rdlock/cluster \
 		   /sys/kernel/debug/rdlock/dlm \
 		   /sys/kernel/debug/rdlock/lockspaces/*/stats; do
 		echo "# $h_f:"
@@ -799,7 +798,7 @@ survivor_flock_hang() {
 	done
 	# Last, in a few lines (CI shows a node's last 30): the membership,
 	# where the request works sleep, and the waiter.
-	echo "# node $ID: membership $(grep -E '^(state|generation|members|failed|declared_down|down_errors):' $MEMBERSHIP | tr '\n' ' ')"
+	echo "# node $ID: membership $(grep -E '^(state|generation|members|failed|declared_down|down_errors):' $RDL_MEMBERSHIP | tr '\n' ' ')"
 	for h_s in /proc/[0-9]*/stack; do
 		grep -q rdlock "$h_s" 2>/dev/null || continue
 		echo "# node $ID: task ${h_s#/proc/} in $(grep -m 3 -o '[a-z_0-9]*rdlock[a-z_0-9]*' "$h_s" | tr '\n' ' ')"
@@ -844,9 +843,9 @@ survivor_victim_fenced() {
 		dlm_tool dump 2>&1 | grep -i fence | sed 's/^/#   /'
 		return 1
 	}
-	f_down=$(sed -n 's/^declared_down: //p' $MEMBERSHIP)
-	f_failed=$(sed -n 's/^failed: //p' $MEMBERSHIP)
-	echo "# node $ID: declared down $f_down, failed '$f_failed', $(grep '^last_recovery_us' $MEMBERSHIP)"
+	f_down=$(rdl_member_line declared_down)
+	f_failed=$(rdl_member_line failed)
+	echo "# node $ID: declared down $f_down, failed '$f_failed', $(grep '^last_recovery_us' $RDL_MEMBERSHIP)"
 	[ "$f_down" = 1 ] && [ -z "$f_failed" ]
 }
 
