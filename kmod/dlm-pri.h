@@ -452,6 +452,7 @@ enum {
 	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
 	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
 	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
+	RDLOCK_DLM_ST_LS_LOST,		/* lockspaces lost (their epoch ended) */
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
 	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
 	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */
@@ -567,6 +568,8 @@ void rdlock_dlm_forget_wait(struct rdlock_dlm_ls *dls, u32 src, u64 req);
 bool rdlock_dlm_res_waited(struct rdlock_dlm_ls *dls, u64 hash);
 void rdlock_dlm_node_up(void *arg, u32 node);
 void rdlock_dlm_node_down(void *arg, u32 node);
+void rdlock_dlm_lost(void *arg);
+extern const struct rdlock_ls_sink_ops rdlock_dlm_sink_ops;
 void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		       size_t len);
 void rdlock_dlm_send_msg(struct rdlock_dlm_ls *dls,

@@ -1378,9 +1378,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 		ret = PTR_ERR(dls->ls);
 		goto err;
 	}
-	ret = rdlock_ls_notice_register(dls->ls, rdlock_dlm_notice,
-					rdlock_dlm_node_up, rdlock_dlm_node_down,
-					dls);
+	ret = rdlock_ls_notice_register(dls->ls, &rdlock_dlm_sink_ops, dls);
 	if (ret) {
 		rdlock_ls_close(dls->ls);
 		goto err;

@@ -172,6 +172,20 @@ void rdlock_dlm_node_down(void *arg, u32 node)
 		dls->ops->node_down(dls->ops_arg, node);
 }
 
+/*
+ * The lockspace was lost (struct rdlock_ls_sink_ops): every lock of it is
+ * gone here and may be granted elsewhere, its requests end -ESHUTDOWN. The
+ * user hears it once, so that it stops using what those locks guarded.
+ */
+void rdlock_dlm_lost(void *arg)
+{
+	struct rdlock_dlm_ls *dls = arg;
+
+	rdlock_dlm_count(RDLOCK_DLM_ST_LS_LOST, 1);
+	if (dls->ops && dls->ops->lost)
+		dls->ops->lost(dls->ops_arg);
+}
+
 void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		       size_t len)
 {
@@ -454,3 +468,10 @@ void rdlock_dlm_trim_work(struct work_struct *work)
 		if (test_and_clear_bit(home, &dls->trim_homes))
 			rdlock_ls_trim(dls->ls, home);
 }
+
+const struct rdlock_ls_sink_ops rdlock_dlm_sink_ops = {
+	.notice	= rdlock_dlm_notice,
+	.up	= rdlock_dlm_node_up,
+	.down	= rdlock_dlm_node_down,
+	.lost	= rdlock_dlm_lost,
+};

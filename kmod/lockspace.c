@@ -499,6 +499,7 @@ int rdlock_ls_init(void)
 		return ret;
 	}
 	rdlock_xport_set_up_handler(rdlock_ls_up_handler);
+	rdlock_xport_set_epoch_handler(rdlock_ls_epoch_handler);
 	return 0;
 }
 
@@ -524,6 +525,8 @@ void rdlock_ls_exit(void)
 	}
 	mutex_unlock(&rdlock_ls_mutex);
 	rdlock_member_exit();
+	rdlock_xport_set_epoch_handler(NULL);
+	rdlock_ls_lost_flush();
 	rdlock_xport_set_up_handler(NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_DOWN_MSG_TYPE, NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);

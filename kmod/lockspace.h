@@ -71,17 +71,35 @@ void rdlock_lock_info(const struct rdlock_lock *lk,
 #define RDLOCK_LS_NOTICE_MAX	32
 typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
 				   size_t len);
-/*
- * A node of the lockspace is connected again (or for the first time): the
- * notices sent to it meanwhile, or lost with its old connection, never
- * arrive. Softirq or process context: must not sleep.
+
+/**
+ * struct rdlock_ls_sink_ops - what a lockspace's user hears
+ * @notice: every notice, this node's own included; softirq or the
+ *	sender's context: must not sleep.
+ * @up: NULL, or called each time the transport connects to another node
+ *	of the lockspace (again, or for the first time): the notices sent
+ *	to it meanwhile, or lost with its old connection, never arrive, so
+ *	the receiver sends again what that node may have missed. Softirq or
+ *	process context: must not sleep.
+ * @down: NULL, or called once per node declared down
+ *	(rdlock_ls_node_down()), before anything the node held in the
+ *	lockspace is released; process context, may sleep, must not
+ *	unregister.
+ * @lost: NULL, or called once when the lockspace is lost (this node was
+ *	declared down, a node came back with a new table, or this node's
+ *	cluster went down: rdlock_xport_epoch() moved on). Every lock this
+ *	node held in it is gone and may be granted elsewhere; its calls end
+ *	-ESHUTDOWN. Process context, may sleep, must not unregister.
  */
-typedef void (*rdlock_ls_up_t)(void *arg, u32 node);
-/* A node was declared down (rdlock_ls_node_down()). May sleep. */
-typedef void (*rdlock_ls_down_t)(void *arg, u32 node);
-int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
-			      rdlock_ls_up_t up, rdlock_ls_down_t down,
-			      void *arg);
+struct rdlock_ls_sink_ops {
+	rdlock_ls_notice_t notice;
+	void (*up)(void *arg, u32 node);
+	void (*down)(void *arg, u32 node);
+	void (*lost)(void *arg);
+};
+
+int rdlock_ls_notice_register(struct rdlock_ls *ls,
+			      const struct rdlock_ls_sink_ops *ops, void *arg);
 void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock lockspaces: notices, small one-way messages from one node's user
- * of a lockspace to every node's (lockspace.h), and the receivers' up and
- * down callbacks.
+ * of a lockspace to every node's (lockspace.h), and the receivers' up,
+ * down and lost callbacks.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "lockspace-pri.h"
 
@@ -22,17 +25,17 @@ struct rdlock_ls_sink {
 	struct hlist_node node;
 	struct rdlock_ls *ls;
 	u64 tag;
-	rdlock_ls_notice_t fn;
-	rdlock_ls_up_t up;
-	rdlock_ls_down_t down;
+	const struct rdlock_ls_sink_ops *ops;
 	void *arg;
+	bool told_lost;		/* under rdlock_ls_sinks_mutex */
 };
 
 /*
  * Registered receivers, at most one per lockspace. The handler is called
  * under the lock, so unregistering waits for a delivery in progress. The
  * list changes under the mutex too, which rdlock_ls_node_down() holds
- * while it calls the down callbacks (they sleep).
+ * while it calls the down callbacks, and rdlock_ls_lost_work while it
+ * calls the lost ones (they sleep).
  */
 static DEFINE_SPINLOCK(rdlock_ls_sinks_lock);
 static DEFINE_MUTEX(rdlock_ls_sinks_mutex);
@@ -47,7 +50,7 @@ static void rdlock_ls_deliver(u64 tag, u32 src, const void *payload,
 	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
 		if (s->tag == tag)
-			s->fn(s->arg, src, payload, len);
+			s->ops->notice(s->arg, src, payload, len);
 	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
 }
 
@@ -70,45 +73,74 @@ void rdlock_ls_up_handler(u32 node)
 
 	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node) {
-		if (!s->up)
+		if (!s->ops->up)
 			continue;
 		for (i = 0; i < s->ls->nr_nodes; i++)
 			if (s->ls->nodes[i] == node)
-				s->up(s->arg, node);
+				s->ops->up(s->arg, node);
 	}
 	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
+}
+
+/*
+ * The cluster epoch ended: tell the users of every lockspace it took
+ * (rdlock_ls_stale()) once, in process context.
+ */
+static void rdlock_ls_lost_fn(struct work_struct *work)
+{
+	struct rdlock_ls_sink *s;
+
+	mutex_lock(&rdlock_ls_sinks_mutex);
+	hlist_for_each_entry(s, &rdlock_ls_sinks, node) {
+		if (s->told_lost || !rdlock_ls_stale(s->ls))
+			continue;
+		s->told_lost = true;
+		pr_warn("lockspace %s: lost, telling its user\n", s->ls->name);
+		if (s->ops->lost)
+			s->ops->lost(s->arg);
+	}
+	mutex_unlock(&rdlock_ls_sinks_mutex);
+}
+
+static DECLARE_WORK(rdlock_ls_lost_work, rdlock_ls_lost_fn);
+
+/* The transport's epoch handler: its lock held, bottom halves off. */
+void rdlock_ls_epoch_handler(void)
+{
+	queue_work(system_unbound_wq, &rdlock_ls_lost_work);
+}
+
+/* Module exit, the handler cleared: no lost callback runs after this. */
+void rdlock_ls_lost_flush(void)
+{
+	cancel_work_sync(&rdlock_ls_lost_work);
 }
 
 /**
  * rdlock_ls_notice_register() - receive the lockspace's notices
  * @ls: the lockspace.
- * @fn: called for every notice, this node's own included; must not sleep.
- * @up: NULL, or called each time the transport connects to another node
- *	of @ls, so that the receiver can send again what that node may
- *	have missed; must not sleep.
- * @down: NULL, or called once per node declared down
- *	(rdlock_ls_node_down()), before anything the node held in @ls is
- *	released; process context, may sleep, must not unregister.
+ * @ops: the callbacks (struct rdlock_ls_sink_ops); @ops->notice is
+ *	required. They must stay valid until rdlock_ls_notice_unregister().
  * @arg: their argument.
  *
- * Return: 0, -EEXIST when @ls has a receiver already, -ENOMEM.
+ * Return: 0, -EEXIST when @ls has a receiver already, -EINVAL without
+ * @ops->notice, -ENOMEM.
  */
-int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
-			      rdlock_ls_up_t up, rdlock_ls_down_t down,
-			      void *arg)
+int rdlock_ls_notice_register(struct rdlock_ls *ls,
+			      const struct rdlock_ls_sink_ops *ops, void *arg)
 {
 	struct rdlock_ls_sink *s, *new;
 	unsigned long flags;
 	int ret = 0;
 
+	if (!ops || !ops->notice)
+		return -EINVAL;
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
 	new->ls = ls;
 	new->tag = ls->tag;
-	new->fn = fn;
-	new->up = up;
-	new->down = down;
+	new->ops = ops;
 	new->arg = arg;
 	mutex_lock(&rdlock_ls_sinks_mutex);
 	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
@@ -119,9 +151,14 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls, rdlock_ls_notice_t fn,
 		hlist_add_head(&new->node, &rdlock_ls_sinks);
 	spin_unlock_irqrestore(&rdlock_ls_sinks_lock, flags);
 	mutex_unlock(&rdlock_ls_sinks_mutex);
-	if (ret)
+	if (ret) {
 		kfree(new);
-	return ret;
+		return ret;
+	}
+	/* Lost between its opening and now: the epoch's work came too soon. */
+	if (rdlock_ls_stale(ls))
+		rdlock_ls_epoch_handler();
+	return 0;
 }
 
 /**
@@ -235,7 +272,7 @@ void rdlock_ls_call_down(u32 dead)
 
 	mutex_lock(&rdlock_ls_sinks_mutex);
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
-		if (s->down)
-			s->down(s->arg, dead);
+		if (s->ops->down)
+			s->ops->down(s->arg, dead);
 	mutex_unlock(&rdlock_ls_sinks_mutex);
 }

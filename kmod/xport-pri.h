@@ -483,6 +483,7 @@ struct rdlock_cluster {
 	u32 epoch;				/* see rdlock_xport_epoch() */
 	rdlock_xmsg_handler_t handlers[RDLOCK_XMSG_USER_TYPES];
 	rdlock_xport_up_handler_t up_handler;
+	rdlock_xport_epoch_handler_t epoch_handler;
 };
 
 /* An operation on a node's table (xport_io.c; recorded: xport_replay.c). */

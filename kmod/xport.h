@@ -83,6 +83,13 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
  */
 typedef void (*rdlock_xport_up_handler_t)(u32 node);
 void rdlock_xport_set_up_handler(rdlock_xport_up_handler_t handler);
+/*
+ * The cluster epoch ended (rdlock_xport_epoch()): tables that lockspaces
+ * rely on are lost. Called with the transport's lock held, bottom halves
+ * off: it may only queue work.
+ */
+typedef void (*rdlock_xport_epoch_handler_t)(void);
+void rdlock_xport_set_epoch_handler(rdlock_xport_epoch_handler_t handler);
 
 u32 rdlock_xport_self(void);
 u32 rdlock_xport_table_slots(void);

@@ -1006,8 +1006,13 @@ out:
  */
 static void rdlock_end_epoch(void)
 {
+	rdlock_xport_epoch_handler_t handler;
+
 	lockdep_assert_held(&rdlock_cl.lock);
 	WRITE_ONCE(rdlock_cl.epoch, rdlock_cl.epoch + 1);
+	handler = READ_ONCE(rdlock_cl.epoch_handler);
+	if (handler)
+		handler();
 }
 
 /*

@@ -1467,6 +1467,22 @@ void rdlock_xport_set_up_handler(rdlock_xport_up_handler_t handler)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_up_handler, RDLOCK_INTERNAL);
 
+/**
+ * rdlock_xport_set_epoch_handler() - hear that the cluster epoch ended
+ * @handler: called once each time rdlock_xport_epoch() moves on (this
+ *	node was declared down, a node came back with a new table, the
+ *	cluster went down), under the transport's lock with bottom halves
+ *	off: it may only queue work. NULL to stop.
+ *
+ * A layer whose users keep locks of the old epoch tells them from there
+ * that those locks are gone.
+ */
+void rdlock_xport_set_epoch_handler(rdlock_xport_epoch_handler_t handler)
+{
+	WRITE_ONCE(rdlock_cl.epoch_handler, handler);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_epoch_handler, RDLOCK_INTERNAL);
+
 u32 rdlock_xport_self(void)
 {
 	return READ_ONCE(rdlock_cl.self);

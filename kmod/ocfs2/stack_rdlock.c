@@ -15,6 +15,11 @@
  * stack_user.c. Callbacks come from rdlock's callback workqueue (process
  * context) and go straight to dlmglue's.
  *
+ * A node whose lockspace is lost while mounted (it was declared down, or
+ * its cluster went down) is restarted, or panics (fence_method), as o2cb
+ * fences itself when it loses quorum: the others may hold its locks now
+ * and replay its journal, so OCFS2 must not write another block here.
+ *
  * POSIX locks (->plock) are not offered: fcntl() locks on OCFS2 stay
  * node-local. flock() is cluster-wide all the same: dlmglue takes it
  * through its own "F" lock resource, not through ->plock.
@@ -23,6 +28,7 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/reboot.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
@@ -82,6 +88,47 @@ MODULE_PARM_DESC(hold_ms,
 module_param_cb(hold_max_ms, &rdl_hold_ms_ops, &hold_max_ms, 0644);
 MODULE_PARM_DESC(hold_max_ms,
 		 "ms a busy lock's hold time may grow to (0..1000, at least hold_ms; default 1000); read at mount");
+
+/*
+ * What a node does when its lockspace is lost while OCFS2 has it: o2cb's
+ * fence_method (o2quo_fence_self()), the same names and default.
+ */
+enum rdl_fence_method {
+	RDL_FENCE_RESET,
+	RDL_FENCE_PANIC,
+};
+
+static const char *const rdl_fence_names[] = {
+	[RDL_FENCE_RESET] = "reset",
+	[RDL_FENCE_PANIC] = "panic",
+};
+
+static int fence_method = RDL_FENCE_RESET;
+
+static int rdl_fence_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(rdl_fence_names, val);
+
+	if (i < 0)
+		return i;
+	WRITE_ONCE(*(int *)kp->arg, i);
+	return 0;
+}
+
+static int rdl_fence_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 rdl_fence_names[READ_ONCE(*(int *)kp->arg)]);
+}
+
+static const struct kernel_param_ops rdl_fence_ops = {
+	.set = rdl_fence_set,
+	.get = rdl_fence_get,
+};
+
+module_param_cb(fence_method, &rdl_fence_ops, &fence_method, 0644);
+MODULE_PARM_DESC(fence_method,
+		 "what a node does when its lockspace is lost while mounted: reset (default: restart at once) or panic");
 
 struct rdl_conn {
 	struct rdlock_dlm_ls *dls;
@@ -249,8 +296,31 @@ static void rdl_node_down(void *arg, u32 node)
 	conn->cc_recovery_handler(node, conn->cc_recovery_data);
 }
 
+/*
+ * The lockspace is lost (rdlock calls this once): this node was declared
+ * down, or its cluster went down. The others may hold its locks by now and
+ * replay its journal, while OCFS2 here still believes it holds them and
+ * has dirty pages and journal blocks under way: it must not write again.
+ * o2cb restarts the node when it loses quorum (o2quo_fence_self()), and
+ * OCFS2's user stack when its control daemon goes away with file systems
+ * mounted: so does this, or panics (fence_method).
+ */
+static void rdl_lost(void *arg)
+{
+	struct ocfs2_cluster_connection *conn = arg;
+	int method = READ_ONCE(fence_method);
+
+	pr_emerg("ocfs2_stack_rdlock: %s: lockspace lost while mounted: other nodes may hold its locks and replay this node's journal; fencing this node (fence_method=%s)\n",
+		 conn->cc_name, rdl_fence_names[method]);
+	if (method == RDL_FENCE_PANIC)
+		panic("ocfs2_stack_rdlock: %s: lockspace lost\n",
+		      conn->cc_name);
+	emergency_restart();
+}
+
 static const struct rdlock_dlm_ops rdl_ls_ops = {
 	.node_down = rdl_node_down,
+	.lost = rdl_lost,
 };
 
 static void rdl_sync_ast(void *arg)

@@ -109,8 +109,18 @@ static void dt_node_down(void *arg, u32 node)
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
+static void dt_lost(void *arg)
+{
+	struct dt_file *f = arg;
+
+	spin_lock_irq(&f->lock);
+	f->downs.lost++;
+	spin_unlock_irq(&f->lock);
+}
+
 static const struct rdlock_dlm_ops dt_ops = {
 	.node_down = dt_node_down,
+	.lost = dt_lost,
 };
 
 static long dt_downs(struct dt_file *f, void __user *argp)

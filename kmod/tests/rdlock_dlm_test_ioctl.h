@@ -85,15 +85,19 @@ struct rdlock_dlm_test_event {
 };
 
 /**
- * struct rdlock_dlm_test_downs - the lockspace's node_down callbacks
- * @count: out: how many were called.
+ * struct rdlock_dlm_test_downs - the lockspace's node_down and lost callbacks
+ * @count: out: how many node_down callbacks were called.
  * @node: out: the first one's node.
  * @seq: out: the first one's place among the file's callbacks.
+ * @lost: out: how many lost callbacks were called.
+ * @pad: out: zero.
  */
 struct rdlock_dlm_test_downs {
 	__u32 count;
 	__u32 node;
 	__u64 seq;
+	__u32 lost;
+	__u32 pad;
 };
 
 /**

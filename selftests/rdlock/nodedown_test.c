@@ -21,7 +21,8 @@
  *  - get EALREADY declaring it down again, EINVAL for itself and for a
  *    node id that is not configured.
  * The victim must find its lockspace lost: a new request fails with
- * -ESHUTDOWN within 60 s.
+ * -ESHUTDOWN within 60 s, and each of its DLM lockspaces has had exactly
+ * one lost callback (a survivor's none).
  *
  * The same for kernel-API lockspaces of the bakery, the CAS spinlock and
  * CQL: the victim holds EX on a name whose lock word is on node 0,
@@ -95,6 +96,8 @@
 #define LOST_WAIT_S	60	/* the victim hears it was declared down */
 /* The cluster engine's detection: corosync's token and consensus, ... */
 #define ENGINE_WAIT_S	180
+/* From -ESHUTDOWN to the lost callback (a work item's delay). */
+#define LOST_CB_WAIT_S	10
 #define MEMBERSHIP	"membership"
 #define ESHUTDOWN_AST	(-ESHUTDOWN)
 
@@ -262,6 +265,26 @@ static bool member_count_reaches(const char *name, long long v, int secs)
 		usleep(100 * 1000);
 	}
 	return true;
+}
+
+/* The lost callbacks of the DLM lockspace of @fd so far; -1 on error. */
+static long long dl_lost(int fd)
+{
+	struct rdlock_dlm_test_downs d;
+
+	if (rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_DOWNS, &d))
+		return -1;
+	return d.lost;
+}
+
+/* Wait up to @secs for a lost callback in the DLM lockspace of @fd. */
+static bool dl_lost_told(int fd, int secs)
+{
+	double end = rdl_now() + secs;
+
+	while (dl_lost(fd) == 0 && rdl_now() < end)
+		usleep(100 * 1000);
+	return dl_lost(fd) > 0;
 }
 
 static void proto_name(char *buf, size_t len, __u32 i)
@@ -717,6 +740,13 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		} while (rdl_now() < end);
 		EXPECT_EQ(ESHUTDOWN_AST, ev.status)
 			TH_LOG("the victim's lockspace still works");
+		/* Its user heard it once, in each DLM lockspace. */
+		if (ev.status == ESHUTDOWN_AST) {
+			EXPECT_TRUE(dl_lost_told(self->fd, LOST_CB_WAIT_S));
+			EXPECT_TRUE(dl_lost_told(self->fd2, LOST_CB_WAIT_S));
+			EXPECT_EQ(1, dl_lost(self->fd));
+			EXPECT_EQ(1, dl_lost(self->fd2));
+		}
 		if (refused)
 			printf("# the victim: %u NOQUEUE requests refused while stopped\n",
 			       refused);
@@ -845,6 +875,9 @@ TEST_F_TIMEOUT(nd, victim, STEP_S)
 		UNLOCK(self->fd, 0);
 		UNLOCK(self->fd, 1);
 	}
+	/* A survivor's lockspaces were never lost. */
+	EXPECT_EQ(0, dl_lost(self->fd));
+	EXPECT_EQ(0, dl_lost(self->fd2));
 	/* Removed while every survivor is up: each drops its references. */
 	for (p = 0; p < NR_PROTOS; p++) {
 		close(self->pr.ls[p]);

@@ -76,17 +76,26 @@ struct rdlock_dlm_lksb {
 
 /**
  * struct rdlock_dlm_ops - lockspace callbacks
- * @node_down: a node was declared down (on every survivor: the
- *	RDLOCK_IOC_NODE_DOWN ioctl, "rdlockctl node-down"). Called in process
- *	context (may sleep), once per dead node and lockspace, once the node
- *	is cut off (it can take or keep nothing more), and before any lock
- *	it held is granted to another node: requests that wait for its
- *	locks are granted only after every survivor's callback returned, so
- *	a file system can mark the node for recovery first. Must not close
- *	the lockspace. Failure detection itself is not rdlock's yet.
+ * @node_down: a node was declared down, on every survivor (by the cluster
+ *	engine with the module parameter membership=dlm, once dlm_controld
+ *	fenced it; by RDLOCK_IOC_NODE_DOWN, "rdlockctl node-down", with
+ *	membership=static). Called in process context (may sleep), once per
+ *	dead node and lockspace, once the node is cut off (it can take or
+ *	keep nothing more), and before any lock it held is granted to
+ *	another node: requests that wait for its locks are granted only
+ *	after every survivor's callback returned, so a file system can mark
+ *	the node for recovery first. Must not close the lockspace.
+ * @lost: NULL, or the lockspace was lost: this node was declared down by
+ *	the others (they may grant its locks now), a node came back with a
+ *	new lock table, or this node's cluster went down. Every lock of the
+ *	lockspace is gone here; requests end with -ESHUTDOWN. Called once,
+ *	in process context (may sleep); must not close the lockspace. A
+ *	file system must stop writing what those locks guarded: OCFS2's
+ *	plug-in restarts the node, as o2cb does when it loses quorum.
  */
 struct rdlock_dlm_ops {
 	void (*node_down)(void *arg, u32 node);
+	void (*lost)(void *arg);
 };
 
 /*
