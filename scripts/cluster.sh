@@ -26,7 +26,9 @@
 # Guest i is 10.77.0.(i+1) on eth0 and has a soft-RoCE device rxe0.  Its
 # /dev/ttyS2 carries requests to the host (host-ctl.py: kill, freeze or cut
 # a guest; selftests/guest/host-ctl.sh); a guest killed that way counts as
-# finished, its results up to the kill as they are (exit=killed).  With
+# finished, its results up to the kill as they are (exit=killed), and so
+# does a guest whose restart by itself host-ctl.py awaited and saw
+# (gone: a self-fence, exit=reset).  With
 # --shared-disk, RDLOCK_SHARED_DISK=/dev/vda.  The command sees RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_NODE_ADDRS,
 # RDLOCK_KERNEL and RDLOCK_GID_INDEX (rxe0's IPv4 RoCE v2 GID).  Its output
 # is logged to <log-dir>/node<i>.out, the kernel log to node<i>.console.
@@ -110,7 +112,7 @@ eval "$kernel_env"
 if [ -n "$log_dir" ]; then
 	log_dir=$(rdl_log_dir "$log_dir")
 	rm -rf "$log_dir"/node*.{out,console,qemu,splats,netstall,txq} \
-		"$log_dir"/node*.{killed,held,boot} "$log_dir"/node*.qemu.boot* \
+		"$log_dir"/node*.{killed,reset,held,boot} "$log_dir"/node*.qemu.boot* \
 		"$log_dir/host-ctl.log" \
 		"$log_dir/net-watch.log" \
 		"$log_dir/summary" \
@@ -401,6 +403,7 @@ all_exited()
 
 	for ((i = 0; i < nodes; i++)); do
 		[ -f "$log_dir/node$i.killed" ] && continue
+		[ -f "$log_dir/node$i.reset" ] && continue
 		grep -q '^RDLOCK-GUEST-EXIT ' "$log_dir/node$i.out" || return 1
 	done
 }
@@ -467,6 +470,8 @@ node_result()
 	rc=$(sed -n 's/^RDLOCK-GUEST-EXIT \([0-9]*\).*/\1/p' "$out" | tail -n 1)
 	# Killed on a guest's request (host-ctl.py): it was meant to end so.
 	[ -n "$rc" ] || [ ! -f "$log_dir/node$i.killed" ] || rc=killed
+	# Restarted by itself, as a test awaited (host-ctl.py gone).
+	[ -n "$rc" ] || [ ! -f "$log_dir/node$i.reset" ] || rc=reset
 	# A splat during a first boot that was retried fails the step too;
 	# after a network stall, one logged before the stall.
 	if [ -f "$log_dir/attempt1/node$i.console-before-stall" ]; then
@@ -478,7 +483,8 @@ node_result()
 		"${earlier[@]}" "$out" 2> "$log_dir/node$i.splats")" || true
 
 	# A guest that crashed, hung or failed silently is a failure too.
-	if { [ "${rc:-none}" != 0 ] && [ "$rc" != killed ]; } ||
+	if { [ "${rc:-none}" != 0 ] && [ "$rc" != killed ] &&
+	     [ "$rc" != reset ]; } ||
 	   [ "$splat" = 1 ]; then
 		[ "$failed" -gt 0 ] || failed=1
 	fi
@@ -547,7 +553,7 @@ reboot_cluster()
 	rm -rf "$a1"
 	mkdir "$a1"
 	mv "$log_dir"/node*.{out,console,qemu} "$a1/"
-	mv "$log_dir"/node*.{txq,netstall,killed,held,boot} "$log_dir/net-watch.log" \
+	mv "$log_dir"/node*.{txq,netstall,killed,reset,held,boot} "$log_dir/net-watch.log" \
 		"$log_dir"/host-ctl.{log,err} "$a1/" 2> /dev/null || true
 	if [ -n "$net_stall" ]; then
 		# What the kernels logged up to the stall still counts.

@@ -20,12 +20,15 @@ each with one line, "ok ..." or "err ...", once it is carried out:
                  asks cluster.sh, which starts its QEMU anew, its kernel
                  told rdlock_guest.boot=2, its serial logs appended to;
                  answered once that QEMU runs
+  gone N SEC     node N is to restart itself (a self-fence: -no-reboot
+                 makes a restart quit QEMU): answered once its QEMU is
+                 gone, within SEC seconds, DIR/nodeN.reset recording it
 
 While DIR/nodeN.held or DIR/nodeN.killed exists, net-watch.py leaves that
 node alone: a frozen or cut guest's transmit queue is not a stall.  Every
 request and its outcome is appended to DIR/host-ctl.log, with the seconds
-since start.  A kill is the only way cluster.sh accepts a guest that never
-reported its exit.
+since start.  A kill, or a restart awaited with gone, is the only way
+cluster.sh accepts a guest that never reported its exit.
 """
 
 import os
@@ -37,6 +40,7 @@ import time
 from qemu_monitor import Monitor
 
 FREEZE_MAX_MS = 600000
+GONE_MAX_S = 600
 BOOT_WAIT_S = 60
 
 
@@ -152,10 +156,35 @@ class HostCtl:
             self.do_cont(node)
         return "frozen %d ms" % ms
 
+    def gone(self, node, secs):
+        """Wait for node's QEMU to quit by itself (its monitor gone):
+        marked reset first, so that cluster.sh takes it for a finished
+        guest, and unmarked again if it is still there after secs.  The
+        node's lock is not held meanwhile."""
+        secs = int(secs)
+        if not 0 < secs <= GONE_MAX_S:
+            raise ValueError("gone within 1..%d s, not %d" % (GONE_MAX_S, secs))
+        with node.lock:
+            if node.killed:
+                raise ValueError("node %d was killed" % node.index)
+            self.mark(node, "reset", True)
+        deadline = time.monotonic() + secs
+        while time.monotonic() < deadline:
+            try:
+                node.mon.cmd("info status")
+            except OSError:
+                with node.lock:
+                    node.killed = True
+                return "gone"
+            time.sleep(0.5)
+        self.mark(node, "reset", False)
+        raise OSError("node %d still running after %d s" % (node.index, secs))
+
     def carry_out(self, words):
         ops = {"kill": (self.do_kill, 0), "stop": (self.do_stop, 0),
                "cont": (self.do_cont, 0), "link": (self.do_link, 1),
-               "freeze": (self.freeze, 1), "boot": (self.do_boot, 0)}
+               "freeze": (self.freeze, 1), "boot": (self.do_boot, 0),
+               "gone": (self.gone, 1)}
         if len(words) < 2 or words[0] not in ops:
             raise ValueError("unknown request")
         fn, nargs = ops[words[0]]
@@ -167,6 +196,8 @@ class HostCtl:
         node = self.nodes[index]
         if words[0] == "freeze":
             return self.freeze(node, words[2])
+        if words[0] == "gone":
+            return self.gone(node, words[2])
         with node.lock:
             if node.killed and words[0] not in ("kill", "boot"):
                 raise ValueError("node %d was killed" % index)

@@ -9,8 +9,9 @@ memory) against the last one QEMU took.  A guest whose published packets
 QEMU has not taken for STALL_SEC seconds has a stalled network: that is
 written to DIR/node<i>.netstall, once, with the queues' state.  Changes of
 the indices go to DIR/node<i>.txq, for the record.  A node that
-host-ctl.py froze, cut off or killed (DIR/node<i>.held or .killed) is
-left alone meanwhile.
+host-ctl.py froze, cut off or killed, or that restarts by itself as a
+test awaits (DIR/node<i>.held, .killed or .reset) is left alone
+meanwhile.
 """
 
 import os
@@ -55,9 +56,10 @@ def main():
     while True:
         now = time.monotonic()
         for i, mon in enumerate(mons):
-            # Frozen, cut or killed on purpose (host-ctl.py): no stall.
+            # Frozen, cut, killed or restarting on purpose (host-ctl.py):
+            # no stall.
             if any(os.path.exists("%s/node%d.%s" % (out_dir, i, what))
-                   for what in ("held", "killed")):
+                   for what in ("held", "killed", "reset")):
                 last[i] = since[i] = None
                 continue
             try:

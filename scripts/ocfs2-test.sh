@@ -23,6 +23,12 @@
 #                         corosync and dlm_controld, and the last node is
 #                         killed mounted, holding a flock; the survivors
 #                         replay its journal and go on (ocfs2.sh)
+#   --cut                 as --kill, but the last node lives on: its
+#                         cluster engine dies, dlm_controld fences it by
+#                         cutting its link, and once its link is back it
+#                         must learn it was declared down and restart
+#                         itself (the plug-in's fence_method=reset); its
+#                         console must show the plug-in's line
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
@@ -52,6 +58,7 @@ records=40
 bench=0
 backend=auto
 kill=0
+death="kill"
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -66,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--bench)	bench=${2:?}; shift ;;
 	--backend)	backend=${2:?}; shift ;;
 	--kill)		kill=1 ;;
+	--cut)		kill=1 death=cut ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -87,7 +95,7 @@ esac
 engine=()
 if [ "$kill" -eq 1 ]; then
 	if [ "$stack" != rdlock ] || [ "$nodes" -lt 3 ]; then
-		die "--kill needs --stack rdlock and 3 or 4 nodes"
+		die "--kill and --cut need --stack rdlock and 3 or 4 nodes"
 	fi
 	engine=("${FSDLM_BINS[@]}")
 fi
@@ -111,7 +119,7 @@ rc=0
 	--bin /usr/bin/flock ${engine[@]+"${engine[@]}"} \
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
 	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
-	RDLOCK_OCFS2_KILL="$kill" \
+	RDLOCK_OCFS2_KILL="$kill" RDLOCK_OCFS2_DEATH="$death" \
 	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true
@@ -121,6 +129,21 @@ else
 	p=0 f=1 s=0
 fi
 [ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+
+# --cut: the victim's QEMU quit by itself (host-ctl.py saw it: nodeV.reset)
+# after the plug-in said why on its console.
+if [ "$death" = cut ]; then
+	v=$((nodes - 1))
+	why=$(grep -a -m 1 'ocfs2_stack_rdlock: .*: lockspace lost while mounted' \
+		"$log_dir/node$v.console" 2>/dev/null) || true
+	if [ -f "$log_dir/node$v.reset" ] && [ -n "$why" ]; then
+		echo "ok - node $v restarted itself: ${why#*] }"
+		p=$((p + 1))
+	else
+		echo "not ok - node $v did not restart itself through the plug-in (reset mark: $([ -f "$log_dir/node$v.reset" ] && echo yes || echo no))"
+		f=$((f + 1))
+	fi
+fi
 
 if ocfs2_fsck "$img" "$log_dir/fsck.log"; then
 	echo "ok - fsck.ocfs2 -fn: clean"

@@ -242,7 +242,7 @@ cluster_step()
 # ocfs2_step KERNEL STACK TIMEOUT [OPTIONS]: ocfs2-test.sh (image, 3-node
 # cluster step, fsck on the host) with OPTIONS; its last line counts the
 # guests' results and fsck's. The step is ocfs2-STACK, ocfs2-STACK-kill
-# with --kill.
+# with --kill, ocfs2-STACK-cut with --cut.
 ocfs2_step()
 {
 	local kernel=$1 stack=$2 timeout=$3 rc line start=$SECONDS
@@ -251,6 +251,7 @@ ocfs2_step()
 	shift 3
 	case " $* " in
 	*" --kill "*) name=$name-kill ;;
+	*" --cut "*) name=$name-cut ;;
 	esac
 	out=$LOGS/$kernel-$name.log
 
@@ -363,6 +364,9 @@ guest_tests()
 		# dlm_controld, which fences it through the host (stock only,
 		# as the member steps): the survivors replay its journal.
 		ocfs2_step stock rdlock 300 --files 6 --records 10 --kill
+		# A node cut off alive, fenced by its link: once it is back,
+		# told it was declared down, the plug-in restarts it.
+		ocfs2_step stock rdlock 400 --files 6 --records 10 --cut
 	else
 		ocfs2_step debug rdlock 900 --files 2 --records 3 \
 			--backend verbs

@@ -345,7 +345,9 @@ rdl_backend_arg() {
 # Without "fence", dlm_controld does not fence; with it, it fences a failed
 # node through the host (fence_rdlock_host.sh) before any lockspace
 # recovers, and only with quorum (dlm_controld's default); with
-# RDL_FENCE_DELAY=SEC, SEC seconds after it decided to. Waits until
+# RDL_FENCE_DELAY=SEC, SEC seconds after it decided to; with
+# RDL_FENCE_METHOD=link by cutting its link, not its power (the agent's
+# method=link). Waits until
 # corosync counts every node and dlm_controld answers. The daemons' logs
 # are in /tmp/corosync.log and /tmp/dlm_controld.log; on failure,
 # RDL_DLM_WHY says why in one line (and the logs' ends are printed).
@@ -432,7 +434,7 @@ rdl_dlm_start() {
 		cat > /etc/dlm/dlm.conf <<-EOC
 		enable_fencing=1
 		enable_startup_fencing=0
-		fence_all $RDL/guest/fence_rdlock_host.sh${RDL_FENCE_DELAY:+ delay=$RDL_FENCE_DELAY}
+		fence_all $RDL/guest/fence_rdlock_host.sh${RDL_FENCE_DELAY:+ delay=$RDL_FENCE_DELAY}${RDL_FENCE_METHOD:+ method=$RDL_FENCE_METHOD}
 		EOC
 		rdl_fencing="fencing by the host (fence_rdlock_host.sh)"
 	else

@@ -44,7 +44,8 @@
 # RDLOCK_OCFS2_KILL=1 (stack rdlock, 3 or more nodes, corosync and
 # dlm_controld in the guest): rdlock's membership from them, and before
 # the records the last node dies mounted (kill_phase below); the records
-# are then the survivors'.
+# are then the survivors'. RDLOCK_OCFS2_DEATH says how: kill (default, its
+# power cut) or cut (cut off alive, then told: it must fence itself).
 #
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
@@ -69,6 +70,7 @@ RECORDS=${RDLOCK_OCFS2_RECORDS:-40}
 BENCH=${RDLOCK_OCFS2_BENCH:-0}
 BACKEND=${RDLOCK_OCFS2_BACKEND:-auto}
 KILL=${RDLOCK_OCFS2_KILL:-0}
+DEATH=${RDLOCK_OCFS2_DEATH:-kill}
 # The nodes that append records: with KILL, the survivors 0 .. N - 2.
 REC_NODES=$((RDLOCK_NR_NODES - KILL))
 BENCH_PRIVATE_STAT_PASSES=200
@@ -114,6 +116,11 @@ if [ "$KILL" -ne 0 ] &&
 	echo "RDLOCK_OCFS2_KILL needs stack rdlock and 3 or more nodes" >&2
 	exit 2
 fi
+case $DEATH in
+kill) ;;
+cut) RDL_FENCE_METHOD="link" ;;
+*) echo "RDLOCK_OCFS2_DEATH must be kill or cut" >&2; exit 2 ;;
+esac
 
 # Barrier number $1: every node reaches it or this one gives up after WAIT
 # seconds. Each barrier has a port of its own (PORT + $1), so that a node
@@ -295,7 +302,7 @@ rdlock_cluster_up() {
 		"backend=$BACKEND" membership=dlm &&
 	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko" &&
 	rdl_step "configure node $ID of $RDLOCK_NR_NODES" rdl_config &&
-	rdl_step "corosync and dlm_controld, fencing by the host" \
+	rdl_step "corosync and dlm_controld, fencing by the host${RDL_FENCE_METHOD:+ ($RDL_FENCE_METHOD)}" \
 		rdl_dlm_start fence &&
 	rdl_step "cluster up, a member" rdlockctl up &&
 	rdl_step "cluster ready" rdlockctl wait --timeout 120
@@ -720,6 +727,16 @@ check_records() {
 # journal replayed by exactly one of them, and go on with the records
 # (theirs only) and the unmount; fsck.ocfs2 on the host then checks the
 # disk.
+# With RDLOCK_OCFS2_DEATH=cut the victim lives on: it writes nothing more
+# (no writer: a fence by link leaves its disk reachable, and the survivors
+# replay its journal while it runs), kills its corosync and dlm_controld,
+# and dlm_controld fences it by cutting its link (fence_rdlock_host.sh
+# method=link). Once the survivors replayed its journal, node 0 has the
+# host give it its link back: the first survivor that reaches it tells it
+# it was declared down, its lockspace is lost, and the plug-in restarts it
+# (fence_method=reset): node 0 asks the host to see its QEMU quit
+# (host-ctl.sh gone), and scripts/ocfs2-test.sh finds the plug-in's line
+# on its console.
 VICTIM=$((RDLOCK_NR_NODES - 1))
 KILLF=$DIR/kill.lock
 
@@ -751,7 +768,7 @@ victim_flock() {
 # host powers this node off; nothing after it runs.
 KILL_GO=37
 victim_die() {
-	victim_writer 7>&- 8>&- &
+	[ "$DEATH" = cut ] || victim_writer 7>&- 8>&- &
 	barrier 15 || return 1
 	d_j=0
 	while [ "$d_j" -lt "$VICTIM" ]; do
@@ -761,10 +778,34 @@ victim_die() {
 		}
 		d_j=$((d_j + 1))
 	done
+	if [ "$DEATH" = cut ]; then
+		sync
+		echo "# node $ID: its cluster engine killed, holding the flock"
+		kill -9 "$RDL_COROSYNC_PID" "$RDL_DLM_CONTROLD_PID"
+		# Fenced by its link, then told: the plug-in restarts it.
+		sleep $((CUT_RESET_S + 60))
+		echo "# node $ID: still running $((CUT_RESET_S + 60)) s after its cluster engine died"
+		return 1
+	fi
 	echo "# node $ID: the host cuts this node's power, holding the flock"
 	sh "$RDL/guest/host-ctl.sh" kill "$ID"
 	echo "# node $ID: still running after its power cut"
 	return 1
+}
+
+# How long node 0 waits for the victim, its link back, to restart.
+CUT_RESET_S=120
+
+# Cut: node 0 has the host give the victim its link back, and the host
+# sees its QEMU quit within CUT_RESET_S s: told that it was declared down,
+# it fenced itself. Its link stays down until then (the fence's).
+survivor_victim_self_fenced() {
+	[ "$ID" -eq 0 ] || return 0
+	sh "$RDL/guest/host-ctl.sh" link "$VICTIM" on || return 1
+	c_t=$(date +%s)
+	RDL_HOST_CTL_WAIT=$((CUT_RESET_S + 10)) \
+		sh "$RDL/guest/host-ctl.sh" gone "$VICTIM" "$CUT_RESET_S" || return 1
+	echo "# node $ID: node $VICTIM restarted itself $(($(date +%s) - c_t)) s after its link came back"
 }
 
 survivor_flock_held() {
@@ -913,7 +954,9 @@ kill_phase() {
 	rdl_step "survivor: every file the victim fsynced, intact" survivor_victim_files &&
 	rdl_step "survivor: replays of the victim's journal noted" survivor_replays_noted &&
 	rdl_step "barrier: replays noted" barrier 16 &&
-	rdl_step "survivor: the victim's journal replayed exactly once" survivor_replayed_once
+	rdl_step "survivor: the victim's journal replayed exactly once" survivor_replayed_once &&
+	{ [ "$DEATH" != cut ] ||
+	  rdl_step "survivor: the victim, its link back, fenced itself" survivor_victim_self_fenced; }
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ] || ! rdl_check_env ||
