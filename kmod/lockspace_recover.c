@@ -481,6 +481,9 @@ int rdlock_ls_node_down(u32 node)
 {
 	u32 epoch = rdlock_xport_epoch();
 	enum rdlock_ls_down_stage stage;
+	/* When each step ended, for the log: 0 = the start. */
+	ktime_t at[6] = { ktime_get() };
+	unsigned int s;
 	int ret;
 
 	if (node >= RDLOCK_MAX_NODES || node == rdlock_xport_self() ||
@@ -507,9 +510,11 @@ int rdlock_ls_node_down(u32 node)
 		stage = RDLOCK_LS_DOWN_TOLD;
 		rdlock_ls_down_set_stage(node, stage);
 	}
+	at[1] = ktime_get();
 	ret = rdlock_ls_down_barrier(node, epoch, RDLOCK_LS_DOWN_TOLD);
 	if (ret)
 		goto out;
+	at[2] = ktime_get();
 	/* From now on a bakery census does not ask it (cut off everywhere). */
 	rdlock_proto_node_released(node);
 	if (stage == RDLOCK_LS_DOWN_TOLD) {
@@ -519,9 +524,11 @@ int rdlock_ls_node_down(u32 node)
 			goto out;
 		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_MOVED);
 	}
+	at[3] = ktime_get();
 	ret = rdlock_ls_down_barrier(node, epoch, RDLOCK_LS_DOWN_MOVED);
 	if (ret)
 		goto out;
+	at[4] = ktime_get();
 	/* Failed: it stays moved, and the next call releases what is left. */
 	ret = rdlock_ls_fault_down() ?:
 	      rdlock_ls_for_each(rdlock_ls_forget_node, node);
@@ -530,8 +537,14 @@ int rdlock_ls_node_down(u32 node)
 	rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_DONE);
 	/* A new table of it may return now (it keeps no lockspace). */
 	rdlock_xport_release(node);
-	pr_info("node %u declared down: its locks homed here are released\n",
-		node);
+	at[5] = ktime_get();
+	/* Each step's milliseconds: 0 each for steps an earlier call ran. */
+	for (s = 5; s > 0; s--)
+		at[s] = ktime_sub(at[s], at[s - 1]);
+	pr_info("node %u declared down: its locks homed here are released (%lld ms: cut off and told %lld, barrier %lld, moves %lld, barrier %lld, release %lld)\n",
+		node, ktime_ms_delta(ktime_get(), at[0]), ktime_to_ms(at[1]),
+		ktime_to_ms(at[2]), ktime_to_ms(at[3]), ktime_to_ms(at[4]),
+		ktime_to_ms(at[5]));
 out:
 	mutex_unlock(&rdlock_ls_down_mutex);
 	return ret;

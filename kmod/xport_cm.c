@@ -1423,6 +1423,14 @@ void rdlock_fenced_by(u32 node)
 
 /* How long rdlock_xport_fence() waits for a connection's teardown. */
 #define RDLOCK_FENCE_TEARDOWN_MS	10000
+/*
+ * How long it lets its message to the node go before it fails the
+ * connections itself: a reachable node gets it in a few milliseconds; one
+ * cut off (a partition, a link fence) never does, and each such wait is
+ * part of every survivor's recovery. A node that misses it learns it at
+ * its next connection (refused, or knocked: recovery.rst).
+ */
+#define RDLOCK_FENCE_TELL_MS		100
 
 /**
  * rdlock_xport_fence() - declare a node down: cut it off this node's table
@@ -1473,7 +1481,7 @@ int rdlock_xport_fence(u32 node)
 	}
 	if (!sent ||
 	    !wait_event_timeout(cl->conns_wait, rdlock_node_conns_gone(node),
-				msecs_to_jiffies(RDLOCK_FENCE_TEARDOWN_MS / 10)))
+				msecs_to_jiffies(RDLOCK_FENCE_TELL_MS)))
 		rdlock_fail_node_conns(node);
 	if (!wait_event_timeout(cl->conns_wait, rdlock_node_conns_gone(node),
 				msecs_to_jiffies(RDLOCK_FENCE_TEARDOWN_MS)))
