@@ -89,7 +89,9 @@ typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
  *	declared down, a node came back with a new table, or this node's
  *	cluster went down: rdlock_xport_epoch() moved on). Every lock this
  *	node held in it is gone and may be granted elsewhere; its calls end
- *	-ESHUTDOWN. Process context, may sleep, must not unregister.
+ *	-ESHUTDOWN. Process context, may sleep; must not register or
+ *	unregister any receiver (the receivers' mutex is held); may come
+ *	before rdlock_ls_notice_register() returns.
  */
 struct rdlock_ls_sink_ops {
 	rdlock_ls_notice_t notice;

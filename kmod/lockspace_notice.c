@@ -104,10 +104,14 @@ static void rdlock_ls_lost_fn(struct work_struct *work)
 
 static DECLARE_WORK(rdlock_ls_lost_work, rdlock_ls_lost_fn);
 
-/* The transport's epoch handler: its lock held, bottom halves off. */
+/*
+ * The transport's epoch handler: its lock held, bottom halves off. On the
+ * lockspaces' queue, which has a rescuer: a file system's fence must run
+ * under memory pressure too.
+ */
 void rdlock_ls_epoch_handler(void)
 {
-	queue_work(system_unbound_wq, &rdlock_ls_lost_work);
+	queue_work(rdlock_ls_wq, &rdlock_ls_lost_work);
 }
 
 /* Module exit, the handler cleared: no lost callback runs after this. */

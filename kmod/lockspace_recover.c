@@ -363,38 +363,45 @@ static int rdlock_ls_forget_lvb(void *arg)
 static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 {
 	u32 es = rdlock_ls_entry_slots(&ls->attr), self = rdlock_xport_self();
-	u32 words = ls->attr.flags & RDLOCK_LS_GATE ? 2 : 1, slot, i;
+	u32 words = ls->attr.flags & RDLOCK_LS_GATE ? 2 : 1;
+	/* Entries whose lock words one READ_RANGE reaches: at least one. */
+	u32 per = 1 + (RDLOCK_XPORT_RANGE_MAX - words) / es;
+	u32 end = ls->base + ls->attr.slots, slot, n, k, i;
 	struct rdlock_ticket t = {
 		.node = self,
 		.incarnation = ls->incarnation[self],
 	};
 	struct rdlock_ls_forget f = { .ls = ls };
-	int ret, err = 0;
-	u64 w[2];
+	u64 w[RDLOCK_XPORT_RANGE_MAX];
+	int read, ret, err = 0;
 
 	/* A node back with a new table keeps no lock word of anybody's. */
 	if (!ls->ops->forget_node || rdlock_ls_stale(ls) ||
 	    rdlock_xport_node_fenced(self))
 		return 0;
 	/* An entry that fails is left for the next call; the others go on. */
-	for (slot = ls->base; slot + es <= ls->base + ls->attr.slots;
-	     slot += es) {
-		ret = rdlock_ls_read_range(ls, self, slot + 1, words, w);
-		f.lvb_slot = rdlock_lvb_state_slot(ls, slot + 1);
-		for (i = 0; !ret && i < words; i++) {
-			if (rdlock_ls_word_idle(ls, w[i]))
-				continue;
-			t.slot = slot + 1 + i;
-			ret = ls->ops->forget_node(&ls->cfg, &t, dead,
+	for (slot = ls->base; slot + es <= end; slot += n * es) {
+		n = min(per, (end - slot) / es);
+		read = rdlock_ls_read_range(ls, self, slot + 1,
+					    (n - 1) * es + words, w);
+		for (k = 0; k < n; k++) {
+			f.lvb_slot = rdlock_lvb_state_slot(ls,
+							   slot + k * es + 1);
+			for (i = 0, ret = read; !ret && i < words; i++) {
+				if (rdlock_ls_word_idle(ls, w[k * es + i]))
+					continue;
+				t.slot = slot + k * es + 1 + i;
+				ret = ls->ops->forget_node(&ls->cfg, &t, dead,
 					!i && ls->attr.flags & RDLOCK_LS_LVB ?
 					rdlock_ls_forget_lvb : NULL, &f);
-			if (ret > 0) {
-				atomic64_inc(&ls->down_words);
-				ret = 0;
+				if (ret > 0) {
+					atomic64_inc(&ls->down_words);
+					ret = 0;
+				}
 			}
+			if (ret && !err)
+				err = ret;
 		}
-		if (ret && !err)
-			err = ret;
 		cond_resched();
 	}
 	if (err)
@@ -482,7 +489,7 @@ int rdlock_ls_node_down(u32 node)
 	u32 epoch = rdlock_xport_epoch();
 	enum rdlock_ls_down_stage stage;
 	/* When each step ended, for the log: 0 = the start. */
-	ktime_t at[6] = { ktime_get() };
+	ktime_t at[6];
 	unsigned int s;
 	int ret;
 
@@ -492,6 +499,7 @@ int rdlock_ls_node_down(u32 node)
 	ret = mutex_lock_killable(&rdlock_ls_down_mutex);
 	if (ret)
 		return ret;
+	at[0] = ktime_get();
 	stage = rdlock_ls_down_stage(node);
 	/* Done, or declared down before this node's table was made. */
 	if (stage == RDLOCK_LS_DOWN_DONE ||

@@ -1010,7 +1010,7 @@ static void rdlock_end_epoch(void)
 
 	lockdep_assert_held(&rdlock_cl.lock);
 	WRITE_ONCE(rdlock_cl.epoch, rdlock_cl.epoch + 1);
-	handler = READ_ONCE(rdlock_cl.epoch_handler);
+	handler = rdlock_cl.epoch_handler;
 	if (handler)
 		handler();
 }
@@ -1430,7 +1430,7 @@ void rdlock_fenced_by(u32 node)
  * part of every survivor's recovery. A node that misses it learns it at
  * its next connection (refused, or knocked: recovery.rst).
  */
-#define RDLOCK_FENCE_TELL_MS		100
+#define RDLOCK_FENCE_TELL_MS		20
 
 /**
  * rdlock_xport_fence() - declare a node down: cut it off this node's table

@@ -1472,14 +1472,18 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_up_handler, RDLOCK_INTERNAL);
  * @handler: called once each time rdlock_xport_epoch() moves on (this
  *	node was declared down, a node came back with a new table, the
  *	cluster went down), under the transport's lock with bottom halves
- *	off: it may only queue work. NULL to stop.
+ *	off: it may only queue work. NULL to stop: once this returns the old
+ *	handler is not running and is not called again.
  *
  * A layer whose users keep locks of the old epoch tells them from there
  * that those locks are gone.
  */
 void rdlock_xport_set_epoch_handler(rdlock_xport_epoch_handler_t handler)
 {
-	WRITE_ONCE(rdlock_cl.epoch_handler, handler);
+	/* Under the lock: no call of the old one runs once this returns. */
+	spin_lock_bh(&rdlock_cl.lock);
+	rdlock_cl.epoch_handler = handler;
+	spin_unlock_bh(&rdlock_cl.lock);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_epoch_handler, RDLOCK_INTERNAL);
 

@@ -351,7 +351,8 @@ boot_killed()
 		wait "${qemu_pids[i]}" 2> /dev/null || true
 		log "node $i: powered on again"
 		start_guest "$i" 2
-		rm -f "$log_dir/node$i.boot" "$log_dir/node$i.killed"
+		rm -f "$log_dir/node$i.boot" "$log_dir/node$i.killed" \
+			"$log_dir/node$i.reset"
 		booted=0
 	done
 	return $booted

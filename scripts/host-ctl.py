@@ -157,27 +157,28 @@ class HostCtl:
         return "frozen %d ms" % ms
 
     def gone(self, node, secs):
-        """Wait for node's QEMU to quit by itself (its monitor gone):
-        marked reset first, so that cluster.sh takes it for a finished
-        guest, and unmarked again if it is still there after secs.  The
-        node's lock is not held meanwhile."""
+        """Wait for node's QEMU to quit by itself: its monitor closed or
+        refusing connections (a slow answer is not that).  Only then is
+        it marked reset, so that cluster.sh takes it for a finished guest.
+        The node's lock is not held meanwhile."""
         secs = int(secs)
         if not 0 < secs <= GONE_MAX_S:
             raise ValueError("gone within 1..%d s, not %d" % (GONE_MAX_S, secs))
         with node.lock:
             if node.killed:
                 raise ValueError("node %d was killed" % node.index)
-            self.mark(node, "reset", True)
         deadline = time.monotonic() + secs
         while time.monotonic() < deadline:
             try:
                 node.mon.cmd("info status")
+            except TimeoutError:
+                continue
             except OSError:
                 with node.lock:
+                    self.mark(node, "reset", True)
                     node.killed = True
                 return "gone"
             time.sleep(0.5)
-        self.mark(node, "reset", False)
         raise OSError("node %d still running after %d s" % (node.index, secs))
 
     def carry_out(self, words):

@@ -15,8 +15,9 @@
  * stack_user.c. Callbacks come from rdlock's callback workqueue (process
  * context) and go straight to dlmglue's.
  *
- * A node whose lockspace is lost while mounted (it was declared down, or
- * its cluster went down) is restarted, or panics (fence_method), as o2cb
+ * A node whose lockspace is lost while mounted (it was declared down, its
+ * cluster went down, or a node came back with a new table without being
+ * declared down) is restarted, or panics (fence_method), as o2cb
  * fences itself when it loses quorum: the others may hold its locks now
  * and replay its journal, so OCFS2 must not write another block here.
  *
@@ -298,8 +299,9 @@ static void rdl_node_down(void *arg, u32 node)
 
 /*
  * The lockspace is lost (rdlock calls this once): this node was declared
- * down, or its cluster went down. The others may hold its locks by now and
- * replay its journal, while OCFS2 here still believes it holds them and
+ * down, its cluster went down, or a node came back with a new table that
+ * no longer has the lock words it kept. The others may hold its locks by
+ * now and replay its journal, while OCFS2 here still believes it holds them and
  * has dirty pages and journal blocks under way: it must not write again.
  * o2cb restarts the node when it loses quorum (o2quo_fence_self()), and
  * OCFS2's user stack when its control daemon goes away with file systems

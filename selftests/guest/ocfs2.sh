@@ -783,8 +783,10 @@ victim_die() {
 		echo "# node $ID: its cluster engine killed, holding the flock"
 		kill -9 "$RDL_COROSYNC_PID" "$RDL_DLM_CONTROLD_PID"
 		# Fenced by its link, then told: the plug-in restarts it.
-		sleep $((CUT_RESET_S + 60))
-		echo "# node $ID: still running $((CUT_RESET_S + 60)) s after its cluster engine died"
+		# Longer than the survivors may take to get there.
+		d_s=$((KILL_GRANT_S + 2 * WAIT + CUT_RESET_S))
+		sleep "$d_s"
+		echo "# node $ID: still running $d_s s after its cluster engine died"
 		return 1
 	fi
 	echo "# node $ID: the host cuts this node's power, holding the flock"

@@ -89,7 +89,9 @@ struct rdlock_dlm_lksb {
  *	the others (they may grant its locks now), a node came back with a
  *	new lock table, or this node's cluster went down. Every lock of the
  *	lockspace is gone here; requests end with -ESHUTDOWN. Called once,
- *	in process context (may sleep); must not close the lockspace. A
+ *	in process context (may sleep), possibly before rdlock_dlm_open()
+ *	returned; must not open or close any lockspace, and should not wait
+ *	long (other lockspaces' lost and node_down calls wait for it). A
  *	file system must stop writing what those locks guarded: OCFS2's
  *	plug-in restarts the node, as o2cb does when it loses quorum.
  */
