@@ -27,7 +27,8 @@ ID=$RDLOCK_NODE_ID
 # N declared node 1 down (P_DOWN); node 2 holds x (P_X); node 1 is back
 # (P_BACK); node 1 holds the names of rj-new (P_NEW); node 0 found them
 # held (P_TRIED); node N declared node 1 down again (P_DOWN2); node 0 got
-# every name of rj-new (P_GOT); done (P_DONE).
+# every name of rj-new (P_GOT); done (P_DONE); its lockspaces removed
+# (P_REMOVED).
 P_MADE=7800
 P_HELD=7801
 P_DOWN=7802
@@ -38,6 +39,7 @@ P_TRIED=7806
 P_DOWN2=7807
 P_GOT=7808
 P_DONE=7809
+P_REMOVED=7810
 WAIT=120
 NAMES="n1 n2 n3 n4 n5 n6 n7 n8 n9 n10 n11 n12"
 
@@ -177,6 +179,15 @@ for peer in 0 1 2; do
 done
 for ls in rj-old rj-new; do
 	rdl_step "remove $ls" rdl_rm_ls "$ls"
+done
+# Nobody takes its cluster down before every node removed its lockspaces:
+# the next script of a shared boot (seq.sh) brings up a new table, which
+# ends this epoch here, and a remove still to come finds nothing.
+rdl_signal $P_REMOVED
+for peer in 0 1 2; do
+	[ "$peer" = "$ID" ] ||
+		rdl_step "node $peer removed its lockspaces" \
+			rdl_wait_signal "$peer" $P_REMOVED 300
 done
 # No final barrier through the transport (rdl_stop's): node 1 is out.
 rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
