@@ -802,7 +802,6 @@ CUT_RESET_S=120
 # sees its QEMU quit within CUT_RESET_S s: told that it was declared down,
 # it fenced itself. Its link stays down until then (the fence's).
 survivor_victim_self_fenced() {
-	[ "$ID" -eq 0 ] || return 0
 	sh "$RDL/guest/host-ctl.sh" link "$VICTIM" on || return 1
 	c_t=$(date +%s)
 	RDL_HOST_CTL_WAIT=$((CUT_RESET_S + 10)) \
@@ -957,8 +956,8 @@ kill_phase() {
 	rdl_step "survivor: replays of the victim's journal noted" survivor_replays_noted &&
 	rdl_step "barrier: replays noted" barrier 16 &&
 	rdl_step "survivor: the victim's journal replayed exactly once" survivor_replayed_once &&
-	{ [ "$DEATH" != cut ] ||
-	  rdl_step "survivor: the victim, its link back, fenced itself" survivor_victim_self_fenced; }
+	{ [ "$DEATH" != cut ] || [ "$ID" -ne 0 ] ||
+	  rdl_step "node 0: the victim, its link back, fenced itself" survivor_victim_self_fenced; }
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ] || ! rdl_check_env ||
