@@ -13,7 +13,9 @@
  *                  it is declared down here (rdlock_ls_node_down()) by a
  *                  work item, never in fs/dlm's recovery thread;
  *   recover_done   the members and generation: granting resumes once the
- *                  failed members are declared down.
+ *                  failed members are declared down, and those that left
+ *                  (no longer members, without recover_slot: their
+ *                  cluster taken down cleanly, their table gone too).
  *
  * Without quorum dlm_controld never starts the lockspace, and when it
  * dies fs/dlm stops every lockspace: either way nothing is granted here.
@@ -111,7 +113,7 @@ static struct {
 	s64 last_recovery_us;		/* recover_done to running */
 	/* CLOCK_MONOTONIC of the last of each callback and of running again */
 	ktime_t prep_at, slot_at, running_at;
-	u64 preps, slots, dones, downs, down_errors;
+	u64 preps, slots, dones, lefts, downs, down_errors;
 	wait_queue_head_t wait;		/* state became running */
 	/* Its own: rdlock_ls_wq's async acquisitions wait for granting. */
 	struct workqueue_struct *wq;
@@ -246,10 +248,46 @@ static void rdlock_member_slot(void *arg, struct dlm_slot *slot)
 	pr_warn("membership: node %u failed\n", node);
 }
 
+/*
+ * Members of the last generation that are not in this one and did not
+ * fail (no recover_slot): they left, their cluster taken down cleanly.
+ * Their tables are gone all the same: the lock words and entries they
+ * kept, and their share of the directory. So they are declared down as
+ * failed ones are (nothing of theirs to fence: no lockspace was open
+ * there), and a new table of theirs returns rather than ending every
+ * lockspace of this epoch; a returned one too (it kept nothing, but its
+ * next table would end them). Not the last node keeping its table of
+ * this epoch: its names would have no home (rdlock_xport_left_declared(),
+ * recovery.rst). rdlock_mb.lock held; @left gets them.
+ */
+static void rdlock_member_find_left(const unsigned long *before,
+				    unsigned long *left, unsigned long *last)
+{
+	u32 n;
+
+	bitmap_andnot(left, before, rdlock_mb.members, RDLOCK_MAX_NODES);
+	bitmap_andnot(left, left, rdlock_mb.failed, RDLOCK_MAX_NODES);
+	bitmap_zero(last, RDLOCK_MAX_NODES);
+	for_each_set_bit(n, left, RDLOCK_MAX_NODES) {
+		if (rdlock_xport_left_declared(n)) {
+			set_bit(n, rdlock_mb.failed);
+			rdlock_mb.lefts++;
+			continue;
+		}
+		clear_bit(n, left);
+		if (rdlock_xport_node_configured(n) &&
+		    !rdlock_xport_node_fenced(n))
+			set_bit(n, last);
+	}
+}
+
 /* recover_done: the members and the generation; resume once downs end. */
 static void rdlock_member_done(void *arg, struct dlm_slot *slots,
 			       int num_slots, int our_slot, u32 generation)
 {
+	DECLARE_BITMAP(before, RDLOCK_MAX_NODES);
+	DECLARE_BITMAP(left, RDLOCK_MAX_NODES);
+	DECLARE_BITMAP(last, RDLOCK_MAX_NODES);
 	unsigned long flags;
 	bool failed;
 	int i;
@@ -259,18 +297,25 @@ static void rdlock_member_done(void *arg, struct dlm_slot *slots,
 	rdlock_mb.dones++;
 	rdlock_mb.generation = generation;
 	rdlock_mb.done_at = ktime_get();
+	bitmap_copy(before, rdlock_mb.members, RDLOCK_MAX_NODES);
 	bitmap_zero(rdlock_mb.members, RDLOCK_MAX_NODES);
 	for (i = 0; i < num_slots; i++) {
 		n = rdlock_member_node(slots[i].nodeid);
 		if (n < RDLOCK_MAX_NODES)
 			set_bit(n, rdlock_mb.members);
 	}
+	rdlock_member_find_left(before, left, last);
 	failed = !bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES);
 	if (rdlock_mb.state != RDLOCK_MB_RECOVERING)
 		rdlock_member_to(RDLOCK_MB_RECOVERING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	/* fs/dlm's recovery thread must not wait for ours (as GFS2's). */
 	mod_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work, 0);
+	for_each_set_bit(n, left, RDLOCK_MAX_NODES)
+		pr_info("membership: node %u left: declaring it down\n", n);
+	for_each_set_bit(n, last, RDLOCK_MAX_NODES)
+		pr_warn("membership: node %u left, the last keeping its lock table of this epoch: not declared down, its return ends every lockspace\n",
+			n);
 	pr_info("membership generation %u: %d members%s\n", generation,
 		num_slots, failed ? ", declaring the failed ones down" : "");
 }
@@ -412,6 +457,7 @@ int rdlock_member_up(void)
 	}
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	bitmap_zero(rdlock_mb.failed, RDLOCK_MAX_NODES);
+	bitmap_zero(rdlock_mb.members, RDLOCK_MAX_NODES);
 	rdlock_member_to(RDLOCK_MB_JOINING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	ret = rdlock_mb.new_ls(RDLOCK_MEMBER_LS, NULL, 0, 0,
@@ -496,8 +542,9 @@ void rdlock_member_show(struct seq_file *m)
 	seq_printf(m, "members: %*pbl\nfailed: %*pbl\n",
 		   RDLOCK_MAX_NODES, rdlock_mb.members,
 		   RDLOCK_MAX_NODES, rdlock_mb.failed);
-	seq_printf(m, "recover_prep: %llu\nrecover_slot: %llu\nrecover_done: %llu\n",
-		   rdlock_mb.preps, rdlock_mb.slots, rdlock_mb.dones);
+	seq_printf(m, "recover_prep: %llu\nrecover_slot: %llu\nrecover_done: %llu\nleft: %llu\n",
+		   rdlock_mb.preps, rdlock_mb.slots, rdlock_mb.dones,
+		   rdlock_mb.lefts);
 	seq_printf(m, "declared_down: %llu\ndown_errors: %llu\nlast_recovery_us: %lld\n",
 		   rdlock_mb.downs, rdlock_mb.down_errors,
 		   rdlock_mb.last_recovery_us);

@@ -1545,6 +1545,29 @@ bool rdlock_xport_node_released(u32 node)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_released, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_xport_left_declared() - is a node that left to be declared down
+ * @node: a node the cluster engine says left cleanly, not this one.
+ *
+ * Return: rdlock_left_declared() of its place here: false for a node not
+ * configured, cut off already, or the last one keeping its table of this
+ * epoch (its names would have no home).
+ */
+bool rdlock_xport_left_declared(u32 node)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	bool heir = false;
+	u32 n;
+
+	if (node >= RDLOCK_MAX_NODES || node == cl->self)
+		return false;
+	for (n = 0; n < RDLOCK_MAX_NODES && !heir; n++)
+		heir = n != node &&
+		       READ_ONCE(cl->nodes[n].member) == RDLOCK_MEMBER_CONFIGURED;
+	return rdlock_left_declared(READ_ONCE(cl->nodes[node].member), heir);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_left_declared, RDLOCK_INTERNAL);
+
+/**
  * rdlock_xport_release() - a node's declaration down is done here
  * @node: a node cut off by rdlock_xport_fence().
  *

@@ -150,4 +150,31 @@ rdlock_return_verdict(enum rdlock_member_state st, u64 known, u64 inc,
 	return RDLOCK_RETURN_OK;
 }
 
+/**
+ * rdlock_left_declared() - is a node that left cleanly declared down
+ * @st: its place here.
+ * @heir: another configured node (this one too) keeps its table of this
+ *	epoch (CONFIGURED), so the node's names have a home to move to.
+ *
+ * The cluster engine says the node left without failing (its cluster
+ * taken down cleanly): its table is gone all the same. A node with its
+ * table of this epoch is declared down when its names can move; a
+ * returned one always (it kept nothing, but its next table would end
+ * every lockspace); one cut off already or not configured is not.
+ *
+ * Return: true when it is to be declared down.
+ */
+static inline bool rdlock_left_declared(enum rdlock_member_state st,
+					bool heir)
+{
+	switch (st) {
+	case RDLOCK_MEMBER_CONFIGURED:
+		return heir;
+	case RDLOCK_MEMBER_RETURNED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 #endif /* _RDLOCK_XPORT_MEMBER_H */

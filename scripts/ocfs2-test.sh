@@ -29,6 +29,12 @@
 #                         must learn it was declared down and restart
 #                         itself (the plug-in's fence_method=reset); its
 #                         console must show the plug-in's line
+#   --restart N           stack rdlock, 3 or 4 nodes: membership from
+#                         corosync and dlm_controld, and the last node
+#                         unmounts, takes rdlock's cluster down and up
+#                         again and mounts again, N times (1 to 3), while
+#                         the others stay mounted: they declare it down,
+#                         go on, and must not lose their lockspace
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
@@ -59,6 +65,7 @@ bench=0
 backend=auto
 kill=0
 death="kill"
+restart=0
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -74,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--backend)	backend=${2:?}; shift ;;
 	--kill)		kill=1 ;;
 	--cut)		kill=1 death=cut ;;
+	--restart)	restart=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -92,10 +100,13 @@ esac
 [[ $bench =~ ^[0-9]+$ ]] || die "--bench must be a number"
 [[ $backend =~ ^(auto|verbs|twosided)$ ]] ||
 	die "--backend must be auto, verbs or twosided"
+[[ $restart =~ ^[0-3]$ ]] || die "--restart must be 0 to 3"
+[ "$kill" -eq 0 ] || [ "$restart" -eq 0 ] ||
+	die "--restart goes with neither --kill nor --cut"
 engine=()
-if [ "$kill" -eq 1 ]; then
+if [ "$kill" -eq 1 ] || [ "$restart" -gt 0 ]; then
 	if [ "$stack" != rdlock ] || [ "$nodes" -lt 3 ]; then
-		die "--kill and --cut need --stack rdlock and 3 or 4 nodes"
+		die "--kill, --cut and --restart need --stack rdlock and 3 or 4 nodes"
 	fi
 	engine=("${FSDLM_BINS[@]}")
 fi
@@ -120,6 +131,7 @@ rc=0
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
 	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
 	RDLOCK_OCFS2_KILL="$kill" RDLOCK_OCFS2_DEATH="$death" \
+	RDLOCK_OCFS2_RESTART="$restart" \
 	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true

@@ -59,6 +59,12 @@
 #                              a flock: fenced, declared down, its journal
 #                              replayed by one survivor, its fsynced
 #                              files there; stock kernel only
+#             ocfs2-rdlock-cut  the same, the last node cut off alive
+#                              by its link: once back, it restarts itself
+#             ocfs2-rdlock-restart  the same engine; the last node
+#                              unmounts, takes rdlock down and up and
+#                              mounts again, twice: the others declare it
+#                              down and keep their lockspace
 #   demo:   README's first command (scripts/demo.sh) in a fresh git clone
 #           of this commit, with the stock kernel
 #
@@ -242,7 +248,8 @@ cluster_step()
 # ocfs2_step KERNEL STACK TIMEOUT [OPTIONS]: ocfs2-test.sh (image, 3-node
 # cluster step, fsck on the host) with OPTIONS; its last line counts the
 # guests' results and fsck's. The step is ocfs2-STACK, ocfs2-STACK-kill
-# with --kill, ocfs2-STACK-cut with --cut.
+# with --kill, ocfs2-STACK-cut with --cut, ocfs2-STACK-restart with
+# --restart.
 ocfs2_step()
 {
 	local kernel=$1 stack=$2 timeout=$3 rc line start=$SECONDS
@@ -252,6 +259,7 @@ ocfs2_step()
 	case " $* " in
 	*" --kill "*) name=$name-kill ;;
 	*" --cut "*) name=$name-cut ;;
+	*" --restart "*) name=$name-restart ;;
 	esac
 	out=$LOGS/$kernel-$name.log
 
@@ -367,6 +375,10 @@ guest_tests()
 		# A node cut off alive, fenced by its link: once it is back,
 		# told it was declared down, the plug-in restarts it.
 		ocfs2_step stock rdlock 400 --files 6 --records 10 --cut
+		# A node restarts rdlock twice, mounted elsewhere: it leaves
+		# the membership cleanly, is declared down all the same and
+		# returns; the others keep their lockspace (no restart).
+		ocfs2_step stock rdlock 400 --files 6 --records 10 --restart 2
 	else
 		ocfs2_step debug rdlock 900 --files 2 --records 3 \
 			--backend verbs

@@ -547,6 +547,37 @@ static void rdlock_return_test(struct kunit *test)
 			c->expect);
 }
 
+struct rdlock_left_case {
+	const char *name;
+	enum rdlock_member_state st;
+	bool heir;
+	bool expect;
+};
+
+static const struct rdlock_left_case rdlock_left_cases[] = {
+	{ "its table of this epoch, an heir", CFG, true, true },
+	{ "the last keeping its table of this epoch", CFG, false, false },
+	{ "returned, an heir", RET, true, true },
+	{ "returned, no heir (it keeps nothing)", RET, false, true },
+	{ "being declared down", FEN, true, false },
+	{ "declared down", DWN, true, false },
+	{ "not configured", ABS, true, false },
+};
+
+static void rdlock_left_desc(const struct rdlock_left_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_left, rdlock_left_cases, rdlock_left_desc);
+
+static void rdlock_left_test(struct kunit *test)
+{
+	const struct rdlock_left_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_left_declared(c->st, c->heir), c->expect);
+}
+
 #undef ABS
 #undef CFG
 #undef FEN
@@ -572,6 +603,7 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE(rdlock_member_moves_test),
 	KUNIT_CASE(rdlock_view_moves_test),
 	KUNIT_CASE_PARAM(rdlock_return_test, rdlock_return_gen_params),
+	KUNIT_CASE_PARAM(rdlock_left_test, rdlock_left_gen_params),
 	{}
 };
 

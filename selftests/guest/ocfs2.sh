@@ -47,6 +47,12 @@
 # are then the survivors'. RDLOCK_OCFS2_DEATH says how: kill (default, its
 # power cut) or cut (cut off alive, then told: it must fence itself).
 #
+# RDLOCK_OCFS2_RESTART=N (stack rdlock, 3 or more nodes, corosync and
+# dlm_controld in the guest, not with KILL): membership from them, and
+# before the records the last node restarts rdlock N times, as an admin
+# restarting its service would (restart_phase below); the others stay
+# mounted and must not lose their lockspace.
+#
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
 # the shared directory, stats every node's (rdlock-stat-bench), removes
@@ -71,6 +77,9 @@ BENCH=${RDLOCK_OCFS2_BENCH:-0}
 BACKEND=${RDLOCK_OCFS2_BACKEND:-auto}
 KILL=${RDLOCK_OCFS2_KILL:-0}
 DEATH=${RDLOCK_OCFS2_DEATH:-kill}
+RESTART=${RDLOCK_OCFS2_RESTART:-0}
+# Membership from corosync and dlm_controld: with KILL or RESTART.
+ENGINE=$((KILL + RESTART))
 # The nodes that append records: with KILL, the survivors 0 .. N - 2.
 REC_NODES=$((RDLOCK_NR_NODES - KILL))
 BENCH_PRIVATE_STAT_PASSES=200
@@ -111,11 +120,20 @@ rdlock)
 	;;
 *)	usage ;;
 esac
-if [ "$KILL" -ne 0 ] &&
+if [ "$ENGINE" -ne 0 ] &&
    { [ "$STACK" != rdlock ] || [ "${RDLOCK_NR_NODES:-0}" -lt 3 ]; }; then
-	echo "RDLOCK_OCFS2_KILL needs stack rdlock and 3 or more nodes" >&2
+	echo "RDLOCK_OCFS2_KILL and _RESTART need stack rdlock and 3 or more nodes" >&2
 	exit 2
 fi
+if [ "$KILL" -ne 0 ] && [ "$RESTART" -ne 0 ]; then
+	echo "RDLOCK_OCFS2_KILL and _RESTART: one or the other" >&2
+	exit 2
+fi
+# Its barriers (restart_phase) end below the benchmark's.
+case $RESTART in
+[0-3]) ;;
+*) echo "RDLOCK_OCFS2_RESTART must be 0 to 3" >&2; exit 2 ;;
+esac
 case $DEATH in
 kill) ;;
 cut) RDL_FENCE_METHOD="link" ;;
@@ -288,11 +306,11 @@ rdlock_backend_agreed() {
 	[ "$BACKEND" = auto ] || [ "$b_agreed" = "$BACKEND" ]
 }
 
-# With KILL, membership from corosync and dlm_controld, which fences
-# through the host (member.sh): the cluster comes up as a member once
-# they run.
+# With KILL or RESTART, membership from corosync and dlm_controld, which
+# fences through the host (member.sh): the cluster comes up as a member
+# once they run.
 rdlock_cluster_up() {
-	if [ "$KILL" -eq 0 ]; then
+	if [ "$ENGINE" -eq 0 ]; then
 		rdl_start "$RDLOCK_OCFS2_PARAMS backend=$BACKEND"
 		return
 	fi
@@ -960,6 +978,91 @@ kill_phase() {
 	  rdl_step "node 0: the victim, its link back, fenced itself" survivor_victim_self_fenced; }
 }
 
+# RDLOCK_OCFS2_RESTART=N: the last node, mounted, restarts rdlock N times
+# while the others stay mounted. Each time it writes FILES files with
+# fsync, unmounts and takes its cluster down: it leaves the cluster
+# engine's lockspace cleanly (no recover_slot), and the others declare it
+# down all the same (its table is gone), their lockspaces kept; they find
+# its files, exclude each other with flock and go on without it. Then it
+# takes its cluster up again with a new table: it returned, the others'
+# lockspaces are not lost (no lost callback: the plug-in would restart
+# them), and it mounts again. Its second time it is declared down as a
+# returned node. The records are then every node's.
+RESTART_DECLARE_S=120
+
+# This survivor declared the victim down $1 times in all, each time it
+# left, and granting again; no lockspace lost here.
+survivor_victim_left() {
+	r_t=$RESTART_DECLARE_S
+	until [ "$(rdl_member_line left)" = "$1" ] &&
+	      [ "$(rdl_member_line declared_down)" = "$1" ] &&
+	      [ -z "$(rdl_member_line failed)" ] &&
+	      [ "$(rdl_member_line state)" = running ]; do
+		r_t=$((r_t - 1))
+		[ "$r_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
+		sleep 1
+	done
+	echo "# node $ID: node $VICTIM left and declared down ($1), $(grep '^last_recovery_us' $RDL_MEMBERSHIP)"
+	no_lockspace_lost
+}
+
+# No lockspace of this node's was lost: the DLM's count, and the plug-in
+# said nothing (it restarts a node whose lockspace is lost).
+no_lockspace_lost() {
+	n_l=$(sed -n 's/^lockspaces_lost: //p' /sys/kernel/debug/rdlock/dlm)
+	if [ "$n_l" != 0 ] || dmesg | grep -q 'lockspace lost while mounted'; then
+		echo "# node $ID: lockspaces_lost '$n_l'"
+		return 1
+	fi
+}
+
+# The victim: a member again, returned, its lockspaces new.
+victim_back() {
+	rdl_step "victim: cluster up again, a member" rdlockctl up &&
+	rdl_step "victim: cluster ready" rdlockctl wait --timeout 120 &&
+	rdl_step "victim: membership running, every node a member" 		rdl_member_running &&
+	rdl_step "victim: this node returned" rdl_node_flag "$VICTIM" returned &&
+	rdl_step "victim: mount again" 		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
+	rdl_step "victim: mounted through ocfs2_stack_rdlock" rdlock_in_use
+}
+
+# Barriers 14 + 3 (i - 1) to 16 + 3 (i - 1) for the i-th restart.
+restart_phase() {
+	r_i=1
+	while [ "$r_i" -le "$RESTART" ]; do
+		r_b=$((14 + 3 * (r_i - 1)))
+		if [ "$ID" -eq "$VICTIM" ]; then
+			rdl_step "victim: $FILES files written with fsync ($r_i)" \
+				victim_fsync_files &&
+			rdl_step "victim: umount ($r_i)" umount "$MNT" &&
+			rdl_step "victim: cluster down, leaving the membership ($r_i)" \
+				rdl_poll 30 rdlockctl down &&
+			rdl_step "barrier: the victim left ($r_i)" barrier "$r_b" &&
+			rdl_step "barrier: the others went on without it ($r_i)" \
+				barrier $((r_b + 1)) &&
+			victim_back &&
+			rdl_step "barrier: the victim mounted again ($r_i)" \
+				barrier $((r_b + 2)) || return 1
+		else
+			rdl_step "barrier: the victim left ($r_i)" barrier "$r_b" &&
+			rdl_step "survivor: the victim declared down, no lockspace lost ($r_i)" \
+				survivor_victim_left "$r_i" &&
+			rdl_step "survivor: every file the victim fsynced ($r_i)" \
+				survivor_victim_files &&
+			rdl_step "survivor: flock -x granted without the victim ($r_i)" \
+				flock -x -w 60 "$KILLF" true &&
+			rdl_step "barrier: the others went on without it ($r_i)" \
+				barrier $((r_b + 1)) &&
+			rdl_step "survivor: the victim shown returned ($r_i)" \
+				rdl_poll 120 rdl_node_flag "$VICTIM" returned &&
+			rdl_step "barrier: the victim mounted again ($r_i)" \
+				barrier $((r_b + 2)) || return 1
+		fi
+		r_i=$((r_i + 1))
+	done
+	rdl_step "no lockspace lost" no_lockspace_lost
+}
+
 if [ "${RDLOCK_NR_NODES:-0}" -lt 2 ] || ! rdl_check_env ||
    [ -z "$DEV" ] || [ ! -b "$DEV" ]; then
 	rdl_not_ok "ocfs2.sh needs 2 or more nodes and cluster.sh --shared-disk (disk '$DEV')"
@@ -1012,6 +1115,7 @@ if "${STACK}_up" &&
 	rdl_step "flock -x granted once node 0 let go" flock_after &&
 	rdl_step "barrier: flock done" barrier 6 &&
 	{ [ "$KILL" -eq 0 ] || kill_phase; } &&
+	{ [ "$RESTART" -eq 0 ] || restart_phase; } &&
 	t=$(date +%s) &&
 	rdl_step "$RECORDS records of 4096 bytes appended under flock -x" append_records &&
 	echo "# node $ID: records took $(($(date +%s) - t)) s" &&
@@ -1053,7 +1157,7 @@ else
 	[ "$KILL" -eq 0 ] || ! rdl_loaded rdlock_test ||
 		rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
 	rdl_stop
-	[ "$KILL" -eq 0 ] || rdl_dlm_stop
+	[ "$ENGINE" -eq 0 ] || rdl_dlm_stop
 fi
 took=$(($(date +%s) - start))
 echo "# node $ID: ocfs2.sh took $took s"
