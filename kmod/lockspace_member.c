@@ -109,6 +109,8 @@ static struct {
 	u32 generation;			/* recover_done's */
 	unsigned long members[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
 	unsigned long failed[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
+	/* Gone without failing, not yet looked at by the down work. */
+	unsigned long left[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
 	ktime_t done_at;		/* recover_done's arrival */
 	s64 last_recovery_us;		/* recover_done to running */
 	/* CLOCK_MONOTONIC of the last of each callback and of running again */
@@ -248,46 +250,11 @@ static void rdlock_member_slot(void *arg, struct dlm_slot *slot)
 	pr_warn("membership: node %u failed\n", node);
 }
 
-/*
- * Members of the last generation that are not in this one and did not
- * fail (no recover_slot): they left, their cluster taken down cleanly.
- * Their tables are gone all the same: the lock words and entries they
- * kept, and their share of the directory. So they are declared down as
- * failed ones are (nothing of theirs to fence: no lockspace was open
- * there), and a new table of theirs returns rather than ending every
- * lockspace of this epoch; a returned one too (it kept nothing, but its
- * next table would end them). Not the last node keeping its table of
- * this epoch: its names would have no home (rdlock_xport_left_declared(),
- * recovery.rst). rdlock_mb.lock held; @left gets them.
- */
-static void rdlock_member_find_left(const unsigned long *before,
-				    unsigned long *left, unsigned long *last)
-{
-	u32 n;
-
-	bitmap_andnot(left, before, rdlock_mb.members, RDLOCK_MAX_NODES);
-	bitmap_andnot(left, left, rdlock_mb.failed, RDLOCK_MAX_NODES);
-	bitmap_zero(last, RDLOCK_MAX_NODES);
-	for_each_set_bit(n, left, RDLOCK_MAX_NODES) {
-		if (rdlock_xport_left_declared(n)) {
-			set_bit(n, rdlock_mb.failed);
-			rdlock_mb.lefts++;
-			continue;
-		}
-		clear_bit(n, left);
-		if (rdlock_xport_node_configured(n) &&
-		    !rdlock_xport_node_fenced(n))
-			set_bit(n, last);
-	}
-}
-
 /* recover_done: the members and the generation; resume once downs end. */
 static void rdlock_member_done(void *arg, struct dlm_slot *slots,
 			       int num_slots, int our_slot, u32 generation)
 {
 	DECLARE_BITMAP(before, RDLOCK_MAX_NODES);
-	DECLARE_BITMAP(left, RDLOCK_MAX_NODES);
-	DECLARE_BITMAP(last, RDLOCK_MAX_NODES);
 	unsigned long flags;
 	bool failed;
 	int i;
@@ -304,18 +271,20 @@ static void rdlock_member_done(void *arg, struct dlm_slot *slots,
 		if (n < RDLOCK_MAX_NODES)
 			set_bit(n, rdlock_mb.members);
 	}
-	rdlock_member_find_left(before, left, last);
-	failed = !bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES);
+	/*
+	 * Members that are gone without failing left: the down work decides
+	 * whether to declare them (rdlock_member_take_left()).
+	 */
+	bitmap_andnot(before, before, rdlock_mb.members, RDLOCK_MAX_NODES);
+	bitmap_andnot(before, before, rdlock_mb.failed, RDLOCK_MAX_NODES);
+	bitmap_or(rdlock_mb.left, rdlock_mb.left, before, RDLOCK_MAX_NODES);
+	failed = !bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES) ||
+		 !bitmap_empty(rdlock_mb.left, RDLOCK_MAX_NODES);
 	if (rdlock_mb.state != RDLOCK_MB_RECOVERING)
 		rdlock_member_to(RDLOCK_MB_RECOVERING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	/* fs/dlm's recovery thread must not wait for ours (as GFS2's). */
 	mod_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work, 0);
-	for_each_set_bit(n, left, RDLOCK_MAX_NODES)
-		pr_info("membership: node %u left: declaring it down\n", n);
-	for_each_set_bit(n, last, RDLOCK_MAX_NODES)
-		pr_warn("membership: node %u left, the last keeping its lock table of this epoch: not declared down, its return ends every lockspace\n",
-			n);
 	pr_info("membership generation %u: %d members%s\n", generation,
 		num_slots, failed ? ", declaring the failed ones down" : "");
 }
@@ -351,6 +320,62 @@ bool rdlock_member_survivor(u32 node)
 
 /* A declaration that failed is tried again after this. */
 #define RDLOCK_MB_RETRY_MS	1000
+/* How often the down work looks whether this node learned its epoch. */
+#define RDLOCK_MB_LEARN_MS	100
+
+/*
+ * Members that left (no longer members, without recover_slot: their
+ * cluster taken down cleanly) have lost their tables all the same: the
+ * lock words and entries they kept, and their share of the directory.
+ * They are declared down as failed ones are (nothing of theirs needs
+ * fencing: no lockspace was open there), so that their new table returns
+ * rather than ending every lockspace of this epoch; a returned one too
+ * (it kept nothing, but its next table would end them). Not the last node
+ * keeping its table of this epoch: its names would have no home
+ * (rdlock_xport_left_declared(), recovery.rst, "A node that leaves").
+ *
+ * Every survivor must decide alike (the declaration's barriers wait for
+ * each other): the heirs are the members that neither failed nor left,
+ * the same set everywhere, and this node decides only once it knows
+ * whether it returned itself. Return: false while it does not (call
+ * again later).
+ */
+static bool rdlock_member_take_left(void)
+{
+	DECLARE_BITMAP(hosts, RDLOCK_MAX_NODES);
+	DECLARE_BITMAP(left, RDLOCK_MAX_NODES);
+	DECLARE_BITMAP(last, RDLOCK_MAX_NODES);
+	unsigned long flags;
+	u32 n;
+
+	if (rdlock_xport_learning())
+		return false;
+	bitmap_zero(last, RDLOCK_MAX_NODES);
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	bitmap_copy(left, rdlock_mb.left, RDLOCK_MAX_NODES);
+	bitmap_zero(rdlock_mb.left, RDLOCK_MAX_NODES);
+	bitmap_andnot(hosts, rdlock_mb.members, rdlock_mb.failed,
+		      RDLOCK_MAX_NODES);
+	bitmap_andnot(hosts, hosts, left, RDLOCK_MAX_NODES);
+	for_each_set_bit(n, left, RDLOCK_MAX_NODES) {
+		if (rdlock_xport_left_declared(n, hosts)) {
+			set_bit(n, rdlock_mb.failed);
+			rdlock_mb.lefts++;
+			continue;
+		}
+		clear_bit(n, left);
+		if (rdlock_xport_node_configured(n) &&
+		    !rdlock_xport_node_fenced(n))
+			set_bit(n, last);
+	}
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	for_each_set_bit(n, left, RDLOCK_MAX_NODES)
+		pr_info("membership: node %u left: declaring it down\n", n);
+	for_each_set_bit(n, last, RDLOCK_MAX_NODES)
+		pr_warn("membership: node %u left, the last keeping its lock table of this epoch: not declared down, its return ends every lockspace\n",
+			n);
+	return true;
+}
 
 /*
  * Declare every failed member down (a barrier among the survivors each),
@@ -373,6 +398,11 @@ static void rdlock_member_down_work(struct work_struct *work)
 	int ret;
 
 	bitmap_zero(tried, RDLOCK_MAX_NODES);
+	if (!rdlock_member_take_left()) {
+		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
+				   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
+		return;
+	}
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		if (test_bit(node, rdlock_mb.failed))
 			rdlock_xport_fence(node);
@@ -382,7 +412,8 @@ static void rdlock_member_down_work(struct work_struct *work)
 		node = find_first_bit(todo, RDLOCK_MAX_NODES);
 		if (node >= RDLOCK_MAX_NODES) {
 			if (rdlock_mb.state == RDLOCK_MB_RECOVERING &&
-			    bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES)) {
+			    bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES) &&
+			    bitmap_empty(rdlock_mb.left, RDLOCK_MAX_NODES)) {
 				rdlock_member_to(RDLOCK_MB_RUNNING);
 				rdlock_mb.last_recovery_us =
 					ktime_us_delta(rdlock_mb.running_at,
@@ -457,6 +488,7 @@ int rdlock_member_up(void)
 	}
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	bitmap_zero(rdlock_mb.failed, RDLOCK_MAX_NODES);
+	bitmap_zero(rdlock_mb.left, RDLOCK_MAX_NODES);
 	bitmap_zero(rdlock_mb.members, RDLOCK_MAX_NODES);
 	rdlock_member_to(RDLOCK_MB_JOINING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);

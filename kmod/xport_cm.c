@@ -1491,6 +1491,20 @@ int rdlock_xport_fence(u32 node)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_xport_learning() - is this node still learning its epoch
+ *
+ * Return: true while its cluster is up with a new table and not every live
+ * peer said yet which nodes are declared down (RDLOCK_VIEW_LEARNING):
+ * whether this node itself returned is not known yet.
+ */
+bool rdlock_xport_learning(void)
+{
+	return rdlock_xport_up() &&
+	       READ_ONCE(rdlock_cl.view) == RDLOCK_VIEW_LEARNING;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
+
+/**
  * rdlock_xport_node_fenced() - does @node keep nothing of any lockspace
  * @node: a node id, this one included.
  *
@@ -1547,12 +1561,15 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_released, RDLOCK_INTERNAL);
 /**
  * rdlock_xport_left_declared() - is a node that left to be declared down
  * @node: a node the cluster engine says left cleanly, not this one.
+ * @hosts: the nodes that may take its names: the cluster engine's members
+ *	that neither failed nor left (the same set on every survivor).
  *
- * Return: rdlock_left_declared() of its place here: false for a node not
+ * Return: rdlock_left_declared() of its place here, its heir a node of
+ * @hosts that keeps its table of this epoch: false for a node not
  * configured, cut off already, or the last one keeping its table of this
  * epoch (its names would have no home).
  */
-bool rdlock_xport_left_declared(u32 node)
+bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	bool heir = false;
@@ -1560,9 +1577,13 @@ bool rdlock_xport_left_declared(u32 node)
 
 	if (node >= RDLOCK_MAX_NODES || node == cl->self)
 		return false;
-	for (n = 0; n < RDLOCK_MAX_NODES && !heir; n++)
-		heir = n != node &&
-		       READ_ONCE(cl->nodes[n].member) == RDLOCK_MEMBER_CONFIGURED;
+	for_each_set_bit(n, hosts, RDLOCK_MAX_NODES) {
+		if (n != node &&
+		    READ_ONCE(cl->nodes[n].member) == RDLOCK_MEMBER_CONFIGURED) {
+			heir = true;
+			break;
+		}
+	}
 	return rdlock_left_declared(READ_ONCE(cl->nodes[node].member), heir);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_left_declared, RDLOCK_INTERNAL);
