@@ -6,7 +6,7 @@
 #   modules/  rdlock.ko, rdlock_test.ko, ocfs2_stack_rdlock.ko and, with
 #             KUnit, *_kunit.ko
 #   bin/      rdlockctl, rdlock-xport-bench, rdlock-lock-bench, rdlock-bench,
-#             rdlock-stat-bench, rdlock-fail-bench
+#             rdlock-stat-bench, rdlock-fail-bench, rdlock-rec-fill
 #             (static)
 #   tests/    selftest binaries (static)
 #   guest/    the guest-side scripts of selftests/guest
@@ -48,7 +48,7 @@ cp "$bdir"/src/*.ko "$bdir/payload/modules/"
 cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
 	"$ROOT"/userspace/rdlock-lock-bench "$ROOT"/userspace/rdlock-bench \
 	"$ROOT"/userspace/rdlock-stat-bench "$ROOT"/userspace/rdlock-fail-bench \
-	"$bdir/payload/bin/"
+	"$ROOT"/userspace/rdlock-rec-fill "$bdir/payload/bin/"
 cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
 cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
 echo "$bdir/payload"

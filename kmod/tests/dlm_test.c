@@ -19,6 +19,7 @@
 #include <rdlock/dlm.h>
 
 #include "rdlock_dlm_test_ioctl.h"
+#include "dlm_test_fsdlm.h"
 
 #define DT_EVENTS	32
 
@@ -42,12 +43,13 @@ struct dt_file {
 	struct rdlock_dlm_lksb *fill;	/* FILL's locks, @nr_fill held */
 	u32 nr_fill;
 	struct completion fill_done;	/* the current FILL request's AST */
+	struct dt_fsdlm *fsdlm;		/* FSDLM_FILL's */
 	u64 seq;			/* callbacks so far (under @lock) */
 	struct rdlock_dlm_test_downs downs;	/* under @lock */
 };
 
-/* Most FILL locks: more than a 3-node DLM lockspace has name entries. */
-#define DT_FILL_MAX	8192
+/* Most FILL locks: as many as recbench.sh's largest lockspace holds. */
+#define DT_FILL_MAX	65536
 
 static void dt_push(struct dt_slot *s, const struct rdlock_dlm_test_event *e)
 {
@@ -387,6 +389,13 @@ static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case RDLOCK_DLM_TEST_IOC_DOWNS:
 		ret = dt_downs(f, argp);
 		break;
+	case RDLOCK_DLM_TEST_IOC_FSDLM_FILL:
+		ret = dt_fsdlm_fill(&f->fsdlm, argp);
+		break;
+	case RDLOCK_DLM_TEST_IOC_FSDLM_RELEASE:
+		dt_fsdlm_release(&f->fsdlm);
+		ret = 0;
+		break;
 	default:
 		ret = -ENOTTY;
 	}
@@ -429,6 +438,7 @@ static int dt_release(struct inode *inode, struct file *file)
 	struct dt_file *f = file->private_data;
 	int i, round;
 
+	dt_fsdlm_release(&f->fsdlm);
 	if (!f->dls)
 		goto out;
 	dt_fill_release(f);

@@ -140,6 +140,29 @@ struct rdlock_dlm_test_fill {
 	char prefix[16];
 };
 
+/*
+ * FSDLM_FILL: PR with NOQUEUE in a lockspace @ls of the stock kernel's
+ * fs/dlm (dlm_controld must run; the file's first FILL joins it, and no
+ * other user may have it), on "@prefix<i>" for i = @start + k * @stride,
+ * k from 0 to @count - 1, the requests under way a few hundred at once;
+ * the file holds at most @max locks in all (set by its first FILL). fs/dlm
+ * masters a name where it is first asked for: a node that fills its own
+ * share first, and the rest after every node did, masters its share.
+ * They stay held until FSDLM_RELEASE (or close), which leaves @ls. Out:
+ * @held (this call's), and @status: the first failed request's AST status
+ * (0 when all were granted).
+ */
+struct rdlock_dlm_test_fsdlm_fill {
+	__u32 max;
+	__u32 start;
+	__u32 stride;
+	__u32 count;
+	__u32 held;
+	__s32 status;
+	char prefix[16];
+	char ls[RDLOCK_DLM_TEST_NAME];
+};
+
 #define RDLOCK_DLM_TEST_IOC_MAGIC	0xd7
 #define RDLOCK_DLM_TEST_IOC_OPEN	_IOW(RDLOCK_DLM_TEST_IOC_MAGIC, 1, \
 					     struct rdlock_dlm_test_open)
@@ -160,5 +183,8 @@ struct rdlock_dlm_test_fill {
 					     struct rdlock_dlm_test_hold)
 #define RDLOCK_DLM_TEST_IOC_DOWNS	_IOR(RDLOCK_DLM_TEST_IOC_MAGIC, 9, \
 					     struct rdlock_dlm_test_downs)
+#define RDLOCK_DLM_TEST_IOC_FSDLM_FILL	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 10, \
+					      struct rdlock_dlm_test_fsdlm_fill)
+#define RDLOCK_DLM_TEST_IOC_FSDLM_RELEASE _IO(RDLOCK_DLM_TEST_IOC_MAGIC, 11)
 
 #endif /* _RDLOCK_DLM_TEST_IOCTL_H */
