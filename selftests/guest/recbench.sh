@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Recovery at scale, side by side with fs/dlm, on 3 guests (stock kernel):
-#   recbench.sh [verbs|twosided|auto] [NAMES]	(default: auto, 7500)
+#   recbench.sh [verbs|twosided|auto] [NAMES]	(default: auto, 5000)
 # rdlock runs with membership=dlm, corosync and dlm_controld without
 # fencing, as member.sh engine. Every node holds PR on the same NAMES names
 # in each of two DLM lockspaces of rdlock ("rb1", "rb2", through
 # rdlock_dlm_test's FILL) and on 2 x NAMES names in one of fs/dlm ("fb",
-# FSDLM_FILL): 6 x NAMES locks in each DLM (7500: 45000). Two lockspaces,
+# FSDLM_FILL): 6 x NAMES locks in each DLM (5000: 30000). Two lockspaces,
 # as a DLM lockspace of rdlock keeps at most dlm_slots / 36 names per
 # home (7168 at the largest dlm_slots that lets two fit the largest
 # table), and the victim's heir then keeps its own third of the names and
-# the victim's: 5000 of 7168 entries, where a name's probe stays short.
+# the victim's: 3333 of 7168 entries. A name looks for an entry among 16
+# from its hash on: one that finds none loses its locks in the move, and
+# the step fails.
 # fs/dlm masters a name where it is first asked for: each node first
 # takes its third of fs/dlm's names, and the rest once every node did
 # (rdlock-rec-fill --node), so that the dead node mastered a third of them
@@ -54,7 +56,7 @@ if [ -n "${1:-}" ] && [ "$1" != auto ]; then
 	rdl_backend_arg "$1"
 	PARAM="backend=$1"
 fi
-NAMES=${2:-7500}
+NAMES=${2:-5000}
 case $NAMES in
 '' | *[!0-9]*) echo "usage: $0 [verbs|twosided|auto] [NAMES]" >&2; exit 2 ;;
 esac
