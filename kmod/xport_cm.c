@@ -1491,20 +1491,6 @@ int rdlock_xport_fence(u32 node)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence, RDLOCK_INTERNAL);
 
 /**
- * rdlock_xport_learning() - is this node still learning its epoch
- *
- * Return: true while its cluster is up with a new table and not every live
- * peer said yet which nodes are declared down (RDLOCK_VIEW_LEARNING):
- * whether this node itself returned is not known yet.
- */
-bool rdlock_xport_learning(void)
-{
-	return rdlock_xport_up() &&
-	       READ_ONCE(rdlock_cl.view) == RDLOCK_VIEW_LEARNING;
-}
-EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
-
-/**
  * rdlock_xport_node_fenced() - does @node keep nothing of any lockspace
  * @node: a node id, this one included.
  *
@@ -1559,32 +1545,58 @@ bool rdlock_xport_node_released(u32 node)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_released, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_xport_learning() - is this node still learning its epoch
+ *
+ * Return: true while its cluster is up with a new table and not every live
+ * peer said yet which nodes are declared down (RDLOCK_VIEW_LEARNING):
+ * whether this node itself returned is not known yet.
+ */
+bool rdlock_xport_learning(void)
+{
+	return rdlock_xport_up() &&
+	       READ_ONCE(rdlock_cl.view) == RDLOCK_VIEW_LEARNING;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
+
+/**
  * rdlock_xport_left_declared() - is a node that left to be declared down
  * @node: a node the cluster engine says left cleanly, not this one.
  * @hosts: the nodes that may take its names: the cluster engine's members
  *	that neither failed nor left (the same set on every survivor).
+ * @decide: decide even while this node's own place is not known yet.
  *
- * Return: rdlock_left_declared() of its place here, its heir a node of
- * @hosts that keeps its table of this epoch: false for a node not
+ * Return: 1 or 0, rdlock_left_declared() of its place here, its heir a
+ * node of @hosts that keeps its table of this epoch (0 for a node not
  * configured, cut off already, or the last one keeping its table of this
- * epoch (its names would have no home).
+ * epoch: its names would have no home); -EAGAIN, without @decide, when
+ * the answer hangs on whether this node, still learning its epoch, keeps
+ * its own table (no other heir), which its peers know already.
  */
-bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts)
+int rdlock_xport_left_declared(u32 node, const unsigned long *hosts,
+			       bool decide)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	bool heir = false;
+	enum rdlock_member_state st;
+	bool heir = false, self_heir;
 	u32 n;
 
 	if (node >= RDLOCK_MAX_NODES || node == cl->self)
-		return false;
+		return 0;
+	st = READ_ONCE(cl->nodes[node].member);
 	for_each_set_bit(n, hosts, RDLOCK_MAX_NODES) {
-		if (n != node &&
+		if (n != node && n != cl->self &&
 		    READ_ONCE(cl->nodes[n].member) == RDLOCK_MEMBER_CONFIGURED) {
 			heir = true;
 			break;
 		}
 	}
-	return rdlock_left_declared(READ_ONCE(cl->nodes[node].member), heir);
+	self_heir = cl->self < RDLOCK_MAX_NODES && test_bit(cl->self, hosts) &&
+		    READ_ONCE(cl->nodes[cl->self].member) ==
+		    RDLOCK_MEMBER_CONFIGURED;
+	if (!heir && self_heir && !decide && rdlock_xport_learning() &&
+	    rdlock_left_declared(st, true) != rdlock_left_declared(st, false))
+		return -EAGAIN;
+	return rdlock_left_declared(st, heir || self_heir);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_left_declared, RDLOCK_INTERNAL);
 
