@@ -111,7 +111,6 @@ static struct {
 	unsigned long failed[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
 	/* Gone without failing, not yet decided on by the down work. */
 	unsigned long left[BITS_TO_LONGS(RDLOCK_MAX_NODES)];
-	unsigned int left_waits;	/* looks at @left put off in a row */
 	ktime_t done_at;		/* recover_done's arrival */
 	s64 last_recovery_us;		/* recover_done to running */
 	/* CLOCK_MONOTONIC of the last of each callback and of running again */
@@ -321,10 +320,8 @@ bool rdlock_member_survivor(u32 node)
 
 /* A declaration that failed is tried again after this. */
 #define RDLOCK_MB_RETRY_MS	1000
-/* How often the down work looks whether this node learned its epoch... */
+/* How often the down work looks whether this node learned its epoch. */
 #define RDLOCK_MB_LEARN_MS	100
-/* ...and how many times before it decides on a node that left all the same. */
-#define RDLOCK_MB_LEFT_WAITS	100
 
 /*
  * Members that left (no longer members, without recover_slot: their
@@ -339,11 +336,11 @@ bool rdlock_member_survivor(u32 node)
  *
  * Every survivor must decide alike (the declaration's barriers wait for
  * each other): the heirs are the members that neither failed nor left,
- * the same set everywhere. A node still learning its epoch does not know
- * yet whether it keeps its own table; where that decides (no other heir)
- * it waits, up to RDLOCK_MB_LEFT_WAITS looks (its learning may wait for
- * the very node that left), then takes itself as it stands. Return: false
- * while a node is left for later.
+ * the same set everywhere, and a node decides only once it learned its
+ * epoch (rdlock_xport_learning()): until then it knows neither whether it
+ * returned itself nor which of its peers did. Return: false while it has
+ * not (nothing is declared meanwhile, so that every survivor declares in
+ * the same order).
  */
 static bool rdlock_member_take_left(void)
 {
@@ -351,25 +348,25 @@ static bool rdlock_member_take_left(void)
 	DECLARE_BITMAP(left, RDLOCK_MAX_NODES);
 	DECLARE_BITMAP(last, RDLOCK_MAX_NODES);
 	unsigned long flags;
-	bool decide, later;
-	int verdict;
+	bool learning;
 	u32 n;
 
+	/* Before rdlock_mb.lock: the transport's lock is taken with BH off. */
+	learning = rdlock_xport_learning();
 	bitmap_zero(last, RDLOCK_MAX_NODES);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
-	decide = rdlock_mb.left_waits >= RDLOCK_MB_LEFT_WAITS;
+	if (bitmap_empty(rdlock_mb.left, RDLOCK_MAX_NODES) || learning) {
+		learning = !bitmap_empty(rdlock_mb.left, RDLOCK_MAX_NODES);
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		return !learning;
+	}
 	bitmap_copy(left, rdlock_mb.left, RDLOCK_MAX_NODES);
+	bitmap_zero(rdlock_mb.left, RDLOCK_MAX_NODES);
 	bitmap_andnot(hosts, rdlock_mb.members, rdlock_mb.failed,
 		      RDLOCK_MAX_NODES);
 	bitmap_andnot(hosts, hosts, left, RDLOCK_MAX_NODES);
 	for_each_set_bit(n, left, RDLOCK_MAX_NODES) {
-		verdict = rdlock_xport_left_declared(n, hosts, decide);
-		if (verdict < 0) {
-			clear_bit(n, left);
-			continue;
-		}
-		clear_bit(n, rdlock_mb.left);
-		if (verdict) {
+		if (rdlock_xport_left_declared(n, hosts)) {
 			set_bit(n, rdlock_mb.failed);
 			rdlock_mb.lefts++;
 			continue;
@@ -379,15 +376,13 @@ static bool rdlock_member_take_left(void)
 		    !rdlock_xport_node_fenced(n))
 			set_bit(n, last);
 	}
-	later = !bitmap_empty(rdlock_mb.left, RDLOCK_MAX_NODES);
-	rdlock_mb.left_waits = later ? rdlock_mb.left_waits + 1 : 0;
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	for_each_set_bit(n, left, RDLOCK_MAX_NODES)
 		pr_info("membership: node %u left: declaring it down\n", n);
 	for_each_set_bit(n, last, RDLOCK_MAX_NODES)
 		pr_warn("membership: node %u left, the last keeping its lock table of this epoch: not declared down, its return ends every lockspace\n",
 			n);
-	return !later;
+	return true;
 }
 
 /*
@@ -406,13 +401,21 @@ static void rdlock_member_down_work(struct work_struct *work)
 	DECLARE_BITMAP(tried, RDLOCK_MAX_NODES);
 	DECLARE_BITMAP(todo, RDLOCK_MAX_NODES);
 	unsigned long flags;
-	bool over, later;
+	bool over;
 	u32 node;
 	int ret;
 
 	bitmap_zero(tried, RDLOCK_MAX_NODES);
+	/* Cut off first: a node learning its epoch waits for a live peer. */
+	for (node = 0; node < RDLOCK_MAX_NODES; node++)
+		if (test_bit(node, rdlock_mb.failed))
+			rdlock_xport_fence(node);
 	/* Those that left and are to be declared join the failed ones. */
-	later = !rdlock_member_take_left();
+	if (!rdlock_member_take_left()) {
+		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
+				   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
+		return;
+	}
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		if (test_bit(node, rdlock_mb.failed))
 			rdlock_xport_fence(node);
@@ -461,9 +464,6 @@ static void rdlock_member_down_work(struct work_struct *work)
 	if (!bitmap_empty(tried, RDLOCK_MAX_NODES))
 		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
 				   msecs_to_jiffies(RDLOCK_MB_RETRY_MS));
-	else if (later)
-		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
-				   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
 }
 
 /**
@@ -502,7 +502,6 @@ int rdlock_member_up(void)
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	bitmap_zero(rdlock_mb.failed, RDLOCK_MAX_NODES);
 	bitmap_zero(rdlock_mb.left, RDLOCK_MAX_NODES);
-	rdlock_mb.left_waits = 0;
 	bitmap_zero(rdlock_mb.members, RDLOCK_MAX_NODES);
 	rdlock_member_to(RDLOCK_MB_JOINING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);

@@ -105,8 +105,7 @@ int rdlock_xport_fence(u32 node);
 bool rdlock_xport_node_fenced(u32 node);
 bool rdlock_xport_node_cut(u32 node);
 bool rdlock_xport_node_released(u32 node);
-int rdlock_xport_left_declared(u32 node, const unsigned long *hosts,
-			       bool decide);
+bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
 bool rdlock_xport_learning(void);
 int rdlock_xport_release(u32 node);
 

@@ -1563,40 +1563,32 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
  * @node: a node the cluster engine says left cleanly, not this one.
  * @hosts: the nodes that may take its names: the cluster engine's members
  *	that neither failed nor left (the same set on every survivor).
- * @decide: decide even while this node's own place is not known yet.
  *
- * Return: 1 or 0, rdlock_left_declared() of its place here, its heir a
- * node of @hosts that keeps its table of this epoch (0 for a node not
+ * To be asked once this node learned its epoch (rdlock_xport_learning()
+ * false): only then are the places of the nodes known here, this one's
+ * included, those of every other survivor. Any context.
+ *
+ * Return: rdlock_left_declared() of its place here, its heir a node of
+ * @hosts that keeps its table of this epoch: false for a node not
  * configured, cut off already, or the last one keeping its table of this
- * epoch: its names would have no home); -EAGAIN, without @decide, when
- * the answer hangs on whether this node, still learning its epoch, keeps
- * its own table (no other heir), which its peers know already.
+ * epoch (its names would have no home).
  */
-int rdlock_xport_left_declared(u32 node, const unsigned long *hosts,
-			       bool decide)
+bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	enum rdlock_member_state st;
-	bool heir = false, self_heir;
+	bool heir = false;
 	u32 n;
 
 	if (node >= RDLOCK_MAX_NODES || node == cl->self)
-		return 0;
-	st = READ_ONCE(cl->nodes[node].member);
+		return false;
 	for_each_set_bit(n, hosts, RDLOCK_MAX_NODES) {
-		if (n != node && n != cl->self &&
+		if (n != node &&
 		    READ_ONCE(cl->nodes[n].member) == RDLOCK_MEMBER_CONFIGURED) {
 			heir = true;
 			break;
 		}
 	}
-	self_heir = cl->self < RDLOCK_MAX_NODES && test_bit(cl->self, hosts) &&
-		    READ_ONCE(cl->nodes[cl->self].member) ==
-		    RDLOCK_MEMBER_CONFIGURED;
-	if (!heir && self_heir && !decide && rdlock_xport_learning() &&
-	    rdlock_left_declared(st, true) != rdlock_left_declared(st, false))
-		return -EAGAIN;
-	return rdlock_left_declared(st, heir || self_heir);
+	return rdlock_left_declared(READ_ONCE(cl->nodes[node].member), heir);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_left_declared, RDLOCK_INTERNAL);
 
