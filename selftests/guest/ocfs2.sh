@@ -87,7 +87,7 @@ BENCH_ROUNDS=3
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 DEV=${RDLOCK_OCFS2_DEV:-$RDLOCK_SHARED_DISK}
 # Barrier $1 listens on PORT + $1; barriers 0 to 36 (24 + 4 x BENCH_ROUNDS),
-# and the victim's last signal (KILL_GO, 37).
+# the victim's last signal (KILL_GO, 37) and RESTART's leaves (LEAVE_B, 38).
 PORT=${RDLOCK_OCFS2_PORT:-7780}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
@@ -785,6 +785,8 @@ victim_flock() {
 # it (signal on PORT + KILL_GO), so none waits there for a dead node. The
 # host powers this node off; nothing after it runs.
 KILL_GO=37
+# RESTART: a node has left (its cluster down), for the next lower one.
+LEAVE_B=38
 victim_die() {
 	[ "$DEATH" = cut ] || victim_writer 7>&- 8>&- &
 	barrier 15 || return 1
@@ -1153,11 +1155,18 @@ else
 	rdl_loaded ocfs2_stack_rdlock &&
 		rdl_step "rmmod ocfs2_stack_rdlock" rdl_rmmod ocfs2_stack_rdlock
 	# No final barrier through the transport (rdl_stop's) without the
-	# victim.
-	[ "$KILL" -eq 0 ] || ! rdl_loaded rdlock_test ||
+	# victim, nor when the nodes leave one at a time (below).
+	[ "$ENGINE" -eq 0 ] || ! rdl_loaded rdlock_test ||
 		rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
+	# With every node alive, they leave the cluster engine one at a
+	# time, the last first: fs/dlm of 6.1 may warn when members leave
+	# its lockspace at once (midcomms: a FIN in an unexpected state).
+	[ "$RESTART" -eq 0 ] || [ "$ID" -eq "$VICTIM" ] ||
+		rdl_step "node $((ID + 1)) left" \
+			rdl_wait_signal $((ID + 1)) $((PORT + LEAVE_B)) "$WAIT"
 	rdl_stop
 	[ "$ENGINE" -eq 0 ] || rdl_dlm_stop
+	[ "$RESTART" -eq 0 ] || rdl_signal $((PORT + LEAVE_B))
 fi
 took=$(($(date +%s) - start))
 echo "# node $ID: ocfs2.sh took $took s"
