@@ -1022,9 +1022,11 @@ no_lockspace_lost() {
 victim_back() {
 	rdl_step "victim: cluster up again, a member" rdlockctl up &&
 	rdl_step "victim: cluster ready" rdlockctl wait --timeout 120 &&
-	rdl_step "victim: membership running, every node a member" 		rdl_member_running &&
+	rdl_step "victim: membership running, every node a member" \
+		rdl_member_running &&
 	rdl_step "victim: this node returned" rdl_node_flag "$VICTIM" returned &&
-	rdl_step "victim: mount again" 		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
+	rdl_step "victim: mount again" \
+		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
 	rdl_step "victim: mounted through ocfs2_stack_rdlock" rdlock_in_use
 }
 
