@@ -123,6 +123,10 @@ static inline bool rdlock_ls_entry_free(u64 v)
  *	moved away from with this node's granted locks, until that node's
  *	declaration is done here (rdlock_ls_node_released()); U32_MAX: none.
  *	Other acquisitions of the name wait meanwhile. Under @resolve_mutex.
+ * @locks: this node's locks of the name on rdlock_ls.locks (their
+ *	&rdlock_lock.res_node), under rdlock_ls.locks_lock.
+ * @move_node: on the names a move off a node declared down has left to
+ *	do (rdlock_ls_rehome()), under rdlock_ls.locks_lock.
  * @len: bytes of @name.
  * @name: the name.
  */
@@ -142,6 +146,8 @@ struct rdlock_res {
 	atomic_t posted;
 	u32 gen;
 	u32 moved_from;
+	struct list_head locks;
+	struct list_head move_node;
 	u32 len;
 	u8 name[RDLOCK_RES_NAME_MAX];
 };
@@ -164,6 +170,7 @@ enum rdlock_lock_state {
  * @ls: its lockspace.
  * @res: its name.
  * @ls_node: on rdlock_ls.locks (under rdlock_ls.locks_lock).
+ * @res_node: on rdlock_res.locks, with @ls_node.
  * @op_mutex: one of release, conversion, value block access or the
  *	lock's move to its name's new word (rdlock_ls_rehome()) at a time.
  * @gen: rdlock_res.gen when it was granted or last moved (under
@@ -182,6 +189,7 @@ struct rdlock_lock {
 	struct rdlock_ls *ls;
 	struct rdlock_res *res;
 	struct list_head ls_node;
+	struct list_head res_node;
 	struct mutex op_mutex;	/* see above */
 	u32 gen;
 	enum rdlock_lock_state state;

@@ -110,6 +110,7 @@ struct rdlock_lock *rdlock_lock_alloc(struct rdlock_ls *ls, const void *name,
 	if (opts)
 		lk->opts = *opts;
 	INIT_LIST_HEAD(&lk->ls_node);
+	INIT_LIST_HEAD(&lk->res_node);
 	mutex_init(&lk->op_mutex);
 	return lk;
 }
@@ -141,8 +142,10 @@ static void rdlock_lock_set_state(struct rdlock_lock *lk,
 	spin_lock(&ls->locks_lock);
 	lk->state = state;
 	lk->since = ktime_get();
-	if (list_empty(&lk->ls_node))
+	if (list_empty(&lk->ls_node)) {
 		list_add_tail(&lk->ls_node, &ls->locks);
+		list_add_tail(&lk->res_node, &lk->res->locks);
+	}
 	spin_unlock(&ls->locks_lock);
 }
 
@@ -150,6 +153,7 @@ static void rdlock_lock_unlist(struct rdlock_lock *lk)
 {
 	spin_lock(&lk->ls->locks_lock);
 	list_del_init(&lk->ls_node);
+	list_del_init(&lk->res_node);
 	spin_unlock(&lk->ls->locks_lock);
 }
 

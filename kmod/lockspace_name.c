@@ -350,6 +350,8 @@ struct rdlock_res *rdlock_res_get(struct rdlock_ls *ls,
 	mutex_init(&new->resolve_mutex);
 	new->moved_from = U32_MAX;
 	INIT_LIST_HEAD(&new->lru);
+	INIT_LIST_HEAD(&new->locks);
+	INIT_LIST_HEAD(&new->move_node);
 
 	spin_lock(&ls->res_lock);
 	res = rdlock_res_lookup(ls, hash, name, len);

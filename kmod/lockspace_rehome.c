@@ -14,12 +14,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "lockspace-pri.h"
@@ -28,6 +30,8 @@
 #define RDLOCK_LS_REHOME_MS	30000
 /* How often a lock busy in a release or conversion is looked at again. */
 #define RDLOCK_LS_REHOME_BUSY_MS	10
+/* Names of one lockspace moved at once. */
+#define RDLOCK_LS_REHOME_MOVERS	16
 
 /*
  * Take @lk (its op_mutex held) again in its name's new word (@res's
@@ -91,8 +95,8 @@ static struct rdlock_lock *rdlock_res_next_unmoved(struct rdlock_ls *ls,
 
 	*busy = false;
 	spin_lock(&ls->locks_lock);
-	list_for_each_entry(lk, &ls->locks, ls_node) {
-		if (lk->res != res || lk->gen == res->gen ||
+	list_for_each_entry(lk, &res->locks, res_node) {
+		if (lk->gen == res->gen ||
 		    (lk->state != RDLOCK_LK_GRANTED &&
 		     lk->state != RDLOCK_LK_CONVERTING))
 			continue;
@@ -147,14 +151,15 @@ out:
 }
 
 /*
- * A name still on @dead with a granted lock of this node, with a
- * reference on it; NULL when none is left (a name moves, or its locks are
- * LOST).
+ * Put on @names, with a reference each, every name still on @dead with a
+ * granted lock of this node: one look at the lockspace's locks. Return:
+ * how many.
  */
-static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls, u32 dead)
+static unsigned int rdlock_ls_collect_lost(struct rdlock_ls *ls, u32 dead,
+					   struct list_head *names)
 {
-	struct rdlock_res *res = NULL;
 	struct rdlock_lock *lk;
+	unsigned int n = 0;
 
 	spin_lock(&ls->locks_lock);
 	list_for_each_entry(lk, &ls->locks, ls_node) {
@@ -162,31 +167,103 @@ static struct rdlock_res *rdlock_ls_next_lost(struct rdlock_ls *ls, u32 dead)
 		    lk->state != RDLOCK_LK_CONVERTING)
 			continue;
 		/* Read without its resolve_mutex: checked again under it. */
-		if (!rdlock_res_lost_to(lk->res, dead))
+		if (!rdlock_res_lost_to(lk->res, dead) ||
+		    !list_empty(&lk->res->move_node))
 			continue;
-		res = lk->res;
 		spin_lock(&ls->res_lock);
-		res->refs++;
+		lk->res->refs++;
 		spin_unlock(&ls->res_lock);
-		break;
+		list_add_tail(&lk->res->move_node, names);
+		n++;
 	}
 	spin_unlock(&ls->locks_lock);
-	return res;
+	return n;
+}
+
+/*
+ * One node-down's moves in a lockspace: the names left to move, taken by
+ * up to RDLOCK_LS_REHOME_MOVERS movers at once (each move waits mostly
+ * for round trips to the name's heir).
+ */
+struct rdlock_ls_movers {
+	struct rdlock_ls *ls;
+	u32 dead;
+	unsigned long deadline;
+	struct list_head names;		/* under ls->locks_lock */
+	atomic_t running;
+	struct completion done;
+	struct rdlock_ls_mover {
+		struct work_struct work;
+		struct rdlock_ls_movers *mv;
+	} movers[RDLOCK_LS_REHOME_MOVERS];
+};
+
+/* Move names off @mv->names until none is left. */
+static void rdlock_ls_move_names(struct rdlock_ls_movers *mv)
+{
+	struct rdlock_ls *ls = mv->ls;
+	struct rdlock_res *res;
+
+	for (;;) {
+		spin_lock(&ls->locks_lock);
+		res = list_first_entry_or_null(&mv->names, struct rdlock_res,
+					       move_node);
+		if (res)
+			list_del_init(&res->move_node);
+		spin_unlock(&ls->locks_lock);
+		if (!res)
+			break;
+		rdlock_res_move(ls, res, mv->dead, mv->deadline);
+		rdlock_res_put(ls, res);
+		cond_resched();
+	}
+}
+
+static void rdlock_ls_mover_work(struct work_struct *work)
+{
+	struct rdlock_ls_movers *mv =
+		container_of(work, struct rdlock_ls_mover, work)->mv;
+	unsigned int nofs = memalloc_nofs_save();
+
+	rdlock_ls_move_names(mv);
+	memalloc_nofs_restore(nofs);
+	if (atomic_dec_and_test(&mv->running))
+		complete(&mv->done);
 }
 
 static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 {
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(RDLOCK_LS_REHOME_MS);
-	struct rdlock_res *res;
+	struct rdlock_ls_movers *mv;
+	unsigned int n, i;
 
 	if (rdlock_ls_stale(ls))
 		return 0;
-	while ((res = rdlock_ls_next_lost(ls, dead))) {
-		rdlock_res_move(ls, res, dead, deadline);
-		rdlock_res_put(ls, res);
-		cond_resched();
+	mv = kzalloc(sizeof(*mv), GFP_KERNEL);
+	if (!mv)
+		return -ENOMEM;
+	mv->ls = ls;
+	mv->dead = dead;
+	mv->deadline = jiffies + msecs_to_jiffies(RDLOCK_LS_REHOME_MS);
+	INIT_LIST_HEAD(&mv->names);
+	init_completion(&mv->done);
+	/* A lock granted meanwhile in a name not moved yet: look again. */
+	while ((n = rdlock_ls_collect_lost(ls, dead, &mv->names))) {
+		n = min_t(unsigned int, n, RDLOCK_LS_REHOME_MOVERS);
+		/* This thread is one mover; the others are work items. */
+		atomic_set(&mv->running, n);
+		reinit_completion(&mv->done);
+		for (i = 1; i < n; i++) {
+			mv->movers[i].mv = mv;
+			INIT_WORK(&mv->movers[i].work, rdlock_ls_mover_work);
+			queue_work(rdlock_ls_wq, &mv->movers[i].work);
+		}
+		rdlock_ls_move_names(mv);
+		if (!atomic_dec_and_test(&mv->running))
+			wait_for_completion(&mv->done);
+		for (i = 1; i < n; i++)
+			flush_work(&mv->movers[i].work);
 	}
+	kfree(mv);
 	return 0;
 }
 

@@ -9,15 +9,18 @@
  * names, one node dies, and the others' recovery is timed.
  *
  *   rdlock-rec-fill --rdlock LS [--rdlock LS ...] --count N [--prefix P]
- *                   [--fsdlm LS --node I --nodes M]
+ *                   [--node I --nodes M] [--fsdlm LS --node I --nodes M]
  *
  * fs/dlm masters a name on the node that asks for it first, rdlock homes
  * it by its hash: so that a third of fs/dlm's names are mastered on each
  * of 3 nodes too, node I first takes the names whose number is I modulo M,
  * prints "own" and waits for SIGUSR1 (every node took its own), then the
- * others. Prints one "#json " line per lockspace filled ("figure":
- * "fill": the dlm, the locks held, the milliseconds it took), then
- * "filled" on its own line once every one holds its locks; exits 0 after
+ * others. In rdlock's lockspaces, which place a name's lock word on the
+ * node that claims its entry first, node I starts at name I * N / M and
+ * goes round: nodes that fill at once each place about their share.
+ * Prints one "#json " line per lockspace filled ("figure": "fill": the
+ * dlm, the locks held, the milliseconds it took), then "filled" on its
+ * own line once every one holds its locks; exits 0 after
  * the signal (the locks let go), 1 when a fill fails, 2 on bad usage.
  */
 #define _GNU_SOURCE
@@ -71,11 +74,15 @@ static void fill_json(const char *dlm, const char *ls, __u32 held,
 	fflush(stdout);
 }
 
-/* rdlock's DLM lockspace @ls: an open file holding @count PR locks. */
-static int fill_rdlock(const char *ls, const char *prefix, __u32 count)
+/*
+ * rdlock's DLM lockspace @ls: an open file holding @count PR locks, taken
+ * from the names @first on.
+ */
+static int fill_rdlock(const char *ls, const char *prefix, __u32 count,
+		       __u32 first)
 {
 	struct rdlock_dlm_test_open o = { .node_id = ~0U };
-	struct rdlock_dlm_test_fill f = { .max = count };
+	struct rdlock_dlm_test_fill f = { .max = count, .first = first };
 	__u64 t = bench_now_ns();
 	int fd;
 
@@ -218,7 +225,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !nr || !count || strlen(prefix) > 10 ||
-	    (fls && (count * nr > 65536 || !nodes || node >= nodes)))
+	    (nodes && node >= nodes) ||
+	    (fls && (count * nr > 65536 || !nodes)))
 		usage();
 	/* The signals come only in wait_for(): no wake-up is lost. */
 	sigemptyset(&block);
@@ -233,7 +241,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	for (i = 0; i < nr; i++) {
-		rfd[i] = fill_rdlock(rls[i], prefix, count);
+		rfd[i] = fill_rdlock(rls[i], prefix, count,
+				     nodes ? (__u64)count * node / nodes : 0);
 		if (rfd[i] < 0)
 			return 1;
 	}

@@ -277,7 +277,7 @@ static long dt_fill(struct dt_file *f, void __user *argp)
 	l.prefix[sizeof(l.prefix) - 1] = 0;
 	if (!f->dls)
 		return -ENOTCONN;
-	if (f->fill || !l.max || l.max > DT_FILL_MAX)
+	if (f->fill || !l.max || l.max > DT_FILL_MAX || l.first >= l.max)
 		return -EINVAL;
 	f->fill = kvcalloc(l.max, sizeof(*f->fill), GFP_KERNEL);
 	if (!f->fill)
@@ -286,7 +286,8 @@ static long dt_fill(struct dt_file *f, void __user *argp)
 	for (l.held = 0; l.held < l.max; l.held++) {
 		struct rdlock_dlm_lksb *lksb = &f->fill[l.held];
 
-		len = snprintf(name, sizeof(name), "%s%u", l.prefix, l.held);
+		len = snprintf(name, sizeof(name), "%s%u", l.prefix,
+			       (l.first + l.held) % l.max);
 		reinit_completion(&f->fill_done);
 		ret = rdlock_dlm_lock(f->dls, RDLOCK_DLM_LOCK_PR, lksb,
 				      RDLOCK_DLM_LKF_NOQUEUE, name, len,

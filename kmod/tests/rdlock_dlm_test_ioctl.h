@@ -127,16 +127,16 @@ struct rdlock_dlm_test_hold {
 };
 
 /*
- * FILL: PR with NOQUEUE on fresh resources "@prefix<i>", i from 0, one
- * at a time, until one fails or @max are held; they stay held until
- * FILL_RELEASE (or close). Out: @held, and @status: the failed request's
- * AST status (0 when @max were granted).
+ * FILL: PR with NOQUEUE on fresh resources "@prefix<i>", i from @first
+ * up and round below @max, one at a time, until one fails or @max are
+ * held; they stay held until FILL_RELEASE (or close). Out: @held, and
+ * @status: the failed request's AST status (0 when @max were granted).
  */
 struct rdlock_dlm_test_fill {
 	__u32 max;
 	__u32 held;
 	__s32 status;
-	__u32 pad;
+	__u32 first;
 	char prefix[16];
 };
 

@@ -7,7 +7,11 @@
 # fencing, as member.sh engine. Every node holds PR on the same NAMES names
 # in each of two DLM lockspaces of rdlock ("rb1", "rb2", through
 # rdlock_dlm_test's FILL) and on 2 x NAMES names in one of fs/dlm ("fb",
-# FSDLM_FILL): 6 x NAMES locks in each DLM (5000: 30000). Two lockspaces,
+# FSDLM_FILL): 6 x NAMES locks in each DLM (5000: 30000); each node
+# starts at its own third of rdlock's names and goes round, so that each
+# places about a third of the lock words (the claimer of a name's entry
+# places its word on itself), and the victim's loss moves both kinds:
+# names whose entry it kept, and names whose word it held. Two lockspaces,
 # as a DLM lockspace of rdlock keeps at most dlm_slots / 36 names per
 # home (7168 at the largest dlm_slots that lets two fit the largest
 # table), and the victim's heir then keeps its own third of the names and
