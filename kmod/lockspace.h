@@ -89,7 +89,10 @@ typedef void (*rdlock_ls_notice_t)(void *arg, u32 src, const void *payload,
  *	declared down, a node came back with a new table, or this node's
  *	cluster went down: rdlock_xport_epoch() moved on). Every lock this
  *	node held in it is gone and may be granted elsewhere; its calls end
- *	-ESHUTDOWN. Process context, may sleep; must not register or
+ *	-ESHUTDOWN. Also called once a lock of this node in it could not be
+ *	moved off a node declared down (LOST, rdlock_ls_rehome()): that
+ *	lock protects nothing, while the lockspace's calls go on. Process
+ *	context, may sleep; must not register or
  *	unregister any receiver (the receivers' mutex is held); may come
  *	before rdlock_ls_notice_register() returns.
  */

@@ -83,19 +83,29 @@ void rdlock_ls_up_handler(u32 node)
 }
 
 /*
- * The cluster epoch ended: tell the users of every lockspace it took
- * (rdlock_ls_stale()) once, in process context.
+ * Tell the users of every lockspace lost here once, in process context:
+ * the cluster epoch it was opened in ended (rdlock_ls_stale()), or a lock
+ * of this node in it could not be moved off a node declared down (LOST,
+ * rdlock_ls_rehome()): a lock its user believes held protects nothing.
  */
 static void rdlock_ls_lost_fn(struct work_struct *work)
 {
 	struct rdlock_ls_sink *s;
+	bool stale;
 
 	mutex_lock(&rdlock_ls_sinks_mutex);
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node) {
-		if (s->told_lost || !rdlock_ls_stale(s->ls))
+		stale = rdlock_ls_stale(s->ls);
+		if (s->told_lost ||
+		    (!stale && !atomic64_read(&s->ls->lost_locks)))
 			continue;
 		s->told_lost = true;
-		pr_warn("lockspace %s: lost, telling its user\n", s->ls->name);
+		if (stale)
+			pr_warn("lockspace %s: lost, telling its user\n",
+				s->ls->name);
+		else
+			pr_warn("lockspace %s: a lock of this node was lost in a move, telling its user that the lockspace is lost\n",
+				s->ls->name);
 		if (s->ops->lost)
 			s->ops->lost(s->arg);
 	}
@@ -107,7 +117,7 @@ static DECLARE_WORK(rdlock_ls_lost_work, rdlock_ls_lost_fn);
 /*
  * The transport's epoch handler: its lock held, bottom halves off. On the
  * lockspaces' queue, which has a rescuer: a file system's fence must run
- * under memory pressure too.
+ * under memory pressure too. Also called once a move lost a lock.
  */
 void rdlock_ls_epoch_handler(void)
 {
@@ -159,8 +169,8 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls,
 		kfree(new);
 		return ret;
 	}
-	/* Lost between its opening and now: the epoch's work came too soon. */
-	if (rdlock_ls_stale(ls))
+	/* Lost between its opening and now: the lost work came too soon. */
+	if (rdlock_ls_stale(ls) || atomic64_read(&ls->lost_locks))
 		rdlock_ls_epoch_handler();
 	return 0;
 }

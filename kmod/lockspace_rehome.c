@@ -233,6 +233,7 @@ static void rdlock_ls_mover_work(struct work_struct *work)
 
 static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 {
+	s64 lost = atomic64_read(&ls->lost_locks);
 	struct rdlock_ls_movers *mv;
 	unsigned int n, i;
 
@@ -264,6 +265,9 @@ static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 			flush_work(&mv->movers[i].work);
 	}
 	kfree(mv);
+	/* Its user believes it holds what it lost: the lockspace is lost. */
+	if (atomic64_read(&ls->lost_locks) != lost)
+		rdlock_ls_epoch_handler();
 	return 0;
 }
 

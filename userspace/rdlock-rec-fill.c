@@ -20,8 +20,12 @@
  * goes round: nodes that fill at once each place about their share.
  * Prints one "#json " line per lockspace filled ("figure": "fill": the
  * dlm, the locks held, the milliseconds it took), then "filled" on its
- * own line once every one holds its locks; exits 0 after
- * the signal (the locks let go), 1 when a fill fails, 2 on bad usage.
+ * own line once every one holds its locks. Each SIGUSR1 after that prints
+ * "lost LS N" for each of rdlock's lockspaces (its lost callbacks so far:
+ * a lockspace is lost to its user when a lock of it could not move off a
+ * node declared down), then "reported K" (the K-th report). Exits 0 after
+ * SIGTERM or SIGINT (the locks let go), 1 when a fill or a report fails,
+ * 2 on bad usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -136,6 +140,20 @@ static int fsdlm_share(int fd, const char *ls, const char *prefix,
 	return (int)f.held;
 }
 
+/* "lost LS N": rdlock's DLM lockspace @ls (file @fd) was lost N times. */
+static int report_lost(const char *ls, int fd)
+{
+	struct rdlock_dlm_test_downs d = { 0 };
+
+	if (ioctl(fd, RDLOCK_DLM_TEST_IOC_DOWNS, &d)) {
+		fprintf(stderr, "rdlock-rec-fill: rdlock lockspace %s: DOWNS: %s\n",
+			ls, strerror(errno));
+		return -1;
+	}
+	printf("lost %s %u\n", ls, d.lost);
+	return 0;
+}
+
 /*
  * fs/dlm's lockspace @ls: an open file holding @total PR locks, this
  * node's share (@node modulo @nodes) first, the rest after SIGUSR1.
@@ -192,7 +210,7 @@ int main(int argc, char **argv)
 	int opt, rfd[MAX_RDLOCK_LS], ffd = -1;
 	__u32 count = 0, node = 0, nodes = 0;
 	sigset_t block, unblocked;
-	unsigned int nr = 0, i;
+	unsigned int nr = 0, i, k;
 
 	while ((opt = getopt_long(argc, argv, "r:f:c:p:i:m:", longopts,
 				  NULL)) != -1) {
@@ -254,7 +272,19 @@ int main(int argc, char **argv)
 	}
 	printf("filled\n");
 	fflush(stdout);
-	wait_for(&stop, &unblocked);
+	/* Each SIGUSR1 from now on: the lost callbacks of rdlock's lockspaces. */
+	for (k = 1;; k++) {
+		go = 0;
+		while (!stop && !go)
+			sigsuspend(&unblocked);
+		if (stop)
+			break;
+		for (i = 0; i < nr; i++)
+			if (report_lost(rls[i], rfd[i]))
+				return 1;
+		printf("reported %u\n", k);
+		fflush(stdout);
+	}
 	/* Closing lets go of the locks and leaves the lockspaces. */
 	if (ffd >= 0)
 		close(ffd);

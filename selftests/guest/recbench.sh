@@ -33,7 +33,9 @@
 #   (recover_done comes after it), and then rdlock's own, recover_done to
 #   granting again (debugfs membership last_recovery_us), with its steps
 #   (the kernel log's "node N declared down: ..." line), the locks moved
-#   and the words released; and the ratio of the two.
+#   and the words released; and the ratio of the two. A lockspace of
+#   rdlock that lost a lock in the moves (a name found no free entry in
+#   its window at the heir) must have told its user it is lost, once.
 # A benchmark: it asserts no timing; a step fails when a fill fails, or the
 # victim is not declared down once, or fs/dlm does not recover "fb". The
 # victim stays up, cut off; the survivors end at an out-of-band barrier
@@ -156,6 +158,33 @@ survivor_figures() {
 	[ "$s_lost" = 0 ] && [ "$s_moved" -gt 0 ] && [ -n "$s_fs" ]
 }
 
+# Each of rdlock's lockspaces here: its user (the filler's file) was told
+# it was lost (one lost callback) if a lock of it was lost in the moves
+# (debugfs lost_locks), else never. The callback comes from a work item
+# queued once the lockspace's moves ended: asked again for up to 10 s.
+lost_told() {
+	l_k=0
+	while :; do
+		l_k=$((l_k + 1))
+		kill -USR1 "$FILL_PID" && fill_wait_line "reported $l_k" 30 ||
+			return 1
+		l_ok=1
+		for l_ls in rb1 rb2; do
+			l_lost=$(sed -n 's/^lost_locks: //p' \
+				/sys/kernel/debug/rdlock/lockspaces/dlm.$l_ls/stats)
+			l_told=$(sed -n "s/^lost $l_ls //p" $FILL_OUT | tail -n 1)
+			l_want=0
+			[ "$l_lost" -gt 0 ] && l_want=1
+			[ "$l_told" = "$l_want" ] || l_ok=0
+			[ "$l_k" -gt 1 ] ||
+				echo "# node $RDLOCK_NODE_ID: $l_ls: $l_lost locks lost in the moves, its user told $l_told times"
+		done
+		[ "$l_ok" = 1 ] && return 0
+		[ "$l_k" -lt 10 ] || return 1
+		sleep 1
+	done
+}
+
 # The filler lets go of its locks on SIGTERM, within SEC seconds.
 fill_stop() {
 	kill -TERM "$FILL_PID" || return 1
@@ -200,6 +229,8 @@ if rdl_step "insmod rdlock.ko $PARAM membership=dlm table_slots=$TABLE_SLOTS dlm
 	fi
 	rdl_step "the victim declared down, fs/dlm's fb recovered" \
 		survivor_figures
+	rdl_step "a lockspace that lost a lock in the moves told its user so, once; the others never" \
+		lost_told
 fi
 [ "$RDLOCK_NODE_ID" -eq "$VICTIM" ] && { rdl_finish; exit; }
 rdl_signal $P_DONE
