@@ -452,7 +452,7 @@ enum {
 	RDLOCK_DLM_ST_REWAIT,		/* wait notices sent again for them */
 	RDLOCK_DLM_ST_RECONNECT,	/* nodes of a lockspace connected again */
 	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
-	RDLOCK_DLM_ST_LS_LOST,		/* lockspaces lost (their epoch ended) */
+	RDLOCK_DLM_ST_LS_LOST,		/* lockspaces lost (epoch, lost move) */
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
 	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
 	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */

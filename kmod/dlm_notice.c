@@ -174,8 +174,10 @@ void rdlock_dlm_node_down(void *arg, u32 node)
 
 /*
  * The lockspace was lost (struct rdlock_ls_sink_ops): every lock of it is
- * gone here and may be granted elsewhere, its requests end -ESHUTDOWN. The
- * user hears it once, so that it stops using what those locks guarded.
+ * gone here and may be granted elsewhere, its requests end -ESHUTDOWN; or
+ * a lock of it could not move off a node declared down, and protects
+ * nothing while the requests go on. The user hears it once, so that it
+ * stops using what those locks guarded.
  */
 void rdlock_dlm_lost(void *arg)
 {

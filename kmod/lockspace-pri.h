@@ -345,6 +345,9 @@ extern struct list_head rdlock_ls_list;
 extern struct mutex rdlock_ls_join_mutex;
 /* Runs the names' drops and rdlock_lock_async()'s acquisitions. */
 extern struct workqueue_struct *rdlock_ls_wq;
+extern struct workqueue_struct *rdlock_ls_move_wq;
+/* Names of one lockspace moved at once (rdlock_ls_rehome()). */
+#define RDLOCK_LS_REHOME_MOVERS	16
 
 struct rdlock_ls *rdlock_ls_find(const char *name);
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,

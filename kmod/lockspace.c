@@ -39,6 +39,8 @@ DEFINE_MUTEX(rdlock_ls_mutex);
 DEFINE_MUTEX(rdlock_ls_join_mutex);
 LIST_HEAD(rdlock_ls_list);
 struct workqueue_struct *rdlock_ls_wq;
+/* Moves off a node declared down (rdlock_ls_rehome()): nothing else. */
+struct workqueue_struct *rdlock_ls_move_wq;
 
 /* How long module removal sends references back to unreachable homes. */
 #define RDLOCK_LS_EXIT_DROP_WAIT	(10 * HZ)
@@ -488,6 +490,13 @@ int rdlock_ls_init(void)
 				       0);
 	if (!rdlock_ls_wq)
 		return -ENOMEM;
+	rdlock_ls_move_wq = alloc_workqueue("rdlock_move",
+					    WQ_UNBOUND | WQ_MEM_RECLAIM,
+					    RDLOCK_LS_REHOME_MOVERS);
+	if (!rdlock_ls_move_wq) {
+		destroy_workqueue(rdlock_ls_wq);
+		return -ENOMEM;
+	}
 	ret = rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE,
 					   rdlock_ls_msg_handler);
 	if (!ret)
@@ -495,6 +504,7 @@ int rdlock_ls_init(void)
 						   rdlock_ls_down_msg_handler);
 	if (ret) {
 		rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
+		destroy_workqueue(rdlock_ls_move_wq);
 		destroy_workqueue(rdlock_ls_wq);
 		return ret;
 	}
@@ -530,5 +540,6 @@ void rdlock_ls_exit(void)
 	rdlock_xport_set_up_handler(NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_DOWN_MSG_TYPE, NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
+	destroy_workqueue(rdlock_ls_move_wq);
 	destroy_workqueue(rdlock_ls_wq);
 }

@@ -28,6 +28,7 @@ struct rdlock_ls_sink {
 	const struct rdlock_ls_sink_ops *ops;
 	void *arg;
 	bool told_lost;		/* under rdlock_ls_sinks_mutex */
+	s64 lost_locks;		/* the lockspace's when it registered */
 };
 
 /*
@@ -85,8 +86,9 @@ void rdlock_ls_up_handler(u32 node)
 /*
  * Tell the users of every lockspace lost here once, in process context:
  * the cluster epoch it was opened in ended (rdlock_ls_stale()), or a lock
- * of this node in it could not be moved off a node declared down (LOST,
- * rdlock_ls_rehome()): a lock its user believes held protects nothing.
+ * of this node in it could not be moved off a node declared down since
+ * the user registered (LOST, rdlock_ls_rehome()): a lock the user
+ * believes held protects nothing.
  */
 static void rdlock_ls_lost_fn(struct work_struct *work)
 {
@@ -97,7 +99,8 @@ static void rdlock_ls_lost_fn(struct work_struct *work)
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node) {
 		stale = rdlock_ls_stale(s->ls);
 		if (s->told_lost ||
-		    (!stale && !atomic64_read(&s->ls->lost_locks)))
+		    (!stale &&
+		     atomic64_read(&s->ls->lost_locks) == s->lost_locks))
 			continue;
 		s->told_lost = true;
 		if (stale)
@@ -156,6 +159,8 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls,
 	new->tag = ls->tag;
 	new->ops = ops;
 	new->arg = arg;
+	/* Locks lost before were another user's. */
+	new->lost_locks = atomic64_read(&ls->lost_locks);
 	mutex_lock(&rdlock_ls_sinks_mutex);
 	spin_lock_irqsave(&rdlock_ls_sinks_lock, flags);
 	hlist_for_each_entry(s, &rdlock_ls_sinks, node)
@@ -169,8 +174,8 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls,
 		kfree(new);
 		return ret;
 	}
-	/* Lost between its opening and now: the lost work came too soon. */
-	if (rdlock_ls_stale(ls) || atomic64_read(&ls->lost_locks))
+	/* Lost between its opening and now: the epoch's work came too soon. */
+	if (rdlock_ls_stale(ls))
 		rdlock_ls_epoch_handler();
 	return 0;
 }

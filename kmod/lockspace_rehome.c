@@ -30,8 +30,6 @@
 #define RDLOCK_LS_REHOME_MS	30000
 /* How often a lock busy in a release or conversion is looked at again. */
 #define RDLOCK_LS_REHOME_BUSY_MS	10
-/* Names of one lockspace moved at once. */
-#define RDLOCK_LS_REHOME_MOVERS	16
 
 /*
  * Take @lk (its op_mutex held) again in its name's new word (@res's
@@ -182,24 +180,24 @@ static unsigned int rdlock_ls_collect_lost(struct rdlock_ls *ls, u32 dead,
 
 /*
  * One node-down's moves in a lockspace: the names left to move, taken by
- * up to RDLOCK_LS_REHOME_MOVERS movers at once (each move waits mostly
- * for round trips to the name's heir).
+ * this thread and up to RDLOCK_LS_REHOME_MOVERS - 1 movers on
+ * rdlock_ls_move_wq at once (each move waits mostly for round trips to
+ * the name's heir).
  */
-struct rdlock_ls_movers {
+struct rdlock_ls_moves {
 	struct rdlock_ls *ls;
 	u32 dead;
 	unsigned long deadline;
 	struct list_head names;		/* under ls->locks_lock */
-	atomic_t running;
-	struct completion done;
-	struct rdlock_ls_mover {
-		struct work_struct work;
-		struct rdlock_ls_movers *mv;
-	} movers[RDLOCK_LS_REHOME_MOVERS];
+};
+
+struct rdlock_ls_mover {
+	struct work_struct work;
+	struct rdlock_ls_moves *mv;
 };
 
 /* Move names off @mv->names until none is left. */
-static void rdlock_ls_move_names(struct rdlock_ls_movers *mv)
+static void rdlock_ls_move_names(struct rdlock_ls_moves *mv)
 {
 	struct rdlock_ls *ls = mv->ls;
 	struct rdlock_res *res;
@@ -221,50 +219,46 @@ static void rdlock_ls_move_names(struct rdlock_ls_movers *mv)
 
 static void rdlock_ls_mover_work(struct work_struct *work)
 {
-	struct rdlock_ls_movers *mv =
-		container_of(work, struct rdlock_ls_mover, work)->mv;
+	struct rdlock_ls_mover *m = container_of(work, struct rdlock_ls_mover,
+						 work);
 	unsigned int nofs = memalloc_nofs_save();
 
-	rdlock_ls_move_names(mv);
+	rdlock_ls_move_names(m->mv);
 	memalloc_nofs_restore(nofs);
-	if (atomic_dec_and_test(&mv->running))
-		complete(&mv->done);
 }
 
 static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 {
 	s64 lost = atomic64_read(&ls->lost_locks);
-	struct rdlock_ls_movers *mv;
+	struct rdlock_ls_moves mv = {
+		.ls = ls,
+		.dead = dead,
+		.deadline = jiffies + msecs_to_jiffies(RDLOCK_LS_REHOME_MS),
+		.names = LIST_HEAD_INIT(mv.names),
+	};
+	struct rdlock_ls_mover *movers;
 	unsigned int n, i;
 
 	if (rdlock_ls_stale(ls))
 		return 0;
-	mv = kzalloc(sizeof(*mv), GFP_KERNEL);
-	if (!mv)
-		return -ENOMEM;
-	mv->ls = ls;
-	mv->dead = dead;
-	mv->deadline = jiffies + msecs_to_jiffies(RDLOCK_LS_REHOME_MS);
-	INIT_LIST_HEAD(&mv->names);
-	init_completion(&mv->done);
+	/* Without them this thread moves every name, one at a time. */
+	movers = kcalloc(RDLOCK_LS_REHOME_MOVERS - 1, sizeof(*movers),
+			 GFP_KERNEL | __GFP_NOWARN);
 	/* A lock granted meanwhile in a name not moved yet: look again. */
-	while ((n = rdlock_ls_collect_lost(ls, dead, &mv->names))) {
-		n = min_t(unsigned int, n, RDLOCK_LS_REHOME_MOVERS);
-		/* This thread is one mover; the others are work items. */
-		atomic_set(&mv->running, n);
-		reinit_completion(&mv->done);
-		for (i = 1; i < n; i++) {
-			mv->movers[i].mv = mv;
-			INIT_WORK(&mv->movers[i].work, rdlock_ls_mover_work);
-			queue_work(rdlock_ls_wq, &mv->movers[i].work);
+	while ((n = rdlock_ls_collect_lost(ls, dead, &mv.names))) {
+		n = movers ? min_t(unsigned int, n,
+				   RDLOCK_LS_REHOME_MOVERS) - 1 : 0;
+		for (i = 0; i < n; i++) {
+			movers[i].mv = &mv;
+			INIT_WORK(&movers[i].work, rdlock_ls_mover_work);
+			queue_work(rdlock_ls_move_wq, &movers[i].work);
 		}
-		rdlock_ls_move_names(mv);
-		if (!atomic_dec_and_test(&mv->running))
-			wait_for_completion(&mv->done);
-		for (i = 1; i < n; i++)
-			flush_work(&mv->movers[i].work);
+		rdlock_ls_move_names(&mv);
+		/* None is left: one not started has nothing to do. */
+		for (i = 0; i < n; i++)
+			cancel_work_sync(&movers[i].work);
 	}
-	kfree(mv);
+	kfree(movers);
 	/* Its user believes it holds what it lost: the lockspace is lost. */
 	if (atomic64_read(&ls->lost_locks) != lost)
 		rdlock_ls_epoch_handler();
