@@ -623,9 +623,11 @@ int rdlock_table_grant_alloc(struct rdlock_conn *conn);
 bool rdlock_xop_reads_after(enum rdlock_xop op);
 u32 rdlock_xop_read_after_max(enum rdlock_xop op);
 bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots);
-void rdlock_table_read(u32 first, u32 count, u64 *words);
+int rdlock_table_read(u32 first, u32 count, u64 *words);
 int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		      u32 rslot, u32 count, u64 *words);
+int rdlock_table_exec_own(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
+			  u32 rslot, u32 count, u64 *words, bool may_sleep);
 
 /* xport_io.c: posting, completions, requests, messages */
 struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op, u32 node,
@@ -678,11 +680,14 @@ bool rdlock_fault_lost_reply(struct rdlock_conn *conn);
 bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
 /* The longest inject_link_down_ms. */
 #define RDLOCK_FAULT_LINK_DOWN_MS_MAX	60000
+/* The longest inject_own_exec_delay_ms. */
+#define RDLOCK_FAULT_OWN_EXEC_DELAY_MS_MAX	60000
 bool rdlock_fault_link_down(u32 node);
 bool rdlock_fault_forged_fence(u32 node);
 u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
+void rdlock_fault_own_exec_delay(void);
 void rdlock_xport_fault_exit(void);
 void rdlock_xport_fault_show(struct seq_file *m);
 void rdlock_xport_fault_init(struct dentry *root);
@@ -724,6 +729,7 @@ static inline bool rdlock_late_hold(struct rdlock_conn *conn,
 	return false;
 }
 
+static inline void rdlock_fault_own_exec_delay(void) { }
 static inline void rdlock_xport_fault_exit(void) { }
 static inline void rdlock_xport_fault_show(struct seq_file *m) { }
 static inline void rdlock_xport_fault_init(struct dentry *root) { }

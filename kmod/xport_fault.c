@@ -10,6 +10,8 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/minmax.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -46,6 +48,12 @@ static struct {
 	u32 stale_node;
 	u32 stale_rkey;
 	atomic64_t stale_rkeys;
+	/*
+	 * The next own request that may sleep sleeps this many ms with the
+	 * table found and not used yet (inject_own_exec_delay_ms).
+	 */
+	atomic_t inject_own_exec_delay_ms;
+	atomic64_t own_exec_delays;
 } rdlock_xfault;
 
 /* One fault of @inject, if any left: @conn fails, counted in @injected. */
@@ -82,6 +90,21 @@ bool rdlock_fault_lost_msg(struct rdlock_conn *conn)
 {
 	return rdlock_fault_fail(&rdlock_xfault.inject_lost_msgs,
 				 &rdlock_xfault.lost_msgs, conn);
+}
+
+/*
+ * This node's own request, two-sided, the table found and not used yet:
+ * the next one sleeps inject_own_exec_delay_ms (the knob reads 0 from
+ * the start of the sleep on), and the table's release waits for it.
+ */
+void rdlock_fault_own_exec_delay(void)
+{
+	int ms = atomic_xchg(&rdlock_xfault.inject_own_exec_delay_ms, 0);
+
+	if (ms <= 0)
+		return;
+	atomic64_inc(&rdlock_xfault.own_exec_delays);
+	msleep(min(ms, RDLOCK_FAULT_OWN_EXEC_DELAY_MS_MAX));
 }
 
 /*
@@ -298,12 +321,15 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "stale_rkeys_injected: %lld\nforged_fences_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.stale_rkeys),
 		   (long long)atomic64_read(&rdlock_xfault.forged_fences));
+	seq_printf(m, "own_exec_delays_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.own_exec_delays));
 }
 
 /*
  * The knobs: each the number of faults still to inject, but
  * inject_link_down_ms, the ms its links stay down (reads what is left),
- * and inject_stale_rkey, a node.
+ * inject_stale_rkey, a node, and inject_own_exec_delay_ms, the ms the
+ * next own two-sided request sleeps.
  */
 void rdlock_xport_fault_init(struct dentry *root)
 {
@@ -317,6 +343,8 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_lost_completions);
 	debugfs_create_atomic_t("inject_forged_fences", 0600, root,
 				&rdlock_xfault.inject_forged_fences);
+	debugfs_create_atomic_t("inject_own_exec_delay_ms", 0600, root,
+				&rdlock_xfault.inject_own_exec_delay_ms);
 	debugfs_create_file_unsafe("inject_link_down_ms", 0600, root, NULL,
 				   &rdlock_fault_link_down_fops);
 	debugfs_create_file_unsafe("inject_stale_rkey", 0600, root, NULL,

@@ -654,11 +654,14 @@ int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 
 	if (req->op != RDLOCK_XOP_PING && req->node == cl->self &&
 	    backend == RDLOCK_BACKEND_TWOSIDED) {
-		/* Our own table: the executor the peers' requests reach. */
+		/*
+		 * Our own table: the executor the peers' requests reach. The
+		 * table's release waits for it, not for the connection.
+		 */
 		rdlock_conn_put(conn);
-		ret = rdlock_table_exec(req->op, req->slot, req->arg0,
-					req->arg1, req->rslot, req->count,
-					req->buf);
+		ret = rdlock_table_exec_own(req->op, req->slot, req->arg0,
+					    req->arg1, req->rslot, req->count,
+					    req->buf, deadline);
 		req->nread = ret ? 0 : req->count;
 		kref_get(&req->ref);
 		rdlock_xreq_finish(req, ret, req->buf[0]);

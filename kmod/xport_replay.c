@@ -294,8 +294,9 @@ int rdlock_serve_recorded(struct rdlock_conn *conn,
 		if (!ret && rdlock_xop_reads_after(op)) {
 			if (rdlock_range_ok(rslot, count,
 					    rdlock_xop_read_after_max(op),
-					    cl->table.slots))
-				rdlock_table_read(rslot, count, words + 1);
+					    READ_ONCE(cl->table.slots)))
+				ret = rdlock_table_read(rslot, count,
+							words + 1);
 			else
 				ret = -EINVAL;
 		}

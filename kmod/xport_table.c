@@ -13,11 +13,20 @@
 #include <linux/gfp.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/srcu.h>
 
 #include "xport-pri.h"
 
 /* ------------------------------------------------------------------ */
 /* The lock table                                                     */
+
+/*
+ * The executor's users of the table's memory: rdlock_table_free() waits
+ * for them. A peer's request can only come while its connection lives,
+ * which the cluster's going down ends first; this node's own request
+ * reaches the executor after it dropped its loopback connection.
+ */
+DEFINE_STATIC_SRCU(rdlock_table_srcu);
 
 int rdlock_table_alloc(u32 slots)
 {
@@ -48,10 +57,13 @@ void rdlock_table_free(void)
 	}
 	t->registered = false;
 	if (t->mem) {
-		free_pages_exact(t->mem, t->size);
-		t->mem = NULL;
+		u64 *mem = t->mem;
+
+		WRITE_ONCE(t->mem, NULL);
+		synchronize_srcu(&rdlock_table_srcu);
+		free_pages_exact(mem, t->size);
 	}
-	t->slots = 0;
+	WRITE_ONCE(t->slots, 0);
 	WRITE_ONCE(t->incarnation, 0);
 }
 
@@ -204,31 +216,49 @@ bool rdlock_range_ok(u64 first, u32 count, u32 max, u32 slots)
 	return count && count <= max && first < slots && count <= slots - first;
 }
 
-/* READ @count slots from @first on into @words (checked by the caller). */
-void rdlock_table_read(u32 first, u32 count, u64 *words)
+/* READ @count slots of @mem from @first on into @words (checked). */
+static void rdlock_table_copy(const u64 *mem, u32 first, u32 count,
+			      u64 *words)
 {
-	u64 *mem = rdlock_cl.table.mem;
 	u32 i;
 
 	for (i = 0; i < count; i++)
-		words[i] = atomic64_read((atomic64_t *)&mem[first + i]);
+		words[i] = atomic64_read((const atomic64_t *)&mem[first + i]);
 }
 
-/*
- * The two-sided backend's executor: CPU atomics on this node's table.
- * @words as an answer's: [0] a one-slot op's value and an X_READ's
- * atomic's, then the slots read (a READ_RANGE's from [0] on). X_READ:
- * @rslot the first slot read, after the atomic as a verbs chain reads it.
+/**
+ * rdlock_table_read() - READ slots of this node's table
+ * @first: the first slot (the range checked by the caller).
+ * @count: how many.
+ * @words: receives them.
+ *
+ * Return: 0, or -ENOTCONN once the table is gone.
  */
-int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-		      u32 rslot, u32 count, u64 *words)
+int rdlock_table_read(u32 first, u32 count, u64 *words)
 {
-	struct rdlock_table *t = &rdlock_cl.table;
+	const u64 *mem;
+	int idx, ret = -ENOTCONN;
+
+	idx = srcu_read_lock(&rdlock_table_srcu);
+	mem = READ_ONCE(rdlock_cl.table.mem);
+	if (mem) {
+		rdlock_table_copy(mem, first, count, words);
+		ret = 0;
+	}
+	srcu_read_unlock(&rdlock_table_srcu, idx);
+	return ret;
+}
+
+/* The executor's operation on table @mem of @slots slots. */
+static int rdlock_table_apply(u64 *mem, u32 slots, enum rdlock_xop op,
+			      u32 slot, u64 arg0, u64 arg1, u32 rslot,
+			      u32 count, u64 *words)
+{
 	atomic64_t *word;
 
-	if (!t->mem || slot >= t->slots)
+	if (slot >= slots)
 		return -EINVAL;
-	word = (atomic64_t *)&t->mem[slot];
+	word = (atomic64_t *)&mem[slot];
 	switch (op) {
 	case RDLOCK_XOP_READ:
 		words[0] = atomic64_read(word);
@@ -245,22 +275,88 @@ int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		return 0;
 	case RDLOCK_XOP_READ_RANGE:
 		if (!rdlock_range_ok(slot, count, RDLOCK_XPORT_RANGE_MAX,
-				     t->slots))
+				     slots))
 			return -EINVAL;
-		rdlock_table_read(slot, count, words);
+		rdlock_table_copy(mem, slot, count, words);
 		return 0;
 	case RDLOCK_XOP_FAA_READ:
 	case RDLOCK_XOP_CAS_READ:
 		/* Checked before the atomic: refused means nothing done. */
 		if (!rdlock_range_ok(rslot, count,
-				     rdlock_xop_read_after_max(op), t->slots))
+				     rdlock_xop_read_after_max(op), slots))
 			return -EINVAL;
 		words[0] = op == RDLOCK_XOP_FAA_READ ?
 			   atomic64_fetch_add(arg0, word) :
 			   atomic64_cmpxchg(word, arg0, arg1);
-		rdlock_table_read(rslot, count, words + 1);
+		rdlock_table_copy(mem, rslot, count, words + 1);
 		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+static int __rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0,
+			       u64 arg1, u32 rslot, u32 count, u64 *words,
+			       bool may_sleep)
+{
+	struct rdlock_table *t = &rdlock_cl.table;
+	int idx, ret = -ENOTCONN;
+	u64 *mem;
+
+	idx = srcu_read_lock(&rdlock_table_srcu);
+	mem = READ_ONCE(t->mem);
+	if (mem) {
+		if (may_sleep)
+			rdlock_fault_own_exec_delay();
+		ret = rdlock_table_apply(mem, READ_ONCE(t->slots), op, slot,
+					 arg0, arg1, rslot, count, words);
+	}
+	srcu_read_unlock(&rdlock_table_srcu, idx);
+	return ret;
+}
+
+/**
+ * rdlock_table_exec() - the two-sided backend's executor
+ * @op: the operation.
+ * @slot: its slot.
+ * @arg0: FAA: what is added; CAS: what is compared; WRITE: the value.
+ * @arg1: CAS: what is swapped in.
+ * @rslot: FAA_READ, CAS_READ: the first slot read, after the atomic as a
+ *	verbs chain reads it.
+ * @count: slots read.
+ * @words: as an answer's: [0] a one-slot op's value and an X_READ's
+ *	atomic's, then the slots read (a READ_RANGE's from [0] on).
+ *
+ * CPU atomics on this node's table, for a peer's request (any context).
+ *
+ * Return: 0, -EINVAL for a bad @op or slot, -ENOTCONN once the table is
+ * gone.
+ */
+int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
+		      u32 rslot, u32 count, u64 *words)
+{
+	return __rdlock_table_exec(op, slot, arg0, arg1, rslot, count, words,
+				   false);
+}
+
+/**
+ * rdlock_table_exec_own() - rdlock_table_exec() for this node's request
+ * @op: as rdlock_table_exec()'s.
+ * @slot: as rdlock_table_exec()'s.
+ * @arg0: as rdlock_table_exec()'s.
+ * @arg1: as rdlock_table_exec()'s.
+ * @rslot: as rdlock_table_exec()'s.
+ * @count: as rdlock_table_exec()'s.
+ * @words: as rdlock_table_exec()'s.
+ * @may_sleep: the caller may sleep: a delay may be injected
+ *	(inject_own_exec_delay_ms) between finding the table and using it,
+ *	which the table's release waits for.
+ *
+ * Return: as rdlock_table_exec().
+ */
+int rdlock_table_exec_own(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
+			  u32 rslot, u32 count, u64 *words, bool may_sleep)
+{
+	return __rdlock_table_exec(op, slot, arg0, arg1, rslot, count, words,
+				   may_sleep);
 }

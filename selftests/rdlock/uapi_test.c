@@ -2835,6 +2835,89 @@ TEST_F_TIMEOUT(uapi, ls_directory_full, SETUP_S + 3 * READY_TIMEOUT_S)
 	restart(_metadata, self->fd, self->ip);
 }
 
+#define BACKEND_PARAM	"/sys/module/rdlock/parameters/backend"
+#define OWN_DELAY	"inject_own_exec_delay_ms"
+#define OWN_DELAY_MS	2000
+
+/*
+ * This node's own two-sided request reaches its table's executor after
+ * it let go of its loopback connection: the cluster going down meanwhile
+ * must wait for it before the table is freed. The request READs a slot
+ * of the one-node cluster's table with a delay injected between finding
+ * the table and using it (a fault injection build's
+ * inject_own_exec_delay_ms; the knob reads 0 once the delay started),
+ * and DOWN is asked for meanwhile. The request must end with 0 and the
+ * slot's value; freed under it, the table would be read after its
+ * release (KASAN on the debug kernel reports it).
+ */
+TEST_F_TIMEOUT(uapi, own_request_during_down, SETUP_S + 60)
+{
+	struct rdlock_test_info info;
+	char was[32] = "auto";
+	__u64 val = 0, want;
+	int tfd, pfd[2], ret, status;
+	long long delays;
+	double end;
+	pid_t pid;
+	FILE *f;
+
+	if (rdl_debugfs_read(OWN_DELAY) < 0)
+		SKIP(return, "no %s: not a fault injection build", OWN_DELAY);
+	delays = rdl_debugfs_counter("cluster", "own_exec_delays_injected");
+	ASSERT_LE(0, delays);
+	f = fopen(BACKEND_PARAM, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%31s", was));
+	fclose(f);
+	need_down(_metadata, self->fd, self->ip, true);
+	f = fopen(BACKEND_PARAM, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, fprintf(f, "twosided\n"));
+	ASSERT_EQ(0, fclose(f));
+	need_ready(_metadata, self->fd, self->ip);
+	tfd = open_test_dev(&info);
+	ASSERT_LE(0, tfd);
+	want = 0x52444c4f43b00000ULL | (__u64)getpid();
+	ASSERT_EQ(0, test_op(tfd, RDLOCK_TEST_OP_WRITE, NODE,
+			     info.first_free_slot, want, 0, NULL));
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, rdl_debugfs_write(OWN_DELAY, OWN_DELAY_MS));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		ret = test_op(tfd, RDLOCK_TEST_OP_READ, NODE,
+			      info.first_free_slot, 0, 0, &val);
+		if (write(pfd[1], &ret, sizeof(ret)) != sizeof(ret) ||
+		    write(pfd[1], &val, sizeof(val)) != sizeof(val))
+			_exit(2);
+		_exit(0);
+	}
+	close(pfd[1]);
+	/* The request is in its delay once the knob reads 0. */
+	end = rdl_now() + 30;
+	while (rdl_debugfs_read(OWN_DELAY) != 0 && rdl_now() < end)
+		usleep(10000);
+	EXPECT_EQ(0, rdl_debugfs_read(OWN_DELAY));
+	expect_ok(_metadata, self->fd, RDLOCK_IOC_DOWN, NULL,
+		  "DOWN during an own request");
+	ASSERT_EQ(sizeof(ret), read(pfd[0], &ret, sizeof(ret)));
+	ASSERT_EQ(sizeof(val), read(pfd[0], &val, sizeof(val)));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(want, val);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(delays + 1,
+		  rdl_debugfs_counter("cluster", "own_exec_delays_injected"));
+	close(pfd[0]);
+	close(tfd);
+	rdl_debugfs_write(OWN_DELAY, 0);
+	f = fopen(BACKEND_PARAM, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%s\n", was);
+	ASSERT_EQ(0, fclose(f));
+	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
+}
+
 TEST_F_TIMEOUT(uapi, ls_down_again, SETUP_S + 30)
 {
 	need_ready(_metadata, self->fd, self->ip);
