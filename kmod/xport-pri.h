@@ -627,7 +627,8 @@ int rdlock_table_read(u32 first, u32 count, u64 *words);
 int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		      u32 rslot, u32 count, u64 *words);
 int rdlock_table_exec_own(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-			  u32 rslot, u32 count, u64 *words, bool may_sleep);
+			  u32 rslot, u32 count, u64 *words, u64 incarnation,
+			  bool may_sleep);
 
 /* xport_io.c: posting, completions, requests, messages */
 struct rdlock_xreq *rdlock_xreq_alloc(gfp_t gfp, enum rdlock_xop op, u32 node,

@@ -656,12 +656,15 @@ int rdlock_xreq_start(struct rdlock_xreq *req, unsigned long deadline)
 	    backend == RDLOCK_BACKEND_TWOSIDED) {
 		/*
 		 * Our own table: the executor the peers' requests reach. The
-		 * table's release waits for it, not for the connection.
+		 * table's release waits for it, not for the connection; a
+		 * table made since is not the one the request was for.
 		 */
+		u64 inc = le64_to_cpu(conn->peer.table_incarnation);
+
 		rdlock_conn_put(conn);
 		ret = rdlock_table_exec_own(req->op, req->slot, req->arg0,
 					    req->arg1, req->rslot, req->count,
-					    req->buf, deadline);
+					    req->buf, inc, deadline);
 		req->nread = ret ? 0 : req->count;
 		kref_get(&req->ref);
 		rdlock_xreq_finish(req, ret, req->buf[0]);

@@ -31,13 +31,16 @@ DEFINE_STATIC_SRCU(rdlock_table_srcu);
 int rdlock_table_alloc(u32 slots)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
+	u64 *mem;
 
 	t->size = PAGE_ALIGN((size_t)slots * sizeof(u64));
-	t->mem = alloc_pages_exact(t->size, GFP_KERNEL | __GFP_ZERO);
-	if (!t->mem)
+	mem = alloc_pages_exact(t->size, GFP_KERNEL | __GFP_ZERO);
+	if (!mem)
 		return -ENOMEM;
-	t->slots = slots;
+	WRITE_ONCE(t->slots, slots);
 	WRITE_ONCE(t->incarnation, get_random_u64() ?: 1);
+	/* Its size, incarnation and zeroes before the executor finds it. */
+	smp_store_release(&t->mem, mem);
 	rdlock_replay_forget();
 	return 0;
 }
@@ -56,6 +59,8 @@ void rdlock_table_free(void)
 		t->mapped = false;
 	}
 	t->registered = false;
+	/* Own requests meant for this table end -ESTALE from now on. */
+	WRITE_ONCE(t->incarnation, 0);
 	if (t->mem) {
 		u64 *mem = t->mem;
 
@@ -64,7 +69,6 @@ void rdlock_table_free(void)
 		free_pages_exact(mem, t->size);
 	}
 	WRITE_ONCE(t->slots, 0);
-	WRITE_ONCE(t->incarnation, 0);
 }
 
 struct rdlock_sync_wr {
@@ -240,7 +244,8 @@ int rdlock_table_read(u32 first, u32 count, u64 *words)
 	int idx, ret = -ENOTCONN;
 
 	idx = srcu_read_lock(&rdlock_table_srcu);
-	mem = READ_ONCE(rdlock_cl.table.mem);
+	/* Pairs with rdlock_table_alloc()'s release: its zeroes first. */
+	mem = smp_load_acquire(&rdlock_cl.table.mem);
 	if (mem) {
 		rdlock_table_copy(mem, first, count, words);
 		ret = 0;
@@ -295,17 +300,24 @@ static int rdlock_table_apply(u64 *mem, u32 slots, enum rdlock_xop op,
 	}
 }
 
+/*
+ * @incarnation: the table's the caller means, 0: the current one's (a
+ * peer's request, whose connection lives no longer than that table).
+ */
 static int __rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0,
 			       u64 arg1, u32 rslot, u32 count, u64 *words,
-			       bool may_sleep)
+			       u64 incarnation, bool may_sleep)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
 	int idx, ret = -ENOTCONN;
 	u64 *mem;
 
 	idx = srcu_read_lock(&rdlock_table_srcu);
-	mem = READ_ONCE(t->mem);
-	if (mem) {
+	/* Pairs with rdlock_table_alloc()'s release: size, incarnation. */
+	mem = smp_load_acquire(&t->mem);
+	if (mem && incarnation && READ_ONCE(t->incarnation) != incarnation) {
+		ret = -ESTALE;
+	} else if (mem) {
 		if (may_sleep)
 			rdlock_fault_own_exec_delay();
 		ret = rdlock_table_apply(mem, READ_ONCE(t->slots), op, slot,
@@ -336,7 +348,7 @@ int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
 		      u32 rslot, u32 count, u64 *words)
 {
 	return __rdlock_table_exec(op, slot, arg0, arg1, rslot, count, words,
-				   false);
+				   0, false);
 }
 
 /**
@@ -348,15 +360,20 @@ int rdlock_table_exec(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
  * @rslot: as rdlock_table_exec()'s.
  * @count: as rdlock_table_exec()'s.
  * @words: as rdlock_table_exec()'s.
+ * @incarnation: the table's the request was meant for: that of the
+ *	loopback connection the caller let go of (the table may have gone,
+ *	and another come, since).
  * @may_sleep: the caller may sleep: a delay may be injected
  *	(inject_own_exec_delay_ms) between finding the table and using it,
  *	which the table's release waits for.
  *
- * Return: as rdlock_table_exec().
+ * Return: as rdlock_table_exec(), and -ESTALE when the table is not that
+ * of @incarnation any more.
  */
 int rdlock_table_exec_own(enum rdlock_xop op, u32 slot, u64 arg0, u64 arg1,
-			  u32 rslot, u32 count, u64 *words, bool may_sleep)
+			  u32 rslot, u32 count, u64 *words, u64 incarnation,
+			  bool may_sleep)
 {
 	return __rdlock_table_exec(op, slot, arg0, arg1, rslot, count, words,
-				   may_sleep);
+				   incarnation ?: U64_MAX, may_sleep);
 }
