@@ -251,6 +251,8 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	struct rdlock_dlm_ls *dls = req->dls;
 	struct rdlock_dlm_lkb *lkb = req->lkb;
 	unsigned int nofs = memalloc_nofs_save(), retry_ms = 0;
+	/* Once granted below, the user may unlock and free @lkb. */
+	u32 lkid = lkb->lkid;
 	u8 lvb[RDLOCK_DLM_LVB_LEN];
 	unsigned long flags;
 	int grmode, ret;
@@ -266,7 +268,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 		rdlock_dlm_drop(req, &req->gate);
 		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_RETRY, 1);
 		pr_warn_ratelimited("%s: taking a new lock %x failed (%d), trying again\n",
-				    dls->name, lkb->lkid, ret);
+				    dls->name, lkid, ret);
 		retry_ms = clamp(2 * retry_ms, RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
 				 RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
 		msleep(retry_ms);
@@ -278,7 +280,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	    f & RDLOCK_DLM_LVB_VALID) {
 		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_KNOWN, 1);
 		pr_warn_ratelimited("%s: lock %x asked for as LOCAL names a resource with a stored value block\n",
-				    dls->name, lkb->lkid);
+				    dls->name, lkid);
 	}
 	spin_lock_irqsave(&dls->lock, flags);
 	if (!ret) {
@@ -293,7 +295,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	if (ret) {
 		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_LOST, 1);
 		pr_warn_ratelimited("%s: new lock %x not taken: %d\n",
-				    dls->name, lkb->lkid, ret);
+				    dls->name, lkid, ret);
 		rdlock_dlm_drop(req, &req->main);
 		rdlock_dlm_drop(req, &req->gate);
 	}
