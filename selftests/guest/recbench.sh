@@ -113,6 +113,31 @@ survivor_before() {
 	S_FB=$(fsdlm_dones fb)
 	S_RD=$(fsdlm_dones rdlock)
 	S_DOWNS=$(rdl_member_line declared_down)
+	cp /sys/kernel/debug/rdlock/nodes /tmp/rdlock-nodes.before
+}
+
+# The transport's operations this node issued since survivor_before(), to
+# the other survivors ("remote") and to its own table ("own"), per kind
+# (rdlock/nodes: read write faa cas, then read_range faa_read cas_read),
+# and per lock moved ($1): where a move's time goes.
+survivor_ops() {
+	cp /sys/kernel/debug/rdlock/nodes /tmp/rdlock-nodes.after
+	awk -v self="$RDLOCK_NODE_ID" -v victim="$VICTIM" -v moved="$1" '
+		FNR == 1 { next }
+		FILENAME ~ /before$/ { for (i = 4; i <= 16; i++) b[$1, i] = $i; next }
+		$1 == victim { next }
+		{
+			w = $1 == self ? "own" : "remote"
+			for (i = 4; i <= 7; i++) { d[w, i] += $i - b[$1, i]; t[w] += $i - b[$1, i] }
+			for (i = 14; i <= 16; i++) { d[w, i] += $i - b[$1, i]; t[w] += $i - b[$1, i] }
+		}
+		END {
+			for (k = 0; k < 2; k++) {
+				w = k ? "own" : "remote"
+				printf "%s %d ops (%.2f per lock moved): read %d write %d faa %d cas %d read_range %d faa_read %d cas_read %d\n", w, t[w], moved ? t[w] / moved : 0, d[w, 4], d[w, 5], d[w, 6], d[w, 7], d[w, 14], d[w, 15], d[w, 16]
+			}
+		}' /tmp/rdlock-nodes.before /tmp/rdlock-nodes.after |
+		sed "s/^/# node $RDLOCK_NODE_ID: operations since the death: /"
 }
 
 # A survivor: the victim declared down once more, granting again, and
@@ -148,6 +173,7 @@ survivor_figures() {
 	echo "# node $RDLOCK_NODE_ID: ${s_line#*] }"
 	echo "# node $RDLOCK_NODE_ID: fs/dlm: $s_fs ms ($s_masters names remastered, $s_locks locks rebuilt here)"
 	echo "# node $RDLOCK_NODE_ID: rdlock: $s_total ms: fs/dlm's recovery of the companion $s_comp ms, then its own $((s_own / 1000)) ms ($s_moved locks moved, $s_words words released here, $s_lost lost)"
+	survivor_ops "$s_moved"
 	echo "# node $RDLOCK_NODE_ID: $((6 * NAMES)) locks in each DLM: rdlock / fs/dlm $(awk -v r="$s_total" -v f="$s_fs" 'BEGIN { if (f > 0) printf "%.2f", r / f; else print "-" }'), rdlock's own / fs/dlm $(awk -v r="$s_own" -v f="$s_fs" 'BEGIN { if (f > 0) printf "%.2f", r / 1000 / f; else print "-" }')"
 	rdl_json_obj tool recbench.sh figure recovery node "$RDLOCK_NODE_ID" \
 		names "$NAMES" locks $((6 * NAMES)) fsdlm_ms "$s_fs" \
