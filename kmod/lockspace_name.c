@@ -125,9 +125,19 @@ static void rdlock_entry_lock_at(const struct rdlock_ls *ls, u32 home,
 				       tslot) + 1;
 }
 
-static u32 rdlock_res_window(const struct rdlock_ls *ls)
+/*
+ * Entries a name may take from its hash on: RDLOCK_LS_NAME_WINDOW at its
+ * hash home, twice that at an heir (the home is cut off), whose entries
+ * hold two nodes' share: every node resolving the name there agrees.
+ */
+static u32 rdlock_res_window(const struct rdlock_ls *ls,
+			     const struct rdlock_res *res)
 {
-	return min_t(u32, ls->entries, RDLOCK_LS_NAME_WINDOW);
+	u32 w = RDLOCK_LS_NAME_WINDOW;
+
+	if (res->entry_home != ls->nodes[res->hash % ls->nr_nodes])
+		w *= 2;
+	return min_t(u32, ls->entries, w);
 }
 
 static u32 rdlock_res_first(const struct rdlock_ls *ls,
@@ -588,10 +598,10 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
 {
 	int live = -1, dormant = -1, free = -1, unused = -1, pick, ret;
 	u32 first = rdlock_res_first(ls, res), i;
-	u64 v, seen[RDLOCK_LS_NAME_WINDOW];
+	u64 v, seen[2 * RDLOCK_LS_NAME_WINDOW];
 
 	*fresh = false;
-	for (i = 0; i < rdlock_res_window(ls); i++) {
+	for (i = 0; i < rdlock_res_window(ls, res); i++) {
 		atomic64_inc(&ls->probes);
 		if (i) {
 			ret = rdlock_ls_op(ls, res->entry_home, RDLOCK_XOP_READ,
@@ -643,7 +653,7 @@ static int rdlock_res_probe(struct rdlock_ls *ls, struct rdlock_res *res,
 	check->read = false;
 	ret = rdlock_entry_take(ls, res, rdlock_entry_slot(ls, first, pick),
 				seen[pick], word,
-				check->index < rdlock_res_window(ls) ?
+				check->index < rdlock_res_window(ls, res) ?
 				check : NULL);
 	if (ret < 0)
 		return ret;
@@ -665,7 +675,7 @@ static int rdlock_res_verify(struct rdlock_ls *ls, struct rdlock_res *res,
 	int ret;
 
 	*other = -1;
-	for (i = 0; i < rdlock_res_window(ls); i++) {
+	for (i = 0; i < rdlock_res_window(ls, res); i++) {
 		if (i == got)
 			continue;
 		if (check->read && i == check->index) {

@@ -15,9 +15,9 @@
 # as a DLM lockspace of rdlock keeps at most dlm_slots / 36 names per
 # home (7168 at the largest dlm_slots that lets two fit the largest
 # table), and the victim's heir then keeps its own third of the names and
-# the victim's: 3333 of 7168 entries. A name looks for an entry among 16
-# from its hash on: one that finds none loses its locks in the move, and
-# the step fails.
+# the victim's: 3333 of 7168 entries. A moved name looks for an entry
+# among 32 from its hash on there: one that finds none loses its locks in
+# the move, and the step fails.
 # fs/dlm masters a name where it is first asked for: each node first
 # takes its third of fs/dlm's names, and the rest once every node did
 # (rdlock-rec-fill --node), so that the dead node mastered a third of them
