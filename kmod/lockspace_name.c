@@ -66,6 +66,11 @@ static u32 rdlock_entry_slot(const struct rdlock_ls *ls, u32 first, u32 i)
  * passes its names to its heir, the next configured node in that order
  * that is not (design.rst, "Names of a node declared down").
  */
+static u32 rdlock_res_hash_home(const struct rdlock_ls *ls, u64 hash)
+{
+	return ls->nodes[hash % ls->nr_nodes];
+}
+
 static u32 rdlock_res_home(const struct rdlock_ls *ls, u64 hash)
 {
 	u32 i = hash % ls->nr_nodes, n;
@@ -75,7 +80,7 @@ static u32 rdlock_res_home(const struct rdlock_ls *ls, u64 hash)
 			return ls->nodes[i];
 		i = (i + 1) % ls->nr_nodes;
 	}
-	return ls->nodes[hash % ls->nr_nodes];
+	return rdlock_res_hash_home(ls, hash);
 }
 
 /* Index of @node in ls->nodes. */
@@ -135,7 +140,7 @@ static u32 rdlock_res_window(const struct rdlock_ls *ls,
 {
 	u32 w = RDLOCK_LS_NAME_WINDOW;
 
-	if (res->entry_home != ls->nodes[res->hash % ls->nr_nodes])
+	if (res->entry_home != rdlock_res_hash_home(ls, res->hash))
 		w *= 2;
 	return min_t(u32, ls->entries, w);
 }

@@ -118,13 +118,19 @@ static void rdlock_ls_lost_fn(struct work_struct *work)
 static DECLARE_WORK(rdlock_ls_lost_work, rdlock_ls_lost_fn);
 
 /*
- * The transport's epoch handler: its lock held, bottom halves off. On the
- * lockspaces' queue, which has a rescuer: a file system's fence must run
- * under memory pressure too. Also called once a move lost a lock.
+ * Tell the users of lockspaces lost here, soon (rdlock_ls_lost_fn()): on
+ * the lockspaces' queue, which has a rescuer: a file system's fence must
+ * run under memory pressure too. Any context.
  */
-void rdlock_ls_epoch_handler(void)
+void rdlock_ls_tell_lost(void)
 {
 	queue_work(rdlock_ls_wq, &rdlock_ls_lost_work);
+}
+
+/* The transport's epoch handler: its lock held, bottom halves off. */
+void rdlock_ls_epoch_handler(void)
+{
+	rdlock_ls_tell_lost();
 }
 
 /* Module exit, the handler cleared: no lost callback runs after this. */
@@ -176,7 +182,7 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls,
 	}
 	/* Lost between its opening and now: the epoch's work came too soon. */
 	if (rdlock_ls_stale(ls))
-		rdlock_ls_epoch_handler();
+		rdlock_ls_tell_lost();
 	return 0;
 }
 

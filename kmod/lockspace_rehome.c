@@ -261,7 +261,7 @@ static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 	kfree(movers);
 	/* Its user believes it holds what it lost: the lockspace is lost. */
 	if (atomic64_read(&ls->lost_locks) != lost)
-		rdlock_ls_epoch_handler();
+		rdlock_ls_tell_lost();
 	return 0;
 }
 
