@@ -11,9 +11,11 @@
 # dd-old: it must attach to node 1's lockspace through node 1's copy, so
 # its TRY of x is refused while node 1 holds it (a directory lost with node
 # 0 refuses the open; one rebuilt without node 1's lockspace would make
-# dd-old anew, in a region of its own, and grant x twice). The survivors
-# create dd-new at the new directory and find exclusion in it too; once
-# node 1 lets go, node 2 gets both names.
+# dd-old anew, in a region of its own, and grant x twice). Node 1 holds
+# eight more names in dd-old, so that some were homed on node 0 and moved
+# to their heir (every node hashes them alike): node 2's TRY of each is
+# refused too. The survivors create dd-new at the new directory and find
+# exclusion in it too; once node 1 lets go, node 2 gets every name.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -33,6 +35,9 @@ P_TRIED=7797
 P_FREE=7798
 P_DONE=7799
 WAIT=120
+# Held in dd-old with x: with three homes, eight names leave none on node
+# 0 once in about 26 lockspace tags.
+MORE="a b c d e f g h"
 
 # Node 0 no longer answers ping: it is off.
 node0_silent() {
@@ -54,6 +59,7 @@ if ! rdl_start "backend=$BACKEND"; then
 	exit 1
 fi
 
+# shellcheck disable=SC2086 # $MORE: one word per name
 case $ID in
 0)
 	rdl_step "node 1 holds x in dd-old" rdl_wait_signal 1 $P_HELD $WAIT &&
@@ -67,6 +73,7 @@ case $ID in
 1)
 	rdl_step "create dd-old" rdlockctl ls-create dd-old &&
 	rdl_step "hold x in dd-old" rdl_hold dd-old x &&
+	rdl_step "hold $MORE in dd-old" rdl_hold_each dd-old $MORE &&
 	rdl_signal $P_HELD &&
 	rdl_step "node 0 off" node0_off &&
 	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
@@ -75,7 +82,7 @@ case $ID in
 	rdl_step "hold y in dd-new" rdl_hold dd-new y &&
 	rdl_signal $P_NEW &&
 	rdl_step "node 2 found y held" rdl_wait_signal 2 $P_TRIED $WAIT &&
-	rdl_step "x and y let go" rdl_release_all &&
+	rdl_step "every name let go" rdl_release_all &&
 	rdl_signal $P_FREE
 	;;
 2)
@@ -86,13 +93,15 @@ case $ID in
 	rdl_step "open dd-old after its directory's node died" \
 		rdlockctl ls-create dd-old &&
 	rdl_step "x in dd-old refused: node 1 holds it" rdl_busy dd-old x &&
+	rdl_step "$MORE in dd-old refused: node 1 holds them" \
+		rdl_busy dd-old $MORE &&
 	rdl_signal $P_OLD &&
 	rdl_step "node 1 holds y in dd-new" rdl_wait_signal 1 $P_NEW $WAIT &&
 	rdl_step "open dd-new" rdlockctl ls-create dd-new &&
 	rdl_step "y in dd-new refused: node 1 holds it" rdl_busy dd-new y &&
 	rdl_signal $P_TRIED &&
 	rdl_step "node 1 let go" rdl_wait_signal 1 $P_FREE $WAIT &&
-	rdl_step "x in dd-old granted" rdl_free dd-old x &&
+	rdl_step "x and $MORE in dd-old granted" rdl_free dd-old x $MORE &&
 	rdl_step "y in dd-new granted" rdl_free dd-new y
 	;;
 esac

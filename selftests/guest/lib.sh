@@ -165,6 +165,15 @@ rdl_hold() {
 	done
 }
 
+# rdl_hold_each LS NAME...: rdl_hold of each NAME, one holder each.
+rdl_hold_each() {
+	rdl_he_ls=$1
+	shift
+	for rdl_he_n in "$@"; do
+		rdl_hold "$rdl_he_ls" "$rdl_he_n" || return 1
+	done
+}
+
 # rdl_release_all: let every held name go, wait for the holders, each of
 # which must end well; rdl_release_lost: the same when their lockspace
 # was lost (their unlock fails), so only their end counts.
@@ -225,10 +234,17 @@ rdl_node_flag() {
 		END { exit !ok }'
 }
 
-# rdl_rm_ls LS: LS removed here if it is open.
+# rdl_rm_ls LS: LS removed here if it is open; if that fails, why, with
+# the lockspace's epoch and the nodes' states.
 rdl_rm_ls() {
-	[ ! -d "/sys/kernel/debug/rdlock/lockspaces/$1" ] ||
-		rdlockctl ls-remove "$1"
+	rdl_rm_d=/sys/kernel/debug/rdlock/lockspaces/$1
+	[ -d "$rdl_rm_d" ] || return 0
+	rdl_rm_err=$(rdlockctl ls-remove "$1" 2>&1) && return 0
+	echo "# node $RDLOCK_NODE_ID: ls-remove $1: $rdl_rm_err"
+	[ -r "$rdl_rm_d/stats" ] &&
+		grep -E '^(epoch|lost):' "$rdl_rm_d/stats" | sed 's/^/#   /'
+	rdlockctl status | sed 's/^/#   /'
+	return 1
 }
 
 rdl_check_env() {
