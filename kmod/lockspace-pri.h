@@ -275,10 +275,16 @@ struct rdlock_lock {
  *	such a name.
  * @lost_locks: such locks that could not be taken again (now LOST).
  * @debugfs: the lockspace's debugfs directory.
+ *
+ * @users counts every holder of the lockspace, under rdlock_ls_mutex;
+ * @walkers, of those, the passes of rdlock_ls_for_each() (a node's
+ * declaration down), which keep it only while they walk it: a removal
+ * does not wait for them.
  */
 struct rdlock_ls {
 	struct list_head list;
 	unsigned int users;
+	unsigned int walkers;
 	bool created;
 	kuid_t uid;
 	kgid_t gid;
@@ -440,9 +446,11 @@ int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
  */
 #ifdef CONFIG_RDLOCK_FAULT_INJECTION
 int rdlock_ls_fault_down(void);
+void rdlock_ls_fault_walk(void);
 void rdlock_ls_fault_init(struct dentry *root);
 #else
 static inline int rdlock_ls_fault_down(void) { return 0; }
+static inline void rdlock_ls_fault_walk(void) { }
 static inline void rdlock_ls_fault_init(struct dentry *root) { }
 #endif
 

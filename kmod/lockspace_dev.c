@@ -64,7 +64,8 @@ out:
  * @name: the name.
  *
  * Return: 0, -ENOENT when no lockspace of that name was created here, or
- * -EBUSY while anybody else (a joined file, a kernel user) uses it.
+ * -EBUSY while anybody else (a joined file, a kernel user) uses it; a
+ * node's declaration down walking it does not count (it lets go after).
  */
 int rdlock_ls_remove(const char *name)
 {
@@ -75,7 +76,7 @@ int rdlock_ls_remove(const char *name)
 	ls = rdlock_ls_find(name);
 	if (!ls || !ls->created) {
 		ret = -ENOENT;
-	} else if (ls->users > 1) {
+	} else if (ls->users - ls->walkers > 1) {
 		ret = -EBUSY;
 	} else {
 		ls->created = false;

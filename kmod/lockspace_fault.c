@@ -7,6 +7,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/errno.h>
 
 #include "lockspace-pri.h"
@@ -25,8 +26,25 @@ int rdlock_ls_fault_down(void)
 	       -EIO : 0;
 }
 
+/*
+ * The next pass over the open lockspaces (rdlock_ls_for_each(), a
+ * declaration's) sleeps this many ms holding them, before its first
+ * call; the knob reads 0 from then on.
+ */
+static atomic_t rdlock_ls_inject_walk_delay_ms = ATOMIC_INIT(0);
+
+void rdlock_ls_fault_walk(void)
+{
+	int ms = atomic_xchg(&rdlock_ls_inject_walk_delay_ms, 0);
+
+	if (ms > 0)
+		msleep(ms);
+}
+
 void rdlock_ls_fault_init(struct dentry *root)
 {
 	debugfs_create_atomic_t("inject_ls_down_failures", 0600, root,
 				&rdlock_ls_inject_down_failures);
+	debugfs_create_atomic_t("inject_ls_walk_delay_ms", 0600, root,
+				&rdlock_ls_inject_walk_delay_ms);
 }

@@ -412,7 +412,8 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 
 /**
  * rdlock_ls_for_each() - call a function on every lockspace open here
- * @fn: called with each lockspace, held open meanwhile (sleeps allowed).
+ * @fn: called with each lockspace, held open meanwhile (sleeps allowed;
+ *	its creation may be removed meanwhile: struct rdlock_ls, walkers).
  * @dead: passed to @fn.
  *
  * Return: 0, the first error of @fn (every lockspace is still visited),
@@ -435,17 +436,21 @@ int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead)
 	n = 0;
 	list_for_each_entry(ls, &rdlock_ls_list, list) {
 		ls->users++;
+		ls->walkers++;
 		lss[n++] = ls;
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	rdlock_ls_fault_walk();
 	for (i = 0; i < n; i++) {
 		err = fn(lss[i], dead);
 		if (err && !ret)
 			ret = err;
 	}
 	mutex_lock(&rdlock_ls_mutex);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		lss[i]->walkers--;
 		rdlock_ls_put_locked(lss[i]);
+	}
 	mutex_unlock(&rdlock_ls_mutex);
 	kfree(lss);
 	return ret;

@@ -121,7 +121,10 @@ static int do_ioctl(unsigned long req, void *arg, const char *what)
 		err_msg("%s: %s (%s)%s", what, strerror(e), errno_name(e),
 			e == EPERM ? " (needs CAP_SYS_ADMIN)" :
 			e == ENXIO ? " (no configuration: run 'config' first)" :
-			e == EBUSY ? " (cluster is up: run 'down' first)" : "");
+			e != EBUSY ? "" :
+			req == RDLOCK_IOC_DOWN ?
+			" (this node still has lockspaces)" :
+			" (cluster is up: run 'down' first)");
 	}
 	close(fd);
 	return ret < 0 ? 1 : 0;

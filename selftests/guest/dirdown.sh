@@ -14,8 +14,11 @@
 # dd-old anew, in a region of its own, and grant x twice). Node 1 holds
 # eight more names in dd-old, so that some were homed on node 0 and moved
 # to their heir (every node hashes them alike): node 2's TRY of each is
-# refused too. The survivors create dd-new at the new directory and find
-# exclusion in it too; once node 1 lets go, node 2 gets every name.
+# refused too. Node 1's declaration holds its pass over its lockspaces
+# for 5 s (inject_ls_walk_delay_ms), and node 1 removes lockspace dd-rm
+# meanwhile: a declaration walking a lockspace does not keep its creator
+# from removing it. The survivors create dd-new at the new directory and
+# find exclusion in it too; once node 1 lets go, node 2 gets every name.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -38,6 +41,36 @@ WAIT=120
 # Held in dd-old with x: with three homes, eight names leave none on node
 # 0 once in about 26 lockspace tags.
 MORE="a b c d e f g h"
+
+WALK_DELAY=/sys/kernel/debug/rdlock/inject_ls_walk_delay_ms
+
+# The declaration's pass took the delay: it holds the lockspaces.
+walk_delayed() {
+	[ "$(cat "$WALK_DELAY")" = 0 ]
+}
+
+# rdlockctl node-down 0, removing dd-rm while its pass holds it.
+down_removing() {
+	echo 5000 >"$WALK_DELAY" || return 1
+	rdlockctl node-down 0 &
+	dr_pid=$!
+	dr_rc=0
+	if ! rdl_poll 30 walk_delayed; then
+		echo "# node 1: the declaration took no delay"
+		dr_rc=1
+	elif ! kill -0 "$dr_pid" 2>/dev/null; then
+		echo "# node 1: the declaration ended before dd-rm's removal"
+		dr_rc=1
+	elif ! rdlockctl ls-remove dd-rm; then
+		dr_rc=1
+	fi
+	wait "$dr_pid" || dr_rc=1
+	if [ -d /sys/kernel/debug/rdlock/lockspaces/dd-rm ]; then
+		echo "# node 1: dd-rm still open after the declaration"
+		dr_rc=1
+	fi
+	return $dr_rc
+}
 
 # Node 0 no longer answers ping: it is off.
 node0_silent() {
@@ -74,9 +107,11 @@ case $ID in
 	rdl_step "create dd-old" rdlockctl ls-create dd-old &&
 	rdl_step "hold x in dd-old" rdl_hold dd-old x &&
 	rdl_step "hold $MORE in dd-old" rdl_hold_each dd-old $MORE &&
+	rdl_step "create dd-rm" rdlockctl ls-create dd-rm &&
 	rdl_signal $P_HELD &&
 	rdl_step "node 0 off" node0_off &&
-	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
+	rdl_step "rdlockctl node-down 0, dd-rm removed while it walks" \
+		down_removing &&
 	rdl_step "node 2 found x held" rdl_wait_signal 2 $P_OLD $WAIT &&
 	rdl_step "create dd-new at the new directory" rdlockctl ls-create dd-new &&
 	rdl_step "hold y in dd-new" rdl_hold dd-new y &&
