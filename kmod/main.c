@@ -78,3 +78,4 @@ module_exit(rdlock_exit);
 
 MODULE_DESCRIPTION("rdlock: distributed locks over RDMA");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDLOCK_VERSION);

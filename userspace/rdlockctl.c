@@ -1308,13 +1308,8 @@ static int up_config(const char *path, __u32 timeout, int dry_run)
 	return apply_conf(path, &conf, self, timeout);
 }
 
-static int cmd_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	usage(stdout);
-	return 0;
-}
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "config", cmd_config,
@@ -1363,33 +1358,114 @@ static const struct cmd cmds[] = {
 	  "      up, or in a DLM lockspace nl, pr, ex. -b: instead of a command,\n"
 	  "      hold the lock until a request elsewhere waits for it (at most\n"
 	  "      SEC s; a DLM lockspace's blocking event), print it and release" },
-	{ "help", cmd_help, "", "show this help" },
+	{ "version", cmd_version, "",
+	  "show this tool's version and the loaded module's" },
+	{ "help", cmd_help, "[COMMAND]",
+	  "show this help, or COMMAND's alone (as 'COMMAND --help' does)" },
 };
 
-static void usage(FILE *f)
+static void cmd_usage(FILE *f, const struct cmd *c)
 {
-	size_t i;
+	fprintf(f, "  %s%s%s\n      %s\n", c->name, c->args[0] ? " " : "",
+		c->args, c->help);
+}
 
-	fprintf(f, "Usage: %s [-d DEVICE] COMMAND [ARGS]\n\nCommands:\n", prog);
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		fprintf(f, "  %s%s%s\n      %s\n", cmds[i].name,
-			cmds[i].args[0] ? " " : "", cmds[i].args, cmds[i].help);
+static void usage_tail(FILE *f)
+{
 	fprintf(f, "\nADDR is IPv4[:PORT], [IPv6]:PORT, IPv6 or IPv6%%SCOPE; port 0 or none\n"
 		"selects %u. DEVICE defaults to %s.\n", RDLOCK_DEFAULT_PORT,
 		DEFAULT_DEVICE);
 }
 
-int main(int argc, char **argv)
+static void usage(FILE *f)
 {
 	size_t i;
+
+	fprintf(f, "Usage: %s [-d DEVICE] COMMAND [ARGS]\n"
+		"       %s -h|--help | -V|--version\n\nCommands:\n", prog, prog);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		cmd_usage(f, &cmds[i]);
+	usage_tail(f);
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
+
+/* One command's synopsis and help, on standard output. */
+static void cmd_help_one(const struct cmd *c)
+{
+	printf("Usage: %s [-d DEVICE] %s%s%s\n\n      %s\n", prog, c->name,
+	       c->args[0] ? " " : "", c->args, c->help);
+	if (!strcmp(c->name, "config") || !strcmp(c->name, "add-peer"))
+		usage_tail(stdout);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2)
+		return bad_usage("help: unexpected argument '%s'", argv[2]);
+	c = find_cmd(argv[1]);
+	if (!c)
+		return bad_usage("help: unknown command '%s'", argv[1]);
+	cmd_help_one(c);
+	return 0;
+}
+
+/*
+ * This tool's release and the loaded module's (its MODULE_VERSION, in
+ * sysfs): both are dkms.conf's PACKAGE_VERSION when built from one tree.
+ */
+static int cmd_version(int argc, char **argv)
+{
+	char buf[64] = "";
+	FILE *f;
+
+	if (argc > 1)
+		return bad_usage("version: unexpected argument '%s'", argv[1]);
+	printf("rdlockctl %s\n", RDLOCK_VERSION);
+	f = fopen("/sys/module/rdlock/version", "r");
+	if (f && fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		printf("rdlock module %s\n", buf);
+	} else {
+		printf("rdlock module not loaded\n");
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cmd *c;
 	int opt;
 
 	/* "+": stop at the subcommand, whose options are its own. */
-	while ((opt = getopt(argc, argv, "+hd:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "+hVd:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return cmd_version(1, argv);
 		case 'd':
 			device = optarg;
 			break;
@@ -1404,12 +1480,16 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		if (strcmp(argv[0], cmds[i].name))
-			continue;
-		/* 0, not 1: glibc then forgets the "+" of the first scan. */
-		optind = 0;
-		return cmds[i].fn(argc, argv);
+	c = find_cmd(argv[0]);
+	if (!c)
+		return bad_usage("unknown command '%s'", argv[0]);
+	/* Its help, before any of its own options is looked at. */
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cmd_help_one(c);
+		return 0;
 	}
-	return bad_usage("unknown command '%s'", argv[0]);
+	/* 0, not 1: glibc then forgets the "+" of the first scan. */
+	optind = 0;
+	return c->fn(argc, argv);
 }

@@ -576,3 +576,4 @@ module_init(rdl_init);
 module_exit(rdl_exit);
 MODULE_DESCRIPTION("OCFS2 cluster stack on rdlock's DLM");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDLOCK_VERSION);
