@@ -428,6 +428,8 @@ static_assert(RDLOCK_LS_DOWN_MSG_TYPE < RDLOCK_XMSG_USER_TYPES);
 void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 				size_t len);
 int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead);
+bool rdlock_ls_walked_locked(const char *name);
+int rdlock_ls_walk_wait(const char *name);
 bool rdlock_ls_node_released(u32 node);
 int rdlock_ls_release_wait(const struct rdlock_ls *ls, u32 node,
 			   unsigned long deadline);

@@ -527,7 +527,20 @@ void rdlock_ls_exit(void)
 	 * module removal must end (drops already under way included).
 	 */
 	WRITE_ONCE(rdlock_ls_exit_at, (jiffies + RDLOCK_LS_EXIT_DROP_WAIT) | 1);
-	mutex_lock(&rdlock_ls_mutex);
+	/*
+	 * A declaration's pass (the membership worker's, stopped below)
+	 * holds the lockspaces it walks: let it end before they are freed.
+	 */
+	for (;;) {
+		mutex_lock(&rdlock_ls_mutex);
+		if (!rdlock_ls_walked_locked(NULL))
+			break;
+		mutex_unlock(&rdlock_ls_mutex);
+		if (rdlock_ls_walk_wait(NULL)) {
+			mutex_lock(&rdlock_ls_mutex);
+			break;
+		}
+	}
 	list_for_each_entry_safe(ls, tmp, &rdlock_ls_list, list) {
 		WARN_ON(ls->users != 1 || !ls->created);
 		ls->users = 1;

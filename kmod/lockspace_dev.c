@@ -63,13 +63,17 @@ out:
  * rdlock_ls_remove() - RDLOCK_IOC_LS_REMOVE: drop the creation's user
  * @name: the name.
  *
+ * A node's declaration down walking the lockspace does not count: the
+ * removal then waits until it let go, so that the lockspace is gone when
+ * this returns (a fatal signal ends the wait, not the removal).
+ *
  * Return: 0, -ENOENT when no lockspace of that name was created here, or
- * -EBUSY while anybody else (a joined file, a kernel user) uses it; a
- * node's declaration down walking it does not count (it lets go after).
+ * -EBUSY while anybody else (a joined file, a kernel user) uses it.
  */
 int rdlock_ls_remove(const char *name)
 {
 	struct rdlock_ls *ls;
+	bool walked = false;
 	int ret = 0;
 
 	mutex_lock(&rdlock_ls_mutex);
@@ -80,9 +84,12 @@ int rdlock_ls_remove(const char *name)
 		ret = -EBUSY;
 	} else {
 		ls->created = false;
+		walked = ls->walkers;
 		rdlock_ls_put_locked(ls);
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	if (walked)
+		rdlock_ls_walk_wait(name);
 	return ret;
 }
 

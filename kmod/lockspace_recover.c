@@ -410,6 +410,64 @@ static int rdlock_ls_forget_node(struct rdlock_ls *ls, u32 dead)
 	return err;
 }
 
+/* Passes of rdlock_ls_for_each() ended, and a wait for the next end. */
+static atomic_t rdlock_ls_walks_ended = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rdlock_ls_walk_wq);
+
+/**
+ * rdlock_ls_walked_locked() - does a pass of rdlock_ls_for_each() hold it
+ * @name: a removed lockspace of that name; NULL: any lockspace.
+ *
+ * Caller holds rdlock_ls_mutex.
+ */
+bool rdlock_ls_walked_locked(const char *name)
+{
+	struct rdlock_ls *ls;
+
+	lockdep_assert_held(&rdlock_ls_mutex);
+	list_for_each_entry(ls, &rdlock_ls_list, list)
+		if (ls->walkers &&
+		    (!name || (!strcmp(ls->name, name) && !ls->created)))
+			return true;
+	return false;
+}
+
+static bool rdlock_ls_walked(const char *name)
+{
+	bool walked;
+
+	mutex_lock(&rdlock_ls_mutex);
+	walked = rdlock_ls_walked_locked(name);
+	mutex_unlock(&rdlock_ls_mutex);
+	return walked;
+}
+
+/**
+ * rdlock_ls_walk_wait() - wait until no pass holds a lockspace
+ * @name: a lockspace whose creation rdlock_ls_remove() dropped while a
+ *	pass of rdlock_ls_for_each() held it: it is freed, and off the list
+ *	that the cluster's DOWN checks, once the pass lets go. NULL: any
+ *	lockspace (module exit).
+ *
+ * Return: 0, or -ERESTARTSYS on a fatal signal.
+ */
+int rdlock_ls_walk_wait(const char *name)
+{
+	int seq, ret;
+
+	for (;;) {
+		/* Read before the check: an end in between is seen. */
+		seq = atomic_read(&rdlock_ls_walks_ended);
+		if (!rdlock_ls_walked(name))
+			return 0;
+		ret = wait_event_killable(rdlock_ls_walk_wq,
+					  atomic_read(&rdlock_ls_walks_ended) !=
+					  seq);
+		if (ret)
+			return ret;
+	}
+}
+
 /**
  * rdlock_ls_for_each() - call a function on every lockspace open here
  * @fn: called with each lockspace, held open meanwhile (sleeps allowed;
@@ -452,6 +510,8 @@ int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead)
 		rdlock_ls_put_locked(lss[i]);
 	}
 	mutex_unlock(&rdlock_ls_mutex);
+	atomic_inc(&rdlock_ls_walks_ended);
+	wake_up_all(&rdlock_ls_walk_wq);
 	kfree(lss);
 	return ret;
 }

@@ -15,9 +15,9 @@
 # eight more names in dd-old, so that some were homed on node 0 and moved
 # to their heir (every node hashes them alike): node 2's TRY of each is
 # refused too. Node 1's declaration holds its pass over its lockspaces
-# for 5 s (inject_ls_walk_delay_ms), and node 1 removes lockspace dd-rm
+# for 10 s (inject_ls_walk_delay_ms), and node 1 removes lockspace dd-rm
 # meanwhile: a declaration walking a lockspace does not keep its creator
-# from removing it. The survivors create dd-new at the new directory and
+# from removing it, and the removal returns once it is gone. The survivors create dd-new at the new directory and
 # find exclusion in it too; once node 1 lets go, node 2 gets every name.
 
 # shellcheck source=selftests/guest/lib.sh
@@ -51,7 +51,7 @@ walk_delayed() {
 
 # rdlockctl node-down 0, removing dd-rm while its pass holds it.
 down_removing() {
-	echo 5000 >"$WALK_DELAY" || return 1
+	echo 10000 >"$WALK_DELAY" || return 1
 	rdlockctl node-down 0 &
 	dr_pid=$!
 	dr_rc=0
@@ -63,12 +63,11 @@ down_removing() {
 		dr_rc=1
 	elif ! rdlockctl ls-remove dd-rm; then
 		dr_rc=1
-	fi
-	wait "$dr_pid" || dr_rc=1
-	if [ -d /sys/kernel/debug/rdlock/lockspaces/dd-rm ]; then
-		echo "# node 1: dd-rm still open after the declaration"
+	elif [ -d /sys/kernel/debug/rdlock/lockspaces/dd-rm ]; then
+		echo "# node 1: dd-rm still open after its removal"
 		dr_rc=1
 	fi
+	wait "$dr_pid" || dr_rc=1
 	return $dr_rc
 }
 
