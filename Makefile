@@ -22,9 +22,10 @@ $(info rdlock: no build tree for the running kernel, using KDIR=$(KDIR))
 endif
 endif
 
-# OCFS2's private headers (scripts/ocfs2-headers.sh) for the stack plug-in,
-# when they were extracted; without them the plug-in is not built.
-OCFS2_HEADERS ?= $(wildcard $(CURDIR)/build/ocfs2-headers)
+# OCFS2's private headers for the stack plug-in: the copies in
+# vendor/ocfs2 (scripts/ocfs2-headers.sh --check compares them with the
+# stock kernel's source); empty: the plug-in is not built.
+OCFS2_HEADERS ?= $(CURDIR)/vendor/ocfs2
 
 KBUILD_FLAGS := -C $(KDIR) M=$(CURDIR) W=1 OCFS2_HEADERS=$(OCFS2_HEADERS)
 
@@ -78,7 +79,7 @@ dkms-add:
 		dkms remove -m rdlock -v $(DKMS_VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
-	cp --parents Kbuild COPYING $$(find LICENSES kmod uapi -type f \
+	cp --parents Kbuild COPYING $$(find LICENSES kmod uapi vendor -type f \
 		\( -name '*.[ch]' -o -path 'LICENSES/*' \)) $(DKMS_SRC)/
 	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(DKMS_VERSION)"/' dkms.conf \
 		> $(DKMS_SRC)/dkms.conf

@@ -5,8 +5,9 @@
 # dkms Debian package if missing, then "make dkms-install" of a test
 # version (DKMS_VERSION, default 0.0test) against the installed
 # linux-headers-*-amd64 (explicitly: the host may run another kernel),
-# checks that DKMS built and installed rdlock.ko for that kernel with the
-# right vermagic, "make dkms-uninstall", and checks that nothing is left:
+# checks that DKMS built and installed rdlock.ko and ocfs2_stack_rdlock.ko
+# for that kernel with the right vermagic and version, "make
+# dkms-uninstall", and checks that nothing is left:
 # no DKMS entry, no /usr/src tree, no new file under /lib/modules/KVER.
 # Prints TAP and "N passed, N failed, N skipped"; exits non-zero on failure.
 
@@ -70,10 +71,15 @@ built=/var/lib/dkms/rdlock/$VER/$kver/$(uname -m)/module/rdlock.ko
 test -f "$built"
 ok $? "dkms built rdlock.ko ($built)"
 
-installed=$(find "$mods/updates" -name 'rdlock.ko*' 2>/dev/null | head -n 1)
-[ -n "$installed" ] &&
-	modinfo -F vermagic "$installed" 2>> "$LOG" | grep -q "^$kver "
-ok $? "rdlock.ko installed for $kver (${installed:-none}), vermagic $kver"
+for m in rdlock ocfs2_stack_rdlock; do
+	installed=$(find "$mods/updates" -name "$m.ko*" 2>/dev/null | head -n 1)
+	[ -n "$installed" ] &&
+		modinfo -F vermagic "$installed" 2>> "$LOG" | grep -q "^$kver "
+	ok $? "$m.ko installed for $kver (${installed:-none}), vermagic $kver"
+	[ -n "$installed" ] &&
+		[ "$(modinfo -F version "$installed" 2>> "$LOG")" = "$VER" ]
+	ok $? "$m.ko: version $VER (dkms.conf's PACKAGE_VERSION)"
+done
 
 dkms status -m rdlock -v "$VER" -k "$kver" | tee -a "$LOG" | grep -q installed
 ok $? "dkms status: installed"

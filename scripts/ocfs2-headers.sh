@@ -17,9 +17,11 @@
 # stock kernel's version (the structures are the ABI), fetched from the
 # archive when the installed linux-source-6.1 is another.
 #
-# --check: afterwards build selftests/ocfs2-headers (a plug-in that
-# registers itself, never loaded) against the stock kernel's headers
-# (kernel.sh stock: /usr/src/linux-headers-ABI) and fail on any warning.
+# --check: afterwards check that vendor/ocfs2, the copies DKMS builds the
+# plug-in with, holds these headers unchanged and no others, and build
+# selftests/ocfs2-headers (a plug-in that registers itself, never loaded)
+# against the stock kernel's headers (kernel.sh stock:
+# /usr/src/linux-headers-ABI); fail on any difference or warning.
 
 set -euo pipefail
 
@@ -108,6 +110,16 @@ echo "linux-source-6.1 $ver: ${copied[*]}" > "$out/SOURCE"
 log "${copied[*]} from linux-source $ver in $out"
 
 if [ $check -eq 1 ]; then
+	vendor=$ROOT/vendor/ocfs2
+	for rel in "${copied[@]}"; do
+		cmp -s "$out/$rel" "$vendor/$rel" ||
+			die "vendor/ocfs2/$rel is not linux-source $ver's: copy it over (vendor/ocfs2/README)"
+	done
+	extra=$(cd "$vendor" && find fs -type f | sort | while read -r rel; do
+		[[ " ${copied[*]} " == *" $rel "* ]] || echo "$rel"
+	done)
+	[ -z "$extra" ] || die "vendor/ocfs2 has headers the plug-in does not need: $extra"
+	log "ok: vendor/ocfs2 holds linux-source $ver's ${copied[*]}"
 	bdir=$(mktemp -d)
 	trap 'rm -rf "$tmp" "$bdir"' EXIT
 	cp "$ROOT"/selftests/ocfs2-headers/{Kbuild,*.c} "$bdir/"
