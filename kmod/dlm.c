@@ -1403,15 +1403,27 @@ EXPORT_SYMBOL_GPL(rdlock_dlm_open);
 
 /**
  * rdlock_dlm_close() - close a DLM lockspace; may sleep
- * @dls: the lockspace; every lock must have had its unlock AST (or the
- *	AST of its cancelled request). Waits for cancelled requests still
- *	giving back what they got.
+ * @dls: the lockspace.
+ *
+ * Every lock must have had its final AST (its unlock's, or that of its
+ * new request, cancelled or failed): with a lock left the lockspace stays
+ * open and untouched, as fs/dlm's dlm_release_lockspace() without force
+ * leaves it. Then waits for cancelled requests still giving back what
+ * they got.
+ *
+ * Return: 0 (@dls is gone), or -EBUSY while a lock is left.
  */
-void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
+int rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 {
 	struct rdlock_dlm_notice *n, *tmp;
+	unsigned long flags;
+	bool busy;
 
-	WARN_ON(!idr_is_empty(&dls->lkids));
+	spin_lock_irqsave(&dls->lock, flags);
+	busy = !idr_is_empty(&dls->lkids);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	if (busy)
+		return -EBUSY;
 	wait_var_event(&dls->refs, !atomic_read(&dls->refs));
 	mutex_lock(&rdlock_dlm_mutex);
 	list_del(&dls->list);
@@ -1428,6 +1440,7 @@ void rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	}
 	idr_destroy(&dls->lkids);
 	kfree(dls);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_close);
 

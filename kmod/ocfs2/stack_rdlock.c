@@ -489,9 +489,14 @@ static int rdl_connect(struct ocfs2_cluster_connection *conn)
 	return 0;
 
 close:
-	rdlock_dlm_close(rc->dls);
 	conn->cc_lockspace = NULL;
 	conn->cc_private = NULL;
+	/* The version lock's unlock failed: its callbacks keep @rc. */
+	if (rdlock_dlm_close(rc->dls)) {
+		pr_err("ocfs2_stack_rdlock: %s: the version lock is left, its lockspace stays open\n",
+		       conn->cc_name);
+		return ret;
+	}
 free:
 	kfree(rc);
 	return ret;
@@ -507,7 +512,17 @@ static int rdl_disconnect(struct ocfs2_cluster_connection *conn)
 	if (ret)
 		pr_err("ocfs2_stack_rdlock: %s: version lock unlock: %d\n",
 		       conn->cc_name, ret);
-	rdlock_dlm_close(rc->dls);
+	/*
+	 * A lock left (OCFS2's, or the version lock's failed unlock): the
+	 * lockspace stays open, and so does the connection (the stack glue
+	 * keeps it and the module reference on an error).
+	 */
+	ret = rdlock_dlm_close(rc->dls);
+	if (ret) {
+		pr_err("ocfs2_stack_rdlock: %s: locks left at disconnect, the lockspace stays open\n",
+		       conn->cc_name);
+		return ret;
+	}
 	conn->cc_lockspace = NULL;
 	conn->cc_private = NULL;
 	kfree(rc);

@@ -356,6 +356,19 @@ static long dt_hold(struct dt_file *f, void __user *argp)
 	return rdlock_dlm_set_hold(f->dls, h.ms, h.max_ms);
 }
 
+/* CLOSE: rdlock_dlm_close() of the file's lockspace, if it succeeds. */
+static long dt_close_ls(struct dt_file *f)
+{
+	int ret;
+
+	if (!f->dls)
+		return -ENOTCONN;
+	ret = rdlock_dlm_close(f->dls);
+	if (!ret)
+		f->dls = NULL;
+	return ret;
+}
+
 static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct dt_file *f = file->private_data;
@@ -396,6 +409,9 @@ static long dt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case RDLOCK_DLM_TEST_IOC_FSDLM_RELEASE:
 		dt_fsdlm_release(&f->fsdlm);
 		ret = 0;
+		break;
+	case RDLOCK_DLM_TEST_IOC_CLOSE:
+		ret = dt_close_ls(f);
 		break;
 	default:
 		ret = -ENOTTY;
@@ -457,10 +473,10 @@ static int dt_release(struct inode *inode, struct file *file)
 		}
 		wait_event_timeout(f->wait, dt_all_dead(f), HZ / 10);
 	}
-	if (dt_all_dead(f)) {
-		rdlock_dlm_close(f->dls);
+	if (dt_all_dead(f) && !rdlock_dlm_close(f->dls)) {
+		f->dls = NULL;
 	} else {
-		/* Closing would wait for them for ever: leak, loudly. */
+		/* A lock is left: the close refused, leak it, loudly. */
 		pr_err("rdlock_dlm_test: locks still held after 60 s, lockspace leaked\n");
 		return 0;
 	}

@@ -186,5 +186,11 @@ struct rdlock_dlm_test_fsdlm_fill {
 #define RDLOCK_DLM_TEST_IOC_FSDLM_FILL	_IOWR(RDLOCK_DLM_TEST_IOC_MAGIC, 10, \
 					      struct rdlock_dlm_test_fsdlm_fill)
 #define RDLOCK_DLM_TEST_IOC_FSDLM_RELEASE _IO(RDLOCK_DLM_TEST_IOC_MAGIC, 11)
+/*
+ * rdlock_dlm_close() of the file's lockspace: 0 (the file has none then;
+ * OPEN may open one again), -EBUSY while a lock is left (kept open),
+ * -ENOTCONN without one.
+ */
+#define RDLOCK_DLM_TEST_IOC_CLOSE	_IO(RDLOCK_DLM_TEST_IOC_MAGIC, 12)
 
 #endif /* _RDLOCK_DLM_TEST_IOCTL_H */

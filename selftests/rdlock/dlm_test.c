@@ -113,6 +113,11 @@
  *		forces the takes and is granted once the release went. A
  *		second lock of node 0 on a LOCAL lock's resource starts that
  *		lock's take and waits for it (NOQUEUE: -EAGAIN).
+ * close	node 0: closing its lockspace with a lock granted is refused
+ *		(EBUSY, as fs/dlm's release without force) and changes
+ *		nothing: the lock converts and unlocks as before; then the
+ *		close succeeds, the file has no lockspace (a request, a
+ *		second close: ENOTCONN), and opens it again.
  * room		node 0 holds PR (NOQUEUE) on fresh resources until one finds
  *		no free name entry: that one gets -EAGAIN, not -ENOSPC, after
  *		exactly one room wait; a queued PR request on another fresh
@@ -1299,6 +1304,28 @@ TEST_F_TIMEOUT(dlm, local_defer, STEP_S)
 		UNLOCK(fd, 0);
 	}
 	BARRIER(57);
+}
+
+TEST_F_TIMEOUT(dlm, close, STEP_S)
+{
+	struct rdlock_dlm_test_open o = { .node_id = ~0U };
+	int fd = self->fd;
+
+	if (!self->env.self) {
+		GRANT(fd, 0, EX, 0, "closing");
+		EXPECT_EQ(EBUSY, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_CLOSE, NULL));
+		CONV(fd, 0, PR, 0);
+		UNLOCK(fd, 0);
+		ASSERT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_CLOSE, NULL));
+		EXPECT_EQ(ENOTCONN, dl_lock(fd, 0, EX, 0, "closing"));
+		EXPECT_EQ(ENOTCONN, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_CLOSE,
+					      NULL));
+		strcpy(o.name, LS_NAME);
+		ASSERT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_OPEN, &o));
+		GRANT(fd, 0, EX, 0, "closing");
+		UNLOCK(fd, 0);
+	}
+	BARRIER(62);
 }
 
 TEST_F_TIMEOUT(dlm, room, STEP_S)

@@ -37,7 +37,8 @@
  * Raw slots relative to B, on node 0. Barriers: 0 .. 31 (lvb: 15 .. 23
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
  * notice_order: 35; link_blip: 36 .. 41, 58; hold: 42, 43; kick: 44 .. 48,
- * 59; local: 49 .. 51; local_defer: 52 .. 57; link_down: 60, 61).
+ * 59; local: 49 .. 51; local_defer: 52 .. 57; link_down: 60, 61;
+ * close: 62).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32

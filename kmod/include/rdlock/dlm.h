@@ -130,7 +130,7 @@ typedef void (*rdlock_dlm_bast_t)(void *astarg, int mode);
 struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 				      const struct rdlock_dlm_ops *ops,
 				      void *ops_arg);
-void rdlock_dlm_close(struct rdlock_dlm_ls *dls);
+int rdlock_dlm_close(struct rdlock_dlm_ls *dls);
 /* rdlock_dlm_set_hold(): the longest minimum hold time. */
 #define RDLOCK_DLM_HOLD_MAX_MS	1000
 int rdlock_dlm_set_hold(struct rdlock_dlm_ls *dls, unsigned int ms,
