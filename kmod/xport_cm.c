@@ -23,6 +23,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <crypto/algapi.h>
 #include <rdma/ib_cm.h>
 
@@ -139,11 +140,24 @@ static void rdlock_dev_free(void)
 
 static void rdlock_conn_release_work(struct work_struct *work);
 
+/*
+ * A lock or an unlock from a file system's writeback may wait for a
+ * connection being set up (a peer reconnecting): its allocations, ours and
+ * ib_core's, must not recurse into file-system reclaim. rdlock_cm_handler()
+ * and rdlock_connect_work() run in a NOFS scope; lockdep kernels check.
+ */
+static void rdlock_assert_nofs(void)
+{
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+		WARN_ON_ONCE(current_gfp_context(GFP_KERNEL) & __GFP_FS);
+}
+
 static struct rdlock_conn *rdlock_conn_create(u32 node, bool active)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_conn *conn;
 
+	rdlock_assert_nofs();
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
@@ -330,6 +344,7 @@ static int rdlock_conn_create_qp(struct rdlock_conn *conn)
 	struct rdlock_dev *dev;
 	int ret;
 
+	rdlock_assert_nofs();
 	dev = rdlock_dev_get(conn->cm_id->device);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
@@ -1231,7 +1246,7 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 	return 0;
 }
 
-static int rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+static int __rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rdlock_conn *conn = id->context;
 	int ret = 0;
@@ -1279,7 +1294,17 @@ static int rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-static void rdlock_connect_work(struct work_struct *work)
+/* rdma_cm's callback: connections are set up here, with no FS reclaim. */
+static int rdlock_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	unsigned int nofs = memalloc_nofs_save();
+	int ret = __rdlock_cm_handler(id, ev);
+
+	memalloc_nofs_restore(nofs);
+	return ret;
+}
+
+static void __rdlock_connect_work(struct work_struct *work)
 {
 	struct rdlock_node *node = container_of(to_delayed_work(work),
 						struct rdlock_node,
@@ -1326,6 +1351,15 @@ retry:
 	if (rdlock_cl_up())
 		rdlock_schedule_connect(node);
 	spin_unlock_bh(&cl->lock);
+}
+
+/* Connecting to a node, as rdlock_cm_handler(): with no FS reclaim. */
+static void rdlock_connect_work(struct work_struct *work)
+{
+	unsigned int nofs = memalloc_nofs_save();
+
+	__rdlock_connect_work(work);
+	memalloc_nofs_restore(nofs);
 }
 
 /*
