@@ -352,7 +352,10 @@ static int rdl_version_unlock(struct rdl_conn *rc)
 	int ret;
 
 	reinit_completion(&rc->vdone);
-	ret = rdlock_dlm_unlock(rc->dls, rc->vlksb.sb_lkid, 0, &rc->vlksb, rc);
+	/* A lock left keeps the lockspace from closing (rdl_close()). */
+	while ((ret = rdlock_dlm_unlock(rc->dls, rc->vlksb.sb_lkid, 0,
+					&rc->vlksb, rc)) == -ENOMEM)
+		msleep(20);
 	if (ret)
 		return ret;
 	wait_for_completion(&rc->vdone);
@@ -440,6 +443,28 @@ again:
 
 static struct ocfs2_stack_plugin rdl_plugin;
 
+/*
+ * Close the lockspace of @rc. OCFS2 gave back its locks and the version
+ * lock is gone, so none is left. Should one be (an unlock that failed),
+ * rdlock_dlm_close() refuses (-EBUSY) and the lockspace's callbacks keep
+ * pointing at OCFS2's connection, which the stack glue frees whatever
+ * this returns (and OCFS2 ignores a failed disconnect at unmount): wait
+ * for the lock to go instead, logged, as fs/dlm's forced release is not
+ * to be had.
+ */
+static void rdl_close(struct rdl_conn *rc)
+{
+	bool told = false;
+
+	while (rdlock_dlm_close(rc->dls) == -EBUSY) {
+		if (!told)
+			pr_err("ocfs2_stack_rdlock: %s: a lock is left in the lockspace: waiting for it to go before closing\n",
+			       rc->conn->cc_name);
+		told = true;
+		msleep(1000);
+	}
+}
+
 static int rdl_connect(struct ocfs2_cluster_connection *conn)
 {
 	struct ocfs2_protocol_version max = rdl_plugin.sp_max_proto;
@@ -489,14 +514,9 @@ static int rdl_connect(struct ocfs2_cluster_connection *conn)
 	return 0;
 
 close:
+	rdl_close(rc);
 	conn->cc_lockspace = NULL;
 	conn->cc_private = NULL;
-	/* The version lock's unlock failed: its callbacks keep @rc. */
-	if (rdlock_dlm_close(rc->dls)) {
-		pr_err("ocfs2_stack_rdlock: %s: the version lock is left, its lockspace stays open\n",
-		       conn->cc_name);
-		return ret;
-	}
 free:
 	kfree(rc);
 	return ret;
@@ -512,17 +532,7 @@ static int rdl_disconnect(struct ocfs2_cluster_connection *conn)
 	if (ret)
 		pr_err("ocfs2_stack_rdlock: %s: version lock unlock: %d\n",
 		       conn->cc_name, ret);
-	/*
-	 * A lock left (OCFS2's, or the version lock's failed unlock): the
-	 * lockspace stays open, and so does the connection (the stack glue
-	 * keeps it and the module reference on an error).
-	 */
-	ret = rdlock_dlm_close(rc->dls);
-	if (ret) {
-		pr_err("ocfs2_stack_rdlock: %s: locks left at disconnect, the lockspace stays open\n",
-		       conn->cc_name);
-		return ret;
-	}
+	rdl_close(rc);
 	conn->cc_lockspace = NULL;
 	conn->cc_private = NULL;
 	kfree(rc);
