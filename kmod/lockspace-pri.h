@@ -416,7 +416,6 @@ void rdlock_ls_msg_handler(u32 src, const void *payload, size_t len);
 void rdlock_ls_up_handler(u32 node);
 void rdlock_ls_call_down(u32 dead);
 void rdlock_ls_tell_lost(void);
-void rdlock_ls_epoch_handler(void);
 void rdlock_ls_lost_flush(void);
 
 /*

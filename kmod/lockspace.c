@@ -509,7 +509,7 @@ int rdlock_ls_init(void)
 		return ret;
 	}
 	rdlock_xport_set_up_handler(rdlock_ls_up_handler);
-	rdlock_xport_set_epoch_handler(rdlock_ls_epoch_handler);
+	rdlock_xport_set_epoch_handler(rdlock_ls_tell_lost);
 	return 0;
 }
 

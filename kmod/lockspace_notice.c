@@ -120,17 +120,12 @@ static DECLARE_WORK(rdlock_ls_lost_work, rdlock_ls_lost_fn);
 /*
  * Tell the users of lockspaces lost here, soon (rdlock_ls_lost_fn()): on
  * the lockspaces' queue, which has a rescuer: a file system's fence must
- * run under memory pressure too. Any context.
+ * run under memory pressure too. Any context: it is also the transport's
+ * epoch handler, called with its lock held and bottom halves off.
  */
 void rdlock_ls_tell_lost(void)
 {
 	queue_work(rdlock_ls_wq, &rdlock_ls_lost_work);
-}
-
-/* The transport's epoch handler: its lock held, bottom halves off. */
-void rdlock_ls_epoch_handler(void)
-{
-	rdlock_ls_tell_lost();
 }
 
 /* Module exit, the handler cleared: no lost callback runs after this. */
