@@ -10,7 +10,8 @@
 # make dkms-install  rdlock.ko through DKMS, rebuilt for every new kernel
 #                    (DKMS_KERNEL=VERSION: for that kernel, not the running one)
 # make dkms-uninstall  remove it from DKMS and /usr/src
-# make install-tools  rdlockctl, the systemd unit and an example rdlock.conf
+# make install-tools  rdlockctl, the systemd unit, an example rdlock.conf,
+#                     the man pages and the bash completion
 
 # The running kernel's build tree, else the newest Debian headers package:
 # our hosts run a kernel without one, and modules are tested in guests.
@@ -93,10 +94,14 @@ dkms-uninstall:
 	dkms remove -m rdlock -v $(DKMS_VERSION) --all
 	rm -rf $(DKMS_SRC)
 
-# rdlockctl, rdlock.service and /etc/rdlock/rdlock.conf.example, under
-# $(DESTDIR); "systemctl daemon-reload" and "systemctl enable rdlock" after.
+# rdlockctl, rdlock.service, /etc/rdlock/rdlock.conf.example, the man
+# pages rdlockctl(8), rdlock.conf(5) and rdlock(7) (uncompressed) and the
+# bash completion, under $(DESTDIR); "systemctl daemon-reload" and
+# "systemctl enable rdlock" after.
 SBINDIR ?= /usr/sbin
 UNITDIR ?= /lib/systemd/system
+MANDIR ?= /usr/share/man
+BASHCOMPDIR ?= /usr/share/bash-completion/completions
 
 install-tools: userspace
 	install -D -m 0755 userspace/rdlockctl $(DESTDIR)$(SBINDIR)/rdlockctl
@@ -105,3 +110,8 @@ install-tools: userspace
 		> $(DESTDIR)$(UNITDIR)/rdlock.service
 	install -D -m 0644 packaging/rdlock.conf.example \
 		$(DESTDIR)/etc/rdlock/rdlock.conf.example
+	install -D -m 0644 packaging/man/rdlockctl.8 $(DESTDIR)$(MANDIR)/man8/rdlockctl.8
+	install -D -m 0644 packaging/man/rdlock.conf.5 $(DESTDIR)$(MANDIR)/man5/rdlock.conf.5
+	install -D -m 0644 packaging/man/rdlock.7 $(DESTDIR)$(MANDIR)/man7/rdlock.7
+	install -D -m 0644 packaging/rdlockctl.bash-completion \
+		$(DESTDIR)$(BASHCOMPDIR)/rdlockctl
