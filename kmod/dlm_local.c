@@ -36,7 +36,7 @@
 static unsigned int rdlock_dlm_local_defer_ms = 2000;
 module_param_named(dlm_local_defer_ms, rdlock_dlm_local_defer_ms, uint, 0644);
 MODULE_PARM_DESC(dlm_local_defer_ms,
-		 "ms a LOCAL lock's lock words may wait to be taken (default: 2000; 0: at once)");
+		 "ms a LOCAL lock's lock words may wait to be taken (default: 2000; 0: at once; more counts as 60000)");
 #define RDLOCK_DLM_LOCAL_DEFER_MS_MAX	60000U
 
 /* rdlock_dlm_local_defer_ms, bounded, in jiffies. */

@@ -107,7 +107,7 @@ void rdlock_conf_print(const struct rdlock_conf *conf, __u32 self,
 int rdlock_parse_u32(const char *s, __u32 *v);
 /* 1 .. 31 of [A-Za-z0-9_.:-], NUL-padded into @out. */
 int rdlock_parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX]);
-/* "bakery" or "caslock". */
+/* "bakery", "caslock" or "cql". */
 int rdlock_parse_proto(const char *s, __u32 *proto);
 /* Octal permission bits, at most 0777. */
 int rdlock_parse_mode(const char *s, __u32 *mode);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1132,6 +1133,7 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 	struct rdlock_ls_create c;
 	struct rdlock_status st;
 	char param[sizeof(RDLOCK_CONF_PARAM_DIR) + RDLOCK_CONF_OPT_NAME_MAX];
+	struct stat sb;
 	unsigned int i;
 	int fd, e, ret = 0;
 
@@ -1153,9 +1155,15 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 		o = &conf->options[i];
 		snprintf(param, sizeof(param), RDLOCK_CONF_PARAM_DIR "%s",
 			 o->name);
-		if (access(param, W_OK)) {
+		if (stat(param, &sb)) {
 			err_msg("%s: line %u: option %s: not a parameter of rdlock.ko (%s)",
 				path, o->line, o->name, strerror(errno));
+			return 1;
+		}
+		/* Not access(W_OK): root may write to a read-only file. */
+		if (!(sb.st_mode & 0222)) {
+			err_msg("%s: line %u: option %s: read at load only: use modprobe.d",
+				path, o->line, o->name);
 			return 1;
 		}
 	}
@@ -1372,8 +1380,8 @@ static void cmd_usage(FILE *f, const struct cmd *c)
 
 static void usage_tail(FILE *f)
 {
-	fprintf(f, "\nADDR is IPv4[:PORT], [IPv6]:PORT, IPv6 or IPv6%%SCOPE; port 0 or none\n"
-		"selects %u. DEVICE defaults to %s.\n", RDLOCK_DEFAULT_PORT,
+	fprintf(f, "\nADDR is IPv4[:PORT], [IPv6]:PORT, IPv6 or IPv6%%SCOPE; without a port,\n"
+		"%u. DEVICE defaults to %s.\n", RDLOCK_DEFAULT_PORT,
 		DEFAULT_DEVICE);
 }
 

@@ -105,6 +105,21 @@ no_such_param() {
 	param_is op_timeout_ms 4321 && state_is down
 }
 
+# Nor one read only at load (membership, 0444), which root could open
+# for writing: refused before anything is written.
+load_only_param() {
+	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\noption membership dlm\n' > "$BAD"
+	out=$(rdlockctl up --config "$BAD" 2>&1)
+	rc=$?
+	echo "# exit $rc: $out"
+	[ "$rc" -eq 1 ] &&
+	case "$out" in
+	"rdlockctl: $BAD: line 5: option membership: read at load only: use modprobe.d"*) ;;
+	*) false ;;
+	esac &&
+	param_is op_timeout_ms 4321 && param_is membership static && state_is down
+}
+
 if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
 	rdl_not_ok "conf.sh needs exactly 3 nodes"
 	rdl_finish
@@ -164,7 +179,9 @@ if [ -n "${up:-}" ]; then
 	rdl_step "down, no lockspace left" down_and_empty &&
 	rdl_step "down --config again is no error" rdlockctl down --config "$CONF" &&
 	rdl_step "an option that is no parameter is refused, nothing written" \
-		no_such_param
+		no_such_param &&
+	rdl_step "an option read only at load is refused, nothing written" \
+		load_only_param
 fi
 rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
 rdl_loaded rdlock && rdl_step "rmmod rdlock" rdl_rmmod rdlock
