@@ -88,6 +88,11 @@ P_RTRIED=7795
 P_RFREE=7796
 P_RGOT=7797
 P_END=7798
+# The nodes that end, the highest first, take their clusters down in turn
+# (rdl_stop_in_turn): every node with reboot, else the survivors.
+P_LEFT=7788
+SURVIVORS=$(seq $((VICTIM - 1)) -1 0 | tr '\n' ' ')
+EVERY_NODE="$VICTIM $SURVIVORS"
 
 # freeze: node 0's first try to declare the victim down fails once its
 # locks moved (inject_ls_down_failures); the membership tries again.
@@ -193,8 +198,8 @@ if [ "$MODE" = reboot ] && [ "${RDLOCK_BOOT:-1}" -gt 1 ]; then
 	[ -n "$RDL_HOLDERS" ] && rdl_release_all
 	all_ended
 	rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
-	rdl_stop
-	rdl_dlm_stop
+	# shellcheck disable=SC2086 # a list of node ids
+	rdl_stop_in_turn $P_LEFT $EVERY_NODE
 	rdl_finish
 	exit
 fi
@@ -281,8 +286,10 @@ if [ -n "$FENCE" ]; then
 		rdl_step "rmmod rdlock_dlm_test" rdl_rmmod rdlock_dlm_test
 	rdl_loaded rdlock_test &&
 		rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
-	rdl_stop
-	rdl_dlm_stop
+	ending=$SURVIVORS
+	[ "$MODE" = reboot ] && ending=$EVERY_NODE
+	# shellcheck disable=SC2086 # a list of node ids
+	rdl_stop_in_turn $P_LEFT $ending
 	rdl_finish
 	exit
 fi
@@ -302,6 +309,6 @@ rdl_loaded rdlock_dlm_test &&
 	rdl_step "rmmod rdlock_dlm_test" rdl_rmmod rdlock_dlm_test
 # No final barrier through the transport (rdl_stop's): the victim is out.
 rdl_loaded rdlock_test && rdl_step "rmmod rdlock_test" rdl_rmmod rdlock_test
-rdl_stop
-rdl_dlm_stop
+# shellcheck disable=SC2086 # a list of node ids
+rdl_stop_in_turn $P_LEFT $SURVIVORS
 rdl_finish
