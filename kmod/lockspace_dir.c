@@ -310,6 +310,9 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 	 */
 	for (;;) {
 		if (RDLOCK_LS_REGIONS + off + ls->attr.slots > min_slots) {
+			pr_warn_ratelimited("lockspace %s: its %u slots do not fit in the lock tables (the smallest has %u, %llu taken): raise table_slots on every node\n",
+					    ls->name, ls->attr.slots, min_slots,
+					    RDLOCK_LS_REGIONS + off);
 			ret = -ENOSPC;
 			break;
 		}
@@ -364,8 +367,11 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 	}
 	if (ret)
 		return ret;
-	if (geometry == RDLOCK_LS_GEOMETRY_FAILED)
+	if (geometry == RDLOCK_LS_GEOMETRY_FAILED) {
+		pr_warn_ratelimited("lockspace %s: the node that created it in this cluster epoch found no room for it (table_slots)\n",
+				    ls->name);
 		return -ENOSPC;
+	}
 	ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ,
 			   entry + RDLOCK_LS_DIR_POLICY, 0, 0, &policy);
 	if (ret)
@@ -378,7 +384,13 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 	}
 	ls->base = geometry >> 32;
 	ls->entries = rdlock_ls_region_entries(ls);
-	return ls->base + ls->attr.slots <= min_slots ? 0 : -ENOSPC;
+	if (ls->base + ls->attr.slots > min_slots) {
+		pr_warn_ratelimited("lockspace %s: its slots %u to %u are beyond the smallest lock table (%u slots): every node needs the same table_slots\n",
+				    ls->name, ls->base, ls->base + ls->attr.slots - 1,
+				    min_slots);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 /*
@@ -436,6 +448,9 @@ static int rdlock_ls_join_dir(struct rdlock_ls *ls, u32 dir, u32 min_slots)
 		}
 		ret = -ENOSPC;
 	}
+	if (ret == -ENOSPC && i == RDLOCK_LS_DIR_ENTRIES)
+		pr_warn_ratelimited("lockspace %s: the cluster's directory is full (%u lockspaces; a removed one keeps its entry until the cluster goes down)\n",
+				    ls->name, RDLOCK_LS_DIR_ENTRIES);
 out:
 	kfree(words);
 	return ret;

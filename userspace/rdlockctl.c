@@ -588,7 +588,7 @@ static const char *ls_hint(int e)
 	case EEXIST:
 		return " (exists here, or in the cluster with other attributes: see dmesg)";
 	case ENOSPC:
-		return " (no room: 64 lockspaces per cluster, lock-table slots, or names per node)";
+		return " (no room: lockspaces, table slots or names: see dmesg)";
 	case ENOENT:
 		return " (no such lockspace on this node: run 'ls-create' first)";
 	case EBUSY:

@@ -68,7 +68,24 @@ trace_checks() {
 }
 
 # rdlockctl lock on node 0 alone: exit statuses like flock(1).
+# A lockspace larger than the lock tables (the guests' 32768 slots):
+# ENOSPC, and the kernel log names it and the setting to raise.
+too_big() {
+	out=$(rdlockctl ls-create ls_too_big --slots 65536 2>&1)
+	rc=$?
+	echo "# exit $rc: $out"
+	[ "$rc" -eq 1 ] &&
+	case "$out" in
+	*"(ENOSPC) (no room: lockspaces, table slots or names: see dmesg)") ;;
+	*) false ;;
+	esac &&
+	dmesg | grep "lockspace ls_too_big: " | sed 's/^/# /' &&
+	dmesg | grep -q "lockspace ls_too_big: its 65536 slots do not fit in the lock tables (the smallest has 32768, [0-9]* taken): raise table_slots on every node"
+}
+
 ctl_checks() {
+	rdl_step "rdlockctl ls-create larger than the tables: ENOSPC, logged" \
+		too_big
 	rdl_step "rdlockctl ls-create" rdlockctl ls-create ctl --slots 8 &&
 	rdl_step "rdlockctl lock runs the command" rdlockctl lock ctl n -- true
 	rdlockctl lock ctl n -- sh -c 'exit 3'
