@@ -337,6 +337,9 @@ static int rdlock_ls_publish(struct rdlock_ls *ls, u32 dir, u32 entry,
 		return ret;
 	if (ret)
 		geometry = RDLOCK_LS_GEOMETRY_FAILED;
+	if (ret && ret != -ENOSPC)
+		pr_warn_ratelimited("lockspace %s: not placed in the cluster (error %d): the name is unusable until the cluster goes down\n",
+				    ls->name, ret);
 	err = rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_GEOMETRY,
 				geometry);
 	if (ret || err)
@@ -368,7 +371,7 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 	if (ret)
 		return ret;
 	if (geometry == RDLOCK_LS_GEOMETRY_FAILED) {
-		pr_warn_ratelimited("lockspace %s: the node that created it in this cluster epoch found no room for it (table_slots)\n",
+		pr_warn_ratelimited("lockspace %s: the node that created it could not place it (see its log): the name is unusable until the cluster goes down\n",
 				    ls->name);
 		return -ENOSPC;
 	}
@@ -449,7 +452,7 @@ static int rdlock_ls_join_dir(struct rdlock_ls *ls, u32 dir, u32 min_slots)
 		ret = -ENOSPC;
 	}
 	if (ret == -ENOSPC && i == RDLOCK_LS_DIR_ENTRIES)
-		pr_warn_ratelimited("lockspace %s: the cluster's directory is full (%u lockspaces; a removed one keeps its entry until the cluster goes down)\n",
+		pr_warn_ratelimited("lockspace %s: the cluster's directory is full (%u entries; removed and failed lockspaces keep theirs until the cluster goes down)\n",
 				    ls->name, RDLOCK_LS_DIR_ENTRIES);
 out:
 	kfree(words);

@@ -248,6 +248,8 @@ static int check_option(struct conf_line *l, const char *name, const char *val)
 	} ranges[] = {
 		{ "table_slots", 9, 524288 },
 		{ "op_timeout_ms", 1, 3600000 },
+		{ "dlm_slots", 1200, 262144 },
+		{ "dlm_local_defer_ms", 0, 0xffffffff },
 	};
 	unsigned int i;
 	__u32 v;

@@ -588,7 +588,7 @@ static const char *ls_hint(int e)
 	case EEXIST:
 		return " (exists here, or in the cluster with other attributes: see dmesg)";
 	case ENOSPC:
-		return " (no room: lockspaces, table slots or names: see dmesg)";
+		return " (no room: 64 lockspaces per cluster, lock-table slots, or names per node)";
 	case ENOENT:
 		return " (no such lockspace on this node: run 'ls-create' first)";
 	case EBUSY:
@@ -611,7 +611,8 @@ static int ls_ioctl(int fd, unsigned long req, void *arg, const char *what,
 		return 0;
 	e = errno;
 	err_msg("%s %s: %s (%s)%s", what, name, strerror(e), errno_name(e),
-		ls_hint(e));
+		req == RDLOCK_IOC_LS_CREATE && e == ENOSPC ?
+		" (no room for it in the cluster: see dmesg)" : ls_hint(e));
 	return e;
 }
 

@@ -490,7 +490,7 @@ rdl_dlm_stop() {
 	done
 	if dmesg | grep -q "dlm.*unexpected state\|because shutdown stuck\|active shutdown timed out"; then
 		echo "# fs/dlm's connection shutdown went wrong: its states"
-		dmesg | grep -E "state|fin|reset node|users (inc|dec)|closing connection" |
+		dmesg | grep -E "dlm: |switch node|fin (msg|ack)|sending fin|reset node|users (inc|dec)|shutdown|flush midcomms" |
 			sed 's/^/#   /'
 	fi
 	return 0
@@ -501,7 +501,9 @@ rdl_dlm_stop() {
 # answers on PORT; then each stops corosync and dlm_controld once the last
 # one answers. So each leaves the companion lockspace (membership=dlm)
 # while the others stay in it, and no daemon stops while a node still
-# leaves. CI saw fs/dlm 6.1 (a stock kernel) WARN in
+# leaves. A node waits 300 s for each node before it in the list (a
+# missing one does not make two others stop at once); one not in the list
+# only waits for the last. CI saw fs/dlm 6.1 (a stock kernel) WARN in
 # dlm_midcomms_receive_buffer(), a FIN in an unexpected state, and a node
 # wait out dlm_midcomms_shutdown()'s 3 minutes, when all three nodes left
 # at once just after one had rejoined; fs/dlm's own shutdown races are
@@ -510,19 +512,22 @@ rdl_stop_in_turn() {
 	rdl_t_port=$1
 	shift
 	rdl_t_prev=
+	rdl_t_wait=0
 	for rdl_t in "$@"; do
 		[ "$rdl_t" -eq "$RDLOCK_NODE_ID" ] && break
 		rdl_t_prev=$rdl_t
+		rdl_t_wait=$((rdl_t_wait + 300))
 	done
 	[ -z "$rdl_t_prev" ] ||
 		rdl_step "node $rdl_t_prev took its cluster down" \
-			rdl_wait_signal "$rdl_t_prev" "$rdl_t_port" 300
+			rdl_wait_signal "$rdl_t_prev" "$rdl_t_port" "$rdl_t_wait"
 	rdl_stop
 	rdl_signal "$rdl_t_port"
 	for rdl_t_last in "$@"; do :; done
 	[ "$rdl_t_last" -eq "$RDLOCK_NODE_ID" ] ||
 		rdl_step "node $rdl_t_last took its cluster down" \
-			rdl_wait_signal "$rdl_t_last" "$rdl_t_port" 300
+			rdl_wait_signal "$rdl_t_last" "$rdl_t_port" \
+			$((300 * $#))
 	rdl_dlm_stop
 }
 

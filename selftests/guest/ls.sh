@@ -67,7 +67,6 @@ trace_checks() {
 			'rdlock_unlock 0')"
 }
 
-# rdlockctl lock on node 0 alone: exit statuses like flock(1).
 # A lockspace larger than the lock tables (the guests' 32768 slots):
 # ENOSPC, and the kernel log names it and the setting to raise.
 too_big() {
@@ -76,13 +75,14 @@ too_big() {
 	echo "# exit $rc: $out"
 	[ "$rc" -eq 1 ] &&
 	case "$out" in
-	*"(ENOSPC) (no room: lockspaces, table slots or names: see dmesg)") ;;
+	*"(ENOSPC) (no room for it in the cluster: see dmesg)") ;;
 	*) false ;;
 	esac &&
 	dmesg | grep "lockspace ls_too_big: " | sed 's/^/# /' &&
 	dmesg | grep -q "lockspace ls_too_big: its 65536 slots do not fit in the lock tables (the smallest has 32768, [0-9]* taken): raise table_slots on every node"
 }
 
+# rdlockctl lock on node 0 alone: exit statuses like flock(1).
 ctl_checks() {
 	rdl_step "rdlockctl ls-create larger than the tables: ENOSPC, logged" \
 		too_big
