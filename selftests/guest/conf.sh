@@ -90,34 +90,33 @@ status_has() {
 	rdlockctl status --json | grep -q "$1"
 }
 
-# Once down: a file naming no parameter of rdlock.ko is refused before
-# anything is written (op_timeout_ms keeps its value).
-no_such_param() {
-	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\noption no_such_param 1\n' > "$BAD"
+# Once down: a file whose line 5 is "option NAME VALUE" that must be
+# refused with MESSAGE before anything is written (op_timeout_ms 1 on
+# line 4 is not written: it keeps 4321): refused_option NAME VALUE MESSAGE.
+refused_option() {
+	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\noption %s %s\n' \
+		"$1" "$2" > "$BAD"
 	out=$(rdlockctl up --config "$BAD" 2>&1)
 	rc=$?
 	echo "# exit $rc: $out"
 	[ "$rc" -eq 1 ] &&
 	case "$out" in
-	"rdlockctl: $BAD: line 5: option no_such_param: not a parameter of rdlock.ko"*) ;;
+	"rdlockctl: $BAD: line 5: option $1: $3"*) ;;
 	*) false ;;
 	esac &&
 	param_is op_timeout_ms 4321 && state_is down
 }
 
-# Nor one read only at load (membership, 0444), which root could open
-# for writing: refused before anything is written.
+# No parameter of rdlock.ko.
+no_such_param() {
+	refused_option no_such_param 1 "not a parameter of rdlock.ko"
+}
+
+# One read only at load (membership, 0444), which root could open for
+# writing.
 load_only_param() {
-	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\noption membership dlm\n' > "$BAD"
-	out=$(rdlockctl up --config "$BAD" 2>&1)
-	rc=$?
-	echo "# exit $rc: $out"
-	[ "$rc" -eq 1 ] &&
-	case "$out" in
-	"rdlockctl: $BAD: line 5: option membership: read at load only: use modprobe.d"*) ;;
-	*) false ;;
-	esac &&
-	param_is op_timeout_ms 4321 && param_is membership static && state_is down
+	refused_option membership dlm "read at load only: use modprobe.d" &&
+		param_is membership static
 }
 
 if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then

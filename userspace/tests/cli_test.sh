@@ -16,20 +16,11 @@ set -f
 ctl=$1
 conf=$2
 shift 2
-n=0
-bad=0
 helps=$(mktemp)
 trap 'rm -f "$helps"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-	fi
-}
+# shellcheck source=userspace/tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$conf")
 for v in --version -V version; do
@@ -122,5 +113,4 @@ while read -r line; do
 done < "$helps.lines"
 rm -f "$helps.lines"
 
-echo "# $((n - bad)) passed, $bad failed"
-[ "$bad" -eq 0 ]
+tap_end

@@ -32,20 +32,11 @@ ctl=$1
 top=$2
 man=$top/packaging/man
 comp=$top/packaging/rdlockctl.bash-completion
-n=0
-bad=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		bad=$((bad + 1))
-	fi
-}
+# shellcheck source=userspace/tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 # roff text as it reads: no font escapes, "\-" a hyphen.
 roff() {
@@ -375,5 +366,4 @@ out=$(complete_line "$tmp/no-such-dir" rdlockctl '')
 [ -z "$out" ]
 ok $? "completion: nothing without a rdlockctl in PATH${out:+ (but: $(echo "$out" | head -n 3 | words))}"
 
-echo "# $((n - bad)) passed, $bad failed"
-[ "$bad" -eq 0 ]
+tap_end
