@@ -304,21 +304,30 @@ static int parse_option(struct rdlock_conf *conf, struct conf_line *l)
 	return 0;
 }
 
-enum ls_attr { LS_PROTO, LS_LEASE, LS_OMEGA, LS_SLOTS, LS_UPDATE, LS_UID,
-	       LS_GID, LS_MODE };
+enum ls_attr { LS_PROTO, LS_LEASE, LS_OMEGA, LS_SLOTS, LS_UPDATE,
+	       LS_QUEUE_BITS, LS_VERSION_BITS, LS_HIER, LS_DLM, LS_UID, LS_GID,
+	       LS_MODE };
+
+/* Whether an attribute takes a value: as ls-create's options do. */
+enum ls_value { LS_VAL_NONE, LS_VAL_REQUIRED, LS_VAL_OPTIONAL };
 
 static const struct {
 	const char *name;
-	int has_value;
+	enum ls_value value;
 } ls_attrs[] = {
-	[LS_PROTO] = { "proto", 1 },
-	[LS_LEASE] = { "lease-ms", 1 },
-	[LS_OMEGA] = { "omega-us", 1 },
-	[LS_SLOTS] = { "slots", 1 },
-	[LS_UPDATE] = { "update", 0 },
-	[LS_UID] = { "uid", 1 },
-	[LS_GID] = { "gid", 1 },
-	[LS_MODE] = { "mode", 1 },
+	[LS_PROTO] = { "proto", LS_VAL_REQUIRED },
+	[LS_LEASE] = { "lease-ms", LS_VAL_REQUIRED },
+	[LS_OMEGA] = { "omega-us", LS_VAL_REQUIRED },
+	[LS_SLOTS] = { "slots", LS_VAL_REQUIRED },
+	[LS_UPDATE] = { "update", LS_VAL_NONE },
+	[LS_QUEUE_BITS] = { "queue-bits", LS_VAL_REQUIRED },
+	[LS_VERSION_BITS] = { "version-bits", LS_VAL_REQUIRED },
+	/* Only as --hier=FAIRNESS: a next word is another attribute. */
+	[LS_HIER] = { "hier", LS_VAL_OPTIONAL },
+	[LS_DLM] = { "dlm", LS_VAL_NONE },
+	[LS_UID] = { "uid", LS_VAL_REQUIRED },
+	[LS_GID] = { "gid", LS_VAL_REQUIRED },
+	[LS_MODE] = { "mode", LS_VAL_REQUIRED },
 };
 
 /* One attribute, as ls-create's option of the same name. */
@@ -326,6 +335,7 @@ static int parse_ls_attr(struct rdlock_conf_ls *ls, struct conf_line *l,
 			 enum ls_attr a, const char *val)
 {
 	struct rdlock_ls_create *c = &ls->c;
+	__u32 bits;
 
 	switch (a) {
 	case LS_PROTO:
@@ -348,6 +358,39 @@ static int parse_ls_attr(struct rdlock_conf_ls *ls, struct conf_line *l,
 		break;
 	case LS_UPDATE:
 		c->flags |= RDLOCK_LS_UPDATE;
+		break;
+	case LS_QUEUE_BITS:
+		if (rdlock_parse_u32(val, &bits) ||
+		    bits < RDLOCK_CQL_QUEUE_BITS_MIN ||
+		    bits > RDLOCK_CQL_QUEUE_BITS_MAX)
+			return lerr(l, "bad queue bits '%s' (%u..%u)", val,
+				    RDLOCK_CQL_QUEUE_BITS_MIN,
+				    RDLOCK_CQL_QUEUE_BITS_MAX);
+		c->queue_bits = bits;
+		break;
+	case LS_VERSION_BITS:
+		if (rdlock_parse_u32(val, &bits) ||
+		    bits < RDLOCK_CQL_VERSION_BITS_MIN ||
+		    bits > RDLOCK_CQL_VERSION_BITS_MAX)
+			return lerr(l, "bad version bits '%s' (%u..%u)", val,
+				    RDLOCK_CQL_VERSION_BITS_MIN,
+				    RDLOCK_CQL_VERSION_BITS_MAX);
+		c->version_bits = bits;
+		break;
+	case LS_HIER:
+		c->flags |= RDLOCK_LS_CQL_HIER;
+		if (!val || !strcmp(val, "task-fair"))
+			break;
+		if (strcmp(val, "phase-fair"))
+			return lerr(l, "bad fairness '%s' (task-fair or phase-fair)",
+				    val);
+		c->flags |= RDLOCK_LS_CQL_PHASE_FAIR;
+		break;
+	case LS_DLM:
+		/* The DLM layer fixes the protocol and the size. */
+		c->flags = RDLOCK_LS_DLM;
+		c->proto = 0;
+		c->slots = 0;
 		break;
 	case LS_UID:
 		if (rdlock_parse_u32(val, &c->uid))
@@ -407,19 +450,21 @@ static int parse_lockspace(struct rdlock_conf *conf, struct conf_line *l)
 				break;
 		if (a == ARRAY_SIZE(ls_attrs))
 			return lerr(l,
-				    "lockspace %s: unknown attribute '%s' (--proto, --lease-ms, --omega-us, --slots, --update, --uid, --gid, --mode)",
+				    "lockspace %s: unknown attribute '%s' (--proto, --lease-ms, --omega-us, --slots, --update, --queue-bits, --version-bits, --hier, --dlm, --uid, --gid, --mode)",
 				    ls->c.name, word);
 		if (seen & (1U << a))
 			return lerr(l, "lockspace %s: %s given twice",
 				    ls->c.name, word);
 		seen |= 1U << a;
-		if (!ls_attrs[a].has_value) {
+		if (ls_attrs[a].value == LS_VAL_NONE) {
 			if (eq)
 				return lerr(l, "lockspace %s: %s takes no value",
 					    ls->c.name, word);
 			val = NULL;
 		} else if (eq) {
 			val = eq + 1;
+		} else if (ls_attrs[a].value == LS_VAL_OPTIONAL) {
+			val = NULL;
 		} else if (w + 1 < l->nr) {
 			val = l->w[++w];
 		} else {
@@ -429,6 +474,11 @@ static int parse_lockspace(struct rdlock_conf *conf, struct conf_line *l)
 		if (parse_ls_attr(ls, l, a, val))
 			return -EINVAL;
 	}
+	/* The DLM layer sets the protocol and the geometry. */
+	if (seen & 1U << LS_DLM && seen & ~(1U << LS_DLM | 1U << LS_UID |
+					   1U << LS_GID | 1U << LS_MODE))
+		return lerr(l, "lockspace %s: --dlm takes only --uid, --gid and --mode",
+			    ls->c.name);
 	ls->line = l->line;
 	conf->ls[conf->nr_ls++] = lsbuf;
 	return 0;
@@ -586,10 +636,24 @@ void rdlock_conf_print(const struct rdlock_conf *conf, __u32 self,
 		fprintf(f, "rdlockctl wait --timeout %u\n", timeout);
 	for (i = 0; i < conf->nr_ls; i++) {
 		c = &conf->ls[i].c;
-		fprintf(f, "rdlockctl ls-create %s --proto %s --lease-ms %u",
-			c->name, rdlock_proto_name(c->proto), c->lease_ms);
-		fprintf(f, " --omega-us %u --slots %u%s", c->omega_us, c->slots,
-			c->flags & RDLOCK_LS_UPDATE ? " --update" : "");
+		fprintf(f, "rdlockctl ls-create %s", c->name);
+		if (c->flags & RDLOCK_LS_DLM) {
+			fprintf(f, " --dlm");
+		} else {
+			fprintf(f, " --proto %s --lease-ms %u",
+				rdlock_proto_name(c->proto), c->lease_ms);
+			fprintf(f, " --omega-us %u --slots %u%s", c->omega_us,
+				c->slots,
+				c->flags & RDLOCK_LS_UPDATE ? " --update" : "");
+		}
+		if (c->queue_bits)
+			fprintf(f, " --queue-bits %u", c->queue_bits);
+		if (c->version_bits)
+			fprintf(f, " --version-bits %u", c->version_bits);
+		if (c->flags & RDLOCK_LS_CQL_HIER)
+			fprintf(f, " --hier=%s",
+				c->flags & RDLOCK_LS_CQL_PHASE_FAIR ?
+				"phase-fair" : "task-fair");
 		if (conf->ls[i].has_uid)
 			fprintf(f, " --uid %u", c->uid);
 		if (conf->ls[i].has_gid)

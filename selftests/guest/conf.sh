@@ -40,6 +40,8 @@ write_conf() {
 		echo "lockspace conf-a"
 		echo "lockspace conf-b --proto caslock --slots 8 --mode 0640 --gid 100"
 		echo "lockspace conf-c --update --lease-ms=1000"
+		echo "lockspace conf-q --proto cql --slots 512 --queue-bits 4 --hier=phase-fair"
+		echo "lockspace conf-d --dlm --mode 0660"
 	} > "$CONF"
 }
 
@@ -162,7 +164,12 @@ if [ -n "${up:-}" ]; then
 		ls_has conf-b "slots: 8" "lease_ms: 0"
 	rdl_step "lockspace conf-c: update locks, 1000 ms leases" \
 		ls_has conf-c "slots: 1024" "lease_ms: 1000" "flags: 0x1"
+	rdl_step "lockspace conf-q: cql, hierarchical phase-fair, 512 slots" \
+		ls_has conf-q "protocol: cql" "slots: 512" "flags: 0xc"
 	rdl_step "lock in conf-a" rdlockctl lock -w 60 conf-a "n$RDLOCK_NODE_ID" -- true
+	rdl_step "lock in conf-q" rdlockctl lock -w 60 conf-q shared -- true
+	rdl_step "EX lock in DLM lockspace conf-d" \
+		rdlockctl lock -m ex -w 60 conf-d shared -- true
 	rdl_step "lock in conf-b" rdlockctl lock -w 60 conf-b shared -- true
 	rdl_step "update lock in conf-c" rdlockctl lock -u -w 60 conf-c shared -- true
 	rdl_signal $LOCKED_PORT

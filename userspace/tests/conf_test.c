@@ -81,6 +81,18 @@ static const struct conf_case conf_cases[] = {
 	  "rdlockctl ls-create a.b:c-d_9 --proto caslock --lease-ms 500 --omega-us 20 --slots 8 --update --uid 1000 --gid 100 --mode 0640\n"
 	  "rdlockctl ls-create x --proto bakery --lease-ms 0 --omega-us 0 --slots 65536 --uid 0 --mode 0000\n",
 	},
+	{ "lockspaces with the CQL and DLM attributes",
+	  HEAD "lockspace q --proto cql --slots 512 --queue-bits 4 --version-bits=8 --hier\n"
+	  "lockspace p --proto=cql --hier=phase-fair --mode 0600\n"
+	  "lockspace t --hier=task-fair --proto cql\n"
+	  "lockspace d --dlm --gid 100 --mode 0660\n",
+	  NULL,
+	  CONFIG_1 WAIT
+	  "rdlockctl ls-create q --proto cql --lease-ms 0 --omega-us 0 --slots 512 --queue-bits 4 --version-bits 8 --hier=task-fair --mode 0666\n"
+	  "rdlockctl ls-create p --proto cql --lease-ms 0 --omega-us 0 --slots 1024 --hier=phase-fair --mode 0600\n"
+	  "rdlockctl ls-create t --proto cql --lease-ms 0 --omega-us 0 --slots 1024 --hier=task-fair --mode 0666\n"
+	  "rdlockctl ls-create d --dlm --gid 100 --mode 0660\n",
+	},
 	{ "lockspace name of 31 characters",
 	  HEAD "lockspace " X10 X10 X10 "1\n", NULL,
 	  CONFIG_1 WAIT "rdlockctl ls-create " X10 X10 X10 "1 " LS_DEFAULTS " --mode 0666\n" },
@@ -187,11 +199,31 @@ static const struct conf_case conf_cases[] = {
 	{ "lockspace word that is no attribute", HEAD "lockspace a 8\n",
 	  "line 4: lockspace a: unexpected '8' (attributes are --NAME [VALUE])", NULL },
 	{ "lockspace unknown attribute", HEAD "lockspace a --lease 5\n",
-	  "line 4: lockspace a: unknown attribute '--lease' (--proto, --lease-ms, --omega-us, --slots, --update, --uid, --gid, --mode)",
+	  "line 4: lockspace a: unknown attribute '--lease' (--proto, --lease-ms, --omega-us, --slots, --update, --queue-bits, --version-bits, --hier, --dlm, --uid, --gid, --mode)",
 	  NULL },
 	{ "lockspace abbreviated attribute", HEAD "lockspace a --up\n",
-	  "line 4: lockspace a: unknown attribute '--up' (--proto, --lease-ms, --omega-us, --slots, --update, --uid, --gid, --mode)",
+	  "line 4: lockspace a: unknown attribute '--up' (--proto, --lease-ms, --omega-us, --slots, --update, --queue-bits, --version-bits, --hier, --dlm, --uid, --gid, --mode)",
 	  NULL },
+	{ "lockspace queue bits 0", HEAD "lockspace a --proto cql --queue-bits 0\n",
+	  "line 4: bad queue bits '0' (1..12)", NULL },
+	{ "lockspace queue bits 13", HEAD "lockspace a --proto cql --queue-bits 13\n",
+	  "line 4: bad queue bits '13' (1..12)", NULL },
+	{ "lockspace version bits 1", HEAD "lockspace a --proto cql --version-bits 1\n",
+	  "line 4: bad version bits '1' (2..16)", NULL },
+	{ "lockspace version bits 17", HEAD "lockspace a --proto cql --version-bits=17\n",
+	  "line 4: bad version bits '17' (2..16)", NULL },
+	{ "lockspace bad fairness", HEAD "lockspace a --proto cql --hier=fair\n",
+	  "line 4: bad fairness 'fair' (task-fair or phase-fair)", NULL },
+	{ "lockspace --hier takes no next word", HEAD "lockspace a --hier phase-fair\n",
+	  "line 4: lockspace a: unexpected 'phase-fair' (attributes are --NAME [VALUE])", NULL },
+	{ "lockspace --dlm with a protocol", HEAD "lockspace a --dlm --proto bakery\n",
+	  "line 4: lockspace a: --dlm takes only --uid, --gid and --mode", NULL },
+	{ "lockspace --dlm with slots", HEAD "lockspace a --slots 8 --dlm\n",
+	  "line 4: lockspace a: --dlm takes only --uid, --gid and --mode", NULL },
+	{ "lockspace --dlm with --hier", HEAD "lockspace a --dlm --hier\n",
+	  "line 4: lockspace a: --dlm takes only --uid, --gid and --mode", NULL },
+	{ "lockspace --dlm with a value", HEAD "lockspace a --dlm=1\n",
+	  "line 4: lockspace a: --dlm takes no value", NULL },
 	{ "lockspace attribute twice", HEAD "lockspace a --slots 8 --slots=8\n",
 	  "line 4: lockspace a: --slots given twice", NULL },
 	{ "lockspace attribute without value", HEAD "lockspace a --update --mode\n",
