@@ -94,6 +94,60 @@ int rdlock_parse_mode(const char *s, __u32 *mode)
 	return 0;
 }
 
+static int parse_range(const char *s, __u32 min, __u32 max, __u32 *v)
+{
+	__u32 n;
+
+	if (rdlock_parse_u32(s, &n) || n < min || n > max)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+int rdlock_parse_slots(const char *s, __u32 *slots)
+{
+	__u32 n;
+
+	if (parse_range(s, 2, RDLOCK_LS_SLOTS_MAX, &n) || n % 2)
+		return -EINVAL;
+	*slots = n;
+	return 0;
+}
+
+int rdlock_parse_queue_bits(const char *s, __u8 *bits)
+{
+	__u32 n;
+
+	if (parse_range(s, RDLOCK_CQL_QUEUE_BITS_MIN, RDLOCK_CQL_QUEUE_BITS_MAX,
+			&n))
+		return -EINVAL;
+	*bits = n;
+	return 0;
+}
+
+int rdlock_parse_version_bits(const char *s, __u8 *bits)
+{
+	__u32 n;
+
+	if (parse_range(s, RDLOCK_CQL_VERSION_BITS_MIN,
+			RDLOCK_CQL_VERSION_BITS_MAX, &n))
+		return -EINVAL;
+	*bits = n;
+	return 0;
+}
+
+int rdlock_parse_hier(const char *s, __u32 *flags)
+{
+	if (!s || !strcmp(s, "task-fair")) {
+		*flags |= RDLOCK_LS_CQL_HIER;
+		return 0;
+	}
+	if (strcmp(s, "phase-fair"))
+		return -EINVAL;
+	*flags |= RDLOCK_LS_CQL_HIER | RDLOCK_LS_CQL_PHASE_FAIR;
+	return 0;
+}
+
 /* Message "line N: ..." (no prefix for line 0) into @err; -EINVAL. */
 static int vconf_err(char *err, size_t errlen, unsigned int line,
 		     const char *fmt, va_list ap)
@@ -335,7 +389,6 @@ static int parse_ls_attr(struct rdlock_conf_ls *ls, struct conf_line *l,
 			 enum ls_attr a, const char *val)
 {
 	struct rdlock_ls_create *c = &ls->c;
-	__u32 bits;
 
 	switch (a) {
 	case LS_PROTO:
@@ -351,8 +404,7 @@ static int parse_ls_attr(struct rdlock_conf_ls *ls, struct conf_line *l,
 			return lerr(l, "bad omega '%s' (microseconds)", val);
 		break;
 	case LS_SLOTS:
-		if (rdlock_parse_u32(val, &c->slots) || c->slots < 2 ||
-		    c->slots % 2 || c->slots > RDLOCK_LS_SLOTS_MAX)
+		if (rdlock_parse_slots(val, &c->slots))
 			return lerr(l, "bad slot count '%s' (even, 2..%u)", val,
 				    RDLOCK_LS_SLOTS_MAX);
 		break;
@@ -360,31 +412,21 @@ static int parse_ls_attr(struct rdlock_conf_ls *ls, struct conf_line *l,
 		c->flags |= RDLOCK_LS_UPDATE;
 		break;
 	case LS_QUEUE_BITS:
-		if (rdlock_parse_u32(val, &bits) ||
-		    bits < RDLOCK_CQL_QUEUE_BITS_MIN ||
-		    bits > RDLOCK_CQL_QUEUE_BITS_MAX)
+		if (rdlock_parse_queue_bits(val, &c->queue_bits))
 			return lerr(l, "bad queue bits '%s' (%u..%u)", val,
 				    RDLOCK_CQL_QUEUE_BITS_MIN,
 				    RDLOCK_CQL_QUEUE_BITS_MAX);
-		c->queue_bits = bits;
 		break;
 	case LS_VERSION_BITS:
-		if (rdlock_parse_u32(val, &bits) ||
-		    bits < RDLOCK_CQL_VERSION_BITS_MIN ||
-		    bits > RDLOCK_CQL_VERSION_BITS_MAX)
+		if (rdlock_parse_version_bits(val, &c->version_bits))
 			return lerr(l, "bad version bits '%s' (%u..%u)", val,
 				    RDLOCK_CQL_VERSION_BITS_MIN,
 				    RDLOCK_CQL_VERSION_BITS_MAX);
-		c->version_bits = bits;
 		break;
 	case LS_HIER:
-		c->flags |= RDLOCK_LS_CQL_HIER;
-		if (!val || !strcmp(val, "task-fair"))
-			break;
-		if (strcmp(val, "phase-fair"))
+		if (rdlock_parse_hier(val, &c->flags))
 			return lerr(l, "bad fairness '%s' (task-fair or phase-fair)",
 				    val);
-		c->flags |= RDLOCK_LS_CQL_PHASE_FAIR;
 		break;
 	case LS_DLM:
 		/* The DLM layer fixes the protocol and the size. */

@@ -111,6 +111,17 @@ int rdlock_parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX]);
 int rdlock_parse_proto(const char *s, __u32 *proto);
 /* Octal permission bits, at most 0777. */
 int rdlock_parse_mode(const char *s, __u32 *mode);
+/* A lockspace's slots: even, 2 .. RDLOCK_LS_SLOTS_MAX. */
+int rdlock_parse_slots(const char *s, __u32 *slots);
+/* CQL: RDLOCK_CQL_QUEUE_BITS_MIN .. _MAX. */
+int rdlock_parse_queue_bits(const char *s, __u8 *bits);
+/* CQL: RDLOCK_CQL_VERSION_BITS_MIN .. _MAX. */
+int rdlock_parse_version_bits(const char *s, __u8 *bits);
+/*
+ * --hier's value into @flags: NULL or "task-fair" adds RDLOCK_LS_CQL_HIER,
+ * "phase-fair" RDLOCK_LS_CQL_PHASE_FAIR too.
+ */
+int rdlock_parse_hier(const char *s, __u32 *flags);
 /* Inverse of rdlock_parse_proto(). */
 const char *rdlock_proto_name(__u32 proto);
 

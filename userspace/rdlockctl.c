@@ -577,9 +577,12 @@ static int cmd_wait(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* Lockspaces and locks                                               */
 
-/* Why a lockspace or lock ioctl failed, as a hint after the error. */
-static const char *ls_hint(int e)
+/* Why lockspace or lock ioctl @req failed with @e, as a hint after it. */
+static const char *ls_hint(unsigned long req, int e)
 {
+	/* Only a lockspace that finds no room is logged (with its cause). */
+	if (req == RDLOCK_IOC_LS_CREATE && e == ENOSPC)
+		return " (no room for it in the cluster: see dmesg)";
 	switch (e) {
 	case EPERM:
 		return " (needs CAP_SYS_ADMIN)";
@@ -611,8 +614,7 @@ static int ls_ioctl(int fd, unsigned long req, void *arg, const char *what,
 		return 0;
 	e = errno;
 	err_msg("%s %s: %s (%s)%s", what, name, strerror(e), errno_name(e),
-		req == RDLOCK_IOC_LS_CREATE && e == ENOSPC ?
-		" (no room for it in the cluster: see dmesg)" : ls_hint(e));
+		ls_hint(req, e));
 	return e;
 }
 
@@ -635,9 +637,6 @@ static int cmd_ls_create(int argc, char **argv)
 	};
 	struct rdlock_ls_create c;
 	bool dlm = false, attrs = false;
-	unsigned long mode;
-	__u32 bits;
-	char *end;
 	int opt, fd, ret;
 
 	memset(&c, 0, sizeof(c));
@@ -661,29 +660,19 @@ static int cmd_ls_create(int argc, char **argv)
 						 optarg);
 			break;
 		case 'Q':
-			if (rdlock_parse_u32(optarg, &bits) ||
-			    bits < RDLOCK_CQL_QUEUE_BITS_MIN ||
-			    bits > RDLOCK_CQL_QUEUE_BITS_MAX)
+			if (rdlock_parse_queue_bits(optarg, &c.queue_bits))
 				return bad_usage("bad queue bits '%s' (1..12)",
 						 optarg);
-			c.queue_bits = bits;
 			break;
 		case 'V':
-			if (rdlock_parse_u32(optarg, &bits) ||
-			    bits < RDLOCK_CQL_VERSION_BITS_MIN ||
-			    bits > RDLOCK_CQL_VERSION_BITS_MAX)
+			if (rdlock_parse_version_bits(optarg, &c.version_bits))
 				return bad_usage("bad version bits '%s' (2..16)",
 						 optarg);
-			c.version_bits = bits;
 			break;
 		case 'H':
-			c.flags |= RDLOCK_LS_CQL_HIER;
-			if (!optarg || !strcmp(optarg, "task-fair"))
-				break;
-			if (strcmp(optarg, "phase-fair"))
+			if (rdlock_parse_hier(optarg, &c.flags))
 				return bad_usage("bad fairness '%s' (task-fair or phase-fair)",
 						 optarg);
-			c.flags |= RDLOCK_LS_CQL_PHASE_FAIR;
 			break;
 		case 'l':
 			if (rdlock_parse_u32(optarg, &c.lease_ms))
@@ -694,8 +683,7 @@ static int cmd_ls_create(int argc, char **argv)
 				return bad_usage("bad omega '%s' (microseconds)", optarg);
 			break;
 		case 's':
-			if (rdlock_parse_u32(optarg, &c.slots) || c.slots < 2 ||
-			    c.slots % 2 || c.slots > RDLOCK_LS_SLOTS_MAX)
+			if (rdlock_parse_slots(optarg, &c.slots))
 				return bad_usage("bad slot count '%s' (even, 2..65536)",
 						 optarg);
 			break;
@@ -711,13 +699,9 @@ static int cmd_ls_create(int argc, char **argv)
 				return bad_usage("bad gid '%s' (a number)", optarg);
 			break;
 		case 'm':
-			errno = 0;
-			mode = strtoul(optarg, &end, 8);
-			if (errno || end == optarg || *end || mode > 0777 ||
-			    optarg[0] == '-')
+			if (rdlock_parse_mode(optarg, &c.mode))
 				return bad_usage("bad mode '%s' (octal, at most 0777)",
 						 optarg);
-			c.mode = mode;
 			break;
 		default:
 			return bad_usage("%s: bad option", "ls-create");
@@ -986,7 +970,7 @@ static int cmd_lock(int argc, char **argv)
 		else
 			err_msg("%s lock %s in %s: %s (%s)%s", mode_name(l.mode),
 				name, ls, strerror(e), errno_name(e),
-				e == ENOENT ? "" : ls_hint(e));
+				e == ENOENT ? "" : ls_hint(RDLOCK_IOC_LOCK, e));
 		close(fd);
 		return 1;
 	}
@@ -1276,7 +1260,7 @@ static int down_config(const char *path)
 		e = errno;
 		err_msg("%s: line %u: remove lockspace %s: %s (%s)%s", path,
 			conf.ls[i].line, n.name, strerror(e), errno_name(e),
-			ls_hint(e));
+			ls_hint(RDLOCK_IOC_LS_REMOVE, e));
 		ret = 1;
 	}
 	if (ioctl(fd, RDLOCK_IOC_DOWN) < 0 && errno != EALREADY &&

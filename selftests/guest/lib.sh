@@ -488,9 +488,10 @@ rdl_dlm_stop() {
 	for rdl_p in $RDL_DLM_CONTROLD_PID $RDL_COROSYNC_PID; do
 		kill "$rdl_p" 2>/dev/null
 	done
-	if dmesg | grep -q "dlm.*unexpected state\|because shutdown stuck\|active shutdown timed out"; then
+	rdl_k=$(dmesg)
+	if echo "$rdl_k" | grep -q "dlm.*unexpected state\|because shutdown stuck\|active shutdown timed out"; then
 		echo "# fs/dlm's connection shutdown went wrong: its states"
-		dmesg | grep -E "dlm: |switch node|fin (msg|ack)|sending fin|reset node|users (inc|dec)|shutdown|flush midcomms" |
+		echo "$rdl_k" | grep -E "dlm: |switch node|fin (msg|ack)|sending fin|reset node|users (inc|dec)|shutdown|flush midcomms" |
 			sed 's/^/#   /'
 	fi
 	return 0
