@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/hashtable.h>
+#include <linux/hrtimer.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -284,6 +285,20 @@ enum rdlock_dlm_req_state {
  *	by its cancel's gate_work).
  * @RDLOCK_DLM_REQ_ROOM_WARNED: its long wait for a free name entry was
  *	logged.
+ * @RDLOCK_DLM_REQ_LOCAL: the background take of a LOCAL grant, run by
+ *	rdlock_dlm_local_work() on rdlock_dlm_local_wq (set before it is
+ *	started).
+ * @RDLOCK_DLM_REQ_ASLEEP: its work returned to wait (rdlock_dlm_sleep());
+ *	whoever clears it queues the work again (rdlock_dlm_req_wake()).
+ * @RDLOCK_DLM_REQ_DEAF: that wait is a back-off that kicks do not cut
+ *	short (no free name entry, a LOCAL take's retry).
+ * @RDLOCK_DLM_REQ_TAKING: a take of rdlock_dlm_take() is under way: the
+ *	work goes on with it when it runs again.
+ * @RDLOCK_DLM_REQ_LOCAL_DONE: rdlock_dlm_wait_local() let it go on.
+ * @RDLOCK_DLM_REQ_LOCAL_WAITED: it waited there (@t0 is when it began).
+ * @RDLOCK_DLM_REQ_RETAKE: a PR->EX conversion that failed takes its PR
+ *	back (@ret its status).
+ * @RDLOCK_DLM_REQ_STARTED: its work ran before.
  *
  * Bit numbers, for the atomic bitops: they change in more than one
  * context, not all under a lock.
@@ -293,6 +308,14 @@ enum rdlock_dlm_req_flag {
 	RDLOCK_DLM_REQ_NOTICED,
 	RDLOCK_DLM_REQ_DROPPED,
 	RDLOCK_DLM_REQ_ROOM_WARNED,
+	RDLOCK_DLM_REQ_LOCAL,
+	RDLOCK_DLM_REQ_ASLEEP,
+	RDLOCK_DLM_REQ_DEAF,
+	RDLOCK_DLM_REQ_TAKING,
+	RDLOCK_DLM_REQ_LOCAL_DONE,
+	RDLOCK_DLM_REQ_LOCAL_WAITED,
+	RDLOCK_DLM_REQ_RETAKE,
+	RDLOCK_DLM_REQ_STARTED,
 };
 
 /**
@@ -314,7 +337,17 @@ enum rdlock_dlm_req_flag {
  *	under rdlock_dlm_ls.lock.
  * @waiting: RDLOCK_DLM_WAIT_*, for rdlock_dlm_lock_status().
  * @kicks: kicks received while noticed (rdlock_dlm_kicked()).
- * @kick_wq: its wait for a kick, a cancel or the next poll.
+ * @kicks_seen: @kicks when its take last tried.
+ * @timer: ends its wait (%RDLOCK_DLM_REQ_ASLEEP) at the next poll or
+ *	back-off; a kick, a cancel or the LOCAL takes it waits for end it
+ *	sooner.
+ * @local_wait_node: on rdlock_dlm_ls.local_waiters while it waits in
+ *	rdlock_dlm_wait_local().
+ * @poll_us: its take's next poll back-off.
+ * @backoff_ms: its take's back-off for a free name entry; a LOCAL take's
+ *	before it tries again after a failure.
+ * @t0: when its take (or its wait for the LOCAL takes) began.
+ * @ret: a failed PR->EX conversion's status, while it takes PR back.
  * @main: a lock on the main word this request took and does not hand over.
  * @gate: the same for the gate.
  * @cancel_gate: @gate, taken away by a cancel for @gate_work to give back.
@@ -340,7 +373,13 @@ struct rdlock_dlm_req {
 	enum rdlock_dlm_req_state state;
 	int waiting;
 	unsigned int kicks;
-	wait_queue_head_t kick_wq;
+	unsigned int kicks_seen;
+	struct hrtimer timer;
+	struct list_head local_wait_node;
+	unsigned int poll_us;
+	unsigned int backoff_ms;
+	ktime_t t0;
+	int ret;
 	struct rdlock_lock *main;
 	struct rdlock_lock *gate;
 	struct rdlock_lock *cancel_gate;
@@ -381,7 +420,9 @@ struct rdlock_dlm_req {
  * @hold_max_ms: how far rdlock_dlm_hold_adapt() may raise a lock's.
  * @local_takes: locks granted with RDLOCK_DLM_LKF_LOCAL whose lock words
  *	are not taken yet (under @lock).
- * @local_wq: woken when none is left, when one is taken, and by a cancel.
+ * @local_waiters: requests waiting in rdlock_dlm_wait_local(), woken
+ *	(rdlock_dlm_local_wake()) when one is taken or none is left
+ *	(rdlock_dlm_req.local_wait_node).
  * @unpublished: those whose take has not started, oldest first
  *	(rdlock_dlm_lkb.local_node).
  * @parked: EX unlocks whose release waits for @local_takes to be 0
@@ -412,7 +453,7 @@ struct rdlock_dlm_ls {
 	unsigned int hold_ms;
 	unsigned int hold_max_ms;
 	unsigned int local_takes;
-	wait_queue_head_t local_wq;
+	struct list_head local_waiters;
 	struct list_head unpublished;
 	struct list_head parked;
 	bool forcing;
@@ -546,6 +587,9 @@ void rdlock_dlm_drop(struct rdlock_dlm_req *req,
 		     struct rdlock_lock **lk);
 int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f);
 void rdlock_dlm_req_free(struct rdlock_dlm_req *req);
+int rdlock_dlm_sleep(struct rdlock_dlm_req *req, u64 ns, bool deaf);
+void rdlock_dlm_req_wake(struct rdlock_dlm_req *req);
+void rdlock_dlm_req_resume(struct rdlock_dlm_req *req);
 void rdlock_dlm_req_setup(struct rdlock_dlm_lkb *lkb,
 			  struct rdlock_dlm_req *req);
 
@@ -584,7 +628,8 @@ void rdlock_dlm_trim_work(struct work_struct *work);
 
 /* dlm_local.c */
 void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls);
-void rdlock_dlm_wait_local(struct rdlock_dlm_req *req);
+bool rdlock_dlm_wait_local(struct rdlock_dlm_req *req);
+void rdlock_dlm_local_wake(struct rdlock_dlm_ls *dls);
 void rdlock_dlm_release_work(struct work_struct *work);
 void rdlock_dlm_age_work(struct work_struct *work);
 void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,

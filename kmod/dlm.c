@@ -18,8 +18,11 @@
  * details.
  *
  * Requests run in an unbound WQ_MEM_RECLAIM workqueue, one work item per
- * request; callbacks run from another, one work item per lock, so a lock's
- * callbacks come one at a time and in order. Blocking callbacks: before a
+ * request, that never sleeps for a grant: a request that must wait returns
+ * and its work is queued again by its timer, a kick, a cancel or the end
+ * of the LOCAL takes it waits for (rdlock_dlm_sleep()). Callbacks run
+ * from another, one work item per lock, so a lock's callbacks come one at
+ * a time and in order. Blocking callbacks: before a
  * request waits (its first try found the name busy), its node broadcasts
  * a notice (resource hash, mode) to the lockspace's nodes through the
  * lockspace layer; each node gives a BAST to its holders that block the
@@ -56,7 +59,8 @@
  *       rdlock_dlm_gate_work()           queued: gives back the gate
  *       rdlock_dlm_queue_cb(ECANCEL)     dlm_ast.c
  *
- *   rdlock_dlm_work()
+ *   rdlock_dlm_work()                  again after each wait
+ *     rdlock_dlm_req_resume()
  *     rdlock_dlm_wait_local()            dlm_local.c
  *     rdlock_dlm_unlock_work()           unlock
  *       rdlock_dlm_lvb_release()
@@ -64,11 +68,12 @@
  *                                        drops them later, dlm_local.c
  *       rdlock_dlm_queue_cb(EUNLOCK)     dlm_ast.c
  *     rdlock_dlm_up()                    new lock, up-conversion
- *       rdlock_dlm_take()
+ *       rdlock_dlm_take()                goes on with a take, if any
  *         rdlock_dlm_try()               one CAS
  *         rdlock_dlm_notice_wait()       the wait notice, dlm_notice.c
- *         rdlock_dlm_wait_take()         tries until taken or cancelled
+ *         rdlock_dlm_sleep()             busy: returns, queued again later
  *         rdlock_dlm_room()              no free name entry
+ *           rdlock_dlm_sleep()
  *       rdlock_dlm_drop()                PR->EX: the PR hold
  *     rdlock_dlm_lvb_grant()             granted
  *     rdlock_dlm_down()                  down-conversion
@@ -96,6 +101,7 @@
  *     rdlock_dlm_ast()                   dlm_ast.c
  *   rdlock_dlm_local_work()            its take, once published
  *     rdlock_dlm_up()
+ *     rdlock_dlm_sleep()                 failed: tries again later
  *     rdlock_dlm_notice_done()           dlm_notice.c
  *     rdlock_dlm_req_free()
  */
@@ -106,6 +112,7 @@
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/hashtable.h>
+#include <linux/hrtimer.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -308,6 +315,58 @@ void rdlock_dlm_req_to(struct rdlock_dlm_req *req, enum rdlock_dlm_req_state to)
 }
 
 /* ------------------------------------------------------------------ */
+/* Waits                                                              */
+
+/*
+ * No work item sleeps for a grant. A request whose take must wait (the
+ * word is busy, a link is being made again, the name's home has no free
+ * entry) or that waits for LOCAL takes returns from its work with
+ * RDLOCK_DLM_REQ_ASLEEP set, and whoever clears the bit queues the work
+ * again: its timer at the next poll or back-off, a kick, a cancel, the end
+ * of the LOCAL takes (rdlock_dlm_local_wake()). The work then goes on
+ * where it was (RDLOCK_DLM_REQ_TAKING and the words the request holds say
+ * where). So the workers only run tries, and waiting requests, however
+ * many one user makes, keep no other request, down-conversion or unlock
+ * from a worker.
+ */
+void rdlock_dlm_req_wake(struct rdlock_dlm_req *req)
+{
+	if (test_and_clear_bit(RDLOCK_DLM_REQ_ASLEEP, &req->iflags))
+		queue_work(test_bit(RDLOCK_DLM_REQ_LOCAL, &req->iflags) ?
+			   rdlock_dlm_local_wq : rdlock_dlm_wq, &req->work);
+}
+
+static enum hrtimer_restart rdlock_dlm_timer_fn(struct hrtimer *timer)
+{
+	rdlock_dlm_req_wake(container_of(timer, struct rdlock_dlm_req, timer));
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * @req's work returns to wait at most @ns: returns -EINPROGRESS, which its
+ * callers pass up to the work function. A cancel ends the wait, and unless
+ * @deaf a kick, one that came since the take's last try at once.
+ */
+int rdlock_dlm_sleep(struct rdlock_dlm_req *req, u64 ns, bool deaf)
+{
+	assign_bit(RDLOCK_DLM_REQ_DEAF, &req->iflags, deaf);
+	set_bit(RDLOCK_DLM_REQ_ASLEEP, &req->iflags);
+	/* Against a kick's or a cancel's rdlock_dlm_req_wake(). */
+	smp_mb__after_atomic();
+	hrtimer_start(&req->timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
+	if (!READ_ONCE(req->lkb) ||
+	    (!deaf && READ_ONCE(req->kicks) != req->kicks_seen))
+		rdlock_dlm_req_wake(req);
+	return -EINPROGRESS;
+}
+
+/* @req's work runs (again): a wait it was in is over. */
+void rdlock_dlm_req_resume(struct rdlock_dlm_req *req)
+{
+	hrtimer_try_to_cancel(&req->timer);
+}
+
+/* ------------------------------------------------------------------ */
 /* Requests                                                           */
 
 static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
@@ -323,21 +382,19 @@ static enum rdlock_lock_mode rdlock_dlm_rdmode(int mode)
  * good, so that its next user hangs. Instead every node is asked to
  * forget the names homed on @home (the full node) it does not use now
  * (this one's included), which frees their entries once no node uses
- * them; names homed elsewhere stay cached. The take is tried
- * again after a back-off (@ms, NULL for a NOQUEUE take: "not now"), until
- * it gets room or the request is cancelled.
- * Return: 0 to try again, -EAGAIN (NOQUEUE) or -ECANCELED.
+ * them; names homed elsewhere stay cached. The take is tried again after
+ * a back-off (not for a NOQUEUE take, @noqueue: "not now"), until it gets
+ * room or the request is cancelled.
+ * Return: -EINPROGRESS (the back-off) or -EAGAIN (NOQUEUE).
  */
 static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
-			   unsigned int *ms)
+			   bool noqueue)
 {
-	unsigned long flags;
 	s64 waited_ms;
-	bool live;
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_ROOM_WAIT, 1);
 	rdlock_dlm_send_notice(req, RDLOCK_DLM_NOTICE_ROOM, req->to, home);
-	if (!ms)
+	if (noqueue)
 		return -EAGAIN;
 	/* Names in use fill the home: only an admin can make room. */
 	waited_ms = ktime_ms_delta(ktime_get(), req->start);
@@ -348,13 +405,11 @@ static int rdlock_dlm_room(struct rdlock_dlm_req *req, u32 home,
 				    req->dls->name, home, waited_ms,
 				    READ_ONCE(rdlock_dlm_slots));
 	}
-	*ms = clamp_t(unsigned int, *ms * 2, RDLOCK_DLM_ROOM_MS_MIN,
-		      RDLOCK_DLM_ROOM_MS_MAX);
-	msleep(*ms);
-	spin_lock_irqsave(&req->dls->lock, flags);
-	live = req->lkb;
-	spin_unlock_irqrestore(&req->dls->lock, flags);
-	return live ? 0 : -ECANCELED;
+	req->backoff_ms = clamp_t(unsigned int, req->backoff_ms * 2,
+				  RDLOCK_DLM_ROOM_MS_MIN,
+				  RDLOCK_DLM_ROOM_MS_MAX);
+	return rdlock_dlm_sleep(req, (u64)req->backoff_ms * NSEC_PER_MSEC,
+				true);
 }
 
 /*
@@ -374,55 +429,6 @@ static struct rdlock_lock *rdlock_dlm_try(struct rdlock_dlm_req *req,
 				.flags = flags | RDLOCK_LKF_TRY });
 }
 
-/*
- * Take @name (@flags: RDLOCK_LKF_GATE or 0) for @req, waiting for it:
- * tries, each one CAS, until one gets it, the request is cancelled or a
- * try fails for another reason than a busy word or a link that is being
- * made again.
- * Between tries the request sleeps until a kick (a holder gave the
- * resource back), a cancel, or a random back-off up to twice the last
- * (RDLOCK_DLM_POLL_US_*; a kick starts it again at the minimum, since the
- * release may not have reached the word's home yet). The lock protocols'
- * own waits cannot be cut short: a cancelled request would wait on for a
- * lock it then gives back at once.
- */
-static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
-						const u8 *name, int mode,
-						u32 flags)
-{
-	unsigned int poll_us = RDLOCK_DLM_POLL_US_MIN, kicks, fixed_ms;
-	struct rdlock_lock *lk;
-	u64 ns;
-
-	for (;;) {
-		kicks = READ_ONCE(req->kicks);
-		lk = rdlock_dlm_try(req, name, mode, flags);
-		/*
-		 * -EAGAIN: too many abandoned tries still finishing, or a
-		 * link being made again (rdlock_lock()'s TRY); -ENOTCONN
-		 * means a node the name lives on is declared down: over.
-		 */
-		if (!IS_ERR(lk) ||
-		    (PTR_ERR(lk) != -EBUSY && PTR_ERR(lk) != -EAGAIN))
-			return lk;
-		if (!READ_ONCE(req->lkb))
-			return ERR_PTR(-ECANCELED);
-		fixed_ms = rdlock_dlm_fault_poll_ms();
-		ns = fixed_ms ? (u64)fixed_ms * NSEC_PER_MSEC :
-			(u64)(get_random_u32() % poll_us + 1) * NSEC_PER_USEC;
-		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_WAIT, 1);
-		wait_event_hrtimeout(req->kick_wq,
-				     READ_ONCE(req->kicks) != kicks ||
-				     !READ_ONCE(req->lkb), ns_to_ktime(ns));
-		if (READ_ONCE(req->kicks) != kicks)
-			poll_us = RDLOCK_DLM_POLL_US_MIN;
-		else
-			poll_us = min(2 * poll_us, RDLOCK_DLM_POLL_US_MAX);
-		if (!READ_ONCE(req->lkb))
-			return ERR_PTR(-ECANCELED);
-	}
-}
-
 /* rdlock_dlm_take()'s @how */
 #define RDLOCK_DLM_TAKE_GATE	0x1	/* the gate word, not the main word */
 #define RDLOCK_DLM_TAKE_NOQUEUE	0x2	/* one try: busy is -EAGAIN */
@@ -432,6 +438,18 @@ static struct rdlock_lock *rdlock_dlm_wait_take(struct rdlock_dlm_req *req,
  * Take the main or (RDLOCK_DLM_TAKE_GATE in @how) gate word of @req's
  * resource, sending the request's blocking notice first unless
  * RDLOCK_DLM_TAKE_NOQUEUE or _QUIET (a take that cannot wait for anybody).
+ * Each call is one step: a try (two before the first wait: one to see
+ * whether anybody is in the way, one after the notice). A take that must
+ * wait returns -EINPROGRESS, its work sleeping (rdlock_dlm_sleep()), and
+ * goes on when the work runs again and calls it with the same arguments
+ * (%RDLOCK_DLM_REQ_TAKING) until it is taken, the request is cancelled or
+ * a try fails for another reason than a busy word or a link that is
+ * being made again. The wait until the next try is a random back-off up
+ * to twice the last (RDLOCK_DLM_POLL_US_*), cut short by a kick (a holder
+ * gave the resource back), which starts it again at the minimum, since
+ * the release may not have reached the word's home yet. The lock
+ * protocols' own waits are not used: a cancelled request would wait on
+ * for a lock it then gives back at once.
  */
 static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
 			   struct rdlock_lock **out)
@@ -441,19 +459,33 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
 	bool gate = how & RDLOCK_DLM_TAKE_GATE;
 	u32 word = gate ? RDLOCK_LKF_GATE : 0;
 	u8 name[RDLOCK_RES_NAME_MAX];
-	unsigned int room_ms = 0;
 	struct rdlock_lock *lk;
-	ktime_t t0;
+	unsigned int fixed_ms;
 	int ret;
+	u64 ns;
 
 	static_assert(RDLOCK_DLM_RESNAME_MAX + 1 <= RDLOCK_RES_NAME_MAX);
 	name[0] = 'M';
 	memcpy(name + 1, req->res->name, req->res->len);
-	if (!noqueue)
-		WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
-						RDLOCK_DLM_WAIT_MAIN);
-	t0 = ktime_get();
-again:
+	if (!test_and_set_bit(RDLOCK_DLM_REQ_TAKING, &req->iflags)) {
+		req->t0 = ktime_get();
+		req->poll_us = RDLOCK_DLM_POLL_US_MIN;
+		req->backoff_ms = 0;
+		if (!noqueue)
+			WRITE_ONCE(req->waiting, gate ? RDLOCK_DLM_WAIT_GATE :
+							RDLOCK_DLM_WAIT_MAIN);
+	} else {
+		/* Woken from a wait. */
+		if (!READ_ONCE(req->lkb)) {
+			lk = ERR_PTR(-ECANCELED);
+			goto took;
+		}
+		if (READ_ONCE(req->kicks) != req->kicks_seen)
+			req->poll_us = RDLOCK_DLM_POLL_US_MIN;
+		else
+			req->poll_us = min(2 * req->poll_us,
+					   RDLOCK_DLM_POLL_US_MAX);
+	}
 	/*
 	 * Before the request's first wait every holder in its way learns of
 	 * it, whichever of its waits (gate, main word) it will be in. A try
@@ -471,26 +503,43 @@ again:
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRY_BUSY, 1);
 		rdlock_dlm_notice_wait(req);
 	}
-	if (noqueue)
-		lk = rdlock_dlm_try(req, name, mode, word);
-	else
-		lk = rdlock_dlm_wait_take(req, name, mode, word);
+	req->kicks_seen = READ_ONCE(req->kicks);
+	lk = rdlock_dlm_try(req, name, mode, word);
+	/*
+	 * -EAGAIN: too many abandoned tries still finishing, or a link
+	 * being made again (rdlock_lock()'s TRY); -ENOTCONN means a node the
+	 * name lives on is declared down: over.
+	 */
+	if (!noqueue && IS_ERR(lk) &&
+	    (PTR_ERR(lk) == -EBUSY || PTR_ERR(lk) == -EAGAIN)) {
+		if (!READ_ONCE(req->lkb)) {
+			lk = ERR_PTR(-ECANCELED);
+			goto took;
+		}
+		fixed_ms = rdlock_dlm_fault_poll_ms();
+		ns = fixed_ms ? (u64)fixed_ms * NSEC_PER_MSEC :
+			(u64)(get_random_u32() % req->poll_us + 1) *
+			NSEC_PER_USEC;
+		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_WAIT, 1);
+		return rdlock_dlm_sleep(req, ns, false);
+	}
 took:
 	if (IS_ERR(lk) && PTR_ERR(lk) == -ENOSPC) {
 		ret = rdlock_dlm_room(req, rdlock_ls_home(req->dls->ls, name,
 							  req->res->len + 1),
-				      noqueue ? NULL : &room_ms);
-		if (!ret)
-			goto again;
+				      noqueue);
+		if (ret == -EINPROGRESS)
+			return ret;
 		lk = ERR_PTR(ret);
 	}
+	clear_bit(RDLOCK_DLM_REQ_TAKING, &req->iflags);
 	WRITE_ONCE(req->waiting, RDLOCK_DLM_WAIT_NONE);
 	if (gate)
 		rdlock_dlm_count_since(RDLOCK_DLM_ST_TAKE_GATE,
-				       RDLOCK_DLM_ST_NS_GATE, t0);
+				       RDLOCK_DLM_ST_NS_GATE, req->t0);
 	else
 		rdlock_dlm_count_since(RDLOCK_DLM_ST_TAKE_MAIN,
-				       RDLOCK_DLM_ST_NS_MAIN, t0);
+				       RDLOCK_DLM_ST_NS_MAIN, req->t0);
 	if (IS_ERR(lk)) {
 		rdlock_dlm_count(RDLOCK_DLM_ST_TAKE_FAIL, 1);
 		/* TRY: busy, or too many abandoned tries still finishing. */
@@ -545,11 +594,15 @@ static bool rdlock_dlm_step(struct rdlock_dlm_req *req,
  * Up-conversion or new lock to PR or EX. Returns 0 or the AST status; on
  * success @lkb's main (and gate) are set, on failure @lkb keeps what it
  * held in @from, or NL when it had to give it up and could not retake it.
+ * -EINPROGRESS: a take waits (rdlock_dlm_take()); the work calls this
+ * again when it runs again, and it goes on where it was: in the take under
+ * way, or after the words the request holds.
  */
 int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		  int *grmode)
 {
 	bool noqueue = req->flags & RDLOCK_DLM_LKF_NOQUEUE;
+	bool taking = test_bit(RDLOCK_DLM_REQ_TAKING, &req->iflags);
 	u32 how = noqueue ? RDLOCK_DLM_TAKE_NOQUEUE : 0;
 	enum rdlock_dlm_req_state wait = noqueue ? RDLOCK_DLM_RQS_RUNNING :
 						   RDLOCK_DLM_RQS_CANCELLABLE;
@@ -559,18 +612,26 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	if (req->to == RDLOCK_DLM_LOCK_NL)	/* a new lock at NL */
 		return rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING) ? 0 :
 								    -ECANCELED;
-	if (!rdlock_dlm_step(req, wait))
-		return -ECANCELED;
-	if (req->to == RDLOCK_DLM_LOCK_PR)
+	if (test_bit(RDLOCK_DLM_REQ_RETAKE, &req->iflags))
+		goto retake;
+	if (req->to == RDLOCK_DLM_LOCK_PR) {
+		if (!taking && !rdlock_dlm_step(req, wait))
+			return -ECANCELED;
 		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, how, &req->main);
+	}
 
 	/* EX: the gate first, so that nobody else gets EX from now on. */
-	ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX,
-			      how | RDLOCK_DLM_TAKE_GATE, &req->gate);
-	if (ret)
-		return ret;
+	if (!req->gate) {
+		if (!taking && !rdlock_dlm_step(req, wait))
+			return -ECANCELED;
+		ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX,
+				      how | RDLOCK_DLM_TAKE_GATE, &req->gate);
+		if (ret)
+			return ret;
+		taking = false;
+	}
 	if (req->from != RDLOCK_DLM_LOCK_PR) {
-		if (!rdlock_dlm_step(req, wait))
+		if (!taking && !rdlock_dlm_step(req, wait))
 			return -ECANCELED;
 		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX, how, &req->main);
 	}
@@ -580,24 +641,33 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 	 * it granted); it gives up the shared hold, which the gate keeps
 	 * anybody else from turning into EX, and waits for EX.
 	 */
-	if (!rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING))
-		return -ECANCELED;
-	rdlock_dlm_drop(req, &lkb->main);
+	if (!taking) {
+		if (!rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING))
+			return -ECANCELED;
+		rdlock_dlm_drop(req, &lkb->main);
+	}
 	ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX, how, &req->main);
-	if (!ret)
-		return 0;
+	if (!ret || ret == -EINPROGRESS)
+		return ret;
+	req->ret = ret;
+	set_bit(RDLOCK_DLM_REQ_RETAKE, &req->iflags);
+retake:
 	/*
 	 * Back to PR. The gate is ours, so nobody holds or can get EX on
 	 * the main word: with the CAS lock (a failed try leaves nothing
-	 * behind) PR is granted at once.
+	 * behind) PR is granted at once, but for a link being made again.
 	 */
-	if (rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, RDLOCK_DLM_TAKE_QUIET,
-			    &again))
+	ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, RDLOCK_DLM_TAKE_QUIET,
+			      &again);
+	if (ret == -EINPROGRESS)
+		return ret;
+	clear_bit(RDLOCK_DLM_REQ_RETAKE, &req->iflags);
+	if (ret)
 		*grmode = RDLOCK_DLM_LOCK_NL;
 	else
 		lkb->main = again;
 	rdlock_dlm_drop(req, &req->gate);
-	return ret;
+	return req->ret;
 }
 
 int rdlock_dlm_lvb_get(struct rdlock_lock *lk, void *buf, u32 *f)
@@ -694,18 +764,23 @@ static void rdlock_dlm_lvb_grant(struct rdlock_dlm_req *req,
 	memcpy(lkb->lksb->sb_lvbptr, lvb, sizeof(lvb));
 }
 
-/* Down-conversion or same mode: never waits for others. */
+/*
+ * Down-conversion or same mode: never waits for others, only (EX->PR) for
+ * a link being made again (-EINPROGRESS: as rdlock_dlm_up()).
+ */
 static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 			   struct rdlock_dlm_lkb *lkb, int *grmode)
 {
 	int ret = 0;
 
-	rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING);
-	if (req->to == req->from)
-		return 0;
-	if (req->from == RDLOCK_DLM_LOCK_EX)
-		rdlock_dlm_lvb_release(req, lkb);
-	rdlock_dlm_drop(req, &lkb->main);
+	if (!test_bit(RDLOCK_DLM_REQ_TAKING, &req->iflags)) {
+		rdlock_dlm_step(req, RDLOCK_DLM_RQS_RUNNING);
+		if (req->to == req->from)
+			return 0;
+		if (req->from == RDLOCK_DLM_LOCK_EX)
+			rdlock_dlm_lvb_release(req, lkb);
+		rdlock_dlm_drop(req, &lkb->main);
+	}
 	if (req->to == RDLOCK_DLM_LOCK_PR) {
 		/*
 		 * EX->PR under the gate: no EX ticket but ours was in the
@@ -713,6 +788,8 @@ static int rdlock_dlm_down(struct rdlock_dlm_req *req,
 		 */
 		ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR,
 				      RDLOCK_DLM_TAKE_QUIET, &lkb->main);
+		if (ret == -EINPROGRESS)
+			return ret;
 		if (ret)
 			*grmode = RDLOCK_DLM_LOCK_NL;
 	}
@@ -726,6 +803,10 @@ void rdlock_dlm_req_free(struct rdlock_dlm_req *req)
 
 	rdlock_dlm_count(RDLOCK_DLM_ST_NS_REQ,
 			 ktime_to_ns(ktime_sub(ktime_get(), req->start)));
+	/* Nothing wakes it any more, but a timer may still be running. */
+	WARN_ON_ONCE(test_bit(RDLOCK_DLM_REQ_ASLEEP, &req->iflags) ||
+		     !list_empty(&req->local_wait_node));
+	hrtimer_cancel(&req->timer);
 	/* A cancel's gate release uses @req. */
 	flush_work(&req->gate_work);
 	rdlock_dlm_res_put(dls, req->res);
@@ -795,7 +876,9 @@ static void rdlock_dlm_work(struct work_struct *work)
 	unsigned long flags;
 	int grmode, ret;
 
-	rdlock_dlm_wait_local(req);
+	rdlock_dlm_req_resume(req);
+	if (!rdlock_dlm_wait_local(req))
+		goto asleep;
 	lkb = req->lkb;
 	if (rdlock_dlm_req_unlock(req)) {
 		if (rdlock_dlm_unlock_work(req)) {
@@ -809,6 +892,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 	grmode = req->from;
 	if (req->to > req->from) {
 		ret = rdlock_dlm_up(req, lkb, &grmode);
+		if (ret == -EINPROGRESS)
+			goto asleep;
 		/*
 		 * Granted: no cancel from here on, so @lkb and its lksb stay
 		 * the caller's (rdlock_dlm_unlock() gets -EBUSY meanwhile).
@@ -818,6 +903,8 @@ static void rdlock_dlm_work(struct work_struct *work)
 			rdlock_dlm_lvb_grant(req, lkb, req->main);
 	} else {
 		ret = rdlock_dlm_down(req, lkb, &grmode);
+		if (ret == -EINPROGRESS)
+			goto asleep;
 	}
 
 	/*
@@ -868,6 +955,10 @@ out:
 		rdlock_dlm_kick_waiters(req);
 	memalloc_nofs_restore(nofs);
 	rdlock_dlm_req_free(req);
+	return;
+asleep:
+	/* Queued again once the wait is over: @req is not ours meanwhile. */
+	memalloc_nofs_restore(nofs);
 }
 
 static void rdlock_dlm_gate_work(struct work_struct *work)
@@ -891,7 +982,9 @@ static struct rdlock_dlm_req *rdlock_dlm_req_alloc(struct rdlock_dlm_ls *dls,
 	INIT_WORK(&req->release_work, rdlock_dlm_release_work);
 	INIT_LIST_HEAD(&req->wait_node);
 	INIT_LIST_HEAD(&req->park_node);
-	init_waitqueue_head(&req->kick_wq);
+	INIT_LIST_HEAD(&req->local_wait_node);
+	hrtimer_init(&req->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	req->timer.function = rdlock_dlm_timer_fn;
 	req->dls = dls;
 	req->lkb = lkb;
 	return req;
@@ -1127,8 +1220,7 @@ static void rdlock_dlm_cancel(struct rdlock_dlm_lkb *lkb)
 	rdlock_dlm_req_to(req, RDLOCK_DLM_RQS_CANCELLED);
 	lkb->req = NULL;
 	/* A waiting take ends now, with nothing taken, as a wait for LOCAL. */
-	wake_up(&req->kick_wq);
-	wake_up_all(&dls->local_wq);
+	rdlock_dlm_req_wake(req);
 	rdlock_dlm_count(RDLOCK_DLM_ST_CANCEL, 1);
 	/*
 	 * This node's holders stop getting BASTs for the abandoned wait now,
@@ -1357,7 +1449,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 	INIT_LIST_HEAD(&dls->notices);
 	INIT_LIST_HEAD(&dls->waits);
 	mutex_init(&dls->notice_mutex);
-	init_waitqueue_head(&dls->local_wq);
+	INIT_LIST_HEAD(&dls->local_waiters);
 	INIT_LIST_HEAD(&dls->unpublished);
 	INIT_LIST_HEAD(&dls->parked);
 	INIT_DELAYED_WORK(&dls->age_work, rdlock_dlm_age_work);

@@ -3,14 +3,15 @@
  * rdlock DLM API: LOCAL early grants. A new lock asked for with
  * RDLOCK_DLM_LKF_LOCAL is granted at once (rdlock_dlm_local_grant()) and
  * its lock words are taken later in the background
- * (rdlock_dlm_local_work()); what must wait for those takes waits in
- * rdlock_dlm_wait_local(), and an EX unlock's release parked meanwhile
+ * (rdlock_dlm_local_work()); a request that must wait for those takes
+ * waits in rdlock_dlm_wait_local() (its work returns, and
+ * rdlock_dlm_local_wake() queues it again), and an EX unlock's release
+ * parked meanwhile
  * (rdlock_dlm_unlock_work()) goes in rdlock_dlm_release_work().
  * dlm-api.rst, "New resources (LOCAL)", has the details.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -20,7 +21,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "dlm-pri.h"
@@ -81,6 +81,22 @@ void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls)
 }
 
 /*
+ * The requests waiting in rdlock_dlm_wait_local() look again (their works
+ * are queued again). Caller holds dls->lock.
+ */
+void rdlock_dlm_local_wake(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_req *req, *tmp;
+
+	lockdep_assert_held(&dls->lock);
+	list_for_each_entry_safe(req, tmp, &dls->local_waiters,
+				 local_wait_node) {
+		list_del_init(&req->local_wait_node);
+		rdlock_dlm_req_wake(req);
+	}
+}
+
+/*
  * A LOCAL lock's words are taken, or it was unlocked without them: with
  * none left, the parked EX releases go. Caller holds dls->lock.
  */
@@ -90,7 +106,7 @@ static void rdlock_dlm_local_ended(struct rdlock_dlm_ls *dls)
 
 	lockdep_assert_held(&dls->lock);
 	rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_TAKES, -1);
-	wake_up_all(&dls->local_wq);
+	rdlock_dlm_local_wake(dls);
 	if (--dls->local_takes)
 		return;
 	dls->forcing = false;
@@ -141,17 +157,6 @@ static bool __rdlock_dlm_local_done(const struct rdlock_dlm_req *req,
 		(!(wait & RDLOCK_DLM_LOCAL_RES) || !rdlock_dlm_res_local(req)));
 }
 
-static bool rdlock_dlm_local_done(const struct rdlock_dlm_req *req, u32 wait)
-{
-	unsigned long flags;
-	bool done;
-
-	spin_lock_irqsave(&req->dls->lock, flags);
-	done = __rdlock_dlm_local_done(req, wait);
-	spin_unlock_irqrestore(&req->dls->lock, flags);
-	return done;
-}
-
 /*
  * A LOCAL lock unlocked before its take started: nobody else knows its
  * name, so it has nothing to give back and its take is not needed.
@@ -184,8 +189,11 @@ static struct rdlock_dlm_req *rdlock_dlm_local_abandon(struct rdlock_dlm_lkb *lk
  * (rdlock_dlm_unlock_work()). A request that takes words waits for the
  * takes of this node's other LOCAL locks of its resource, which hold it
  * already: else it could take the words first.
+ * Return: true once @req may go on; false when it must wait: its work
+ * returns, to be queued again by rdlock_dlm_local_wake() or a cancel, and
+ * then calls this again.
  */
-void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
+bool rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 {
 	bool publish = req->from == RDLOCK_DLM_LOCK_EX &&
 		       !rdlock_dlm_req_unlock(req) &&
@@ -198,10 +206,13 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	struct rdlock_dlm_req *take = NULL;
 	struct rdlock_dlm_lkb *lkb, *o;
 	unsigned long flags;
-	ktime_t t0;
 	bool done;
 
+	if (test_bit(RDLOCK_DLM_REQ_LOCAL_DONE, &req->iflags))
+		return true;
 	spin_lock_irqsave(&dls->lock, flags);
+	/* Woken (or never waiting): off the waiters until it waits again. */
+	list_del_init(&req->local_wait_node);
 	lkb = req->lkb;
 	if (takes)
 		list_for_each_entry(o, &req->res->locks, res_node)
@@ -218,6 +229,14 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 	if (publish)
 		rdlock_dlm_local_force(dls);
 	done = __rdlock_dlm_local_done(req, wait);
+	if (!done) {
+		if (!test_and_set_bit(RDLOCK_DLM_REQ_LOCAL_WAITED,
+				      &req->iflags))
+			req->t0 = ktime_get();
+		/* Under the lock that rdlock_dlm_local_wake() and a cancel take. */
+		set_bit(RDLOCK_DLM_REQ_ASLEEP, &req->iflags);
+		list_add_tail(&req->local_wait_node, &dls->local_waiters);
+	}
 	spin_unlock_irqrestore(&dls->lock, flags);
 	if (take) {
 		/* Never started: its references go as a request's would. */
@@ -225,14 +244,13 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
 		kfree(take);
 		rdlock_dlm_put(dls);
 	}
-	if (done)
-		return;
-	t0 = ktime_get();
-	/* As long as the cluster takes: not a hung task. */
-	wait_event_idle(dls->local_wq,
-			rdlock_dlm_local_done(req, wait));
-	rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
-			       RDLOCK_DLM_ST_NS_LOCAL_WAIT, t0);
+	if (!done)
+		return false;
+	set_bit(RDLOCK_DLM_REQ_LOCAL_DONE, &req->iflags);
+	if (test_bit(RDLOCK_DLM_REQ_LOCAL_WAITED, &req->iflags))
+		rdlock_dlm_count_since(RDLOCK_DLM_ST_LOCAL_WAIT,
+				       RDLOCK_DLM_ST_NS_LOCAL_WAIT, req->t0);
+	return true;
 }
 
 /*
@@ -243,6 +261,8 @@ void rdlock_dlm_wait_local(struct rdlock_dlm_req *req)
  * again is waited through inside the take); then the lock holds nothing
  * in the cluster (counted, logged) and only an unlock is left for it, and
  * the lockspace's EX down-conversions and unlocks no longer wait for it.
+ * Its work returns while the take waits (rdlock_dlm_up() -EINPROGRESS) and
+ * before it tries again, and goes on when queued again.
  */
 static void rdlock_dlm_local_work(struct work_struct *work)
 {
@@ -250,7 +270,7 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 						  work);
 	struct rdlock_dlm_ls *dls = req->dls;
 	struct rdlock_dlm_lkb *lkb = req->lkb;
-	unsigned int nofs = memalloc_nofs_save(), retry_ms = 0;
+	unsigned int nofs = memalloc_nofs_save();
 	/* Once granted below, the user may unlock and free @lkb. */
 	u32 lkid = lkb->lkid;
 	u8 lvb[RDLOCK_DLM_LVB_LEN];
@@ -258,20 +278,26 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	int grmode, ret;
 	u32 f = 0;
 
-	rdlock_dlm_fault_local_delay();
-	for (;;) {
-		grmode = req->from;
-		ret = rdlock_dlm_up(req, lkb, &grmode);
-		if (!ret || ret == -ESHUTDOWN || ret == -ENOTCONN)
-			break;
+	rdlock_dlm_req_resume(req);
+	if (!test_and_set_bit(RDLOCK_DLM_REQ_STARTED, &req->iflags)) {
+		rdlock_dlm_fault_local_delay();
+		req->backoff_ms = 0;
+	}
+	grmode = req->from;
+	ret = rdlock_dlm_up(req, lkb, &grmode);
+	if (ret == -EINPROGRESS)
+		goto asleep;
+	if (ret && ret != -ESHUTDOWN && ret != -ENOTCONN) {
 		rdlock_dlm_drop(req, &req->main);
 		rdlock_dlm_drop(req, &req->gate);
 		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_RETRY, 1);
 		pr_warn_ratelimited("%s: taking a new lock %x failed (%d), trying again\n",
 				    dls->name, lkid, ret);
-		retry_ms = clamp(2 * retry_ms, RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
-				 RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
-		msleep(retry_ms);
+		req->backoff_ms = clamp(2 * req->backoff_ms,
+					RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
+					RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
+		rdlock_dlm_sleep(req, (u64)req->backoff_ms * NSEC_PER_MSEC, true);
+		goto asleep;
 	}
 	rdlock_dlm_notice_done(req);
 	/* A stored value block: the name was not new after all. */
@@ -305,6 +331,9 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 		rdlock_dlm_kick_waiters(req);
 	memalloc_nofs_restore(nofs);
 	rdlock_dlm_req_free(req);
+	return;
+asleep:
+	memalloc_nofs_restore(nofs);
 }
 
 /*
@@ -381,6 +410,7 @@ void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,
 	rdlock_dlm_req_setup(lkb, req);
 	rdlock_dlm_req_to(req, RDLOCK_DLM_RQS_RUNNING);
 	INIT_WORK(&req->work, rdlock_dlm_local_work);
+	set_bit(RDLOCK_DLM_REQ_LOCAL, &req->iflags);
 	if (req->flags & RDLOCK_DLM_LKF_VALBLK) {
 		memset(lkb->lksb->sb_lvbptr, 0, RDLOCK_DLM_LVB_LEN);
 		req->sb_flags |= RDLOCK_DLM_SBF_VALNOTVALID;

@@ -2697,6 +2697,73 @@ TEST_F_TIMEOUT(uapi, ls_dlm_events, SETUP_S + 120)
 	EXPECT_EQ(0, ls_leave(self->fd));
 }
 
+/*
+ * More waiting requests than the DLM layer's workqueue runs at once
+ * (WQ_DFL_ACTIVE, 256): none of them keeps a worker while it waits
+ * (dlm-api.rst, "Kicks"), so a request on another name is granted,
+ * down-converted and unlocked while they wait, and the holder's unlock
+ * grants them all.
+ */
+#define FLOOD_WAITERS	300
+
+static bool dlm_counter_reaches(const char *name, long long v, int s)
+{
+	double end = rdl_now() + s;
+
+	while (rdl_debugfs_counter("dlm", name) < v) {
+		if (rdl_now() > end)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
+{
+	pid_t pids[FLOOD_WAITERS];
+	int i, n, fd2, late = 0;
+	long long busy0;
+	__u32 h, hc;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_DLM);
+
+	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
+	ASSERT_EQ(0, rdl_ls_lock(self->fd, "hot", RDLOCK_LOCK_EX, 0, 0, &h));
+	busy0 = rdl_debugfs_counter("dlm", "try_busy");
+	ASSERT_LE(0, busy0);
+	for (n = 0; n < FLOOD_WAITERS; n++) {
+		pids[n] = dlm_child_lock("hot", RDLOCK_LOCK_PR);
+		if (pids[n] < 0)
+			break;
+	}
+	EXPECT_EQ(FLOOD_WAITERS, n);
+	/* Every one waits: its first try found the name busy. */
+	EXPECT_TRUE(dlm_counter_reaches("try_busy", busy0 + n, 120)) {
+		TH_LOG("%lld of %d requests tried",
+		       rdl_debugfs_counter("dlm", "try_busy") - busy0, n);
+	}
+
+	fd2 = rdl_open_joined(LS_DLM);
+	ASSERT_LE(0, fd2);
+	expect_err(_metadata, rdl_ls_lock(fd2, "cold", RDLOCK_LOCK_EX, 0,
+					  30000, &hc), 0,
+		   "EX on another name beside the waiters, 30 s");
+	expect_err(_metadata, rdl_ls_convert(fd2, hc, RDLOCK_LOCK_PR, 0, 30000),
+		   0, "EX->PR beside the waiters, 30 s");
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, hc));
+	close(fd2);
+
+	/* PR for all: the unlock grants every waiter. */
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
+	for (i = 0; i < n; i++)
+		late += child_status(pids[i], late ? 1 : 120) != 0;
+	EXPECT_EQ(0, late) {
+		TH_LOG("%d of %d waiters not granted after the unlock", late,
+		       n);
+	}
+	EXPECT_EQ(0, ls_leave(self->fd));
+}
+
 TEST_F_TIMEOUT(uapi, ls_dlm_unprivileged, SETUP_S + 30)
 {
 	int status;
