@@ -344,8 +344,9 @@ enum rdlock_dlm_req_flag {
  * @local_wait_node: on rdlock_dlm_ls.local_waiters while it waits in
  *	rdlock_dlm_wait_local().
  * @poll_us: its take's next poll back-off.
- * @backoff_ms: its take's back-off for a free name entry; a LOCAL take's
- *	before it tries again after a failure.
+ * @backoff_ms: its take's back-off for a free name entry.
+ * @retry_ms: a LOCAL take's back-off before it tries again after a
+ *	failure.
  * @t0: when its take (or its wait for the LOCAL takes) began.
  * @ret: a failed PR->EX conversion's status, while it takes PR back.
  * @main: a lock on the main word this request took and does not hand over.
@@ -378,6 +379,7 @@ struct rdlock_dlm_req {
 	struct list_head local_wait_node;
 	unsigned int poll_us;
 	unsigned int backoff_ms;
+	unsigned int retry_ms;
 	ktime_t t0;
 	int ret;
 	struct rdlock_lock *main;

@@ -360,10 +360,13 @@ int rdlock_dlm_sleep(struct rdlock_dlm_req *req, u64 ns, bool deaf)
 	return -EINPROGRESS;
 }
 
-/* @req's work runs (again): a wait it was in is over. */
+/*
+ * @req's work runs (again): a wait it was in is over. Its timer goes, and
+ * a callback of it running now ends first: it cannot end the next wait.
+ */
 void rdlock_dlm_req_resume(struct rdlock_dlm_req *req)
 {
-	hrtimer_try_to_cancel(&req->timer);
+	hrtimer_cancel(&req->timer);
 }
 
 /* ------------------------------------------------------------------ */
@@ -603,6 +606,9 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 {
 	bool noqueue = req->flags & RDLOCK_DLM_LKF_NOQUEUE;
 	bool taking = test_bit(RDLOCK_DLM_REQ_TAKING, &req->iflags);
+	/* A take under way is a waiting one: it set @waiting to its word. */
+	bool main_taking = taking &&
+			   READ_ONCE(req->waiting) == RDLOCK_DLM_WAIT_MAIN;
 	u32 how = noqueue ? RDLOCK_DLM_TAKE_NOQUEUE : 0;
 	enum rdlock_dlm_req_state wait = noqueue ? RDLOCK_DLM_RQS_RUNNING :
 						   RDLOCK_DLM_RQS_CANCELLABLE;
@@ -620,8 +626,11 @@ int rdlock_dlm_up(struct rdlock_dlm_req *req, struct rdlock_dlm_lkb *lkb,
 		return rdlock_dlm_take(req, RDLOCK_DLM_LOCK_PR, how, &req->main);
 	}
 
-	/* EX: the gate first, so that nobody else gets EX from now on. */
-	if (!req->gate) {
+	/*
+	 * EX: the gate first, so that nobody else gets EX from now on. (A
+	 * cancel takes the gate away from a wait for the main word.)
+	 */
+	if (!req->gate && !main_taking) {
 		if (!taking && !rdlock_dlm_step(req, wait))
 			return -ECANCELED;
 		ret = rdlock_dlm_take(req, RDLOCK_DLM_LOCK_EX,

@@ -279,10 +279,8 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 	u32 f = 0;
 
 	rdlock_dlm_req_resume(req);
-	if (!test_and_set_bit(RDLOCK_DLM_REQ_STARTED, &req->iflags)) {
+	if (!test_and_set_bit(RDLOCK_DLM_REQ_STARTED, &req->iflags))
 		rdlock_dlm_fault_local_delay();
-		req->backoff_ms = 0;
-	}
 	grmode = req->from;
 	ret = rdlock_dlm_up(req, lkb, &grmode);
 	if (ret == -EINPROGRESS)
@@ -293,10 +291,10 @@ static void rdlock_dlm_local_work(struct work_struct *work)
 		rdlock_dlm_count(RDLOCK_DLM_ST_LOCAL_RETRY, 1);
 		pr_warn_ratelimited("%s: taking a new lock %x failed (%d), trying again\n",
 				    dls->name, lkid, ret);
-		req->backoff_ms = clamp(2 * req->backoff_ms,
-					RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
-					RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
-		rdlock_dlm_sleep(req, (u64)req->backoff_ms * NSEC_PER_MSEC, true);
+		req->retry_ms = clamp(2 * req->retry_ms,
+				      RDLOCK_DLM_LOCAL_RETRY_MS_MIN,
+				      RDLOCK_DLM_LOCAL_RETRY_MS_MAX);
+		rdlock_dlm_sleep(req, (u64)req->retry_ms * NSEC_PER_MSEC, true);
 		goto asleep;
 	}
 	rdlock_dlm_notice_done(req);

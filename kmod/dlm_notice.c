@@ -115,7 +115,12 @@ static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
 	list_for_each_entry(req, &dls->waits, wait_node) {
 		if (req->id == id) {
 			WRITE_ONCE(req->kicks, req->kicks + 1);
-			/* A back-off for a free entry stays what it is. */
+			/*
+			 * A back-off for a free entry stays what it is. The
+			 * count before the flag, as rdlock_dlm_sleep() sets
+			 * its flags before it reads the count.
+			 */
+			smp_mb();
 			if (!test_bit(RDLOCK_DLM_REQ_DEAF, &req->iflags))
 				rdlock_dlm_req_wake(req);
 			rdlock_dlm_count(RDLOCK_DLM_ST_KICKED, 1);

@@ -2701,10 +2701,12 @@ TEST_F_TIMEOUT(uapi, ls_dlm_events, SETUP_S + 120)
  * More waiting requests than the DLM layer's workqueue runs at once
  * (WQ_DFL_ACTIVE, 256): none of them keeps a worker while it waits
  * (dlm-api.rst, "Kicks"), so a request on another name is granted,
- * down-converted and unlocked while they wait, and the holder's unlock
- * grants them all.
+ * down-converted and unlocked while they wait, the waiters that time out
+ * are cancelled while they wait, and the holder's unlock grants the
+ * others, PR and EX.
  */
 #define FLOOD_WAITERS	300
+#define FLOOD_TIMEOUT_MS 3000
 
 static bool dlm_counter_reaches(const char *name, long long v, int s)
 {
@@ -2718,10 +2720,35 @@ static bool dlm_counter_reaches(const char *name, long long v, int s)
 	return true;
 }
 
+/* Waiter @i of the flood: its mode, and whether it times out. */
+static __u32 flood_mode(int i)
+{
+	return i % 5 == 1 ? RDLOCK_LOCK_EX : RDLOCK_LOCK_PR;
+}
+
+static bool flood_times_out(int i)
+{
+	return i % 10 == 3;
+}
+
+/* A child that joins LS_DLM and takes @name in @mode within @ms. */
+static pid_t dlm_child_lock_within(const char *name, __u32 mode, __u32 ms)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = rdl_open_joined(LS_DLM);
+	if (fd < 0)
+		_exit(100);
+	_exit(rdl_ls_lock(fd, name, mode, 0, ms, NULL));
+}
+
 TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
 {
+	int i, n, fd2, late = 0, timed = 0, want_timed = 0, st;
 	pid_t pids[FLOOD_WAITERS];
-	int i, n, fd2, late = 0;
 	long long busy0;
 	__u32 h, hc;
 
@@ -2732,9 +2759,12 @@ TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
 	busy0 = rdl_debugfs_counter("dlm", "try_busy");
 	ASSERT_LE(0, busy0);
 	for (n = 0; n < FLOOD_WAITERS; n++) {
-		pids[n] = dlm_child_lock("hot", RDLOCK_LOCK_PR);
+		pids[n] = dlm_child_lock_within("hot", flood_mode(n),
+						flood_times_out(n) ?
+						FLOOD_TIMEOUT_MS : 0);
 		if (pids[n] < 0)
 			break;
+		want_timed += flood_times_out(n);
 	}
 	EXPECT_EQ(FLOOD_WAITERS, n);
 	/* Every one waits: its first try found the name busy. */
@@ -2753,13 +2783,23 @@ TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
 	EXPECT_EQ(0, rdl_ls_unlock(fd2, hc));
 	close(fd2);
 
-	/* PR for all: the unlock grants every waiter. */
+	/* Those with a time limit are cancelled while they wait. */
+	for (i = 0; i < n; i++) {
+		if (!flood_times_out(i))
+			continue;
+		st = child_status(pids[i], timed < want_timed ? 60 : 1);
+		timed += st == ETIMEDOUT;
+		pids[i] = 0;
+	}
+	EXPECT_EQ(want_timed, timed);
+	/* The others get it once the holder gives it back. */
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	for (i = 0; i < n; i++)
-		late += child_status(pids[i], late ? 1 : 120) != 0;
+		if (pids[i])
+			late += child_status(pids[i], late ? 1 : 120) != 0;
 	EXPECT_EQ(0, late) {
 		TH_LOG("%d of %d waiters not granted after the unlock", late,
-		       n);
+		       n - want_timed);
 	}
 	EXPECT_EQ(0, ls_leave(self->fd));
 }
