@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rdlock's /dev/rdlock, private to its files: an open file and its lock
- * table (dev.c), the admin ioctls (dev_admin.c), lockspace names and the
- * DLM lockspaces and locks of the uapi (dev_dlm.c). main.c sees dev.h only.
+ * table (dev.c), each user's account of its files' locks (dev_user.c), the
+ * admin ioctls (dev_admin.c), lockspace names and the DLM lockspaces and
+ * locks of the uapi (dev_dlm.c). main.c sees dev.h only.
  */
 #ifndef _RDLOCK_DEV_PRI_H
 #define _RDLOCK_DEV_PRI_H
@@ -13,6 +14,7 @@
 #include <linux/poll.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/rdlock.h>
@@ -22,6 +24,7 @@ struct rdlock_ls_attr;
 struct rdlock_lock_info;
 struct rdlock_dev_dlk;
 struct rdlock_dev_dls;
+struct rdlock_user;
 
 /**
  * struct rdlock_file - what one open file of /dev/rdlock holds
@@ -36,6 +39,11 @@ struct rdlock_dev_dls;
  *	RDLOCK_FILE_LOCKS_MAX, so that a user allowed into a lockspace
  *	cannot pin unbounded memory. dev.c's rdlock_file_*() alone touch it.
  * @nr_locks: how many.
+ * @user: the account of the opener's real uid, which every lock in @locks
+ *	is charged to (dev_user.c): a user's files hold at most
+ *	user_locks_max locks together. Kept until the file is freed.
+ * @user_bounded: the opener had no CAP_SYS_RESOURCE: @user's bound
+ *	applies to this file's locks.
  * @kref: the open file and each of its DLM locks: the callbacks of a lock
  *	given back after close still find @dlm_lock and @ast_wait.
  * @dlm_lock: protects @dlm_joined, @events, @nr_leaving and the state of
@@ -56,6 +64,8 @@ struct rdlock_file {
 	struct mutex mutex;		/* @locks, their marks */
 	struct xarray locks;
 	unsigned int nr_locks;		/* in @locks */
+	struct rdlock_user *user;
+	bool user_bounded;
 	struct kref kref;
 	spinlock_t dlm_lock;		/* see above */
 	bool dlm_joined;
@@ -88,6 +98,13 @@ void *rdlock_file_get(struct rdlock_file *f, enum rdlock_file_lock_type type,
 		      u32 handle, long *err);
 void rdlock_file_put(struct rdlock_file *f, u32 handle);
 void rdlock_file_erase(struct rdlock_file *f, unsigned long handle);
+
+/* dev_user.c: each user's account of its files' locks */
+struct rdlock_user *rdlock_user_get(kuid_t uid);
+void rdlock_user_put(struct rdlock_user *u);
+int rdlock_user_room(const struct rdlock_user *u, bool bounded);
+int rdlock_user_charge(struct rdlock_user *u, bool bounded);
+void rdlock_user_uncharge(struct rdlock_user *u);
 
 /* dev_admin.c: the cluster's configuration, status and lockspaces */
 long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);

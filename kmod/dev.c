@@ -7,6 +7,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
@@ -29,17 +31,29 @@
  * Marks of a lock in rdlock_file.locks (XA_MARK_0 is the allocator's).
  * BUSY: an ioctl converts or unlocks it; another is refused (-EBUSY).
  * PENDING: a LOCK waits for its grant; not a handle of the file yet
- * (-ENOENT), but counted in RDLOCK_FILE_LOCKS_MAX.
+ * (-ENOENT), but counted in RDLOCK_FILE_LOCKS_MAX and charged to the
+ * file's user.
  */
 #define RDLOCK_FILE_BUSY	XA_MARK_1
 #define RDLOCK_FILE_PENDING	XA_MARK_2
 
+/*
+ * The file's locks are charged to its opener's real uid; CAP_SYS_RESOURCE
+ * lifts that user's bound for them, as for an RLIMIT.
+ */
 static int rdlock_open(struct inode *inode, struct file *file)
 {
 	struct rdlock_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
 
 	if (!f)
 		return -ENOMEM;
+	f->user = rdlock_user_get(file->f_cred->uid);
+	if (!f->user) {
+		kfree(f);
+		return -ENOMEM;
+	}
+	f->user_bounded = !file_ns_capable(file, &init_user_ns,
+					   CAP_SYS_RESOURCE);
 	init_rwsem(&f->sem);
 	mutex_init(&f->mutex);
 	xa_init_flags(&f->locks, XA_FLAGS_ALLOC1);
@@ -57,6 +71,8 @@ void rdlock_file_free(struct kref *kref)
 	struct rdlock_file *f = container_of(kref, struct rdlock_file, kref);
 
 	xa_destroy(&f->locks);
+	/* After every lock of the file: each was uncharged when erased. */
+	rdlock_user_put(f->user);
 	kfree(f);
 }
 
@@ -64,22 +80,30 @@ void rdlock_file_free(struct kref *kref)
 void rdlock_file_erase(struct rdlock_file *f, unsigned long handle)
 {
 	mutex_lock(&f->mutex);
-	if (xa_erase(&f->locks, handle))
+	if (xa_erase(&f->locks, handle)) {
 		f->nr_locks--;
+		rdlock_user_uncharge(f->user);
+	}
 	mutex_unlock(&f->mutex);
 }
 
-/* -ENOLCK when the file has RDLOCK_FILE_LOCKS_MAX locks already. */
+/*
+ * -ENOLCK when the file has RDLOCK_FILE_LOCKS_MAX locks already, or its
+ * user (bounded) user_locks_max.
+ */
 static int rdlock_file_room(struct rdlock_file *f)
 {
 	lockdep_assert_held(&f->mutex);
-	return f->nr_locks >= RDLOCK_FILE_LOCKS_MAX ? -ENOLCK : 0;
+	if (f->nr_locks >= RDLOCK_FILE_LOCKS_MAX)
+		return -ENOLCK;
+	return rdlock_user_room(f->user, f->user_bounded);
 }
 
 /*
- * Give @lk, of @type, a handle of the file, unless the file has
- * RDLOCK_FILE_LOCKS_MAX locks already (-ENOLCK). @pending: a LOCK still
- * waits for it (rdlock_file_granted() ends that).
+ * Give @lk, of @type, a handle of the file and charge it to the file's
+ * user, unless the file has RDLOCK_FILE_LOCKS_MAX locks already or the
+ * user user_locks_max (-ENOLCK). @pending: a LOCK still waits for it
+ * (rdlock_file_granted() ends that). rdlock_file_erase() uncharges it.
  */
 int rdlock_file_add(struct rdlock_file *f, enum rdlock_file_lock_type type,
 		    void *lk, bool pending, u32 *handle)
@@ -88,13 +112,19 @@ int rdlock_file_add(struct rdlock_file *f, enum rdlock_file_lock_type type,
 
 	mutex_lock(&f->mutex);
 	ret = rdlock_file_room(f) ?:
-	      xa_alloc(&f->locks, handle, xa_tag_pointer(lk, type),
+	      rdlock_user_charge(f->user, f->user_bounded);
+	if (ret)
+		goto out;
+	ret = xa_alloc(&f->locks, handle, xa_tag_pointer(lk, type),
 		       xa_limit_31b, GFP_KERNEL);
-	if (!ret) {
-		f->nr_locks++;
-		if (pending)
-			xa_set_mark(&f->locks, *handle, RDLOCK_FILE_PENDING);
+	if (ret) {
+		rdlock_user_uncharge(f->user);
+		goto out;
 	}
+	f->nr_locks++;
+	if (pending)
+		xa_set_mark(&f->locks, *handle, RDLOCK_FILE_PENDING);
+out:
 	mutex_unlock(&f->mutex);
 	return ret;
 }

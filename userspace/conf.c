@@ -304,6 +304,7 @@ static int check_option(struct conf_line *l, const char *name, const char *val)
 		{ "op_timeout_ms", 1, 3600000 },
 		{ "dlm_slots", 1200, 262144 },
 		{ "dlm_local_defer_ms", 0, 0xffffffff },
+		{ "user_locks_max", 1, 16777216 },
 	};
 	unsigned int i;
 	__u32 v;

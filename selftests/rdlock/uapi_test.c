@@ -634,6 +634,11 @@ static void need_ls(struct __test_metadata *_metadata, int fd,
 /* What own_request_during_down changed, put back by the teardown. */
 static char own_backend_was[32];
 
+#define USER_LOCKS_PARAM	"/sys/module/rdlock/parameters/user_locks_max"
+
+/* What ls_user_locks_max changed, put back by the teardown (0: nothing). */
+static unsigned int user_locks_was;
+
 static int backend_param_write(const char *val)
 {
 	FILE *f = fopen(BACKEND_PARAM, "w");
@@ -674,6 +679,10 @@ FIXTURE_TEARDOWN(uapi)
 		rdl_debugfs_write(OWN_DELAY, 0);
 		backend_param_write(own_backend_was);
 		own_backend_was[0] = 0;
+	}
+	if (user_locks_was) {
+		rdl_write_u32(USER_LOCKS_PARAM, user_locks_was);
+		user_locks_was = 0;
 	}
 	fd = open_dev();
 	if (fd < 0)
@@ -2347,6 +2356,120 @@ TEST_F_TIMEOUT(uapi, ls_unprivileged, SETUP_S + 30)
 	EXPECT_EQ(0, ls_leave(self->fd));
 	for (i = 0; i < ARRAY_SIZE(perm_cases); i++)
 		EXPECT_EQ(0, ls_remove(self->fd, perm_cases[i].ls));
+}
+
+/* user_locks_max while ls_user_locks_max runs. */
+#define USER_LOCKS	6
+
+/*
+ * Nobody's files share USER_LOCKS: 4 plain and 2 DLM locks, then the
+ * 7th fails in either file until one is unlocked or a file closed.
+ * Exit status: the number of failed checks.
+ */
+static int user_locks_child(void)
+{
+	int fails = 0, fa, fb, i;
+	char what[64], name[8];
+	__u32 h, ha;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 100;
+	fa = rdl_open_joined(LS_PLAIN);
+	fb = rdl_open_joined(LS_DLM);	/* read-only: NL and PR */
+	if (fa < 0 || fb < 0)
+		return 101;
+	CHILD_EXPECT(0, rdl_ls_lock(fa, "u", RDLOCK_LOCK_SH, RDLOCK_LKF_TRY, 0,
+				    &ha), "plain lock 1");
+	for (i = 2; i <= 4; i++) {
+		snprintf(what, sizeof(what), "plain lock %d", i);
+		CHILD_EXPECT(0, rdl_ls_lock(fa, "u", RDLOCK_LOCK_SH,
+					    RDLOCK_LKF_TRY, 0, &h), what);
+	}
+	CHILD_EXPECT(0, rdl_ls_lock(fb, "n5", RDLOCK_LOCK_NL, 0, 0, &h),
+		     "DLM lock 5 (NL)");
+	CHILD_EXPECT(0, rdl_ls_lock(fb, "p6", RDLOCK_LOCK_PR, 0, 0, &h),
+		     "DLM lock 6 (PR)");
+	CHILD_EXPECT(ENOLCK, rdl_ls_lock(fa, "u", RDLOCK_LOCK_SH,
+					 RDLOCK_LKF_TRY, 0, &h),
+		     "plain lock 7");
+	CHILD_EXPECT(ENOLCK, rdl_ls_lock(fa, "w", RDLOCK_LOCK_SH, 0, 0, &h),
+		     "plain lock 7 without TRY");
+	CHILD_EXPECT(ENOLCK, rdl_ls_lock(fb, "p7", RDLOCK_LOCK_PR, 0, 0, &h),
+		     "DLM lock 7");
+	/* An unlock in one file lets one more in, in the other. */
+	CHILD_EXPECT(0, rdl_ls_unlock(fa, ha), "UNLOCK plain lock 1");
+	CHILD_EXPECT(0, rdl_ls_lock(fb, "p7", RDLOCK_LOCK_PR, 0, 0, &h),
+		     "DLM lock 7 after an UNLOCK");
+	CHILD_EXPECT(ENOLCK, rdl_ls_lock(fa, "u", RDLOCK_LOCK_SH,
+					 RDLOCK_LKF_TRY, 0, &h),
+		     "plain lock 7 after the DLM one");
+	/* Closing returns the DLM file's 3; the plain one still holds 3. */
+	close(fb);
+	fb = rdl_open_joined(LS_DLM);
+	if (fb < 0)
+		return fails + 1;
+	for (i = 4; i <= 6; i++) {
+		snprintf(what, sizeof(what), "DLM lock %d after a close", i);
+		snprintf(name, sizeof(name), "n%d", i);
+		CHILD_EXPECT(0, rdl_ls_lock(fb, name, RDLOCK_LOCK_NL, 0, 0, &h),
+			     what);
+	}
+	CHILD_EXPECT(ENOLCK, rdl_ls_lock(fb, "n7", RDLOCK_LOCK_NL, 0, 0, &h),
+		     "DLM lock 7 after a close");
+	close(fb);
+	close(fa);
+	return fails;
+}
+
+/*
+ * The files one user opened hold at most user_locks_max locks together,
+ * native and DLM (ENOLCK, as RDLOCK_FILE_LOCKS_MAX for one file); an
+ * opener with CAP_SYS_RESOURCE (root here) is not bounded.
+ */
+TEST_F_TIMEOUT(uapi, ls_user_locks_max, SETUP_S + 30)
+{
+	unsigned int was = 0;
+	int fr, i, status;
+	pid_t pid;
+	FILE *f;
+	__u32 h;
+
+	need_ls(_metadata, self->fd, self->ip,
+		1U << SH_PLAIN | 1U << SH_DLM);
+
+	f = fopen(USER_LOCKS_PARAM, "r");
+	ASSERT_NE(NULL, f) {
+		TH_LOG("%s: %s", USER_LOCKS_PARAM, strerror(errno));
+	}
+	ASSERT_EQ(1, fscanf(f, "%u", &was));
+	fclose(f);
+	ASSERT_LT(0, was);
+	user_locks_was = was;
+	ASSERT_EQ(0, rdl_write_u32(USER_LOCKS_PARAM, USER_LOCKS));
+
+	/* Root holds twice as many, beside nobody's. */
+	fr = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fr);
+	for (i = 0; i < 2 * USER_LOCKS; i++)
+		ASSERT_EQ(0, rdl_ls_lock(fr, "root", RDLOCK_LOCK_SH,
+					 RDLOCK_LKF_TRY, 0, &h))
+			TH_LOG("root's lock %d with user_locks_max %d", i + 1,
+			       USER_LOCKS);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(user_locks_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%d checks failed as uid %d", WEXITSTATUS(status),
+		       NOBODY);
+	}
+	close(fr);
+	EXPECT_EQ(0, rdl_write_u32(USER_LOCKS_PARAM, was));
+	user_locks_was = 0;
 }
 
 /* ------------------------------------------------------------------ */
