@@ -17,8 +17,9 @@
 #include <linux/xarray.h>
 #include <rdlock/dlm.h>
 
-#include "lockspace.h"
 #include "dev-pri.h"
+#include "dlm-pri.h"
+#include "lockspace.h"
 
 /* ------------------------------------------------------------------ */
 /* DLM lockspaces                                                     */
@@ -78,7 +79,7 @@ static long rdlock_dev_dls_create(const struct rdlock_ls_create *c)
 	dd = kzalloc(sizeof(*dd), GFP_KERNEL);
 	if (!dd)
 		return -ENOMEM;
-	dd->dls = rdlock_dlm_open(c->name, rdlock_dlm_node_id(), NULL, NULL);
+	dd->dls = rdlock_dlm_open_user(c->name, rdlock_dlm_node_id());
 	if (IS_ERR(dd->dls)) {
 		long ret = PTR_ERR(dd->dls);
 

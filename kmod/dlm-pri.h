@@ -411,6 +411,8 @@ struct rdlock_dlm_req {
  *	the wait notices, so that no node keeps a wait that is over.
  * @next_req: request ids.
  * @refs: locks and requests alive; rdlock_dlm_close() waits for 0.
+ * @wq: where its requests, @trim_work and @repeat_work run: rdlock_dlm_wq,
+ *	or a /dev/rdlock lockspace's own (rdlock_dlm_open_user()).
  * @trim_homes: nodes a room notice found full, a bit each, for @trim_work.
  * @trim_work: forgets the rdlock names this node does not use that are
  *	homed on a node of @trim_homes.
@@ -448,6 +450,7 @@ struct rdlock_dlm_ls {
 	struct mutex notice_mutex;	/* see above */
 	u64 next_req;
 	atomic_t refs;
+	struct workqueue_struct *wq;
 	unsigned long trim_homes;	/* RDLOCK_MAX_NODES bits */
 	struct work_struct trim_work;
 	unsigned long repeat_nodes;	/* RDLOCK_MAX_NODES bits */
@@ -579,6 +582,7 @@ static inline void rdlock_dlm_put(struct rdlock_dlm_ls *dls)
 /* dlm.c */
 int rdlock_dlm_init(void);
 void rdlock_dlm_exit(void);
+struct rdlock_dlm_ls *rdlock_dlm_open_user(const char *name, u32 node_id);
 void rdlock_dlm_lkb_to(struct rdlock_dlm_lkb *lkb,
 		       enum rdlock_dlm_lkb_state to);
 void rdlock_dlm_req_to(struct rdlock_dlm_req *req,

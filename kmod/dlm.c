@@ -17,8 +17,9 @@
  * (the caller) down-converts. Documentation/rdlock/dlm-api.rst has the
  * details.
  *
- * Requests run in an unbound WQ_MEM_RECLAIM workqueue, one work item per
- * request, that never sleeps for a grant: a request that must wait returns
+ * Requests run in an unbound WQ_MEM_RECLAIM workqueue (those of the
+ * uapi's lockspaces in one of their own: rdlock_dlm_ls.wq), one work item
+ * per request, that never sleeps for a grant: a request that must wait returns
  * and its work is queued again by its timer, a kick, a cancel or the end
  * of the LOCAL takes it waits for (rdlock_dlm_sleep()). Callbacks run
  * from another, one work item per lock, so a lock's callbacks come one at
@@ -205,6 +206,8 @@ MODULE_PARM_DESC(dlm_slots,
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
 static LIST_HEAD(rdlock_dlm_list);
 struct workqueue_struct *rdlock_dlm_wq;		/* requests */
+/* The requests of /dev/rdlock's lockspaces: never in the way of the above. */
+static struct workqueue_struct *rdlock_dlm_user_wq;
 struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */
 /* LOCAL takes: requests on rdlock_dlm_wq may wait for them. */
 struct workqueue_struct *rdlock_dlm_local_wq;
@@ -333,7 +336,7 @@ void rdlock_dlm_req_wake(struct rdlock_dlm_req *req)
 {
 	if (test_and_clear_bit(RDLOCK_DLM_REQ_ASLEEP, &req->iflags))
 		queue_work(test_bit(RDLOCK_DLM_REQ_LOCAL, &req->iflags) ?
-			   rdlock_dlm_local_wq : rdlock_dlm_wq, &req->work);
+			   rdlock_dlm_local_wq : req->dls->wq, &req->work);
 }
 
 static enum hrtimer_restart rdlock_dlm_timer_fn(struct hrtimer *timer)
@@ -1034,7 +1037,7 @@ static void rdlock_dlm_req_start(struct rdlock_dlm_lkb *lkb,
 {
 	rdlock_dlm_req_setup(lkb, req);
 	lkb->req = req;
-	queue_work(rdlock_dlm_wq, &req->work);
+	queue_work(lkb->dls->wq, &req->work);
 }
 
 static int rdlock_dlm_check_mode(int mode)
@@ -1415,21 +1418,14 @@ u32 rdlock_dlm_node_id(void)
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_node_id);
 
-/**
- * rdlock_dlm_open() - open a DLM lockspace by name; may sleep
- * @name: 1 to RDLOCK_DLM_LS_NAME_MAX characters of [A-Za-z0-9_.:-].
- * @node_id: this node's id (rdlock_dlm_node_id()): a check that the
- *	caller's idea of the cluster is rdlock's.
- * @ops: callbacks (may be NULL); kept until rdlock_dlm_close().
- * @ops_arg: their argument.
- *
- * Return: the lockspace or ERR_PTR(): -EINVAL (name, or @node_id is not
- * this node), -EEXIST (this node has it open), and rdlock_ls_open()'s
- * errors (-ENOTCONN when the cluster is not up, -ENOSPC, -ENOMEM, ...).
+/*
+ * rdlock_dlm_open(), its requests' work on @wq: rdlock_dlm_wq, or for the
+ * uapi's lockspaces rdlock_dlm_user_wq.
  */
-struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
-				      const struct rdlock_dlm_ops *ops,
-				      void *ops_arg)
+static struct rdlock_dlm_ls *__rdlock_dlm_open(const char *name, u32 node_id,
+					       const struct rdlock_dlm_ops *ops,
+					       void *ops_arg,
+					       struct workqueue_struct *wq)
 {
 	size_t len = name ? strlen(name) : 0;
 	struct rdlock_dlm_ls *dls, *o;
@@ -1452,6 +1448,7 @@ struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
 			 rdlock_dlm_hash(name, len));
 	dls->ops = ops;
 	dls->ops_arg = ops_arg;
+	dls->wq = wq;
 	spin_lock_init(&dls->lock);
 	idr_init(&dls->lkids);
 	hash_init(dls->res);
@@ -1500,7 +1497,37 @@ err:
 	kfree(dls);
 	return ERR_PTR(ret);
 }
+
+/**
+ * rdlock_dlm_open() - open a DLM lockspace by name; may sleep
+ * @name: 1 to RDLOCK_DLM_LS_NAME_MAX characters of [A-Za-z0-9_.:-].
+ * @node_id: this node's id (rdlock_dlm_node_id()): a check that the
+ *	caller's idea of the cluster is rdlock's.
+ * @ops: callbacks (may be NULL); kept until rdlock_dlm_close().
+ * @ops_arg: their argument.
+ *
+ * Return: the lockspace or ERR_PTR(): -EINVAL (name, or @node_id is not
+ * this node), -EEXIST (this node has it open), and rdlock_ls_open()'s
+ * errors (-ENOTCONN when the cluster is not up, -ENOSPC, -ENOMEM, ...).
+ */
+struct rdlock_dlm_ls *rdlock_dlm_open(const char *name, u32 node_id,
+				      const struct rdlock_dlm_ops *ops,
+				      void *ops_arg)
+{
+	return __rdlock_dlm_open(name, node_id, ops, ops_arg, rdlock_dlm_wq);
+}
 EXPORT_SYMBOL_GPL(rdlock_dlm_open);
+
+/*
+ * rdlock_dlm_open() for /dev/rdlock (dev_dlm.c): its users' requests run
+ * in a workqueue of their own, so that however many of them run at once
+ * none of a kernel user's (a file system's) waits for a worker.
+ */
+struct rdlock_dlm_ls *rdlock_dlm_open_user(const char *name, u32 node_id)
+{
+	return __rdlock_dlm_open(name, node_id, NULL, NULL,
+				 rdlock_dlm_user_wq);
+}
 
 /**
  * rdlock_dlm_close() - close a DLM lockspace; may sleep
@@ -1559,11 +1586,16 @@ int rdlock_dlm_init(void)
 					   WQ_MEM_RECLAIM, 0);
 	rdlock_dlm_local_wq = alloc_workqueue("rdlock_dlm_local", WQ_UNBOUND |
 					      WQ_MEM_RECLAIM, 0);
-	if (!rdlock_dlm_cb_wq || !rdlock_dlm_local_wq) {
+	/* No file system waits for what a /dev/rdlock user asked for. */
+	rdlock_dlm_user_wq = alloc_workqueue("rdlock_dlm_user", WQ_UNBOUND,
+					     0);
+	if (!rdlock_dlm_cb_wq || !rdlock_dlm_local_wq || !rdlock_dlm_user_wq) {
 		if (rdlock_dlm_cb_wq)
 			destroy_workqueue(rdlock_dlm_cb_wq);
 		if (rdlock_dlm_local_wq)
 			destroy_workqueue(rdlock_dlm_local_wq);
+		if (rdlock_dlm_user_wq)
+			destroy_workqueue(rdlock_dlm_user_wq);
 		destroy_workqueue(rdlock_dlm_wq);
 		return -ENOMEM;
 	}
@@ -1588,6 +1620,7 @@ void rdlock_dlm_exit(void)
 	mutex_unlock(&rdlock_dlm_mutex);
 	/* Requests queue callbacks: their queues go first. */
 	destroy_workqueue(rdlock_dlm_local_wq);
+	destroy_workqueue(rdlock_dlm_user_wq);
 	destroy_workqueue(rdlock_dlm_wq);
 	destroy_workqueue(rdlock_dlm_cb_wq);
 }

@@ -112,7 +112,7 @@ static void rdlock_dlm_local_ended(struct rdlock_dlm_ls *dls)
 	dls->forcing = false;
 	list_for_each_entry_safe(req, tmp, &dls->parked, park_node) {
 		list_del_init(&req->park_node);
-		queue_work(rdlock_dlm_wq, &req->release_work);
+		queue_work(dls->wq, &req->release_work);
 	}
 }
 

@@ -145,7 +145,7 @@ bool rdlock_dlm_res_waited(struct rdlock_dlm_ls *dls, u64 hash)
 static void rdlock_dlm_repeat_to(struct rdlock_dlm_ls *dls, u32 node)
 {
 	set_bit(node, &dls->repeat_nodes);
-	queue_work(rdlock_dlm_wq, &dls->repeat_work);
+	queue_work(dls->wq, &dls->repeat_work);
 }
 
 /* The transport connected to @node (again): it may have lost notices. */
@@ -236,7 +236,7 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		/* Forgetting takes remote operations: not in softirq. */
 		rdlock_dlm_count(RDLOCK_DLM_ST_TRIM, 1);
 		set_bit(home, &dls->trim_homes);
-		queue_work(rdlock_dlm_wq, &dls->trim_work);
+		queue_work(dls->wq, &dls->trim_work);
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_REPEAT) {
