@@ -104,9 +104,25 @@ static bool rdlock_dlm_wait_live(struct rdlock_dlm_ls *dls, u64 id)
 }
 
 /*
- * A node gave back a hold that this node's request @id may wait for: it
- * tries again now. Caller holds dls->lock.
+ * A hold that this node's request @req, known to wait, may wait for was
+ * given back: it tries again now. Caller holds dls->lock.
  */
+static void rdlock_dlm_kick(struct rdlock_dlm_req *req)
+{
+	lockdep_assert_held(&req->dls->lock);
+	WRITE_ONCE(req->kicks, req->kicks + 1);
+	/*
+	 * A back-off for a free entry stays what it is. The count before
+	 * the flag, as rdlock_dlm_sleep() sets its flags before it reads the
+	 * count.
+	 */
+	smp_mb();
+	if (!test_bit(RDLOCK_DLM_REQ_DEAF, &req->iflags))
+		rdlock_dlm_req_wake(req);
+	rdlock_dlm_count(RDLOCK_DLM_ST_KICKED, 1);
+}
+
+/* Another node's kick for this node's request @id. Caller holds dls->lock. */
 static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
 {
 	struct rdlock_dlm_req *req;
@@ -114,16 +130,7 @@ static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
 	lockdep_assert_held(&dls->lock);
 	list_for_each_entry(req, &dls->waits, wait_node) {
 		if (req->id == id) {
-			WRITE_ONCE(req->kicks, req->kicks + 1);
-			/*
-			 * A back-off for a free entry stays what it is. The
-			 * count before the flag, as rdlock_dlm_sleep() sets
-			 * its flags before it reads the count.
-			 */
-			smp_mb();
-			if (!test_bit(RDLOCK_DLM_REQ_DEAF, &req->iflags))
-				rdlock_dlm_req_wake(req);
-			rdlock_dlm_count(RDLOCK_DLM_ST_KICKED, 1);
+			rdlock_dlm_kick(req);
 			return;
 		}
 	}
@@ -383,7 +390,10 @@ void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
  * so that it tries again now instead of at its next poll. A kick is a
  * hint: one lost, or one that comes before the release reached a third
  * node's table, costs a poll's delay. This node's waiters are kicked
- * here; beyond RDLOCK_DLM_KICKS_MAX other nodes' ones poll.
+ * here, each of its requests whose wait notice went out (one pass over
+ * them, not a look-up per notice: a user's thousands of waiters must not
+ * make every release quadratic with interrupts off); beyond
+ * RDLOCK_DLM_KICKS_MAX other nodes' ones poll.
  */
 void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
 {
@@ -391,18 +401,17 @@ void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
 	u32 to[RDLOCK_DLM_KICKS_MAX], self = rdlock_xport_self();
 	struct rdlock_dlm_ls *dls = req->dls;
 	struct rdlock_dlm_notice *n;
+	struct rdlock_dlm_req *w;
 	unsigned int i, nr = 0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dls->lock, flags);
+	list_for_each_entry(w, &dls->waits, wait_node)
+		if (w != req && w->res->hash == req->res->hash)
+			rdlock_dlm_kick(w);
 	list_for_each_entry(n, &dls->notices, node) {
-		if (n->hash != req->res->hash ||
-		    (n->src == self && n->req == req->id))
+		if (n->hash != req->res->hash || n->src == self)
 			continue;
-		if (n->src == self) {
-			rdlock_dlm_kicked(dls, n->req);
-			continue;
-		}
 		if (nr == RDLOCK_DLM_KICKS_MAX)
 			continue;
 		to[nr] = n->src;
