@@ -2,8 +2,8 @@
 /*
  * rdlock's /dev/rdlock, private to its files: an open file and its lock
  * table (dev.c), each user's account of its files' locks (dev_user.c), the
- * admin ioctls (dev_admin.c), lockspace names and the DLM lockspaces and
- * locks of the uapi (dev_dlm.c). main.c sees dev.h only.
+ * admin ioctls (dev_admin.c), lockspace names, their list and the DLM
+ * lockspaces and locks of the uapi (dev_dlm.c). main.c sees dev.h only.
  */
 #ifndef _RDLOCK_DEV_PRI_H
 #define _RDLOCK_DEV_PRI_H
@@ -109,11 +109,12 @@ void rdlock_user_uncharge(struct rdlock_user *u);
 /* dev_admin.c: the cluster's configuration, status and lockspaces */
 long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);
 
-/* dev_dlm.c: lockspace names; DLM lockspaces, their locks and events */
+/* dev_dlm.c: lockspace names and list; DLM lockspaces, locks, events */
 long rdlock_dev_ls_create(const struct rdlock_ls_create *c,
 			  const struct rdlock_ls_attr *attr);
 long rdlock_dev_ls_remove(const char *name);
 long rdlock_dev_ls_join(struct rdlock_file *f, const char *name);
+long rdlock_dev_ls_list(struct rdlock_ls_info *out, u32 max, u32 *count);
 void rdlock_dev_dls_exit(void);
 long rdlock_dev_dlm_lock(struct rdlock_file *f,
 			 const struct rdlock_lock_req *r, void __user *argp);

@@ -2,7 +2,8 @@
 /*
  * rdlock: /dev/rdlock's admin ioctls: the cluster configuration (the
  * transport applies it), its status, node failures and the lockspaces'
- * creation and removal. All but STATUS need CAP_SYS_ADMIN.
+ * creation, removal and list. All but STATUS and LS_LIST need
+ * CAP_SYS_ADMIN.
  *
  * Every ioctl copies its argument in, validates it completely with the
  * pure checks of uapi_check.h, and only then takes the configuration mutex
@@ -11,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -159,9 +161,47 @@ static long rdlock_ioc_ls_remove(void __user *argp)
 	return rdlock_dev_ls_remove(n.name);
 }
 
+/*
+ * This node's lockspaces, into a kernel array of the caller's capacity
+ * (at most RDLOCK_LS_LIST_MAX entries), copied out once no lock is held.
+ */
+static long rdlock_ioc_ls_list(void __user *argp)
+{
+	struct rdlock_ls_info *info = NULL;
+	struct rdlock_ls_list l;
+	long ret;
+	u32 n;
+
+	if (copy_from_user(&l, argp, sizeof(l)))
+		return -EFAULT;
+	ret = rdlock_check_ls_list(&l);
+	if (ret)
+		return ret;
+	if (l.count) {
+		info = kvcalloc(l.count, sizeof(*info), GFP_KERNEL);
+		if (!info)
+			return -ENOMEM;
+	}
+	ret = rdlock_dev_ls_list(info, l.count, &n);
+	if (ret)
+		goto out;
+	if (copy_to_user(u64_to_user_ptr(l.entries), info,
+			 min(n, l.count) * sizeof(*info))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	l.count = n;
+	if (copy_to_user(argp, &l, sizeof(l)))
+		ret = -EFAULT;
+out:
+	kvfree(info);
+	return ret;
+}
+
 /**
  * rdlock_dev_admin_ioctl() - an ioctl that is not a file's own
- * @cmd: the command: STATUS, one that needs CAP_SYS_ADMIN, or unknown.
+ * @cmd: the command: STATUS, LS_LIST, one that needs CAP_SYS_ADMIN, or
+ *	unknown.
  * @argp: its argument.
  *
  * Return: the command's result, -EPERM without CAP_SYS_ADMIN, -ENOTTY for
@@ -172,6 +212,8 @@ long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp)
 	switch (cmd) {
 	case RDLOCK_IOC_STATUS:
 		return rdlock_ioc_status(argp);
+	case RDLOCK_IOC_LS_LIST:
+		return rdlock_ioc_ls_list(argp);
 	case RDLOCK_IOC_SET_CONFIG:
 	case RDLOCK_IOC_ADD_PEER:
 	case RDLOCK_IOC_DEL_PEER:

@@ -207,6 +207,105 @@ void rdlock_dev_dls_exit(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* RDLOCK_IOC_LS_LIST                                                 */
+
+/* What rdlock_dev_ls_list() gathers: @max entries of @out at most. */
+struct rdlock_dev_ls_lister {
+	struct rdlock_ls_info *out;
+	u32 max;
+	u32 n;
+};
+
+/* The next entry of @l (zeroed), or NULL when full; @l->n counts on. */
+static struct rdlock_ls_info *rdlock_dev_ls_next(struct rdlock_dev_ls_lister *l)
+{
+	return l->n++ < l->max ? &l->out[l->n - 1] : NULL;
+}
+
+/* The fields of @info the rdlock lockspace @d gives, whatever the kind. */
+static void rdlock_dev_ls_info_core(struct rdlock_ls_info *info,
+				    const struct rdlock_ls_desc *d)
+{
+	memcpy(info->core_name, d->name, sizeof(info->core_name));
+	info->state = d->lost ? RDLOCK_LS_STATE_LOST : RDLOCK_LS_STATE_OPEN;
+	info->proto = d->attr.proto;
+	info->flags = d->attr.flags & RDLOCK_LS_FLAGS;
+	info->slots = d->attr.slots;
+	info->users = d->users;
+}
+
+/*
+ * rdlock_ls_enumerate()'s callback: a plain lockspace or a kernel user's; the
+ * rdlock lockspace behind a DLM lockspace of rdlock_dev_dls_list is that
+ * one's (rdlock_dev_dls_mutex held).
+ */
+static void rdlock_dev_ls_list_one(void *arg, const struct rdlock_ls_desc *d)
+{
+	struct rdlock_dev_ls_lister *l = arg;
+	struct rdlock_ls_info *info;
+	struct rdlock_dev_dls *dd;
+
+	if (!d->created)
+		list_for_each_entry(dd, &rdlock_dev_dls_list, list)
+			if (!strcmp(dd->dls->name, d->name))
+				return;
+	info = rdlock_dev_ls_next(l);
+	if (!info)
+		return;
+	rdlock_dev_ls_info_core(info, d);
+	memcpy(info->name, d->name, sizeof(info->name));
+	if (!d->created) {
+		info->kind = RDLOCK_LS_KIND_KERNEL;
+		return;
+	}
+	info->kind = RDLOCK_LS_KIND_PLAIN;
+	info->uid = from_kuid_munged(current_user_ns(), d->uid);
+	info->gid = from_kgid_munged(current_user_ns(), d->gid);
+	info->mode = d->mode;
+}
+
+/**
+ * rdlock_dev_ls_list() - RDLOCK_IOC_LS_LIST: this node's lockspaces
+ * @out: zeroed array of @max entries, filled as far as it goes.
+ * @max: its capacity (may be 0).
+ * @count: receives the number of lockspaces, which may exceed @max.
+ *
+ * The DLM lockspaces created through the uapi first, then the rdlock
+ * lockspaces: plain ones, and kernel users' (the DLM lockspaces' own are
+ * theirs). Nothing is copied to userspace here.
+ *
+ * Return: 0 or -EINTR.
+ */
+long rdlock_dev_ls_list(struct rdlock_ls_info *out, u32 max, u32 *count)
+{
+	struct rdlock_dev_ls_lister l = { .out = out, .max = max };
+	struct rdlock_ls_info *info;
+	struct rdlock_dev_dls *dd;
+	struct rdlock_ls_desc d;
+
+	if (mutex_lock_killable(&rdlock_dev_dls_mutex))
+		return -EINTR;
+	list_for_each_entry(dd, &rdlock_dev_dls_list, list) {
+		info = rdlock_dev_ls_next(&l);
+		if (!info)
+			continue;
+		rdlock_ls_describe(dd->dls->ls, &d);
+		rdlock_dev_ls_info_core(info, &d);
+		memcpy(info->name, dd->name, sizeof(info->name));
+		info->kind = RDLOCK_LS_KIND_DLM;
+		info->flags = RDLOCK_LS_DLM;
+		info->uid = from_kuid_munged(current_user_ns(), dd->uid);
+		info->gid = from_kgid_munged(current_user_ns(), dd->gid);
+		info->mode = dd->mode;
+		info->users = atomic_read(&dd->refs);
+	}
+	rdlock_ls_enumerate(rdlock_dev_ls_list_one, &l);
+	mutex_unlock(&rdlock_dev_dls_mutex);
+	*count = l.n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Locks of a DLM lockspace: kmod/dlm.c's, waited for here            */
 
 /* rdlock_dev_dlk.mode of a new lock before its grant. */

@@ -27,6 +27,38 @@ struct rdlock_ls *rdlock_ls_join(const char *name, umode_t *perm);
 void rdlock_ls_leave(struct rdlock_ls *ls);
 bool rdlock_ls_any(void);
 
+/**
+ * struct rdlock_ls_desc - a lockspace of this node, for RDLOCK_IOC_LS_LIST
+ * @name: its name.
+ * @attr: its attributes.
+ * @created: created through the uapi (rdlock_ls_create()), not removed.
+ * @uid: the creation's owner (@created only).
+ * @gid: the creation's group (@created only).
+ * @mode: the creation's permission bits (@created only).
+ * @users: its users: the creation, joined files, kernel opens.
+ * @lost: lost to its users: the cluster epoch it joined ended, or a lock
+ *	of this node in it could not be moved off a node declared down.
+ */
+struct rdlock_ls_desc {
+	char name[RDLOCK_LS_NAME_MAX];
+	struct rdlock_ls_attr attr;
+	bool created;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+	unsigned int users;
+	bool lost;
+};
+
+/*
+ * Each lockspace on this node's list, one call of @fn each, under the
+ * lockspace layer's mutex: @fn must not sleep on the lockspace layer nor
+ * call into it. rdlock_ls_describe(): one lockspace its caller holds.
+ */
+void rdlock_ls_enumerate(void (*fn)(void *arg, const struct rdlock_ls_desc *d),
+			 void *arg);
+void rdlock_ls_describe(struct rdlock_ls *ls, struct rdlock_ls_desc *d);
+
 /*
  * A lock of a /dev/rdlock file, taken in two steps (rdlock_lock_alloc(),
  * then rdlock_lock_acquire(); rdlock_lock_free() if that fails) so that

@@ -10,6 +10,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 
 #include "lockspace-pri.h"
 
@@ -166,6 +167,63 @@ void rdlock_ls_leave(struct rdlock_ls *ls)
 {
 	mutex_lock(&rdlock_ls_mutex);
 	rdlock_ls_put_locked(ls);
+	mutex_unlock(&rdlock_ls_mutex);
+}
+
+/* @ls as rdlock_ls_enumerate() tells it; rdlock_ls_mutex held. */
+static void rdlock_ls_desc_fill(const struct rdlock_ls *ls,
+				struct rdlock_ls_desc *d)
+{
+	lockdep_assert_held(&rdlock_ls_mutex);
+	memset(d, 0, sizeof(*d));
+	strscpy(d->name, ls->name, sizeof(d->name));
+	d->attr = ls->attr;
+	d->created = ls->created;
+	if (ls->created) {
+		d->uid = ls->uid;
+		d->gid = ls->gid;
+		d->mode = ls->mode;
+	} else {
+		d->uid = GLOBAL_ROOT_UID;
+		d->gid = GLOBAL_ROOT_GID;
+	}
+	d->users = ls->users;
+	d->lost = rdlock_ls_stale(ls) || atomic64_read(&ls->lost_locks);
+}
+
+/**
+ * rdlock_ls_enumerate() - RDLOCK_IOC_LS_LIST: walk this node's lockspaces
+ * @fn: called for each lockspace on this node's list, with
+ *	rdlock_ls_mutex held: it must neither sleep on the lockspace layer
+ *	nor call into it.
+ * @arg: its first argument.
+ *
+ * Lockspaces lost with the cluster epoch stay on the list, and are told
+ * lost, until an open or a lookup takes them off.
+ */
+void rdlock_ls_enumerate(void (*fn)(void *arg, const struct rdlock_ls_desc *d),
+			 void *arg)
+{
+	struct rdlock_ls_desc d;
+	struct rdlock_ls *ls;
+
+	mutex_lock(&rdlock_ls_mutex);
+	list_for_each_entry(ls, &rdlock_ls_list, list) {
+		rdlock_ls_desc_fill(ls, &d);
+		fn(arg, &d);
+	}
+	mutex_unlock(&rdlock_ls_mutex);
+}
+
+/**
+ * rdlock_ls_describe() - what one lockspace is, as rdlock_ls_enumerate() tells
+ * @ls: the lockspace; the caller holds one of its users.
+ * @d: receives it.
+ */
+void rdlock_ls_describe(struct rdlock_ls *ls, struct rdlock_ls_desc *d)
+{
+	mutex_lock(&rdlock_ls_mutex);
+	rdlock_ls_desc_fill(ls, d);
 	mutex_unlock(&rdlock_ls_mutex);
 }
 

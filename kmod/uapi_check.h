@@ -29,6 +29,8 @@ static_assert(sizeof(struct rdlock_unlock_req) == 24);
 static_assert(sizeof(struct rdlock_query) == 120);
 static_assert(sizeof(struct rdlock_event) == 32);
 static_assert(sizeof(struct rdlock_node_down) == 24);
+static_assert(sizeof(struct rdlock_ls_info) == 120);
+static_assert(sizeof(struct rdlock_ls_list) == 40);
 
 static inline bool rdlock_all_zero(const void *p, size_t len)
 {
@@ -383,6 +385,21 @@ static inline int rdlock_check_ls_name(const struct rdlock_ls_name *n)
 	    !rdlock_all_zero(n->reserved, sizeof(n->reserved)))
 		return -EINVAL;
 	return rdlock_ls_check_name(n->name, true);
+}
+
+/**
+ * rdlock_check_ls_list() - validate RDLOCK_IOC_LS_LIST's input fields
+ * @l: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_ls_list(const struct rdlock_ls_list *l)
+{
+	if (l->version != RDLOCK_UAPI_VERSION || l->flags || l->pad ||
+	    !rdlock_all_zero(l->reserved, sizeof(l->reserved)) ||
+	    l->count > RDLOCK_LS_LIST_MAX)
+		return -EINVAL;
+	return 0;
 }
 
 /* Flags and timeout of a lock or convert request. */

@@ -750,6 +750,167 @@ static int cmd_ls_remove(int argc, char **argv)
 	return ret ? 1 : 0;
 }
 
+static const char *ls_kind_name(__u32 k)
+{
+	switch (k) {
+	case RDLOCK_LS_KIND_PLAIN: return "plain";
+	case RDLOCK_LS_KIND_DLM: return "dlm";
+	case RDLOCK_LS_KIND_KERNEL: return "kernel";
+	}
+	return "unknown";
+}
+
+static const char *ls_state_name(__u32 s)
+{
+	switch (s) {
+	case RDLOCK_LS_STATE_OPEN: return "open";
+	case RDLOCK_LS_STATE_LOST: return "lost";
+	}
+	return "unknown";
+}
+
+static const char *proto_name(__u32 p)
+{
+	switch (p) {
+	case RDLOCK_PROTO_BAKERY: return "bakery";
+	case RDLOCK_PROTO_CASLOCK: return "caslock";
+	case RDLOCK_PROTO_CQL: return "cql";
+	}
+	return "unknown";
+}
+
+static int ls_info_cmp(const void *a, const void *b)
+{
+	const struct rdlock_ls_info *x = a, *y = b;
+
+	return strncmp(x->name, y->name, RDLOCK_LS_NAME_MAX);
+}
+
+/*
+ * LS_LIST into a growing array until it holds them all; prints the
+ * failure. The entries, sorted by name (free() them), or NULL.
+ */
+static struct rdlock_ls_info *get_ls_list(int fd, __u32 *count)
+{
+	struct rdlock_ls_info *e = NULL, *ne;
+	struct rdlock_ls_list l;
+	__u32 cap = 64;
+
+	for (;;) {
+		ne = realloc(e, cap * sizeof(*e));
+		if (!ne) {
+			err_msg("ls: %s", strerror(ENOMEM));
+			free(e);
+			return NULL;
+		}
+		e = ne;
+		memset(&l, 0, sizeof(l));
+		l.version = RDLOCK_UAPI_VERSION;
+		l.count = cap;
+		l.entries = (__u64)(unsigned long)e;
+		if (ioctl(fd, RDLOCK_IOC_LS_LIST, &l) < 0) {
+			err_msg("ls: %s (%s)", strerror(errno), errno_name(errno));
+			free(e);
+			return NULL;
+		}
+		if (l.count <= cap || cap == RDLOCK_LS_LIST_MAX)
+			break;
+		cap = l.count < RDLOCK_LS_LIST_MAX ? l.count : RDLOCK_LS_LIST_MAX;
+	}
+	*count = l.count < cap ? l.count : cap;
+	qsort(e, *count, sizeof(*e), ls_info_cmp);
+	return e;
+}
+
+/* @s (at most @max bytes) as a JSON string. */
+static void json_str(const char *s, size_t max)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < max && s[i]; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			printf("\\%c", s[i]);
+		else if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			printf("\\u%04x", (unsigned char)s[i]);
+		else
+			putchar(s[i]);
+	}
+	putchar('"');
+}
+
+static void print_ls_text(const struct rdlock_ls_info *e, __u32 n)
+{
+	char owner[40];
+	__u32 i;
+
+	printf("%-31s %-6s %-7s %6s %-16s %5s %-5s %s\n", "NAME", "KIND",
+	       "PROTO", "SLOTS", "MODE/UID/GID", "USERS", "STATE", "CORE");
+	for (i = 0; i < n; i++) {
+		if (e[i].kind == RDLOCK_LS_KIND_KERNEL)
+			snprintf(owner, sizeof(owner), "-");
+		else
+			snprintf(owner, sizeof(owner), "%04o/%u/%u", e[i].mode,
+				 e[i].uid, e[i].gid);
+		printf("%-31.32s %-6s %-7s %6u %-16s %5u %-5s %.32s\n",
+		       e[i].name, ls_kind_name(e[i].kind),
+		       proto_name(e[i].proto), e[i].slots, owner, e[i].users,
+		       ls_state_name(e[i].state), e[i].core_name);
+	}
+}
+
+static void print_ls_json(const struct rdlock_ls_info *e, __u32 n)
+{
+	__u32 i;
+
+	printf("{\"lockspaces\": [");
+	for (i = 0; i < n; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_str(e[i].name, sizeof(e[i].name));
+		printf(", \"core_name\": ");
+		json_str(e[i].core_name, sizeof(e[i].core_name));
+		printf(", \"kind\": \"%s\", \"state\": \"%s\", ",
+		       ls_kind_name(e[i].kind), ls_state_name(e[i].state));
+		printf("\"proto\": \"%s\", \"flags\": %u, \"slots\": %u, ",
+		       proto_name(e[i].proto), e[i].flags, e[i].slots);
+		printf("\"mode\": \"%04o\", \"uid\": %u, \"gid\": %u, \"users\": %u}",
+		       e[i].mode, e[i].uid, e[i].gid, e[i].users);
+	}
+	printf("]}\n");
+}
+
+static int cmd_ls(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rdlock_ls_info *e;
+	int json = 0, opt, fd;
+	__u32 n = 0;
+
+	while ((opt = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (opt != 'j')
+			return bad_usage("%s: bad option", "ls");
+		json = 1;
+	}
+	if (optind != argc)
+		return bad_usage("ls: unexpected argument '%s'", argv[optind]);
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	e = get_ls_list(fd, &n);
+	close(fd);
+	if (!e)
+		return 1;
+	if (json)
+		print_ls_json(e, n);
+	else
+		print_ls_text(e, n);
+	free(e);
+	return 0;
+}
+
 static const char *mode_name(__u32 mode)
 {
 	switch (mode) {
@@ -1342,6 +1503,10 @@ static const struct cmd cmds[] = {
 	  "      events), whose protocol and size the DLM layer sets" },
 	{ "ls-remove", cmd_ls_remove, "NAME",
 	  "remove a lockspace from this node (fails while in use)" },
+	{ "ls", cmd_ls, "[--json]",
+	  "list this node's lockspaces: name, kind (plain, dlm, or kernel: a\n"
+	  "      kernel user's), protocol, slots, mode/uid/gid, users, state\n"
+	  "      (open or lost) and the rdlock lockspace behind it" },
 	{ "lock", cmd_lock,
 	  "[-s|-x|-u|-m MODE] [-n] [-w SEC] LOCKSPACE NAME [--] CMD [ARGS...]\n"
 	  "      lock [-m MODE] [-n] [-w SEC] -b SEC LOCKSPACE NAME",

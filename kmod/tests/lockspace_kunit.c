@@ -70,6 +70,7 @@ static const struct rdlock_case_table rdlock_case_tables[] = {
 	RDLOCK_CASES("CONVERT", RDLOCK_IOC_CONVERT, convert),
 	RDLOCK_CASES("UNLOCK", RDLOCK_IOC_UNLOCK, unlock),
 	RDLOCK_CASES("QUERY", RDLOCK_IOC_QUERY, query),
+	RDLOCK_CASES("LS_LIST", RDLOCK_IOC_LS_LIST, ls_list),
 };
 
 /* The table @c is a case of. */
@@ -121,6 +122,8 @@ static int rdlock_case_check(unsigned int cmd, const void *arg,
 		return rdlock_check_convert(arg);
 	case RDLOCK_IOC_UNLOCK:
 		return rdlock_check_unlock(arg);
+	case RDLOCK_IOC_LS_LIST:
+		return rdlock_check_ls_list(arg);
 	default:
 		return rdlock_check_query(arg);
 	}

@@ -283,7 +283,12 @@ static void check_enotty(struct __test_metadata *_metadata, int fd)
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_node_status), "STATUS size 32" },
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, __u8[56]), "STATUS size 56" },
 		{ _IO(RDLOCK_IOC_MAGIC, 0x1f), "nr 0x1f" },
-		{ _IO(RDLOCK_IOC_MAGIC, 0x28), "nr 0x28" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x29), "nr 0x29" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x28), "LS_LIST as _IO" },
+		{ _IOR(RDLOCK_IOC_MAGIC, 0x28, struct rdlock_ls_list),
+		  "LS_LIST as _IOR" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x28, struct rdlock_ls_name),
+		  "LS_LIST size 56" },
 		{ _IOW(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_name), "LS_CREATE size 48" },
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_create),
 		  "LS_CREATE as _IOWR" },
@@ -2536,6 +2541,206 @@ TEST_F_TIMEOUT(uapi, ls_dlm_create, SETUP_S + 30)
 	/* The rdlock lockspace behind it is not the uapi's to join. */
 	expect_err(_metadata, ls_join(self->fd, "dlm." LS_DLM), ENOENT,
 		   "JOIN the DLM layer's own lockspace");
+}
+
+/* LS_LIST into @e (capacity @cap); 0 or the errno, the count in *@count. */
+static int ls_list(int fd, struct rdlock_ls_info *e, __u32 cap, __u32 *count)
+{
+	struct rdlock_ls_list l = {
+		.version = RDLOCK_UAPI_VERSION,
+		.count = cap,
+		.entries = (__u64)(unsigned long)e,
+	};
+	int ret = rdl_ioctl(fd, RDLOCK_IOC_LS_LIST, &l);
+
+	if (!ret)
+		*count = l.count;
+	return ret;
+}
+
+/* The entry of @e (@n of them) named @name, or NULL. */
+static const struct rdlock_ls_info *ls_info_find(const struct rdlock_ls_info *e,
+						 __u32 n, const char *name)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(e[i].name, name, RDLOCK_LS_NAME_MAX))
+			return &e[i];
+	return NULL;
+}
+
+/* A NUL-terminated, NUL-padded lockspace name. */
+static bool ls_name_padded(const char *name)
+{
+	size_t len = strnlen(name, RDLOCK_LS_NAME_MAX);
+
+	if (!len || len == RDLOCK_LS_NAME_MAX)
+		return false;
+	while (len < RDLOCK_LS_NAME_MAX)
+		if (name[len++])
+			return false;
+	return true;
+}
+
+/* Exit status: the number of failed checks. */
+static int ls_list_child(__u32 want)
+{
+	struct rdlock_ls_info e[16];
+	int fails = 0, fd;
+	__u32 n = 0;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 100;
+	fd = open_dev();
+	if (fd < 0)
+		return 100;
+	CHILD_EXPECT(0, ls_list(fd, e, ARRAY_SIZE(e), &n), "LS_LIST as nobody");
+	if (n != want) {
+		fprintf(stderr, "# LS_LIST as nobody: %u lockspaces, not %u\n",
+			n, want);
+		fails++;
+	}
+	close(fd);
+	return fails;
+}
+
+/* The dlm_slots module parameter: a DLM lockspace's slots. */
+#define DLM_SLOTS_PARAM	"/sys/module/rdlock/parameters/dlm_slots"
+
+TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
+{
+	struct rdlock_ls_info e[16], one[2], ff;
+	const struct rdlock_ls_info *p;
+	struct rdlock_ls_list l;
+	unsigned int dlm_slots = 16384;
+	__u32 n = 0, n1 = 0, i, j;
+	int jfd, status;
+	char *ro;
+	FILE *f;
+	pid_t pid;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
+	f = fopen(DLM_SLOTS_PARAM, "r");
+	if (f) {
+		EXPECT_EQ(1, fscanf(f, "%u", &dlm_slots));
+		fclose(f);
+	}
+	/* Another file joined to the plain one: one more user of it. */
+	jfd = open_dev();
+	ASSERT_LE(0, jfd);
+	expect_err(_metadata, ls_join(jfd, LS_PLAIN), 0, "JOIN " LS_PLAIN);
+
+	memset(e, 0xa5, sizeof(e));
+	expect_err(_metadata, ls_list(self->fd, e, ARRAY_SIZE(e), &n), 0,
+		   "LS_LIST");
+	ASSERT_LE(2, n);
+	ASSERT_GE(ARRAY_SIZE(e), n);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(ls_name_padded(e[i].name)) {
+			TH_LOG("entry %u: name not NUL-padded", i);
+		}
+		EXPECT_TRUE(ls_name_padded(e[i].core_name)) {
+			TH_LOG("entry %u (%.32s): core name not NUL-padded", i,
+			       e[i].name);
+		}
+		EXPECT_GE(RDLOCK_LS_KIND_KERNEL, e[i].kind);
+		EXPECT_GE(RDLOCK_LS_STATE_LOST, e[i].state);
+		EXPECT_EQ(0, e[i].pad);
+		EXPECT_EQ(0, e[i].reserved[0]);
+		EXPECT_EQ(0, e[i].reserved[1]);
+		for (j = i + 1; j < n; j++)
+			EXPECT_NE(0, strncmp(e[i].name, e[j].name,
+					     RDLOCK_LS_NAME_MAX)) {
+				TH_LOG("%.32s listed twice", e[i].name);
+			}
+	}
+	/* Nothing written past the count. */
+	memset(&ff, 0xa5, sizeof(ff));
+	if (n < ARRAY_SIZE(e))
+		EXPECT_EQ(0, memcmp(&e[n], &ff, sizeof(ff)));
+
+	p = ls_info_find(e, n, LS_PLAIN);
+	ASSERT_NE(NULL, p) {
+		TH_LOG("%s not listed", LS_PLAIN);
+	}
+	EXPECT_STREQ(LS_PLAIN, p->core_name);
+	EXPECT_EQ(RDLOCK_LS_KIND_PLAIN, p->kind);
+	EXPECT_EQ(RDLOCK_LS_STATE_OPEN, p->state);
+	EXPECT_EQ(RDLOCK_PROTO_BAKERY, p->proto);
+	EXPECT_EQ(0, p->flags);
+	EXPECT_EQ(LS_SLOTS, p->slots);
+	EXPECT_EQ(0, p->uid);
+	EXPECT_EQ(0, p->gid);
+	EXPECT_EQ(0666, p->mode);
+	EXPECT_EQ(2, p->users);		/* the creation, jfd */
+
+	p = ls_info_find(e, n, LS_DLM);
+	ASSERT_NE(NULL, p) {
+		TH_LOG("%s not listed", LS_DLM);
+	}
+	EXPECT_STREQ("dlm." LS_DLM, p->core_name);
+	EXPECT_EQ(RDLOCK_LS_KIND_DLM, p->kind);
+	EXPECT_EQ(RDLOCK_LS_STATE_OPEN, p->state);
+	EXPECT_EQ(RDLOCK_PROTO_CASLOCK, p->proto);
+	EXPECT_EQ(RDLOCK_LS_DLM, p->flags);
+	EXPECT_EQ(dlm_slots, p->slots);
+	EXPECT_EQ(0, p->uid);
+	EXPECT_EQ(0, p->gid);
+	EXPECT_EQ(0644, p->mode);
+	EXPECT_EQ(0, p->users);
+	/* The rdlock lockspace behind it is listed as the DLM one only. */
+	EXPECT_EQ(NULL, ls_info_find(e, n, "dlm." LS_DLM));
+
+	/* Capacity 1: the first entry, and the whole count. */
+	memset(one, 0xa5, sizeof(one));
+	expect_err(_metadata, ls_list(self->fd, one, 1, &n1), 0,
+		   "LS_LIST, capacity 1");
+	EXPECT_EQ(n, n1);
+	EXPECT_EQ(0, memcmp(&one[0], &e[0], sizeof(one[0])));
+	EXPECT_EQ(0, memcmp(&one[1], &ff, sizeof(ff)));
+	/* Capacity 0: the count alone, no array needed. */
+	n1 = 0;
+	expect_err(_metadata, ls_list(self->fd, NULL, 0, &n1), 0,
+		   "LS_LIST, capacity 0");
+	EXPECT_EQ(n, n1);
+
+	/* Refused arguments (uapi_cases.h); accepted ones only report. */
+	RUN_CASES(self->fd, RDLOCK_IOC_LS_LIST, ls_list, ls_list, "LS_LIST", 0);
+	l = uapi_valid_ls_list;
+	check_efault(_metadata, self->fd, RDLOCK_IOC_LS_LIST, &l, sizeof(l),
+		     "LS_LIST");
+	/* An array the call cannot write, and a structure it cannot. */
+	l.count = 2;
+	l.entries = 1;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
+		   EFAULT, "LS_LIST, array at 1");
+	EXPECT_EQ(2, l.count);
+	l.entries = (__u64)(unsigned long)KERNEL_PTR;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
+		   EFAULT, "LS_LIST, array at a kernel address");
+	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	l.entries = (__u64)(unsigned long)ro;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
+		   EFAULT, "LS_LIST, array in a read-only page");
+	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+
+	/* Any opener may list, as STATUS. */
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(ls_list_child(n));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%d checks failed as uid/gid %d", WEXITSTATUS(status),
+		       NOBODY);
+	}
+	close(jfd);
 }
 
 TEST_F_TIMEOUT(uapi, ls_dlm_rejects, SETUP_S + 30)

@@ -461,6 +461,91 @@ struct rdlock_event {
 	__u64 reserved[2];
 };
 
+/* Values of struct rdlock_ls_info.kind. */
+enum rdlock_ls_kind {
+	/* Created by RDLOCK_IOC_LS_CREATE without RDLOCK_LS_DLM. */
+	RDLOCK_LS_KIND_PLAIN	= 0,
+	/* Created by RDLOCK_IOC_LS_CREATE with RDLOCK_LS_DLM. */
+	RDLOCK_LS_KIND_DLM	= 1,
+	/* Opened by a kernel user (OCFS2, the kernel's DLM API), not the uapi. */
+	RDLOCK_LS_KIND_KERNEL	= 2,
+};
+
+/* Values of struct rdlock_ls_info.state. */
+enum rdlock_ls_state {
+	RDLOCK_LS_STATE_OPEN	= 0,
+	/*
+	 * Lost to its users: the cluster lost a lock table since it was
+	 * opened (its calls fail with ESHUTDOWN), or a lock of this node in
+	 * it could not be moved off a node declared down.
+	 */
+	RDLOCK_LS_STATE_LOST	= 1,
+};
+
+/**
+ * struct rdlock_ls_info - one lockspace of this node, for RDLOCK_IOC_LS_LIST
+ * @name: its name, NUL-padded: the one RDLOCK_IOC_JOIN and
+ *	RDLOCK_IOC_LS_REMOVE take, for RDLOCK_LS_KIND_KERNEL the rdlock
+ *	lockspace's own.
+ * @core_name: the rdlock lockspace behind it, NUL-padded: for
+ *	RDLOCK_LS_KIND_DLM "dlm." and @name, or "dlmh." and a hash of @name
+ *	when that is too long; @name for the other kinds.
+ * @kind: enum rdlock_ls_kind.
+ * @state: enum rdlock_ls_state.
+ * @proto: enum rdlock_proto_id of @core_name.
+ * @flags: RDLOCK_LS_* bits: RDLOCK_LS_DLM for RDLOCK_LS_KIND_DLM, else
+ *	those of RDLOCK_LS_FLAGS that @core_name has.
+ * @slots: lock-table slots @core_name takes on every node.
+ * @uid: owner given at creation, in the caller's user namespace (the
+ *	overflow uid if unmapped); 0 for RDLOCK_LS_KIND_KERNEL.
+ * @gid: group given at creation, likewise; 0 for RDLOCK_LS_KIND_KERNEL.
+ * @mode: permission bits given at creation; 0 for RDLOCK_LS_KIND_KERNEL.
+ * @users: what holds it on this node: for RDLOCK_LS_KIND_DLM its joined
+ *	files and its locks not given back yet; for the other kinds the
+ *	creation, each joined file and each kernel user's open.
+ * @pad: zero.
+ * @reserved: zero.
+ */
+struct rdlock_ls_info {
+	char name[RDLOCK_LS_NAME_MAX];
+	char core_name[RDLOCK_LS_NAME_MAX];
+	__u32 kind;
+	__u32 state;
+	__u32 proto;
+	__u32 flags;
+	__u32 slots;
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;
+	__u32 users;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* Largest struct rdlock_ls_list.count. */
+#define RDLOCK_LS_LIST_MAX	4096
+
+/**
+ * struct rdlock_ls_list - this node's lockspaces, for RDLOCK_IOC_LS_LIST
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: no flags are defined yet; must be 0.
+ * @count: in: capacity of the @entries array, at most RDLOCK_LS_LIST_MAX;
+ *	out: number of lockspaces this node has. When the array is too
+ *	small it is filled as far as it goes: call again with a larger one.
+ * @pad: must be zero.
+ * @entries: user pointer to an array of struct rdlock_ls_info, in no
+ *	defined order; may be 0 when @count is 0.
+ * @reserved: must be zero.
+ */
+struct rdlock_ls_list {
+	__u32 version;
+	__u32 flags;
+	__u32 count;
+	__u32 pad;
+	__u64 entries;
+	__u64 reserved[2];
+};
+
 /* Lockspaces: CAP_SYS_ADMIN. */
 #define RDLOCK_IOC_LS_CREATE	_IOW(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_create)
 #define RDLOCK_IOC_LS_REMOVE	_IOW(RDLOCK_IOC_MAGIC, 0x21, struct rdlock_ls_name)
@@ -471,5 +556,7 @@ struct rdlock_event {
 #define RDLOCK_IOC_UNLOCK	_IOW(RDLOCK_IOC_MAGIC, 0x25, struct rdlock_unlock_req)
 #define RDLOCK_IOC_CONVERT	_IOW(RDLOCK_IOC_MAGIC, 0x26, struct rdlock_convert_req)
 #define RDLOCK_IOC_QUERY	_IOWR(RDLOCK_IOC_MAGIC, 0x27, struct rdlock_query)
+/* Anyone who can open the device. */
+#define RDLOCK_IOC_LS_LIST	_IOWR(RDLOCK_IOC_MAGIC, 0x28, struct rdlock_ls_list)
 
 #endif /* _UAPI_LINUX_RDLOCK_H */
