@@ -633,6 +633,8 @@ static void need_ls(struct __test_metadata *_metadata, int fd,
 #define SETUP_S		READY_TIMEOUT_S
 
 #define BACKEND_PARAM	"/sys/module/rdlock/parameters/backend"
+/* A DLM request's fixed poll interval (fault injection builds only). */
+#define FLOOD_POLL	"inject_dlm_poll_ms"
 #define OWN_DELAY	"inject_own_exec_delay_ms"
 #define OWN_DELAY_MS	4000
 
@@ -679,6 +681,8 @@ FIXTURE_TEARDOWN(uapi)
 
 	if (self->fd >= 0)
 		close(self->fd);
+	/* ls_dlm_flood's poll interval, even when it failed. */
+	rdl_debugfs_write(FLOOD_POLL, 0);
 	/* own_request_during_down's changes, even when it failed. */
 	if (own_backend_was[0]) {
 		rdl_debugfs_write(OWN_DELAY, 0);
@@ -3031,10 +3035,13 @@ TEST_F_TIMEOUT(uapi, ls_dlm_events, SETUP_S + 120)
  * (dlm-api.rst, "Kicks"), so a request on another name is granted,
  * down-converted and unlocked while they wait, the waiters that time out
  * are cancelled while they wait, and the holder's unlock grants the
- * others, PR and EX.
+ * others, PR and EX. Where the build has fault injection the waiters poll
+ * only every FLOOD_POLL_MS: the grants come from kicks (and 300 pollers
+ * do not take a debug guest's CPU).
  */
 #define FLOOD_WAITERS	300
 #define FLOOD_TIMEOUT_MS 3000
+#define FLOOD_POLL_MS	1000
 
 static bool dlm_counter_reaches(const char *name, long long v, int s)
 {
@@ -3083,6 +3090,7 @@ TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_DLM);
 
 	ASSERT_EQ(0, ls_join(self->fd, LS_DLM));
+	rdl_debugfs_write(FLOOD_POLL, FLOOD_POLL_MS);
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "hot", RDLOCK_LOCK_EX, 0, 0, &h));
 	busy0 = rdl_debugfs_counter("dlm", "try_busy");
 	ASSERT_LE(0, busy0);
@@ -3129,6 +3137,7 @@ TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
 		TH_LOG("%d of %d waiters not granted after the unlock", late,
 		       n - want_timed);
 	}
+	rdl_debugfs_write(FLOOD_POLL, 0);
 	EXPECT_EQ(0, ls_leave(self->fd));
 }
 
