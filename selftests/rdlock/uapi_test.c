@@ -2878,8 +2878,11 @@ TEST_F_TIMEOUT(uapi, ls_dlm_convert, SETUP_S + 30)
 	EXPECT_EQ(0, ls_leave(self->fd));
 }
 
-/* Fork a child that joins LS_DLM and takes @name in @mode (no limit). */
-static pid_t dlm_child_lock(const char *name, __u32 mode)
+/*
+ * Fork a child that joins LS_DLM and takes @name in @mode within @ms (0:
+ * no limit); its exit status is the errno.
+ */
+static pid_t dlm_child_lock_within(const char *name, __u32 mode, __u32 ms)
 {
 	pid_t pid = fork();
 	int fd;
@@ -2889,7 +2892,12 @@ static pid_t dlm_child_lock(const char *name, __u32 mode)
 	fd = rdl_open_joined(LS_DLM);
 	if (fd < 0)
 		_exit(100);
-	_exit(rdl_ls_lock(fd, name, mode, 0, 0, NULL));
+	_exit(rdl_ls_lock(fd, name, mode, 0, ms, NULL));
+}
+
+static pid_t dlm_child_lock(const char *name, __u32 mode)
+{
+	return dlm_child_lock_within(name, mode, 0);
 }
 
 /* The child's exit status within @s seconds, or -1. */
@@ -3064,20 +3072,6 @@ static __u32 flood_mode(int i)
 static bool flood_times_out(int i)
 {
 	return i % 10 == 3;
-}
-
-/* A child that joins LS_DLM and takes @name in @mode within @ms. */
-static pid_t dlm_child_lock_within(const char *name, __u32 mode, __u32 ms)
-{
-	pid_t pid = fork();
-	int fd;
-
-	if (pid)
-		return pid;
-	fd = rdl_open_joined(LS_DLM);
-	if (fd < 0)
-		_exit(100);
-	_exit(rdl_ls_lock(fd, name, mode, 0, ms, NULL));
 }
 
 TEST_F_TIMEOUT(uapi, ls_dlm_flood, SETUP_S + 300)
