@@ -25,6 +25,7 @@ struct rdlock_lock_info;
 struct rdlock_dev_dlk;
 struct rdlock_dev_dls;
 struct rdlock_user;
+struct cred;
 
 /**
  * struct rdlock_file - what one open file of /dev/rdlock holds
@@ -39,9 +40,10 @@ struct rdlock_user;
  *	RDLOCK_FILE_LOCKS_MAX, so that a user allowed into a lockspace
  *	cannot pin unbounded memory. dev.c's rdlock_file_*() alone touch it.
  * @nr_locks: how many.
- * @user: the account of the opener's real uid, which every lock in @locks
- *	is charged to (dev_user.c): a user's files hold at most
- *	user_locks_max locks together. Kept until the file is freed.
+ * @user: the account of the opener's user (rdlock_user_of()), which
+ *	every lock in @locks is charged to (dev_user.c), a DLM lock until it
+ *	is freed: a user's files hold at most user_locks_max locks together.
+ *	Kept until the file is freed.
  * @user_bounded: the opener had no CAP_SYS_RESOURCE: @user's bound
  *	applies to this file's locks.
  * @kref: the open file and each of its DLM locks: the callbacks of a lock
@@ -100,6 +102,7 @@ void rdlock_file_put(struct rdlock_file *f, u32 handle);
 void rdlock_file_erase(struct rdlock_file *f, unsigned long handle);
 
 /* dev_user.c: each user's account of its files' locks */
+kuid_t rdlock_user_of(const struct cred *cred);
 struct rdlock_user *rdlock_user_get(kuid_t uid);
 void rdlock_user_put(struct rdlock_user *u);
 int rdlock_user_room(const struct rdlock_user *u, bool bounded);

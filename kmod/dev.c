@@ -38,8 +38,9 @@
 #define RDLOCK_FILE_PENDING	XA_MARK_2
 
 /*
- * The file's locks are charged to its opener's real uid; CAP_SYS_RESOURCE
- * lifts that user's bound for them, as for an RLIMIT.
+ * The file's locks are charged to its opener's user (rdlock_user_of());
+ * CAP_SYS_RESOURCE lifts that user's bound for them, as for an RLIMIT.
+ * The check logs no denial: most openers lack it, and need not have it.
  */
 static int rdlock_open(struct inode *inode, struct file *file)
 {
@@ -47,13 +48,12 @@ static int rdlock_open(struct inode *inode, struct file *file)
 
 	if (!f)
 		return -ENOMEM;
-	f->user = rdlock_user_get(file->f_cred->uid);
+	f->user = rdlock_user_get(rdlock_user_of(file->f_cred));
 	if (!f->user) {
 		kfree(f);
 		return -ENOMEM;
 	}
-	f->user_bounded = !file_ns_capable(file, &init_user_ns,
-					   CAP_SYS_RESOURCE);
+	f->user_bounded = !ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
 	init_rwsem(&f->sem);
 	mutex_init(&f->mutex);
 	xa_init_flags(&f->locks, XA_FLAGS_ALLOC1);
@@ -79,10 +79,18 @@ void rdlock_file_free(struct kref *kref)
 /* Forget the file's lock @handle (the caller unlocks it). */
 void rdlock_file_erase(struct rdlock_file *f, unsigned long handle)
 {
+	void *entry;
+
 	mutex_lock(&f->mutex);
-	if (xa_erase(&f->locks, handle)) {
+	entry = xa_erase(&f->locks, handle);
+	if (entry) {
 		f->nr_locks--;
-		rdlock_user_uncharge(f->user);
+		/*
+		 * A DLM lock let go may still be in the cluster: it stays
+		 * charged until it is freed (rdlock_dev_dlk_free()).
+		 */
+		if (xa_pointer_tag(entry) != RDLOCK_FILE_LOCK_DLM)
+			rdlock_user_uncharge(f->user);
 	}
 	mutex_unlock(&f->mutex);
 }

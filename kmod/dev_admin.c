@@ -178,7 +178,7 @@ static long rdlock_ioc_ls_list(void __user *argp)
 	if (ret)
 		return ret;
 	if (l.count) {
-		info = kvcalloc(l.count, sizeof(*info), GFP_KERNEL);
+		info = kvcalloc(l.count, sizeof(*info), GFP_KERNEL_ACCOUNT);
 		if (!info)
 			return -ENOMEM;
 	}

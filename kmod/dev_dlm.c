@@ -501,6 +501,8 @@ static void rdlock_dev_dlk_free(struct rdlock_dev_dlk *dk)
 	if (dk->leaving && !--f->nr_leaving)
 		wake_up_all(&f->ast_wait);
 	spin_unlock(&f->dlm_lock);
+	/* Charged since rdlock_file_add(), until the lock is gone. */
+	rdlock_user_uncharge(f->user);
 	kfree(dk);
 	kref_put(&f->kref, rdlock_file_free);
 	/* Module exit may free @dd at 0: the wait queue is hashed. */

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rdlock: the locks of one user's /dev/rdlock files, bounded together
- * (user_locks_max). A file is charged to the real uid of its opener: one
+ * (user_locks_max). A file is charged to its opener (rdlock_user_of()): one
  * struct rdlock_user per uid with a file of /dev/rdlock, which the file's
  * lock table (dev.c) charges each lock to and uncharges it from.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/moduleparam.h>
 #include <linux/atomic.h>
+#include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "dev-pri.h"
 
@@ -45,7 +47,7 @@ MODULE_PARM_DESC(user_locks_max,
 /**
  * struct rdlock_user - the account of one user's /dev/rdlock files
  * @node: in rdlock_users, under rdlock_users_lock.
- * @uid: the real uid of the files' opener.
+ * @uid: the user of the files' opener (rdlock_user_of()).
  * @refs: the open files charged to it, until each is freed.
  * @locks: the locks charged to it, those of files opened with
  *	CAP_SYS_RESOURCE too (they are counted, not bounded).
@@ -76,8 +78,28 @@ static struct rdlock_user *rdlock_user_find(kuid_t uid)
 }
 
 /**
+ * rdlock_user_of() - the user a file opened with @cred is charged to
+ * @cred: the opener's credentials.
+ *
+ * Its real uid; in a user namespace, the user that made the outermost one
+ * (in the initial namespace): else a user with subordinate ids would have
+ * an account for each of them.
+ *
+ * Return: the uid to charge.
+ */
+kuid_t rdlock_user_of(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+	kuid_t uid = cred->uid;
+
+	for (; ns != &init_user_ns; ns = ns->parent)
+		uid = ns->owner;
+	return uid;
+}
+
+/**
  * rdlock_user_get() - the account of @uid, made if it has none; may sleep
- * @uid: the real uid of a file's opener.
+ * @uid: the user of a file's opener (rdlock_user_of()).
  *
  * Return: the account, with a reference for the caller (rdlock_user_put()
  * drops it), or NULL without memory.
