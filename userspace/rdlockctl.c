@@ -481,23 +481,40 @@ static void print_status_json(const struct rdlock_status *st,
 	printf("]}\n");
 }
 
-static int cmd_status(int argc, char **argv)
+/*
+ * The options of @cmd, whose only one is --json (-j), and no argument:
+ * 0 and *@json set or not, or a usage error's exit status.
+ */
+static int json_option(int argc, char **argv, const char *cmd, int *json)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
-	struct rdlock_status st;
-	int json = 0, opt, fd, ret;
+	char fmt[64];
+	int opt;
 
+	*json = 0;
 	while ((opt = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
 		if (opt != 'j')
-			return bad_usage("%s: bad option", "status");
-		json = 1;
+			return bad_usage("%s: bad option", cmd);
+		*json = 1;
 	}
-	if (optind != argc)
-		return bad_usage("status: unexpected argument '%s'", argv[optind]);
+	if (optind == argc)
+		return 0;
+	snprintf(fmt, sizeof(fmt), "%s: unexpected argument '%%s'", cmd);
+	return bad_usage(fmt, argv[optind]);
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
+	struct rdlock_status st;
+	int json, fd, ret;
+
+	ret = json_option(argc, argv, "status", &json);
+	if (ret)
+		return ret;
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
@@ -769,16 +786,6 @@ static const char *ls_state_name(__u32 s)
 	return "unknown";
 }
 
-static const char *proto_name(__u32 p)
-{
-	switch (p) {
-	case RDLOCK_PROTO_BAKERY: return "bakery";
-	case RDLOCK_PROTO_CASLOCK: return "caslock";
-	case RDLOCK_PROTO_CQL: return "cql";
-	}
-	return "unknown";
-}
-
 static int ls_info_cmp(const void *a, const void *b)
 {
 	const struct rdlock_ls_info *x = a, *y = b;
@@ -854,7 +861,7 @@ static void print_ls_text(const struct rdlock_ls_info *e, __u32 n)
 				 e[i].uid, e[i].gid);
 		printf("%-31.32s %-6s %-7s %6u %-16s %5u %-5s %.32s\n",
 		       e[i].name, ls_kind_name(e[i].kind),
-		       proto_name(e[i].proto), e[i].slots, owner, e[i].users,
+		       rdlock_proto_name(e[i].proto), e[i].slots, owner, e[i].users,
 		       ls_state_name(e[i].state), e[i].core_name);
 	}
 }
@@ -872,7 +879,7 @@ static void print_ls_json(const struct rdlock_ls_info *e, __u32 n)
 		printf(", \"kind\": \"%s\", \"state\": \"%s\", ",
 		       ls_kind_name(e[i].kind), ls_state_name(e[i].state));
 		printf("\"proto\": \"%s\", \"flags\": %u, \"slots\": %u, ",
-		       proto_name(e[i].proto), e[i].flags, e[i].slots);
+		       rdlock_proto_name(e[i].proto), e[i].flags, e[i].slots);
 		printf("\"mode\": \"%04o\", \"uid\": %u, \"gid\": %u, \"users\": %u}",
 		       e[i].mode, e[i].uid, e[i].gid, e[i].users);
 	}
@@ -881,21 +888,13 @@ static void print_ls_json(const struct rdlock_ls_info *e, __u32 n)
 
 static int cmd_ls(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rdlock_ls_info *e;
-	int json = 0, opt, fd;
+	int json, fd, ret;
 	__u32 n = 0;
 
-	while ((opt = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (opt != 'j')
-			return bad_usage("%s: bad option", "ls");
-		json = 1;
-	}
-	if (optind != argc)
-		return bad_usage("ls: unexpected argument '%s'", argv[optind]);
+	ret = json_option(argc, argv, "ls", &json);
+	if (ret)
+		return ret;
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
