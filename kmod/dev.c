@@ -111,7 +111,9 @@ static int rdlock_file_room(struct rdlock_file *f)
  * Give @lk, of @type, a handle of the file and charge it to the file's
  * user, unless the file has RDLOCK_FILE_LOCKS_MAX locks already or the
  * user user_locks_max (-ENOLCK). @pending: a LOCK still waits for it
- * (rdlock_file_granted() ends that). rdlock_file_erase() uncharges it.
+ * (rdlock_file_granted() ends that). The charge goes when a native lock is
+ * erased (rdlock_file_erase()), a DLM lock when it is freed
+ * (rdlock_dev_dlk_free()).
  */
 int rdlock_file_add(struct rdlock_file *f, enum rdlock_file_lock_type type,
 		    void *lk, bool pending, u32 *handle)

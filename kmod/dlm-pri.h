@@ -635,7 +635,6 @@ void rdlock_dlm_trim_work(struct work_struct *work);
 /* dlm_local.c */
 void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls);
 bool rdlock_dlm_wait_local(struct rdlock_dlm_req *req);
-void rdlock_dlm_local_wake(struct rdlock_dlm_ls *dls);
 void rdlock_dlm_release_work(struct work_struct *work);
 void rdlock_dlm_age_work(struct work_struct *work);
 void rdlock_dlm_local_grant(struct rdlock_dlm_lkb *lkb,

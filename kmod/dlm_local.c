@@ -84,7 +84,7 @@ void rdlock_dlm_local_force(struct rdlock_dlm_ls *dls)
  * The requests waiting in rdlock_dlm_wait_local() look again (their works
  * are queued again). Caller holds dls->lock.
  */
-void rdlock_dlm_local_wake(struct rdlock_dlm_ls *dls)
+static void rdlock_dlm_local_wake(struct rdlock_dlm_ls *dls)
 {
 	struct rdlock_dlm_req *req, *tmp;
 
