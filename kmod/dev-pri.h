@@ -108,6 +108,8 @@ void rdlock_user_put(struct rdlock_user *u);
 int rdlock_user_room(const struct rdlock_user *u, bool bounded);
 int rdlock_user_charge(struct rdlock_user *u, bool bounded);
 void rdlock_user_uncharge(struct rdlock_user *u);
+struct rdlock_proto_quota *rdlock_user_quota(const struct rdlock_user *u);
+void rdlock_users_exit(void);
 
 /* dev_admin.c: the cluster's configuration, status and lockspaces */
 long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);

@@ -303,6 +303,7 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 		goto free;
 	}
 	rdlock_lock_set_owner(lk, task_tgid_nr(current));
+	rdlock_lock_set_quota(lk, rdlock_user_quota(f->user));
 	/* Full before waiting: -ENOLCK at once, not after a grant. */
 	mutex_lock(&f->mutex);
 	ret = rdlock_file_room(f);
@@ -501,4 +502,5 @@ void rdlock_dev_exit(void)
 	misc_deregister(&rdlock_misc);
 	/* No file is open (each pins the module): close the DLM lockspaces. */
 	rdlock_dev_dls_exit();
+	rdlock_users_exit();
 }

@@ -9,14 +9,18 @@
 
 #include <linux/atomic.h>
 #include <linux/cred.h>
+#include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/moduleparam.h>
 #include <linux/refcount.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/user_namespace.h>
 
+#include "lockspace.h"
+#include "dev.h"
 #include "dev-pri.h"
 
 /*
@@ -44,6 +48,28 @@ module_param_cb(user_locks_max, &rdlock_user_locks_max_ops,
 MODULE_PARM_DESC(user_locks_max,
 		 "locks the /dev/rdlock files one user opened may have together on this node (1..16777216, default 65536); openers with CAP_SYS_RESOURCE are not bounded");
 
+/*
+ * The bound of each user's quota of abandoned tickets (lockspace_dev.c,
+ * rdlock_user_quota_new()): read when a user with no file open opens one.
+ */
+static unsigned int rdlock_user_finishing_max = 64;
+
+static int rdlock_user_finishing_max_set(const char *val,
+					 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 4096);
+}
+
+static const struct kernel_param_ops rdlock_user_finishing_max_ops = {
+	.set = rdlock_user_finishing_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(user_finishing_max, &rdlock_user_finishing_max_ops,
+		&rdlock_user_finishing_max, 0644);
+MODULE_PARM_DESC(user_finishing_max,
+		 "acquisitions with a timeout or TRY one user's /dev/rdlock files may have under way or left finishing in the background together, and killed waiters' tickets finishing (1..4096, default 64; read when a user with no file open opens one)");
+
 /**
  * struct rdlock_user - the account of one user's /dev/rdlock files
  * @node: in rdlock_users, under rdlock_users_lock.
@@ -51,19 +77,30 @@ MODULE_PARM_DESC(user_locks_max,
  * @refs: the open files charged to it, until each is freed.
  * @locks: the locks charged to it, those of files opened with
  *	CAP_SYS_RESOURCE too (they are counted, not bounded).
+ * @quota: the bound on its abandoned tickets (rdlock_user_quota_new()).
+ *	An account whose quota still counts tickets finishing in the
+ *	background when its last file goes stays, with no reference, for
+ *	the user's next file (rdlock_user_put()): closing every file must
+ *	not start the user's bound afresh.
  */
 struct rdlock_user {
 	struct hlist_node node;
 	kuid_t uid;
 	refcount_t refs;
 	atomic_t locks;
+	struct rdlock_proto_quota *quota;
 };
 
 #define RDLOCK_USERS_BITS	6
 static DEFINE_HASHTABLE(rdlock_users, RDLOCK_USERS_BITS);
 static DEFINE_SPINLOCK(rdlock_users_lock);
 
-/* @uid's account with a reference more, or NULL; rdlock_users_lock held. */
+/*
+ * @uid's account with a reference more, or NULL; rdlock_users_lock held.
+ * One kept without a reference (rdlock_user_put()) has its first again,
+ * and its quota today's bound: every change of a count is made under the
+ * lock.
+ */
 static struct rdlock_user *rdlock_user_find(kuid_t uid)
 {
 	struct rdlock_user *u;
@@ -71,10 +108,21 @@ static struct rdlock_user *rdlock_user_find(kuid_t uid)
 	lockdep_assert_held(&rdlock_users_lock);
 	hash_for_each_possible(rdlock_users, u, node, __kuid_val(uid))
 		if (uid_eq(u->uid, uid)) {
-			refcount_inc(&u->refs);
+			if (!refcount_inc_not_zero(&u->refs)) {
+				refcount_set(&u->refs, 1);
+				rdlock_user_quota_set_max(u->quota,
+							  READ_ONCE(rdlock_user_finishing_max));
+			}
 			return u;
 		}
 	return NULL;
+}
+
+static void rdlock_user_free(struct rdlock_user *u)
+{
+	WARN_ON_ONCE(atomic_read(&u->locks));
+	rdlock_user_quota_put(u->quota);
+	kfree(u);
 }
 
 /**
@@ -117,6 +165,11 @@ struct rdlock_user *rdlock_user_get(kuid_t uid)
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return NULL;
+	new->quota = rdlock_user_quota_new(READ_ONCE(rdlock_user_finishing_max));
+	if (!new->quota) {
+		kfree(new);
+		return NULL;
+	}
 	new->uid = uid;
 	refcount_set(&new->refs, 1);
 	atomic_set(&new->locks, 0);
@@ -129,27 +182,93 @@ struct rdlock_user *rdlock_user_get(kuid_t uid)
 		new = NULL;
 	}
 	spin_unlock(&rdlock_users_lock);
-	kfree(new);
+	if (new)
+		rdlock_user_free(new);
 	return u;
 }
 
 /**
  * rdlock_user_put() - drop a reference rdlock_user_get() gave
  * @u: the account; freed with its last reference, when no lock is
- *	charged to it any more.
+ *	charged to it any more, unless tickets its quota counts are still
+ *	finishing: then it stays for the user's next file, or the module's
+ *	exit (rdlock_users_exit()).
  */
 void rdlock_user_put(struct rdlock_user *u)
 {
 	/* Under the lock: rdlock_user_find() takes references. */
 	spin_lock(&rdlock_users_lock);
-	if (!refcount_dec_and_test(&u->refs)) {
+	if (!refcount_dec_and_test(&u->refs) ||
+	    rdlock_user_quota_busy(u->quota)) {
 		spin_unlock(&rdlock_users_lock);
 		return;
 	}
 	hash_del(&u->node);
 	spin_unlock(&rdlock_users_lock);
-	WARN_ON_ONCE(atomic_read(&u->locks));
-	kfree(u);
+	rdlock_user_free(u);
+}
+
+/**
+ * rdlock_user_quota() - the bound on @u's abandoned tickets
+ * @u: the account.
+ *
+ * Return: the quota its files' acquisitions count in
+ * (rdlock_lock_set_quota()); it lives as long as @u.
+ */
+struct rdlock_proto_quota *rdlock_user_quota(const struct rdlock_user *u)
+{
+	return u->quota;
+}
+
+static int rdlock_users_show(struct seq_file *m, void *v)
+{
+	struct rdlock_user *u;
+	char prefix[32];
+	int bkt;
+
+	spin_lock(&rdlock_users_lock);
+	hash_for_each(rdlock_users, bkt, u, node) {
+		snprintf(prefix, sizeof(prefix), "user %u ",
+			 __kuid_val(u->uid));
+		seq_printf(m, "%sfiles: %u\n%slocks: %d\n", prefix,
+			   refcount_read(&u->refs), prefix,
+			   atomic_read(&u->locks));
+		rdlock_quota_show(m, prefix, u->quota);
+	}
+	spin_unlock(&rdlock_users_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlock_users);
+
+/**
+ * rdlock_users_debugfs_init() - debugfs "users": each account's counts
+ * @root: rdlock's debugfs directory.
+ */
+void rdlock_users_debugfs_init(struct dentry *root)
+{
+	debugfs_create_file("users", 0444, root, NULL, &rdlock_users_fops);
+}
+
+/**
+ * rdlock_users_exit() - free the accounts kept for their quotas
+ *
+ * At the module's exit, once no file is open: every account left has no
+ * reference (rdlock_user_put()).
+ */
+void rdlock_users_exit(void)
+{
+	struct hlist_node *tmp;
+	struct rdlock_user *u;
+	int bkt;
+
+	/* Under the lock: debugfs may still read the accounts. */
+	spin_lock(&rdlock_users_lock);
+	hash_for_each_safe(rdlock_users, bkt, tmp, u, node) {
+		WARN_ON_ONCE(refcount_read(&u->refs));
+		hash_del(&u->node);
+		rdlock_user_free(u);
+	}
+	spin_unlock(&rdlock_users_lock);
 }
 
 /**

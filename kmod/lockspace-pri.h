@@ -88,9 +88,11 @@ static inline bool rdlock_ls_entry_free(u64 v)
 #define RDLOCK_LS_RES_CACHE	1024
 #define RDLOCK_LS_RES_CACHE_SHARE	4
 /*
- * Tickets of one lockspace that TRY or timed-out acquisitions on this node
- * may leave finishing in the background; beyond, such acquisitions get
- * -EBUSY (a caller looping TRY would otherwise grow memory without bound).
+ * TRY or timed acquisitions of one lockspace's kernel users that may be
+ * under way on this node or have their tickets finishing in the
+ * background; beyond, such acquisitions get -EBUSY (a caller looping TRY
+ * would otherwise grow memory without bound). /dev/rdlock's count per
+ * user instead (user_finishing_max).
  */
 #define RDLOCK_LS_FINISHING_MAX	64
 
@@ -178,6 +180,8 @@ enum rdlock_lock_state {
  * @state: enum rdlock_lock_state, for debugfs.
  * @ticket: the protocol's state of the acquisition.
  * @owner: tgid of the userspace owner, 0 for a kernel user.
+ * @quota: the bound on its owner's abandoned tickets (a /dev/rdlock
+ *	user's: rdlock_lock_set_quota()); NULL: the lockspace's.
  * @since: when it was requested, then when it was granted.
  * @work: rdlock_lock_async()'s worker.
  * @done: rdlock_lock_async()'s completion.
@@ -195,6 +199,7 @@ struct rdlock_lock {
 	enum rdlock_lock_state state;
 	struct rdlock_ticket ticket;
 	pid_t owner;
+	struct rdlock_proto_quota *quota;
 	ktime_t since;
 	struct work_struct work;
 	rdlock_done_t done;

@@ -313,7 +313,8 @@ struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
 	if (!ls)
 		return ERR_PTR(-ENOMEM);
-	ls->cfg.quota = rdlock_proto_quota_alloc(RDLOCK_LS_FINISHING_MAX);
+	ls->cfg.quota = rdlock_proto_quota_alloc(RDLOCK_LS_FINISHING_MAX,
+						 false);
 	if (!ls->cfg.quota) {
 		kfree(ls);
 		return ERR_PTR(-ENOMEM);

@@ -71,6 +71,17 @@ int rdlock_lock_acquire(struct rdlock_lock *lk);
 void rdlock_lock_free(struct rdlock_lock *lk);
 void rdlock_lock_set_owner(struct rdlock_lock *lk, pid_t owner);
 
+/* The bound on one /dev/rdlock user's abandoned tickets (lockspace_dev.c). */
+struct rdlock_proto_quota;
+struct seq_file;
+struct rdlock_proto_quota *rdlock_user_quota_new(unsigned int max);
+void rdlock_user_quota_set_max(struct rdlock_proto_quota *q, unsigned int max);
+void rdlock_user_quota_put(struct rdlock_proto_quota *q);
+bool rdlock_user_quota_busy(const struct rdlock_proto_quota *q);
+void rdlock_lock_set_quota(struct rdlock_lock *lk, struct rdlock_proto_quota *q);
+void rdlock_quota_show(struct seq_file *m, const char *prefix,
+		       struct rdlock_proto_quota *q);
+
 /**
  * struct rdlock_lock_info - what a lock is, for RDLOCK_IOC_QUERY
  * @mode: rdlock_lock_mode().

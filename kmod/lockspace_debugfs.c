@@ -67,6 +67,23 @@ static int rdlock_ls_locks_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlock_ls_locks);
 
+/**
+ * rdlock_quota_show() - a quota's counts, for debugfs
+ * @m: the file.
+ * @prefix: put before each counter's name.
+ * @q: the quota.
+ */
+void rdlock_quota_show(struct seq_file *m, const char *prefix,
+		       struct rdlock_proto_quota *q)
+{
+	seq_printf(m, "%sfinishing: %d\n%sfinishing_killed: %d\n",
+		   prefix, atomic_read(&q->used), prefix,
+		   atomic_read(&q->killed));
+	seq_printf(m, "%sfinishing_max: %u\n%sbusy_refusals: %lld\n",
+		   prefix, READ_ONCE(q->max), prefix,
+		   (long long)atomic64_read(&q->refused));
+}
+
 static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 {
 	struct rdlock_ls *ls = m->private;
@@ -115,9 +132,7 @@ static int rdlock_ls_stats_show(struct seq_file *m, void *v)
 		   (long long)atomic64_read(&ls->moved_names),
 		   (long long)atomic64_read(&ls->moved_locks),
 		   (long long)atomic64_read(&ls->lost_locks));
-	seq_printf(m, "finishing: %d\nfinishing_max: %u\nbusy_refusals: %lld\n",
-		   atomic_read(&ls->cfg.quota->finishing), ls->cfg.quota->max,
-		   (long long)atomic64_read(&ls->cfg.quota->refused));
+	rdlock_quota_show(m, "", ls->cfg.quota);
 	rdlock_proto_stats_show(m, &ls->stats);
 	/* Hundredths: what one acquisition (and its release) costs. */
 	seq_printf(m, "remote_ops_per_acquire_x100: %lld\n",

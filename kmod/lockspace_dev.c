@@ -238,6 +238,68 @@ void rdlock_lock_set_owner(struct rdlock_lock *lk, pid_t owner)
 }
 
 /**
+ * rdlock_user_quota_new() - a bound on one user's abandoned tickets
+ * @max: at least 1.
+ *
+ * A /dev/rdlock user's acquisitions count in their own quota, not in the
+ * lockspace's (which its kernel users share), so that no user's timed out,
+ * TRY or killed waiters make another user's acquisitions fail with
+ * -EBUSY. At most @max of its acquisitions with a deadline are under way
+ * or finishing in the background at once, and while @max tickets of its
+ * killed waiters are still finishing, its acquisitions without one are
+ * refused too: a user who forks and kills waiters cannot pile up
+ * background work.
+ *
+ * Return: the quota, or NULL; rdlock_user_quota_put() drops it.
+ */
+struct rdlock_proto_quota *rdlock_user_quota_new(unsigned int max)
+{
+	return rdlock_proto_quota_alloc(max, true);
+}
+
+/**
+ * rdlock_user_quota_set_max() - change a quota's bound
+ * @q: from rdlock_user_quota_new().
+ * @max: at least 1; applies to the acquisitions admitted from now on.
+ */
+void rdlock_user_quota_set_max(struct rdlock_proto_quota *q, unsigned int max)
+{
+	WRITE_ONCE(q->max, max);
+}
+
+/**
+ * rdlock_user_quota_put() - drop rdlock_user_quota_new()'s reference
+ * @q: the quota, or NULL; it lives on while its tickets finish.
+ */
+void rdlock_user_quota_put(struct rdlock_proto_quota *q)
+{
+	rdlock_proto_quota_put(q);
+}
+
+/**
+ * rdlock_user_quota_busy() - does a quota count tickets still
+ * @q: from rdlock_user_quota_new().
+ *
+ * Return: true while acquisitions it counts are under way or their
+ * tickets finishing in the background.
+ */
+bool rdlock_user_quota_busy(const struct rdlock_proto_quota *q)
+{
+	return atomic_read(&q->used) || atomic_read(&q->killed);
+}
+
+/**
+ * rdlock_lock_set_quota() - count a lock's acquisitions in its user's quota
+ * @lk: from rdlock_lock_alloc(), not acquired yet.
+ * @q: from rdlock_user_quota_new(); the caller keeps it while @lk is
+ *	being acquired.
+ */
+void rdlock_lock_set_quota(struct rdlock_lock *lk, struct rdlock_proto_quota *q)
+{
+	lk->quota = q;
+}
+
+/**
  * rdlock_lock_info() - what a granted lock is
  * @lk: the lock; the caller keeps it from being unlocked meanwhile.
  * @info: receives it.

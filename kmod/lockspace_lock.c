@@ -262,6 +262,7 @@ failed:
 	lk->ticket.mode = (enum rdlock_mode)lk->mode;
 	lk->ticket.k = lk->opts.lease_slots;
 	lk->ticket.incarnation = ls->incarnation[home];
+	lk->ticket.quota = lk->quota;
 	lk->lvb_read_ok = false;
 	if (lk->opts.flags & RDLOCK_LKF_LVB) {
 		lk->ticket.read_slot = rdlock_lvb_state_slot(ls, slot);
@@ -341,10 +342,11 @@ int rdlock_lock_acquire(struct rdlock_lock *lk)
  * -EOPNOTSUPP for an update lock where the lockspace has none, -EAGAIN when
  * RDLOCK_LKF_TRY found it busy or a lease reset revoked the ticket (retry),
  * -ETIMEDOUT after @opts->timeout_ms, -EBUSY with RDLOCK_LKF_TRY or a
- * timeout while RDLOCK_LS_FINISHING_MAX tickets such calls gave up on are
- * still finishing in the background (nothing taken), -EINTR on a fatal
- * signal, -ENOSPC when the home node has no free name entry, -ESHUTDOWN
- * when the lockspace was lost (rdlock_ls_stale()), or a transport error.
+ * timeout while RDLOCK_LS_FINISHING_MAX such calls are under way or their
+ * given-up tickets still finishing in the background (nothing taken),
+ * -EINTR on a fatal signal, -ENOSPC when the home node has no free name
+ * entry, -ESHUTDOWN when the lockspace was lost (rdlock_ls_stale()), or a
+ * transport error.
  * A link that is being made again fails nothing: the call waits for it as
  * for a busy lock (a TRY finds the lock busy: -EAGAIN; a timeout:
  * -ETIMEDOUT). Nor does a node declared down that the name lives on: the

@@ -25,6 +25,7 @@ static void rdlock_debugfs_init(void)
 	rdlock_proto_debugfs_init(rdlock_debugfs_root);
 	rdlock_ls_debugfs_init(rdlock_debugfs_root);
 	rdlock_dlm_debugfs_init(rdlock_debugfs_root);
+	rdlock_users_debugfs_init(rdlock_debugfs_root);
 }
 
 static int __init rdlock_init(void)

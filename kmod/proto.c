@@ -835,6 +835,8 @@ struct rdlock_proto_work {
 	/* A posted release whose protocol settles its failures itself. */
 	const struct rdlock_post_owner *owner;
 	void *owner_arg;
+	/* The count of cfg.quota the work is in until it ends, or NULL. */
+	atomic_t *charge;
 };
 
 static void rdlock_proto_quota_free(struct kref *ref)
@@ -845,16 +847,19 @@ static void rdlock_proto_quota_free(struct kref *ref)
 /**
  * rdlock_proto_quota_alloc() - a bound on an owner's abandoned tickets
  * @max: at least 1; see &struct rdlock_proto_quota.
+ * @strict: a /dev/rdlock user's: see &struct rdlock_proto_quota.
  *
  * Return: the quota with the owner's reference, or NULL.
  */
-struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max)
+struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max,
+						    bool strict)
 {
-	struct rdlock_proto_quota *q = kzalloc(sizeof(*q), GFP_KERNEL);
+	struct rdlock_proto_quota *q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 
 	if (q) {
 		kref_init(&q->ref);
 		q->max = max;
+		q->strict = strict;
 	}
 	return q;
 }
@@ -871,28 +876,72 @@ void rdlock_proto_quota_put(struct rdlock_proto_quota *q)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_quota_put, RDLOCK_INTERNAL);
 
+/* The quota an acquisition of @t is counted in, or NULL. */
+static struct rdlock_proto_quota *
+rdlock_proto_quota_of(const struct rdlock_proto_cfg *cfg,
+		      const struct rdlock_ticket *t)
+{
+	return t->quota ?: cfg->quota;
+}
+
 /**
  * rdlock_proto_admit() - may an acquisition that can be abandoned start
  * @cfg: the lockspace's policy.
- * @deadline: the acquisition's; 0 (none) is always admitted: only a fatal
- *	signal can abandon it, once per task.
+ * @t: the acquisition's ticket, nothing taken yet; its quota (@t->quota,
+ *	else @cfg->quota) counts it.
+ * @deadline: the acquisition's; 0 (none): only a fatal signal can abandon
+ *	it, once per task.
  *
  * A caller looping TRY or short timeouts leaves a ticket to finish in the
- * background at every failure; its quota bounds how many at once.
+ * background at every failure. An acquisition with a deadline reserves its
+ * place in the quota here, atomically, so that callers racing cannot pass
+ * the bound together; it keeps the place until it ends
+ * (rdlock_proto_admit_end()) or, abandoned, until its ticket is finished.
+ * An acquisition without one takes no place (it could wait for ever for a
+ * holder that needs a place): a strict quota refuses it only while its
+ * owner's killed waiters' tickets fill it.
  *
  * Return: 0, or -EBUSY while the quota is used up (nothing was taken).
  */
 int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
-		       unsigned long deadline)
+		       struct rdlock_ticket *t, unsigned long deadline)
 {
-	struct rdlock_proto_quota *q = cfg->quota;
+	struct rdlock_proto_quota *q = rdlock_proto_quota_of(cfg, t);
+	int max;
 
-	if (!deadline || !q || atomic_read(&q->finishing) < q->max)
+	t->reserved = NULL;
+	if (!q)
 		return 0;
+	max = READ_ONCE(q->max);
+	if (!deadline) {
+		if (!q->strict || atomic_read(&q->killed) < max)
+			return 0;
+		goto refuse;
+	}
+	if (atomic_inc_return(&q->used) <= max) {
+		t->reserved = q;
+		return 0;
+	}
+	atomic_dec(&q->used);
+refuse:
 	atomic64_inc(&q->refused);
 	return -EBUSY;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_admit, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_admit_end() - an admitted acquisition ended here
+ * @t: its ticket: granted, failed or refused, or abandoned (then
+ *	rdlock_proto_finish_later() took its place already).
+ */
+void rdlock_proto_admit_end(struct rdlock_ticket *t)
+{
+	if (t->reserved) {
+		atomic_dec(&t->reserved->used);
+		t->reserved = NULL;
+	}
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_admit_end, RDLOCK_INTERNAL);
 
 static void rdlock_proto_work_fn(struct work_struct *work)
 {
@@ -910,7 +959,7 @@ static void rdlock_proto_work_fn(struct work_struct *work)
 				   rdlock_ticket_state_names[w->ticket.state]);
 	}
 	if (q) {
-		atomic_dec(&q->finishing);
+		atomic_dec(w->charge);
 		kref_put(&q->ref, rdlock_proto_quota_free);
 	}
 	mempool_free(w, rdlock_proto_work_pool);
@@ -918,14 +967,16 @@ static void rdlock_proto_work_fn(struct work_struct *work)
 
 /*
  * Never fails: from the mempool, which waits for an element to come back
- * rather than lose the ticket (the caller is in process context).
+ * rather than lose the ticket (the caller is in process context). @q: the
+ * quota whose count @charge the work is in already, until it ends; NULL
+ * for none.
  */
 static void rdlock_proto_queue(struct workqueue_struct *wq,
 			       const struct rdlock_proto_cfg *cfg,
 			       const struct rdlock_ticket *t,
 			       void (*fn)(const struct rdlock_proto_cfg *cfg,
 					  struct rdlock_ticket *t),
-			       struct rdlock_proto_quota *q)
+			       struct rdlock_proto_quota *q, atomic_t *charge)
 {
 	struct rdlock_proto_work *w = mempool_alloc(rdlock_proto_work_pool,
 						    GFP_NOFS);
@@ -934,11 +985,12 @@ static void rdlock_proto_queue(struct workqueue_struct *wq,
 	w->cfg.stats = NULL;
 	w->cfg.quota = q;
 	w->ticket = *t;
+	w->ticket.quota = NULL;
+	w->ticket.reserved = NULL;
 	w->fn = fn;
-	if (q) {
+	w->charge = charge;
+	if (q)
 		kref_get(&q->ref);
-		atomic_inc(&q->finishing);
-	}
 	INIT_WORK(&w->work, rdlock_proto_work_fn);
 	queue_work(wq, &w->work);
 }
@@ -946,17 +998,32 @@ static void rdlock_proto_queue(struct workqueue_struct *wq,
 /**
  * rdlock_proto_finish_later() - complete an abandoned ticket in the background
  * @cfg: the policy, copied without its @stats: the lockspace that owns
- *	them may be gone by the time the worker runs. Its @quota counts the
- *	ticket until @finish returns.
- * @t: the ticket, copied.
+ *	them may be gone by the time the worker runs.
+ * @t: the ticket, copied. Its acquisition's quota counts it until @finish
+ *	returns: in the place the acquisition reserved (@t->reserved, which
+ *	goes with the ticket), or, for one without a deadline, among the
+ *	killed waiters'.
  * @finish: waits for the ticket and releases it; runs in a worker.
  */
 void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
-			       const struct rdlock_ticket *t,
+			       struct rdlock_ticket *t,
 			       void (*finish)(const struct rdlock_proto_cfg *cfg,
 					      struct rdlock_ticket *t))
 {
-	rdlock_proto_queue(rdlock_proto_finish_wq, cfg, t, finish, cfg->quota);
+	struct rdlock_proto_quota *q = t->reserved;
+	atomic_t *charge = NULL;
+
+	if (q) {
+		charge = &q->used;
+		t->reserved = NULL;
+	} else {
+		q = rdlock_proto_quota_of(cfg, t);
+		if (q) {
+			charge = &q->killed;
+			atomic_inc(charge);
+		}
+	}
+	rdlock_proto_queue(rdlock_proto_finish_wq, cfg, t, finish, q, charge);
 }
 
 /**
@@ -970,7 +1037,7 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      void (*reset)(const struct rdlock_proto_cfg *cfg,
 					    struct rdlock_ticket *t))
 {
-	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset, NULL);
+	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset, NULL, NULL);
 }
 
 /* A posted operation starts counting: in @pin, if any, and in all. */
@@ -1031,7 +1098,7 @@ static void rdlock_proto_posted_work(struct work_struct *work)
 out:
 	memalloc_nofs_restore(nofs);
 	if (q)
-		atomic_dec(&q->finishing);
+		atomic_dec(&q->used);
 	rdlock_proto_posted_end(w);
 }
 
@@ -1051,7 +1118,7 @@ static void rdlock_proto_posted_done(void *ctx, int ret, u64 value)
 	rdlock_proto_count(&w->cfg, posted_failed);
 	w->ret = ret;
 	if (w->cfg.quota)
-		atomic_inc(&w->cfg.quota->finishing);
+		atomic_inc(&w->cfg.quota->used);
 	INIT_WORK(&w->work, rdlock_proto_posted_work);
 	queue_work(rdlock_proto_finish_wq, &w->work);
 }
@@ -1108,6 +1175,7 @@ bool rdlock_proto_post_release_owned(const struct rdlock_proto_cfg *cfg,
 	w = mempool_alloc(rdlock_proto_work_pool, GFP_NOFS);
 	w->cfg = *cfg;
 	w->ticket = *t;
+	w->ticket.quota = NULL;
 	w->fn = NULL;
 	w->delta = delta;
 	w->ret = 0;

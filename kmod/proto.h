@@ -148,15 +148,26 @@ struct rdlock_proto_xport {
  * struct rdlock_proto_quota - a bound on one owner's abandoned tickets
  * @ref: the owner's reference and one per ticket finishing in the
  *	background, which may outlive the owner.
- * @finishing: the owner's tickets finishing in the background now.
- * @max: while @finishing is at least this, acquisitions with a deadline are
- *	refused with -EBUSY before they take a ticket (rdlock_proto_admit()).
- * @refused: acquisitions so refused.
+ * @used: acquisitions with a deadline under way (each reserved its place
+ *	when admitted: rdlock_proto_admit()) and the tickets they abandoned,
+ *	until finished in the background; with posted releases being sent
+ *	again. At most @max: an acquisition that would make it more is
+ *	refused with -EBUSY before it takes a ticket.
+ * @killed: tickets of acquisitions without a deadline, abandoned on a
+ *	fatal signal, until finished in the background.
+ * @max: the bound on @used, and with @strict on @killed; its owner may
+ *	change it (READ_ONCE()).
+ * @strict: the owner is a user of /dev/rdlock, who can make and kill
+ *	waiters at will: while @killed is @max, acquisitions without a
+ *	deadline are refused too. Otherwise (a kernel user) they never are.
+ * @refused: acquisitions refused.
  */
 struct rdlock_proto_quota {
 	struct kref ref;
-	atomic_t finishing;
+	atomic_t used;
+	atomic_t killed;
 	unsigned int max;
+	bool strict;
 	atomic64_t refused;
 };
 
@@ -176,7 +187,8 @@ struct rdlock_proto_quota {
  * @xport: NULL for the real transport; else a simulated one, which must
  *	outlive background work too (rdlock_proto_flush()).
  * @xport_priv: passed to @xport's calls.
- * @quota: NULL, or the bound on the owner's abandoned tickets.
+ * @quota: NULL, or the bound on the owner's abandoned tickets, unless the
+ *	ticket names its own (&struct rdlock_ticket's @quota).
  * @cql_cap_bits: CQL: log2 of the queue capacity (lockword/cql.h); 0:
  *	CQL_CAP_BITS_DEFAULT. A lock takes 1 + 2^@cql_cap_bits slots.
  * @cql_ver_bits: CQL: version bits; 0: CQL_VER_BITS_DEFAULT.
@@ -321,6 +333,11 @@ enum rdlock_ticket_state {
  * @read_got: set when the protocol READ them after the operation that
  *	took the lock, in its round trip (the CAS spinlock's CAS_READ);
  *	else the caller READs them itself.
+ * @quota: NULL, or the bound of the acquisition's owner, in place of
+ *	@cfg->quota (a /dev/rdlock user's); the caller keeps it while the
+ *	acquisition runs.
+ * @reserved: the quota the acquisition holds a place in (its deadline's),
+ *	given back when it ends, or to the background with its ticket.
  */
 struct rdlock_ticket {
 	u32 node;
@@ -343,6 +360,8 @@ struct rdlock_ticket {
 	u32 read_count;
 	u64 *read_vals;
 	bool read_got;
+	struct rdlock_proto_quota *quota;
+	struct rdlock_proto_quota *reserved;
 };
 
 /**
@@ -351,9 +370,10 @@ struct rdlock_ticket {
  * @slots: slots one lock takes, from its lock word on (NULL: 1).
  * @acquire: take @t->node/slot in @t->mode; sleeps. Returns 0 when
  *	granted; -EAGAIN when a lease reset revoked or ended the attempt
- *	(retry); -EBUSY, with a deadline, while @cfg->quota is used up
- *	(nothing taken); -ETIMEDOUT at @deadline (jiffies; 0: none) or -EINTR on a
- *	fatal signal, in which case any ticket already taken is completed
+ *	(retry); -EBUSY while the owner's quota (@t->quota, else
+ *	@cfg->quota) refuses it (rdlock_proto_admit(): nothing taken);
+ *	-ETIMEDOUT at @deadline (jiffies; 0: none) or -EINTR on a fatal
+ *	signal, in which case any ticket already taken is completed
  *	and released in the background; or a transport error.
  *	-EINVAL for a bad @t->k, or for %RDLOCK_MODE_UPDATE without
  *	@cfg->update_word.
@@ -634,12 +654,14 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 			unsigned int *backoff_us);
 int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
 			 unsigned int *backoff_us, unsigned long deadline);
-struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max);
+struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max,
+						    bool strict);
 void rdlock_proto_quota_put(struct rdlock_proto_quota *q);
 int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
-		       unsigned long deadline);
+		       struct rdlock_ticket *t, unsigned long deadline);
+void rdlock_proto_admit_end(struct rdlock_ticket *t);
 void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
-			       const struct rdlock_ticket *t,
+			       struct rdlock_ticket *t,
 			       void (*finish)(const struct rdlock_proto_cfg *cfg,
 					      struct rdlock_ticket *t));
 void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,

@@ -1326,18 +1326,15 @@ static bool rdlock_bakery_may_retake(const struct rdlock_ticket *t, int ret,
 	       ++*unknowns <= RDLOCK_BAKERY_RETAKES;
 }
 
-static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t,
-				 unsigned long deadline)
+/* rdlock_bakery_acquire() once admitted. */
+static int rdlock_bakery_take(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t, unsigned long deadline)
 {
 	unsigned int backoff = 0, unknowns = 0;
 	enum bakery_mode bm;
 	u64 delta, prev;
 	int ret;
 
-	ret = rdlock_proto_check(cfg, t) ?: rdlock_proto_admit(cfg, deadline);
-	if (ret)
-		return ret;
 	bm = rdlock_bakery_mode(cfg, t);
 	delta = bakery_acquire_delta(bm, t->k);
 	ret = rdlock_bakery_enter(cfg, t, bm);
@@ -1415,6 +1412,20 @@ static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
 	t->granted_at = rdlock_proto_now(cfg);
 	return 0;
+}
+
+static int rdlock_bakery_acquire(const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t,
+				 unsigned long deadline)
+{
+	int ret = rdlock_proto_check(cfg, t) ?:
+		  rdlock_proto_admit(cfg, t, deadline);
+
+	if (ret)
+		return ret;
+	ret = rdlock_bakery_take(cfg, t, deadline);
+	rdlock_proto_admit_end(t);
+	return ret;
 }
 
 /*

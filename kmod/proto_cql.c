@@ -775,32 +775,21 @@ int rdlock_cql_check_args(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
-/*
- * Flat acquire of @t. @stamp: hierarchical, the arrival stamp its entry
- * carries in place of a time (a position, section 5.3 as built); NULL:
- * flat, or a hierarchical client that did not wait on its node, whose
- * entry carries its own position.
- */
-int __rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
-			 struct rdlock_ticket *t, unsigned long deadline,
-			 const u32 *stamp)
+/* __rdlock_cql_acquire() once admitted, in the lock of layout @l. */
+static int rdlock_cql_enqueue(const struct rdlock_proto_cfg *cfg,
+			      struct rdlock_ticket *t, unsigned long deadline,
+			      const u32 *stamp, const struct cql_layout *lp)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	struct rdlock_cql_watch wt = {};
+	struct cql_layout l = *lp;
 	struct rdlock_cql_waiter *w;
-	struct cql_layout l;
 	enum cql_mode m;
 	u64 prev, entry, old;
 	u32 pos;
 	u16 ts;
 	int ret;
 
-	ret = rdlock_cql_check_args(cfg, t, &l);
-	if (ret)
-		return ret;
-	ret = rdlock_proto_admit(cfg, deadline);
-	if (ret)
-		return ret;
 	m = rdlock_cql_mode(t);
 	/*
 	 * Registered before the FA, so that nothing but the transport can
@@ -922,6 +911,28 @@ out_leave:
 	rdlock_cql_gate_leave(ws, t);
 out_free:
 	rdlock_cql_waiter_free(ws, w);
+	return ret;
+}
+
+/*
+ * Flat acquire of @t. @stamp: hierarchical, the arrival stamp its entry
+ * carries in place of a time (a position, section 5.3 as built); NULL:
+ * flat, or a hierarchical client that did not wait on its node, whose
+ * entry carries its own position.
+ */
+int __rdlock_cql_acquire(const struct rdlock_proto_cfg *cfg,
+			 struct rdlock_ticket *t, unsigned long deadline,
+			 const u32 *stamp)
+{
+	struct cql_layout l;
+	int ret;
+
+	ret = rdlock_cql_check_args(cfg, t, &l) ?:
+	      rdlock_proto_admit(cfg, t, deadline);
+	if (ret)
+		return ret;
+	ret = rdlock_cql_enqueue(cfg, t, deadline, stamp, &l);
+	rdlock_proto_admit_end(t);
 	return ret;
 }
 

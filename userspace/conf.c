@@ -305,6 +305,7 @@ static int check_option(struct conf_line *l, const char *name, const char *val)
 		{ "dlm_slots", 1200, 262144 },
 		{ "dlm_local_defer_ms", 0, 0xffffffff },
 		{ "user_locks_max", 1, 16777216 },
+		{ "user_finishing_max", 1, 4096 },
 	};
 	unsigned int i;
 	__u32 v;

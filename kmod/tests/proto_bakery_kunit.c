@@ -269,11 +269,12 @@ static int bakery_forget_excl(void *arg)
 static void bakery_forget_test(struct kunit *test)
 {
 	const struct sim_params p = { .ops = &rdlock_proto_bakery };
-	struct rdlock_ticket x = {
+	static const struct rdlock_ticket tmpl = {
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
 		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_EXCLUSIVE,
 	};
-	struct rdlock_ticket dead = x, home = x;
+	struct rdlock_ticket dead = tmpl, home = tmpl;
+	struct rdlock_ticket *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	struct proto_sim *sim = sim_alloc(test);
 	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
 	struct rdlock_proto_cfg *cfg0, *cfg1, *cfg2;
@@ -286,6 +287,7 @@ static void bakery_forget_test(struct kunit *test)
 	cfg2 = sim_cfg_new(test, sim, &p, 2, NULL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, x);
 
 	/* An idle word: nothing of anybody's. */
 	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
@@ -326,7 +328,8 @@ static void bakery_forget_test(struct kunit *test)
 	 * reader is counted done only once node 1 released (it is granted
 	 * then, and node 0's writer waits for it).
 	 */
-	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &x, 0), 0);
+	*x = tmpl;
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, x, 0), 0);
 	*word = bakery_word_pack(0, 0, 1, 1);
 	bakery_client_start(test, c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_TRUE(test, sim_wait_word(sim, bakery_word_pack(0, 0, 1, 1)));
@@ -337,7 +340,7 @@ static void bakery_forget_test(struct kunit *test)
 	msleep(50);
 	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
 	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(0, 0, 2, 1));
-	p.ops->release(cfg1, &x);
+	p.ops->release(cfg1, x);
 	KUNIT_ASSERT_EQ(test, wait_for_completion_timeout(&c->done, 10 * HZ) > 0,
 			true);
 	KUNIT_EXPECT_EQ(test, c->ret, 0);

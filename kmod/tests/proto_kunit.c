@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 
 #include "tests/proto_sim.h"
 
@@ -687,65 +688,141 @@ static void sim_test(struct kunit *test)
 		   revoked, atomic64_read(&sim->msgs_sent));
 }
 
+/* The protocols that leave a ticket behind when a waiter gives up. */
+static const struct sim_params quota_cases[] = {
+	{ .ops = &rdlock_proto_bakery },
+	{ .ops = &rdlock_proto_cql },
+};
+
+static void quota_desc(const struct sim_params *p, char *desc)
+{
+	strscpy(desc, p->ops->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(quota, quota_cases, quota_desc);
+
+/*
+ * A wait of @cfg's client for the held lock that the caller's fatal signal
+ * cuts short: the kunit thread takes SIGKILL as a kthread may (allowed,
+ * sent by the kernel to itself) and drops it once the call returned.
+ */
+static int quota_killed_wait(const struct rdlock_proto_cfg *cfg,
+			     const struct sim_params *p,
+			     struct rdlock_ticket *t)
+{
+	int ret;
+
+	allow_signal(SIGKILL);
+	force_sig(SIGKILL);
+	ret = p->ops->acquire(cfg, t, 0);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	return ret;
+}
+
 /*
  * A caller looping TRY on a held lock leaves a ticket finishing in the
- * background at every failure: its quota refuses the next TRY with -EBUSY
- * before it takes a ticket, and gives room back as the tickets finish.
+ * background at every failure. Its quota (here a user's, in the ticket)
+ * reserves a place for each acquisition with a deadline when it is
+ * admitted, refuses the next with -EBUSY before it takes a ticket, and
+ * gives room back as the tickets finish; the lockspace's own quota (its
+ * kernel users') is another owner's and refuses nothing meanwhile. A
+ * strict (user's) quota refuses waits without a deadline once its killed
+ * waiters' tickets fill it; the lockspace's never does.
  */
 static void sim_quota_test(struct kunit *test)
 {
-	const struct sim_params p = { .ops = &rdlock_proto_bakery };
-	struct rdlock_proto_quota *q = rdlock_proto_quota_alloc(2);
-	struct rdlock_ticket h = {
+	const struct sim_params *p = test->param_value;
+	struct rdlock_proto_quota *lq = rdlock_proto_quota_alloc(2, false);
+	struct rdlock_proto_quota *uq = rdlock_proto_quota_alloc(2, true);
+	const struct rdlock_ticket sh = {
 		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
-		.incarnation = SIM_INCARNATION,
-		.mode = RDLOCK_MODE_EXCLUSIVE,
+		.incarnation = SIM_INCARNATION, .k = 1,
+		.mode = RDLOCK_MODE_SHARED,
 	};
-	struct rdlock_ticket t;
-	struct rdlock_proto_cfg cfg = {};
+	struct rdlock_ticket h = sh, t;
+	struct rdlock_proto_cfg *cfg;
 	struct proto_sim *sim;
 	u64 word;
 	int i;
 
-	sim = kunit_kzalloc(test, sizeof(*sim), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sim);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	spin_lock_init(&sim->lock);
-	for (i = 0; i < SIM_NODES; i++)
-		sim_node_init(sim, i);
-	sim_cfg(&cfg, &p, &sim->nodes[1], NULL);
-	cfg.quota = q;
+	h.mode = RDLOCK_MODE_EXCLUSIVE;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lq);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uq);
+	sim = sim_alloc(test);
+	cfg = sim_cfg_new(test, sim, p, 1, NULL);
+	cfg->quota = lq;
 
-	KUNIT_ASSERT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &h, 0), 0);
+	/* Granted with a deadline: its place is given back. */
+	KUNIT_ASSERT_EQ(test, p->ops->acquire(cfg, &h, jiffies + 10 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lq->used), 0);
+	KUNIT_EXPECT_PTR_EQ(test, h.reserved, NULL);
 	for (i = 0; i < 2; i++) {
-		t = h;
-		t.mode = RDLOCK_MODE_SHARED;
-		KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t,
-								  jiffies),
+		t = sh;
+		t.quota = uq;
+		KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, jiffies),
 				-ETIMEDOUT);
+		KUNIT_EXPECT_PTR_EQ(test, t.reserved, NULL);
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&q->finishing), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->used), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lq->used), 0);
 	word = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
-	t = h;
+	t = sh;
+	t.quota = uq;
 	t.remote_ops = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, jiffies),
-			-EBUSY);
+	KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, jiffies), -EBUSY);
 	KUNIT_EXPECT_EQ(test, t.remote_ops, 0U);
 	KUNIT_EXPECT_EQ(test, sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT], word);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&q->refused), 1LL);
-	/* Waiting without a deadline is never refused. */
-	KUNIT_EXPECT_EQ(test, rdlock_proto_admit(&cfg, 0), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&uq->refused), 1LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->used), 2);
+	/* Another owner's quota: admitted, and it times out on its own. */
+	t = sh;
+	KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, jiffies), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lq->used), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&lq->refused), 0LL);
 
-	rdlock_proto_bakery.release(&cfg, &h);
-	rdlock_proto_flush();
-	KUNIT_EXPECT_EQ(test, atomic_read(&q->finishing), 0);
-	t = h;
+	/* Killed waits without a deadline: counted, then the user's refused. */
+	t = sh;
+	t.quota = uq;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_admit(cfg, &t, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, t.reserved, NULL);
+	for (i = 0; i < 2; i++) {
+		t = sh;
+		t.quota = uq;
+		KUNIT_EXPECT_EQ(test, quota_killed_wait(cfg, p, &t), -EINTR);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->killed), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->used), 2);
+	t = sh;
+	t.quota = uq;
 	t.remote_ops = 0;
-	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery.acquire(&cfg, &t, jiffies),
-			0);
-	KUNIT_EXPECT_EQ(test, t.remote_ops, 1U);
-	rdlock_proto_bakery.release(&cfg, &t);
-	rdlock_proto_quota_put(q);
+	KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, t.remote_ops, 0U);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&uq->refused), 2LL);
+	/* A kernel user's killed waiters never stop its next wait. */
+	for (i = 0; i < 3; i++) {
+		t = sh;
+		KUNIT_EXPECT_EQ(test, quota_killed_wait(cfg, p, &t), -EINTR);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&lq->killed), 3);
+	t = sh;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_admit(cfg, &t, 0), 0);
+
+	/* The holder releases: every abandoned ticket finishes. */
+	p->ops->release(cfg, &h);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->used), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->killed), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lq->used), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lq->killed), 0);
+	t = sh;
+	t.quota = uq;
+	KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, jiffies), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&uq->used), 0);
+	p->ops->release(cfg, &t);
+	sim_destroy(sim);
+	rdlock_proto_quota_put(uq);
+	rdlock_proto_quota_put(lq);
 }
 
 /*
@@ -984,7 +1061,8 @@ static void sim_post_count_test(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(post_count_cases); i++) {
 		const struct post_count_case *c = &post_count_cases[i];
 		const struct sim_params p = { .ops = c->ops };
-		struct rdlock_proto_quota *q = rdlock_proto_quota_alloc(4);
+		struct rdlock_proto_quota *q = rdlock_proto_quota_alloc(4,
+								    false);
 		struct rdlock_proto_stats *stats;
 		struct rdlock_proto_cfg cfg;
 		struct proto_sim *sim;
@@ -1052,7 +1130,7 @@ static void sim_post_count_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&stats->ticket_bad_moves), 0LL,
 				    "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pin), 0, "%s", c->name);
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&q->finishing), 0, "%s",
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&q->used), 0, "%s",
 				    c->name);
 		/* Every release reached the word once: free, no holder. */
 		word = sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
@@ -1355,7 +1433,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(ticket_life_test),
 	KUNIT_CASE(ticket_fail_test),
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
-	KUNIT_CASE(sim_quota_test),
+	KUNIT_CASE_PARAM(sim_quota_test, quota_gen_params),
 	KUNIT_CASE(sim_restart_test),
 	KUNIT_CASE(sim_post_count_test),
 	KUNIT_CASE(sim_post_order_test),

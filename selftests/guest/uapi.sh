@@ -41,6 +41,8 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 		param_bounds dlm_slots 1200 262144
 	rdl_step "user_locks_max: 0 and 16777217 refused, 1 and 16777216 taken" \
 		param_bounds user_locks_max 1 16777216
+	rdl_step "user_finishing_max: 0 and 4097 refused, 1 and 4096 taken" \
+		param_bounds user_finishing_max 1 4096
 	if [ $# -eq 0 ]; then
 		rdl_step "uapi_test" uapi_test
 		rdl_step "uapi_test left the cluster down" \

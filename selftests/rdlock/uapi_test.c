@@ -645,6 +645,9 @@ static char own_backend_was[32];
 
 /* What ls_user_locks_max changed, put back by the teardown (0: nothing). */
 static unsigned int user_locks_was;
+/* What ls_try_bound changed, the same way. */
+#define FINISHING_PARAM	"/sys/module/rdlock/parameters/user_finishing_max"
+static unsigned int user_finishing_was;
 
 static int backend_param_write(const char *val)
 {
@@ -692,6 +695,10 @@ FIXTURE_TEARDOWN(uapi)
 	if (user_locks_was) {
 		rdl_write_u32(USER_LOCKS_PARAM, user_locks_was);
 		user_locks_was = 0;
+	}
+	if (user_finishing_was) {
+		rdl_write_u32(FINISHING_PARAM, user_finishing_was);
+		user_finishing_was = 0;
 	}
 	fd = open_dev();
 	if (fd < 0)
@@ -2108,62 +2115,238 @@ TEST_F_TIMEOUT(uapi, ls_release, SETUP_S + 120)
 	close(fd2);
 }
 
+/* In a child: count a check that failed, with what it got. */
+#define CHILD_EXPECT(want, call, what) do {				\
+	int got_ = (call), want_ = (want);				\
+									\
+	if (got_ != want_) {						\
+		fprintf(stderr, "# %s as nobody: got %s, expected %s\n",\
+			what, ename(got_), ename(want_));		\
+		fails++;						\
+	}								\
+} while (0)
+
 #define LS_PLAIN_STATS	"lockspaces/" LS_PLAIN "/stats"
 
+/* user_finishing_max while ls_try_bound runs. */
+#define USER_FINISHING	4
+
+/* Counter @key of @uid's account in debugfs "users"; -1 without one. */
+static long long user_counter(unsigned int uid, const char *key)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "user %u %s", uid, key);
+	return rdl_debugfs_counter("users", name);
+}
+
+/* Exit status of child @pid: its failed checks; 200 if it did not exit. */
+static int child_fails(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 200;
+	return WEXITSTATUS(status);
+}
+
+static int as_nobody(void)
+{
+	return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	       setresuid(NOBODY, NOBODY, NOBODY);
+}
+
 /*
- * Every TRY that fails on a held bakery lock leaves a ticket finishing in
- * the background: a bounded number per lockspace, then EBUSY before any
- * ticket is taken; waiting without a limit is never refused.
+ * Nobody's TRY requests of the held name each leave a ticket finishing until
+ * USER_FINISHING, then TRY and a timed LOCK are refused (EBUSY) before
+ * they take one; a LOCK without a limit is not. Exit status: the number
+ * of failed checks.
+ */
+static int finishing_try_child(void)
+{
+	int fails = 0, fd, i;
+	char what[64];
+	__u32 h;
+
+	if (as_nobody())
+		return 100;
+	fd = rdl_open_joined(LS_PLAIN);
+	if (fd < 0)
+		return 101;
+	for (i = 1; i <= USER_FINISHING; i++) {
+		snprintf(what, sizeof(what), "TRY %d of the held name", i);
+		CHILD_EXPECT(EAGAIN, rdl_ls_lock(fd, "bound", RDLOCK_LOCK_SH,
+						 RDLOCK_LKF_TRY, 0, &h), what);
+	}
+	CHILD_EXPECT(EBUSY, rdl_ls_lock(fd, "bound", RDLOCK_LOCK_SH,
+					RDLOCK_LKF_TRY, 0, &h),
+		     "TRY with the user's quota used up");
+	CHILD_EXPECT(EBUSY, rdl_ls_lock(fd, "other", RDLOCK_LOCK_SH, 0, 1, &h),
+		     "timed LOCK of another name with the quota used up");
+	/* Without a limit: granted (another name, so it does not wait). */
+	CHILD_EXPECT(0, rdl_ls_lock(fd, "other", RDLOCK_LOCK_SH, 0, 0, &h),
+		     "LOCK without a limit with the quota used up");
+	CHILD_EXPECT(0, rdl_ls_unlock(fd, h), "UNLOCK");
+	close(fd);
+	return fails;
+}
+
+/* Nobody's LOCK of @name without a limit: exit status 0 if it got @want. */
+static int finishing_lock_child(const char *name, int want)
+{
+	int fails = 0, fd;
+	__u32 h;
+
+	if (as_nobody())
+		return 100;
+	fd = rdl_open_joined(LS_PLAIN);
+	if (fd < 0)
+		return 101;
+	CHILD_EXPECT(want, rdl_ls_lock(fd, name, RDLOCK_LOCK_SH, 0, 0, &h),
+		     "LOCK without a limit");
+	close(fd);
+	return fails;
+}
+
+/*
+ * Each user's timed out, TRY and killed waiters leave tickets finishing
+ * in the background, bounded per user (user_finishing_max): beyond it
+ * that user's TRY and timed LOCKs get EBUSY before they take a ticket,
+ * and once its killed waiters' tickets fill it, its LOCKs without a limit
+ * too; other users' locks are not refused. Closing every file does not
+ * start the bound afresh.
  */
 TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 {
-	long long max, refused, i;
+	long long waits, ls_refused, nobody_refused;
+	pid_t pid, blocked[USER_FINISHING];
+	int pipefd[2], i, status;
+	unsigned int was = 0;
 	__u32 h, h2;
-	int fd2;
 	double t;
+	FILE *f;
+	char c;
 
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
 
+	f = fopen(FINISHING_PARAM, "r");
+	ASSERT_NE(NULL, f) {
+		TH_LOG("%s: %s", FINISHING_PARAM, strerror(errno));
+	}
+	ASSERT_EQ(1, fscanf(f, "%u", &was));
+	fclose(f);
+	ASSERT_LT(0, was);
+	/* Taken when nobody opens a file: it must have none open yet. */
+	ASSERT_GE(0, user_counter(NOBODY, "files"));
+	user_finishing_was = was;
+	ASSERT_EQ(0, rdl_write_u32(FINISHING_PARAM, USER_FINISHING));
+	ls_refused = rdl_debugfs_counter(LS_PLAIN_STATS, "busy_refusals");
+	ASSERT_LE(0, ls_refused);
+
 	ASSERT_EQ(0, ls_join(self->fd, LS_PLAIN));
-	fd2 = rdl_open_joined(LS_PLAIN);
-	ASSERT_LE(0, fd2);
-	max = rdl_debugfs_counter(LS_PLAIN_STATS, "finishing_max");
-	refused = rdl_debugfs_counter(LS_PLAIN_STATS, "busy_refusals");
-	ASSERT_LT(0, max);
-	ASSERT_LE(0, refused);
-	ASSERT_EQ(0, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "bound", RDLOCK_LOCK_EX, 0, 0, &h));
-	for (i = 0; i < max; i++)
-		ASSERT_EQ(EAGAIN, rdl_ls_lock(fd2, "bound", RDLOCK_LOCK_SH,
-					      RDLOCK_LKF_TRY, 0, &h2))
-			TH_LOG("TRY %lld of %lld", i + 1, max);
-	EXPECT_EQ(max, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
-	expect_err(_metadata, rdl_ls_lock(fd2, "bound", RDLOCK_LOCK_SH,
-					  RDLOCK_LKF_TRY, 0, &h2), EBUSY,
-		   "TRY with the lockspace's quota used up");
-	expect_err(_metadata, rdl_ls_lock(fd2, "other", RDLOCK_LOCK_SH, 0, 1,
-					  &h2), EBUSY,
-		   "timed LOCK of another name with the quota used up");
-	EXPECT_EQ(refused + 2,
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(finishing_try_child());
+	EXPECT_EQ(0, child_fails(pid));
+	/* Its file is closed, its tickets still finishing: counted still. */
+	EXPECT_EQ(USER_FINISHING, user_counter(NOBODY, "finishing"));
+	EXPECT_EQ(USER_FINISHING, user_counter(NOBODY, "finishing_max"));
+	EXPECT_EQ(2, user_counter(NOBODY, "busy_refusals"));
+	EXPECT_EQ(0, user_counter(NOBODY, "files"));
+
+	/* Another user (root) is not refused, nor is the lockspace's quota. */
+	expect_err(_metadata, rdl_ls_lock(self->fd, "bound", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h2), EAGAIN,
+		   "root's TRY of the held name while nobody's quota is used up");
+	expect_err(_metadata, rdl_ls_lock(self->fd, "other", RDLOCK_LOCK_SH,
+					  RDLOCK_LKF_TRY, 0, &h2), 0,
+		   "root's TRY of another name while nobody's quota is used up");
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h2));
+	EXPECT_EQ(0, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
+	EXPECT_EQ(ls_refused,
 		  rdl_debugfs_counter(LS_PLAIN_STATS, "busy_refusals"));
-	EXPECT_EQ(max, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
-	/* Without a limit: granted (another name, so it does not wait). */
-	expect_err(_metadata, rdl_ls_lock(fd2, "other", RDLOCK_LOCK_SH, 0, 0,
-					  &h2), 0,
-		   "LOCK without a limit with the quota used up");
-	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
+
+	/* Killed waiters: once their tickets fill it, no wait of nobody's. */
+	waits = rdl_debugfs_counter(LS_PLAIN_STATS, "waits");
+	ASSERT_LE(0, waits);
+	for (i = 0; i < USER_FINISHING; i++) {
+		ASSERT_EQ(0, pipe(pipefd));
+		fflush(stderr);
+		blocked[i] = fork();
+		ASSERT_LE(0, blocked[i]);
+		if (!blocked[i]) {
+			int cfd;
+
+			close(pipefd[0]);
+			if (as_nobody())
+				_exit(100);
+			cfd = rdl_open_joined(LS_PLAIN);
+			if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
+				_exit(101);
+			rdl_ls_lock(cfd, "bound", RDLOCK_LOCK_SH, 0, 0, NULL);
+			_exit(2);	/* granted while root holds it EX */
+		}
+		close(pipefd[1]);
+		ASSERT_EQ(1, read(pipefd[0], &c, 1));
+		close(pipefd[0]);
+	}
+	/* Killed once each holds a ticket and waits (the lockspace counts). */
+	t = rdl_now() + 30;
+	while (rdl_debugfs_counter(LS_PLAIN_STATS, "waits") <
+	       waits + USER_FINISHING && rdl_now() < t)
+		usleep(1000);
+	ASSERT_EQ(waits + USER_FINISHING,
+		  rdl_debugfs_counter(LS_PLAIN_STATS, "waits"));
+	for (i = 0; i < USER_FINISHING; i++) {
+		ASSERT_EQ(0, kill(blocked[i], SIGKILL));
+		ASSERT_EQ(blocked[i], waitpid(blocked[i], &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	EXPECT_EQ(USER_FINISHING, user_counter(NOBODY, "finishing_killed"));
+	nobody_refused = user_counter(NOBODY, "busy_refusals");
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(finishing_lock_child("other", EBUSY));
+	EXPECT_EQ(0, child_fails(pid)) {
+		TH_LOG("nobody's LOCK without a limit, %d killed waiters' tickets finishing",
+		       USER_FINISHING);
+	}
+	EXPECT_EQ(nobody_refused + 1, user_counter(NOBODY, "busy_refusals"));
+	/* Root's waits are not nobody's. */
+	expect_err(_metadata, rdl_ls_lock(self->fd, "other", RDLOCK_LOCK_SH,
+					  0, 0, &h2), 0,
+		   "root's LOCK without a limit while nobody's killed fill its quota");
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h2));
 
 	/* The holder leaves: every abandoned ticket finishes, room is back. */
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h));
 	t = rdl_now() + 60;
-	while (rdl_debugfs_counter(LS_PLAIN_STATS, "finishing") && rdl_now() < t)
+	while ((user_counter(NOBODY, "finishing") ||
+		user_counter(NOBODY, "finishing_killed") ||
+		user_counter(0, "finishing")) && rdl_now() < t)
 		usleep(10000);
-	EXPECT_EQ(0, rdl_debugfs_counter(LS_PLAIN_STATS, "finishing"));
-	expect_err(_metadata, rdl_ls_lock(fd2, "bound", RDLOCK_LOCK_EX,
+	EXPECT_EQ(0, user_counter(NOBODY, "finishing"));
+	EXPECT_EQ(0, user_counter(NOBODY, "finishing_killed"));
+	EXPECT_EQ(0, user_counter(0, "finishing"));
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(finishing_lock_child("bound", 0));
+	EXPECT_EQ(0, child_fails(pid)) {
+		TH_LOG("nobody's LOCK once its tickets finished");
+	}
+	expect_err(_metadata, rdl_ls_lock(self->fd, "bound", RDLOCK_LOCK_EX,
 					  RDLOCK_LKF_TRY, 0, &h2), 0,
 		   "TRY EX once the abandoned tickets finished");
-	EXPECT_EQ(0, rdl_ls_unlock(fd2, h2));
-	close(fd2);
+	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h2));
+	EXPECT_EQ(0, rdl_write_u32(FINISHING_PARAM, was));
+	user_finishing_was = 0;
 }
 
 /* One file holds at most RDLOCK_FILE_LOCKS_MAX locks; close frees them. */
@@ -2264,16 +2447,6 @@ static const struct perm_case perm_cases[] = {
 	{ "perm_group_none", 0, NOBODY, 0606, RDLOCK_LS_UPDATE, EACCES, 0, 0, 0 },
 	{ "perm_ro_plain", 0, 0, 0444, 0, 0, 0, EACCES, EOPNOTSUPP },
 };
-
-#define CHILD_EXPECT(want, call, what) do {				\
-	int got_ = (call), want_ = (want);				\
-									\
-	if (got_ != want_) {						\
-		fprintf(stderr, "# %s as nobody: got %s, expected %s\n",\
-			what, ename(got_), ename(want_));		\
-		fails++;						\
-	}								\
-} while (0)
 
 /* Exit status: the number of failed checks. */
 static int ls_unprivileged_child(void)
