@@ -303,7 +303,9 @@ static long rdlock_ioc_lock(struct rdlock_file *f, void __user *argp)
 		goto free;
 	}
 	rdlock_lock_set_owner(lk, task_tgid_nr(current));
-	rdlock_lock_set_quota(lk, rdlock_user_quota(f->user));
+	/* CAP_SYS_RESOURCE: bounded as the lockspace's kernel users are. */
+	if (f->user_bounded)
+		rdlock_lock_set_quota(lk, rdlock_user_quota(f->user));
 	/* Full before waiting: -ENOLCK at once, not after a grant. */
 	mutex_lock(&f->mutex);
 	ret = rdlock_file_room(f);

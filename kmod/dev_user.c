@@ -12,7 +12,6 @@
 #include <linux/debugfs.h>
 #include <linux/hashtable.h>
 #include <linux/moduleparam.h>
-#include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -74,19 +73,20 @@ MODULE_PARM_DESC(user_finishing_max,
  * struct rdlock_user - the account of one user's /dev/rdlock files
  * @node: in rdlock_users, under rdlock_users_lock.
  * @uid: the user of the files' opener (rdlock_user_of()).
- * @refs: the open files charged to it, until each is freed.
+ * @files: the open files charged to it, until each is freed; under
+ *	rdlock_users_lock.
  * @locks: the locks charged to it, those of files opened with
  *	CAP_SYS_RESOURCE too (they are counted, not bounded).
  * @quota: the bound on its abandoned tickets (rdlock_user_quota_new()).
  *	An account whose quota still counts tickets finishing in the
- *	background when its last file goes stays, with no reference, for
- *	the user's next file (rdlock_user_put()): closing every file must
- *	not start the user's bound afresh.
+ *	background when its last file goes stays, with no file, until they
+ *	are finished (rdlock_user_put()): closing every file must not start
+ *	the user's bound afresh.
  */
 struct rdlock_user {
 	struct hlist_node node;
 	kuid_t uid;
-	refcount_t refs;
+	unsigned int files;
 	atomic_t locks;
 	struct rdlock_proto_quota *quota;
 };
@@ -96,10 +96,8 @@ static DEFINE_HASHTABLE(rdlock_users, RDLOCK_USERS_BITS);
 static DEFINE_SPINLOCK(rdlock_users_lock);
 
 /*
- * @uid's account with a reference more, or NULL; rdlock_users_lock held.
- * One kept without a reference (rdlock_user_put()) has its first again,
- * and its quota today's bound: every change of a count is made under the
- * lock.
+ * @uid's account with one file more, or NULL; rdlock_users_lock held. One
+ * kept with no file (rdlock_user_put()) takes today's bound.
  */
 static struct rdlock_user *rdlock_user_find(kuid_t uid)
 {
@@ -108,11 +106,9 @@ static struct rdlock_user *rdlock_user_find(kuid_t uid)
 	lockdep_assert_held(&rdlock_users_lock);
 	hash_for_each_possible(rdlock_users, u, node, __kuid_val(uid))
 		if (uid_eq(u->uid, uid)) {
-			if (!refcount_inc_not_zero(&u->refs)) {
-				refcount_set(&u->refs, 1);
+			if (!u->files++)
 				rdlock_user_quota_set_max(u->quota,
 							  READ_ONCE(rdlock_user_finishing_max));
-			}
 			return u;
 		}
 	return NULL;
@@ -123,6 +119,30 @@ static void rdlock_user_free(struct rdlock_user *u)
 	WARN_ON_ONCE(atomic_read(&u->locks));
 	rdlock_user_quota_put(u->quota);
 	kfree(u);
+}
+
+/*
+ * Free the accounts kept with no file whose tickets are finished
+ * (rdlock_user_put()); rdlock_users_lock held. Every @all: the module's
+ * exit, once no file is open.
+ */
+static void rdlock_users_sweep(bool all)
+{
+	struct hlist_node *tmp;
+	struct rdlock_user *u;
+	int bkt;
+
+	lockdep_assert_held(&rdlock_users_lock);
+	hash_for_each_safe(rdlock_users, bkt, tmp, u, node) {
+		if (u->files) {
+			WARN_ON_ONCE(all);
+			continue;
+		}
+		if (!all && rdlock_user_quota_busy(u->quota))
+			continue;
+		hash_del(&u->node);
+		rdlock_user_free(u);
+	}
 }
 
 /**
@@ -171,7 +191,7 @@ struct rdlock_user *rdlock_user_get(kuid_t uid)
 		return NULL;
 	}
 	new->uid = uid;
-	refcount_set(&new->refs, 1);
+	new->files = 1;
 	atomic_set(&new->locks, 0);
 	spin_lock(&rdlock_users_lock);
 	/* Another file of @uid may have made it meanwhile. */
@@ -188,24 +208,19 @@ struct rdlock_user *rdlock_user_get(kuid_t uid)
 }
 
 /**
- * rdlock_user_put() - drop a reference rdlock_user_get() gave
- * @u: the account; freed with its last reference, when no lock is
- *	charged to it any more, unless tickets its quota counts are still
- *	finishing: then it stays for the user's next file, or the module's
- *	exit (rdlock_users_exit()).
+ * rdlock_user_put() - drop a file rdlock_user_get() counted
+ * @u: the account; freed with its last file, when no lock is charged to
+ *	it any more, unless tickets its quota counts are still finishing:
+ *	then it stays for the user's next file, and is freed at the next
+ *	last close of any user's once they are finished (or at the module's
+ *	exit, rdlock_users_exit()).
  */
 void rdlock_user_put(struct rdlock_user *u)
 {
-	/* Under the lock: rdlock_user_find() takes references. */
 	spin_lock(&rdlock_users_lock);
-	if (!refcount_dec_and_test(&u->refs) ||
-	    rdlock_user_quota_busy(u->quota)) {
-		spin_unlock(&rdlock_users_lock);
-		return;
-	}
-	hash_del(&u->node);
+	if (!--u->files)
+		rdlock_users_sweep(false);
 	spin_unlock(&rdlock_users_lock);
-	rdlock_user_free(u);
 }
 
 /**
@@ -231,7 +246,7 @@ static int rdlock_users_show(struct seq_file *m, void *v)
 		snprintf(prefix, sizeof(prefix), "user %u ",
 			 __kuid_val(u->uid));
 		seq_printf(m, "%sfiles: %u\n%slocks: %d\n", prefix,
-			   refcount_read(&u->refs), prefix,
+			   u->files, prefix,
 			   atomic_read(&u->locks));
 		rdlock_quota_show(m, prefix, u->quota);
 	}
@@ -253,21 +268,13 @@ void rdlock_users_debugfs_init(struct dentry *root)
  * rdlock_users_exit() - free the accounts kept for their quotas
  *
  * At the module's exit, once no file is open: every account left has no
- * reference (rdlock_user_put()).
+ * file (rdlock_user_put()).
  */
 void rdlock_users_exit(void)
 {
-	struct hlist_node *tmp;
-	struct rdlock_user *u;
-	int bkt;
-
 	/* Under the lock: debugfs may still read the accounts. */
 	spin_lock(&rdlock_users_lock);
-	hash_for_each_safe(rdlock_users, bkt, tmp, u, node) {
-		WARN_ON_ONCE(refcount_read(&u->refs));
-		hash_del(&u->node);
-		rdlock_user_free(u);
-	}
+	rdlock_users_sweep(true);
 	spin_unlock(&rdlock_users_lock);
 }
 

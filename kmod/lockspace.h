@@ -78,7 +78,8 @@ struct rdlock_proto_quota *rdlock_user_quota_new(unsigned int max);
 void rdlock_user_quota_set_max(struct rdlock_proto_quota *q, unsigned int max);
 void rdlock_user_quota_put(struct rdlock_proto_quota *q);
 bool rdlock_user_quota_busy(const struct rdlock_proto_quota *q);
-void rdlock_lock_set_quota(struct rdlock_lock *lk, struct rdlock_proto_quota *q);
+void rdlock_lock_set_quota(struct rdlock_lock *lk,
+			   struct rdlock_proto_quota *q);
 void rdlock_quota_show(struct seq_file *m, const char *prefix,
 		       struct rdlock_proto_quota *q);
 

@@ -247,8 +247,8 @@ void rdlock_lock_set_owner(struct rdlock_lock *lk, pid_t owner)
  * -EBUSY. At most @max of its acquisitions with a deadline are under way
  * or finishing in the background at once, and while @max tickets of its
  * killed waiters are still finishing, its acquisitions without one are
- * refused too: a user who forks and kills waiters cannot pile up
- * background work.
+ * refused too, so that a user who forks and kills waiters cannot pile up
+ * background work: past @max only by the waiters killed at once.
  *
  * Return: the quota, or NULL; rdlock_user_quota_put() drops it.
  */
@@ -294,7 +294,8 @@ bool rdlock_user_quota_busy(const struct rdlock_proto_quota *q)
  * @q: from rdlock_user_quota_new(); the caller keeps it while @lk is
  *	being acquired.
  */
-void rdlock_lock_set_quota(struct rdlock_lock *lk, struct rdlock_proto_quota *q)
+void rdlock_lock_set_quota(struct rdlock_lock *lk,
+			   struct rdlock_proto_quota *q)
 {
 	lk->quota = q;
 }

@@ -272,6 +272,7 @@ failed:
 	rdlock_lock_set_state(lk, RDLOCK_LK_WAITING);
 	trace_rdlock_lock_request(lk, 0);
 	ret = ls->ops->acquire(&ls->cfg, &lk->ticket, deadline);
+	lk->ticket.quota = NULL;	/* its owner's, for this call only */
 	if (rdlock_lock_moves(home, ret))
 		goto again;
 	ret = rdlock_lock_blip_error(lk, lk->ticket.node, deadline, ret);

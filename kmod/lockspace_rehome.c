@@ -51,11 +51,14 @@ static void rdlock_lock_move(struct rdlock_ls *ls, struct rdlock_lock *lk,
 		.incarnation = ls->incarnation[res->home],
 	};
 	struct rdlock_ticket old = lk->ticket;
+	/* Not a caller's request: no quota refuses it (a lock moves once). */
+	struct rdlock_proto_cfg cfg = ls->cfg;
 	bool lvb = false;
 	int ret = -ENOTCONN;
 
+	cfg.quota = NULL;
 	if (ok)
-		ret = ls->ops->acquire(&ls->cfg, &t, deadline);
+		ret = ls->ops->acquire(&cfg, &t, deadline);
 	if (!ret && old.upgraded) {
 		ret = ls->ops->upgrade(&ls->cfg, &t, deadline);
 		if (ret)

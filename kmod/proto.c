@@ -39,13 +39,16 @@ static const struct rdlock_proto_ops *const rdlock_protos[] = {
 static_assert(ARRAY_SIZE(rdlock_protos) == RDLOCK_PROTO_NR);
 
 /*
- * Abandoned tickets and overflow resets on queues of their own, so that
- * however many tickets are being finished, a reset is never queued behind
- * them. Both may be what a file system's writeback waits for: they must
- * make progress under memory pressure (WQ_MEM_RECLAIM, a mempool).
+ * Abandoned tickets, overflow resets and posted releases sent again on
+ * queues of their own, so that however many tickets are being finished
+ * (each waits for its grant in its worker), neither a reset nor a release
+ * is ever queued behind them. All may be what a file system's writeback
+ * waits for: they must make progress under memory pressure
+ * (WQ_MEM_RECLAIM, a mempool).
  */
 static struct workqueue_struct *rdlock_proto_finish_wq;
 static struct workqueue_struct *rdlock_proto_reset_wq;
+static struct workqueue_struct *rdlock_proto_release_wq;
 static mempool_t *rdlock_proto_work_pool;
 #define RDLOCK_PROTO_WORK_RESERVE	16
 /*
@@ -899,7 +902,9 @@ rdlock_proto_quota_of(const struct rdlock_proto_cfg *cfg,
  * (rdlock_proto_admit_end()) or, abandoned, until its ticket is finished.
  * An acquisition without one takes no place (it could wait for ever for a
  * holder that needs a place): a strict quota refuses it only while its
- * owner's killed waiters' tickets fill it.
+ * owner's killed waiters' tickets fill it. Those are counted when killed,
+ * not reserved, so they can pass the bound by the waiters killed at once
+ * (each a task that was waiting).
  *
  * Return: 0, or -EBUSY while the quota is used up (nothing was taken).
  */
@@ -907,8 +912,10 @@ int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
 		       struct rdlock_ticket *t, unsigned long deadline)
 {
 	struct rdlock_proto_quota *q = rdlock_proto_quota_of(cfg, t);
-	int max;
+	int max, used;
 
+	/* A place not given back (rdlock_proto_admit_end()) would leak. */
+	WARN_ON_ONCE(t->reserved);
 	t->reserved = NULL;
 	if (!q)
 		return 0;
@@ -918,11 +925,13 @@ int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
 			return 0;
 		goto refuse;
 	}
-	if (atomic_inc_return(&q->used) <= max) {
-		t->reserved = q;
-		return 0;
-	}
-	atomic_dec(&q->used);
+	used = atomic_read(&q->used);
+	do {
+		if (used >= max)
+			goto refuse;
+	} while (!atomic_try_cmpxchg(&q->used, &used, used + 1));
+	t->reserved = q;
+	return 0;
 refuse:
 	atomic64_inc(&q->refused);
 	return -EBUSY;
@@ -1079,7 +1088,6 @@ static void rdlock_proto_posted_work(struct work_struct *work)
 {
 	struct rdlock_proto_work *w =
 		container_of(work, struct rdlock_proto_work, work);
-	struct rdlock_proto_quota *q = w->cfg.quota;
 	unsigned int nofs = memalloc_nofs_save();
 	int ret = w->ret;
 	u64 old;
@@ -1097,8 +1105,6 @@ static void rdlock_proto_posted_work(struct work_struct *work)
 		rdlock_ticket_to(&w->cfg, &w->ticket, RDLOCK_TICKET_DONE);
 out:
 	memalloc_nofs_restore(nofs);
-	if (q)
-		atomic_dec(&q->used);
 	rdlock_proto_posted_end(w);
 }
 
@@ -1114,13 +1120,15 @@ static void rdlock_proto_posted_done(void *ctx, int ret, u64 value)
 		rdlock_proto_posted_end(w);
 		return;
 	}
-	/* To the abandoned tickets' queue and quota: it may sleep there. */
+	/*
+	 * Sent again, or ended, in a worker of the releases' queue: it may
+	 * wait for a connection there, never behind a grant. No quota counts
+	 * it: a lock is released once.
+	 */
 	rdlock_proto_count(&w->cfg, posted_failed);
 	w->ret = ret;
-	if (w->cfg.quota)
-		atomic_inc(&w->cfg.quota->used);
 	INIT_WORK(&w->work, rdlock_proto_posted_work);
-	queue_work(rdlock_proto_finish_wq, &w->work);
+	queue_work(rdlock_proto_release_wq, &w->work);
 }
 
 /**
@@ -1176,6 +1184,7 @@ bool rdlock_proto_post_release_owned(const struct rdlock_proto_cfg *cfg,
 	w->cfg = *cfg;
 	w->ticket = *t;
 	w->ticket.quota = NULL;
+	w->ticket.reserved = NULL;
 	w->fn = NULL;
 	w->delta = delta;
 	w->ret = 0;
@@ -1289,7 +1298,10 @@ int rdlock_proto_init(void)
 						 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	rdlock_proto_reset_wq = alloc_workqueue("rdlock_reset",
 						WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!rdlock_proto_finish_wq || !rdlock_proto_reset_wq) {
+	rdlock_proto_release_wq = alloc_workqueue("rdlock_release",
+						  WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rdlock_proto_finish_wq || !rdlock_proto_reset_wq ||
+	    !rdlock_proto_release_wq) {
 		rdlock_proto_exit();
 		return -ENOMEM;
 	}
@@ -1314,11 +1326,14 @@ void rdlock_proto_exit(void)
 		destroy_workqueue(rdlock_proto_finish_wq);
 	if (rdlock_proto_reset_wq)
 		destroy_workqueue(rdlock_proto_reset_wq);
+	if (rdlock_proto_release_wq)
+		destroy_workqueue(rdlock_proto_release_wq);
 	for (i = ARRAY_SIZE(rdlock_protos); i--;)
 		if (rdlock_protos[i]->exit)
 			rdlock_protos[i]->exit();
 	mempool_destroy(rdlock_proto_work_pool);
 	rdlock_proto_finish_wq = NULL;
 	rdlock_proto_reset_wq = NULL;
+	rdlock_proto_release_wq = NULL;
 	rdlock_proto_work_pool = NULL;
 }

@@ -150,9 +150,8 @@ struct rdlock_proto_xport {
  *	background, which may outlive the owner.
  * @used: acquisitions with a deadline under way (each reserved its place
  *	when admitted: rdlock_proto_admit()) and the tickets they abandoned,
- *	until finished in the background; with posted releases being sent
- *	again. At most @max: an acquisition that would make it more is
- *	refused with -EBUSY before it takes a ticket.
+ *	until finished in the background. At most @max: an acquisition that
+ *	would make it more is refused with -EBUSY before it takes a ticket.
  * @killed: tickets of acquisitions without a deadline, abandoned on a
  *	fatal signal, until finished in the background.
  * @max: the bound on @used, and with @strict on @killed; its owner may

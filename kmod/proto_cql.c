@@ -775,7 +775,7 @@ int rdlock_cql_check_args(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
-/* __rdlock_cql_acquire() once admitted, in the lock of layout @l. */
+/* __rdlock_cql_acquire() once admitted, in the lock of layout @lp. */
 static int rdlock_cql_enqueue(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t, unsigned long deadline,
 			      const u32 *stamp, const struct cql_layout *lp)

@@ -600,6 +600,8 @@ static const char *ls_hint(unsigned long req, int e)
 	/* Only a lockspace that finds no room is logged (with its cause). */
 	if (req == RDLOCK_IOC_LS_CREATE && e == ENOSPC)
 		return " (no room for it in the cluster: see dmesg)";
+	if (req == RDLOCK_IOC_LOCK && e == EBUSY)
+		return " (this user's given-up or killed requests still finishing: retry later)";
 	switch (e) {
 	case EPERM:
 		return " (needs CAP_SYS_ADMIN)";
