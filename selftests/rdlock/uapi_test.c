@@ -2130,6 +2130,8 @@ TEST_F_TIMEOUT(uapi, ls_release, SETUP_S + 120)
 
 /* user_finishing_max while ls_try_bound runs. */
 #define USER_FINISHING	4
+/* ls_try_bound's own flat CQL lockspace. */
+#define LS_QCQL		"uapi_qcql"
 
 /* Counter @key of @uid's account in debugfs "users"; -1 without one. */
 static long long user_counter(unsigned int uid, const char *key)
@@ -2157,12 +2159,12 @@ static int as_nobody(void)
 }
 
 /*
- * Nobody's TRY requests of the held name each leave a ticket finishing until
- * USER_FINISHING, then TRY and a timed LOCK are refused (EBUSY) before
- * they take one; a LOCK without a limit is not. Exit status: the number
- * of failed checks.
+ * Nobody's TRY requests of the held name in lockspace @ls each leave a
+ * ticket finishing until USER_FINISHING, then TRY and a timed LOCK are
+ * refused (EBUSY) before they take one; a LOCK without a limit is not.
+ * Exit status: the number of failed checks.
  */
-static int finishing_try_child(void)
+static int finishing_try_child(const char *ls)
 {
 	int fails = 0, fd, i;
 	char what[64];
@@ -2170,7 +2172,7 @@ static int finishing_try_child(void)
 
 	if (as_nobody())
 		return 100;
-	fd = rdl_open_joined(LS_PLAIN);
+	fd = rdl_open_joined(ls);
 	if (fd < 0)
 		return 101;
 	for (i = 1; i <= USER_FINISHING; i++) {
@@ -2220,7 +2222,7 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 {
 	long long waits, ls_refused, refused;
 	pid_t pid, blocked[USER_FINISHING];
-	int pipefd[2], i, status;
+	int pipefd[2], i, status, fd3;
 	unsigned int was = 0;
 	__u32 h, h2;
 	double t;
@@ -2254,7 +2256,7 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(finishing_try_child());
+		_exit(finishing_try_child(LS_PLAIN));
 	EXPECT_EQ(0, child_fails(pid));
 	/* Its file is closed, its tickets still finishing: counted still. */
 	EXPECT_EQ(USER_FINISHING, user_counter(NOBODY, "finishing"));
@@ -2355,6 +2357,39 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 					  RDLOCK_LKF_TRY, 0, &h2), 0,
 		   "TRY EX once the abandoned tickets finished");
 	EXPECT_EQ(0, rdl_ls_unlock(self->fd, h2));
+
+	/* Flat CQL: its given-up waiters' entries count the same way. */
+	ASSERT_EQ(0, ls_create(self->fd, LS_QCQL, RDLOCK_PROTO_CQL, 512, 0, 0,
+			       0, 0666));
+	fd3 = rdl_open_joined(LS_QCQL);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, rdl_ls_lock(fd3, "bound", RDLOCK_LOCK_EX, 0, 0, &h));
+	/* Its account went with its last file, its tickets finished. */
+	EXPECT_EQ(-1, user_counter(NOBODY, "files"));
+	refused = 0;
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(finishing_try_child(LS_QCQL));
+	EXPECT_EQ(0, child_fails(pid)) {
+		TH_LOG("in a CQL lockspace");
+	}
+	EXPECT_EQ(USER_FINISHING, user_counter(NOBODY, "finishing"));
+	EXPECT_EQ(refused + 2, user_counter(NOBODY, "busy_refusals"));
+	EXPECT_EQ(0, rdl_ls_unlock(fd3, h));
+	t = rdl_now() + 60;
+	while (user_counter(NOBODY, "finishing") && rdl_now() < t)
+		usleep(10000);
+	EXPECT_EQ(0, user_counter(NOBODY, "finishing"));
+	expect_err(_metadata, rdl_ls_lock(fd3, "bound", RDLOCK_LOCK_EX,
+					  RDLOCK_LKF_TRY, 0, &h2), 0,
+		   "CQL TRY EX once the abandoned entries finished");
+	EXPECT_EQ(0, rdl_ls_unlock(fd3, h2));
+	close(fd3);
+	t = rdl_now() + 10;
+	while (ls_remove(self->fd, LS_QCQL) == EBUSY && rdl_now() < t)
+		usleep(20000);
 	EXPECT_EQ(0, rdl_write_u32(FINISHING_PARAM, was));
 	user_finishing_was = 0;
 }
