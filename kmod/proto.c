@@ -1277,7 +1277,7 @@ EXPORT_SYMBOL_NS_GPL(rdlock_proto_wait_pin, RDLOCK_INTERNAL);
  */
 void rdlock_proto_flush(void)
 {
-	/* A posted release that failed is queued before it stops counting. */
+	/* A failed posted release ends on its queue, then stops counting. */
 	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
 	flush_workqueue(rdlock_proto_finish_wq);
 	flush_workqueue(rdlock_proto_reset_wq);

@@ -601,7 +601,7 @@ static const char *ls_hint(unsigned long req, int e)
 	if (req == RDLOCK_IOC_LS_CREATE && e == ENOSPC)
 		return " (no room for it in the cluster: see dmesg)";
 	if (req == RDLOCK_IOC_LOCK && e == EBUSY)
-		return " (this user's given-up or killed requests still finishing: retry later)";
+		return " (given-up or killed requests of this user still finishing: retry later)";
 	switch (e) {
 	case EPERM:
 		return " (needs CAP_SYS_ADMIN)";

@@ -553,6 +553,8 @@ static void create_names(struct __test_metadata *_metadata, int fd,
 #define LS_CASUPD	"uapi_casupd"	/* CAS spinlock, RDLOCK_LS_UPDATE */
 /* One DLM lockspace (it takes 16384 slots), 0644: others may only read. */
 #define LS_DLM		"uapi_dlm"
+/* ls_try_bound's own flat CQL lockspace, removed by the teardown too. */
+#define LS_QCQL		"uapi_qcql"
 
 enum { SH_PLAIN, SH_UPD, SH_CAS, SH_TINY, SH_CASUPD, SH_DLM, SH_NR };
 #define SH_ALL		((1U << SH_DLM) - 1)	/* all but the DLM one */
@@ -708,6 +710,9 @@ FIXTURE_TEARDOWN(uapi)
 		while (ls_remove(fd, shared_ls[i].name) == EBUSY &&
 		       rdl_now() < end)
 			usleep(20000);
+	/* ls_try_bound's own, even when it failed. */
+	while (ls_remove(fd, LS_QCQL) == EBUSY && rdl_now() < end)
+		usleep(20000);
 	close(fd);
 }
 
@@ -2130,8 +2135,6 @@ TEST_F_TIMEOUT(uapi, ls_release, SETUP_S + 120)
 
 /* user_finishing_max while ls_try_bound runs. */
 #define USER_FINISHING	4
-/* ls_try_bound's own flat CQL lockspace. */
-#define LS_QCQL		"uapi_qcql"
 
 /* Counter @key of @uid's account in debugfs "users"; -1 without one. */
 static long long user_counter(unsigned int uid, const char *key)
@@ -2387,9 +2390,25 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 		   "CQL TRY EX once the abandoned entries finished");
 	EXPECT_EQ(0, rdl_ls_unlock(fd3, h2));
 	close(fd3);
+	/* Kept with no file; freed at another user's last close. */
+	EXPECT_EQ(0, user_counter(NOBODY, "files"));
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(NOBODY - 1, NOBODY - 1,
+						    NOBODY - 1) ||
+		    setresuid(NOBODY - 1, NOBODY - 1, NOBODY - 1))
+			_exit(100);
+		close(open_dev());
+		_exit(0);
+	}
+	EXPECT_EQ(0, child_fails(pid));
+	EXPECT_EQ(-1, user_counter(NOBODY, "files"));
 	t = rdl_now() + 10;
-	while (ls_remove(self->fd, LS_QCQL) == EBUSY && rdl_now() < t)
+	while ((i = ls_remove(self->fd, LS_QCQL)) == EBUSY && rdl_now() < t)
 		usleep(20000);
+	EXPECT_EQ(0, i);
 	EXPECT_EQ(0, rdl_write_u32(FINISHING_PARAM, was));
 	user_finishing_was = 0;
 }
