@@ -11,7 +11,8 @@
 #                    (DKMS_KERNEL=VERSION: for that kernel, not the running one)
 # make dkms-uninstall  remove it from DKMS and /usr/src
 # make install-tools  rdlockctl, the systemd unit, an example rdlock.conf,
-#                     the man pages and the bash completion
+#                     the man pages, the bash completion, the udev rule
+#                     and sysusers.d file of /dev/rdlock's group
 
 # The running kernel's build tree, else the newest Debian headers package:
 # our hosts run a kernel without one, and modules are tested in guests.
@@ -95,13 +96,17 @@ dkms-uninstall:
 	rm -rf $(DKMS_SRC)
 
 # rdlockctl, rdlock.service, /etc/rdlock/rdlock.conf.example, the man
-# pages rdlockctl(8), rdlock.conf(5) and rdlock(7) (uncompressed) and the
-# bash completion, under $(DESTDIR); "systemctl daemon-reload" and
-# "systemctl enable rdlock" after.
+# pages rdlockctl(8), rdlock.conf(5) and rdlock(7) (uncompressed), the
+# bash completion, the udev rule that gives /dev/rdlock to the group
+# "rdlock" and the sysusers.d file that makes the group, under
+# $(DESTDIR); "systemd-sysusers", "udevadm control --reload",
+# "systemctl daemon-reload" and "systemctl enable rdlock" after.
 SBINDIR ?= /usr/sbin
 UNITDIR ?= /lib/systemd/system
 MANDIR ?= /usr/share/man
 BASHCOMPDIR ?= /usr/share/bash-completion/completions
+UDEVRULESDIR ?= /lib/udev/rules.d
+SYSUSERSDIR ?= /usr/lib/sysusers.d
 
 install-tools: userspace
 	install -D -m 0755 userspace/rdlockctl $(DESTDIR)$(SBINDIR)/rdlockctl
@@ -115,3 +120,7 @@ install-tools: userspace
 	install -D -m 0644 packaging/man/rdlock.7 $(DESTDIR)$(MANDIR)/man7/rdlock.7
 	install -D -m 0644 packaging/rdlockctl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/rdlockctl
+	install -D -m 0644 packaging/60-rdlock.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/60-rdlock.rules
+	install -D -m 0644 packaging/rdlock.sysusers \
+		$(DESTDIR)$(SYSUSERSDIR)/rdlock.conf

@@ -484,8 +484,12 @@ static struct miscdevice rdlock_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= "rdlock",
 	.fops	= &rdlock_fops,
-	/* Locking is for everyone; configuration checks CAP_SYS_ADMIN. */
-	.mode	= 0666,
+	/*
+	 * Locking is for the users an administrator lets in: the group
+	 * "rdlock" that packaging/60-rdlock.rules gives the device (root
+	 * only without it); configuration checks CAP_SYS_ADMIN.
+	 */
+	.mode	= 0660,
 };
 
 /**

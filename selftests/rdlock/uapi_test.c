@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,12 @@
 #include "select.h"
 
 #define NOBODY		65534
+/*
+ * The group of /dev/rdlock in these tests, as packaging/60-rdlock.rules
+ * gives it the group "rdlock": the fixture's setup gives it this one, and
+ * as_user() puts its users in it (allowed to take locks).
+ */
+#define DEV_GID		(NOBODY - 2)
 #define READY_TIMEOUT_S	60
 #define CLUSTER		7
 #define NODE		5	/* our id in the configuration checks */
@@ -450,6 +457,30 @@ static int ls_leave(int fd)
 	return rdl_ioctl(fd, RDLOCK_IOC_LEAVE, NULL);
 }
 
+/* Become @uid (its own gid too), a member of /dev/rdlock's group: 0. */
+static int as_user(unsigned int uid)
+{
+	gid_t dev_gid = DEV_GID;
+
+	return setgroups(1, &dev_gid) || setresgid(uid, uid, uid) ||
+	       setresuid(uid, uid, uid);
+}
+
+static int as_nobody(void)
+{
+	return as_user(NOBODY);
+}
+
+/* Exit status of child @pid: its failed checks; 200 if it did not exit. */
+static int child_fails(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 200;
+	return WEXITSTATUS(status);
+}
+
 static int open_dev(void)
 {
 	return open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
@@ -668,6 +699,10 @@ FIXTURE(uapi) {
 
 FIXTURE_SETUP(uapi)
 {
+	/* What the udev rule does where there is udev. */
+	ASSERT_EQ(0, chown(RDLOCK_DEV, 0, DEV_GID)) {
+		TH_LOG("chown %s: %s", RDLOCK_DEV, strerror(errno));
+	}
 	self->fd = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) {
 		TH_LOG("cannot open %s: %s", RDLOCK_DEV, strerror(errno));
@@ -714,6 +749,39 @@ FIXTURE_TEARDOWN(uapi)
 	while (ls_remove(fd, LS_QCQL) == EBUSY && rdl_now() < end)
 		usleep(20000);
 	close(fd);
+}
+
+/*
+ * /dev/rdlock is 0660 root's: only its group's members (the udev rule's
+ * "rdlock") open it besides root.
+ */
+TEST_F(uapi, dev_group)
+{
+	struct stat st;
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(RDLOCK_DEV, &st));
+	EXPECT_EQ(0660, st.st_mode & 07777);
+	EXPECT_EQ(0, st.st_uid);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(100);
+		_exit(open_dev() < 0 && errno == EACCES ? 0 : 1);
+	}
+	EXPECT_EQ(0, child_fails(pid)) {
+		TH_LOG("nobody outside the device's group opened it");
+	}
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(as_nobody() ? 100 : open_dev() < 0 ? 1 : 0);
+	EXPECT_EQ(0, child_fails(pid)) {
+		TH_LOG("nobody in the device's group could not open it");
+	}
 }
 
 TEST_F(uapi, unconfigured_status)
@@ -1115,8 +1183,7 @@ static int unprivileged_child(const struct snap *want, const char *ip)
 	struct snap s;
 	int fails = 0, fd, got;
 
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY)) {
+	if (as_nobody()) {
 		fprintf(stderr, "# cannot drop privileges: %s\n", strerror(errno));
 		return 100;
 	}
@@ -2145,22 +2212,6 @@ static long long user_counter(unsigned int uid, const char *key)
 	return rdl_debugfs_counter("users", name);
 }
 
-/* Exit status of child @pid: its failed checks; 200 if it did not exit. */
-static int child_fails(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return 200;
-	return WEXITSTATUS(status);
-}
-
-static int as_nobody(void)
-{
-	return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	       setresuid(NOBODY, NOBODY, NOBODY);
-}
-
 /*
  * Nobody's TRY requests of the held name in lockspace @ls each leave a
  * ticket finishing until USER_FINISHING, then TRY and a timed LOCK are
@@ -2396,9 +2447,7 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		if (setgroups(0, NULL) || setresgid(NOBODY - 1, NOBODY - 1,
-						    NOBODY - 1) ||
-		    setresuid(NOBODY - 1, NOBODY - 1, NOBODY - 1))
+		if (as_user(NOBODY - 1))
 			_exit(100);
 		close(open_dev());
 		_exit(0);
@@ -2521,8 +2570,7 @@ static int ls_unprivileged_child(void)
 	size_t i;
 	__u32 h;
 
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY)) {
+	if (as_nobody()) {
 		fprintf(stderr, "# cannot drop privileges: %s\n", strerror(errno));
 		return 100;
 	}
@@ -2618,8 +2666,7 @@ static int user_locks_child(void)
 	char what[64], name[8];
 	__u32 h, ha;
 
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
+	if (as_nobody())
 		return 100;
 	fa = rdl_open_joined(LS_PLAIN);
 	fb = rdl_open_joined(LS_DLM);	/* read-only: NL and PR */
@@ -2831,8 +2878,7 @@ static int ls_list_child(__u32 want)
 	int fails = 0, fd;
 	__u32 n = 0;
 
-	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
+	if (as_nobody())
 		return 100;
 	fd = open_dev();
 	if (fd < 0)
@@ -3385,8 +3431,7 @@ TEST_F_TIMEOUT(uapi, ls_dlm_unprivileged, SETUP_S + 30)
 		int fails = 0, fd;
 		__u32 h;
 
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
+		if (as_nobody())
 			_exit(100);
 		fd = rdl_open_joined(LS_DLM);
 		if (fd < 0)
