@@ -604,10 +604,24 @@ int rdlock_conn_ready(struct rdlock_conn *conn);
 bool rdlock_conn_trades_tables(const struct rdlock_conn *conn);
 void rdlock_fenced_by(u32 node);
 
-/* xport_auth.c: the cluster key */
+/*
+ * xport_auth.c: the cluster key.
+ *
+ * struct rdlock_auth_bind - the endpoint a requester's proof is made for:
+ * the requester's queue pair number (the acceptor's view: the CM REQ's
+ * QPN) and both ends' GIDs, the requester's first, so that a proof a
+ * node made cannot be relayed by another queue pair or port.
+ */
+struct rdlock_auth_bind {
+	__le32 req_qpn;
+	u8 req_gid[16];
+	u8 acc_gid[16];
+};
+
 int rdlock_auth_set_key(const u8 *key, unsigned int len);
 int rdlock_auth_req_mac(const u8 *challenge,
-			const struct rdlock_cm_req_keyed *req, u8 *mac);
+			const struct rdlock_cm_req_keyed *req,
+			const struct rdlock_auth_bind *bind, u8 *mac);
 int rdlock_auth_rep_mac(const u8 *challenge,
 			const struct rdlock_cm_req_keyed *req,
 			const struct rdlock_cm_pdata *rep, u8 *mac);
@@ -685,6 +699,7 @@ bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
 #define RDLOCK_FAULT_OWN_EXEC_DELAY_MS_MAX	60000
 bool rdlock_fault_link_down(u32 node);
 bool rdlock_fault_forged_fence(u32 node);
+bool rdlock_fault_relayed_proof(void);
 u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
@@ -714,6 +729,11 @@ static inline bool rdlock_fault_link_down(u32 node)
 }
 
 static inline bool rdlock_fault_forged_fence(u32 node)
+{
+	return false;
+}
+
+static inline bool rdlock_fault_relayed_proof(void)
 {
 	return false;
 }

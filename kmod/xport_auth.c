@@ -5,8 +5,9 @@
  * An optional secret shared by every node of a cluster. With it, a
  * connection is made only between two nodes that each proved they know
  * the key, by HMAC-SHA256 over the other side's fresh nonce, both
- * requests' fields (cluster id, both node ids, tables) and the direction;
- * the key itself never leaves the node. The exchange is in xport_cm.c and
+ * requests' fields (cluster id, both node ids, tables), the requester's
+ * queue pair and both ends' GIDs, and the direction; the key itself never
+ * leaves the node. The exchange is in xport_cm.c and
  * design.rst, "Peer authentication".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -18,8 +19,8 @@
 #include "xport-pri.h"
 
 /* Labels keep a proof made for one direction useless in the other. */
-static const char rdlock_auth_req_label[] = "rdlock cluster key: request v3";
-static const char rdlock_auth_rep_label[] = "rdlock cluster key: reply v3";
+static const char rdlock_auth_req_label[] = "rdlock cluster key: request v4";
+static const char rdlock_auth_rep_label[] = "rdlock cluster key: reply v4";
 static const char rdlock_auth_fenced_label[] =
 	"rdlock cluster key: declared down v1";
 
@@ -65,7 +66,8 @@ int rdlock_auth_set_key(const u8 *key, unsigned int len)
 
 static int rdlock_auth_mac(const char *label, size_t label_len,
 			   const u8 *challenge, const void *a, size_t alen,
-			   const void *b, size_t blen, u8 *out)
+			   const void *b, size_t blen, const void *c,
+			   size_t clen, u8 *out)
 {
 	struct crypto_shash *tfm = rdlock_cl.auth_tfm;
 	int ret;
@@ -86,6 +88,8 @@ static int rdlock_auth_mac(const char *label, size_t label_len,
 			ret = crypto_shash_update(desc, a, alen);
 		if (!ret && b)
 			ret = crypto_shash_update(desc, b, blen);
+		if (!ret && c)
+			ret = crypto_shash_update(desc, c, clen);
 		if (!ret)
 			ret = crypto_shash_final(desc, out);
 		shash_desc_zero(desc);
@@ -97,12 +101,14 @@ static int rdlock_auth_mac(const char *label, size_t label_len,
  * rdlock_auth_req_mac() - the requester's proof
  * @challenge: the acceptor's nonce.
  * @req: the request, its mac field ignored.
+ * @bind: the endpoint the request comes from.
  * @mac: receives RDLOCK_AUTH_REQ_MAC_LEN bytes.
  *
  * Return: 0 or a negative errno.
  */
 int rdlock_auth_req_mac(const u8 *challenge,
-			const struct rdlock_cm_req_keyed *req, u8 *mac)
+			const struct rdlock_cm_req_keyed *req,
+			const struct rdlock_auth_bind *bind, u8 *mac)
 {
 	struct rdlock_cm_req_keyed r = *req;
 	u8 full[RDLOCK_AUTH_MAC_LEN];
@@ -111,7 +117,8 @@ int rdlock_auth_req_mac(const u8 *challenge,
 	memset(r.mac, 0, sizeof(r.mac));
 	ret = rdlock_auth_mac(rdlock_auth_req_label,
 			      sizeof(rdlock_auth_req_label), challenge,
-			      &r, sizeof(r), NULL, 0, full);
+			      &r, sizeof(r), bind, sizeof(*bind), NULL, 0,
+			      full);
 	if (!ret)
 		memcpy(mac, full, RDLOCK_AUTH_REQ_MAC_LEN);
 	memzero_explicit(full, sizeof(full));
@@ -133,7 +140,8 @@ int rdlock_auth_rep_mac(const u8 *challenge,
 {
 	return rdlock_auth_mac(rdlock_auth_rep_label,
 			       sizeof(rdlock_auth_rep_label), challenge,
-			       req, sizeof(*req), rep, sizeof(*rep), mac);
+			       req, sizeof(*req), rep, sizeof(*rep), NULL, 0,
+			       mac);
 }
 
 /**
@@ -153,5 +161,5 @@ int rdlock_auth_fenced_mac(const u8 *challenge,
 {
 	return rdlock_auth_mac(rdlock_auth_fenced_label,
 			       sizeof(rdlock_auth_fenced_label), challenge,
-			       req, sizeof(*req), NULL, 0, mac);
+			       req, sizeof(*req), NULL, 0, NULL, 0, mac);
 }

@@ -601,19 +601,42 @@ static void rdlock_req_to_pdata(const struct rdlock_cm_req_keyed *req,
 }
 
 /*
- * The cluster key's part of validating a request from @src; 0 or a
- * reason. Both sides must have a key or neither. With a key, the first
- * request (nonce 0) is given a challenge (RDLOCK_REJ_CHALLENGE, @chal
- * filled); the second must prove the key over that challenge, which is
- * then spent: @req and @chal are what the reply's proof covers.
+ * The endpoint of connection @id that a requester's proof covers
+ * (struct rdlock_auth_bind): @req_qpn, the requester's queue pair; the
+ * GIDs as @id sees them, its own first when @requester. Both sides
+ * compute the same: the acceptor's new connection sees the requester's
+ * GID as its destination.
  */
-static int rdlock_check_key(const void *data, u8 len, u32 src,
-			    struct rdlock_cm_req_keyed *req, u8 *chal)
+static void rdlock_auth_bind_of(struct rdma_cm_id *id, u32 req_qpn,
+				bool requester, struct rdlock_auth_bind *b)
+{
+	union ib_gid sgid, dgid;
+
+	rdma_read_gids(id, &sgid, &dgid);
+	b->req_qpn = cpu_to_le32(req_qpn);
+	memcpy(b->req_gid, requester ? sgid.raw : dgid.raw,
+	       sizeof(b->req_gid));
+	memcpy(b->acc_gid, requester ? dgid.raw : sgid.raw,
+	       sizeof(b->acc_gid));
+}
+
+/*
+ * The cluster key's part of validating a request from @src on @id from
+ * queue pair @qpn; 0 or a reason. Both sides must have a key or neither.
+ * With a key, the first request (nonce 0) is given a challenge
+ * (RDLOCK_REJ_CHALLENGE, @chal filled); the second must prove the key
+ * over that challenge and its endpoint, and the challenge is then spent:
+ * @req and @chal are what the reply's proof covers.
+ */
+static int rdlock_check_key(struct rdma_cm_id *id, u32 qpn, const void *data,
+			    u8 len, u32 src, struct rdlock_cm_req_keyed *req,
+			    u8 *chal)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	const struct rdlock_cm_pdata *pd = data;
 	struct rdlock_node *node = &cl->nodes[src];
 	u8 mac[RDLOCK_AUTH_REQ_MAC_LEN];
+	struct rdlock_auth_bind bind;
 	bool answer;
 	int ret;
 
@@ -644,7 +667,8 @@ static int rdlock_check_key(const void *data, u8 len, u32 src,
 	if (!answer)
 		return RDLOCK_REJ_CHALLENGE;
 
-	ret = rdlock_auth_req_mac(chal, req, mac);
+	rdlock_auth_bind_of(id, qpn, false, &bind);
+	ret = rdlock_auth_req_mac(chal, req, &bind, mac);
 	if (ret)
 		return RDLOCK_REJ_NO_RESOURCES;
 	if (crypto_memneq(mac, req->mac, sizeof(mac))) {
@@ -757,7 +781,8 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	 * word, and this one ends the requester's epoch.
 	 */
 	if (!reason || (reason == RDLOCK_REJ_FENCED && cl->auth_tfm)) {
-		ret = rdlock_check_key(pd, len, src, &req, chal);
+		ret = rdlock_check_key(id, ev->param.conn.qp_num, pd, len, src,
+				       &req, chal);
 		proven = reason && !ret;
 		if (ret)
 			reason = ret;
@@ -836,6 +861,7 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_node *node = &cl->nodes[conn->node];
 	struct rdlock_cm_req_keyed *req = &conn->req;
+	struct rdlock_auth_bind bind;
 	struct rdlock_cm_pdata pd;
 	bool answer;
 
@@ -854,7 +880,12 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 	if (!answer)
 		return 0;
 	req->nonce = cpu_to_le64(get_random_u64() ?: 1);
-	return rdlock_auth_req_mac(conn->challenge, req, req->mac);
+	rdlock_auth_bind_of(conn->cm_id, conn->qp ? conn->qp->qp_num : 0, true,
+			    &bind);
+	/* Fault injection: a proof as another queue pair would relay it. */
+	if (rdlock_fault_relayed_proof())
+		bind.req_qpn ^= cpu_to_le32(1);
+	return rdlock_auth_req_mac(conn->challenge, req, &bind, req->mac);
 }
 
 static int rdlock_cm_connect(struct rdlock_conn *conn)

@@ -43,6 +43,9 @@ static struct {
 	/* Refusals as declared down without the key's proof (keyed). */
 	atomic_t inject_forged_fences;
 	atomic64_t forged_fences;
+	/* Relayed proofs (inject_relayed_proofs): still to make, made. */
+	atomic_t inject_relayed_proofs;
+	atomic64_t relayed_proofs;
 	/* A kept key (inject_stale_rkey): to this node, armed while 1. */
 	atomic_t stale_armed;
 	u32 stale_node;
@@ -164,6 +167,21 @@ bool rdlock_fault_forged_fence(u32 node)
 	    atomic_dec_if_positive(&rdlock_xfault.inject_forged_fences) < 0)
 		return false;
 	atomic64_inc(&rdlock_xfault.forged_fences);
+	return true;
+}
+
+/*
+ * Relayed proofs (inject_relayed_proofs): this node makes that many of
+ * its keyed requests' proofs for another queue pair than the one that
+ * sends them, as an impostor relaying a real node's proof from its own
+ * queue pair would present it: the acceptor must refuse them (wrong
+ * cluster key). Counted in relayed_proofs_injected.
+ */
+bool rdlock_fault_relayed_proof(void)
+{
+	if (atomic_dec_if_positive(&rdlock_xfault.inject_relayed_proofs) < 0)
+		return false;
+	atomic64_inc(&rdlock_xfault.relayed_proofs);
 	return true;
 }
 
@@ -321,8 +339,9 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "stale_rkeys_injected: %lld\nforged_fences_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.stale_rkeys),
 		   (long long)atomic64_read(&rdlock_xfault.forged_fences));
-	seq_printf(m, "own_exec_delays_injected: %lld\n",
-		   (long long)atomic64_read(&rdlock_xfault.own_exec_delays));
+	seq_printf(m, "own_exec_delays_injected: %lld\nrelayed_proofs_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.own_exec_delays),
+		   (long long)atomic64_read(&rdlock_xfault.relayed_proofs));
 }
 
 /*
@@ -343,6 +362,8 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_lost_completions);
 	debugfs_create_atomic_t("inject_forged_fences", 0600, root,
 				&rdlock_xfault.inject_forged_fences);
+	debugfs_create_atomic_t("inject_relayed_proofs", 0600, root,
+				&rdlock_xfault.inject_relayed_proofs);
 	debugfs_create_atomic_t("inject_own_exec_delay_ms", 0600, root,
 				&rdlock_xfault.inject_own_exec_delay_ms);
 	debugfs_create_file_unsafe("inject_link_down_ms", 0600, root, NULL,

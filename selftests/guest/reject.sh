@@ -20,10 +20,14 @@
 #   6. has key A: both connect and take locks in a lockspace, with the
 #      verbs backend: one-sided atomics with the keys each connection's
 #      table messages gave;
-#   7. node 1 refuses node 0's next request as declared down, without the
+#   7. node 0 makes its next proof for another queue pair than the one
+#      that sends it (inject_relayed_proofs), as an impostor relaying a
+#      real node's proof would present it: node 1 refuses it as a wrong
+#      key, counted, and node 0 connects again with its own;
+#   8. node 1 refuses node 0's next request as declared down, without the
 #      key's proof (inject_forged_fences), as a forger on the fabric
 #      could: node 0 ignores it, counted, and connects again, ready;
-#   8. node 1 declares node 0 down while node 0's links are down
+#   9. node 1 declares node 0 down while node 0's links are down
 #      (inject_link_down_ms): node 0 calls again, gets the refusal with
 #      the key's proof, and takes itself for declared down.
 
@@ -144,6 +148,7 @@ FORGED_PORT=7783
 LINK_DOWN_PORT=7784
 FENCED_PORT=7785
 DECLARED_PORT=7786
+RELAYED_PORT=7787
 
 # keyed_conf KEYFILE: the 2-node configuration file with that key file.
 keyed_conf() {
@@ -181,8 +186,9 @@ node1_connects() {
 	awk '$1 == 1 { print $3 }' /sys/kernel/debug/rdlock/nodes
 }
 
+# connected_again N: this node connected to node 1 N times at least.
 connected_again() {
-	[ "$(node1_connects)" -ge 2 ]
+	[ "$(node1_connects)" -ge "$1" ]
 }
 
 # Node 0's connection here is down (not ready).
@@ -194,20 +200,50 @@ unproven_counted() {
 	[ "$(debugfs_value auth_unproven_fence)" -ge 1 ]
 }
 
-# Phase 7 on node 0: a forged refusal as declared down changes nothing.
+# Phase 7 on node 0: its next proof is made for another queue pair, as an
+# impostor relaying it would present it: node 1 refuses it as a wrong key;
+# node 0 then connects with its own.
+relayed_proof_0() {
+	dmesg -c > /dev/null
+	rdl_step "make the next proof for another queue pair" \
+		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_relayed_proofs' &&
+	rdl_step "links down for 1 s" \
+		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_step "relayed proof: refused as a wrong key" \
+		wait_for 120 logged "node 1 refused us: wrong cluster key" &&
+	rdl_step "one proof relayed" \
+		test "$(debugfs_value relayed_proofs_injected)" -eq 1 &&
+	rdl_step "connected to node 1 again, with its own proof" \
+		wait_for 120 connected_again 2 &&
+	rdl_step "ready after the relayed proof" rdlockctl wait --timeout 120
+	rdl_signal $RELAYED_PORT
+}
+
+# Phase 7 on node 1: the relayed proof refused, counted, logged.
+relayed_proof_1() {
+	rp_bad=$(debugfs_value auth_bad_proof)
+	dmesg -c > /dev/null
+	rdl_step "node 0 connected again" rdl_wait_signal 0 $RELAYED_PORT 300 &&
+	rdl_step "node 1 refused the relayed proof: counted once" \
+		test "$(debugfs_value auth_bad_proof)" -eq $((rp_bad + 1)) &&
+	rdl_step "node 1 logged it" \
+		logged "refused connection from node 0: wrong cluster key"
+}
+
+# Phase 8 on node 0: a forged refusal as declared down changes nothing.
 forged_fence_0() {
 	rdl_step "forged refusal: ignored, logged" \
 		wait_for 120 logged "node 1: a refusal as declared down without the cluster key's proof: ignored" &&
 	rdl_step "forged refusal: counted once" \
 		test "$(debugfs_value auth_unproven_fence)" -eq 1 &&
-	rdl_step "connected to node 1 again" wait_for 120 connected_again &&
+	rdl_step "connected to node 1 again" wait_for 120 connected_again 3 &&
 	rdl_step "ready after the forged refusal" rdlockctl wait --timeout 120 &&
 	rdl_step "node 1 not taken for a declarer" eval '! rdl_node_flag 1 down' &&
 	rdl_step "not declared down" eval '! logged "declared this node down"'
 	rdl_signal $FORGED_PORT
 }
 
-# Phase 8 on node 0: a proven one, while our links were down. They stay
+# Phase 9 on node 0: a proven one, while our links were down. They stay
 # down (the most the knob allows) until node 1 has declared us down, so
 # that our next dial meets the refusal however slow node 1 is.
 proven_fence_0() {
@@ -226,7 +262,7 @@ proven_fence_0() {
 	rdl_signal $FENCED_PORT
 }
 
-# Phases 7 and 8 on node 1.
+# Phases 8 and 9 on node 1.
 fences_1() {
 	rdl_step "forge a refusal as declared down" \
 		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_forged_fences' &&
@@ -310,9 +346,9 @@ if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
 	if rdl_step "both nodes left the lockspace" \
 		rdl_wait_signal $((1 - RDLOCK_NODE_ID)) $KEY_DONE_PORT 120; then
 		if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
-			forged_fence_0 && proven_fence_0
+			relayed_proof_0 && forged_fence_0 && proven_fence_0
 		else
-			fences_1
+			relayed_proof_1 && fences_1
 		fi
 	fi
 fi
