@@ -47,9 +47,10 @@ struct crypto_shash;
 /*
  * 5: SOFT_DEVICE in the backend advert, 16-word READ_RANGE answers;
  * 7: knocks and RDLOCK_WIRE_DOWNSET (nodes back with a new table);
- * 8: a table key per connection, in RDLOCK_WIRE_TABLE both ways
+ * 8: a table key per connection, in RDLOCK_WIRE_TABLE both ways;
+ * 9: a keyed request's proof binds its endpoint (struct rdlock_auth_bind)
  */
-#define RDLOCK_WIRE_VERSION	8
+#define RDLOCK_WIRE_VERSION	9
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
