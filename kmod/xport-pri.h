@@ -48,7 +48,8 @@ struct crypto_shash;
  * 5: SOFT_DEVICE in the backend advert, 16-word READ_RANGE answers;
  * 7: knocks and RDLOCK_WIRE_DOWNSET (nodes back with a new table);
  * 8: a table key per connection, in RDLOCK_WIRE_TABLE both ways;
- * 9: a keyed request's proof binds its endpoint (struct rdlock_auth_bind)
+ * 9: a keyed request's proof binds its endpoint (struct rdlock_auth_bind),
+ *    RDLOCK_WIRE_TABLE carries a proof of the key
  */
 #define RDLOCK_WIRE_VERSION	9
 
@@ -103,6 +104,11 @@ struct rdlock_wire_downset {
 	struct rdlock_wire_downset_entry e[RDLOCK_DOWNSET_ENTRIES];
 };
 
+/* Cluster key: its proofs' sizes (below, "Cluster key"). */
+#define RDLOCK_AUTH_NONCE_LEN		16
+#define RDLOCK_AUTH_REQ_MAC_LEN		16	/* HMAC-SHA256, truncated */
+#define RDLOCK_AUTH_MAC_LEN		32	/* HMAC-SHA256 */
+
 /* Messages are little-endian on the wire: nodes may differ in byte order. */
 struct rdlock_wire_hdr {
 	__le16 type;
@@ -141,6 +147,8 @@ struct rdlock_wire_msg {
 			__le64 addr;
 			__le32 rkey;
 			__le32 pad;
+			/* keyed: rdlock_auth_table_mac(); else zeroes */
+			u8 mac[RDLOCK_AUTH_REQ_MAC_LEN];
 		} table;
 		struct rdlock_wire_downset downset;
 		u8 payload[RDLOCK_XMSG_PAYLOAD];
@@ -187,9 +195,6 @@ struct rdlock_cm_pdata {
  * which the refusal carries; the second proves the key over the challenge
  * and the request. The reply proves the key in turn.
  */
-#define RDLOCK_AUTH_NONCE_LEN		16
-#define RDLOCK_AUTH_REQ_MAC_LEN		16	/* HMAC-SHA256, truncated */
-#define RDLOCK_AUTH_MAC_LEN		32	/* HMAC-SHA256 */
 #define RDLOCK_AUTH_KEY_MIN		16
 #define RDLOCK_AUTH_CHALLENGE_MS	10000	/* a challenge's life */
 
@@ -470,6 +475,7 @@ struct rdlock_cluster {
 	atomic64_t auth_key_mismatch;		/* a key on one side only */
 	atomic64_t auth_bad_proof;		/* a request's proof wrong */
 	atomic64_t auth_bad_reply;		/* a reply's proof wrong */
+	atomic64_t auth_bad_table;		/* a table message's proof wrong */
 	atomic64_t auth_refused;		/* a peer refused our key */
 	atomic64_t auth_unauth_msgs;		/* messages before the proof */
 	atomic64_t remote_access_errors;	/* a table refused our key */
@@ -605,19 +611,26 @@ int rdlock_conn_ready(struct rdlock_conn *conn);
 bool rdlock_conn_trades_tables(const struct rdlock_conn *conn);
 void rdlock_fenced_by(u32 node);
 
-/*
- * xport_auth.c: the cluster key.
+/* xport_auth.c: the cluster key */
+
+/**
+ * struct rdlock_auth_bind - the endpoint a requester's proof is made for
+ * @req_qpn: the requester's queue pair (the acceptor reads it from the CM
+ *	REQ), so that another queue pair cannot present the proof: an
+ *	impostor relaying a node's proof through rdma_cm sends its own.
+ * @req_gid: the requester's GID; on RoCE derived from the addresses the
+ *	CM REQ carries, which the address check sees already.
+ * @acc_gid: the acceptor's GID, likewise.
  *
- * struct rdlock_auth_bind - the endpoint a requester's proof is made for:
- * the requester's queue pair number (the acceptor's view: the CM REQ's
- * QPN) and both ends' GIDs, the requester's first, so that a proof a
- * node made cannot be relayed by another queue pair or port.
+ * All zeroes on iWARP, whose connection requests carry no QPN.
  */
 struct rdlock_auth_bind {
 	__le32 req_qpn;
 	u8 req_gid[16];
 	u8 acc_gid[16];
 };
+
+static_assert(sizeof(struct rdlock_auth_bind) == 36);	/* hashed as bytes */
 
 int rdlock_auth_set_key(const u8 *key, unsigned int len);
 int rdlock_auth_req_mac(const u8 *challenge,
@@ -628,6 +641,9 @@ int rdlock_auth_rep_mac(const u8 *challenge,
 			const struct rdlock_cm_pdata *rep, u8 *mac);
 int rdlock_auth_fenced_mac(const u8 *challenge,
 			   const struct rdlock_cm_req_keyed *req, u8 *mac);
+int rdlock_auth_table_mac(const u8 *challenge,
+			  const struct rdlock_cm_req_keyed *req, bool from_req,
+			  u64 addr, u32 rkey, u8 *mac);
 
 /* xport_table.c: this node's lock table, the two-sided executor */
 int rdlock_table_alloc(u32 slots);
@@ -700,7 +716,8 @@ bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
 #define RDLOCK_FAULT_OWN_EXEC_DELAY_MS_MAX	60000
 bool rdlock_fault_link_down(u32 node);
 bool rdlock_fault_forged_fence(u32 node);
-bool rdlock_fault_relayed_proof(void);
+bool rdlock_fault_relayed_proof(u32 node);
+bool rdlock_fault_forged_table(u32 node);
 u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
@@ -734,7 +751,12 @@ static inline bool rdlock_fault_forged_fence(u32 node)
 	return false;
 }
 
-static inline bool rdlock_fault_relayed_proof(void)
+static inline bool rdlock_fault_relayed_proof(u32 node)
+{
+	return false;
+}
+
+static inline bool rdlock_fault_forged_table(u32 node)
 {
 	return false;
 }

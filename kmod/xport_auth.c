@@ -23,6 +23,10 @@ static const char rdlock_auth_req_label[] = "rdlock cluster key: request v4";
 static const char rdlock_auth_rep_label[] = "rdlock cluster key: reply v4";
 static const char rdlock_auth_fenced_label[] =
 	"rdlock cluster key: declared down v1";
+static const char rdlock_auth_table_req_label[] =
+	"rdlock cluster key: requester's table v1";
+static const char rdlock_auth_table_acc_label[] =
+	"rdlock cluster key: acceptor's table v1";
 
 /**
  * rdlock_auth_set_key() - set or clear the cluster key
@@ -66,8 +70,7 @@ int rdlock_auth_set_key(const u8 *key, unsigned int len)
 
 static int rdlock_auth_mac(const char *label, size_t label_len,
 			   const u8 *challenge, const void *a, size_t alen,
-			   const void *b, size_t blen, const void *c,
-			   size_t clen, u8 *out)
+			   const void *b, size_t blen, u8 *out)
 {
 	struct crypto_shash *tfm = rdlock_cl.auth_tfm;
 	int ret;
@@ -88,8 +91,6 @@ static int rdlock_auth_mac(const char *label, size_t label_len,
 			ret = crypto_shash_update(desc, a, alen);
 		if (!ret && b)
 			ret = crypto_shash_update(desc, b, blen);
-		if (!ret && c)
-			ret = crypto_shash_update(desc, c, clen);
 		if (!ret)
 			ret = crypto_shash_final(desc, out);
 		shash_desc_zero(desc);
@@ -117,8 +118,7 @@ int rdlock_auth_req_mac(const u8 *challenge,
 	memset(r.mac, 0, sizeof(r.mac));
 	ret = rdlock_auth_mac(rdlock_auth_req_label,
 			      sizeof(rdlock_auth_req_label), challenge,
-			      &r, sizeof(r), bind, sizeof(*bind), NULL, 0,
-			      full);
+			      &r, sizeof(r), bind, sizeof(*bind), full);
 	if (!ret)
 		memcpy(mac, full, RDLOCK_AUTH_REQ_MAC_LEN);
 	memzero_explicit(full, sizeof(full));
@@ -140,8 +140,7 @@ int rdlock_auth_rep_mac(const u8 *challenge,
 {
 	return rdlock_auth_mac(rdlock_auth_rep_label,
 			       sizeof(rdlock_auth_rep_label), challenge,
-			       req, sizeof(*req), rep, sizeof(*rep), NULL, 0,
-			       mac);
+			       req, sizeof(*req), rep, sizeof(*rep), mac);
 }
 
 /**
@@ -161,5 +160,44 @@ int rdlock_auth_fenced_mac(const u8 *challenge,
 {
 	return rdlock_auth_mac(rdlock_auth_fenced_label,
 			       sizeof(rdlock_auth_fenced_label), challenge,
-			       req, sizeof(*req), NULL, 0, NULL, 0, mac);
+			       req, sizeof(*req), NULL, 0, mac);
+}
+
+/**
+ * rdlock_auth_table_mac() - the proof a table message carries
+ * @challenge: the acceptor's nonce the connection's request answered.
+ * @req: that request, its nonce and proof included.
+ * @from_req: the message is the requester's (else the acceptor's).
+ * @addr: the table's address in the message.
+ * @rkey: the key to it in the message.
+ * @mac: receives RDLOCK_AUTH_REQ_MAC_LEN bytes.
+ *
+ * Messages on the queue pair are not authenticated by the transport:
+ * this makes the one that says where the sender's table is and with which
+ * key (RDLOCK_WIRE_TABLE) come from a node that knows the key, on this
+ * connection, in this direction. Softirq or process context.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_auth_table_mac(const u8 *challenge,
+			  const struct rdlock_cm_req_keyed *req, bool from_req,
+			  u64 addr, u32 rkey, u8 *mac)
+{
+	struct {
+		__le64 addr;
+		__le32 rkey;
+	} __packed t = { cpu_to_le64(addr), cpu_to_le32(rkey) };
+	const char *label = from_req ? rdlock_auth_table_req_label :
+				       rdlock_auth_table_acc_label;
+	size_t label_len = from_req ? sizeof(rdlock_auth_table_req_label) :
+				      sizeof(rdlock_auth_table_acc_label);
+	u8 full[RDLOCK_AUTH_MAC_LEN];
+	int ret;
+
+	ret = rdlock_auth_mac(label, label_len, challenge, req, sizeof(*req),
+			      &t, sizeof(t), full);
+	if (!ret)
+		memcpy(mac, full, RDLOCK_AUTH_REQ_MAC_LEN);
+	memzero_explicit(full, sizeof(full));
+	return ret;
 }

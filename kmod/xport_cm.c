@@ -605,13 +605,17 @@ static void rdlock_req_to_pdata(const struct rdlock_cm_req_keyed *req,
  * (struct rdlock_auth_bind): @req_qpn, the requester's queue pair; the
  * GIDs as @id sees them, its own first when @requester. Both sides
  * compute the same: the acceptor's new connection sees the requester's
- * GID as its destination.
+ * GID as its destination. iWARP's connection requests carry no QPN (and
+ * its new connections no destination address): zeroes there.
  */
 static void rdlock_auth_bind_of(struct rdma_cm_id *id, u32 req_qpn,
 				bool requester, struct rdlock_auth_bind *b)
 {
 	union ib_gid sgid, dgid;
 
+	memset(b, 0, sizeof(*b));
+	if (rdma_protocol_iwarp(id->device, id->port_num))
+		return;
 	rdma_read_gids(id, &sgid, &dgid);
 	b->req_qpn = cpu_to_le32(req_qpn);
 	memcpy(b->req_gid, requester ? sgid.raw : dgid.raw,
@@ -880,10 +884,10 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 	if (!answer)
 		return 0;
 	req->nonce = cpu_to_le64(get_random_u64() ?: 1);
-	rdlock_auth_bind_of(conn->cm_id, conn->qp ? conn->qp->qp_num : 0, true,
-			    &bind);
+	/* The queue pair exists since ADDR_RESOLVED: connected at ROUTE's. */
+	rdlock_auth_bind_of(conn->cm_id, conn->qp->qp_num, true, &bind);
 	/* Fault injection: a proof as another queue pair would relay it. */
-	if (rdlock_fault_relayed_proof())
+	if (rdlock_fault_relayed_proof(conn->node))
 		bind.req_qpn ^= cpu_to_le32(1);
 	return rdlock_auth_req_mac(conn->challenge, req, &bind, req->mac);
 }

@@ -65,8 +65,9 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 		   (long long)atomic64_read(&cl->auth_unauth_msgs));
 	seq_printf(m, "remote_access_errors: %lld\n",
 		   (long long)atomic64_read(&cl->remote_access_errors));
-	seq_printf(m, "auth_unproven_fence: %lld\n",
-		   (long long)atomic64_read(&cl->auth_unproven_fence));
+	seq_printf(m, "auth_unproven_fence: %lld\nauth_bad_table: %lld\n",
+		   (long long)atomic64_read(&cl->auth_unproven_fence),
+		   (long long)atomic64_read(&cl->auth_bad_table));
 	seq_printf(m, "resent_requests: %lld\nreplayed_requests: %lld\n",
 		   (long long)atomic64_read(&cl->resent),
 		   (long long)atomic64_read(&cl->replayed));

@@ -46,6 +46,9 @@ static struct {
 	/* Relayed proofs (inject_relayed_proofs): still to make, made. */
 	atomic_t inject_relayed_proofs;
 	atomic64_t relayed_proofs;
+	/* Forged table messages (inject_forged_tables): to send, sent. */
+	atomic_t inject_forged_tables;
+	atomic64_t forged_tables;
 	/* A kept key (inject_stale_rkey): to this node, armed while 1. */
 	atomic_t stale_armed;
 	u32 stale_node;
@@ -172,16 +175,32 @@ bool rdlock_fault_forged_fence(u32 node)
 
 /*
  * Relayed proofs (inject_relayed_proofs): this node makes that many of
- * its keyed requests' proofs for another queue pair than the one that
+ * its keyed requests' proofs (to peers, not itself) for another queue pair than the one that
  * sends them, as an impostor relaying a real node's proof from its own
  * queue pair would present it: the acceptor must refuse them (wrong
  * cluster key). Counted in relayed_proofs_injected.
  */
-bool rdlock_fault_relayed_proof(void)
+bool rdlock_fault_relayed_proof(u32 node)
 {
-	if (atomic_dec_if_positive(&rdlock_xfault.inject_relayed_proofs) < 0)
+	if (node == rdlock_cl.self ||
+	    atomic_dec_if_positive(&rdlock_xfault.inject_relayed_proofs) < 0)
 		return false;
 	atomic64_inc(&rdlock_xfault.relayed_proofs);
+	return true;
+}
+
+/*
+ * Forged table messages (inject_forged_tables): this node sends that many
+ * of its keyed connections' table messages (to peers) with a wrong proof, as a
+ * forger injecting one on the queue pair would: the peer must refuse the
+ * connection. Counted in forged_tables_injected.
+ */
+bool rdlock_fault_forged_table(u32 node)
+{
+	if (node == rdlock_cl.self ||
+	    atomic_dec_if_positive(&rdlock_xfault.inject_forged_tables) < 0)
+		return false;
+	atomic64_inc(&rdlock_xfault.forged_tables);
 	return true;
 }
 
@@ -342,6 +361,8 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "own_exec_delays_injected: %lld\nrelayed_proofs_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.own_exec_delays),
 		   (long long)atomic64_read(&rdlock_xfault.relayed_proofs));
+	seq_printf(m, "forged_tables_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.forged_tables));
 }
 
 /*
@@ -364,6 +385,8 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_forged_fences);
 	debugfs_create_atomic_t("inject_relayed_proofs", 0600, root,
 				&rdlock_xfault.inject_relayed_proofs);
+	debugfs_create_atomic_t("inject_forged_tables", 0600, root,
+				&rdlock_xfault.inject_forged_tables);
 	debugfs_create_atomic_t("inject_own_exec_delay_ms", 0600, root,
 				&rdlock_xfault.inject_own_exec_delay_ms);
 	debugfs_create_file_unsafe("inject_link_down_ms", 0600, root, NULL,

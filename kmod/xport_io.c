@@ -27,6 +27,7 @@
 #include <linux/gfp.h>
 #include <linux/scatterlist.h>
 #include <linux/atomic.h>
+#include <crypto/algapi.h>
 
 #include "xport-pri.h"
 
@@ -1220,7 +1221,41 @@ int rdlock_conn_send_table(struct rdlock_conn *conn)
 	rdlock_msg_init(tx->msg, RDLOCK_WIRE_TABLE, 0, sizeof(tx->msg->table));
 	tx->msg->table.addr = cpu_to_le64(mr->iova);
 	tx->msg->table.rkey = cpu_to_le32(mr->rkey);
+	if (conn->keyed) {
+		ret = rdlock_auth_table_mac(conn->challenge, &conn->req,
+					    conn->active, mr->iova, mr->rkey,
+					    tx->msg->table.mac);
+		if (ret) {
+			rdlock_tx_put(conn, tx);
+			return ret;
+		}
+		/* Fault injection: a table message as a forger would send. */
+		if (rdlock_fault_forged_table(conn->node))
+			tx->msg->table.mac[0] ^= 1;
+	}
 	return rdlock_tx_post(conn, tx);
+}
+
+/*
+ * Keyed, a table message counts only with the sender's proof of the key
+ * for this connection and direction (rdlock_auth_table_mac()): the queue
+ * pair does not authenticate what arrives on it.
+ */
+static bool rdlock_table_proven(struct rdlock_conn *conn,
+				const struct rdlock_wire_msg *msg)
+{
+	u8 mac[RDLOCK_AUTH_REQ_MAC_LEN];
+	bool proven;
+
+	if (!conn->keyed)
+		return true;
+	proven = !rdlock_auth_table_mac(conn->challenge, &conn->req,
+					!conn->active,
+					le64_to_cpu(msg->table.addr),
+					le32_to_cpu(msg->table.rkey), mac) &&
+		 !crypto_memneq(mac, msg->table.mac, sizeof(mac));
+	memzero_explicit(mac, sizeof(mac));
+	return proven;
 }
 
 /*
@@ -1236,6 +1271,13 @@ static void rdlock_recv_table(struct rdlock_conn *conn,
 	if (!rdlock_conn_trades_tables(conn) ||
 	    test_and_set_bit(RDLOCK_CONN_TABLE, &conn->flags)) {
 		pr_err_ratelimited("node %u: unexpected table message\n",
+				   conn->node);
+		rdlock_conn_fail(conn);
+		return;
+	}
+	if (!rdlock_table_proven(conn, msg)) {
+		atomic64_inc(&rdlock_cl.auth_bad_table);
+		pr_err_ratelimited("node %u: its table message does not prove the cluster key\n",
 				   conn->node);
 		rdlock_conn_fail(conn);
 		return;

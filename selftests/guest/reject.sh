@@ -23,7 +23,10 @@
 #   7. node 0 makes its next proof for another queue pair than the one
 #      that sends it (inject_relayed_proofs), as an impostor relaying a
 #      real node's proof would present it: node 1 refuses it as a wrong
-#      key, counted, and node 0 connects again with its own;
+#      key, counted, and node 0 connects again with its own; then node 0
+#      sends its next table message with a wrong proof
+#      (inject_forged_tables), as a forger on the queue pair would: node
+#      1 fails that connection, counted, and node 0 connects again;
 #   8. node 1 refuses node 0's next request as declared down, without the
 #      key's proof (inject_forged_fences), as a forger on the fabric
 #      could: node 0 ignores it, counted, and connects again, ready;
@@ -186,7 +189,9 @@ node1_connects() {
 	awk '$1 == 1 { print $3 }' /sys/kernel/debug/rdlock/nodes
 }
 
-# connected_again N: this node connected to node 1 N times at least.
+# connected_again N: this node's connection to node 1 became ready N
+# times at least (one refused, or failed before both tables were traded,
+# does not count).
 connected_again() {
 	[ "$(node1_connects)" -ge "$1" ]
 }
@@ -198,6 +203,10 @@ node0_gone() {
 
 unproven_counted() {
 	[ "$(debugfs_value auth_unproven_fence)" -ge 1 ]
+}
+
+table_forged() {
+	[ "$(debugfs_value forged_tables_injected)" -eq 1 ]
 }
 
 # Phase 7 on node 0: its next proof is made for another queue pair, as an
@@ -215,19 +224,38 @@ relayed_proof_0() {
 		test "$(debugfs_value relayed_proofs_injected)" -eq 1 &&
 	rdl_step "connected to node 1 again, with its own proof" \
 		wait_for 120 connected_again 2 &&
-	rdl_step "ready after the relayed proof" rdlockctl wait --timeout 120
+	rdl_step "ready after the relayed proof" rdlockctl wait --timeout 120 &&
+	rdl_step "send the next table message with a wrong proof" \
+		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_forged_tables' &&
+	rdl_step "links down for 1 s" \
+		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_step "one table message forged" wait_for 120 table_forged &&
+	rdl_step "connected to node 1 again, with a proven table message" \
+		wait_for 120 connected_again 3 &&
+	rdl_step "ready after the forged table message" \
+		rdlockctl wait --timeout 120
 	rdl_signal $RELAYED_PORT
 }
 
-# Phase 7 on node 1: the relayed proof refused, counted, logged.
-relayed_proof_1() {
+# Phase 7 on node 1: the relayed proof refused, the forged table message
+# too (its connection failed); each counted once, logged. Its counts and
+# log start before it tells node 0 to go on (relayed_proof_1_start).
+relayed_proof_1_start() {
 	rp_bad=$(debugfs_value auth_bad_proof)
+	rp_table=$(debugfs_value auth_bad_table)
 	dmesg -c > /dev/null
+}
+
+relayed_proof_1() {
 	rdl_step "node 0 connected again" rdl_wait_signal 0 $RELAYED_PORT 300 &&
 	rdl_step "node 1 refused the relayed proof: counted once" \
 		test "$(debugfs_value auth_bad_proof)" -eq $((rp_bad + 1)) &&
 	rdl_step "node 1 logged it" \
-		logged "refused connection from node 0: wrong cluster key"
+		logged "refused connection from node 0: wrong cluster key" &&
+	rdl_step "node 1 refused the forged table message: counted once" \
+		test "$(debugfs_value auth_bad_table)" -eq $((rp_table + 1)) &&
+	rdl_step "node 1 logged it" \
+		logged "node 0: its table message does not prove the cluster key"
 }
 
 # Phase 8 on node 0: a forged refusal as declared down changes nothing.
@@ -236,7 +264,7 @@ forged_fence_0() {
 		wait_for 120 logged "node 1: a refusal as declared down without the cluster key's proof: ignored" &&
 	rdl_step "forged refusal: counted once" \
 		test "$(debugfs_value auth_unproven_fence)" -eq 1 &&
-	rdl_step "connected to node 1 again" wait_for 120 connected_again 3 &&
+	rdl_step "connected to node 1 again" wait_for 120 connected_again 4 &&
 	rdl_step "ready after the forged refusal" rdlockctl wait --timeout 120 &&
 	rdl_step "node 1 not taken for a declarer" eval '! rdl_node_flag 1 down' &&
 	rdl_step "not declared down" eval '! logged "declared this node down"'
@@ -342,6 +370,9 @@ if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
 	rdl_signal $KEY_LOCKED_PORT
 	rdl_step "both nodes took their locks" all_locked
 	rdl_step "ls-remove keyed" rdlockctl ls-remove keyed
+	if [ "$RDLOCK_NODE_ID" -eq 1 ]; then
+		relayed_proof_1_start
+	fi
 	rdl_signal $KEY_DONE_PORT
 	if rdl_step "both nodes left the lockspace" \
 		rdl_wait_signal $((1 - RDLOCK_NODE_ID)) $KEY_DONE_PORT 120; then
