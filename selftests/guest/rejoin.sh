@@ -41,6 +41,11 @@ P_GOT=7808
 P_DONE=7809
 P_REMOVED=7810
 WAIT=120
+# Node 1 opens two lockspaces and takes NAMES' locks between P_BACK and
+# P_NEW: on a debug kernel under load that took more than WAIT once, and a
+# survivor that gives up then never declares node 1 down again, so the
+# other's declaration waits for it until the step's time is up.
+WAIT_NEW=600
 NAMES="n1 n2 n3 n4 n5 n6 n7 n8 n9 n10 n11 n12"
 
 # The names of rj-new, busy or free.
@@ -103,7 +108,7 @@ case $ID in
 	rdl_step "node 1 back" rdl_wait_signal 1 $P_BACK $WAIT &&
 	rdl_step "node 1 shown returned" rdl_poll 30 rdl_node_flag 1 returned &&
 	rdl_step "node 1 holds the names of rj-new" \
-		rdl_wait_signal 1 $P_NEW $WAIT &&
+		rdl_wait_signal 1 $P_NEW $WAIT_NEW &&
 	rdl_step "open rj-new" rdlockctl ls-create rj-new &&
 	rdl_step "names of rj-new refused: node 1 holds them" \
 		busy_names rj-new &&
@@ -159,7 +164,7 @@ case $ID in
 	rdl_step "node 1 back" rdl_wait_signal 1 $P_BACK $WAIT &&
 	rdl_step "node 1 shown returned" rdl_poll 30 rdl_node_flag 1 returned &&
 	rdl_step "node 1 holds the names of rj-new" \
-		rdl_wait_signal 1 $P_NEW $WAIT &&
+		rdl_wait_signal 1 $P_NEW $WAIT_NEW &&
 	# Open here: a node releases a dead node's holds in open lockspaces.
 	rdl_step "open rj-new" rdlockctl ls-create rj-new &&
 	rdl_step "node 0 found the names held" \
