@@ -157,6 +157,16 @@ DEFINE_DEBUGFS_ATTRIBUTE(rdlock_fault_link_down_fops,
 			 rdlock_fault_link_down_get,
 			 rdlock_fault_link_down_set, "%llu\n");
 
+/* One fault of @inject, if any left, to a peer: counted in @injected. */
+static bool rdlock_fault_to_peer(u32 node, atomic_t *inject,
+				 atomic64_t *injected)
+{
+	if (node == rdlock_cl.self || atomic_dec_if_positive(inject) < 0)
+		return false;
+	atomic64_inc(injected);
+	return true;
+}
+
 /*
  * Forged fences (inject_forged_fences): this node refuses that many of
  * its peers' requests it would accept as declared down, as a forger on
@@ -166,42 +176,33 @@ DEFINE_DEBUGFS_ATTRIBUTE(rdlock_fault_link_down_fops,
  */
 bool rdlock_fault_forged_fence(u32 node)
 {
-	if (node == rdlock_cl.self ||
-	    atomic_dec_if_positive(&rdlock_xfault.inject_forged_fences) < 0)
-		return false;
-	atomic64_inc(&rdlock_xfault.forged_fences);
-	return true;
+	return rdlock_fault_to_peer(node, &rdlock_xfault.inject_forged_fences,
+				    &rdlock_xfault.forged_fences);
 }
 
 /*
  * Relayed proofs (inject_relayed_proofs): this node makes that many of
- * its keyed requests' proofs (to peers, not itself) for another queue pair than the one that
- * sends them, as an impostor relaying a real node's proof from its own
- * queue pair would present it: the acceptor must refuse them (wrong
+ * its keyed requests' proofs to peers for another queue pair than the one
+ * that sends them, as an impostor relaying a real node's proof from its
+ * own queue pair would present it: the acceptor must refuse them (wrong
  * cluster key). Counted in relayed_proofs_injected.
  */
 bool rdlock_fault_relayed_proof(u32 node)
 {
-	if (node == rdlock_cl.self ||
-	    atomic_dec_if_positive(&rdlock_xfault.inject_relayed_proofs) < 0)
-		return false;
-	atomic64_inc(&rdlock_xfault.relayed_proofs);
-	return true;
+	return rdlock_fault_to_peer(node, &rdlock_xfault.inject_relayed_proofs,
+				    &rdlock_xfault.relayed_proofs);
 }
 
 /*
  * Forged table messages (inject_forged_tables): this node sends that many
- * of its keyed connections' table messages (to peers) with a wrong proof, as a
- * forger injecting one on the queue pair would: the peer must refuse the
- * connection. Counted in forged_tables_injected.
+ * of its keyed connections' table messages to peers with a wrong proof,
+ * as a forger injecting one on the queue pair would: the peer must refuse
+ * the connection. Counted in forged_tables_injected.
  */
 bool rdlock_fault_forged_table(u32 node)
 {
-	if (node == rdlock_cl.self ||
-	    atomic_dec_if_positive(&rdlock_xfault.inject_forged_tables) < 0)
-		return false;
-	atomic64_inc(&rdlock_xfault.forged_tables);
-	return true;
+	return rdlock_fault_to_peer(node, &rdlock_xfault.inject_forged_tables,
+				    &rdlock_xfault.forged_tables);
 }
 
 /*

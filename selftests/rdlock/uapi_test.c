@@ -662,6 +662,42 @@ static void need_ls(struct __test_metadata *_metadata, int fd,
 	}
 }
 
+/*
+ * A child that joins LS_PLAIN (as nobody if @nobody) and then waits
+ * without a limit for @name in @mode, which its parent holds: its pid
+ * once it has joined, or -1. It exits 2 if it is ever granted.
+ */
+static pid_t fork_waiter(const char *name, __u32 mode, bool nobody)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -1;
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		int cfd;
+
+		close(pipefd[0]);
+		if (nobody && as_nobody())
+			_exit(100);
+		cfd = rdl_open_joined(LS_PLAIN);
+		if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
+			_exit(101);
+		rdl_ls_lock(cfd, name, mode, 0, 0, NULL);
+		_exit(2);
+	}
+	close(pipefd[1]);
+	if (pid > 0 && read(pipefd[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
 /* Tests that may bring the cluster up first take this much longer. */
 #define SETUP_S		READY_TIMEOUT_S
 
@@ -2106,10 +2142,9 @@ TEST_F_TIMEOUT(uapi, ls_convert, SETUP_S + 120)
 /* Leaving, closing and dying release what a file holds. */
 TEST_F_TIMEOUT(uapi, ls_release, SETUP_S + 120)
 {
-	int fd2, pipefd[2], status;
+	int fd2, status;
 	long long waits;
 	__u32 h1, h2, h;
-	char c;
 	pid_t pid;
 	double t;
 
@@ -2149,22 +2184,8 @@ TEST_F_TIMEOUT(uapi, ls_release, SETUP_S + 120)
 	ASSERT_EQ(0, rdl_ls_lock(self->fd, "rel1", RDLOCK_LOCK_EX, 0, 0, &h));
 	waits = rdl_debugfs_counter("lockspaces/" LS_PLAIN "/stats", "waits");
 	ASSERT_LE(0, waits);
-	ASSERT_EQ(0, pipe(pipefd));
-	fflush(stderr);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int cfd = rdl_open_joined(LS_PLAIN);
-
-		close(pipefd[0]);
-		if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
-			_exit(1);
-		rdl_ls_lock(cfd, "rel1", RDLOCK_LOCK_EX, 0, 0, NULL);
-		_exit(2);	/* granted while the parent holds it */
-	}
-	close(pipefd[1]);
-	ASSERT_EQ(1, read(pipefd[0], &c, 1));
-	close(pipefd[0]);
+	pid = fork_waiter("rel1", RDLOCK_LOCK_EX, false);
+	ASSERT_LT(0, pid);
 	/* Kill it once it holds a ticket and waits (the lockspace counts it). */
 	t = rdl_now() + 30;
 	while (rdl_debugfs_counter("lockspaces/" LS_PLAIN "/stats", "waits") ==
@@ -2276,12 +2297,11 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 {
 	long long waits, ls_refused, refused;
 	pid_t pid, blocked[USER_FINISHING];
-	int pipefd[2], i, status, fd3;
+	int i, status, fd3;
 	unsigned int was = 0;
 	__u32 h, h2;
 	double t;
 	FILE *f;
-	char c;
 
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN);
 
@@ -2338,25 +2358,8 @@ TEST_F_TIMEOUT(uapi, ls_try_bound, SETUP_S + 120)
 	waits = rdl_debugfs_counter(LS_PLAIN_STATS, "waits");
 	ASSERT_LE(0, waits);
 	for (i = 0; i < USER_FINISHING; i++) {
-		ASSERT_EQ(0, pipe(pipefd));
-		fflush(stderr);
-		blocked[i] = fork();
-		ASSERT_LE(0, blocked[i]);
-		if (!blocked[i]) {
-			int cfd;
-
-			close(pipefd[0]);
-			if (as_nobody())
-				_exit(100);
-			cfd = rdl_open_joined(LS_PLAIN);
-			if (cfd < 0 || write(pipefd[1], "j", 1) != 1)
-				_exit(101);
-			rdl_ls_lock(cfd, "bound", RDLOCK_LOCK_SH, 0, 0, NULL);
-			_exit(2);	/* granted while root holds it EX */
-		}
-		close(pipefd[1]);
-		ASSERT_EQ(1, read(pipefd[0], &c, 1));
-		close(pipefd[0]);
+		blocked[i] = fork_waiter("bound", RDLOCK_LOCK_SH, true);
+		ASSERT_LT(0, blocked[i]);
 	}
 	/* Killed once each holds a ticket and waits (the lockspace counts). */
 	t = rdl_now() + 30;
