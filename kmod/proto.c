@@ -40,16 +40,19 @@ static_assert(ARRAY_SIZE(rdlock_protos) == RDLOCK_PROTO_NR);
 
 /*
  * Abandoned tickets, overflow resets and posted releases sent again on
- * queues of their own, so that however many tickets are being finished
- * (each waits for its grant in its worker), neither a reset nor a release
- * is ever queued behind them. All may be what a file system's writeback
- * waits for: they must make progress under memory pressure
- * (WQ_MEM_RECLAIM, a mempool).
+ * queues of their own, so that however many tickets are being finished,
+ * neither a reset nor a release is ever queued behind them. An abandoned
+ * ticket holds no worker while it waits for its grant: it is finished in
+ * steps (rdlock_proto_finish_later()), run again by a timer or by the
+ * grant's notification. All may be what a file system's writeback waits
+ * for: they must make progress under memory pressure (WQ_MEM_RECLAIM,
+ * mempools).
  */
 static struct workqueue_struct *rdlock_proto_finish_wq;
 static struct workqueue_struct *rdlock_proto_reset_wq;
 static struct workqueue_struct *rdlock_proto_release_wq;
 static mempool_t *rdlock_proto_work_pool;
+static mempool_t *rdlock_proto_finish_pool;
 #define RDLOCK_PROTO_WORK_RESERVE	16
 /*
  * Releases posted and not ended yet (rdlock_proto_post_release()), and
@@ -771,23 +774,24 @@ int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,
 }
 
 /**
- * rdlock_proto_retry() - may a failed READ of a ticket be tried again
+ * rdlock_proto_retry_delay() - may a failed READ of a ticket be tried again
  * @cfg: the lockspace's policy.
  * @t: the ticket, with the incarnation of the table it was taken in.
  * @err: the failed operation's error.
- * @backoff_us: back-off state, 0 at first.
+ * @backoff_us: back-off state, 0 at first; set to the back-off to wait
+ *	before the next try when the answer is yes: doubled, up to a second.
  *
  * A READ changes nothing, so a ticket whose poll failed (a connection
  * blip, a timeout) keeps waiting for as long as its home keeps the table
- * it was taken in: giving it up would leave it in the word for good. Sleeps
- * the next back-off, up to a second, before saying yes.
+ * it was taken in: giving it up would leave it in the word for good. Does
+ * not sleep (for a step of rdlock_proto_finish_later()).
  *
  * Return: true to READ again; false once the table is gone (or unknown:
  * incarnation 0) or for -ESTALE, -EINVAL and -ENOENT.
  */
-bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
-			const struct rdlock_ticket *t, int err,
-			unsigned int *backoff_us)
+bool rdlock_proto_retry_delay(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t, int err,
+			      unsigned int *backoff_us)
 {
 	u64 now;
 
@@ -803,6 +807,26 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 		return false;
 	*backoff_us = clamp_t(unsigned int, 2 * *backoff_us,
 			      RDLOCK_BACKOFF_MIN_US, USEC_PER_SEC);
+	return true;
+}
+
+/**
+ * rdlock_proto_retry() - rdlock_proto_retry_delay(), then its back-off
+ * @cfg: the lockspace's policy.
+ * @t: the ticket.
+ * @err: the failed operation's error.
+ * @backoff_us: as for rdlock_proto_retry_delay().
+ *
+ * Sleeps the back-off before saying yes.
+ *
+ * Return: as rdlock_proto_retry_delay().
+ */
+bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
+			const struct rdlock_ticket *t, int err,
+			unsigned int *backoff_us)
+{
+	if (!rdlock_proto_retry_delay(cfg, t, err, backoff_us))
+		return false;
 	if (!rdlock_proto_xsleep(cfg, (u64)*backoff_us * NSEC_PER_USEC))
 		msleep(*backoff_us / USEC_PER_MSEC ?: 1);
 	return true;
@@ -838,8 +862,6 @@ struct rdlock_proto_work {
 	/* A posted release whose protocol settles its failures itself. */
 	const struct rdlock_post_owner *owner;
 	void *owner_arg;
-	/* The count of cfg.quota the work is in until it ends, or NULL. */
-	atomic_t *charge;
 };
 
 static void rdlock_proto_quota_free(struct kref *ref)
@@ -952,73 +974,189 @@ void rdlock_proto_admit_end(struct rdlock_ticket *t)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_admit_end, RDLOCK_INTERNAL);
 
+/* A ticket ended in the background: one left unfinal is counted, loudly. */
+static void rdlock_proto_ended(const struct rdlock_proto_cfg *cfg,
+			       const struct rdlock_ticket *t)
+{
+	if (rdlock_ticket_final(t))
+		return;
+	rdlock_proto_count(cfg, tickets_unfinished);
+	pr_err_ratelimited("node %u slot %u: background ticket left %s\n",
+			   t->node, t->slot,
+			   rdlock_ticket_state_names[t->state]);
+}
+
 static void rdlock_proto_work_fn(struct work_struct *work)
 {
 	struct rdlock_proto_work *w =
 		container_of(work, struct rdlock_proto_work, work);
-	struct rdlock_proto_quota *q = w->cfg.quota;
 	unsigned int nofs = memalloc_nofs_save();
 
 	w->fn(&w->cfg, &w->ticket);
 	memalloc_nofs_restore(nofs);
-	if (!rdlock_ticket_final(&w->ticket)) {
-		rdlock_proto_count(&w->cfg, tickets_unfinished);
-		pr_err_ratelimited("node %u slot %u: background ticket left %s\n",
-				   w->ticket.node, w->ticket.slot,
-				   rdlock_ticket_state_names[w->ticket.state]);
-	}
-	if (q) {
-		atomic_dec(w->charge);
-		kref_put(&q->ref, rdlock_proto_quota_free);
-	}
+	rdlock_proto_ended(&w->cfg, &w->ticket);
 	mempool_free(w, rdlock_proto_work_pool);
 }
 
 /*
  * Never fails: from the mempool, which waits for an element to come back
- * rather than lose the ticket (the caller is in process context). @q: the
- * quota whose count @charge the work is in already, until it ends; NULL
- * for none.
+ * rather than lose the ticket (the caller is in process context).
  */
 static void rdlock_proto_queue(struct workqueue_struct *wq,
 			       const struct rdlock_proto_cfg *cfg,
 			       const struct rdlock_ticket *t,
 			       void (*fn)(const struct rdlock_proto_cfg *cfg,
-					  struct rdlock_ticket *t),
-			       struct rdlock_proto_quota *q, atomic_t *charge)
+					  struct rdlock_ticket *t))
 {
 	struct rdlock_proto_work *w = mempool_alloc(rdlock_proto_work_pool,
 						    GFP_NOFS);
 
 	w->cfg = *cfg;
 	w->cfg.stats = NULL;
-	w->cfg.quota = q;
+	w->cfg.quota = NULL;
 	w->ticket = *t;
 	w->ticket.quota = NULL;
 	w->ticket.reserved = NULL;
 	w->fn = fn;
-	w->charge = charge;
-	if (q)
-		kref_get(&q->ref);
 	INIT_WORK(&w->work, rdlock_proto_work_fn);
 	queue_work(wq, &w->work);
 }
 
 /**
+ * struct rdlock_finish - an abandoned ticket being finished
+ * @work: runs one step of @step; never queued while @step runs.
+ * @timer: queues @work when the step's wait is over.
+ * @cfg: the policy, copied without its stats; @cfg.quota is the quota
+ *	whose count @charge has the ticket in until it ends, or NULL.
+ * @ticket: the ticket, copied.
+ * @step: the protocol's step.
+ * @charge: see @cfg.
+ * @state: the protocol's state between steps, zeroed at first.
+ */
+struct rdlock_finish {
+	struct work_struct work;
+	struct hrtimer timer;
+	struct rdlock_proto_cfg cfg;
+	struct rdlock_ticket ticket;
+	rdlock_finish_step_t step;
+	atomic_t *charge;
+	unsigned long state[RDLOCK_FINISH_STATE_SIZE / sizeof(unsigned long)];
+};
+
+static_assert(RDLOCK_FINISH_STATE_SIZE % sizeof(unsigned long) == 0);
+
+/* Tickets being finished, and of those the ones in a step right now. */
+static atomic_t rdlock_finish_live = ATOMIC_INIT(0);
+static atomic_t rdlock_finish_stepping = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rdlock_finish_done_wq);
+
+static void rdlock_finish_end(struct rdlock_finish *f)
+{
+	struct rdlock_proto_quota *q = f->cfg.quota;
+
+	rdlock_proto_ended(&f->cfg, &f->ticket);
+	if (q) {
+		atomic_dec(f->charge);
+		kref_put(&q->ref, rdlock_proto_quota_free);
+	}
+	mempool_free(f, rdlock_proto_finish_pool);
+	if (atomic_dec_and_test(&rdlock_finish_live))
+		wake_up_all(&rdlock_finish_done_wq);
+}
+
+/*
+ * One step, then the timer for the next one. A step that waits for a
+ * grant returns instead of sleeping: no worker is held by a ticket while
+ * the lock it waits for is held elsewhere, however many are abandoned.
+ */
+static void rdlock_finish_work_fn(struct work_struct *work)
+{
+	struct rdlock_finish *f = container_of(work, struct rdlock_finish,
+					       work);
+	unsigned int nofs = memalloc_nofs_save();
+	u64 ns;
+
+	atomic_inc(&rdlock_finish_stepping);
+	ns = f->step(f, &f->cfg, &f->ticket, f->state);
+	atomic_dec(&rdlock_finish_stepping);
+	memalloc_nofs_restore(nofs);
+	if (ns) {
+		hrtimer_start_range_ns(&f->timer, ns_to_ktime(ns), ns / 8,
+				       HRTIMER_MODE_REL);
+		return;
+	}
+	/*
+	 * The last step took away every kick: what a timer or an earlier
+	 * kick queued since is taken back before @f goes.
+	 */
+	hrtimer_cancel(&f->timer);
+	cancel_work(&f->work);
+	rdlock_finish_end(f);
+}
+
+static enum hrtimer_restart rdlock_finish_timer_fn(struct hrtimer *timer)
+{
+	struct rdlock_finish *f = container_of(timer, struct rdlock_finish,
+					       timer);
+
+	queue_work(rdlock_proto_finish_wq, &f->work);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * rdlock_proto_finish_kick() - run a finisher's next step now
+ * @f: the finisher, as its step was given it.
+ *
+ * For the event a step waits for (a grant's notification).
+ *
+ * Context: any; does not sleep. Only until the step that ends the ticket
+ * has taken away what calls this.
+ */
+void rdlock_proto_finish_kick(struct rdlock_finish *f)
+{
+	queue_work(rdlock_proto_finish_wq, &f->work);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_finish_kick, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_finishing() - how many tickets are being finished
+ * @parked: if not NULL, set to how many of them wait for their next step
+ *	(those not in a step right now): the rest hold a worker.
+ *
+ * Return: the tickets being finished in the background.
+ */
+u32 rdlock_proto_finishing(u32 *parked)
+{
+	int live = atomic_read(&rdlock_finish_live);
+
+	if (parked)
+		*parked = max(live - atomic_read(&rdlock_finish_stepping), 0);
+	return max(live, 0);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_finishing, RDLOCK_INTERNAL);
+
+/**
  * rdlock_proto_finish_later() - complete an abandoned ticket in the background
  * @cfg: the policy, copied without its @stats: the lockspace that owns
  *	them may be gone by the time the worker runs.
- * @t: the ticket, copied. Its acquisition's quota counts it until @finish
- *	returns: in the place the acquisition reserved (@t->reserved, which
+ * @t: the ticket, copied. Its acquisition's quota counts it until it
+ *	ends: in the place the acquisition reserved (@t->reserved, which
  *	goes with the ticket), or, for one without a deadline, among the
  *	killed waiters'.
- * @finish: waits for the ticket and releases it; runs in a worker.
+ * @step: looks at the ticket once, acts, and says when to look again
+ *	(&rdlock_finish_step_t); runs in a worker, first at once.
+ *
+ * Never fails: from a mempool, which waits for an element to come back
+ * rather than lose the ticket.
+ *
+ * Context: process; may sleep for memory.
  */
 void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t,
-			       void (*finish)(const struct rdlock_proto_cfg *cfg,
-					      struct rdlock_ticket *t))
+			       rdlock_finish_step_t step)
 {
+	struct rdlock_finish *f = mempool_alloc(rdlock_proto_finish_pool,
+						GFP_NOFS);
 	struct rdlock_proto_quota *q = t->reserved;
 	atomic_t *charge = NULL;
 
@@ -1032,7 +1170,22 @@ void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			atomic_inc(charge);
 		}
 	}
-	rdlock_proto_queue(rdlock_proto_finish_wq, cfg, t, finish, q, charge);
+	memset(f, 0, sizeof(*f));
+	f->cfg = *cfg;
+	f->cfg.stats = NULL;
+	f->cfg.quota = q;
+	f->ticket = *t;
+	f->ticket.quota = NULL;
+	f->ticket.reserved = NULL;
+	f->step = step;
+	f->charge = charge;
+	if (q)
+		kref_get(&q->ref);
+	INIT_WORK(&f->work, rdlock_finish_work_fn);
+	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	f->timer.function = rdlock_finish_timer_fn;
+	atomic_inc(&rdlock_finish_live);
+	queue_work(rdlock_proto_finish_wq, &f->work);
 }
 
 /**
@@ -1046,7 +1199,7 @@ void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      void (*reset)(const struct rdlock_proto_cfg *cfg,
 					    struct rdlock_ticket *t))
 {
-	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset, NULL, NULL);
+	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset);
 }
 
 /* A posted operation starts counting: in @pin, if any, and in all. */
@@ -1279,7 +1432,7 @@ void rdlock_proto_flush(void)
 {
 	/* A failed posted release ends on its queue, then stops counting. */
 	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
-	flush_workqueue(rdlock_proto_finish_wq);
+	wait_event(rdlock_finish_done_wq, !atomic_read(&rdlock_finish_live));
 	flush_workqueue(rdlock_proto_reset_wq);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);
@@ -1292,8 +1445,14 @@ int rdlock_proto_init(void)
 	rdlock_proto_work_pool =
 		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
 					    sizeof(struct rdlock_proto_work));
-	if (!rdlock_proto_work_pool)
+	rdlock_proto_finish_pool =
+		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
+					    sizeof(struct rdlock_finish));
+	if (!rdlock_proto_work_pool || !rdlock_proto_finish_pool) {
+		mempool_destroy(rdlock_proto_work_pool);
+		mempool_destroy(rdlock_proto_finish_pool);
 		return -ENOMEM;
+	}
 	rdlock_proto_finish_wq = alloc_workqueue("rdlock_finish",
 						 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	rdlock_proto_reset_wq = alloc_workqueue("rdlock_reset",
@@ -1322,6 +1481,7 @@ void rdlock_proto_exit(void)
 	u32 i;
 
 	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
+	wait_event(rdlock_finish_done_wq, !atomic_read(&rdlock_finish_live));
 	if (rdlock_proto_finish_wq)
 		destroy_workqueue(rdlock_proto_finish_wq);
 	if (rdlock_proto_reset_wq)
@@ -1332,8 +1492,10 @@ void rdlock_proto_exit(void)
 		if (rdlock_protos[i]->exit)
 			rdlock_protos[i]->exit();
 	mempool_destroy(rdlock_proto_work_pool);
+	mempool_destroy(rdlock_proto_finish_pool);
 	rdlock_proto_finish_wq = NULL;
 	rdlock_proto_reset_wq = NULL;
 	rdlock_proto_release_wq = NULL;
 	rdlock_proto_work_pool = NULL;
+	rdlock_proto_finish_pool = NULL;
 }

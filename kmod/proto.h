@@ -648,6 +648,9 @@ ktime_t rdlock_proto_now(const struct rdlock_proto_cfg *cfg);
 bool rdlock_proto_xsleep(const struct rdlock_proto_cfg *cfg, u64 ns);
 int rdlock_proto_sleep(const struct rdlock_proto_cfg *cfg, u64 ns,
 		       unsigned long deadline);
+bool rdlock_proto_retry_delay(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t, int err,
+			      unsigned int *backoff_us);
 bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 			const struct rdlock_ticket *t, int err,
 			unsigned int *backoff_us);
@@ -659,10 +662,40 @@ void rdlock_proto_quota_put(struct rdlock_proto_quota *q);
 int rdlock_proto_admit(const struct rdlock_proto_cfg *cfg,
 		       struct rdlock_ticket *t, unsigned long deadline);
 void rdlock_proto_admit_end(struct rdlock_ticket *t);
+
+struct rdlock_finish;
+
+/* Room for a protocol's state between the steps of a finisher. */
+#define RDLOCK_FINISH_STATE_SIZE	96
+
+/**
+ * typedef rdlock_finish_step_t - one step of finishing an abandoned ticket
+ * @f: the finisher, for rdlock_proto_finish_kick().
+ * @cfg: the policy, copied.
+ * @t: the ticket, copied.
+ * @state: %RDLOCK_FINISH_STATE_SIZE bytes of the protocol's own, zeroed
+ *	before the first step.
+ *
+ * Looks at the ticket, acts on what it sees (a release once granted) and
+ * returns: it never sleeps until a grant. Remote operations, and a reset
+ * of a stuck lock, are waited for as elsewhere.
+ *
+ * Context: a worker, in a NOFS scope; never two steps of one ticket at
+ * once.
+ *
+ * Return: 0 once @t is in a final state and nothing can kick @f any
+ * more; else the nanoseconds until the next step at the latest (a kick
+ * runs it sooner).
+ */
+typedef u64 (*rdlock_finish_step_t)(struct rdlock_finish *f,
+				    const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t, void *state);
+
 void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t,
-			       void (*finish)(const struct rdlock_proto_cfg *cfg,
-					      struct rdlock_ticket *t));
+			       rdlock_finish_step_t step);
+void rdlock_proto_finish_kick(struct rdlock_finish *f);
+u32 rdlock_proto_finishing(u32 *parked);
 void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
 			      void (*reset)(const struct rdlock_proto_cfg *cfg,

@@ -1147,6 +1147,115 @@ static u64 rdlock_bakery_poll_ns(const struct rdlock_proto_cfg *cfg,
 		       max_t(u64, omega, RDLOCK_BAKERY_IDLE_MAX_NS));
 }
 
+/**
+ * struct rdlock_bakery_poll - a ticket's wait for its grant, between polls
+ * @bm: the ticket's mode.
+ * @seen: the word as it last changed.
+ * @stall_ms: how long the word may stay @seen before a waiter resets it.
+ * @progress: when the word last changed, or the wait began.
+ * @polled: when the last READ returned.
+ * @retry_us: back-off state of rdlock_proto_retry_delay().
+ * @err: the error of a stall reset's CAS (%RDLOCK_BAKERY_POLL_CAS_FAILED).
+ */
+struct rdlock_bakery_poll {
+	enum bakery_mode bm;
+	u64 seen;
+	s64 stall_ms;
+	ktime_t progress;
+	ktime_t polled;
+	unsigned int retry_us;
+	int err;
+};
+
+/* What a READ of the word says to a ticket waiting for its grant. */
+enum rdlock_bakery_polled {
+	RDLOCK_BAKERY_POLL_GRANTED,
+	RDLOCK_BAKERY_POLL_WAIT,	/* sleep rdlock_bakery_poll_next() */
+	RDLOCK_BAKERY_POLL_GONE,	/* -EAGAIN: revoked, or reset by us */
+	RDLOCK_BAKERY_POLL_CAS_FAILED,	/* the stall reset's CAS: @p->err */
+};
+
+/* The wait of @t, in mode @bm, from the word @val, begins. */
+static void rdlock_bakery_poll_start(const struct rdlock_proto_cfg *cfg,
+				     const struct rdlock_ticket *t,
+				     enum bakery_mode bm, u64 val,
+				     struct rdlock_bakery_poll *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->bm = bm;
+	p->seen = val;
+	p->stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, val, bm);
+	p->progress = rdlock_proto_now(cfg);
+	p->polled = p->progress;
+}
+
+/* How long to sleep before the next READ (rdlock_bakery_poll_ns()). */
+static u64 rdlock_bakery_poll_next(const struct rdlock_proto_cfg *cfg,
+				   const struct rdlock_bakery_poll *p)
+{
+	u64 ns = rdlock_bakery_poll_ns(cfg, ktime_sub(rdlock_proto_now(cfg),
+						      p->progress));
+
+	rdlock_proto_add(cfg, poll_sleep_us, ns / NSEC_PER_USEC);
+	return ns;
+}
+
+/*
+ * A READ returned @val to the ticket @t waiting in @p: is it granted, or
+ * gone, or does it wait on? A word that stalled past its leases is reset
+ * here (section 5.1), which takes our own ticket with it.
+ */
+static enum rdlock_bakery_polled
+rdlock_bakery_polled(const struct rdlock_proto_cfg *cfg,
+		     struct rdlock_ticket *t, struct rdlock_bakery_poll *p,
+		     u64 val)
+{
+	enum bakery_mode bm = p->bm;
+	ktime_t now = rdlock_proto_now(cfg);
+	u64 new, old;
+	int ret;
+
+	t->polls++;
+	if (bakery_granted(t->prev, val, bm, t->k)) {
+		rdlock_proto_add(cfg, grant_slack_us,
+				 ktime_us_delta(now, p->polled));
+		t->word = val;
+		return RDLOCK_BAKERY_POLL_GRANTED;
+	}
+	p->polled = now;
+	if (bakery_skipped(t->prev, val, bm, t->k))
+		return RDLOCK_BAKERY_POLL_GONE;
+	/* Algorithm 2: only a finished ticket restarts the clock. */
+	if (bakery_progress(p->seen, val, bm)) {
+		p->seen = val;
+		p->stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, val, bm);
+		p->progress = now;
+		return RDLOCK_BAKERY_POLL_WAIT;
+	}
+	rdlock_proto_count(cfg, poll_idle);
+	/*
+	 * Leases: both clocks are taken on this node after the READ that
+	 * showed no change, so a descheduled waiter only ever
+	 * under-estimates how long the word has been still.
+	 */
+	if (!cfg->lease_ms ||
+	    ktime_ms_delta(rdlock_proto_now(cfg), p->progress) < p->stall_ms)
+		return RDLOCK_BAKERY_POLL_WAIT;
+	if (!bakery_stall_reset(t->prev, val, bm, t->k, &new))
+		return RDLOCK_BAKERY_POLL_WAIT;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, val, new, &old);
+	if (ret) {
+		/* Done or not, the next READ tells (bakery_skipped()). */
+		p->err = ret;
+		return RDLOCK_BAKERY_POLL_CAS_FAILED;
+	}
+	if (old == val) {
+		rdlock_proto_count(cfg, stall_resets);
+		return RDLOCK_BAKERY_POLL_GONE;	/* our own ticket went with it */
+	}
+	return RDLOCK_BAKERY_POLL_WAIT;
+}
+
 /*
  * Wait, in mode @bm, for the ticket @t->prev to be granted, starting from
  * the word @val. Returns 0 when granted, -EAGAIN when the ticket is gone
@@ -1157,63 +1266,30 @@ static int rdlock_bakery_wait(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t, enum bakery_mode bm,
 			      u64 val, unsigned long deadline)
 {
-	u64 seen = val, new, old, ns;
-	s64 stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
-	ktime_t progress = rdlock_proto_now(cfg), polled = progress, now;
-	unsigned int retry_us = 0;
+	struct rdlock_bakery_poll p;
 	int ret;
 
+	rdlock_bakery_poll_start(cfg, t, bm, val, &p);
 	for (;;) {
-		ns = rdlock_bakery_poll_ns(cfg, ktime_sub(rdlock_proto_now(cfg),
-							  progress));
-		rdlock_proto_add(cfg, poll_sleep_us, ns / NSEC_PER_USEC);
-		ret = rdlock_proto_sleep(cfg, ns, deadline);
+		ret = rdlock_proto_sleep(cfg, rdlock_bakery_poll_next(cfg, &p),
+					 deadline);
 		if (ret)
 			return ret;
-		ret = rdlock_proto_read(cfg, t, &val, &retry_us, deadline);
+		ret = rdlock_proto_read(cfg, t, &val, &p.retry_us, deadline);
 		if (ret)
 			return ret;
-		t->polls++;
-		now = rdlock_proto_now(cfg);
-		if (bakery_granted(t->prev, val, bm, t->k)) {
-			rdlock_proto_add(cfg, grant_slack_us,
-					 ktime_us_delta(now, polled));
-			t->word = val;
+		switch (rdlock_bakery_polled(cfg, t, &p, val)) {
+		case RDLOCK_BAKERY_POLL_GRANTED:
 			return 0;
-		}
-		polled = now;
-		if (bakery_skipped(t->prev, val, bm, t->k))
+		case RDLOCK_BAKERY_POLL_GONE:
 			return -EAGAIN;
-		/* Algorithm 2: only a finished ticket restarts the clock. */
-		if (bakery_progress(seen, val, bm)) {
-			seen = val;
-			stall_ms = rdlock_bakery_stall_ms(cfg, t->prev, seen, bm);
-			progress = now;
-			continue;
+		case RDLOCK_BAKERY_POLL_CAS_FAILED:
+			if (!rdlock_proto_retry(cfg, t, p.err, &p.retry_us))
+				return p.err;
+			break;
+		case RDLOCK_BAKERY_POLL_WAIT:
+			break;
 		}
-		rdlock_proto_count(cfg, poll_idle);
-		/*
-		 * Leases: both clocks are taken on this node after the READ
-		 * that showed no change, so a descheduled waiter only ever
-		 * under-estimates how long the word has been still.
-		 */
-		if (!cfg->lease_ms ||
-		    ktime_ms_delta(rdlock_proto_now(cfg), progress) < stall_ms)
-			continue;
-		if (!bakery_stall_reset(t->prev, val, bm, t->k, &new))
-			continue;
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_CAS, val, new, &old);
-		if (ret) {
-			/* Done or not, the next READ tells (bakery_skipped()). */
-			if (rdlock_proto_retry(cfg, t, ret, &retry_us))
-				continue;
-			return ret;
-		}
-		if (old == val) {
-			rdlock_proto_count(cfg, stall_resets);
-			return -EAGAIN;	/* our own ticket went with it */
-		}
-		val = old;
 	}
 }
 
@@ -1298,20 +1374,62 @@ static void rdlock_bakery_wait_failed(const struct rdlock_proto_cfg *cfg,
 	rdlock_bakery_leave(t);
 }
 
-/* Background end of an abandoned ticket: wait for it, then release it. */
-static void rdlock_bakery_finish(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t)
-{
-	int ret = rdlock_bakery_wait(cfg, t, rdlock_bakery_mode(cfg, t),
-				     t->prev, 0);
+/* An abandoned ticket's wait, between the steps that finish it. */
+struct rdlock_bakery_finish {
+	struct rdlock_bakery_poll p;
+	bool started;
+};
 
-	if (ret) {
-		rdlock_bakery_wait_failed(cfg, t, ret);
-		return;
+static_assert(sizeof(struct rdlock_bakery_finish) <= RDLOCK_FINISH_STATE_SIZE);
+
+/*
+ * A step of the background end of an abandoned ticket (rdlock_finish_step_t):
+ * one poll of its wait, and the release once it is granted. Polls as the
+ * waiter did, the sleeps between them are the finisher's timer.
+ */
+static u64 rdlock_bakery_finish(struct rdlock_finish *f,
+				const struct rdlock_proto_cfg *cfg,
+				struct rdlock_ticket *t, void *state)
+{
+	struct rdlock_bakery_finish *s = state;
+	u64 val;
+	int ret;
+
+	if (!s->started) {
+		rdlock_bakery_poll_start(cfg, t, rdlock_bakery_mode(cfg, t),
+					 t->prev, &s->p);
+		s->started = true;
+		return rdlock_bakery_poll_next(cfg, &s->p);
 	}
-	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
-	t->granted_at = rdlock_proto_now(cfg);
-	rdlock_bakery_release(cfg, t);
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
+	if (ret) {
+		/* A READ changes nothing: again after the back-off. */
+		if (rdlock_proto_retry_delay(cfg, t, ret, &s->p.retry_us))
+			return (u64)s->p.retry_us * NSEC_PER_USEC;
+		goto failed;
+	}
+	s->p.retry_us = 0;
+	switch (rdlock_bakery_polled(cfg, t, &s->p, val)) {
+	case RDLOCK_BAKERY_POLL_GRANTED:
+		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
+		t->granted_at = rdlock_proto_now(cfg);
+		rdlock_bakery_release(cfg, t);
+		return 0;
+	case RDLOCK_BAKERY_POLL_WAIT:
+		return rdlock_bakery_poll_next(cfg, &s->p);
+	case RDLOCK_BAKERY_POLL_CAS_FAILED:
+		ret = s->p.err;
+		if (rdlock_proto_retry_delay(cfg, t, ret, &s->p.retry_us))
+			return (u64)s->p.retry_us * NSEC_PER_USEC +
+			       rdlock_bakery_poll_next(cfg, &s->p);
+		break;
+	case RDLOCK_BAKERY_POLL_GONE:
+		ret = -EAGAIN;
+		break;
+	}
+failed:
+	rdlock_bakery_wait_failed(cfg, t, ret);
+	return 0;
 }
 
 /*

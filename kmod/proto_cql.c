@@ -664,6 +664,17 @@ static int rdlock_cql_check(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
+/* How long a waiter waits for its notification before it looks itself. */
+static unsigned long rdlock_cql_check_jiffies(const struct rdlock_proto_cfg *cfg)
+{
+	unsigned long check = msecs_to_jiffies(RDLOCK_CQL_CHECK_MS);
+
+	/* A quick look at first: a stuck lock, or a grant's message lost. */
+	if (cfg->cql_stuck_ms)
+		check = min(check, msecs_to_jiffies(cfg->cql_stuck_ms) / 4 + 1);
+	return check;
+}
+
 /*
  * Sleep until @w is notified. Returns 0 when granted, -EAGAIN when a reset
  * aborted it, -ENOLCK when it found the lock stuck (@wt says why),
@@ -675,13 +686,10 @@ static int rdlock_cql_wait(const struct rdlock_proto_cfg *cfg,
 			   struct rdlock_cql_waiter *w, unsigned long deadline,
 			   struct rdlock_cql_watch *wt)
 {
-	unsigned long check = msecs_to_jiffies(RDLOCK_CQL_CHECK_MS);
+	unsigned long check = rdlock_cql_check_jiffies(cfg);
 	long to, left;
 	int ret;
 
-	/* A quick look at first: a stuck lock, or a grant's message lost. */
-	if (cfg->cql_stuck_ms)
-		check = min(check, msecs_to_jiffies(cfg->cql_stuck_ms) / 4 + 1);
 	wt->last = 0;
 	wt->since = jiffies;
 	for (;;) {
@@ -715,29 +723,107 @@ static int rdlock_cql_wait(const struct rdlock_proto_cfg *cfg,
 static void rdlock_cql_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t);
 
-/*
- * Background end of an abandoned waiter: wait for its grant, release. A
- * reset that aborts it ends it (the reset empties the queue); a stuck lock
- * it resets first.
+/**
+ * struct rdlock_cql_finish - an abandoned waiter, between finishing steps
+ * @w: the waiter, still registered: notifications reach it.
+ * @wake: on @w->wq, kicks the finisher when @w is granted or aborted.
+ * @wt: the liveness check's state.
+ * @check: when to look at the lock ourselves next (jiffies).
  */
-static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_watch wt = {};
+struct rdlock_cql_finish {
 	struct rdlock_cql_waiter *w;
+	struct wait_queue_entry wake;
+	struct rdlock_cql_watch wt;
+	unsigned long check;
+};
+
+static_assert(sizeof(struct rdlock_cql_finish) <= RDLOCK_FINISH_STATE_SIZE);
+
+/* @w's grant or abort: its finisher's next step, now. */
+static int rdlock_cql_finish_wake(struct wait_queue_entry *wake,
+				  unsigned int mode, int sync, void *key)
+{
+	rdlock_proto_finish_kick(wake->private);
+	return 0;
+}
+
+/*
+ * A finisher's look at its waiter: 0 granted, -EAGAIN aborted by a reset,
+ * -ENOLCK out of the queue with the reset of a stuck lock, -ESTALE the
+ * lock is gone; else the jiffies (> 0) to wait before the next look.
+ */
+static long rdlock_cql_finish_look(const struct rdlock_proto_cfg *cfg,
+				   struct rdlock_ticket *t,
+				   struct rdlock_cql_finish *s,
+				   unsigned long check)
+{
+	struct rdlock_cql_waiter *w = s->w;
 	struct cql_layout l;
 	int ret;
 
-	xa_lock_bh(&ws->xa);
-	w = xa_load(&ws->xa, (u32)t->word);
-	xa_unlock_bh(&ws->xa);
-	if (WARN_ON_ONCE(!w) || WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
-		return;
-	do {
-		ret = rdlock_cql_wait(cfg, t, w, 0, &wt);
-	} while (ret == -ENOLCK &&
-		 !rdlock_cql_stuck_reset(cfg, ws, t, &l, w, &wt));
+	if (READ_ONCE(w->aborted))
+		return -EAGAIN;
+	if (READ_ONCE(w->granted))
+		return 0;
+	if (time_before(jiffies, s->check))
+		return s->check - jiffies;
+	s->check = jiffies + check;
+	ret = rdlock_cql_check(cfg, t, w->pos, &s->wt);
+	if (!ret)
+		return check;
+	if (ret > 0)
+		return 0;
+	/* Stuck: reset it; or, back in the queue, wait on. */
+	if (ret == -ENOLCK && !WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)) &&
+	    !rdlock_cql_stuck_reset(cfg, rdlock_cql_waiters_of(cfg), t, &l, w,
+				    &s->wt)) {
+		s->wt.last = 0;
+		s->wt.since = jiffies;
+		return check;
+	}
+	return ret;
+}
+
+/*
+ * A step of the background end of an abandoned waiter
+ * (rdlock_finish_step_t): released once granted; a reset that aborts it
+ * ends it (the reset empties the queue); a stuck lock it resets first.
+ * Between steps the waiter stays registered, and its notification runs
+ * the next step; a liveness check runs one every
+ * rdlock_cql_check_jiffies(), as for a waiter that sleeps.
+ */
+static u64 rdlock_cql_finish(struct rdlock_finish *f,
+			     const struct rdlock_proto_cfg *cfg,
+			     struct rdlock_ticket *t, void *state)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	unsigned long check = rdlock_cql_check_jiffies(cfg);
+	struct rdlock_cql_finish *s = state;
+	struct rdlock_cql_waiter *w = s->w;
+	struct cql_layout l;
+	long next;
+	int ret;
+
+	if (!w) {
+		xa_lock_bh(&ws->xa);
+		w = xa_load(&ws->xa, (u32)t->word);
+		xa_unlock_bh(&ws->xa);
+		if (WARN_ON_ONCE(!w) || WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
+			return 0;
+		s->w = w;
+		init_waitqueue_func_entry(&s->wake, rdlock_cql_finish_wake);
+		s->wake.private = f;
+		add_wait_queue(&w->wq, &s->wake);
+		s->wt.last = 0;
+		s->wt.since = jiffies;
+		s->check = jiffies + check;
+	}
+	next = rdlock_cql_finish_look(cfg, t, s, check);
+	if (next > 0)
+		return jiffies_to_nsecs(next);
+	ret = next;
+	/* Nothing kicks the finisher once this returns. */
+	remove_wait_queue(&w->wq, &s->wake);
 	rdlock_cql_waiter_free(ws, w);
 	if (ret == -EAGAIN || ret == -ENOLCK) {
 		/* Out of the queue with the reset: nothing to release. */
@@ -745,17 +831,18 @@ static void rdlock_cql_finish(const struct rdlock_proto_cfg *cfg,
 		if (ret == -EAGAIN)
 			rdlock_cql_gate_leave(ws, t);
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_DONE);
-		return;
+		return 0;
 	}
 	if (ret) {
 		/* The lock is gone (table or home), and the ticket with it. */
 		rdlock_ticket_to(cfg, t, RDLOCK_TICKET_LOST);
 		rdlock_cql_gate_leave(ws, t);
-		return;
+		return 0;
 	}
 	rdlock_ticket_to(cfg, t, RDLOCK_TICKET_GRANTED);
 	t->granted_at = rdlock_proto_now(cfg);
 	rdlock_cql_release(cfg, t);
+	return 0;
 }
 
 /* What acquire refuses before anything is sent; @l: the layout. */

@@ -72,10 +72,15 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 		   (long long)atomic64_read(&s->bakery_phantoms),
 		   (long long)atomic64_read(&s->bakery_census_resets));
 	/* This node's, not a lockspace's. */
-	if (s == &rdlock_proto_stats)
+	if (s == &rdlock_proto_stats) {
+		u32 parked, live = rdlock_proto_finishing(&parked);
+
 		seq_printf(m, "cas_holds: %u\nbakery_words: %u\n",
 			   rdlock_proto_cas_holds(),
 			   rdlock_proto_bakery_words());
+		seq_printf(m, "tickets_finishing: %u\ntickets_finishing_parked: %u\n",
+			   live, parked);
+	}
 	for (op = 0; op < RDLOCK_TICKET_NR; op++)
 		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],
 			   (long long)atomic64_read(&s->tickets[op]));

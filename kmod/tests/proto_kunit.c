@@ -825,6 +825,70 @@ static void sim_quota_test(struct kunit *test)
 	rdlock_proto_quota_put(lq);
 }
 
+#define FINISH_PARKED_TICKETS	16
+
+/*
+ * Tickets abandoned on a held lock hold no worker while they wait for
+ * their grant: each waits between the steps that finish it, however many
+ * there are (a work item asleep until a grant would keep its worker for as
+ * long as the holder holds). All end, released, once the holder releases,
+ * and the lock is free again.
+ */
+static void sim_finish_parked_test(struct kunit *test)
+{
+	const struct sim_params *p = test->param_value;
+	const struct rdlock_ticket sh = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .k = 1,
+		.mode = RDLOCK_MODE_SHARED,
+	};
+	s64 unfinished = atomic64_read(&rdlock_proto_stats.tickets_unfinished);
+	struct rdlock_ticket h = sh, t;
+	struct rdlock_proto_cfg *cfg;
+	struct proto_sim *sim;
+	unsigned long until;
+	u32 live, parked = 0, n = 0;
+	int i;
+
+	h.mode = RDLOCK_MODE_EXCLUSIVE;
+	sim = sim_alloc(test);
+	cfg = sim_cfg_new(test, sim, p, 1, NULL);
+	live = rdlock_proto_finishing(NULL);
+	KUNIT_ASSERT_EQ(test, p->ops->acquire(cfg, &h, jiffies + 10 * HZ), 0);
+	for (i = 0; i < FINISH_PARKED_TICKETS; i++) {
+		t = sh;
+		KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, jiffies),
+				-ETIMEDOUT);
+		/* CQL: no ticket once this node's places are taken (the gate). */
+		if (t.state == RDLOCK_TICKET_ABANDONED)
+			n++;
+		else
+			KUNIT_EXPECT_EQ(test, t.state, RDLOCK_TICKET_NEW);
+	}
+	KUNIT_EXPECT_GE(test, n, FINISH_PARKED_TICKETS / 2);
+	live += n;
+	KUNIT_EXPECT_EQ(test, rdlock_proto_finishing(NULL), live);
+	/* Each takes its first step at once, then waits without a worker. */
+	until = jiffies + 10 * HZ;
+	while (rdlock_proto_finishing(&parked) == live && parked < live &&
+	       time_before(jiffies, until))
+		usleep_range(200, 400);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_finishing(&parked), live);
+	KUNIT_EXPECT_EQ(test, parked, live);
+
+	p->ops->release(cfg, &h);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_finishing(NULL), live - n);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&rdlock_proto_stats.tickets_unfinished),
+			unfinished);
+	t = sh;
+	t.mode = RDLOCK_MODE_EXCLUSIVE;
+	KUNIT_EXPECT_EQ(test, p->ops->acquire(cfg, &t, jiffies + 10 * HZ), 0);
+	p->ops->release(cfg, &t);
+	sim_destroy(sim);
+}
+
 /*
  * The lock's home restarts with a zeroed table while a holder holds and an
  * abandoned ticket is being finished: neither may touch the new table (a
@@ -1434,6 +1498,7 @@ static struct kunit_case proto_sim_cases[] = {
 	KUNIT_CASE(ticket_fail_test),
 	KUNIT_CASE_PARAM(sim_test, sim_gen_params),
 	KUNIT_CASE_PARAM(sim_quota_test, quota_gen_params),
+	KUNIT_CASE_PARAM(sim_finish_parked_test, quota_gen_params),
 	KUNIT_CASE(sim_restart_test),
 	KUNIT_CASE(sim_post_count_test),
 	KUNIT_CASE(sim_post_order_test),
