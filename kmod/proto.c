@@ -1114,6 +1114,7 @@ static enum hrtimer_restart rdlock_finish_timer_fn(struct hrtimer *timer)
  */
 void rdlock_proto_finish_kick(struct rdlock_finish *f)
 {
+	rdlock_proto_count(&f->cfg, finish_kicks);
 	queue_work(rdlock_proto_finish_wq, &f->work);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_finish_kick, RDLOCK_INTERNAL);

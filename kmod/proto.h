@@ -494,6 +494,8 @@ struct rdlock_proto_ops {
  *	protocol bug, logged; tests require 0.
  * @tickets_unfinished: background tickets whose worker ended with the
  *	ticket not in a final state: a protocol bug, logged.
+ * @finish_kicks: grant (or abort) notifications that ran the next step of
+ *	an abandoned ticket's finisher at once (rdlock_proto_finish_kick()).
  * @acq_ops: remote operations by enum rdlock_xop of tickets before their
  *	release (acquisitions, waits, upgrades).
  * @rel_ops: remote operations by enum rdlock_xop of tickets from their
@@ -564,6 +566,7 @@ struct rdlock_proto_stats {
 	atomic64_t tickets[RDLOCK_TICKET_NR];
 	atomic64_t ticket_bad_moves;
 	atomic64_t tickets_unfinished;
+	atomic64_t finish_kicks;
 	atomic64_t acq_ops[RDLOCK_XOP_NR];
 	atomic64_t rel_ops[RDLOCK_XOP_NR];
 	atomic64_t poll_idle;

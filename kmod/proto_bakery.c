@@ -1383,6 +1383,16 @@ struct rdlock_bakery_finish {
 static_assert(sizeof(struct rdlock_bakery_finish) <= RDLOCK_FINISH_STATE_SIZE);
 
 /*
+ * The back-off before a failed operation is tried again, at least a
+ * millisecond as rdlock_proto_retry()'s sleep: a link that fails every
+ * operation at once is not asked again and again meanwhile.
+ */
+static u64 rdlock_bakery_retry_ns(const struct rdlock_bakery_finish *s)
+{
+	return (u64)max(s->p.retry_us, USEC_PER_MSEC) * NSEC_PER_USEC;
+}
+
+/*
  * A step of the background end of an abandoned ticket (rdlock_finish_step_t):
  * one poll of its wait, and the release once it is granted. Polls as the
  * waiter did, the sleeps between them are the finisher's timer.
@@ -1405,7 +1415,7 @@ static u64 rdlock_bakery_finish(struct rdlock_finish *f,
 	if (ret) {
 		/* A READ changes nothing: again after the back-off. */
 		if (rdlock_proto_retry_delay(cfg, t, ret, &s->p.retry_us))
-			return (u64)s->p.retry_us * NSEC_PER_USEC;
+			return rdlock_bakery_retry_ns(s);
 		goto failed;
 	}
 	s->p.retry_us = 0;
@@ -1420,7 +1430,7 @@ static u64 rdlock_bakery_finish(struct rdlock_finish *f,
 	case RDLOCK_BAKERY_POLL_CAS_FAILED:
 		ret = s->p.err;
 		if (rdlock_proto_retry_delay(cfg, t, ret, &s->p.retry_us))
-			return (u64)s->p.retry_us * NSEC_PER_USEC +
+			return rdlock_bakery_retry_ns(s) +
 			       rdlock_bakery_poll_next(cfg, &s->p);
 		break;
 	case RDLOCK_BAKERY_POLL_GONE:

@@ -773,8 +773,10 @@ static long rdlock_cql_finish_look(const struct rdlock_proto_cfg *cfg,
 		return check;
 	if (ret > 0)
 		return 0;
+	if (ret != -ENOLCK)
+		return ret;
 	/* Stuck: reset it; or, back in the queue, wait on. */
-	if (ret == -ENOLCK && !WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)) &&
+	if (WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)) ||
 	    !rdlock_cql_stuck_reset(cfg, rdlock_cql_waiters_of(cfg), t, &l, w,
 				    &s->wt)) {
 		s->wt.last = 0;

@@ -87,6 +87,8 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 	seq_printf(m, "ticket_bad_moves: %lld\ntickets_unfinished: %lld\n",
 		   (long long)atomic64_read(&s->ticket_bad_moves),
 		   (long long)atomic64_read(&s->tickets_unfinished));
+	seq_printf(m, "finish_kicks: %lld\n",
+		   (long long)atomic64_read(&s->finish_kicks));
 	seq_printf(m, "poll_idle: %lld\npoll_sleep_us: %lld\ngrant_slack_us: %lld\n",
 		   (long long)atomic64_read(&s->poll_idle),
 		   (long long)atomic64_read(&s->poll_sleep_us),
