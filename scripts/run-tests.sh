@@ -297,9 +297,10 @@ guest_tests()
 	# where their scripts allow (guest/seq.sh), as the fault steps below.
 	if [ "$kernel" = debug ]; then
 		# The limit only catches hangs: the protocol simulations
-		# (rdlock_proto_kunit's suites, CQL's included) took 180 s.
-		cluster_step debug kunit-uapi 1 900 -- \
-			sh guest/seq.sh kunit.sh uapi.sh
+		# (rdlock_proto_kunit's suites, CQL's included) took 180 s,
+		# the ioctl fuzz runs 60 s.
+		cluster_step debug kunit-uapi 1 1100 -- \
+			sh guest/seq.sh kunit.sh uapi.sh fuzz.sh
 	else
 		cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh
 	fi
