@@ -23,7 +23,8 @@
  *   - a granted lock that QUERY does not find, or finds with another name
  *     or mode;
  *   - a worker that a SIGKILL does not end within KILL_WAIT_S;
- *   - a fuzzed lockspace that cannot be removed once every worker is gone;
+ *   - a lockspace of the run that cannot be removed once every worker is
+ *     gone (mutated names too: all that LS_LIST shows of the uapi's);
  *   - the cluster not ready at the end.
  * The guest's log is checked for BUG, WARNING, KASAN, lockdep, kmemleak and
  * hung-task reports by the harness, as for every step.
@@ -702,24 +703,41 @@ static int reap(double wait_s)
 	}
 }
 
-/* Remove the fuzzed lockspaces; those the run did not leave are ENOENT. */
-static int remove_pool(void)
+/*
+ * Remove every lockspace the run created: all of this node's that the
+ * uapi made (a mutated name may be outside the pools). Files of killed
+ * processes may still be closing: EBUSY is retried for a while.
+ */
+static int remove_all(void)
 {
-	unsigned int i;
+	struct rdlock_ls_info info[64];
+	struct rdlock_ls_list l = uapi_valid_ls_list;
+	unsigned int i, n;
 	double end;
 	int bad = 0, e;
 
-	for (i = 0; i < ARRAY_SIZE(ls_pool); i++) {
+	l.count = ARRAY_SIZE(info);
+	l.entries = (__u64)(uintptr_t)info;
+	e = rdl_dev_ioctl(RDLOCK_IOC_LS_LIST, &l);
+	if (e) {
+		printf("# ls_list: %s\n", strerror(e));
+		return 1;
+	}
+	n = l.count < ARRAY_SIZE(info) ? l.count : ARRAY_SIZE(info);
+	for (i = 0; i < n; i++) {
+		if (info[i].kind == RDLOCK_LS_KIND_KERNEL)
+			continue;
 		end = rdl_now() + 20;
-		/* Files of killed twins may still be closing. */
-		while ((e = rdl_ls_remove(ls_pool[i])) == EBUSY &&
+		while ((e = rdl_ls_remove(info[i].name)) == EBUSY &&
 		       rdl_now() < end)
 			usleep(20000);
-		if (e && e != ENOENT) {
-			printf("# remove %s: %s\n", ls_pool[i], strerror(e));
+		if (e) {
+			printf("# remove %.*s: %s\n", RDLOCK_LS_NAME_MAX,
+			       info[i].name, strerror(e));
 			bad++;
 		}
 	}
+	printf("# %u lockspaces removed\n", n);
 	return bad;
 }
 
@@ -814,7 +832,7 @@ int main(int argc, char **argv)
 		printf("# twins outlived SIGKILL by %d s\n", KILL_WAIT_S);
 		unkillable++;
 	}
-	bad = remove_pool();
+	bad = remove_all();
 	printf("# %llu calls, %llu locks granted, %llu EFAULT, %llu twins, %u workers killed\n",
 	       shared->calls, shared->granted, shared->efault, shared->twins,
 	       kills);
@@ -840,7 +858,7 @@ int main(int argc, char **argv)
 		printf("# %u workers outlived SIGKILL by %d s\n", unkillable,
 		       KILL_WAIT_S);
 	if (bad)
-		printf("# %u fuzzed lockspaces could not be removed\n", bad);
+		printf("# %u lockspaces of the run could not be removed\n", bad);
 	if (!cluster_up()) {
 		printf("# the cluster is no longer ready\n");
 		bad++;
