@@ -999,6 +999,25 @@ static void rdlock_proto_work_fn(struct work_struct *work)
 }
 
 /*
+ * The copies background work keeps of @cfg and @t: without the stats (the
+ * lockspace that owns them may be gone by the time it runs), with quota
+ * @q, and a ticket that names no quota.
+ */
+static void rdlock_proto_copy(struct rdlock_proto_cfg *dcfg,
+			      struct rdlock_ticket *dt,
+			      const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t,
+			      struct rdlock_proto_quota *q)
+{
+	*dcfg = *cfg;
+	dcfg->stats = NULL;
+	dcfg->quota = q;
+	*dt = *t;
+	dt->quota = NULL;
+	dt->reserved = NULL;
+}
+
+/*
  * Never fails: from the mempool, which waits for an element to come back
  * rather than lose the ticket (the caller is in process context).
  */
@@ -1011,12 +1030,7 @@ static void rdlock_proto_queue(struct workqueue_struct *wq,
 	struct rdlock_proto_work *w = mempool_alloc(rdlock_proto_work_pool,
 						    GFP_NOFS);
 
-	w->cfg = *cfg;
-	w->cfg.stats = NULL;
-	w->cfg.quota = NULL;
-	w->ticket = *t;
-	w->ticket.quota = NULL;
-	w->ticket.reserved = NULL;
+	rdlock_proto_copy(&w->cfg, &w->ticket, cfg, t, NULL);
 	w->fn = fn;
 	INIT_WORK(&w->work, rdlock_proto_work_fn);
 	queue_work(wq, &w->work);
@@ -1172,12 +1186,7 @@ void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 		}
 	}
 	memset(f, 0, sizeof(*f));
-	f->cfg = *cfg;
-	f->cfg.stats = NULL;
-	f->cfg.quota = q;
-	f->ticket = *t;
-	f->ticket.quota = NULL;
-	f->ticket.reserved = NULL;
+	rdlock_proto_copy(&f->cfg, &f->ticket, cfg, t, q);
 	f->step = step;
 	f->charge = charge;
 	if (q)
