@@ -354,8 +354,10 @@ extern struct list_head rdlock_ls_list;
  * them.
  */
 extern struct mutex rdlock_ls_join_mutex;
-/* Runs the names' drops and rdlock_lock_async()'s acquisitions. */
+/* Runs the names' drops and a lost lockspace's callbacks. */
 extern struct workqueue_struct *rdlock_ls_wq;
+/* Runs rdlock_lock_async()'s acquisitions: they wait for grants. */
+extern struct workqueue_struct *rdlock_ls_async_wq;
 extern struct workqueue_struct *rdlock_ls_move_wq;
 /* Names of one lockspace moved at once (rdlock_ls_rehome()). */
 #define RDLOCK_LS_REHOME_MOVERS	16

@@ -39,6 +39,7 @@ DEFINE_MUTEX(rdlock_ls_mutex);
 DEFINE_MUTEX(rdlock_ls_join_mutex);
 LIST_HEAD(rdlock_ls_list);
 struct workqueue_struct *rdlock_ls_wq;
+struct workqueue_struct *rdlock_ls_async_wq;
 /* Moves off a node declared down (rdlock_ls_rehome()): nothing else. */
 struct workqueue_struct *rdlock_ls_move_wq;
 
@@ -486,17 +487,21 @@ int rdlock_ls_init(void)
 	ret = rdlock_member_init();
 	if (ret)
 		return ret;
-	/* Writeback may wait for an async grant: it must run under pressure. */
+	/*
+	 * Writeback may wait for a name's drop, a lost lockspace's callbacks
+	 * or an async grant: they must run under pressure. The async
+	 * acquisitions, which wait for grants, have a queue of their own.
+	 */
 	rdlock_ls_wq = alloc_workqueue("rdlock_ls", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				       0);
-	if (!rdlock_ls_wq)
-		return -ENOMEM;
+	rdlock_ls_async_wq = alloc_workqueue("rdlock_lock_async",
+					     WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	rdlock_ls_move_wq = alloc_workqueue("rdlock_move",
 					    WQ_UNBOUND | WQ_MEM_RECLAIM,
 					    RDLOCK_LS_REHOME_MOVERS);
-	if (!rdlock_ls_move_wq) {
-		destroy_workqueue(rdlock_ls_wq);
-		return -ENOMEM;
+	if (!rdlock_ls_wq || !rdlock_ls_async_wq || !rdlock_ls_move_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
 	}
 	ret = rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE,
 					   rdlock_ls_msg_handler);
@@ -505,13 +510,20 @@ int rdlock_ls_init(void)
 						   rdlock_ls_down_msg_handler);
 	if (ret) {
 		rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
-		destroy_workqueue(rdlock_ls_move_wq);
-		destroy_workqueue(rdlock_ls_wq);
-		return ret;
+		goto err_wq;
 	}
 	rdlock_xport_set_up_handler(rdlock_ls_up_handler);
 	rdlock_xport_set_epoch_handler(rdlock_ls_tell_lost);
 	return 0;
+
+err_wq:
+	if (rdlock_ls_move_wq)
+		destroy_workqueue(rdlock_ls_move_wq);
+	if (rdlock_ls_async_wq)
+		destroy_workqueue(rdlock_ls_async_wq);
+	if (rdlock_ls_wq)
+		destroy_workqueue(rdlock_ls_wq);
+	return ret;
 }
 
 /*
@@ -555,5 +567,6 @@ void rdlock_ls_exit(void)
 	rdlock_xport_set_msg_handler(RDLOCK_LS_DOWN_MSG_TYPE, NULL);
 	rdlock_xport_set_msg_handler(RDLOCK_LS_MSG_TYPE, NULL);
 	destroy_workqueue(rdlock_ls_move_wq);
+	destroy_workqueue(rdlock_ls_async_wq);
 	destroy_workqueue(rdlock_ls_wq);
 }

@@ -425,7 +425,7 @@ int rdlock_lock_async(struct rdlock_ls *ls, const void *name, size_t len,
 	lk->arg = arg;
 	INIT_WORK(&lk->work, rdlock_lock_async_work);
 	atomic_inc(&ls->async_pending);
-	queue_work(rdlock_ls_wq, &lk->work);
+	queue_work(rdlock_ls_async_wq, &lk->work);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rdlock_lock_async);

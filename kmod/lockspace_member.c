@@ -117,7 +117,7 @@ static struct {
 	ktime_t prep_at, slot_at, running_at;
 	u64 preps, slots, dones, lefts, downs, down_errors;
 	wait_queue_head_t wait;		/* state became running */
-	/* Its own: rdlock_ls_wq's async acquisitions wait for granting. */
+	/* Its own: a declaration waits for peers at barriers. */
 	struct workqueue_struct *wq;
 	struct delayed_work down_work;	/* declares the failed down */
 	struct mutex join_mutex;	/* joins and leaves */
