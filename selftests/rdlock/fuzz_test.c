@@ -324,20 +324,20 @@ static void act_ls_name(struct fuzz_file *f, unsigned long cmd,
 }
 
 /*
- * A granted lock: QUERY finds it with its name and mode, unless a twin
- * shares the file (it may unlock, convert or leave meanwhile).
+ * A granted lock: QUERY finds it with its name and mode if @alone (no twin
+ * shared the file since before the LOCK: one may unlock, convert or leave
+ * meanwhile, and exit before we look).
  */
-static void check_granted(struct fuzz_file *f, const struct rdlock_lock_req *l)
+static void check_granted(struct fuzz_file *f, const struct rdlock_lock_req *l,
+			  bool alone)
 {
 	struct rdlock_query q = uapi_valid_query;
 	int e;
 
 	__atomic_add_fetch(&shared->granted, 1, __ATOMIC_RELAXED);
-	while (twins && waitpid(-1, NULL, WNOHANG) > 0)
-		twins--;
 	q.handle = l->handle;
 	e = outcome("query granted", ioctl(f->fd, RDLOCK_IOC_QUERY, &q));
-	if (!in_twin && !twins &&
+	if (alone &&
 	    (e || q.name_len != l->name_len ||
 	     memcmp(q.name, l->name, l->name_len) || q.mode != l->mode)) {
 		__atomic_add_fetch(&shared->bad_query, 1, __ATOMIC_RELAXED);
@@ -362,7 +362,7 @@ static void act_lock(struct fuzz_file *f)
 	static const __u32 timeouts[] = { 0, 1, 10, 100, 1000 };
 	const char *name = lock_pool[rnd(ARRAY_SIZE(lock_pool))];
 	struct rdlock_lock_req l = uapi_valid_lock;
-	bool valid;
+	bool valid, alone;
 	int e;
 
 	memset(l.name, 0, sizeof(l.name));
@@ -373,12 +373,15 @@ static void act_lock(struct fuzz_file *f)
 	l.timeout_ms = l.flags ? 0 : timeouts[rnd(5)];
 	l.lease_slots = rnd(4) ? 0 : rnd(4);
 	valid = rnd(2);
+	while (twins && waitpid(-1, NULL, WNOHANG) > 0)
+		twins--;
+	alone = !in_twin && !twins;
 	if (!valid)
 		mutate(&l, sizeof(l), uapi_lock_cases,
 		       ARRAY_SIZE(uapi_lock_cases), false);
 	e = do_ioctl("lock", f->fd, RDLOCK_IOC_LOCK, &l, sizeof(l));
 	if (!e && valid)
-		check_granted(f, &l);
+		check_granted(f, &l, alone);
 	if (e == EBADFD)
 		f->joined = false;	/* a twin left */
 }
@@ -435,9 +438,19 @@ static void act_query(struct fuzz_file *f)
 	do_ioctl("query", f->fd, RDLOCK_IOC_QUERY, &q, sizeof(q));
 }
 
+/*
+ * A user pointer a mutation changed: the kernel would write where it
+ * points, maybe into our own memory. It faults instead.
+ */
+static void keep_pointer(__u64 *p, const void *ours)
+{
+	if (*p && *p != (__u64)(uintptr_t)ours)
+		*p = (__u64)(uintptr_t)bad_page;
+}
+
 static void act_ls_list(int fd)
 {
-	struct rdlock_ls_info info[8];
+	static struct rdlock_ls_info info[RDLOCK_LS_LIST_MAX];
 	struct rdlock_ls_list l = uapi_valid_ls_list;
 
 	l.count = rnd(9);
@@ -445,6 +458,7 @@ static void act_ls_list(int fd)
 		    (__u64)(uintptr_t)bad_page;
 	mutate(&l, sizeof(l), uapi_ls_list_cases,
 	       ARRAY_SIZE(uapi_ls_list_cases), false);
+	keep_pointer(&l.entries, info);
 	do_ioctl("ls_list", fd, RDLOCK_IOC_LS_LIST, &l, sizeof(l));
 }
 
@@ -512,6 +526,7 @@ static void act_admin(int fd)
 	default:
 		mutate(&st, sizeof(st), uapi_status_cases,
 		       ARRAY_SIZE(uapi_status_cases), false);
+		keep_pointer(&st.nodes, nodes);
 		do_ioctl("status", fd, RDLOCK_IOC_STATUS, &st, sizeof(st));
 	}
 }
@@ -526,13 +541,16 @@ static bool admin_nr(unsigned int nr)
 /* A command the device may not know: random number, size, direction. */
 static void act_random_cmd(int fd)
 {
+	static const unsigned int other_magic[] = { 0x01, 0xab, 0xd8, 0xfe };
 	char buf[512];
 	unsigned int nr = rnd(0x40), size = rnd(sizeof(buf));
 	unsigned long cmd;
 
 	if (is_root && admin_nr(nr))
 		return;
-	cmd = _IOC(rnd(4), rnd(8) ? RDLOCK_IOC_MAGIC : rnd(256), nr, size);
+	/* Not the VFS's own types (FIONBIO, FICLONE, ...): theirs first. */
+	cmd = _IOC(rnd(4), rnd(8) ? RDLOCK_IOC_MAGIC : other_magic[rnd(4)], nr,
+		   size);
 	if (is_root && _IOC_TYPE(cmd) == RDLOCK_IOC_MAGIC && admin_nr(nr))
 		return;
 	for (size_t i = 0; i < sizeof(buf); i++)
@@ -741,13 +759,24 @@ static int remove_all(void)
 	return bad;
 }
 
-static bool cluster_up(void)
+/*
+ * Is the cluster ready, or ready again within @wait_s: a stalled operation
+ * (a slow guest) makes the node connect to itself again, as any link.
+ */
+static bool cluster_up(double wait_s)
 {
 	struct rdlock_status st = uapi_valid_status;
+	double end = rdl_now() + wait_s;
 
 	st.nr_nodes = 0;	/* the state alone */
-	return !rdl_dev_ioctl(RDLOCK_IOC_STATUS, &st) &&
-	       st.state == RDLOCK_CLUSTER_READY;
+	for (;;) {
+		if (!rdl_dev_ioctl(RDLOCK_IOC_STATUS, &st) &&
+		    st.state == RDLOCK_CLUSTER_READY)
+			return true;
+		if (rdl_now() >= end)
+			return false;
+		usleep(100000);
+	}
 }
 
 int main(int argc, char **argv)
@@ -799,7 +828,7 @@ int main(int argc, char **argv)
 		perror("chown " RDLOCK_DEV);
 		return 2;
 	}
-	if (!cluster_up()) {
+	if (!cluster_up(30)) {
 		printf("# the cluster is not ready\n");
 		return 1;
 	}
@@ -859,7 +888,7 @@ int main(int argc, char **argv)
 		       KILL_WAIT_S);
 	if (bad)
 		printf("# %u lockspaces of the run could not be removed\n", bad);
-	if (!cluster_up()) {
+	if (!cluster_up(30)) {
 		printf("# the cluster is no longer ready\n");
 		bad++;
 	}
