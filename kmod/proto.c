@@ -687,6 +687,32 @@ bool rdlock_proto_node_gone(const struct rdlock_proto_cfg *cfg, u32 node)
 }
 
 /**
+ * rdlock_proto_table_alive() - does a ticket's home still have its table
+ * @cfg: the lockspace's policy (a simulated transport has its own).
+ * @t: the ticket, with the incarnation of the table it was taken in.
+ *
+ * A link being made again changes nothing: only a table the home replaced
+ * (a restart) or this node's cluster going down (every table goes with
+ * it, and comes back as a new one) ends the ticket's table.
+ *
+ * Return: true while it has; true for a ticket of no known table.
+ */
+bool rdlock_proto_table_alive(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t)
+{
+	if (cfg->xport) {
+		if (!t->incarnation || !cfg->xport->incarnation)
+			return true;
+		return cfg->xport->incarnation(cfg->xport_priv, t->node) ==
+		       t->incarnation;
+	}
+	if (!rdlock_xport_up())
+		return false;
+	return !t->incarnation ||
+	       rdlock_xport_node_incarnation(t->node) == t->incarnation;
+}
+
+/**
  * rdlock_proto_send_msg() - a protocol's message, simulated or real
  * @xport: the simulated transport of the sending node; NULL: the real one.
  * @priv: its xport_priv.
@@ -797,6 +823,9 @@ bool rdlock_proto_retry_delay(const struct rdlock_proto_cfg *cfg,
 
 	if (!t->incarnation || err == -ESTALE || err == -EINVAL ||
 	    err == -ENOENT || (cfg->xport && !cfg->xport->incarnation))
+		return false;
+	/* The cluster went down: no table is kept. */
+	if (!cfg->xport && !rdlock_xport_up())
 		return false;
 	/* Declared down, either way: unreachable until the cluster restarts. */
 	if (!cfg->xport && rdlock_xport_node_fenced(t->node))

@@ -643,6 +643,8 @@ bool rdlock_proto_participant(const struct rdlock_proto_cfg *cfg, u32 node);
 bool rdlock_proto_node_down(const struct rdlock_proto_cfg *cfg, u32 node);
 void rdlock_proto_node_released(u32 node);
 bool rdlock_proto_node_gone(const struct rdlock_proto_cfg *cfg, u32 node);
+bool rdlock_proto_table_alive(const struct rdlock_proto_cfg *cfg,
+			      const struct rdlock_ticket *t);
 int rdlock_proto_send_msg(const struct rdlock_proto_xport *xport, void *priv,
 			  u32 node, unsigned int type, const void *payload,
 			  size_t len);

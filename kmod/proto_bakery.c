@@ -1411,6 +1411,15 @@ static u64 rdlock_bakery_finish(struct rdlock_finish *f,
 		s->started = true;
 		return rdlock_bakery_poll_next(cfg, &s->p);
 	}
+	/*
+	 * Its table is gone (the home restarted, or the cluster went down):
+	 * the ticket with it. This node's own table answers its READs as
+	 * long as it is kept, whether or not the cluster is up.
+	 */
+	if (!rdlock_proto_table_alive(cfg, t)) {
+		ret = -ESTALE;
+		goto failed;
+	}
 	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &val);
 	if (ret) {
 		/* A READ changes nothing: again after the back-off. */

@@ -313,24 +313,6 @@ static void rdlock_cql_waiter_free(struct rdlock_cql_waiters *ws,
 	kfree(w);
 }
 
-/* Does the home still have the table the ticket was taken in? */
-static bool rdlock_cql_table_alive(const struct rdlock_proto_cfg *cfg,
-				   const struct rdlock_ticket *t)
-{
-	u64 now;
-
-	if (cfg->xport) {
-		if (!t->incarnation || !cfg->xport->incarnation)
-			return true;
-		now = cfg->xport->incarnation(cfg->xport_priv, t->node);
-		return now == t->incarnation;
-	}
-	if (!rdlock_xport_ready())
-		return false;
-	return !t->incarnation ||
-	       rdlock_xport_node_incarnation(t->node) == t->incarnation;
-}
-
 static u32 rdlock_cql_gate_limit(const struct rdlock_proto_cfg *cfg,
 				 const struct cql_layout *l)
 {
@@ -564,14 +546,14 @@ u32 rdlock_cql_gen(struct rdlock_cql_waiters *ws,
 }
 
 /*
- * Is @t's lock gone for this node: its table (rdlock_cql_table_alive()),
+ * Is @t's lock gone for this node: its table (rdlock_proto_table_alive()),
  * or its home declared down? A reset of it cannot complete then, and one
  * under way ends.
  */
 bool rdlock_cql_lock_lost(const struct rdlock_proto_cfg *cfg,
 			  const struct rdlock_ticket *t)
 {
-	return !rdlock_cql_table_alive(cfg, t) ||
+	return !rdlock_proto_table_alive(cfg, t) ||
 	       (t->node != rdlock_proto_self(cfg) &&
 		rdlock_proto_node_down(cfg, t->node));
 }
