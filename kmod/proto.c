@@ -692,8 +692,9 @@ bool rdlock_proto_node_gone(const struct rdlock_proto_cfg *cfg, u32 node)
  * @t: the ticket, with the incarnation of the table it was taken in.
  *
  * A link being made again changes nothing: only a table the home replaced
- * (a restart) or this node's cluster going down (every table goes with
- * it, and comes back as a new one) ends the ticket's table.
+ * (a restart), this node's cluster going down, or a peer declaring this
+ * node down (its epoch ended: every lockspace here is lost) ends the
+ * ticket's table.
  *
  * Return: true while it has; true for a ticket of no known table.
  */
@@ -706,7 +707,7 @@ bool rdlock_proto_table_alive(const struct rdlock_proto_cfg *cfg,
 		return cfg->xport->incarnation(cfg->xport_priv, t->node) ==
 		       t->incarnation;
 	}
-	if (!rdlock_xport_up())
+	if (!rdlock_xport_epoch_live())
 		return false;
 	return !t->incarnation ||
 	       rdlock_xport_node_incarnation(t->node) == t->incarnation;
@@ -824,8 +825,8 @@ bool rdlock_proto_retry_delay(const struct rdlock_proto_cfg *cfg,
 	if (!t->incarnation || err == -ESTALE || err == -EINVAL ||
 	    err == -ENOENT || (cfg->xport && !cfg->xport->incarnation))
 		return false;
-	/* The cluster went down: no table is kept. */
-	if (!cfg->xport && !rdlock_xport_up())
+	/* The cluster went down, or our epoch ended: no table is kept. */
+	if (!cfg->xport && !rdlock_xport_epoch_live())
 		return false;
 	/* Declared down, either way: unreachable until the cluster restarts. */
 	if (!cfg->xport && rdlock_xport_node_fenced(t->node))

@@ -1628,6 +1628,20 @@ bool rdlock_xport_learning(void)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_xport_epoch_live() - are this node's tables of this epoch in use
+ *
+ * Return: true while its cluster is up and no peer declared it down
+ * (RDLOCK_VIEW_CUT_OFF: its epoch ended and every lockspace here is lost,
+ * whether or not every survivor told it yet). Any context, no lock.
+ */
+bool rdlock_xport_epoch_live(void)
+{
+	return rdlock_cl_up() &&
+	       READ_ONCE(rdlock_cl.view) != RDLOCK_VIEW_CUT_OFF;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_epoch_live, RDLOCK_INTERNAL);
+
+/**
  * rdlock_xport_left_declared() - is a node that left to be declared down
  * @node: a node the cluster engine says left cleanly, not this one.
  * @hosts: the nodes that may take its names: the cluster engine's members
