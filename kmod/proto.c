@@ -825,8 +825,8 @@ bool rdlock_proto_retry_delay(const struct rdlock_proto_cfg *cfg,
 	if (!t->incarnation || err == -ESTALE || err == -EINVAL ||
 	    err == -ENOENT || (cfg->xport && !cfg->xport->incarnation))
 		return false;
-	/* The cluster went down, or our epoch ended: no table is kept. */
-	if (!cfg->xport && !rdlock_xport_epoch_live())
+	/* The cluster went down: no table is kept. */
+	if (!cfg->xport && !rdlock_xport_up())
 		return false;
 	/* Declared down, either way: unreachable until the cluster restarts. */
 	if (!cfg->xport && rdlock_xport_node_fenced(t->node))
