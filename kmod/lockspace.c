@@ -418,29 +418,16 @@ struct rdlock_ls *rdlock_ls_open(const char *name,
 	struct rdlock_ls *ls;
 	int ret;
 
-	struct rdlock_ls_attr plain = *attr;
-
 	/*
-	 * Value blocks and gates are for kernel users: the uapi's check
-	 * refuses them. A gate word follows the lock word: not where the
-	 * lock takes more slots (CQL's queue follows its word).
+	 * Value blocks, gates and placement are for kernel users: the uapi's
+	 * check refuses them. A gate word follows the lock word: not where
+	 * the lock takes more slots (CQL's queue follows its word).
 	 */
-	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE |
-			 RDLOCK_LS_KEEP_NAMES);
-	/* Placement: up to RDLOCK_LS_SLOTS_MAX slots per node's area. */
-	if (attr->flags & RDLOCK_LS_PLACE &&
-	    attr->slots <= RDLOCK_LS_PLACE_SLOTS_MAX)
-		plain.slots = min_t(u32, attr->slots, RDLOCK_LS_SLOTS_MAX);
-	ret = rdlock_ls_check_name(name, false) ?: rdlock_ls_check_attr(&plain);
+	ret = rdlock_ls_check_name(name, false) ?:
+	      rdlock_ls_check_kernel_attr(attr);
 	if (ret)
 		return ERR_PTR(ret);
-	/* Placement: an entry per area with the most nodes a cluster has. */
-	if ((attr->flags & RDLOCK_LS_GATE &&
-	     rdlock_ls_lock_slots(attr) != 1) ||
-	    (attr->flags & (RDLOCK_LS_LVB | RDLOCK_LS_GATE) &&
-	     attr->slots < rdlock_ls_entry_slots(attr)) ||
-	    (attr->flags & RDLOCK_LS_PLACE &&
-	     attr->slots < rdlock_ls_entry_slots(attr) * RDLOCK_MAX_NODES))
+	if (attr->flags & RDLOCK_LS_GATE && rdlock_ls_lock_slots(attr) != 1)
 		return ERR_PTR(-EINVAL);
 	if (mutex_lock_killable(&rdlock_ls_join_mutex))
 		return ERR_PTR(-EINTR);

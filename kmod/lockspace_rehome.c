@@ -113,48 +113,64 @@ static struct rdlock_lock *rdlock_res_next_unmoved(struct rdlock_ls *ls,
 }
 
 /*
- * Move @res off @dead, with this node's granted locks of it. A lock whose
- * release or conversion is in progress is waited for: a conversion's
- * upgrade ends once the readers of the old word left it, which every
- * survivor's move does.
+ * Move @res off @dead, with this node's granted locks of it; or, for a
+ * name moved already, the locks a call before this one left. A lock whose
+ * release, conversion or value block call is in progress is waited for,
+ * until @deadline: such a call waits only for the lock's home, which is
+ * the dead node's word without placement, and placed lockspaces have no
+ * upgrades (rdlock_ls_check_kernel_attr()). Return: 0, or -ETIMEDOUT
+ * when a lock is left unmoved (the next declaration moves it).
  */
-static void rdlock_res_move(struct rdlock_ls *ls, struct rdlock_res *res,
-			    u32 dead, unsigned long deadline)
+static int rdlock_res_move(struct rdlock_ls *ls, struct rdlock_res *res,
+			   u32 dead, unsigned long deadline)
 {
 	struct rdlock_lock *lk;
+	int ret = 0;
 	bool busy;
-	int ret;
+	bool ok;
 
 	mutex_lock(&res->resolve_mutex);
-	if (!rdlock_res_lost_to(res, dead))
+	if (rdlock_res_lost_to(res, dead)) {
+		ret = rdlock_res_relocate(ls, res, deadline);
+		if (ret)
+			pr_warn("lockspace %s: a name of node %u found no new place (%d): its locks here are lost\n",
+				ls->name, dead, ret);
+		spin_lock(&ls->locks_lock);
+		res->gen++;
+		spin_unlock(&ls->locks_lock);
+		WRITE_ONCE(res->moved_from, dead);
+	} else if (res->moved_from != dead) {
 		goto out;
-	ret = rdlock_res_relocate(ls, res, deadline);
-	if (ret)
-		pr_warn("lockspace %s: a name of node %u found no new place (%d): its locks here are lost\n",
-			ls->name, dead, ret);
-	spin_lock(&ls->locks_lock);
-	res->gen++;
-	spin_unlock(&ls->locks_lock);
-	res->moved_from = dead;
+	}
+	/* Not resolved, or still lost: no new word to take its locks in. */
+	ok = res->resolved && !rdlock_res_lost(res);
+	ret = 0;
 	for (;;) {
 		lk = rdlock_res_next_unmoved(ls, res, &busy);
 		if (lk) {
-			rdlock_lock_move(ls, lk, !ret, deadline);
+			rdlock_lock_move(ls, lk, ok, deadline);
 			mutex_unlock(&lk->op_mutex);
 			continue;
 		}
 		if (!busy)
 			break;
+		if (time_after_eq(jiffies, deadline)) {
+			pr_warn("lockspace %s: a lock of a name of node %u is still busy: it moves at the next declaration\n",
+				ls->name, dead);
+			ret = -ETIMEDOUT;
+			break;
+		}
 		msleep(RDLOCK_LS_REHOME_BUSY_MS);
 	}
 out:
 	mutex_unlock(&res->resolve_mutex);
+	return ret;
 }
 
 /*
- * Put on @names, with a reference each, every name still on @dead with a
- * granted lock of this node: one look at the lockspace's locks. Return:
- * how many.
+ * Put on @names, with a reference each, every name still on @dead, or
+ * moved off it, with a granted lock of this node not moved: one look at
+ * the lockspace's locks. Return: how many.
  */
 static unsigned int rdlock_ls_collect_lost(struct rdlock_ls *ls, u32 dead,
 					   struct list_head *names)
@@ -168,7 +184,9 @@ static unsigned int rdlock_ls_collect_lost(struct rdlock_ls *ls, u32 dead,
 		    lk->state != RDLOCK_LK_CONVERTING)
 			continue;
 		/* Read without its resolve_mutex: checked again under it. */
-		if (!rdlock_res_lost_to(lk->res, dead) ||
+		if ((!rdlock_res_lost_to(lk->res, dead) &&
+		     (READ_ONCE(lk->res->moved_from) != dead ||
+		      lk->gen == lk->res->gen)) ||
 		    !list_empty(&lk->res->move_node))
 			continue;
 		spin_lock(&ls->res_lock);
@@ -192,6 +210,7 @@ struct rdlock_ls_moves {
 	u32 dead;
 	unsigned long deadline;
 	struct list_head names;		/* under ls->locks_lock */
+	int err;			/* the first move's error, 0: none */
 };
 
 struct rdlock_ls_mover {
@@ -204,6 +223,7 @@ static void rdlock_ls_move_names(struct rdlock_ls_moves *mv)
 {
 	struct rdlock_ls *ls = mv->ls;
 	struct rdlock_res *res;
+	int ret;
 
 	for (;;) {
 		spin_lock(&ls->locks_lock);
@@ -214,7 +234,9 @@ static void rdlock_ls_move_names(struct rdlock_ls_moves *mv)
 		spin_unlock(&ls->locks_lock);
 		if (!res)
 			break;
-		rdlock_res_move(ls, res, mv->dead, mv->deadline);
+		ret = rdlock_res_move(ls, res, mv->dead, mv->deadline);
+		if (ret)
+			cmpxchg(&mv->err, 0, ret);
 		rdlock_res_put(ls, res);
 		cond_resched();
 	}
@@ -247,8 +269,12 @@ static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 	/* Without them this thread moves every name, one at a time. */
 	movers = kcalloc(RDLOCK_LS_REHOME_MOVERS - 1, sizeof(*movers),
 			 GFP_KERNEL | __GFP_NOWARN);
-	/* A lock granted meanwhile in a name not moved yet: look again. */
-	while ((n = rdlock_ls_collect_lost(ls, dead, &mv.names))) {
+	/*
+	 * A lock granted meanwhile in a name not moved yet: look again; not
+	 * for a lock left busy (the next declaration moves it).
+	 */
+	while (!READ_ONCE(mv.err) &&
+	       (n = rdlock_ls_collect_lost(ls, dead, &mv.names))) {
 		n = movers ? min_t(unsigned int, n,
 				   RDLOCK_LS_REHOME_MOVERS) - 1 : 0;
 		for (i = 0; i < n; i++) {
@@ -265,7 +291,7 @@ static int rdlock_ls_rehome_one(struct rdlock_ls *ls, u32 dead)
 	/* Its user believes it holds what it lost: the lockspace is lost. */
 	if (atomic64_read(&ls->lost_locks) != lost)
 		rdlock_ls_tell_lost();
-	return 0;
+	return mv.err;
 }
 
 struct rdlock_ls_rehome_work {
@@ -298,9 +324,11 @@ static void rdlock_ls_rehome_work(struct work_struct *work)
  * left to do. Other acquisitions of the name wait meanwhile
  * (rdlock_res_wait_moved()). Runs in a work item, so that a signal to the
  * caller interrupts none of it; a name moved already is not moved again,
- * so a call that failed may be made again.
+ * so a call that failed may be made again: it moves what is left.
  *
- * Return: 0, or -ENOMEM (nothing moved).
+ * Return: 0, -ENOMEM (nothing moved), or -ETIMEDOUT: a lock's release,
+ * conversion or value block call still held it after RDLOCK_LS_REHOME_MS
+ * (it is not moved).
  */
 int rdlock_ls_rehome(u32 dead)
 {
@@ -308,7 +336,8 @@ int rdlock_ls_rehome(u32 dead)
 
 	INIT_WORK_ONSTACK(&w.work, rdlock_ls_rehome_work);
 	init_completion(&w.done);
-	queue_work(system_unbound_wq, &w.work);
+	/* One of its movers' places: this thread moves names too. */
+	queue_work(rdlock_ls_move_wq, &w.work);
 	wait_for_completion(&w.done);
 	destroy_work_on_stack(&w.work);
 	return w.ret;

@@ -344,6 +344,44 @@ static inline int rdlock_ls_check_attr(const struct rdlock_ls_attr *attr)
 }
 
 /**
+ * rdlock_ls_check_kernel_attr() - are @attr valid for rdlock_ls_open()
+ * @attr: a kernel user's attributes, with its kernel-only flags.
+ *
+ * The uapi's rules (rdlock_ls_check_attr()) with the kernel-only flags
+ * taken out, then theirs (but the gate's, which asks the protocol): an
+ * entry with its gate and value block fits the region; a placed
+ * lockspace has up to RDLOCK_LS_SLOTS_MAX slots per node's area and an
+ * entry per area with the most nodes a cluster has, and no update
+ * locks. An update holder's upgrade waits for the readers in its word,
+ * and in a placed lockspace that word may outlive the node its entry was
+ * on: the readers of a node declared down leave it only after every
+ * survivor moved its locks of the node's names, and a move waits for a
+ * lock's upgrade to end (rdlock_ls_node_down(), design.rst).
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_ls_check_kernel_attr(const struct rdlock_ls_attr *attr)
+{
+	struct rdlock_ls_attr plain = *attr;
+
+	plain.flags &= ~(RDLOCK_LS_LVB | RDLOCK_LS_GATE | RDLOCK_LS_PLACE |
+			 RDLOCK_LS_KEEP_NAMES);
+	if (attr->flags & RDLOCK_LS_PLACE &&
+	    attr->slots <= RDLOCK_LS_PLACE_SLOTS_MAX)
+		plain.slots = attr->slots < RDLOCK_LS_SLOTS_MAX ?
+			      attr->slots : RDLOCK_LS_SLOTS_MAX;
+	if (rdlock_ls_check_attr(&plain))
+		return -EINVAL;
+	if ((attr->flags & (RDLOCK_LS_LVB | RDLOCK_LS_GATE) &&
+	     attr->slots < rdlock_ls_entry_slots(attr)) ||
+	    (attr->flags & RDLOCK_LS_PLACE &&
+	     (attr->flags & RDLOCK_LS_UPDATE ||
+	      attr->slots < rdlock_ls_entry_slots(attr) * RDLOCK_MAX_NODES)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * rdlock_check_ls_create() - validate RDLOCK_IOC_LS_CREATE's argument
  * @c: the copied-in structure.
  * @attr: receives the lockspace attributes (not for RDLOCK_LS_DLM, whose

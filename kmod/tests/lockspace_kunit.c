@@ -178,6 +178,58 @@ static void rdlock_ls_gate_attr_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdlock_lock_flags_ok(RDLOCK_LKF_LVB, 0));
 }
 
+/* rdlock_ls_open()'s attributes with kernel-only flags: one errno each. */
+struct rdlock_kattr_case {
+	const char *what;
+	struct rdlock_ls_attr attr;
+	int err;
+};
+
+#define KATTR(w, p, f, s, e) \
+	{ w, { .proto = RDLOCK_PROTO_##p, .flags = (f), .slots = (s) }, e }
+
+static const struct rdlock_kattr_case rdlock_kattr_cases[] = {
+	KATTR("CAS", CASLOCK, 0, 16384, 0),
+	KATTR("CAS UPDATE", CASLOCK, RDLOCK_LS_UPDATE, 16384, 0),
+	KATTR("CAS LVB GATE", CASLOCK, RDLOCK_LS_LVB | RDLOCK_LS_GATE,
+	      16384, 0),
+	KATTR("CAS LVB, one entry short", CASLOCK, RDLOCK_LS_LVB,
+	      4, -EINVAL),
+	KATTR("CAS PLACE", CASLOCK, RDLOCK_LS_PLACE, 16384, 0),
+	KATTR("CAS PLACE, area of max slots", CASLOCK, RDLOCK_LS_PLACE,
+	      RDLOCK_LS_PLACE_SLOTS_MAX, 0),
+	KATTR("CAS PLACE, over max", CASLOCK, RDLOCK_LS_PLACE,
+	      RDLOCK_LS_PLACE_SLOTS_MAX + 2, -EINVAL),
+	KATTR("CAS PLACE, an entry per node short", CASLOCK, RDLOCK_LS_PLACE,
+	      2 * RDLOCK_MAX_NODES - 2, -EINVAL),
+	/* An upgrade in a placed word would hold up a node's declaration. */
+	KATTR("CAS PLACE UPDATE", CASLOCK, RDLOCK_LS_PLACE | RDLOCK_LS_UPDATE,
+	      16384, -EINVAL),
+	KATTR("bakery PLACE UPDATE", BAKERY,
+	      RDLOCK_LS_PLACE | RDLOCK_LS_UPDATE, 16384, -EINVAL),
+	KATTR("bakery PLACE LVB GATE", BAKERY,
+	      RDLOCK_LS_PLACE | RDLOCK_LS_LVB | RDLOCK_LS_GATE, 16384, 0),
+	KATTR("bakery UPDATE KEEP_NAMES", BAKERY,
+	      RDLOCK_LS_UPDATE | RDLOCK_LS_KEEP_NAMES, 16384, 0),
+	KATTR("bakery flag bit 10", BAKERY, BIT(10), 16384, -EINVAL),
+	KATTR("CQL PLACE", CQL, RDLOCK_LS_PLACE, 65536, 0),
+};
+
+static void rdlock_kattr_case_desc(const struct rdlock_kattr_case *c,
+				   char *desc)
+{
+	rdlock_desc(c->what, desc);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_kattr, rdlock_kattr_cases, rdlock_kattr_case_desc);
+
+static void rdlock_ls_kernel_attr_test(struct kunit *test)
+{
+	const struct rdlock_kattr_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, c->err, rdlock_ls_check_kernel_attr(&c->attr));
+}
+
 /*
  * Placement: every (home, placer, entry) has its own placed entry, whole,
  * in the placer's region after its own entries and inside the region.
@@ -350,6 +402,7 @@ static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_uapi_case_test, rdlock_case_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),
 	KUNIT_CASE(rdlock_ls_gate_attr_test),
+	KUNIT_CASE_PARAM(rdlock_ls_kernel_attr_test, rdlock_kattr_gen_params),
 	KUNIT_CASE(rdlock_ls_place_layout_test),
 	{}
 };

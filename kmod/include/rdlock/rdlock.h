@@ -56,7 +56,8 @@ struct rdlock_lock;
  * node that claimed its entry (the first to resolve it), not on the
  * entry's home: a name one node uses costs no remote operation after it
  * is resolved. Every node's region then holds a placed entry for each
- * entry of every other node: @slots buys 1 / nodes of the names.
+ * entry of every other node: @slots buys 1 / nodes of the names. Not
+ * with RDLOCK_LS_UPDATE (-EINVAL).
  */
 #define RDLOCK_LS_PLACE		_BITUL(8)
 /* Slots of an RDLOCK_LS_PLACE lockspace: RDLOCK_LS_SLOTS_MAX per area. */
