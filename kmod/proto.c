@@ -39,20 +39,18 @@ static const struct rdlock_proto_ops *const rdlock_protos[] = {
 static_assert(ARRAY_SIZE(rdlock_protos) == RDLOCK_PROTO_NR);
 
 /*
- * Abandoned tickets, overflow resets and posted releases sent again on
- * queues of their own, so that however many tickets are being finished,
- * neither a reset nor a release is ever queued behind them. An abandoned
- * ticket holds no worker while it waits for its grant: it is finished in
- * steps (rdlock_proto_finish_later()), run again by a timer or by the
- * grant's notification. All may be what a file system's writeback waits
- * for: they must make progress under memory pressure (WQ_MEM_RECLAIM,
- * mempools).
+ * Abandoned tickets, resets and posted releases sent again on queues of
+ * their own, so that however many tickets are being finished, neither a
+ * reset nor a release is ever queued behind them. An abandoned ticket
+ * holds no worker while it waits for its grant, nor a reset while it
+ * waits for the lock's holders: each runs in steps
+ * (rdlock_proto_finish_later(), rdlock_proto_reset_later()), run again by
+ * a timer or by the event it waits for. All may be what a file system's
+ * writeback waits for: they must make progress under memory pressure
+ * (WQ_MEM_RECLAIM, mempools).
  */
-static struct workqueue_struct *rdlock_proto_finish_wq;
-static struct workqueue_struct *rdlock_proto_reset_wq;
 static struct workqueue_struct *rdlock_proto_release_wq;
 static mempool_t *rdlock_proto_work_pool;
-static mempool_t *rdlock_proto_finish_pool;
 #define RDLOCK_PROTO_WORK_RESERVE	16
 /*
  * Releases posted and not ended yet (rdlock_proto_post_release()), and
@@ -863,9 +861,26 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 }
 
 /**
+ * rdlock_proto_backoff_ns() - the next random exponential back-off
+ * @backoff_us: the current ceiling; doubled up to 20 ms on every call.
+ *
+ * For a step that waits without sleeping (&rdlock_finish_step_t).
+ *
+ * Return: nanoseconds, at most the ceiling before the call.
+ */
+u64 rdlock_proto_backoff_ns(unsigned int *backoff_us)
+{
+	unsigned int us = max_t(unsigned int, *backoff_us,
+				RDLOCK_BACKOFF_MIN_US);
+
+	*backoff_us = min_t(unsigned int, 2 * us, RDLOCK_BACKOFF_MAX_US);
+	return (u64)(get_random_u32() % us + 1) * NSEC_PER_USEC;
+}
+
+/**
  * rdlock_proto_backoff() - random exponential back-off (DSLR appendix A.3)
  * @cfg: the lockspace's policy (rdlock_proto_xsleep()).
- * @backoff_us: the current ceiling; doubled up to 20 ms on every call.
+ * @backoff_us: as for rdlock_proto_backoff_ns().
  * @deadline: as for rdlock_proto_sleep().
  *
  * Return: as rdlock_proto_sleep().
@@ -873,19 +888,14 @@ bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
 			 unsigned int *backoff_us, unsigned long deadline)
 {
-	unsigned int us = max_t(unsigned int, *backoff_us,
-				RDLOCK_BACKOFF_MIN_US);
-
-	*backoff_us = min_t(unsigned int, 2 * us, RDLOCK_BACKOFF_MAX_US);
-	return rdlock_proto_sleep(cfg, (u64)(get_random_u32() % us + 1) *
-				  NSEC_PER_USEC, deadline);
+	return rdlock_proto_sleep(cfg, rdlock_proto_backoff_ns(backoff_us),
+				  deadline);
 }
 
 struct rdlock_proto_work {
 	struct work_struct work;
 	struct rdlock_proto_cfg cfg;
 	struct rdlock_ticket ticket;
-	void (*fn)(const struct rdlock_proto_cfg *cfg, struct rdlock_ticket *t);
 	/* A posted release: its FAA's operand and the outcome. */
 	u64 delta;
 	int ret;
@@ -1016,18 +1026,6 @@ static void rdlock_proto_ended(const struct rdlock_proto_cfg *cfg,
 			   rdlock_ticket_state_names[t->state]);
 }
 
-static void rdlock_proto_work_fn(struct work_struct *work)
-{
-	struct rdlock_proto_work *w =
-		container_of(work, struct rdlock_proto_work, work);
-	unsigned int nofs = memalloc_nofs_save();
-
-	w->fn(&w->cfg, &w->ticket);
-	memalloc_nofs_restore(nofs);
-	rdlock_proto_ended(&w->cfg, &w->ticket);
-	mempool_free(w, rdlock_proto_work_pool);
-}
-
 /*
  * The copies background work keeps of @cfg and @t: without the stats (the
  * lockspace that owns them may be gone by the time it runs), with quota
@@ -1047,34 +1045,44 @@ static void rdlock_proto_copy(struct rdlock_proto_cfg *dcfg,
 	dt->reserved = NULL;
 }
 
-/*
- * Never fails: from the mempool, which waits for an element to come back
- * rather than lose the ticket (the caller is in process context).
- */
-static void rdlock_proto_queue(struct workqueue_struct *wq,
-			       const struct rdlock_proto_cfg *cfg,
-			       const struct rdlock_ticket *t,
-			       void (*fn)(const struct rdlock_proto_cfg *cfg,
-					  struct rdlock_ticket *t))
-{
-	struct rdlock_proto_work *w = mempool_alloc(rdlock_proto_work_pool,
-						    GFP_NOFS);
-
-	rdlock_proto_copy(&w->cfg, &w->ticket, cfg, t, NULL);
-	w->fn = fn;
-	INIT_WORK(&w->work, rdlock_proto_work_fn);
-	queue_work(wq, &w->work);
-}
+/* What a finisher does, and where its steps run. */
+enum rdlock_finish_kind {
+	RDLOCK_FINISH_ABANDONED,	/* finishes an abandoned ticket */
+	RDLOCK_FINISH_RESET,		/* a reset a ticket owes */
+	RDLOCK_FINISH_KIND_NR,
+};
 
 /**
- * struct rdlock_finish - an abandoned ticket being finished
- * @work: runs one step of @step; never queued while @step runs.
+ * struct rdlock_finish_queue - the finishers of one kind
+ * @wq: their steps run here.
+ * @pool: they come from here: a kind's reserve is its own, so that
+ *	resets never wait for abandoned tickets to end, nor these for
+ *	resets.
+ * @live: how many there are.
+ * @parked: how many of them took a step and wait for the next one.
+ */
+struct rdlock_finish_queue {
+	struct workqueue_struct *wq;
+	mempool_t *pool;
+	atomic_t live;
+	atomic_t parked;
+};
+
+static struct rdlock_finish_queue rdlock_finish_queues[RDLOCK_FINISH_KIND_NR];
+static DECLARE_WAIT_QUEUE_HEAD(rdlock_finish_done_wq);
+
+/**
+ * struct rdlock_finish - an abandoned ticket being finished, or a reset
+ * @work: runs one step of @step; never two at once (a kick during a step
+ *	queues the next one).
  * @timer: queues @work when the step's wait is over.
  * @cfg: the policy, copied without its stats; @cfg.quota is the quota
  *	whose count @charge has the ticket in until it ends, or NULL.
  * @ticket: the ticket, copied.
  * @step: the protocol's step.
  * @charge: see @cfg.
+ * @q: its kind's queue and counts.
+ * @parked: counted in @q's parked (only its work changes it).
  * @state: the protocol's state between steps, zeroed at first.
  */
 struct rdlock_finish {
@@ -1084,18 +1092,16 @@ struct rdlock_finish {
 	struct rdlock_ticket ticket;
 	rdlock_finish_step_t step;
 	atomic_t *charge;
+	struct rdlock_finish_queue *q;
+	bool parked;
 	unsigned long state[RDLOCK_FINISH_STATE_SIZE / sizeof(unsigned long)];
 };
 
 static_assert(RDLOCK_FINISH_STATE_SIZE % sizeof(unsigned long) == 0);
 
-/* Tickets being finished, and of those the ones in a step right now. */
-static atomic_t rdlock_finish_live = ATOMIC_INIT(0);
-static atomic_t rdlock_finish_stepping = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(rdlock_finish_done_wq);
-
 static void rdlock_finish_end(struct rdlock_finish *f)
 {
+	struct rdlock_finish_queue *fq = f->q;
 	struct rdlock_proto_quota *q = f->cfg.quota;
 
 	rdlock_proto_ended(&f->cfg, &f->ticket);
@@ -1103,15 +1109,23 @@ static void rdlock_finish_end(struct rdlock_finish *f)
 		atomic_dec(f->charge);
 		kref_put(&q->ref, rdlock_proto_quota_free);
 	}
-	mempool_free(f, rdlock_proto_finish_pool);
-	if (atomic_dec_and_test(&rdlock_finish_live))
+	mempool_free(f, fq->pool);
+	if (atomic_dec_and_test(&fq->live))
 		wake_up_all(&rdlock_finish_done_wq);
+}
+
+/* Wait until no finisher of @kind is left. */
+static void rdlock_finish_wait(enum rdlock_finish_kind kind)
+{
+	wait_event(rdlock_finish_done_wq,
+		   !atomic_read(&rdlock_finish_queues[kind].live));
 }
 
 /*
  * One step, then the timer for the next one. A step that waits for a
- * grant returns instead of sleeping: no worker is held by a ticket while
- * the lock it waits for is held elsewhere, however many are abandoned.
+ * grant, or for the holders a reset waits for, returns instead of
+ * sleeping: no worker is held while a lock is held elsewhere, however
+ * many tickets are abandoned or locks reset.
  */
 static void rdlock_finish_work_fn(struct work_struct *work)
 {
@@ -1120,11 +1134,16 @@ static void rdlock_finish_work_fn(struct work_struct *work)
 	unsigned int nofs = memalloc_nofs_save();
 	u64 ns;
 
-	atomic_inc(&rdlock_finish_stepping);
+	if (f->parked) {
+		f->parked = false;
+		atomic_dec(&f->q->parked);
+	}
 	ns = f->step(f, &f->cfg, &f->ticket, f->state);
-	atomic_dec(&rdlock_finish_stepping);
 	memalloc_nofs_restore(nofs);
 	if (ns) {
+		/* Before the timer: its run, or a kick's, counts it out. */
+		f->parked = true;
+		atomic_inc(&f->q->parked);
 		hrtimer_start_range_ns(&f->timer, ns_to_ktime(ns), ns / 8,
 				       HRTIMER_MODE_REL);
 		return;
@@ -1143,7 +1162,7 @@ static enum hrtimer_restart rdlock_finish_timer_fn(struct hrtimer *timer)
 	struct rdlock_finish *f = container_of(timer, struct rdlock_finish,
 					       timer);
 
-	queue_work(rdlock_proto_finish_wq, &f->work);
+	queue_work(f->q->wq, &f->work);
 	return HRTIMER_NORESTART;
 }
 
@@ -1159,26 +1178,71 @@ static enum hrtimer_restart rdlock_finish_timer_fn(struct hrtimer *timer)
 void rdlock_proto_finish_kick(struct rdlock_finish *f)
 {
 	rdlock_proto_count(&f->cfg, finish_kicks);
-	queue_work(rdlock_proto_finish_wq, &f->work);
+	queue_work(f->q->wq, &f->work);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_finish_kick, RDLOCK_INTERNAL);
 
+static u32 rdlock_finish_count(enum rdlock_finish_kind kind, u32 *parked)
+{
+	struct rdlock_finish_queue *fq = &rdlock_finish_queues[kind];
+
+	if (parked)
+		*parked = max(atomic_read(&fq->parked), 0);
+	return max(atomic_read(&fq->live), 0);
+}
+
 /**
  * rdlock_proto_finishing() - how many tickets are being finished
- * @parked: if not NULL, set to how many of them wait for their next step
- *	(those not in a step right now): the rest hold a worker.
+ * @parked: if not NULL, set to how many of them took a step and wait for
+ *	the next one, holding no worker: the rest are in a step or have not
+ *	started (one queued by its timer or a kick counts until it runs).
  *
  * Return: the tickets being finished in the background.
  */
 u32 rdlock_proto_finishing(u32 *parked)
 {
-	int live = atomic_read(&rdlock_finish_live);
-
-	if (parked)
-		*parked = max(live - atomic_read(&rdlock_finish_stepping), 0);
-	return max(live, 0);
+	return rdlock_finish_count(RDLOCK_FINISH_ABANDONED, parked);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_finishing, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_proto_resetting() - how many resets run in the background
+ * @parked: as for rdlock_proto_finishing().
+ *
+ * Return: the resets queued by rdlock_proto_reset_later() not done yet.
+ */
+u32 rdlock_proto_resetting(u32 *parked)
+{
+	return rdlock_finish_count(RDLOCK_FINISH_RESET, parked);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_proto_resetting, RDLOCK_INTERNAL);
+
+/*
+ * A finisher of @kind for a copy of @cfg (with quota @q, whose count
+ * @charge has the ticket) and of @t; its first step runs at once.
+ */
+static void rdlock_finish_start(enum rdlock_finish_kind kind,
+				const struct rdlock_proto_cfg *cfg,
+				const struct rdlock_ticket *t,
+				rdlock_finish_step_t step,
+				struct rdlock_proto_quota *q, atomic_t *charge)
+{
+	struct rdlock_finish *f =
+		mempool_alloc(rdlock_finish_queues[kind].pool, GFP_NOFS);
+
+	memset(f, 0, sizeof(*f));
+	rdlock_proto_copy(&f->cfg, &f->ticket, cfg, t, q);
+	f->step = step;
+	f->charge = charge;
+	f->q = &rdlock_finish_queues[kind];
+	if (q)
+		kref_get(&q->ref);
+	INIT_WORK(&f->work, rdlock_finish_work_fn);
+	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	f->timer.function = rdlock_finish_timer_fn;
+	atomic_inc(&f->q->live);
+	queue_work(f->q->wq, &f->work);
+}
 
 /**
  * rdlock_proto_finish_later() - complete an abandoned ticket in the background
@@ -1200,8 +1264,6 @@ void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t,
 			       rdlock_finish_step_t step)
 {
-	struct rdlock_finish *f = mempool_alloc(rdlock_proto_finish_pool,
-						GFP_NOFS);
 	struct rdlock_proto_quota *q = t->reserved;
 	atomic_t *charge = NULL;
 
@@ -1215,31 +1277,26 @@ void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			atomic_inc(charge);
 		}
 	}
-	memset(f, 0, sizeof(*f));
-	rdlock_proto_copy(&f->cfg, &f->ticket, cfg, t, q);
-	f->step = step;
-	f->charge = charge;
-	if (q)
-		kref_get(&q->ref);
-	INIT_WORK(&f->work, rdlock_finish_work_fn);
-	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	f->timer.function = rdlock_finish_timer_fn;
-	atomic_inc(&rdlock_finish_live);
-	queue_work(rdlock_proto_finish_wq, &f->work);
+	rdlock_finish_start(RDLOCK_FINISH_ABANDONED, cfg, t, step, q, charge);
 }
 
 /**
  * rdlock_proto_reset_later() - reset a lock word in the background
  * @cfg: as for rdlock_proto_finish_later(); no quota is counted.
- * @t: the ticket that owes the reset, copied.
- * @reset: waits for the epoch's other holders and resets; runs in a worker.
+ * @t: the ticket that owes the reset, copied, in a final state.
+ * @step: one step of the reset (&rdlock_finish_step_t): it returns while
+ *	the holders it waits for hold, to be run again by its timer or by
+ *	rdlock_proto_finish_kick(); runs in a worker, first at once.
+ *
+ * Never fails, as rdlock_proto_finish_later().
+ *
+ * Context: process; may sleep for memory.
  */
 void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
-			      void (*reset)(const struct rdlock_proto_cfg *cfg,
-					    struct rdlock_ticket *t))
+			      rdlock_finish_step_t step)
 {
-	rdlock_proto_queue(rdlock_proto_reset_wq, cfg, t, reset);
+	rdlock_finish_start(RDLOCK_FINISH_RESET, cfg, t, step, NULL, NULL);
 }
 
 /* A posted operation starts counting: in @pin, if any, and in all. */
@@ -1378,7 +1435,6 @@ bool rdlock_proto_post_release_owned(const struct rdlock_proto_cfg *cfg,
 	w->ticket = *t;
 	w->ticket.quota = NULL;
 	w->ticket.reserved = NULL;
-	w->fn = NULL;
 	w->delta = delta;
 	w->ret = 0;
 	w->owner = owner;
@@ -1472,8 +1528,8 @@ void rdlock_proto_flush(void)
 {
 	/* A failed posted release ends on its queue, then stops counting. */
 	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
-	wait_event(rdlock_finish_done_wq, !atomic_read(&rdlock_finish_live));
-	flush_workqueue(rdlock_proto_reset_wq);
+	rdlock_finish_wait(RDLOCK_FINISH_ABANDONED);
+	rdlock_finish_wait(RDLOCK_FINISH_RESET);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_proto_flush, RDLOCK_INTERNAL);
 
@@ -1485,21 +1541,22 @@ int rdlock_proto_init(void)
 	rdlock_proto_work_pool =
 		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
 					    sizeof(struct rdlock_proto_work));
-	rdlock_proto_finish_pool =
-		mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
-					    sizeof(struct rdlock_finish));
-	if (!rdlock_proto_work_pool || !rdlock_proto_finish_pool) {
-		mempool_destroy(rdlock_proto_work_pool);
-		mempool_destroy(rdlock_proto_finish_pool);
-		return -ENOMEM;
-	}
-	rdlock_proto_finish_wq = alloc_workqueue("rdlock_finish",
-						 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	rdlock_proto_reset_wq = alloc_workqueue("rdlock_reset",
-						WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	for (i = 0; i < RDLOCK_FINISH_KIND_NR; i++)
+		rdlock_finish_queues[i].pool =
+			mempool_create_kmalloc_pool(RDLOCK_PROTO_WORK_RESERVE,
+						    sizeof(struct rdlock_finish));
+	rdlock_finish_queues[RDLOCK_FINISH_ABANDONED].wq =
+		alloc_workqueue("rdlock_finish", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				0);
+	rdlock_finish_queues[RDLOCK_FINISH_RESET].wq =
+		alloc_workqueue("rdlock_reset", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	rdlock_proto_release_wq = alloc_workqueue("rdlock_release",
 						  WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!rdlock_proto_finish_wq || !rdlock_proto_reset_wq ||
+	if (!rdlock_proto_work_pool ||
+	    !rdlock_finish_queues[RDLOCK_FINISH_ABANDONED].pool ||
+	    !rdlock_finish_queues[RDLOCK_FINISH_RESET].pool ||
+	    !rdlock_finish_queues[RDLOCK_FINISH_ABANDONED].wq ||
+	    !rdlock_finish_queues[RDLOCK_FINISH_RESET].wq ||
 	    !rdlock_proto_release_wq) {
 		rdlock_proto_exit();
 		return -ENOMEM;
@@ -1521,21 +1578,23 @@ void rdlock_proto_exit(void)
 	u32 i;
 
 	wait_event(rdlock_proto_posted_wq, !atomic_read(&rdlock_proto_posted));
-	wait_event(rdlock_finish_done_wq, !atomic_read(&rdlock_finish_live));
-	if (rdlock_proto_finish_wq)
-		destroy_workqueue(rdlock_proto_finish_wq);
-	if (rdlock_proto_reset_wq)
-		destroy_workqueue(rdlock_proto_reset_wq);
+	/* A finished ticket's release may start a reset: resets after. */
+	for (i = 0; i < RDLOCK_FINISH_KIND_NR; i++) {
+		rdlock_finish_wait(i);
+		if (rdlock_finish_queues[i].wq)
+			destroy_workqueue(rdlock_finish_queues[i].wq);
+		rdlock_finish_queues[i].wq = NULL;
+	}
 	if (rdlock_proto_release_wq)
 		destroy_workqueue(rdlock_proto_release_wq);
 	for (i = ARRAY_SIZE(rdlock_protos); i--;)
 		if (rdlock_protos[i]->exit)
 			rdlock_protos[i]->exit();
 	mempool_destroy(rdlock_proto_work_pool);
-	mempool_destroy(rdlock_proto_finish_pool);
-	rdlock_proto_finish_wq = NULL;
-	rdlock_proto_reset_wq = NULL;
+	for (i = 0; i < RDLOCK_FINISH_KIND_NR; i++) {
+		mempool_destroy(rdlock_finish_queues[i].pool);
+		rdlock_finish_queues[i].pool = NULL;
+	}
 	rdlock_proto_release_wq = NULL;
 	rdlock_proto_work_pool = NULL;
-	rdlock_proto_finish_pool = NULL;
 }

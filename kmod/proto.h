@@ -495,7 +495,8 @@ struct rdlock_proto_ops {
  * @tickets_unfinished: background tickets whose worker ended with the
  *	ticket not in a final state: a protocol bug, logged.
  * @finish_kicks: grant (or abort) notifications that ran the next step of
- *	an abandoned ticket's finisher at once (rdlock_proto_finish_kick()).
+ *	an abandoned ticket's finisher at once, and answers to a reset's
+ *	signals that ran its next step (rdlock_proto_finish_kick()).
  * @acq_ops: remote operations by enum rdlock_xop of tickets before their
  *	release (acquisitions, waits, upgrades).
  * @rel_ops: remote operations by enum rdlock_xop of tickets from their
@@ -659,6 +660,7 @@ bool rdlock_proto_retry_delay(const struct rdlock_proto_cfg *cfg,
 bool rdlock_proto_retry(const struct rdlock_proto_cfg *cfg,
 			const struct rdlock_ticket *t, int err,
 			unsigned int *backoff_us);
+u64 rdlock_proto_backoff_ns(unsigned int *backoff_us);
 int rdlock_proto_backoff(const struct rdlock_proto_cfg *cfg,
 			 unsigned int *backoff_us, unsigned long deadline);
 struct rdlock_proto_quota *rdlock_proto_quota_alloc(unsigned int max,
@@ -671,19 +673,22 @@ void rdlock_proto_admit_end(struct rdlock_ticket *t);
 struct rdlock_finish;
 
 /* Room for a protocol's state between the steps of a finisher. */
-#define RDLOCK_FINISH_STATE_SIZE	96
+#define RDLOCK_FINISH_STATE_SIZE	128
 
 /**
- * typedef rdlock_finish_step_t - one step of finishing an abandoned ticket
+ * typedef rdlock_finish_step_t - one step of background work on a ticket
  * @f: the finisher, for rdlock_proto_finish_kick().
  * @cfg: the policy, copied.
  * @t: the ticket, copied.
  * @state: %RDLOCK_FINISH_STATE_SIZE bytes of the protocol's own, zeroed
  *	before the first step.
  *
- * Looks at the ticket, acts on what it sees (a release once granted) and
- * returns: it never sleeps until a grant. Remote operations, and a reset
- * of a stuck lock, are waited for as elsewhere.
+ * Finishing an abandoned ticket (rdlock_proto_finish_later()) or a reset
+ * a ticket owes (rdlock_proto_reset_later()): looks at the ticket or the
+ * word, acts on what it sees (a release once granted, a reset once the
+ * holders left) and returns: it never sleeps until a grant or a holder's
+ * release. Remote operations, and a reset of a stuck lock, are waited
+ * for as elsewhere.
  *
  * Context: a worker, in a NOFS scope; never two steps of one ticket at
  * once.
@@ -701,10 +706,10 @@ void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			       rdlock_finish_step_t step);
 void rdlock_proto_finish_kick(struct rdlock_finish *f);
 u32 rdlock_proto_finishing(u32 *parked);
+u32 rdlock_proto_resetting(u32 *parked);
 void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,
 			      const struct rdlock_ticket *t,
-			      void (*reset)(const struct rdlock_proto_cfg *cfg,
-					    struct rdlock_ticket *t));
+			      rdlock_finish_step_t step);
 bool rdlock_proto_post_release(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t, u64 delta);
 

@@ -388,8 +388,9 @@ static void rdlock_bakery_leave(struct rdlock_ticket *t)
 	t->census = NULL;
 }
 
-static void rdlock_bakery_settle(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t);
+static u64 rdlock_bakery_settle(struct rdlock_finish *f,
+				const struct rdlock_proto_cfg *cfg,
+				struct rdlock_ticket *t, void *state);
 
 /*
  * @t's entry is left to the census as unsure: phantoms may be in the word
@@ -923,42 +924,64 @@ static bool rdlock_bakery_census_round(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
+/* The settler's state between its steps. */
+struct rdlock_bakery_settler {
+	struct rdlock_bakery_word *w;
+	unsigned int pause_us;
+	unsigned int backoff_us;
+};
+
+static_assert(sizeof(struct rdlock_bakery_settler) <= RDLOCK_FINISH_STATE_SIZE);
+
+/* The pause before the next census: doubled, from the least to the most. */
+static u64 rdlock_bakery_settle_pause(struct rdlock_bakery_settler *s)
+{
+	s->pause_us = clamp(2 * s->pause_us, RDLOCK_BAKERY_SETTLE_MIN_US,
+			    RDLOCK_BAKERY_SETTLE_MAX_US);
+	return (u64)s->pause_us * NSEC_PER_USEC;
+}
+
 /*
  * The settler of a word with unsure entries, in the background: censuses
  * until none is left, or the home's table is gone (and the tickets with
- * it). @t: a copy of the ticket that started it, ended.
+ * it). @t: a copy of the ticket that started it, ended. A step is one
+ * census (rdlock_finish_step_t): live holders the census waits for hold
+ * no worker meanwhile.
  */
-static void rdlock_bakery_settle(const struct rdlock_proto_cfg *cfg,
-				 struct rdlock_ticket *t)
+static u64 rdlock_bakery_settle(struct rdlock_finish *f,
+				const struct rdlock_proto_cfg *cfg,
+				struct rdlock_ticket *t, void *state)
 {
-	unsigned int pause_us = 0, backoff_us = 0;
-	struct rdlock_bakery_word *w;
-	u64 v;
+	struct rdlock_bakery_settler *s = state;
+	u64 v, backoff;
 	int ret;
 
-	spin_lock_bh(&rdlock_bakery_lock);
-	w = rdlock_bakery_lookup(cfg->xport_priv, t->node, t->slot,
-				 t->incarnation);
-	spin_unlock_bh(&rdlock_bakery_lock);
-	if (WARN_ON_ONCE(!w))
-		return;
-	for (;;) {
-		pause_us = clamp(2 * pause_us, RDLOCK_BAKERY_SETTLE_MIN_US,
-				 RDLOCK_BAKERY_SETTLE_MAX_US);
-		rdlock_proto_sleep(cfg, (u64)pause_us * NSEC_PER_USEC, 0);
-		/* Armed before the READ: a phantom of theirs is below it. */
-		if (!rdlock_bakery_arm(w))
-			return;
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &v);
-		if (ret) {
-			if (!rdlock_proto_retry(cfg, t, ret, &backoff_us))
-				rdlock_bakery_disarm(w, true);
-			continue;
-		}
-		backoff_us = 0;
-		if (rdlock_bakery_census_round(cfg, t, w, v))
-			pause_us = 0;
+	if (!s->w) {
+		spin_lock_bh(&rdlock_bakery_lock);
+		s->w = rdlock_bakery_lookup(cfg->xport_priv, t->node, t->slot,
+					    t->incarnation);
+		spin_unlock_bh(&rdlock_bakery_lock);
+		if (WARN_ON_ONCE(!s->w))
+			return 0;
+		return rdlock_bakery_settle_pause(s);
 	}
+	/* Armed before the READ: a phantom of theirs is below it. */
+	if (!rdlock_bakery_arm(s->w))
+		return 0;
+	ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &v);
+	if (ret) {
+		if (!rdlock_proto_retry_delay(cfg, t, ret, &s->backoff_us)) {
+			/* The table is gone: the next step finds none left. */
+			rdlock_bakery_disarm(s->w, true);
+			return rdlock_bakery_settle_pause(s);
+		}
+		backoff = (u64)max(s->backoff_us, USEC_PER_MSEC) * NSEC_PER_USEC;
+		return backoff + rdlock_bakery_settle_pause(s);
+	}
+	s->backoff_us = 0;
+	if (rdlock_bakery_census_round(cfg, t, s->w, v))
+		s->pause_us = 0;
+	return rdlock_bakery_settle_pause(s);
 }
 
 /*
@@ -1608,26 +1631,30 @@ static int rdlock_bakery_upgrade(const struct rdlock_proto_cfg *cfg,
 	return 0;
 }
 
-/* Algorithm 3 lines 6-8: the holder that crossed COUNT_MAX resets. */
-static void rdlock_bakery_reset(const struct rdlock_proto_cfg *cfg,
-				struct rdlock_ticket *t)
+/*
+ * Algorithm 3 lines 6-8: the holder that crossed COUNT_MAX resets, once
+ * every other ticket of the epoch is released: a step is one CAS
+ * (rdlock_finish_step_t), then a back-off without a worker. @state: the
+ * back-off.
+ */
+static u64 rdlock_bakery_reset(struct rdlock_finish *f,
+			       const struct rdlock_proto_cfg *cfg,
+			       struct rdlock_ticket *t, void *state)
 {
 	enum bakery_mode bm = rdlock_bakery_mode(cfg, t);
 	u64 from = bakery_reset_from(t->prev, bm, t->k), old;
-	unsigned int backoff = 0;
+	unsigned int *backoff_us = state;
 
-	for (;;) {
-		if (rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, from,
-					 BAKERY_RESET_TO, &old))
-			return;
-		if (old == from) {
-			rdlock_proto_count(cfg, overflow_resets);
-			return;
-		}
-		if (bakery_reset_from_stale(old, from, bm) ||
-		    rdlock_proto_backoff(cfg, &backoff, 0))
-			return;
+	if (rdlock_proto_op_must(cfg, t, RDLOCK_XOP_CAS, from,
+				 BAKERY_RESET_TO, &old))
+		return 0;
+	if (old == from) {
+		rdlock_proto_count(cfg, overflow_resets);
+		return 0;
 	}
+	if (bakery_reset_from_stale(old, from, bm))
+		return 0;
+	return rdlock_proto_backoff_ns(backoff_us);
 }
 
 /*

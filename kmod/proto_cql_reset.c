@@ -45,8 +45,13 @@
  * @seq: the claim's number on this node.
  * @gen: the reset count it signals; raised past the count of a NACK.
  * @pending: nodes that have not answered, by bit.
+ * @all: the participants, by bit.
  * @raise: a NACK raised @gen: every participant is signalled again.
- * @wq: the claimer waits here for @pending to empty.
+ * @signalled: when the participants were last signalled (jiffies).
+ * @wq: a claimer that sleeps waits on this queue (its own) for @pending
+ *	to empty; NULL for a reset run in steps.
+ * @kick: the finisher of a reset run in steps, which an answer kicks
+ *	(rdlock_cql_reset_later()); NULL for a claimer that sleeps.
  */
 struct rdlock_cql_claim {
 	struct list_head list;
@@ -56,8 +61,11 @@ struct rdlock_cql_claim {
 	u32 seq;
 	u32 gen;
 	u32 pending;
+	u32 all;
 	bool raise;
-	wait_queue_head_t wq;
+	unsigned long signalled;
+	wait_queue_head_t *wq;
+	struct rdlock_finish *kick;
 };
 
 const char *const rdlock_cql_reset_names[RDLOCK_CQL_RESET_NR] = {
@@ -216,7 +224,10 @@ void rdlock_cql_on_answer(struct rdlock_cql_waiters *ws, u32 src,
 				WRITE_ONCE(c->gen, gen + 1);
 				c->raise = true;
 			}
-			wake_up(&c->wq);
+			if (c->kick)
+				rdlock_proto_finish_kick(c->kick);
+			else
+				wake_up(c->wq);
 			break;
 		}
 	}
@@ -231,8 +242,7 @@ void rdlock_cql_on_answer(struct rdlock_cql_waiters *ws, u32 src,
  */
 static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_ticket *t, const struct cql_layout *l,
-			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
-			    u32 gen);
+			    enum rdlock_cql_reset_cause cause, u64 h);
 
 bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
 			    struct rdlock_cql_waiters *ws,
@@ -244,8 +254,7 @@ bool rdlock_cql_stuck_reset(const struct rdlock_proto_cfg *cfg,
 	int ret;
 
 	__rdlock_cql_gate_leave(ws, t, true);
-	ret = rdlock_cql_reset(cfg, t, l, wt->cause, wt->last, true,
-			       RDLOCK_CQL_ANY_GEN);
+	ret = rdlock_cql_reset(cfg, t, l, wt->cause, wt->last);
 	return !rdlock_cql_gate_back(ws, t, w, !ret);
 }
 
@@ -369,34 +378,6 @@ static void rdlock_cql_signal(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
-/*
- * A reset of a busy lock (section 4.4), run by this node: 1 when it
- * claimed the lock (and reset it, unless taken over), 0 when it did not
- * (another claimer's, or the cause is gone), else the transport's error
- * (the reset field may stay; enqueuers take the reset over once this node
- * is gone).
- *
- * Step 1: claim by CAS of the reset field on @h, the header as last seen;
- * with @exact only that value (a waiter that found the lock stuck: any
- * change is progress), else again on whatever FAAs made of it, until
- * another claimer's reset id shows, or the cause is gone: the lock's reset
- * count on this node is no longer @gen (RDLOCK_CQL_ANY_GEN: not checked),
- * or for a version wrap the header no longer reaches the all-ones lap. A
- * takeover replaces the reset id of a claimer that is gone.
- * Step 2: signal every participant (this node too) with the lock's next
- * reset count; each aborts its waiters and answers once none of its
- * clients is in the queue (holders release first); collect every answer.
- * Only a node declared down is not awaited; one that cannot be reached
- * is signalled until it answers or is declared down.
- * Step 3: zero the queue, then the header by CAS, unless another claimer
- * took over meanwhile. The caller must not be in the lock's queue.
- */
-static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t,
-			      const struct cql_layout *l,
-			      enum rdlock_cql_reset_cause cause, u64 h,
-			      bool exact, u32 gen, struct rdlock_cql_claim *c);
-
 /* Does this node run a claim of @c's lock? Under the gate lock. */
 static bool rdlock_cql_claim_running_locked(struct rdlock_cql_waiters *ws,
 					    const struct rdlock_cql_claim *c)
@@ -410,17 +391,6 @@ static bool rdlock_cql_claim_running_locked(struct rdlock_cql_waiters *ws,
 	return false;
 }
 
-static bool rdlock_cql_claim_running(struct rdlock_cql_waiters *ws,
-				     const struct rdlock_cql_claim *c)
-{
-	bool running;
-
-	spin_lock_bh(&ws->gate_lock);
-	running = rdlock_cql_claim_running_locked(ws, c);
-	spin_unlock_bh(&ws->gate_lock);
-	return running;
-}
-
 /*
  * One claim per lock at a time on this node, idle resets included: two
  * would both take this node's reset id for their own, and the later one's
@@ -431,7 +401,6 @@ static bool rdlock_cql_claim_running(struct rdlock_cql_waiters *ws,
 static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
 				   struct rdlock_cql_claim *c)
 {
-	init_waitqueue_head(&c->wq);
 	spin_lock_bh(&ws->gate_lock);
 	if (rdlock_cql_claim_running_locked(ws, c)) {
 		spin_unlock_bh(&ws->gate_lock);
@@ -443,6 +412,10 @@ static bool rdlock_cql_claim_begin(struct rdlock_cql_waiters *ws,
 	return true;
 }
 
+/*
+ * After this, no answer kicks or wakes @c's claimer. An owed reset that
+ * waits for another claim of the lock to end runs its next step.
+ */
 static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
 				 struct rdlock_cql_claim *c)
 {
@@ -452,113 +425,34 @@ static void rdlock_cql_claim_end(struct rdlock_cql_waiters *ws,
 	wake_up_all(&ws->claim_ended);
 }
 
-static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			    struct rdlock_ticket *t, const struct cql_layout *l,
-			    enum rdlock_cql_reset_cause cause, u64 h, bool exact,
-			    u32 gen)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	struct rdlock_cql_claim c = {
-		.home = t->node, .slot = t->slot,
-		.incarnation = t->incarnation,
-	};
-	int ret;
-
-	/*
-	 * A reset a release owes (!@exact, in the background) waits for
-	 * another claim of this node to end instead of being dropped: that
-	 * one may be an idle reset that fails, and a busy lock whose owed
-	 * resets are all dropped carries qhead through the all-ones lap.
-	 * The cause is checked again against the header the claim's CAS
-	 * finds. A waiter that steps out (@exact) must not wait: the other
-	 * claim may be waiting for it to leave the queue.
-	 */
-	while (!rdlock_cql_claim_begin(ws, &c)) {
-		if (exact)
-			return 0;
-		wait_event_timeout(ws->claim_ended,
-				   !rdlock_cql_claim_running(ws, &c),
-				   msecs_to_jiffies(RDLOCK_CQL_CHECK_MS));
-	}
-	ret = __rdlock_cql_reset(cfg, t, l, cause, h, exact, gen, &c);
-	rdlock_cql_claim_end(ws, &c);
-	return ret;
-}
-
 /*
- * Steps 2 and 3 of a reset this node claimed, busy or idle (@c registered
- * by rdlock_cql_claim_begin()): 1 when done, 0 when another claimer took
- * it over, else the transport's error (the table is gone).
+ * Step 1 of a reset of a busy lock (section 4.4), by this node: 1 when it
+ * claimed the lock, 0 when it did not (another claimer's, or the cause is
+ * gone), else the transport's error (the reset field may stay; enqueuers
+ * take the reset over once this node is gone).
+ *
+ * Claim by CAS of the reset field on @h, the header as last seen; with
+ * @exact only that value (a waiter that found the lock stuck: any change
+ * is progress), else again on whatever FAAs made of it, until another
+ * claimer's reset id shows, or the cause is gone: the lock's reset count
+ * on this node is no longer @gen (RDLOCK_CQL_ANY_GEN: not checked), or for
+ * a version wrap the header no longer reaches the all-ones lap. A
+ * takeover replaces the reset id of a claimer that is gone.
+ *
+ * Steps 2 and 3 follow (rdlock_cql_claimed_start(), _step()): signal
+ * every participant (this node too) with the lock's next reset count;
+ * each aborts its waiters and answers once none of its clients is in the
+ * queue (holders release first); collect every answer. Only a node
+ * declared down is not awaited; one that cannot be reached is signalled
+ * until it answers or is declared down. Then zero the queue, and the
+ * header by CAS, unless another claimer took over meanwhile. The caller
+ * must not be in the lock's queue.
  */
-static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
-				    struct rdlock_ticket *t,
-				    const struct cql_layout *l,
-				    struct rdlock_cql_claim *c)
-{
-	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
-	u32 id = rdlock_proto_self(cfg) + 1, i, all = 0;
-	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
-	bool raised;
-	u64 cur;
-	int ret;
-
-	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (rdlock_proto_participant(cfg, i))
-			all |= BIT(i);
-	spin_lock_bh(&ws->gate_lock);
-	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
-	c->pending = all;
-	spin_unlock_bh(&ws->gate_lock);
-	for (;;) {
-		rdlock_cql_signal(cfg, t, ws, c);
-		if (wait_event_timeout(c->wq, !READ_ONCE(c->pending) ||
-				       READ_ONCE(c->raise),
-				       msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS))) {
-			/* A NACK: everybody again, with the count raised. */
-			spin_lock_bh(&ws->gate_lock);
-			raised = c->raise;
-			if (raised) {
-				c->raise = false;
-				c->pending = all;
-			}
-			spin_unlock_bh(&ws->gate_lock);
-			if (!raised)
-				break;
-			continue;
-		}
-		/*
-		 * The lock gone (the cluster down here, its table or its home
-		 * lost): nobody is left to answer or to enqueue.
-		 */
-		if (rdlock_cql_lock_lost(cfg, t))
-			return -ESTALE;
-		/* Still ours? A claimer taken for gone gives the lock up. */
-		ret = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
-		if (ret == -ESTALE || (!ret && cql_hdr_reset_id(cur) != id))
-			break;
-	}
-
-	/*
-	 * Step 3. It must end, or enqueuers wait for the reset field for
-	 * good (only a claimer that is gone is taken over): a failed
-	 * operation is tried again, from the READ, while the lock lives
-	 * (rdlock_cql_lock_lost()).
-	 */
-	for (;;) {
-		ret = rdlock_cql_reinit(cfg, t, l, id);
-		if (ret >= 0 || ret == -ESTALE)
-			return ret;
-		if (rdlock_cql_lock_lost(cfg, t))
-			return -ESTALE;
-		rdlock_cql_refetch_pause(cfg, &us);
-	}
-}
-
-static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
-			      struct rdlock_ticket *t,
-			      const struct cql_layout *l,
-			      enum rdlock_cql_reset_cause cause, u64 h,
-			      bool exact, u32 gen, struct rdlock_cql_claim *c)
+static int rdlock_cql_claim_cas(const struct rdlock_proto_cfg *cfg,
+				struct rdlock_ticket *t,
+				const struct cql_layout *l,
+				enum rdlock_cql_reset_cause cause, u64 h,
+				bool exact, u32 gen)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
 	u32 self = rdlock_proto_self(cfg), tries, id = self + 1;
@@ -590,7 +484,7 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 		/* Or a CAS sent again whose first copy did it. */
 		if (old == h || (cql_hdr_reset_id(old) == id &&
 				 cql_hdr_reset_id(h) != id))
-			break;
+			return 1;
 		/*
 		 * A version claim goes on while the lap is reached: nobody
 		 * is granted there, so only the bounded FAAs of its aborted
@@ -601,22 +495,280 @@ static int __rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
 			return 0;
 		h = old;
 	}
-	ret = rdlock_cql_reset_claimed(cfg, t, l, c);
-	if (ret != 1)
-		return ret < 0 ? ret : 1;
-	rdlock_cql_count_reset(cfg, cause);
-	return 1;
 }
 
-static void rdlock_cql_reset_work(const struct rdlock_proto_cfg *cfg,
-				  struct rdlock_ticket *t)
+/* Step 2 begins, for the claim @c this node made (registered). */
+static void rdlock_cql_claimed_start(const struct rdlock_proto_cfg *cfg,
+				     const struct rdlock_ticket *t,
+				     struct rdlock_cql_claim *c)
 {
-	struct cql_layout l;
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	u32 i, all = 0;
 
-	if (!WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
-		rdlock_cql_reset(cfg, t, &l,
-				 (enum rdlock_cql_reset_cause)(u32)t->prev,
-				 t->word, false, t->prev >> 32);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (rdlock_proto_participant(cfg, i))
+			all |= BIT(i);
+	spin_lock_bh(&ws->gate_lock);
+	c->all = all;
+	c->gen = rdlock_cql_gen_locked(ws, t) + 1;
+	c->pending = all;
+	c->raise = false;
+	spin_unlock_bh(&ws->gate_lock);
+	rdlock_cql_signal(cfg, t, ws, c);
+	c->signalled = jiffies;
+}
+
+/*
+ * Step 3 of a reset this node claimed: 1 when done, 0 when another
+ * claimer took it over, else the transport's error (the table is gone).
+ * It must end, or enqueuers wait for the reset field for good (only a
+ * claimer that is gone is taken over): a failed operation is tried again,
+ * from the READ, while the lock lives (rdlock_cql_lock_lost()).
+ */
+static int rdlock_cql_reset_reinit(const struct rdlock_proto_cfg *cfg,
+				   struct rdlock_ticket *t,
+				   const struct cql_layout *l)
+{
+	unsigned int us = RDLOCK_CQL_REFETCH_MIN_US;
+	u32 id = rdlock_proto_self(cfg) + 1;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_cql_reinit(cfg, t, l, id);
+		if (ret >= 0 || ret == -ESTALE)
+			return ret;
+		if (rdlock_cql_lock_lost(cfg, t))
+			return -ESTALE;
+		rdlock_cql_refetch_pause(cfg, &us);
+	}
+}
+
+/*
+ * A look at the answers to a claim this node made (@c, after
+ * rdlock_cql_claimed_start()): a NACK signals everybody again, with the
+ * count raised; once every participant answered, step 3. A participant
+ * that has not answered within RDLOCK_CQL_SIGNAL_MS is signalled again,
+ * unless the lock is gone or the claim was taken over. Never waits for an
+ * answer: returns the nanoseconds until the next look (an answer is
+ * earlier: it wakes @c->wq, or kicks @c->kick), or 0 once the claim is
+ * over, with *@ret 1 when it reset the lock, 0 when another claimer took
+ * it over, else the transport's error.
+ */
+static u64 rdlock_cql_claimed_step(const struct rdlock_proto_cfg *cfg,
+				   struct rdlock_ticket *t,
+				   const struct cql_layout *l,
+				   struct rdlock_cql_claim *c, int *ret)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	unsigned long next = c->signalled +
+			     msecs_to_jiffies(RDLOCK_CQL_SIGNAL_MS);
+	u32 id = rdlock_proto_self(cfg) + 1;
+	unsigned long now = jiffies;
+	bool raised, done;
+	u64 cur;
+	int err;
+
+	spin_lock_bh(&ws->gate_lock);
+	raised = c->raise;
+	if (raised) {
+		c->raise = false;
+		c->pending = c->all;
+	}
+	done = !c->pending;
+	spin_unlock_bh(&ws->gate_lock);
+	if (done)
+		goto reinit;
+	if (!raised && time_before(now, next))
+		return jiffies_to_nsecs(next - now);
+	if (!raised) {
+		/*
+		 * The lock gone (the cluster down here, its table or its home
+		 * lost): nobody is left to answer or to enqueue.
+		 */
+		if (rdlock_cql_lock_lost(cfg, t)) {
+			*ret = -ESTALE;
+			return 0;
+		}
+		/* Still ours? A claimer taken for gone gives the lock up. */
+		err = rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &cur);
+		if (err == -ESTALE || (!err && cql_hdr_reset_id(cur) != id))
+			goto reinit;
+	}
+	rdlock_cql_signal(cfg, t, ws, c);
+	c->signalled = jiffies;
+	/* Those left were declared down: no answer is to come. */
+	if (!READ_ONCE(c->pending))
+		goto reinit;
+	return (u64)RDLOCK_CQL_SIGNAL_MS * NSEC_PER_MSEC;
+reinit:
+	*ret = rdlock_cql_reset_reinit(cfg, t, l);
+	return 0;
+}
+
+/*
+ * Steps 2 and 3 of a reset this node claimed, busy or idle (@c registered
+ * by rdlock_cql_claim_begin()), sleeping until the answers are in: 1 when
+ * done, 0 when another claimer took it over, else the transport's error
+ * (the table is gone).
+ */
+static int rdlock_cql_reset_claimed(const struct rdlock_proto_cfg *cfg,
+				    struct rdlock_ticket *t,
+				    const struct cql_layout *l,
+				    struct rdlock_cql_claim *c)
+{
+	int ret = 0;
+	u64 ns;
+
+	rdlock_cql_claimed_start(cfg, t, c);
+	while ((ns = rdlock_cql_claimed_step(cfg, t, l, c, &ret)))
+		wait_event_timeout(*c->wq,
+				   !READ_ONCE(c->pending) || READ_ONCE(c->raise),
+				   nsecs_to_jiffies(ns) ?: 1);
+	return ret;
+}
+
+/*
+ * A waiter that steps out of the queue of a stuck lock, or takes over a
+ * reset whose claimer is gone, resets it (@cause, from @h, the header as
+ * it saw it last), sleeping until every participant answered: 1 when it
+ * claimed the lock (and reset it, unless taken over), 0 when it did not
+ * (another claimer's, another claim of this node's, or the header moved),
+ * else the transport's error. It must not wait for another claim of this
+ * node: that one may be waiting for it to leave the queue.
+ */
+static int rdlock_cql_reset(const struct rdlock_proto_cfg *cfg,
+			    struct rdlock_ticket *t, const struct cql_layout *l,
+			    enum rdlock_cql_reset_cause cause, u64 h)
+{
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
+	struct rdlock_cql_claim c = {
+		.home = t->node, .slot = t->slot,
+		.incarnation = t->incarnation, .wq = &wq,
+	};
+	int ret;
+
+	if (!rdlock_cql_claim_begin(ws, &c))
+		return 0;
+	ret = rdlock_cql_claim_cas(cfg, t, l, cause, h, true,
+				   RDLOCK_CQL_ANY_GEN);
+	if (ret == 1) {
+		ret = rdlock_cql_reset_claimed(cfg, t, l, &c);
+		if (ret == 1)
+			rdlock_cql_count_reset(cfg, cause);
+		ret = ret < 0 ? ret : 1;
+	}
+	rdlock_cql_claim_end(ws, &c);
+	return ret;
+}
+
+/**
+ * struct rdlock_cql_reset_steps - a reset a release owes, between steps
+ * @c: its claim; registered from the claim on (@claimed).
+ * @ended: on &rdlock_cql_waiters.claim_ended while another claim of the
+ *	lock by this node runs (@waiting): its end kicks the next step.
+ * @claimed: step 1 is done: answers are collected.
+ * @waiting: @ended is on the queue.
+ */
+struct rdlock_cql_reset_steps {
+	struct rdlock_cql_claim c;
+	struct wait_queue_entry ended;
+	bool claimed;
+	bool waiting;
+};
+
+static_assert(sizeof(struct rdlock_cql_reset_steps) <=
+	      RDLOCK_FINISH_STATE_SIZE);
+
+/* Another claim of the lock by this node ended: the owed reset's step. */
+static int rdlock_cql_claim_ended_wake(struct wait_queue_entry *wake,
+				       unsigned int mode, int sync, void *key)
+{
+	rdlock_proto_finish_kick(wake->private);
+	return 0;
+}
+
+/*
+ * Claim @s's lock (rdlock_cql_claim_begin()); while another claim of it
+ * by this node runs, wait on claim_ended, which that claim's end wakes.
+ */
+static bool rdlock_cql_reset_begin(struct rdlock_finish *f,
+				   struct rdlock_cql_waiters *ws,
+				   struct rdlock_cql_reset_steps *s)
+{
+	if (!s->waiting) {
+		if (rdlock_cql_claim_begin(ws, &s->c))
+			return true;
+		init_waitqueue_func_entry(&s->ended,
+					  rdlock_cql_claim_ended_wake);
+		s->ended.private = f;
+		add_wait_queue(&ws->claim_ended, &s->ended);
+		s->waiting = true;
+	}
+	/* Again once on the queue: that claim may have ended meanwhile. */
+	if (!rdlock_cql_claim_begin(ws, &s->c))
+		return false;
+	remove_wait_queue(&ws->claim_ended, &s->ended);
+	s->waiting = false;
+	return true;
+}
+
+/*
+ * A reset a release, an abort at the all-ones lap or a node's declaration
+ * owes, in the background (rdlock_finish_step_t): @t names the lock, the
+ * cause (the low half of @t->prev), the reset count it was seen at (the
+ * high half) and the header (@t->word). It waits for another claim of
+ * this node to end instead of being dropped: that one may be an idle reset
+ * that fails, and a busy lock whose owed resets are all dropped carries
+ * qhead through the all-ones lap; the cause is checked again against the
+ * header the claim's CAS finds. Then one step claims and signals, and the
+ * answers, which come once the holders left, kick the next ones: no worker
+ * is held while a holder holds.
+ */
+static u64 rdlock_cql_reset_step(struct rdlock_finish *f,
+				 const struct rdlock_proto_cfg *cfg,
+				 struct rdlock_ticket *t, void *state)
+{
+	enum rdlock_cql_reset_cause cause =
+		(enum rdlock_cql_reset_cause)(u32)t->prev;
+	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	struct rdlock_cql_reset_steps *s = state;
+	struct rdlock_cql_claim *c = &s->c;
+	struct cql_layout l;
+	int ret = 0;
+	u64 ns;
+
+	if (WARN_ON_ONCE(rdlock_cql_layout(cfg, &l))) {
+		if (s->waiting)
+			remove_wait_queue(&ws->claim_ended, &s->ended);
+		if (s->claimed)
+			rdlock_cql_claim_end(ws, c);
+		return 0;
+	}
+	if (!s->claimed) {
+		c->home = t->node;
+		c->slot = t->slot;
+		c->incarnation = t->incarnation;
+		c->kick = f;
+		/* Its end kicks; the timer only in case. */
+		if (!rdlock_cql_reset_begin(f, ws, s))
+			return (u64)RDLOCK_CQL_CHECK_MS * NSEC_PER_MSEC;
+		ret = rdlock_cql_claim_cas(cfg, t, &l, cause, t->word, false,
+					   t->prev >> 32);
+		if (ret != 1) {
+			rdlock_cql_claim_end(ws, c);
+			return 0;
+		}
+		s->claimed = true;
+		rdlock_cql_claimed_start(cfg, t, c);
+	}
+	ns = rdlock_cql_claimed_step(cfg, t, &l, c, &ret);
+	if (ns)
+		return ns;
+	if (ret == 1)
+		rdlock_cql_count_reset(cfg, cause);
+	rdlock_cql_claim_end(ws, c);
+	return 0;
 }
 
 /*
@@ -637,7 +789,7 @@ void rdlock_cql_reset_later(const struct rdlock_proto_cfg *cfg,
 	r.state = RDLOCK_TICKET_DONE;
 	r.prev = (u64)gen << 32 | cause;
 	r.word = h;
-	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_work);
+	rdlock_proto_reset_later(cfg, &r, rdlock_cql_reset_step);
 }
 
 unsigned long rdlock_cql_stuck_jiffies(const struct rdlock_proto_cfg *cfg)
@@ -780,8 +932,7 @@ int rdlock_cql_await_reset(const struct rdlock_proto_cfg *cfg,
 				      rdlock_cql_takeover_jiffies(cfg))) {
 			if (!rdlock_cql_alive(cfg, cql_hdr_reset_node(h)))
 				rdlock_cql_reset(cfg, t, l,
-						 RDLOCK_CQL_RESET_TAKEOVER, h,
-						 true, RDLOCK_CQL_ANY_GEN);
+						 RDLOCK_CQL_RESET_TAKEOVER, h);
 			since = jiffies;
 		}
 	}
@@ -810,9 +961,10 @@ void rdlock_cql_reset_idle(const struct rdlock_proto_cfg *cfg,
 			   const struct cql_layout *l, u64 post)
 {
 	struct rdlock_cql_waiters *ws = rdlock_cql_waiters_of(cfg);
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(wq);
 	struct rdlock_cql_claim c = {
 		.home = t->node, .slot = t->slot,
-		.incarnation = t->incarnation,
+		.incarnation = t->incarnation, .wq = &wq,
 	};
 
 	if (cql_hdr_qsize(l, post) || cql_hdr_resetting(post) ||

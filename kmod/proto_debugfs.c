@@ -80,6 +80,9 @@ void rdlock_proto_stats_show(struct seq_file *m, struct rdlock_proto_stats *s)
 			   rdlock_proto_bakery_words());
 		seq_printf(m, "tickets_finishing: %u\ntickets_finishing_parked: %u\n",
 			   live, parked);
+		live = rdlock_proto_resetting(&parked);
+		seq_printf(m, "resets_running: %u\nresets_parked: %u\n", live,
+			   parked);
 	}
 	for (op = 0; op < RDLOCK_TICKET_NR; op++)
 		seq_printf(m, "tickets_%s: %lld\n", rdlock_ticket_state_names[op],

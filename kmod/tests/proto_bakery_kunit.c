@@ -279,7 +279,9 @@ static void bakery_forget_test(struct kunit *test)
 	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
 	struct rdlock_proto_cfg *cfg0, *cfg1, *cfg2;
 	s64 phantoms = BAKERY_STAT(bakery_phantoms);
+	u32 resetting = rdlock_proto_resetting(NULL);
 	struct bakery_client *c;
+	s64 censuses;
 	int excl = 0;
 
 	cfg0 = sim_cfg_new(test, sim, &p, 0, NULL);
@@ -331,12 +333,17 @@ static void bakery_forget_test(struct kunit *test)
 	*x = tmpl;
 	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, x, 0), 0);
 	*word = bakery_word_pack(0, 0, 1, 1);
+	censuses = BAKERY_STAT(bakery_censuses);
 	bakery_client_start(test, c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_TRUE(test, sim_wait_word(sim, bakery_word_pack(0, 0, 1, 1)));
 	sim_fail_node(sim, 2, true);
 	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
 						 bakery_forget_excl, &excl), 1);
 	KUNIT_EXPECT_EQ(test, excl, 1);
+	/* The settler's censuses wait for node 1 without a worker. */
+	KUNIT_EXPECT_TRUE(test, sim_wait_stat(&rdlock_proto_stats.bakery_censuses,
+					      censuses + 1));
+	KUNIT_EXPECT_TRUE(test, sim_resets_parked(resetting + 1));
 	msleep(50);
 	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
 	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(0, 0, 2, 1));
@@ -352,9 +359,51 @@ static void bakery_forget_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery_words(), 0U);
 }
 
+/*
+ * Algorithm 3's overflow reset waits for the epoch's other holders
+ * without a worker: node 1 reads with the second-to-last shared ticket,
+ * node 0 with the last, which crosses COUNT_MAX and owes the reset. Node 0
+ * releases first: its reset is parked between CASes while node 1 holds
+ * (before, a worker looped on them), and resets the word once node 1 left.
+ */
+static void bakery_overflow_parked_test(struct kunit *test)
+{
+	const struct sim_params p = { .ops = &rdlock_proto_bakery };
+	const u32 max = BAKERY_COUNT_MAX;
+	struct rdlock_ticket a = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION, .mode = RDLOCK_MODE_SHARED,
+	};
+	struct rdlock_ticket b = a;
+	struct proto_sim *sim = sim_alloc(test);
+	u64 *word = &sim->table[SIM_LOCK_NODE][SIM_LOCK_SLOT];
+	u32 resetting = rdlock_proto_resetting(NULL);
+	s64 resets = BAKERY_STAT(overflow_resets);
+	struct rdlock_proto_cfg *cfg0, *cfg1;
+
+	cfg0 = sim_cfg_new(test, sim, &p, 0, NULL);
+	cfg1 = sim_cfg_new(test, sim, &p, 1, NULL);
+	*word = bakery_word_pack(0, max - 2, 0, max - 2);
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg1, &a, 0), 0);
+	KUNIT_ASSERT_EQ(test, p.ops->acquire(cfg0, &b, 0), 0);
+	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(0, max - 2, 0, max));
+	p.ops->release(cfg0, &b);
+	KUNIT_EXPECT_TRUE(test, sim_resets_parked(resetting + 1));
+	KUNIT_EXPECT_EQ(test, *word, bakery_word_pack(0, max - 1, 0, max));
+	KUNIT_EXPECT_EQ(test, BAKERY_STAT(overflow_resets), resets);
+	p.ops->release(cfg1, &a);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_resetting(NULL), resetting);
+	KUNIT_EXPECT_EQ(test, BAKERY_STAT(overflow_resets) - resets, 1LL);
+	KUNIT_EXPECT_EQ(test, *word, BAKERY_RESET_TO);
+	sim_destroy(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_bakery_words(), 0U);
+}
+
 static struct kunit_case proto_bakery_cases[] = {
 	KUNIT_CASE(bakery_census_test),
 	KUNIT_CASE(bakery_forget_test),
+	KUNIT_CASE(bakery_overflow_parked_test),
 	{}
 };
 

@@ -1259,6 +1259,51 @@ static void cql_forget_test(struct kunit *test)
 }
 
 /*
+ * The reset a node's declaration owes waits for the live holders without
+ * a worker: node 1 reads (granted at its enqueue: no entry names it) and
+ * forgets node 2, which held nothing, as a home does. Its reset claims
+ * the lock and signals; node 1 answers once its reader left. Meanwhile
+ * the reset is parked between steps (before, a worker slept in it for as
+ * long as the reader held), and the answer runs its next step: one
+ * reset, of cause down, and the lock is free after it.
+ */
+static void cql_reset_parked_test(struct kunit *test)
+{
+	struct proto_sim *sim = sim_alloc(test);
+	struct cql_client *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	s64 down = cql_resets(RDLOCK_CQL_RESET_DOWN), kicks;
+	struct rdlock_ticket home = {
+		.node = SIM_LOCK_NODE, .slot = SIM_LOCK_SLOT,
+		.incarnation = SIM_INCARNATION,
+	};
+	u32 resetting = rdlock_proto_resetting(NULL);
+	int excl = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	cql_client_init(c, sim, 1, RDLOCK_MODE_SHARED);
+	KUNIT_ASSERT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t, 0), 0);
+	kicks = atomic64_read(&rdlock_proto_stats.finish_kicks);
+	KUNIT_EXPECT_EQ(test, cql_forget(&c->cfg, &home, &excl), 1);
+	KUNIT_EXPECT_EQ(test, excl, 1);
+	KUNIT_EXPECT_TRUE(test, sim_resets_parked(resetting + 1));
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_DOWN), down);
+	KUNIT_EXPECT_TRUE(test, cql_hdr_resetting(cql_header(sim)));
+
+	rdlock_proto_cql.release(&c->cfg, &c->t);
+	sim_flush(sim);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_resetting(NULL), resetting);
+	KUNIT_EXPECT_EQ(test, cql_resets(RDLOCK_CQL_RESET_DOWN) - down, 1LL);
+	KUNIT_EXPECT_GE(test, atomic64_read(&rdlock_proto_stats.finish_kicks) -
+			kicks, 1LL);
+	KUNIT_EXPECT_EQ(test, cql_header(sim), CQL_HDR_INIT);
+	cql_client_init(c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
+	KUNIT_EXPECT_EQ(test, rdlock_proto_cql.acquire(&c->cfg, &c->t,
+						       jiffies + 10 * HZ), 0);
+	rdlock_proto_cql.release(&c->cfg, &c->t);
+	sim_destroy(sim);
+}
+
+/*
  * A waiter whose lock's home is declared down ends, lost: node 2 takes
  * the lock exclusively, a writer of node 1 queues behind it (the default
  * stuck time, 30 s: no reset in the test), then the home, node 0, fails:
@@ -1522,6 +1567,7 @@ static struct kunit_case proto_cql_cases[] = {
 	KUNIT_CASE(cql_stuck_test),
 	KUNIT_CASE(cql_partition_test),
 	KUNIT_CASE(cql_forget_test),
+	KUNIT_CASE(cql_reset_parked_test),
 	KUNIT_CASE(cql_home_down_test),
 	KUNIT_CASE(cql_takeover_test),
 	KUNIT_CASE(cql_hier_fifo_test),

@@ -525,6 +525,20 @@ void sim_flush(struct proto_sim *sim)
 	flush_work(&sim->msg_work);
 }
 
+bool sim_resets_parked(u32 n)
+{
+	unsigned long until = jiffies + 10 * HZ;
+	u32 live, parked;
+
+	do {
+		live = rdlock_proto_resetting(&parked);
+		if (live == n && parked == n)
+			return true;
+		usleep_range(200, 400);
+	} while (time_before(jiffies, until));
+	return false;
+}
+
 void sim_destroy(struct proto_sim *sim)
 {
 	int i;

@@ -287,6 +287,11 @@ struct rdlock_proto_cfg *sim_cfg_new(struct kunit *test, struct proto_sim *sim,
 struct proto_sim *sim_alloc(struct kunit *test);
 /* The lock word, at SIM_LOCK_NODE and SIM_LOCK_SLOT. */
 u64 cql_header(struct proto_sim *sim);
+/*
+ * Wait up to 10 s for @n resets in the background, all between steps at
+ * one moment (rdlock_proto_resetting()): none holds a worker.
+ */
+bool sim_resets_parked(u32 n);
 
 /* Resets by @cause in the global stats (background work counts there). */
 static inline s64 cql_resets(enum rdlock_cql_reset_cause cause)
