@@ -338,9 +338,12 @@ bool rdlock_member_survivor(u32 node)
  * each other): the heirs are the members that neither failed nor left,
  * the same set everywhere, and a node decides only once it learned its
  * epoch (rdlock_xport_learning()): until then it knows neither whether it
- * returned itself nor which of its peers did. Return: false while it has
- * not (nothing is declared meanwhile, so that every survivor declares in
- * the same order).
+ * returned itself nor which of its peers did. A node that left is not
+ * waited for by the learning (rdlock_xport_learn_excuse()): one that left
+ * before it connected here would never say, while the survivors that
+ * learned already declare it and wait for this node at the barrier.
+ * Return: false while this node is learning all the same (nothing is
+ * declared meanwhile, so that every survivor declares in the same order).
  */
 static bool rdlock_member_take_left(void)
 {
@@ -353,6 +356,15 @@ static bool rdlock_member_take_left(void)
 
 	/* Before rdlock_mb.lock: the transport's lock is taken with BH off. */
 	learning = rdlock_xport_learning();
+	if (learning) {
+		spin_lock_irqsave(&rdlock_mb.lock, flags);
+		bitmap_copy(left, rdlock_mb.left, RDLOCK_MAX_NODES);
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		if (!bitmap_empty(left, RDLOCK_MAX_NODES)) {
+			rdlock_xport_learn_excuse(left);
+			learning = rdlock_xport_learning();
+		}
+	}
 	bitmap_zero(last, RDLOCK_MAX_NODES);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	if (bitmap_empty(rdlock_mb.left, RDLOCK_MAX_NODES) || learning) {

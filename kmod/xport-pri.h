@@ -410,6 +410,8 @@ struct rdlock_node {
 	bool words_be;				/* table words big-endian */
 	u64 incarnation;			/* of its table, 0: unknown */
 	bool downset_seen;			/* its RDLOCK_WIRE_DOWNSET */
+	/* Left (the cluster engine): learning does not wait for its word. */
+	bool learn_excused;
 	u32 connects;
 	unsigned int backoff_ms;
 	struct delayed_work connect_work;	/* active side only */

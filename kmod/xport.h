@@ -107,6 +107,7 @@ bool rdlock_xport_node_cut(u32 node);
 bool rdlock_xport_node_released(u32 node);
 bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
 bool rdlock_xport_learning(void);
+void rdlock_xport_learn_excuse(const unsigned long *nodes);
 bool rdlock_xport_epoch_live(void);
 int rdlock_xport_release(u32 node);
 

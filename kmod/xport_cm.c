@@ -448,8 +448,10 @@ static void rdlock_check_learned(void)
 	    cl->state != RDLOCK_CL_LOCAL_READY)
 		return;
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (i != cl->self && rdlock_node_live(&cl->nodes[i]) &&
-		    !cl->nodes[i].downset_seen)
+		if (i != cl->self &&
+		    rdlock_learn_waits(READ_ONCE(cl->nodes[i].member),
+				       cl->nodes[i].downset_seen,
+				       cl->nodes[i].learn_excused))
 			return;
 	rdlock_view_to(RDLOCK_VIEW_LEARNED);
 }
@@ -468,8 +470,9 @@ static void rdlock_try_resolve_backend(void)
 		if (!rdlock_node_member(&cl->nodes[i]))
 			continue;
 		if (!cl->nodes[i].adv_known) {
-			/* Declared down before this table: not asked. */
-			if (rdlock_node_fenced(&cl->nodes[i]))
+			/* Declared down before this table, or left: not asked. */
+			if (rdlock_node_fenced(&cl->nodes[i]) ||
+			    cl->nodes[i].learn_excused)
 				continue;
 			return;
 		}
@@ -539,6 +542,7 @@ static void rdlock_node_return(struct rdlock_node *node, u64 inc)
 	WRITE_ONCE(node->incarnation, inc);
 	node->backoff_ms = 0;
 	node->downset_seen = false;
+	node->learn_excused = false;
 	pr_info("node %u returned with a new lock table: it keeps no lockspace until the cluster restarts\n",
 		node->id);
 }
@@ -1628,6 +1632,37 @@ bool rdlock_xport_learning(void)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_xport_learn_excuse() - learn the epoch without the word of nodes
+ *	that left
+ * @nodes: nodes the cluster engine says left cleanly, by bit.
+ *
+ * A node learning its epoch waits for every live peer's word of which
+ * nodes are declared down (RDLOCK_WIRE_DOWNSET). A peer that left before
+ * it connected here never sends one, while the survivors that learned
+ * already declare it down and wait at the declaration's barrier for this
+ * node, which declares nobody until it learned
+ * (rdlock_member_take_left()): both would wait for good. Excused, such a
+ * peer is no longer waited for; this node then decides on it as the
+ * others did, from its place here (still configured: it is not cut off
+ * first, which would change that verdict). The excuse ends when the peer
+ * returns, or with the cluster epoch. Any context but hard IRQ.
+ */
+void rdlock_xport_learn_excuse(const unsigned long *nodes)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 n;
+
+	spin_lock_bh(&cl->lock);
+	for_each_set_bit(n, nodes, RDLOCK_MAX_NODES)
+		if (n != cl->self && rdlock_node_member(&cl->nodes[n]))
+			cl->nodes[n].learn_excused = true;
+	if (cl->view == RDLOCK_VIEW_LEARNING)
+		rdlock_try_resolve_backend();
+	spin_unlock_bh(&cl->lock);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_learn_excuse, RDLOCK_INTERNAL);
+
+/**
  * rdlock_xport_epoch_live() - are this node's tables of this epoch in use
  *
  * Return: true while its cluster is up and no peer declared it down
@@ -1903,6 +1938,7 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 static void rdlock_node_reset(struct rdlock_node *node)
 {
 	node->downset_seen = false;
+	node->learn_excused = false;
 	if (rdlock_node_member(node) &&
 	    node->member != RDLOCK_MEMBER_CONFIGURED)
 		rdlock_member_to(node, RDLOCK_MEMBER_CONFIGURED);

@@ -177,4 +177,22 @@ static inline bool rdlock_left_declared(enum rdlock_member_state st,
 	}
 }
 
+/**
+ * rdlock_learn_waits() - does a node still learning its epoch wait for a
+ *	peer's word
+ * @st: the peer's place here.
+ * @seen: the peer's RDLOCK_WIRE_DOWNSET came.
+ * @excused: the cluster engine says the peer left, and this node is to
+ *	decide on it without its word (rdlock_xport_learn_excuse()).
+ *
+ * Return: true while a live peer (configured, or returned) has not said
+ * which nodes are declared down and has not left.
+ */
+static inline bool rdlock_learn_waits(enum rdlock_member_state st, bool seen,
+				      bool excused)
+{
+	return (st == RDLOCK_MEMBER_CONFIGURED ||
+		st == RDLOCK_MEMBER_RETURNED) && !seen && !excused;
+}
+
 #endif /* _RDLOCK_XPORT_MEMBER_H */

@@ -341,9 +341,12 @@ guest_tests()
 		# guest/member.sh says why): the victim's cluster engine
 		# killed; its power cut, then on again (it comes back); frozen
 		# for good; its link cut (2|1); dlm_controld fencing it
-		# through the host in the last three.
+		# through the host in the last three; a node that leaves
+		# while another learns its epoch.
 		cluster_step "$kernel" member-engine 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided engine
+		cluster_step "$kernel" member-learn 3 600 "${FSDLM_BINS[@]}" -- \
+			sh guest/member.sh verbs learn
 		cluster_step "$kernel" member-reboot 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs reboot
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \

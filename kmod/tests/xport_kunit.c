@@ -578,6 +578,41 @@ static void rdlock_left_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdlock_left_declared(c->st, c->heir), c->expect);
 }
 
+/* Does a node learning its epoch wait for a peer's word? */
+struct rdlock_learn_case {
+	const char *name;
+	enum rdlock_member_state st;
+	bool seen;
+	bool excused;
+	bool expect;
+};
+
+static const struct rdlock_learn_case rdlock_learn_cases[] = {
+	{ "configured, no word yet", CFG, false, false, true },
+	{ "configured, its word came", CFG, true, false, false },
+	{ "configured, left (excused)", CFG, false, true, false },
+	{ "returned, no word yet", RET, false, false, true },
+	{ "returned, left (excused)", RET, false, true, false },
+	{ "being declared down", FEN, false, false, false },
+	{ "declared down", DWN, false, false, false },
+	{ "not configured", ABS, false, false, false },
+};
+
+static void rdlock_learn_desc(const struct rdlock_learn_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_learn, rdlock_learn_cases, rdlock_learn_desc);
+
+static void rdlock_learn_test(struct kunit *test)
+{
+	const struct rdlock_learn_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_learn_waits(c->st, c->seen, c->excused),
+			c->expect);
+}
+
 #undef ABS
 #undef CFG
 #undef FEN
@@ -604,6 +639,7 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE(rdlock_view_moves_test),
 	KUNIT_CASE_PARAM(rdlock_return_test, rdlock_return_gen_params),
 	KUNIT_CASE_PARAM(rdlock_left_test, rdlock_left_gen_params),
+	KUNIT_CASE_PARAM(rdlock_learn_test, rdlock_learn_gen_params),
 	{}
 };
 

@@ -32,6 +32,18 @@
 #           victim, alone, loses quorum, its membership stops, and until
 #           its power goes every NOQUEUE request it makes is refused:
 #           the minority grants nothing.
+#   learn   no nodedown_test, no fencing: node 1 takes its cluster down
+#           (it leaves; nodes 0 and 2 declare it down), the victim's links
+#           go down for 60 s (inject_link_down_ms), node 1 comes up again
+#           and learns its epoch from node 0 (which takes its new table),
+#           waiting for the victim's word, and then the victim takes its
+#           cluster down before the two ever connected. Node 0, which learned long ago, declares
+#           the victim down at once and waits at the barrier for node 1;
+#           node 1 must not wait for the victim's word any more: it
+#           learns, declares the victim down too, and both run again
+#           within 60 s, node 1 ready, the victim shown down on both.
+#           Before, node 1 learned only when the victim came back, and
+#           node 0 granted nothing meanwhile.
 #   reboot  as kill; then node 0 has the host power the victim on again
 #           (host-ctl.sh boot). The victim boots anew (RDLOCK_BOOT=2),
 #           starts corosync and dlm_controld, and its cluster comes up as
@@ -69,13 +81,13 @@ BACKEND=$1
 MODE=${2:-}
 rdl_backend_arg "$BACKEND"
 case $MODE in
-engine) FENCE= ;;
+engine | learn) FENCE= ;;
 kill | freeze | reboot) FENCE=fence ;;
 partition)
 	FENCE=fence
 	RDL_FENCE_DELAY=30
 	;;
-*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition|reboot" >&2; exit 2 ;;
+*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition|reboot|learn" >&2; exit 2 ;;
 esac
 FREEZE_PORT=7792
 SHORT_FREEZE_MS=3000
@@ -181,6 +193,111 @@ survivor_sees_return() {
 	rdl_signal $P_RGOT
 }
 
+# learn: every node runs with every member (P_LREADY); node 1 left and
+# was declared down here (P_L1DOWN); nodes 0 and 2 saw it (P_L1SEEN), the
+# victim with its links down; node 1 is up again, learning (P_L1UP); node
+# 0 took its new table (P_L0SAW): node 1 is a survivor its declarations
+# wait for; the victim left (P_L2GONE).
+P_LREADY=7782
+P_L0SAW=7787
+P_L1DOWN=7783
+P_L1SEEN=7784
+P_L1UP=7785
+P_L2GONE=7786
+LINK_DOWN=/sys/kernel/debug/rdlock/inject_link_down_ms
+# How long the victim's links stay down: node 1 must learn before.
+LEARN_LINK_DOWN_MS=60000
+
+# This node's view of its epoch (debugfs rdlock/cluster).
+rdl_view() {
+	sed -n 's/^view: //p' /sys/kernel/debug/rdlock/cluster
+}
+
+# learn: the membership runs without the nodes of $1 (a list), each
+# declared down here since $2 declarations in all.
+learn_declared() {
+	l_t=$(($3))
+	until [ "$(rdl_member_line state)" = running ] &&
+	      [ "$(rdl_member_line declared_down)" = "$2" ] &&
+	      [ -z "$(rdl_member_line failed)" ] &&
+	      [ "$(rdl_member_line members)" = "$1" ]; do
+		l_t=$((l_t - 1))
+		[ "$l_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
+		sleep 1
+	done
+}
+
+learn_link_down() {
+	echo $LEARN_LINK_DOWN_MS > $LINK_DOWN
+}
+
+# Node 1, up again, learning: it heard from node 0, not from the victim.
+learn_waiting() {
+	[ "$(rdl_view)" = learning ] || { echo "# view $(rdl_view)"; return 1; }
+}
+
+learn_corner() {
+	rdl_signal $P_LREADY
+	case $RDLOCK_NODE_ID in
+	1)
+		rdl_step "node 1: nodes 0 and $VICTIM run with every member" \
+			rdl_wait_signal 0 $P_LREADY 120 &&
+		rdl_wait_signal "$VICTIM" $P_LREADY 120 &&
+		rdl_step "node 1: cluster down, leaving the membership" \
+			rdl_poll 30 rdlockctl down &&
+		rdl_signal $P_L1DOWN &&
+		rdl_step "node 1: node 0 declared it down" \
+			rdl_wait_signal 0 $P_L1SEEN 180 &&
+		rdl_step "node 1: node $VICTIM declared it down, its links down" \
+			rdl_wait_signal "$VICTIM" $P_L1SEEN 180 &&
+		rdl_step "node 1: cluster up again" rdlockctl up &&
+		rdl_step "node 1: learning, waiting for node $VICTIM's word" \
+			rdl_poll 30 learn_waiting &&
+		rdl_signal $P_L1UP &&
+		rdl_step "node 1: node $VICTIM left" \
+			rdl_wait_signal "$VICTIM" $P_L2GONE 120 &&
+		rdl_step "node 1: cluster ready without node $VICTIM's word" \
+			rdlockctl wait --timeout 50 &&
+		rdl_step "node 1: node $VICTIM declared down, running" \
+			learn_declared 0-1 1 30 &&
+		rdl_step "node 1: node $VICTIM shown down" \
+			rdl_node_flag "$VICTIM" down
+		;;
+	0)
+		rdl_step "node 0: node 1 left" rdl_wait_signal 1 $P_L1DOWN 120 &&
+		rdl_step "node 0: node 1 declared down, running" \
+			learn_declared "0,2" 1 120 &&
+		rdl_signal $P_L1SEEN &&
+		rdl_step "node 0: node 1 up again" \
+			rdl_wait_signal 1 $P_L1UP 180 &&
+		rdl_step "node 0: node 1 returned" \
+			rdl_poll 60 rdl_node_flag 1 returned &&
+		rdl_signal $P_L0SAW &&
+		rdl_step "node 0: node $VICTIM left" \
+			rdl_wait_signal "$VICTIM" $P_L2GONE 120 &&
+		rdl_step "node 0: node $VICTIM declared down, running again" \
+			learn_declared 0-1 2 50 &&
+		rdl_step "node 0: node $VICTIM shown down" \
+			rdl_node_flag "$VICTIM" down
+		;;
+	*)
+		rdl_step "victim: node 1 left" rdl_wait_signal 1 $P_L1DOWN 120 &&
+		rdl_step "victim: node 1 declared down, running" \
+			learn_declared "0,2" 1 120 &&
+		rdl_step "victim: links down for $LEARN_LINK_DOWN_MS ms" \
+			learn_link_down &&
+		rdl_signal $P_L1SEEN &&
+		rdl_step "victim: node 1 up again" \
+			rdl_wait_signal 1 $P_L1UP 180 &&
+		rdl_step "victim: node 0 took node 1's new table" \
+			rdl_wait_signal 0 $P_L0SAW 120 &&
+		rdl_step "victim: cluster down, leaving the membership" \
+			rdl_poll 30 rdlockctl down &&
+		rdl_signal $P_L2GONE
+		;;
+	esac
+}
+
 # Every node, the victim back, answers on P_END.
 all_ended() {
 	rdl_signal $P_END
@@ -255,6 +372,7 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 		RDLOCK_ND_KILL="sh $RDL/guest/host-ctl.sh stop $RDLOCK_NODE_ID"
 		what="the victim frozen, then fenced"
 		;;
+	learn) ;;
 	*)
 		RDLOCK_ND_KILL="kill -9 $RDL_COROSYNC_PID $RDL_DLM_CONTROLD_PID"
 		# The victim lives on: it holds its locks until every
@@ -264,9 +382,15 @@ if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm dlm_slots=8192" \
 		what="the victim's cluster engine killed"
 		;;
 	esac
-	export RDLOCK_ND_KILL
-	rdl_step "nodedown_test, $what ($BACKEND)" nodedown_test
-	sed 's/^/#   /' $RDL_MEMBERSHIP
+	if [ "$MODE" = learn ]; then
+		learn_corner
+		[ "$RDLOCK_NODE_ID" -eq "$VICTIM" ] && echo 0 > $LINK_DOWN
+		sed 's/^/#   /' $RDL_MEMBERSHIP
+	else
+		export RDLOCK_ND_KILL
+		rdl_step "nodedown_test, $what ($BACKEND)" nodedown_test
+		sed 's/^/#   /' $RDL_MEMBERSHIP
+	fi
 	[ "$MODE" = freeze ] && [ "$RDLOCK_NODE_ID" -eq 0 ] &&
 		rdl_step "node 0: the declaration that failed was tried again" \
 			down_tried_again
