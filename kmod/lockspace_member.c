@@ -342,8 +342,9 @@ bool rdlock_member_survivor(u32 node)
  * waited for by the learning (rdlock_xport_learn_excuse()): one that left
  * before it connected here would never say, while the survivors that
  * learned already declare it and wait for this node at the barrier.
- * Return: false while this node is learning all the same (nothing is
- * declared meanwhile, so that every survivor declares in the same order).
+ * Return: false while this node is learning all the same (none that left
+ * is declared meanwhile, so that every survivor declares them in the same
+ * order).
  */
 static bool rdlock_member_take_left(void)
 {

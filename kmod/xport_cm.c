@@ -431,29 +431,42 @@ static bool rdlock_adv_acceptable(const struct rdlock_backend_adv *adv)
 }
 
 /*
+ * Called with rdlock_cl.lock held: does this node, learning, still wait
+ * for the word of a live peer that did not leave? That word names the
+ * cluster's backend.
+ */
+static bool rdlock_learn_pending(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (i != cl->self &&
+		    rdlock_learn_waits(READ_ONCE(cl->nodes[i].member),
+				       cl->nodes[i].downset_seen,
+				       cl->nodes[i].learn_excused))
+			return true;
+	return false;
+}
+
+/*
  * Called with rdlock_cl.lock held. This node knows where the cluster's
  * epoch stands once its backend is resolved and every live peer sent its
- * RDLOCK_WIRE_DOWNSET: only then is it ready (rdlock_cluster_state()), so
- * a node back with a new table hosts nothing and takes no directory
- * before it learned that it was declared down.
+ * RDLOCK_WIRE_DOWNSET (one that left excused): only then is it ready
+ * (rdlock_cluster_state()), so a node back with a new table hosts nothing
+ * and takes no directory before it learned that it was declared down.
  */
 static void rdlock_check_learned(void)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	u32 i;
 
 	lockdep_assert_held(&cl->lock);
 	if (cl->view != RDLOCK_VIEW_LEARNING ||
 	    cl->backend == RDLOCK_BACKEND_NONE ||
 	    cl->state != RDLOCK_CL_LOCAL_READY)
 		return;
-	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if (i != cl->self &&
-		    rdlock_learn_waits(READ_ONCE(cl->nodes[i].member),
-				       cl->nodes[i].downset_seen,
-				       cl->nodes[i].learn_excused))
-			return;
-	rdlock_view_to(RDLOCK_VIEW_LEARNED);
+	if (!rdlock_learn_pending())
+		rdlock_view_to(RDLOCK_VIEW_LEARNED);
 }
 
 /* Called with rdlock_cl.lock held, whenever a node's advert is learnt. */
@@ -470,9 +483,15 @@ static void rdlock_try_resolve_backend(void)
 		if (!rdlock_node_member(&cl->nodes[i]))
 			continue;
 		if (!cl->nodes[i].adv_known) {
-			/* Declared down before this table, or left: not asked. */
-			if (rdlock_node_fenced(&cl->nodes[i]) ||
-			    cl->nodes[i].learn_excused)
+			/* Declared down before this table: not asked. */
+			if (rdlock_node_fenced(&cl->nodes[i]))
+				continue;
+			/*
+			 * Left before it said: the backend the cluster chose
+			 * with its advert comes with a learned peer's word,
+			 * unless none is to come.
+			 */
+			if (cl->nodes[i].learn_excused && !rdlock_learn_pending())
 				continue;
 			return;
 		}
@@ -1644,8 +1663,12 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_learning, RDLOCK_INTERNAL);
  * (rdlock_member_take_left()): both would wait for good. Excused, such a
  * peer is no longer waited for; this node then decides on it as the
  * others did, from its place here (still configured: it is not cut off
- * first, which would change that verdict). The excuse ends when the peer
- * returns, or with the cluster epoch. Any context but hard IRQ.
+ * first, which would change that verdict). The backend is still taken
+ * from a learned peer's word while one is to come: the cluster chose it
+ * with the excused peer's advert, which this node never saw. The excuse
+ * ends when the peer returns, or with the cluster epoch. Nothing while
+ * the cluster is not up or this node is not learning. Any context but
+ * hard IRQ.
  */
 void rdlock_xport_learn_excuse(const unsigned long *nodes)
 {
@@ -1653,11 +1676,14 @@ void rdlock_xport_learn_excuse(const unsigned long *nodes)
 	u32 n;
 
 	spin_lock_bh(&cl->lock);
+	if (!rdlock_cl_up() || cl->view != RDLOCK_VIEW_LEARNING) {
+		spin_unlock_bh(&cl->lock);
+		return;
+	}
 	for_each_set_bit(n, nodes, RDLOCK_MAX_NODES)
 		if (n != cl->self && rdlock_node_member(&cl->nodes[n]))
 			cl->nodes[n].learn_excused = true;
-	if (cl->view == RDLOCK_VIEW_LEARNING)
-		rdlock_try_resolve_backend();
+	rdlock_try_resolve_backend();
 	spin_unlock_bh(&cl->lock);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_learn_excuse, RDLOCK_INTERNAL);

@@ -58,6 +58,22 @@ static bool sim_wait_word(struct proto_sim *sim, u64 old)
 	return true;
 }
 
+/*
+ * Wait until client @c polls: its FA returned, so no operation of its that
+ * changes the word is under way (a census taken meanwhile counts none).
+ */
+static bool bakery_client_polls(struct bakery_client *c)
+{
+	unsigned long until = jiffies + 10 * HZ;
+
+	while (!READ_ONCE(c->t.polls)) {
+		if (time_after(jiffies, until))
+			return false;
+		usleep_range(1000, 2000);
+	}
+	return true;
+}
+
 static s64 bakery_stat(size_t offset)
 {
 	return atomic64_read((atomic64_t *)((char *)&rdlock_proto_stats +
@@ -336,6 +352,7 @@ static void bakery_forget_test(struct kunit *test)
 	censuses = BAKERY_STAT(bakery_censuses);
 	bakery_client_start(test, c, sim, 0, RDLOCK_MODE_EXCLUSIVE);
 	KUNIT_ASSERT_TRUE(test, sim_wait_word(sim, bakery_word_pack(0, 0, 1, 1)));
+	KUNIT_ASSERT_TRUE(test, bakery_client_polls(c));
 	sim_fail_node(sim, 2, true);
 	KUNIT_EXPECT_EQ(test, p.ops->forget_node(cfg0, &home, 2,
 						 bakery_forget_excl, &excl), 1);

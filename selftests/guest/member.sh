@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Membership from the cluster engine, on 3 guests:
-#   member.sh verbs|twosided engine|kill|freeze|partition|reboot
+#   member.sh verbs|twosided engine|kill|freeze|partition|reboot|learn
 # rdlock is loaded with membership=dlm. The cluster cannot come up before
 # dlm_controld runs; then corosync and dlm_controld start on every node,
 # the cluster comes up as a member of the companion fs/dlm lockspace and
-# grants. nodedown_test then runs with RDLOCK_ND_KILL, and the last node,
-# the victim, dies in one of three ways (selftests/rdlock/nodedown_test.c
-# says what each node checks):
+# grants. Then, but for learn, nodedown_test runs with RDLOCK_ND_KILL, and
+# the last node, the victim, dies in one of these ways
+# (selftests/rdlock/nodedown_test.c says what each node checks):
 #   engine  dlm_controld does not fence; the victim kills its corosync
 #           and dlm_controld, stops granting, and the survivors' cluster
 #           engine declares it down. The victim stays up, cut off, so the
@@ -33,15 +33,16 @@
 #           its power goes every NOQUEUE request it makes is refused:
 #           the minority grants nothing.
 #   learn   no nodedown_test, no fencing: node 1 takes its cluster down
-#           (it leaves; nodes 0 and 2 declare it down), the victim's links
-#           go down for 60 s (inject_link_down_ms), node 1 comes up again
-#           and learns its epoch from node 0 (which takes its new table),
-#           waiting for the victim's word, and then the victim takes its
-#           cluster down before the two ever connected. Node 0, which learned long ago, declares
-#           the victim down at once and waits at the barrier for node 1;
+#           (it leaves; nodes 0 and 2 declare it down), the victim's
+#           links go down for 60 s (inject_link_down_ms), node 1 comes up
+#           again and learns its epoch from node 0 (which takes its new
+#           table), waiting for the victim's word, and then the victim,
+#           its links still down, takes its cluster down before the two
+#           ever connected. Node 0, which learned long ago, declares the
+#           victim down at once and waits at the barrier for node 1;
 #           node 1 must not wait for the victim's word any more: it
 #           learns, declares the victim down too, and both run again
-#           within 60 s, node 1 ready, the victim shown down on both.
+#           within 50 s, node 1 ready, the victim shown down on both.
 #           Before, node 1 learned only when the victim came back, and
 #           node 0 granted nothing meanwhile.
 #   reboot  as kill; then node 0 has the host power the victim on again
@@ -231,7 +232,14 @@ learn_link_down() {
 	echo $LEARN_LINK_DOWN_MS > $LINK_DOWN
 }
 
-# Node 1, up again, learning: it heard from node 0, not from the victim.
+# The victim's links are down yet (5 s left at least): node 1 has not
+# reached it.
+learn_links_down() {
+	[ "$(cat $LINK_DOWN)" -gt 5000 ] ||
+		{ echo "# links down for $(cat $LINK_DOWN) ms more"; return 1; }
+}
+
+# Node 1, up again, learning (node 0's P_L0SAW says it reached node 0).
 learn_waiting() {
 	[ "$(rdl_view)" = learning ] || { echo "# view $(rdl_view)"; return 1; }
 }
@@ -291,6 +299,7 @@ learn_corner() {
 			rdl_wait_signal 1 $P_L1UP 180 &&
 		rdl_step "victim: node 0 took node 1's new table" \
 			rdl_wait_signal 0 $P_L0SAW 120 &&
+		rdl_step "victim: its links still down" learn_links_down &&
 		rdl_step "victim: cluster down, leaving the membership" \
 			rdl_poll 30 rdlockctl down &&
 		rdl_signal $P_L2GONE
