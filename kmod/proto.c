@@ -1191,6 +1191,27 @@ static u32 rdlock_finish_count(enum rdlock_finish_kind kind, u32 *parked)
 	return max(atomic_read(&fq->live), 0);
 }
 
+static int rdlock_finish_wake(struct wait_queue_entry *wake,
+			      unsigned int mode, int sync, void *key)
+{
+	rdlock_proto_finish_kick(wake->private);
+	return 0;
+}
+
+/**
+ * rdlock_proto_finish_wake_init() - a wait-queue entry that kicks a finisher
+ * @wake: the entry, to add to the queue of the event a step waits for.
+ * @f: the finisher: a wake-up of that queue runs its next step
+ *	(rdlock_proto_finish_kick()), as vhost turns a file's wake-up into
+ *	work. The last step removes @wake.
+ */
+void rdlock_proto_finish_wake_init(struct wait_queue_entry *wake,
+				   struct rdlock_finish *f)
+{
+	init_waitqueue_func_entry(wake, rdlock_finish_wake);
+	wake->private = f;
+}
+
 /**
  * rdlock_proto_finishing() - how many tickets are being finished
  * @parked: if not NULL, set to how many of them took a step and wait for

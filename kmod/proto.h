@@ -705,6 +705,8 @@ void rdlock_proto_finish_later(const struct rdlock_proto_cfg *cfg,
 			       struct rdlock_ticket *t,
 			       rdlock_finish_step_t step);
 void rdlock_proto_finish_kick(struct rdlock_finish *f);
+void rdlock_proto_finish_wake_init(struct wait_queue_entry *wake,
+				   struct rdlock_finish *f);
 u32 rdlock_proto_finishing(u32 *parked);
 u32 rdlock_proto_resetting(u32 *parked);
 void rdlock_proto_reset_later(const struct rdlock_proto_cfg *cfg,

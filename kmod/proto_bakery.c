@@ -924,6 +924,17 @@ static bool rdlock_bakery_census_round(const struct rdlock_proto_cfg *cfg,
 	}
 }
 
+/*
+ * The back-off @retry_us (rdlock_proto_retry_delay()'s) before a failed
+ * operation of a step is tried again, at least a millisecond as
+ * rdlock_proto_retry()'s sleep: a link that fails every operation at once
+ * is not asked again and again meanwhile.
+ */
+static u64 rdlock_bakery_retry_ns(unsigned int retry_us)
+{
+	return (u64)max(retry_us, USEC_PER_MSEC) * NSEC_PER_USEC;
+}
+
 /* The settler's state between its steps. */
 struct rdlock_bakery_settler {
 	struct rdlock_bakery_word *w;
@@ -953,8 +964,8 @@ static u64 rdlock_bakery_settle(struct rdlock_finish *f,
 				struct rdlock_ticket *t, void *state)
 {
 	struct rdlock_bakery_settler *s = state;
-	u64 v, backoff;
 	int ret;
+	u64 v;
 
 	if (!s->w) {
 		spin_lock_bh(&rdlock_bakery_lock);
@@ -975,8 +986,8 @@ static u64 rdlock_bakery_settle(struct rdlock_finish *f,
 			rdlock_bakery_disarm(s->w, true);
 			return rdlock_bakery_settle_pause(s);
 		}
-		backoff = (u64)max(s->backoff_us, USEC_PER_MSEC) * NSEC_PER_USEC;
-		return backoff + rdlock_bakery_settle_pause(s);
+		return rdlock_bakery_retry_ns(s->backoff_us) +
+		       rdlock_bakery_settle_pause(s);
 	}
 	s->backoff_us = 0;
 	if (rdlock_bakery_census_round(cfg, t, s->w, v))
@@ -1406,16 +1417,6 @@ struct rdlock_bakery_finish {
 static_assert(sizeof(struct rdlock_bakery_finish) <= RDLOCK_FINISH_STATE_SIZE);
 
 /*
- * The back-off before a failed operation is tried again, at least a
- * millisecond as rdlock_proto_retry()'s sleep: a link that fails every
- * operation at once is not asked again and again meanwhile.
- */
-static u64 rdlock_bakery_retry_ns(const struct rdlock_bakery_finish *s)
-{
-	return (u64)max(s->p.retry_us, USEC_PER_MSEC) * NSEC_PER_USEC;
-}
-
-/*
  * A step of the background end of an abandoned ticket (rdlock_finish_step_t):
  * one poll of its wait, and the release once it is granted. Polls as the
  * waiter did, the sleeps between them are the finisher's timer.
@@ -1447,7 +1448,7 @@ static u64 rdlock_bakery_finish(struct rdlock_finish *f,
 	if (ret) {
 		/* A READ changes nothing: again after the back-off. */
 		if (rdlock_proto_retry_delay(cfg, t, ret, &s->p.retry_us))
-			return rdlock_bakery_retry_ns(s);
+			return rdlock_bakery_retry_ns(s->p.retry_us);
 		goto failed;
 	}
 	s->p.retry_us = 0;
@@ -1462,7 +1463,7 @@ static u64 rdlock_bakery_finish(struct rdlock_finish *f,
 	case RDLOCK_BAKERY_POLL_CAS_FAILED:
 		ret = s->p.err;
 		if (rdlock_proto_retry_delay(cfg, t, ret, &s->p.retry_us))
-			return rdlock_bakery_retry_ns(s) +
+			return rdlock_bakery_retry_ns(s->p.retry_us) +
 			       rdlock_bakery_poll_next(cfg, &s->p);
 		break;
 	case RDLOCK_BAKERY_POLL_GONE:

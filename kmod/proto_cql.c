@@ -721,14 +721,6 @@ struct rdlock_cql_finish {
 
 static_assert(sizeof(struct rdlock_cql_finish) <= RDLOCK_FINISH_STATE_SIZE);
 
-/* @w's grant or abort: its finisher's next step, now. */
-static int rdlock_cql_finish_wake(struct wait_queue_entry *wake,
-				  unsigned int mode, int sync, void *key)
-{
-	rdlock_proto_finish_kick(wake->private);
-	return 0;
-}
-
 /*
  * A finisher's look at its waiter: 0 granted, -EAGAIN aborted by a reset,
  * -ENOLCK out of the queue with the reset of a stuck lock, -ESTALE the
@@ -795,8 +787,8 @@ static u64 rdlock_cql_finish(struct rdlock_finish *f,
 		if (WARN_ON_ONCE(!w) || WARN_ON_ONCE(rdlock_cql_layout(cfg, &l)))
 			return 0;
 		s->w = w;
-		init_waitqueue_func_entry(&s->wake, rdlock_cql_finish_wake);
-		s->wake.private = f;
+		/* @w's grant or abort: its finisher's next step, now. */
+		rdlock_proto_finish_wake_init(&s->wake, f);
 		add_wait_queue(&w->wq, &s->wake);
 		s->wt.last = 0;
 		s->wt.since = jiffies;

@@ -680,14 +680,6 @@ struct rdlock_cql_reset_steps {
 static_assert(sizeof(struct rdlock_cql_reset_steps) <=
 	      RDLOCK_FINISH_STATE_SIZE);
 
-/* Another claim of the lock by this node ended: the owed reset's step. */
-static int rdlock_cql_claim_ended_wake(struct wait_queue_entry *wake,
-				       unsigned int mode, int sync, void *key)
-{
-	rdlock_proto_finish_kick(wake->private);
-	return 0;
-}
-
 /*
  * Claim @s's lock (rdlock_cql_claim_begin()); while another claim of it
  * by this node runs, wait on claim_ended, which that claim's end wakes.
@@ -699,9 +691,7 @@ static bool rdlock_cql_reset_begin(struct rdlock_finish *f,
 	if (!s->waiting) {
 		if (rdlock_cql_claim_begin(ws, &s->c))
 			return true;
-		init_waitqueue_func_entry(&s->ended,
-					  rdlock_cql_claim_ended_wake);
-		s->ended.private = f;
+		rdlock_proto_finish_wake_init(&s->ended, f);
 		add_wait_queue(&ws->claim_ended, &s->ended);
 		s->waiting = true;
 	}

@@ -244,6 +244,22 @@ learn_waiting() {
 	[ "$(rdl_view)" = learning ] || { echo "# view $(rdl_view)"; return 1; }
 }
 
+# learn, on node 0 and the victim ($1 names the node in the steps): node 1
+# left, and is declared down here.
+learn_node1_declared() {
+	rdl_step "$1: node 1 left" rdl_wait_signal 1 $P_L1DOWN 120 &&
+	rdl_step "$1: node 1 declared down, running" \
+		learn_declared "0,2" 1 120
+}
+
+# learn, on nodes 0 and 1 ($1 names the node in the steps): the victim is
+# declared down here within $3 s, this node's declaration $2 in all.
+learn_victim_declared() {
+	rdl_step "$1: node $VICTIM declared down, running" \
+		learn_declared 0-1 "$2" "$3" &&
+	rdl_step "$1: node $VICTIM shown down" rdl_node_flag "$VICTIM" down
+}
+
 learn_corner() {
 	rdl_signal $P_LREADY
 	case $RDLOCK_NODE_ID in
@@ -266,15 +282,10 @@ learn_corner() {
 			rdl_wait_signal "$VICTIM" $P_L2GONE 120 &&
 		rdl_step "node 1: cluster ready without node $VICTIM's word" \
 			rdlockctl wait --timeout 50 &&
-		rdl_step "node 1: node $VICTIM declared down, running" \
-			learn_declared 0-1 1 30 &&
-		rdl_step "node 1: node $VICTIM shown down" \
-			rdl_node_flag "$VICTIM" down
+		learn_victim_declared "node 1" 1 30
 		;;
 	0)
-		rdl_step "node 0: node 1 left" rdl_wait_signal 1 $P_L1DOWN 120 &&
-		rdl_step "node 0: node 1 declared down, running" \
-			learn_declared "0,2" 1 120 &&
+		learn_node1_declared "node 0" &&
 		rdl_signal $P_L1SEEN &&
 		rdl_step "node 0: node 1 up again" \
 			rdl_wait_signal 1 $P_L1UP 180 &&
@@ -283,15 +294,10 @@ learn_corner() {
 		rdl_signal $P_L0SAW &&
 		rdl_step "node 0: node $VICTIM left" \
 			rdl_wait_signal "$VICTIM" $P_L2GONE 120 &&
-		rdl_step "node 0: node $VICTIM declared down, running again" \
-			learn_declared 0-1 2 50 &&
-		rdl_step "node 0: node $VICTIM shown down" \
-			rdl_node_flag "$VICTIM" down
+		learn_victim_declared "node 0" 2 50
 		;;
 	*)
-		rdl_step "victim: node 1 left" rdl_wait_signal 1 $P_L1DOWN 120 &&
-		rdl_step "victim: node 1 declared down, running" \
-			learn_declared "0,2" 1 120 &&
+		learn_node1_declared victim &&
 		rdl_step "victim: links down for $LEARN_LINK_DOWN_MS ms" \
 			learn_link_down &&
 		rdl_signal $P_L1SEEN &&
