@@ -15,7 +15,8 @@
 #               xport          the exact-count transport test,
 #               lock           mutual exclusion of the bakery lock, the CAS
 #                              spinlock and CQL, CQL's grant order and a
-#                              writer among readers,
+#                              writer among readers (debug, two-sided:
+#                              what the backend can change),
 #               lockspace      /dev/rdlock lockspaces by name: exclusion
 #                              (bakery, CAS spinlock, update locks),
 #                              fairness, reader stream, many names,
@@ -43,17 +44,15 @@
 #                              /etc/rdlock/rdlock.conf, rdlockctl up
 #                              --config and down --config, refused files;
 #                              3 nodes, stock kernel only
-#             ocfs2-o2cb       OCFS2 with its own o2cb stack on a disk
-#                              shared by 3 nodes: concurrent file work,
-#                              flock across nodes, an exact count, then
-#                              fsck.ocfs2 on the host (ocfs2-test.sh);
-#                              stock kernel only
-#             ocfs2-rdlock     the same through rdlock: OCFS2's locks in
-#                              an rdlock DLM lockspace, by the plug-in
-#                              ocfs2_stack_rdlock.ko; fewer files and
-#                              records (both kernels; stock: the backend
-#                              auto picks, two-sided on rxe; debug:
-#                              verbs)
+#             ocfs2-rdlock     OCFS2 on a disk shared by 3 nodes through
+#                              rdlock: OCFS2's locks in an rdlock DLM
+#                              lockspace, by the plug-in
+#                              ocfs2_stack_rdlock.ko; concurrent file
+#                              work, flock across nodes, an exact count,
+#                              then fsck.ocfs2 on the host
+#                              (ocfs2-test.sh); debug kernel only, on
+#                              verbs (stock: the demo's first run, on
+#                              o2cb and then on rdlock)
 #             ocfs2-rdlock-kill  the same with corosync and dlm_controld;
 #                              the last node is killed mounted, holding
 #                              a flock: fenced, declared down, its journal
@@ -312,9 +311,12 @@ guest_tests()
 	if [ "$kernel" = debug ]; then
 		cluster_step debug xport-lock-lockspace-verbs 3 2400 -- \
 			sh guest/seq.sh "xport.sh verbs" "lock.sh verbs" "ls.sh verbs"
+		# lock.sh's tests of a protocol's own logic ran on verbs:
+		# on two-sided, only what the backend can change.
 		cluster_step debug xport-lock-lockspace-dlm-twosided 3 3000 -- \
-			sh guest/seq.sh "xport.sh twosided" "lock.sh twosided" \
-			"ls.sh twosided" "dlm.sh twosided" "nodedown.sh twosided"
+			sh guest/seq.sh "xport.sh twosided" \
+			"lock.sh twosided backend" "ls.sh twosided" \
+			"dlm.sh twosided" "nodedown.sh twosided"
 	else
 		cluster_step "$kernel" xport-lock-lockspace-dlm-verbs 3 2400 -- \
 			sh guest/seq.sh "xport.sh verbs" "lock.sh verbs" \
@@ -354,24 +356,17 @@ guest_tests()
 		cluster_step "$kernel" member-partition 3 900 \
 			"${FSDLM_BINS[@]}" -- sh guest/member.sh verbs partition
 	fi
-	# Stock only: on the debug kernel every check passes and fsck is
-	# clean, but lockdep reports a circular dependency in o2cb itself on
-	# every node when its heartbeat region is removed at unmount
-	# (configfs_rmdir's frag_sem against o2net's listen work and
-	# configfs_depend_item; testing.rst, "OCFS2 on a shared disk").
-	# By hand: ocfs2-test.sh --kernel debug --files 8 --records 12.
-	if [ "$kernel" = stock ]; then
-		ocfs2_step stock o2cb 300
-	fi
 	# OCFS2 through rdlock's plug-in. Short: the exclusion and the
 	# exact count need a few records, not many. Debug: KASAN and
 	# lockdep under TCG make every lock hand-over seconds long (guests
 	# 404 s with 8 files and 12 records, 279 s with 3 and 5, 120 s with
 	# 2 and 3).
 	# Stock as users meet it (auto: two-sided on rxe), debug on the
-	# one-sided verbs backend, so that OCFS2 runs on both.
+	# one-sided verbs backend, so that OCFS2 runs on both. On stock the
+	# plain run is the demo's first (OCFS2 on o2cb, then on rdlock, with
+	# the same checks), and each run below does its workload too, on
+	# the survivors or, with --restart, on every node.
 	if [ "$kernel" = stock ]; then
-		ocfs2_step stock rdlock 300 --files 6 --records 10
 		# A node killed mounted, holding a flock; corosync and
 		# dlm_controld, which fences it through the host (stock only,
 		# as the member steps): the survivors replay its journal.

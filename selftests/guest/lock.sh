@@ -3,8 +3,12 @@
 #
 # Multi-node mutual exclusion of the lock protocols (bakery, the CAS
 # spinlock baseline and CQL; CQL grant order), run at once on every guest:
-#   lock.sh verbs|twosided
-# See selftests/rdlock/lock_test.c for what is checked.
+#   lock.sh verbs|twosided [all|backend]
+# See selftests/rdlock/lock_test.c for what is checked. With "backend"
+# (RDLOCK_LOCK_SCOPE), the tests of a protocol's own logic, on which the
+# backend has no say, are skipped (lock_test.c, backend_scope()): the
+# suite's debug kernel runs them on verbs and, on the two-sided backend,
+# only the tests whose outcome the backend can change.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -14,6 +18,10 @@ export RDLOCK_BARRIER_TIMEOUT
 
 BACKEND=$1
 rdl_backend_arg "$BACKEND"
+case ${2:-all} in
+all|backend)	RDLOCK_LOCK_SCOPE=${2:-all}; export RDLOCK_LOCK_SCOPE ;;
+*)		echo "usage: $0 verbs|twosided [all|backend]" >&2; exit 2 ;;
+esac
 
 # Under KASAN, lockdep and kmemleak (the debug kernel) these runs are there
 # for the kernel's own reports: every test and every path, with fewer
