@@ -14,6 +14,7 @@
 #include <linux/wait.h>
 
 #include "lockspace-pri.h"
+#include "lockspace_down.h"
 #include "uapi_check.h"
 
 enum rdlock_ls_down_stage {
@@ -24,15 +25,17 @@ enum rdlock_ls_down_stage {
 };
 
 /*
- * "Node @dead, its table @incarnation, is down here and I got to @stage
- * (TOLD or MOVED)"; @ask: answer if you got there too. A message without
- * @stage says TOLD; without @incarnation, of the table known here.
+ * "Node @dead, its table @incarnation of @table_slots slots (0 and 0: I
+ * know none), is down here and I got to @stage (TOLD or MOVED)"; @ask:
+ * answer if you got there too. A message without @stage says TOLD;
+ * without @incarnation, of the table known here; @table_slots 0 from a
+ * sender that does not say.
  */
 struct rdlock_ls_down_msg {
 	__le32 dead;
 	__le32 ask;
 	__le32 stage;
-	__le32 pad;
+	__le32 table_slots;
 	__le64 incarnation;
 };
 
@@ -40,7 +43,9 @@ struct rdlock_ls_down_msg {
  * A node declared down, in one cluster epoch, with one table (a node back
  * with a new table may be declared down again): the survivors that said
  * their users were told (@ready, a bit each), those that said their locks
- * of its names moved (@moved), and how far this node got.
+ * of its names moved (@moved), and how far this node got; when no table
+ * of it is known here (@incarnation 0), what the others said of its table
+ * (@named).
  */
 struct rdlock_ls_down {
 	u32 epoch;
@@ -49,6 +54,7 @@ struct rdlock_ls_down {
 	u32 moved;
 	enum rdlock_ls_down_stage stage;
 	u64 released;		/* the table of the last one done, or 0 */
+	struct rdlock_ls_named named;
 };
 
 static DEFINE_SPINLOCK(rdlock_ls_down_lock);	/* rdlock_ls_downs */
@@ -78,6 +84,7 @@ static struct rdlock_ls_down *rdlock_ls_down_get(u32 dead, u64 inc)
 		d->ready = 0;
 		d->moved = 0;
 		d->stage = RDLOCK_LS_DOWN_NONE;
+		d->named = (struct rdlock_ls_named){};
 	}
 	return d;
 }
@@ -175,6 +182,41 @@ int rdlock_ls_release_wait(const struct rdlock_ls *ls, u32 node,
 	return ls && rdlock_ls_stale(ls) ? -ESHUTDOWN : 0;
 }
 
+/*
+ * @dead's declaration is done here: it is released in the transport, with
+ * what every other survivor said of its table when none is known here
+ * (each said it in its messages of both barriers).
+ */
+static void rdlock_ls_down_release(u32 dead)
+{
+	const struct rdlock_table_named *t = NULL;
+	struct rdlock_ls_named named = {};
+	struct rdlock_ls_down *d;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
+	d = rdlock_ls_down_now(dead);
+	if (!d->incarnation) {
+		named = d->named;
+		t = rdlock_ls_named_table(&named);
+		/*
+		 * The record is of the table the transport takes now: a
+		 * survivor that missed this one's MOVED and asks again, for
+		 * that table, is answered once it returned too (released, or
+		 * DONE here), as by any other survivor.
+		 */
+		if (t && t->incarnation)
+			d->incarnation = t->incarnation;
+	}
+	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
+	rdlock_xport_release(dead, t);
+}
+
+/*
+ * Tell @node that this node got to @stage in @dead's declaration, for the
+ * table @inc: the one known here, or the asker's (known here: none). The
+ * size goes with a table known here.
+ */
 static int rdlock_ls_down_tell(u32 node, u32 dead, u64 inc,
 			       enum rdlock_ls_down_stage stage, bool ask)
 {
@@ -184,7 +226,11 @@ static int rdlock_ls_down_tell(u32 node, u32 dead, u64 inc,
 		.stage = cpu_to_le32(stage),
 		.incarnation = cpu_to_le64(inc),
 	};
+	struct rdlock_table_named t;
 
+	rdlock_xport_node_table(dead, &t);
+	if (inc && inc == t.incarnation)
+		m.table_slots = cpu_to_le32(t.slots);
 	return rdlock_xport_send_msg(node, RDLOCK_LS_DOWN_MSG_TYPE, &m,
 				     sizeof(m));
 }
@@ -206,7 +252,7 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	dead = le32_to_cpu(m->dead);
 	if (dead >= RDLOCK_MAX_NODES || dead == src)
 		return;
-	if (len >= offsetof(struct rdlock_ls_down_msg, pad) &&
+	if (len >= offsetof(struct rdlock_ls_down_msg, table_slots) &&
 	    le32_to_cpu(m->stage) == RDLOCK_LS_DOWN_MOVED)
 		stage = RDLOCK_LS_DOWN_MOVED;
 	known = rdlock_xport_node_incarnation(dead);
@@ -221,7 +267,8 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	    (rdlock_xport_node_cut(dead) && rdlock_xport_node_released(dead))) {
 		spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 		if (m->ask)
-			rdlock_ls_down_tell(src, dead, inc, stage, false);
+			rdlock_ls_down_tell(src, dead, known ?: inc, stage,
+					    false);
 		return;
 	}
 	/*
@@ -231,11 +278,18 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	d->ready |= BIT(src);
 	if (stage == RDLOCK_LS_DOWN_MOVED)
 		d->moved |= BIT(src);
+	if (!known)
+		rdlock_ls_named_add(&d->named, len >= sizeof(*m) ? inc :
+				    RDLOCK_LS_NAMED_UNSAID,
+				    le32_to_cpu(m->table_slots));
 	answer = m->ask && d->stage >= stage;
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
-	/* It may have missed ours (a connection blip): say it again. */
+	/*
+	 * It may have missed ours (a connection blip): say it again, with the
+	 * table known here, which it may never have known.
+	 */
 	if (answer)
-		rdlock_ls_down_tell(src, dead, inc, stage, false);
+		rdlock_ls_down_tell(src, dead, known ?: inc, stage, false);
 	wake_up_all(&rdlock_ls_down_wq);
 }
 
@@ -609,7 +663,7 @@ int rdlock_ls_node_down(u32 node)
 		goto out;
 	rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_DONE);
 	/* A new table of it may return now (it keeps no lockspace). */
-	rdlock_xport_release(node);
+	rdlock_ls_down_release(node);
 	at[5] = ktime_get();
 	/* Each step's milliseconds: 0 each for steps an earlier call ran. */
 	for (s = 5; s > 0; s--)

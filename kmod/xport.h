@@ -94,6 +94,16 @@ void rdlock_xport_set_epoch_handler(rdlock_xport_epoch_handler_t handler);
 u32 rdlock_xport_self(void);
 u32 rdlock_xport_table_slots(void);
 u32 rdlock_xport_node_slots(u32 node);
+/*
+ * A peer's table: its incarnation and size (0 and 0: none known); of a
+ * node declared down, as the survivors of its declaration named it.
+ */
+struct rdlock_table_named {
+	u64 incarnation;
+	u32 slots;
+};
+
+void rdlock_xport_node_table(u32 node, struct rdlock_table_named *t);
 int rdlock_xport_backend(void);
 bool rdlock_xport_ready(void);
 bool rdlock_xport_up(void);
@@ -109,7 +119,7 @@ bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
 bool rdlock_xport_learning(void);
 void rdlock_xport_learn_excuse(const unsigned long *nodes);
 bool rdlock_xport_epoch_live(void);
-int rdlock_xport_release(u32 node);
+int rdlock_xport_release(u32 node, const struct rdlock_table_named *named);
 
 /* Cluster configuration (xport_cfg.c): checked by the caller, set while down. */
 struct rdlock_status;

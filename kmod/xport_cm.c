@@ -1739,25 +1739,39 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_left_declared, RDLOCK_INTERNAL);
 /**
  * rdlock_xport_release() - a node's declaration down is done here
  * @node: a node cut off by rdlock_xport_fence().
+ * @named: the table the other survivors of the declaration named, for a
+ *	node whose table this node never knew (declared down before it
+ *	connected here); NULL, or 0 and 0: none can be told.
  *
  * Its holds left this node's lock words, and every survivor moved its
  * locks of its names: a new table of it may return (it is knocked at,
- * if this node dials it), and keeps nothing of any lockspace.
+ * if this node dials it), and keeps nothing of any lockspace. A node
+ * whose table this node never knew takes the one @named: a table of
+ * that incarnation is refused as the one declared down, any other may
+ * return, and lockspaces are laid out with its size as elsewhere. With
+ * none named, which of its tables is new cannot be told here: none
+ * returns (rdlock_return_verdict()).
  *
  * Return: 0; -EINVAL when @node is not being declared down here.
  */
-int rdlock_xport_release(u32 node)
+int rdlock_xport_release(u32 node, const struct rdlock_table_named *named)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_node *n;
 	int ret = -EINVAL;
 
 	if (node >= RDLOCK_MAX_NODES)
 		return -EINVAL;
+	n = &cl->nodes[node];
 	spin_lock_bh(&cl->lock);
-	if (rdlock_cl_up() && cl->nodes[node].member == RDLOCK_MEMBER_FENCED &&
-	    rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_DOWN)) {
+	if (rdlock_cl_up() && n->member == RDLOCK_MEMBER_FENCED &&
+	    rdlock_member_to(n, RDLOCK_MEMBER_DOWN)) {
 		ret = 0;
-		cl->nodes[node].backoff_ms = 0;
+		if (!n->incarnation && named && named->incarnation) {
+			WRITE_ONCE(n->incarnation, named->incarnation);
+			n->table_slots = named->slots;
+		}
+		n->backoff_ms = 0;
 		if (node > cl->self)
 			rdlock_schedule_connect(&cl->nodes[node]);
 		rdlock_check_learned();

@@ -1570,6 +1570,25 @@ u32 rdlock_xport_node_slots(u32 node)
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_slots, RDLOCK_INTERNAL);
 
 /**
+ * rdlock_xport_node_table() - the table of a peer this node knows
+ * @node: a peer.
+ * @t: its incarnation (0: none known) and the size its connection
+ *	announced, kept while it is unreachable or cut off.
+ */
+void rdlock_xport_node_table(u32 node, struct rdlock_table_named *t)
+{
+	*t = (struct rdlock_table_named){};
+	if (node >= RDLOCK_MAX_NODES || node == READ_ONCE(rdlock_cl.self))
+		return;
+	spin_lock_bh(&rdlock_cl.lock);
+	t->incarnation = rdlock_cl.nodes[node].incarnation;
+	if (t->incarnation)
+		t->slots = rdlock_cl.nodes[node].table_slots;
+	spin_unlock_bh(&rdlock_cl.lock);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_node_table, RDLOCK_INTERNAL);
+
+/**
  * rdlock_xport_epoch() - the cluster epoch, for layers that cache tables
  *
  * Changes whenever a lock table that callers may have written to is lost:

@@ -133,7 +133,9 @@ enum rdlock_return {
  * rdlock_return_verdict() - may a node cut off here come back
  * @st: its place here: FENCED or DOWN.
  * @known: the incarnation of its table that was declared down; 0 if it
- *	was declared down before it connected to this node's table.
+ *	was declared down before it connected to this node's table and no
+ *	other survivor of its declaration named one (rdlock_xport_release()):
+ *	which of its tables is new cannot be told then.
  * @inc: the incarnation of the table it connects with.
  * @declaring: a node's declaration is under way here (one is FENCED).
  *

@@ -51,8 +51,8 @@ declare -A allowed=(
 	# Brings every layer up and down: each one's public header.
 	[main]="kmod/xport.h kmod/proto.h kmod/lockspace.h kmod/dev.h kmod/dlm-pri.h"
 	# Pure headers (replay.h, xport_member.h, lockspace_layout.h,
-	# lockspace_errors.h) for the KUnit suites.
-	[user]="kmod/xport.h kmod/proto.h kmod/lockword/*.h kmod/backend.h kmod/replay.h kmod/xport_member.h kmod/lockspace_layout.h kmod/lockspace_errors.h kmod/uapi_check.h kmod/include/rdlock/*.h"
+	# lockspace_errors.h, lockspace_down.h) for the KUnit suites.
+	[user]="kmod/xport.h kmod/proto.h kmod/lockword/*.h kmod/backend.h kmod/replay.h kmod/xport_member.h kmod/lockspace_layout.h kmod/lockspace_errors.h kmod/lockspace_down.h kmod/uapi_check.h kmod/include/rdlock/*.h"
 )
 
 # The tree's file an include of file $1 names ($2: "x.h" or <x.h>), or "".

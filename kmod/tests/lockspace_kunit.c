@@ -11,6 +11,7 @@
 
 #include "../uapi_check.h"
 #include "../lockspace_errors.h"
+#include "../lockspace_down.h"
 #include "../lockspace_layout.h"
 #include "uapi_cases.h"
 
@@ -396,8 +397,68 @@ static void rdlock_ls_error_test(struct kunit *test)
 				c->code);
 }
 
+/* ---------------------------------------------------------------- */
+/* The table the survivors of a declaration named (lockspace_down.h)  */
+
+#define NAMED_MSGS	3
+#define UNSAID		RDLOCK_LS_NAMED_UNSAID
+
+static const struct rdlock_ls_named_case {
+	const char *what;
+	/* What each survivor's messages said: table, slots (0, 0: none). */
+	struct { u64 inc; u32 slots; } msg[NAMED_MSGS];
+	bool told;	/* the survivors agree */
+	u64 inc;	/* then the one named, 0: no survivor knew one */
+	u32 slots;
+} rdlock_ls_named_cases[] = {
+	{ "no message", {}, true, 0, 0 },
+	{ "none knew a table", { { 0, 0 }, { 0, 0 } }, true, 0, 0 },
+	{ "one named it", { { 0x11, 4096 } }, true, 0x11, 4096 },
+	{ "one named it, another knew none", { { 0, 0 }, { 0x11, 4096 } },
+	  true, 0x11, 4096 },
+	{ "two named the same", { { 0x11, 4096 }, { 0x11, 4096 } }, true,
+	  0x11, 4096 },
+	{ "two named different tables", { { 0x11, 4096 }, { 0x22, 4096 } },
+	  false },
+	{ "two named different sizes", { { 0x11, 4096 }, { 0x11, 2048 } },
+	  false },
+	{ "named without its size", { { 0x11, 0 } }, false },
+	{ "a sender that does not say", { { 0, 0 }, { UNSAID, 0 } }, false },
+	{ "apart, then the same again",
+	  { { 0x11, 4096 }, { 0x22, 4096 }, { 0x11, 4096 } }, false },
+};
+
+static void rdlock_ls_named_case_desc(const struct rdlock_ls_named_case *c,
+				      char *desc)
+{
+	rdlock_desc(c->what, desc);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_ls_named, rdlock_ls_named_cases,
+		  rdlock_ls_named_case_desc);
+
+static void rdlock_ls_named_test(struct kunit *test)
+{
+	const struct rdlock_ls_named_case *c = test->param_value;
+	const struct rdlock_table_named *t;
+	struct rdlock_ls_named n = {};
+	unsigned int i;
+
+	for (i = 0; i < NAMED_MSGS; i++)
+		rdlock_ls_named_add(&n, c->msg[i].inc, c->msg[i].slots);
+	t = rdlock_ls_named_table(&n);
+	if (!c->told) {
+		KUNIT_EXPECT_NULL(test, t);
+		return;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, t->incarnation, c->inc);
+	KUNIT_EXPECT_EQ(test, t->slots, c->slots);
+}
+
 static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_ls_error_test, rdlock_ls_error_gen_params),
+	KUNIT_CASE_PARAM(rdlock_ls_named_test, rdlock_ls_named_gen_params),
 	KUNIT_CASE_PARAM(rdlock_ls_name_test, rdlock_name_gen_params),
 	KUNIT_CASE_PARAM(rdlock_uapi_case_test, rdlock_case_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),

@@ -44,7 +44,14 @@
 #           learns, declares the victim down too, and both run again
 #           within 50 s, node 1 ready, the victim shown down on both.
 #           Before, node 1 learned only when the victim came back, and
-#           node 0 granted nothing meanwhile.
+#           node 0 granted nothing meanwhile. Then nodes 0 and 1 open a
+#           lockspace and lock in it: node 1 lays it out with the
+#           victim's table as node 0 named it at the barrier. The
+#           victim, its links back, comes up again: it returns on both
+#           (node 1, which never knew its table, takes the new one as
+#           node 0 does), is ready, locks in that lockspace and leaves
+#           again, declared down anew on both. Before, node 1 could
+#           open no lockspace and refused the victim's return.
 #   reboot  as kill; then node 0 has the host power the victim on again
 #           (host-ctl.sh boot). The victim boots anew (RDLOCK_BOOT=2),
 #           starts corosync and dlm_controld, and its cluster comes up as
@@ -205,6 +212,13 @@ P_L1DOWN=7783
 P_L1SEEN=7784
 P_L1UP=7785
 P_L2GONE=7786
+# Then: nodes 0 and 1 locked in lockspace lrn (P_LLS); the victim is back,
+# ready (P_L2BACK); it returned on nodes 0 and 1 (P_LRET); it left again
+# (P_L2AGAIN).
+P_LLS=7780
+P_L2BACK=7781
+P_LRET=7789
+P_L2AGAIN=7790
 LINK_DOWN=/sys/kernel/debug/rdlock/inject_link_down_ms
 # How long the victim's links stay down: node 1 must learn before.
 LEARN_LINK_DOWN_MS=60000
@@ -260,6 +274,71 @@ learn_victim_declared() {
 	rdl_step "$1: node $VICTIM shown down" rdl_node_flag "$VICTIM" down
 }
 
+# learn: lockspace lrn opened here, and a few names locked in it.
+learn_lock() {
+	rdlockctl ls-create lrn || return 1
+	for l_n in a b c d e f; do
+		rdlockctl lock lrn "$l_n" -- true || return 1
+	done
+}
+
+# learn, on the victim: nodes 0 and 1 both signalled on port $1.
+learn_both_signalled() {
+	rdl_wait_signal 0 "$1" 120 && rdl_wait_signal 1 "$1" 120
+}
+
+# learn, on nodes 0 and 1: lrn opened and used; the victim returns, and
+# leaves again, declared down here for the $1-th time in all. If a step
+# fails, lrn goes all the same (the cluster cannot go down with it).
+learn_return_seen() {
+	learn_seen_steps "$1" && return 0
+	rdl_rm_ls lrn
+	return 1
+}
+
+learn_seen_steps() {
+	rdl_step "node $RDLOCK_NODE_ID: lockspace lrn opened, names locked" \
+		learn_lock &&
+	rdl_signal $P_LLS &&
+	rdl_step "node $RDLOCK_NODE_ID: node $VICTIM up again" \
+		rdl_wait_signal "$VICTIM" $P_L2BACK 180 &&
+	rdl_step "node $RDLOCK_NODE_ID: node $VICTIM returned" \
+		rdl_poll 30 rdl_node_flag "$VICTIM" returned &&
+	rdl_signal $P_LRET &&
+	rdl_step "node $RDLOCK_NODE_ID: node $VICTIM left again" \
+		rdl_wait_signal "$VICTIM" $P_L2AGAIN 120 &&
+	learn_victim_declared "node $RDLOCK_NODE_ID" "$1" 60 &&
+	rdl_step "node $RDLOCK_NODE_ID: lrn removed" rdl_rm_ls lrn
+}
+
+# learn, on the victim: back with a new table once nodes 0 and 1 use lrn;
+# every node lets it in (it returned), it uses lrn and leaves again. If a
+# step fails, it leaves all the same, as it would have.
+learn_victim_back() {
+	learn_back_steps && return 0
+	rdl_rm_ls lrn
+	rdlockctl down
+	return 1
+}
+
+learn_back_steps() {
+	rdl_step "victim: nodes 0 and 1 locked in lrn" \
+		learn_both_signalled $P_LLS &&
+	echo 0 > $LINK_DOWN &&
+	rdl_step "victim: cluster up again" rdlockctl up &&
+	rdl_step "victim: ready, let in by nodes 0 and 1" \
+		rdlockctl wait --timeout 60 &&
+	rdl_step "victim: it returned" rdl_node_flag "$VICTIM" returned &&
+	rdl_step "victim: lrn opened, names locked" learn_lock &&
+	rdl_signal $P_L2BACK &&
+	rdl_step "victim: nodes 0 and 1 saw it return" \
+		learn_both_signalled $P_LRET &&
+	rdl_step "victim: lrn removed" rdl_rm_ls lrn &&
+	rdl_step "victim: cluster down, leaving again" \
+		rdl_poll 30 rdlockctl down &&
+	rdl_signal $P_L2AGAIN
+}
+
 learn_corner() {
 	rdl_signal $P_LREADY
 	case $RDLOCK_NODE_ID in
@@ -282,7 +361,8 @@ learn_corner() {
 			rdl_wait_signal "$VICTIM" $P_L2GONE 120 &&
 		rdl_step "node 1: cluster ready without node $VICTIM's word" \
 			rdlockctl wait --timeout 50 &&
-		learn_victim_declared "node 1" 1 30
+		learn_victim_declared "node 1" 1 30 &&
+		learn_return_seen 2
 		;;
 	0)
 		learn_node1_declared "node 0" &&
@@ -294,7 +374,8 @@ learn_corner() {
 		rdl_signal $P_L0SAW &&
 		rdl_step "node 0: node $VICTIM left" \
 			rdl_wait_signal "$VICTIM" $P_L2GONE 120 &&
-		learn_victim_declared "node 0" 2 50
+		learn_victim_declared "node 0" 2 50 &&
+		learn_return_seen 3
 		;;
 	*)
 		learn_node1_declared victim &&
@@ -308,7 +389,8 @@ learn_corner() {
 		rdl_step "victim: its links still down" learn_links_down &&
 		rdl_step "victim: cluster down, leaving the membership" \
 			rdl_poll 30 rdlockctl down &&
-		rdl_signal $P_L2GONE
+		rdl_signal $P_L2GONE &&
+		learn_victim_back
 		;;
 	esac
 }
