@@ -341,10 +341,10 @@ guest_tests()
 			conf.sh "rejoin.sh verbs" "dirdown.sh verbs"
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine
-		# killed; a node that leaves while another learns its epoch;
-		# its power cut, then on again (it comes back); frozen for
-		# good; its link cut (2|1); dlm_controld fencing it through the
-		# host in the last three.
+		# killed; a node that leaves while another learns its epoch,
+		# then comes back; its power cut, then on again (it comes
+		# back); frozen for good; its link cut (2|1); dlm_controld
+		# fencing it through the host in the last three.
 		cluster_step "$kernel" member-engine 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided engine
 		cluster_step "$kernel" member-learn 3 600 "${FSDLM_BINS[@]}" -- \
