@@ -214,8 +214,8 @@ static void rdlock_ls_down_release(u32 dead)
 
 /*
  * Tell @node that this node got to @stage in @dead's declaration, for the
- * table @inc: the one known here, or the asker's (known here: none). The
- * size goes with a table known here.
+ * table @inc: the one known here, or the one it asked for. The size goes
+ * with a table known here.
  */
 static int rdlock_ls_down_tell(u32 node, u32 dead, u64 inc,
 			       enum rdlock_ls_down_stage stage, bool ask)
@@ -267,7 +267,7 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	    (rdlock_xport_node_cut(dead) && rdlock_xport_node_released(dead))) {
 		spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 		if (m->ask)
-			rdlock_ls_down_tell(src, dead, known ?: inc, stage,
+			rdlock_ls_down_tell(src, dead, inc ?: known, stage,
 					    false);
 		return;
 	}
@@ -285,11 +285,13 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 	answer = m->ask && d->stage >= stage;
 	spin_unlock_irqrestore(&rdlock_ls_down_lock, flags);
 	/*
-	 * It may have missed ours (a connection blip): say it again, with the
-	 * table known here, which it may never have known.
+	 * It may have missed ours (a connection blip): say it again. For the
+	 * table it asked for (it counts the answer for the table it knows:
+	 * another would be one it released); for one that knows none, with
+	 * the table known here.
 	 */
 	if (answer)
-		rdlock_ls_down_tell(src, dead, known ?: inc, stage, false);
+		rdlock_ls_down_tell(src, dead, inc ?: known, stage, false);
 	wake_up_all(&rdlock_ls_down_wq);
 }
 
