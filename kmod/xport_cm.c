@@ -1773,7 +1773,7 @@ int rdlock_xport_release(u32 node, const struct rdlock_table_named *named)
 		}
 		n->backoff_ms = 0;
 		if (node > cl->self)
-			rdlock_schedule_connect(&cl->nodes[node]);
+			rdlock_schedule_connect(n);
 		rdlock_check_learned();
 	}
 	spin_unlock_bh(&cl->lock);

@@ -6,7 +6,7 @@
 #   lock.sh verbs|twosided [all|backend]
 # See selftests/rdlock/lock_test.c for what is checked. With "backend"
 # (RDLOCK_LOCK_SCOPE), the tests of a protocol's own logic, on which the
-# backend has no say, are skipped (lock_test.c, backend_scope()): the
+# backend has no say, are skipped (lock_test.c, PROTOCOL_LOGIC_SKIP): the
 # suite's debug kernel runs them on verbs and, on the two-sided backend,
 # only the tests whose outcome the backend can change.
 

@@ -37,7 +37,7 @@
  * RDLOCK_UPDATE_ITERS (default 60), RDLOCK_MULTISLOT_ITERS (default 150),
  * RDLOCK_OVERFLOW_TOTAL (default 3000, at least 2 x OVF_HEADROOM x 50),
  * RDLOCK_CQL_ITERS (CQL's M, default 50), RDLOCK_ORDER_ITERS (default 20),
- * RDLOCK_LOCK_SCOPE (all, the default, or backend: see backend_scope()).
+ * RDLOCK_LOCK_SCOPE (all, the default, or backend: see PROTOCOL_LOGIC_SKIP).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -143,6 +143,7 @@ struct lock_env {
 	__u8 cql_version_bits;	/* 0: the default */
 	bool hot;	/* 3 acquisitions in 4 on lock 0 */
 	__u32 cql_flags;	/* RDLOCK_TEST_LOCK_CQL_*: hierarchical */
+	bool backend_only;	/* RDLOCK_LOCK_SCOPE=backend: PROTOCOL_LOGIC_SKIP */
 };
 
 struct worker {
@@ -324,6 +325,7 @@ FIXTURE_SETUP(lock)
 {
 	struct lock_env *e = &self->env;
 	struct rdlock_test_info info;
+	const char *scope;
 
 	self->start = rdl_now();
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_NODE_ID", -1, &e->self));
@@ -332,6 +334,8 @@ FIXTURE_SETUP(lock)
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_THREADS", 2, &e->threads));
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_BARRIER_TIMEOUT", 300,
 				 &e->barrier_timeout));
+	scope = getenv("RDLOCK_LOCK_SCOPE");
+	e->backend_only = scope && !strcmp(scope, "backend");
 	ASSERT_LT(e->self, e->nr_nodes);
 	ASSERT_GE(MAX_THREADS, e->threads);
 	self->fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
@@ -347,20 +351,13 @@ FIXTURE_SETUP(lock)
 }
 
 /*
- * True with RDLOCK_LOCK_SCOPE=backend: a test whose subject is a protocol's
- * own logic (leases, resets of a word, the update word, grant order), on
- * which the backend has no say, as every remote operation it makes is one
- * the exclusion tests make too, skips itself. The suite's debug kernel runs
- * it on its first backend and, on the second, only what the backend can
- * change (guest/lock.sh).
+ * With RDLOCK_LOCK_SCOPE=backend (lock_env.backend_only), a test whose
+ * subject is a protocol's own logic (leases, resets of a word, the update
+ * word, grant order), on which the backend has no say, as every remote
+ * operation it makes is one the exclusion tests make too, skips itself.
+ * The suite's debug kernel runs it on its first backend and, on the
+ * second, only what the backend can change (guest/lock.sh).
  */
-static bool backend_scope(void)
-{
-	const char *scope = getenv("RDLOCK_LOCK_SCOPE");
-
-	return scope && !strcmp(scope, "backend");
-}
-
 #define PROTOCOL_LOGIC_SKIP "a protocol's own logic (RDLOCK_LOCK_SCOPE=backend)"
 
 /* Where the step's time goes: the suite's budget is planned on it. */
@@ -892,7 +889,7 @@ TEST_F_TIMEOUT(lock, bakery_lease_stall, 900)
 	double end;
 	int hfd;
 
-	if (backend_scope())
+	if (self->env.backend_only)
 		SKIP(return, PROTOCOL_LOGIC_SKIP);
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_LEASE_ROUNDS", 4, &rounds));
 	memset(&sum, 0, sizeof(sum));
@@ -1047,7 +1044,7 @@ TEST_F_TIMEOUT(lock, bakery_overflow, 1500)
 	__u32 i, want;
 	char msg[160];
 
-	if (backend_scope())
+	if (self->env.backend_only)
 		SKIP(return, PROTOCOL_LOGIC_SKIP);
 	ASSERT_EQ(0, rdl_env_u32("RDLOCK_OVERFLOW_TOTAL", 3000, &want));
 	/* Enough to cross, too few to cross a second time from zero. */
@@ -1412,14 +1409,14 @@ static void run_update(struct __test_metadata *_metadata, int fd,
 
 TEST_F_TIMEOUT(lock, bakery_update, 1800)
 {
-	if (backend_scope())
+	if (self->env.backend_only)
 		SKIP(return, PROTOCOL_LOGIC_SKIP);
 	run_update(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_BAKERY);
 }
 
 TEST_F_TIMEOUT(lock, caslock_update, 1800)
 {
-	if (backend_scope())
+	if (self->env.backend_only)
 		SKIP(return, PROTOCOL_LOGIC_SKIP);
 	run_update(_metadata, self->fd, &self->env, RDLOCK_TEST_PROTO_CASLOCK);
 }
@@ -1551,7 +1548,7 @@ static void run_multislot(struct __test_metadata *_metadata, int fd,
 
 TEST_F_TIMEOUT(lock, bakery_multislot, 1800)
 {
-	if (backend_scope())
+	if (self->env.backend_only)
 		SKIP(return, PROTOCOL_LOGIC_SKIP);
 	run_multislot(_metadata, self->fd, &self->env, false);
 	run_multislot(_metadata, self->fd, &self->env, true);
@@ -2205,7 +2202,7 @@ TEST_F_TIMEOUT(lock, cql_hier_order, 600)
 {
 	struct lock_env e = self->env;
 
-	if (backend_scope())
+	if (e.backend_only)
 		SKIP(return, PROTOCOL_LOGIC_SKIP);
 	e.cql_flags = RDLOCK_TEST_LOCK_CQL_HIER;
 	hier_order(_metadata, self->fd, &e, 3, 2);
