@@ -93,7 +93,7 @@ static long rdlock_ioc_up_down(bool up)
 
 	if (!up) {
 		/* Down would free the tables under the lockspaces. */
-		ret = rdlock_xport_up_down(false, rdlock_ls_any);
+		ret = rdlock_xport_up_down(false, rdlock_ls_any, false);
 		if (!ret)
 			rdlock_member_down();
 		return ret;
@@ -102,8 +102,10 @@ static long rdlock_ioc_up_down(bool up)
 	ret = rdlock_member_up();
 	if (ret)
 		return ret;
-	ret = rdlock_xport_up_down(true, rdlock_ls_any);
-	if (ret && ret != -EALREADY)
+	ret = rdlock_xport_up_down(true, rdlock_ls_any, rdlock_member_forms());
+	if (!ret)
+		rdlock_member_started();
+	else if (ret != -EALREADY)
 		rdlock_member_down();
 	return ret;
 }

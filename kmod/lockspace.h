@@ -163,6 +163,8 @@ int rdlock_ls_node_down(u32 node);
  * cluster comes up, left as it goes down; may this node grant now.
  */
 int rdlock_member_up(void);
+bool rdlock_member_forms(void);
+void rdlock_member_started(void);
 void rdlock_member_down(void);
 bool rdlock_member_granting(void);
 

@@ -61,7 +61,13 @@ u64 rdlock_ls_dir_tag(const char *name)
 	return siphash(name, strlen(name), &rdlock_ls_dir_key) ?: 1;
 }
 
-/* The cluster's nodes, ascending: homes of names. */
+/*
+ * The cluster's nodes, ascending: homes of names. A node cut off whose
+ * table was never known here (absent when the cluster formed, or declared
+ * down before it connected, none named) keeps nothing of any lockspace:
+ * it has no size to fit, and RDLOCK_TABLE_NONE as its table, which no
+ * operation reaches.
+ */
 static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 {
 	u32 i, slots;
@@ -77,9 +83,12 @@ static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
 			continue;
 		slots = rdlock_xport_node_slots(i);
 		ls->incarnation[i] = rdlock_xport_node_incarnation(i);
-		if (!slots || !ls->incarnation[i])
+		if (slots && ls->incarnation[i])
+			*min_slots = min(*min_slots, slots);
+		else if (rdlock_xport_node_fenced(i))
+			ls->incarnation[i] = RDLOCK_TABLE_NONE;
+		else
 			return -ENOTCONN;
-		*min_slots = min(*min_slots, slots);
 		ls->nodes[ls->nr_nodes++] = i;
 	}
 	return ls->nr_nodes ? 0 : -ENOTCONN;

@@ -19,6 +19,13 @@
  *
  * Without quorum dlm_controld never starts the lockspace, and when it
  * dies fs/dlm stops every lockspace: either way nothing is granted here.
+ * The membership also forms each cluster epoch: no node is ready before
+ * the lowest member, once it heard from every other one and either every
+ * configured node is a member or it waited founding_wait_ms, declared
+ * the configured nodes that are none absent (rdlock_xport_form()), so a
+ * cluster comes up and grants with nodes off; they come back later as
+ * nodes declared down do.
+ *
  * With the module parameter membership=static (the default) none of this
  * runs and the admin declares dead nodes down (RDLOCK_IOC_NODE_DOWN).
  *
@@ -47,6 +54,11 @@ static char *rdlock_membership = "static";
 module_param_named(membership, rdlock_membership, charp, 0444);
 MODULE_PARM_DESC(membership,
 		 "who declares nodes down: static (the admin, RDLOCK_IOC_NODE_DOWN; default) or dlm (corosync and dlm_controld, through fs/dlm)");
+
+static unsigned int rdlock_founding_wait_ms = 30000;
+module_param_named(founding_wait_ms, rdlock_founding_wait_ms, uint, 0644);
+MODULE_PARM_DESC(founding_wait_ms,
+		 "membership=dlm: how long after its cluster came up the lowest member waits for every configured node to be a member before the cluster forms without the others (ms, default 30000)");
 
 /**
  * enum rdlock_member_state - this node's membership
@@ -120,6 +132,7 @@ static struct {
 	/* Its own: a declaration waits for peers at barriers. */
 	struct workqueue_struct *wq;
 	struct delayed_work down_work;	/* declares the failed down */
+	struct delayed_work form_work;	/* forms the epoch */
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
 	rdlock_member_new_t new_ls;
@@ -479,6 +492,65 @@ static void rdlock_member_down_work(struct work_struct *work)
 				   msecs_to_jiffies(RDLOCK_MB_RETRY_MS));
 }
 
+/* How often a node whose epoch is to form looks whether it forms it. */
+#define RDLOCK_MB_FORM_MS	100
+
+/*
+ * Form this node's epoch if it is the lowest member (rdlock_xport_form()),
+ * looking again until it formed here or a peer said it formed. Never
+ * waits: a declaration on rdlock_mb.wq may wait at its barrier for a peer
+ * that waits for the epoch to form.
+ */
+static void rdlock_member_form_work(struct work_struct *work)
+{
+	DECLARE_BITMAP(gone, RDLOCK_MAX_NODES);
+	u32 members, absent = 0, out, n;
+	unsigned long flags;
+	bool running;
+
+	if (!rdlock_xport_forming())
+		return;
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	bitmap_to_arr32(&members, rdlock_mb.members, RDLOCK_MAX_NODES);
+	bitmap_or(gone, rdlock_mb.failed, rdlock_mb.left, RDLOCK_MAX_NODES);
+	/* Its last generation's recover_done came: no change under way. */
+	running = rdlock_mb.state == RDLOCK_MB_RUNNING ||
+		  rdlock_mb.state == RDLOCK_MB_RECOVERING;
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	bitmap_to_arr32(&out, gone, RDLOCK_MAX_NODES);
+	for (n = 0; n < RDLOCK_MAX_NODES; n++)
+		if (rdlock_xport_node_configured(n))
+			absent |= BIT(n);
+	absent &= ~members & ~out;
+	if (rdlock_xport_form(members, absent, running,
+			      READ_ONCE(rdlock_founding_wait_ms)) == -EAGAIN)
+		queue_delayed_work(system_wq, &rdlock_mb.form_work,
+				   msecs_to_jiffies(RDLOCK_MB_FORM_MS));
+}
+
+/**
+ * rdlock_member_forms() - does the membership form this node's epochs
+ *
+ * Return: true with membership=dlm: the cluster comes up forming its
+ * epoch (rdlock_xport_up_down()).
+ */
+bool rdlock_member_forms(void)
+{
+	return rdlock_member_dlm();
+}
+
+/**
+ * rdlock_member_started() - the cluster came up: form its epoch
+ *
+ * With membership=dlm, look until the epoch formed
+ * (rdlock_member_form_work()).
+ */
+void rdlock_member_started(void)
+{
+	if (rdlock_member_dlm())
+		mod_delayed_work(system_wq, &rdlock_mb.form_work, 0);
+}
+
 /**
  * rdlock_member_up() - join the cluster engine's membership
  *
@@ -566,6 +638,7 @@ static void rdlock_member_leave(void)
 	rdlock_mb.dlm_ls = NULL;
 	/* Its callbacks are over: no new down work comes, no retry. */
 	cancel_delayed_work_sync(&rdlock_mb.down_work);
+	cancel_delayed_work_sync(&rdlock_mb.form_work);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_member_to(RDLOCK_MB_OUT);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
@@ -622,6 +695,7 @@ void rdlock_member_show(struct seq_file *m)
 int rdlock_member_init(void)
 {
 	INIT_DELAYED_WORK(&rdlock_mb.down_work, rdlock_member_down_work);
+	INIT_DELAYED_WORK(&rdlock_mb.form_work, rdlock_member_form_work);
 	if (!strcmp(rdlock_membership, "static")) {
 		rdlock_mb.state = RDLOCK_MB_STATIC;
 		return 0;
@@ -652,6 +726,7 @@ void rdlock_member_exit(void)
 	mutex_unlock(&rdlock_mb.join_mutex);
 	/* A retry armed by itself after a failed leave, too. */
 	cancel_delayed_work_sync(&rdlock_mb.down_work);
+	cancel_delayed_work_sync(&rdlock_mb.form_work);
 	if (rdlock_mb.wq)
 		destroy_workqueue(rdlock_mb.wq);
 }

@@ -49,9 +49,11 @@ struct crypto_shash;
  * 7: knocks and RDLOCK_WIRE_DOWNSET (nodes back with a new table);
  * 8: a table key per connection, in RDLOCK_WIRE_TABLE both ways;
  * 9: a keyed request's proof binds its endpoint (struct rdlock_auth_bind),
- *    RDLOCK_WIRE_TABLE carries a proof of the key
+ *    RDLOCK_WIRE_TABLE carries a proof of the key;
+ * 10: RDLOCK_WIRE_DOWNSET says whether the sender's epoch formed, a
+ *    request whether its table learned its epoch (RDLOCK_PDATA_NEW)
  */
-#define RDLOCK_WIRE_VERSION	9
+#define RDLOCK_WIRE_VERSION	10
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -100,7 +102,7 @@ struct rdlock_wire_downset {
 	__le32 more;
 	__le32 nr;
 	__le32 backend;			/* the sender's, or NONE */
-	__le32 pad;
+	__le32 formed;			/* the sender's epoch formed */
 	struct rdlock_wire_downset_entry e[RDLOCK_DOWNSET_ENTRIES];
 };
 
@@ -166,6 +168,8 @@ static_assert(sizeof_field(struct rdlock_wire_msg, rep) >= RDLOCK_XMSG_PAYLOAD);
 #define RDLOCK_PDATA_KEYED		BIT(2)	/* a cluster key is set */
 #define RDLOCK_PDATA_SOFT_DEVICE	BIT(3)	/* verbs done in software */
 #define RDLOCK_PDATA_KNOCK		BIT(4)	/* no table: which are you? */
+/* Its table has not learned its epoch: never ready, it holds nothing. */
+#define RDLOCK_PDATA_NEW		BIT(5)
 
 /*
  * Connection private data, both directions: who we are (this header, the
@@ -410,6 +414,9 @@ struct rdlock_node {
 	bool words_be;				/* table words big-endian */
 	u64 incarnation;			/* of its table, 0: unknown */
 	bool downset_seen;			/* its RDLOCK_WIRE_DOWNSET */
+	bool word_formed;			/* ... said its epoch formed */
+	/* Declared with no table known: its survivors named different ones. */
+	bool table_disputed;
 	/* Left (the cluster engine): learning does not wait for its word. */
 	bool learn_excused;
 	u32 connects;
@@ -469,6 +476,14 @@ struct rdlock_cluster {
 	int backend;				/* resolved, or NONE */
 	/* What this node knows of its epoch (under @lock, rdlock_view_to()). */
 	enum rdlock_view view;
+	/*
+	 * Its epoch formed (under @lock): this node formed it
+	 * (rdlock_xport_form()) or learned it from a peer; at once when the
+	 * cluster comes up without a cluster engine to form it with.
+	 */
+	bool formed;
+	unsigned long up_at;			/* jiffies: the cluster came up */
+	struct work_struct words_work;		/* tell every peer again */
 	struct list_head conns;
 	wait_queue_head_t conns_wait;
 	atomic64_t rejected;
@@ -603,7 +618,7 @@ static inline bool rdlock_conn_closing(const struct rdlock_conn *conn)
 }
 
 /* xport_cm.c: membership, connections, devices */
-int rdlock_cluster_up(void);
+int rdlock_cluster_up(bool forming);
 void rdlock_cluster_down(void);
 void rdlock_conn_fail(struct rdlock_conn *conn);
 void rdlock_fail_peer_conns(void);

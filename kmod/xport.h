@@ -103,6 +103,12 @@ struct rdlock_table_named {
 	u32 slots;
 };
 
+/*
+ * The incarnation a lockspace gives a node declared down whose table was
+ * never known here: no table has it, so no operation reaches any.
+ */
+#define RDLOCK_TABLE_NONE	U64_MAX
+
 void rdlock_xport_node_table(u32 node, struct rdlock_table_named *t);
 int rdlock_xport_backend(void);
 bool rdlock_xport_ready(void);
@@ -117,6 +123,9 @@ bool rdlock_xport_node_cut(u32 node);
 bool rdlock_xport_node_released(u32 node);
 bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
 bool rdlock_xport_learning(void);
+bool rdlock_xport_forming(void);
+int rdlock_xport_form(u32 members, u32 absent, bool running,
+		      unsigned int wait_ms);
 void rdlock_xport_learn_excuse(const unsigned long *nodes);
 bool rdlock_xport_epoch_live(void);
 int rdlock_xport_release(u32 node, const struct rdlock_table_named *named);
@@ -128,7 +137,7 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 			   const struct sockaddr_storage *addr);
 int rdlock_xport_set_peer(u32 node_id, const struct sockaddr_storage *addr);
 int rdlock_xport_set_key(const u8 *key, unsigned int len);
-int rdlock_xport_up_down(bool up, bool (*busy)(void));
+int rdlock_xport_up_down(bool up, bool (*busy)(void), bool forming);
 u32 rdlock_xport_status(struct rdlock_status *st,
 			struct rdlock_node_status *ns);
 

@@ -213,11 +213,14 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len)
  * @up: which.
  * @busy: for down: called under the configuration mutex; true refuses
  *	(the layers above still use the tables).
+ * @forming: for up: the cluster engine's membership is to form this
+ *	epoch (rdlock_xport_form()) before any node is ready; false: it is
+ *	formed at once, of every configured node.
  *
  * Return: 0; -ENXIO before rdlock_xport_configure(); -EALREADY; -EBUSY
  * when @busy says so; or the error of bringing it up.
  */
-int rdlock_xport_up_down(bool up, bool (*busy)(void))
+int rdlock_xport_up_down(bool up, bool (*busy)(void), bool forming)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	int ret = 0;
@@ -228,7 +231,7 @@ int rdlock_xport_up_down(bool up, bool (*busy)(void))
 	else if (rdlock_cl_up() == up)
 		ret = -EALREADY;
 	else if (up)
-		ret = rdlock_cluster_up();
+		ret = rdlock_cluster_up(forming);
 	else if (busy && busy())
 		ret = -EBUSY;
 	else

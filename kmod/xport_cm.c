@@ -404,6 +404,8 @@ static void rdlock_fill_pdata(struct rdlock_cm_pdata *pd, u32 dst)
 		pd->hdr.flags |= RDLOCK_PDATA_WORDS_BE;
 	if (cl->auth_tfm)
 		pd->hdr.flags |= RDLOCK_PDATA_KEYED;
+	if (READ_ONCE(cl->view) == RDLOCK_VIEW_LEARNING)
+		pd->hdr.flags |= RDLOCK_PDATA_NEW;
 	pd->hdr.cluster_id = cpu_to_le32(cl->cluster_id);
 	pd->hdr.src_node = cpu_to_le32(cl->self);
 	pd->hdr.dst_node = cpu_to_le32(dst);
@@ -435,6 +437,40 @@ static bool rdlock_adv_acceptable(const struct rdlock_backend_adv *adv)
  * for the word of a live peer that did not leave? That word names the
  * cluster's backend.
  */
+/* Called with rdlock_cl.lock held: the peers that said so, by bit. */
+static u32 rdlock_words(bool formed)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i, said = 0;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (i != cl->self && cl->nodes[i].downset_seen &&
+		    (!formed || cl->nodes[i].word_formed))
+			said |= BIT(i);
+	return said;
+}
+
+/* Called with rdlock_cl.lock held: did a peer say its epoch formed? */
+static bool rdlock_words_formed(void)
+{
+	return rdlock_words(true);
+}
+
+/*
+ * Called with rdlock_cl.lock held: this node's epoch formed. Its peers
+ * hear it again, with the nodes declared down or absent here: one still
+ * learning is not ready before some peer said so.
+ */
+static void rdlock_set_formed(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	if (cl->formed)
+		return;
+	cl->formed = true;
+	queue_work(rdlock_wq, &cl->words_work);
+}
+
 static bool rdlock_learn_pending(void)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
@@ -465,8 +501,13 @@ static void rdlock_check_learned(void)
 	    cl->backend == RDLOCK_BACKEND_NONE ||
 	    cl->state != RDLOCK_CL_LOCAL_READY)
 		return;
-	if (!rdlock_learn_pending())
-		rdlock_view_to(RDLOCK_VIEW_LEARNED);
+	/* Not before its epoch formed: which nodes are absent is not known. */
+	if (!cl->formed && !rdlock_words_formed())
+		return;
+	if (rdlock_learn_pending())
+		return;
+	rdlock_view_to(RDLOCK_VIEW_LEARNED);
+	rdlock_set_formed();
 }
 
 /* Called with rdlock_cl.lock held, whenever a node's advert is learnt. */
@@ -538,13 +579,17 @@ static bool rdlock_declaring(void)
 
 /*
  * Called with rdlock_cl.lock held, for a node cut off here that connects
- * (or answers a knock) with the table of incarnation @inc: 0 if it may
- * return, else why not (rdlock_return_verdict()).
+ * (or answers a knock) with the table of incarnation @inc, whose private
+ * data @hdr says whether it learned its epoch: 0 if it may return, else
+ * why not (rdlock_return_verdict()).
  */
-static int rdlock_may_return(const struct rdlock_node *node, u64 inc)
+static int rdlock_may_return(const struct rdlock_node *node, u64 inc,
+			     const struct rdlock_cm_hdr *hdr)
 {
 	switch (rdlock_return_verdict(node->member, node->incarnation, inc,
-				      rdlock_declaring())) {
+				      rdlock_declaring(),
+				      (hdr->flags & RDLOCK_PDATA_NEW) &&
+				      !node->table_disputed)) {
 	case RDLOCK_RETURN_OK:
 		return 0;
 	case RDLOCK_RETURN_LATER:
@@ -561,6 +606,8 @@ static void rdlock_node_return(struct rdlock_node *node, u64 inc)
 	WRITE_ONCE(node->incarnation, inc);
 	node->backoff_ms = 0;
 	node->downset_seen = false;
+	node->word_formed = false;
+	node->table_disputed = false;
 	node->learn_excused = false;
 	pr_info("node %u returned with a new lock table: it keeps no lockspace until the cluster restarts\n",
 		node->id);
@@ -596,7 +643,8 @@ static int rdlock_check_request(const struct rdlock_cm_pdata *pd, u8 len,
 		return RDLOCK_REJ_ADDRESS;
 	if (rdlock_node_fenced(&cl->nodes[*src])) {
 		ret = rdlock_may_return(&cl->nodes[*src],
-					rdlock_req_incarnation(pd, len));
+					rdlock_req_incarnation(pd, len),
+					&pd->hdr);
 		if (ret)
 			return ret;
 	}
@@ -1159,7 +1207,7 @@ static int rdlock_conn_knocked(struct rdlock_conn *conn)
 	spin_lock_bh(&cl->lock);
 	if (!test_bit(RDLOCK_CONN_FAILED, &conn->flags) &&
 	    node->member == RDLOCK_MEMBER_DOWN) {
-		why = rdlock_may_return(node, inc);
+		why = rdlock_may_return(node, inc, &conn->peer.hdr);
 		if (why == RDLOCK_REJ_FENCED)
 			zombie = rdlock_conn_to(conn, RDLOCK_CONN_ESTABLISHED);
 		if (!why)
@@ -1240,7 +1288,7 @@ int rdlock_conn_ready(struct rdlock_conn *conn)
 		return 0;
 	}
 	if (rdlock_node_fenced(node) &&
-	    (conn->active || rdlock_may_return(node, inc))) {
+	    (conn->active || rdlock_may_return(node, inc, &conn->peer.hdr))) {
 		spin_unlock_bh(&cl->lock);
 		return -ECONNREFUSED;
 	}
@@ -1557,8 +1605,11 @@ int rdlock_xport_fence(u32 node)
 	} else {
 		rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_FENCED);
 		conn = __rdlock_conn_get_ready(node);
-		/* Not waited for any more by a node still learning. */
-		rdlock_check_learned();
+		/*
+		 * Not waited for any more: by a node still learning, nor by
+		 * the backend's choice (a node that never connected here).
+		 */
+		rdlock_try_resolve_backend();
 	}
 	spin_unlock_bh(&cl->lock);
 	if (ret)
@@ -1688,6 +1739,136 @@ void rdlock_xport_learn_excuse(const unsigned long *nodes)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_learn_excuse, RDLOCK_INTERNAL);
 
+/*
+ * Called with rdlock_cl.lock held, by the node forming the epoch: @node
+ * is no member of the cluster engine's membership, and no table of it
+ * was ever known here. It is absent: declared down with no table, so
+ * nothing of it is to release or move, no lockspace keeps anything on it,
+ * and nobody waits for it. Peers learn it from this node's word. It comes
+ * back as a node declared down does, with a table that has not learned
+ * its epoch (rdlock_return_verdict()).
+ */
+static bool rdlock_node_absent(struct rdlock_node *node)
+{
+	if (node->id == rdlock_cl.self ||
+	    node->member != RDLOCK_MEMBER_CONFIGURED || node->conn ||
+	    node->incarnation || !rdlock_member_to(node, RDLOCK_MEMBER_DOWN))
+		return false;
+	node->table_slots = 0;
+	return true;
+}
+
+/* Tell every peer connected where this node's epoch stands, again. */
+static void rdlock_words_work(struct work_struct *work)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	struct rdlock_conn *conn;
+	u32 i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		if (i == cl->self)
+			continue;
+		spin_lock_bh(&cl->lock);
+		conn = rdlock_cl_up() ? __rdlock_conn_get_ready(i) : NULL;
+		spin_unlock_bh(&cl->lock);
+		if (!conn)
+			continue;
+		/* Not sent: the connection fails, and the next one tells. */
+		if (rdlock_send_downset(conn))
+			rdlock_conn_fail(conn);
+		rdlock_conn_put(conn);
+	}
+}
+
+/**
+ * rdlock_xport_forming() - is this node's epoch still to form
+ *
+ * Return: true while its cluster is up, learning, and neither it formed
+ * its epoch nor a peer said it formed (rdlock_xport_form()).
+ */
+bool rdlock_xport_forming(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	bool ret;
+
+	spin_lock_bh(&cl->lock);
+	ret = rdlock_cl_up() && cl->view == RDLOCK_VIEW_LEARNING &&
+	      !cl->formed && !rdlock_words_formed();
+	spin_unlock_bh(&cl->lock);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_forming, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_form() - form this node's cluster epoch, if it is the one
+ * @members: the cluster engine's members of its last generation, by bit.
+ * @absent: configured nodes that are no members and neither failed nor
+ *	left (those are declared down), by bit.
+ * @running: the membership runs: no change under way.
+ * @wait_ms: how long after the cluster came up it forms without every
+ *	configured node (founding_wait_ms).
+ *
+ * With a cluster engine, nobody is ready before one node formed the epoch
+ * (rdlock_form_verdict()): the nodes of @absent whose table was never
+ * known here are then declared down with none, and every peer hears it
+ * from this node before it learns. Nothing when the cluster is not up or
+ * the epoch is formed already.
+ *
+ * Return: 0 formed here; -EAGAIN not now; -EALREADY formed, or to be
+ * learned from a peer.
+ */
+int rdlock_xport_form(u32 members, u32 absent, bool running,
+		      unsigned int wait_ms)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 configured = 0, contacted = 0, gone = 0, i;
+	DECLARE_BITMAP(shown, RDLOCK_MAX_NODES);
+	struct rdlock_node *n;
+	enum rdlock_form verdict;
+
+	spin_lock_bh(&cl->lock);
+	if (!rdlock_cl_up() || cl->view != RDLOCK_VIEW_LEARNING ||
+	    cl->formed) {
+		spin_unlock_bh(&cl->lock);
+		return -EALREADY;
+	}
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		n = &cl->nodes[i];
+		if (!rdlock_node_member(n))
+			continue;
+		configured |= BIT(i);
+		if (i != cl->self && n->member == RDLOCK_MEMBER_CONFIGURED &&
+		    (n->conn || n->incarnation || n->downset_seen))
+			contacted |= BIT(i);
+	}
+	verdict = rdlock_form_verdict(cl->self, members, configured, absent,
+				      running,
+				      time_after_eq(jiffies, cl->up_at +
+						    msecs_to_jiffies(wait_ms)),
+				      rdlock_words(false), rdlock_words(true),
+				      contacted);
+	if (verdict != RDLOCK_FORM_NOW) {
+		spin_unlock_bh(&cl->lock);
+		return verdict == RDLOCK_FORM_JOIN ? -EALREADY : -EAGAIN;
+	}
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if ((absent & ~members & BIT(i)) &&
+		    rdlock_node_absent(&cl->nodes[i]))
+			gone |= BIT(i);
+	rdlock_set_formed();
+	rdlock_try_resolve_backend();
+	spin_unlock_bh(&cl->lock);
+	bitmap_from_arr32(shown, &members, RDLOCK_MAX_NODES);
+	pr_info("cluster %u: this node forms its epoch with members %*pbl\n",
+		cl->cluster_id, RDLOCK_MAX_NODES, shown);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (gone & BIT(i))
+			pr_info("node %u absent as the cluster formed: declared down, it returns with a new table\n",
+				i);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_form, RDLOCK_INTERNAL);
+
 /**
  * rdlock_xport_epoch_live() - are this node's tables of this epoch in use
  *
@@ -1771,6 +1952,8 @@ int rdlock_xport_release(u32 node, const struct rdlock_table_named *named)
 			WRITE_ONCE(n->incarnation, named->incarnation);
 			n->table_slots = named->slots;
 		}
+		if (!n->incarnation && !named)
+			n->table_disputed = true;
 		n->backoff_ms = 0;
 		if (node > cl->self)
 			rdlock_schedule_connect(n);
@@ -1827,15 +2010,20 @@ static int rdlock_send_downset(struct rdlock_conn *conn)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_wire_downset ds;
-	bool cut_off;
+	bool cut_off, formed;
 	u32 from = 0;
 	int ret;
 
+	/* Formed or not, for the whole word: every message says the same. */
+	spin_lock_bh(&cl->lock);
+	formed = cl->formed;
+	spin_unlock_bh(&cl->lock);
 	do {
 		spin_lock_bh(&cl->lock);
 		/* Declared down itself: its word counts for nothing. */
 		cut_off = cl->view == RDLOCK_VIEW_CUT_OFF;
 		rdlock_downset_fill(&ds, &from);
+		ds.formed = cpu_to_le32(formed);
 		spin_unlock_bh(&cl->lock);
 		if (cut_off)
 			return 0;
@@ -1955,8 +2143,12 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 				conn->node);
 		}
 	}
-	if (!le32_to_cpu(ds->more))
+	/* A word counts whole: its last message says how it ends. */
+	if (!le32_to_cpu(ds->more)) {
 		cl->nodes[conn->node].downset_seen = true;
+		if (le32_to_cpu(ds->formed))
+			cl->nodes[conn->node].word_formed = true;
+	}
 	rdlock_try_resolve_backend();
 	spin_unlock_bh(&cl->lock);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
@@ -1978,13 +2170,23 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 static void rdlock_node_reset(struct rdlock_node *node)
 {
 	node->downset_seen = false;
+	node->word_formed = false;
+	node->table_disputed = false;
 	node->learn_excused = false;
 	if (rdlock_node_member(node) &&
 	    node->member != RDLOCK_MEMBER_CONFIGURED)
 		rdlock_member_to(node, RDLOCK_MEMBER_CONFIGURED);
 }
 
-int rdlock_cluster_up(void)
+/**
+ * rdlock_cluster_up() - bring this node's cluster up
+ * @forming: the cluster engine's membership forms this epoch
+ *	(rdlock_xport_form()): not ready before it formed. Else it is
+ *	formed at once, of every configured node.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rdlock_cluster_up(bool forming)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdma_cm_id *id;
@@ -2026,6 +2228,8 @@ int rdlock_cluster_up(void)
 		cl->nodes[i].chal_issued = false;
 		cl->nodes[i].chal_got = false;
 	}
+	cl->formed = !forming;
+	cl->up_at = jiffies;
 	rdlock_cl_to(RDLOCK_CL_STARTING);
 	rdlock_view_begin();
 	/* Loopback first: it registers the table and probes the device. */
@@ -2078,6 +2282,7 @@ void rdlock_cluster_down(void)
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
 		cancel_delayed_work_sync(&cl->nodes[i].connect_work);
 	flush_work(&cl->local_setup_work);
+	flush_work(&cl->words_work);
 
 	spin_lock_bh(&cl->lock);
 	list_for_each_entry(conn, &cl->conns, entry)
@@ -2174,6 +2379,7 @@ int rdlock_xport_init(void)
 	INIT_LIST_HEAD(&cl->conns);
 	init_waitqueue_head(&cl->conns_wait);
 	INIT_WORK(&cl->local_setup_work, rdlock_local_setup_work);
+	INIT_WORK(&cl->words_work, rdlock_words_work);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		cl->nodes[i].id = i;
 		INIT_DELAYED_WORK(&cl->nodes[i].connect_work,

@@ -118,10 +118,12 @@ static inline bool rdlock_view_move_ok(enum rdlock_view from,
  * @RDLOCK_RETURN_REFUSED: never: the table that was declared down (it
  *	was cut off, not dead), or one that does not say which it is.
  * @RDLOCK_RETURN_LATER: not now: a new table, but a declaration is under
- *	way here; or any table of a node declared down before it connected
- *	to this node's, which of its tables is new cannot be told (not
- *	before the cluster restarts, then; refused without being told it
- *	was declared down, which would end it for every other node too).
+ *	way here; or, of a node declared down before it connected to this
+ *	node's table (absent when the cluster formed, or declared before
+ *	the two connected), a table that learned its epoch already: it
+ *	could be the one declared down, cut off and running (refused
+ *	without being told it was declared down, which would end it for
+ *	every other node too).
  */
 enum rdlock_return {
 	RDLOCK_RETURN_OK,
@@ -134,20 +136,24 @@ enum rdlock_return {
  * @st: its place here: FENCED or DOWN.
  * @known: the incarnation of its table that was declared down; 0 if it
  *	was declared down before it connected to this node's table and no
- *	other survivor of its declaration named one (rdlock_xport_release()):
- *	which of its tables is new cannot be told then.
+ *	other survivor of its declaration named one (rdlock_xport_release()),
+ *	or it was absent when the cluster formed (rdlock_cluster_up()).
  * @inc: the incarnation of the table it connects with.
  * @declaring: a node's declaration is under way here (one is FENCED).
+ * @fresh: that table has not learned its epoch yet (RDLOCK_PDATA_NEW): it
+ *	was never ready, so it holds no lock; and with @known 0, no survivor
+ *	named a table of it, so nobody put anything in one: whichever table
+ *	was declared down, this one keeps nothing anybody relies on.
  *
  * Return: an enum rdlock_return.
  */
 static inline enum rdlock_return
 rdlock_return_verdict(enum rdlock_member_state st, u64 known, u64 inc,
-		      bool declaring)
+		      bool declaring, bool fresh)
 {
 	if (!inc || inc == known)
 		return RDLOCK_RETURN_REFUSED;
-	if (st != RDLOCK_MEMBER_DOWN || declaring || !known)
+	if (st != RDLOCK_MEMBER_DOWN || declaring || (!known && !fresh))
 		return RDLOCK_RETURN_LATER;
 	return RDLOCK_RETURN_OK;
 }
@@ -195,6 +201,68 @@ static inline bool rdlock_learn_waits(enum rdlock_member_state st, bool seen,
 {
 	return (st == RDLOCK_MEMBER_CONFIGURED ||
 		st == RDLOCK_MEMBER_RETURNED) && !seen && !excused;
+}
+
+/**
+ * enum rdlock_form - may this node form its cluster epoch now
+ * @RDLOCK_FORM_NOW: yes: it decides which configured nodes are absent.
+ * @RDLOCK_FORM_WAIT: not now, maybe later.
+ * @RDLOCK_FORM_JOIN: never: a peer said its epoch formed already, and
+ *	this node learns it from that peer, as any new table does.
+ */
+enum rdlock_form {
+	RDLOCK_FORM_NOW,
+	RDLOCK_FORM_WAIT,
+	RDLOCK_FORM_JOIN,
+};
+
+/**
+ * rdlock_form_verdict() - may this node form its cluster epoch now
+ * @self: this node's id.
+ * @members: the cluster engine's members of its last generation, by bit.
+ * @configured: the configured nodes, by bit.
+ * @absent: the configured nodes that are no members and neither failed
+ *	nor left: absent if the epoch forms now, by bit.
+ * @running: the last generation's recover_done came, and no change is
+ *	under way since.
+ * @waited: founding_wait_ms passed since this node's cluster came up.
+ * @said: the peers whose RDLOCK_WIRE_DOWNSET came, by bit.
+ * @formed: of them, those that said their epoch formed, by bit.
+ * @contacted: the configured peers that ever connected to this node's
+ *	table, by bit.
+ *
+ * One node forms an epoch, before any is ready: the lowest member, once
+ * every other member told it that its epoch has not formed, and either
+ * every configured node is a member or it waited founding_wait_ms. The
+ * configured nodes that are no members then are absent. A node that
+ * joins later hears that the epoch formed from every peer, so never
+ * forms it again. One that joined after @members was read (its join
+ * stopped the membership here, but the read may be older) and already
+ * heard this node say that its epoch has not formed connected to it
+ * first: while a node to be absent did, the read is stale and this node
+ * waits. Members the cluster engine has that are not configured here
+ * (a node id mismatch) say nothing and are not waited for.
+ *
+ * Return: an enum rdlock_form.
+ */
+static inline enum rdlock_form
+rdlock_form_verdict(u32 self, u32 members, u32 configured, u32 absent,
+		    bool running, bool waited, u32 said, u32 formed,
+		    u32 contacted)
+{
+	u32 others;
+
+	if (formed)
+		return RDLOCK_FORM_JOIN;
+	members &= configured;
+	others = members & ~BIT(self);
+	if (!running || !(members & BIT(self)) || (members & (BIT(self) - 1)))
+		return RDLOCK_FORM_WAIT;
+	if ((others & ~said) || (absent & contacted))
+		return RDLOCK_FORM_WAIT;
+	if ((configured & ~members) && !waited)
+		return RDLOCK_FORM_WAIT;
+	return RDLOCK_FORM_NOW;
 }
 
 #endif /* _RDLOCK_XPORT_MEMBER_H */

@@ -31,14 +31,17 @@ DEFINE_STATIC_SRCU(rdlock_table_srcu);
 int rdlock_table_alloc(u32 slots)
 {
 	struct rdlock_table *t = &rdlock_cl.table;
-	u64 *mem;
+	u64 *mem, inc;
 
 	t->size = PAGE_ALIGN((size_t)slots * sizeof(u64));
 	mem = alloc_pages_exact(t->size, GFP_KERNEL | __GFP_ZERO);
 	if (!mem)
 		return -ENOMEM;
 	WRITE_ONCE(t->slots, slots);
-	WRITE_ONCE(t->incarnation, get_random_u64() ?: 1);
+	inc = get_random_u64();
+	if (!inc || inc == RDLOCK_TABLE_NONE)
+		inc = 1;
+	WRITE_ONCE(t->incarnation, inc);
 	/* Its size, incarnation and zeroes before the executor finds it. */
 	smp_store_release(&t->mem, mem);
 	rdlock_replay_forget();

@@ -342,13 +342,19 @@ guest_tests()
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine
 		# killed; a node that leaves while another learns its epoch,
-		# then comes back; its power cut, then on again (it comes
-		# back); frozen for good; its link cut (2|1); dlm_controld
-		# fencing it through the host in the last three.
+		# then comes back; a node off when the cluster forms, which
+		# comes later (and the same declared down by the admin); its
+		# power cut, then on again (it comes back); frozen for good;
+		# its link cut (2|1); dlm_controld fencing it through the host
+		# in the last three.
 		cluster_step "$kernel" member-engine 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh twosided engine
 		cluster_step "$kernel" member-learn 3 600 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs learn
+		cluster_step "$kernel" member-absent 3 600 "${FSDLM_BINS[@]}" -- \
+			sh guest/member.sh twosided absent
+		cluster_step "$kernel" member-absent-static 3 600 -- \
+			sh guest/member.sh verbs absent-static
 		cluster_step "$kernel" member-reboot 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs reboot
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \

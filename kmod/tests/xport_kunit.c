@@ -510,24 +510,38 @@ struct rdlock_return_case {
 	const char *name;
 	enum rdlock_member_state st;
 	u64 known, inc;
-	bool declaring;
+	bool declaring, fresh;
 	enum rdlock_return expect;
 };
 
 static const struct rdlock_return_case rdlock_return_cases[] = {
-	{ "new table, released", DWN, 0x11, 0x22, false, RDLOCK_RETURN_OK },
-	{ "declared down before it connected: no table known new", DWN, 0,
-	  0x22, false, RDLOCK_RETURN_LATER },
+	{ "new table, released", DWN, 0x11, 0x22, false, false,
+	  RDLOCK_RETURN_OK },
+	{ "new table, released, not learned yet", DWN, 0x11, 0x22, false,
+	  true, RDLOCK_RETURN_OK },
+	{ "no table known, one that learned its epoch", DWN, 0, 0x22, false,
+	  false, RDLOCK_RETURN_LATER },
+	{ "no table known (absent when formed), one not learned yet", DWN, 0,
+	  0x22, false, true, RDLOCK_RETURN_OK },
+	{ "no table known, not learned yet, a declaration under way", DWN, 0,
+	  0x22, true, true, RDLOCK_RETURN_LATER },
+	{ "no table known, being declared, not learned yet", FEN, 0, 0x22,
+	  true, true, RDLOCK_RETURN_LATER },
+	{ "no table known, none named", DWN, 0, 0, false, true,
+	  RDLOCK_RETURN_REFUSED },
 	{ "the table declared down (cut off, alive)", DWN, 0x11, 0x11, false,
+	  false, RDLOCK_RETURN_REFUSED },
+	{ "the table declared down, saying it is new", DWN, 0x11, 0x11, false,
+	  true, RDLOCK_RETURN_REFUSED },
+	{ "no table named", DWN, 0x11, 0, false, false,
 	  RDLOCK_RETURN_REFUSED },
-	{ "no table named", DWN, 0x11, 0, false, RDLOCK_RETURN_REFUSED },
 	{ "the table declared down, while declaring", DWN, 0x11, 0x11, true,
-	  RDLOCK_RETURN_REFUSED },
+	  false, RDLOCK_RETURN_REFUSED },
 	{ "new table, another declaration under way", DWN, 0x11, 0x22, true,
-	  RDLOCK_RETURN_LATER },
+	  false, RDLOCK_RETURN_LATER },
 	{ "new table, its own declaration under way", FEN, 0x11, 0x22, true,
-	  RDLOCK_RETURN_LATER },
-	{ "the table being declared down", FEN, 0x11, 0x11, true,
+	  false, RDLOCK_RETURN_LATER },
+	{ "the table being declared down", FEN, 0x11, 0x11, true, false,
 	  RDLOCK_RETURN_REFUSED },
 };
 
@@ -543,7 +557,69 @@ static void rdlock_return_test(struct kunit *test)
 	const struct rdlock_return_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, rdlock_return_verdict(c->st, c->known, c->inc,
-						    c->declaring),
+						    c->declaring, c->fresh),
+			c->expect);
+}
+
+struct rdlock_form_case {
+	const char *name;
+	u32 self, members, configured, absent;
+	bool running, waited;
+	u32 said, formed, contacted;
+	enum rdlock_form expect;
+};
+
+static const struct rdlock_form_case rdlock_form_cases[] = {
+	{ "every node a member, every word in", 0, 0x7, 0x7, 0, true, false,
+	  0x6, 0, 0x6, RDLOCK_FORM_NOW },
+	{ "alone, every node configured a member", 0, 0x1, 0x1, 0, true,
+	  false, 0, 0, 0, RDLOCK_FORM_NOW },
+	{ "a node off, not waited yet", 0, 0x3, 0x7, 0x4, true, false, 0x2, 0,
+	  0x2, RDLOCK_FORM_WAIT },
+	{ "a node off, waited", 0, 0x3, 0x7, 0x4, true, true, 0x2, 0, 0x2,
+	  RDLOCK_FORM_NOW },
+	{ "the lowest node off, waited", 1, 0x6, 0x7, 0x1, true, true, 0x4, 0,
+	  0x4, RDLOCK_FORM_NOW },
+	{ "a node off that failed: not absent, waited", 0, 0x3, 0x7, 0, true,
+	  true, 0x6, 0, 0x6, RDLOCK_FORM_NOW },
+	{ "not the lowest member", 1, 0x3, 0x7, 0x4, true, true, 0x1, 0, 0x1,
+	  RDLOCK_FORM_WAIT },
+	{ "a member's word missing", 0, 0x7, 0x7, 0, true, true, 0x2, 0, 0x6,
+	  RDLOCK_FORM_WAIT },
+	{ "a change under way", 0, 0x3, 0x7, 0x4, false, true, 0x2, 0, 0x2,
+	  RDLOCK_FORM_WAIT },
+	{ "not counted a member yet", 0, 0x6, 0x7, 0x1, true, true, 0x6, 0,
+	  0x6, RDLOCK_FORM_WAIT },
+	{ "a node to be absent spoke: members read before it joined", 1, 0x6,
+	  0x7, 0x1, true, true, 0x4, 0, 0x5, RDLOCK_FORM_WAIT },
+	{ "a node to be absent said: members read before it joined", 1, 0x6,
+	  0x7, 0x1, true, true, 0x5, 0, 0x5, RDLOCK_FORM_WAIT },
+	{ "a member not configured here is not waited for", 0, 0xb, 0x7, 0x4,
+	  true, true, 0x2, 0, 0x2, RDLOCK_FORM_NOW },
+	{ "a peer says it formed", 0, 0x7, 0x7, 0, true, true, 0x6, 0x4, 0x6,
+	  RDLOCK_FORM_JOIN },
+	{ "the lowest, back after it formed", 0, 0x7, 0x7, 0, false, false,
+	  0x2, 0x2, 0x6, RDLOCK_FORM_JOIN },
+	{ "the highest node id", 31, BIT(31), BIT(31), 0, true, false, 0, 0, 0,
+	  RDLOCK_FORM_NOW },
+};
+
+static void rdlock_form_desc(const struct rdlock_form_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_form, rdlock_form_cases, rdlock_form_desc);
+
+static void rdlock_form_test(struct kunit *test)
+{
+	const struct rdlock_form_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_form_verdict(c->self, c->members,
+						  c->configured, c->absent,
+						  c->running, c->waited,
+						  c->said, c->formed,
+						  c->contacted),
 			c->expect);
 }
 
@@ -638,6 +714,7 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE(rdlock_member_moves_test),
 	KUNIT_CASE(rdlock_view_moves_test),
 	KUNIT_CASE_PARAM(rdlock_return_test, rdlock_return_gen_params),
+	KUNIT_CASE_PARAM(rdlock_form_test, rdlock_form_gen_params),
 	KUNIT_CASE_PARAM(rdlock_left_test, rdlock_left_gen_params),
 	KUNIT_CASE_PARAM(rdlock_learn_test, rdlock_learn_gen_params),
 	{}

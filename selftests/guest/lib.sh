@@ -364,7 +364,8 @@ rdl_backend_arg() {
 # RDL_FENCE_DELAY=SEC, SEC seconds after it decided to; with
 # RDL_FENCE_METHOD=link by cutting its link, not its power (the agent's
 # method=link). Waits until
-# corosync counts every node and dlm_controld answers. The daemons' logs
+# corosync counts every node (RDL_DLM_NODES of them when set: the others
+# are off) and dlm_controld answers. The daemons' logs
 # are in /tmp/corosync.log and /tmp/dlm_controld.log; on failure,
 # RDL_DLM_WHY says why in one line (and the logs' ends are printed).
 RDL_DLM_WAIT=${RDL_DLM_WAIT:-120}
@@ -438,12 +439,13 @@ rdl_dlm_start() {
 	rdl_dlm_conf > /etc/corosync/corosync.conf
 	corosync -f > /tmp/corosync.log 2>&1 &
 	RDL_COROSYNC_PID=$!
+	rdl_up_nodes=${RDL_DLM_NODES:-$RDLOCK_NR_NODES}
 	rdl_left=$RDL_DLM_WAIT
 	until corosync-quorumtool -s 2>/dev/null |
-	      grep -q "^Total votes: *$RDLOCK_NR_NODES\$"; do
+	      grep -q "^Total votes: *$rdl_up_nodes\$"; do
 		rdl_left=$((rdl_left - 1))
 		[ "$rdl_left" -gt 0 ] || {
-			rdl_dlm_fail "corosync did not count $RDLOCK_NR_NODES nodes within $RDL_DLM_WAIT s"
+			rdl_dlm_fail "corosync did not count $rdl_up_nodes nodes within $RDL_DLM_WAIT s"
 			return 1
 		}
 		sleep 1
@@ -469,15 +471,15 @@ rdl_dlm_start() {
 	# booted again while the others run).
 	rdl_left=$RDL_DLM_WAIT
 	until dlm_tool status > /dev/null 2>&1 &&
-	      [ "$(ls /sys/kernel/config/dlm/cluster/comms 2>/dev/null | wc -l)" -ge "$RDLOCK_NR_NODES" ]; do
+	      [ "$(ls /sys/kernel/config/dlm/cluster/comms 2>/dev/null | wc -l)" -ge "$rdl_up_nodes" ]; do
 		rdl_left=$((rdl_left - 1))
 		[ "$rdl_left" -gt 0 ] || {
-			rdl_dlm_fail "dlm_controld did not configure $RDLOCK_NR_NODES nodes within $RDL_DLM_WAIT s"
+			rdl_dlm_fail "dlm_controld did not configure $rdl_up_nodes nodes within $RDL_DLM_WAIT s"
 			return 1
 		}
 		sleep 1
 	done
-	rdl_up="corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $RDLOCK_NR_NODES nodes, dlm_controld $rdl_fencing"
+	rdl_up="corosync $(corosync -v 2>/dev/null | sed -n 's/.*version .\([0-9.]*\).*/\1/p;q'), $rdl_up_nodes nodes, dlm_controld $rdl_fencing"
 	echo "# node $RDLOCK_NODE_ID: fs/dlm up: $rdl_up"
 	rdl_json_obj tool lib.sh figure fs_dlm node "$RDLOCK_NODE_ID" up 1 \
 		what "$rdl_up"
@@ -539,12 +541,13 @@ rdl_member_line() {
 	sed -n "s/^$1: //p" $RDL_MEMBERSHIP
 }
 
-# The membership runs with every node a member, within 120 s (each node
-# joins the companion lockspace on its own, and each join is a recovery).
+# The membership runs with every node a member (the nodes of $1 when
+# given, a list as debugfs shows it), within 120 s (each node joins the
+# companion lockspace on its own, and each join is a recovery).
 rdl_member_running() {
 	rdl_m=120
 	until [ "$(rdl_member_line state)" = running ] &&
-	      [ "$(rdl_member_line members)" = "0-$((RDLOCK_NR_NODES - 1))" ]; do
+	      [ "$(rdl_member_line members)" = "${1:-0-$((RDLOCK_NR_NODES - 1))}" ]; do
 		rdl_m=$((rdl_m - 1))
 		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $RDL_MEMBERSHIP; return 1; }
 		sleep 1

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Membership from the cluster engine, on 3 guests:
-#   member.sh verbs|twosided engine|kill|freeze|partition|reboot|learn
+#   member.sh verbs|twosided engine|kill|freeze|partition|reboot|learn|absent|absent-static
 # rdlock is loaded with membership=dlm. The cluster cannot come up before
 # dlm_controld runs; then corosync and dlm_controld start on every node,
 # the cluster comes up as a member of the companion fs/dlm lockspace and
@@ -52,6 +52,25 @@
 #           node 0 does), is ready, locks in that lockspace and leaves
 #           again, declared down anew on both. Before, node 1 could
 #           open no lockspace and refused the victim's return.
+#   absent  no nodedown_test, no fencing: the victim's cluster engine is
+#           off when the cluster forms. Nodes 0 and 1 come up, and the
+#           first of them waits founding_wait_ms (5 s here) for it
+#           before the membership forms the epoch without it: on both it
+#           is absent, declared down with no table, and both are ready,
+#           run and open lockspace ab, node 0 holding x in it. Before,
+#           they waited for the victim: nothing was granted until it
+#           came. Then the victim starts corosync and dlm_controld and
+#           comes up: it joins the epoch, learns it was absent, returns
+#           on nodes 0 and 1 (its table has not learned its epoch: none
+#           of theirs could be refused) and opens ab, which was laid out
+#           without it. x is busy there until node 0 lets it go, and r,
+#           which the victim holds, is busy for node 1 until it lets go.
+#   absent-static  the same with membership=static and no cluster engine:
+#           nodes 0 and 1 come up and are not ready while the victim,
+#           off, is a live configured node; each declares it down
+#           (rdlockctl node-down), which needs no table of it, and is
+#           then ready. The victim comes up later, with a table that has
+#           not learned its epoch: both take it back as returned.
 #   reboot  as kill; then node 0 has the host power the victim on again
 #           (host-ctl.sh boot). The victim boots anew (RDLOCK_BOOT=2),
 #           starts corosync and dlm_controld, and its cluster comes up as
@@ -89,13 +108,13 @@ BACKEND=$1
 MODE=${2:-}
 rdl_backend_arg "$BACKEND"
 case $MODE in
-engine | learn) FENCE= ;;
+engine | learn | absent | absent-static) FENCE= ;;
 kill | freeze | reboot) FENCE=fence ;;
 partition)
 	FENCE=fence
 	RDL_FENCE_DELAY=30
 	;;
-*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition|reboot|learn" >&2; exit 2 ;;
+*) echo "usage: $0 verbs|twosided engine|kill|freeze|partition|reboot|learn|absent|absent-static" >&2; exit 2 ;;
 esac
 FREEZE_PORT=7792
 SHORT_FREEZE_MS=3000
@@ -395,6 +414,137 @@ learn_corner() {
 	esac
 }
 
+# absent: nodes 0 and 1 run without the victim, ab open, node 0 holding x
+# (P_AREADY each); the victim is back, ready (P_ABACK); it found x busy
+# (P_ATRIED); node 0 let x go (P_AFREE); the victim got x and holds r
+# (P_AHELD); node 1 found r busy (P_ARTRIED); the victim let r go
+# (P_ARFREE); node 1 got r (P_ARGOT).
+P_AREADY=7811
+P_ABACK=7812
+P_ATRIED=7813
+P_AFREE=7814
+P_AHELD=7815
+P_ARTRIED=7816
+P_ARFREE=7817
+P_ARGOT=7818
+ABSENT_WAIT_MS=5000
+
+# absent, on nodes 0 and 1: the membership formed without the victim,
+# node 0 (the lowest member) declaring it absent, node 1 told by node 0.
+absent_formed() {
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		a_log="rdlock: cluster [0-9]*: this node forms its epoch with members 0-1\$"
+		a_log2="rdlock: node $VICTIM absent as the cluster formed"
+	else
+		a_log="rdlock: node 0 says node $VICTIM was declared down\$"
+		a_log2=$a_log
+	fi
+	rdl_member_running 0-1 &&
+	rdl_node_flag "$VICTIM" down &&
+	dmesg | grep -q "$a_log" &&
+	dmesg | grep -q "$a_log2" || {
+		rdlockctl status | sed 's/^/#   /'
+		dmesg | grep "rdlock: " | tail -n 8 | sed 's/^/#   /'
+		return 1
+	}
+}
+
+# absent-static, on nodes 0 and 1: not ready while the victim is a live
+# configured node that never connected.
+absent_not_ready() {
+	! rdlockctl wait --timeout 5 && ! rdl_node_flag "$VICTIM" down
+}
+
+absent_founder() {
+	if [ "$MODE" = absent-static ]; then
+		rdl_step "cluster up, node $VICTIM off" rdlockctl up &&
+		rdl_step "not ready while node $VICTIM is not declared down" \
+			absent_not_ready &&
+		rdl_step "node $VICTIM declared down (rdlockctl node-down)" \
+			rdlockctl node-down "$VICTIM" &&
+		rdl_step "cluster ready without node $VICTIM" \
+			rdlockctl wait --timeout 60 &&
+		rdl_step "node $VICTIM shown down" \
+			rdl_node_flag "$VICTIM" down || return 1
+	else
+		RDL_DLM_NODES=2
+		rdl_step "corosync and dlm_controld, node $VICTIM off" \
+			rdl_dlm_start &&
+		rdl_step "cluster up, formed without node $VICTIM" \
+			rdlockctl up &&
+		rdl_step "cluster ready without node $VICTIM" \
+			rdlockctl wait --timeout 60 &&
+		rdl_step "membership running, node $VICTIM absent" \
+			absent_formed || return 1
+	fi
+	rdl_step "create ab" rdlockctl ls-create ab || return 1
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		rdl_step "hold x in ab" rdl_hold ab x || return 1
+	fi
+	rdl_signal $P_AREADY
+	rdl_step "node $VICTIM back" rdl_wait_signal "$VICTIM" $P_ABACK 300 &&
+	rdl_step "node $VICTIM shown returned" \
+		rdl_poll 30 rdl_node_flag "$VICTIM" returned || return 1
+	[ "$MODE" = absent-static ] ||
+		rdl_step "membership running, every node a member" \
+			rdl_member_running || return 1
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		rdl_step "node $VICTIM found x busy" \
+			rdl_wait_signal "$VICTIM" $P_ATRIED 120 &&
+		rdl_step "x let go" rdl_release_all &&
+		rdl_signal $P_AFREE
+		return
+	fi
+	rdl_step "node $VICTIM holds r" rdl_wait_signal "$VICTIM" $P_AHELD 120 &&
+	rdl_step "r in ab refused: node $VICTIM holds it" rdl_busy ab r &&
+	rdl_signal $P_ARTRIED &&
+	rdl_step "node $VICTIM let r go" \
+		rdl_wait_signal "$VICTIM" $P_ARFREE 120 &&
+	rdl_step "r in ab granted" rdl_free ab r &&
+	rdl_signal $P_ARGOT
+}
+
+absent_victim() {
+	rdl_step "nodes 0 and 1 run without this node" \
+		rdl_wait_signal 0 $P_AREADY 300 &&
+	rdl_wait_signal 1 $P_AREADY 300 || return 1
+	if [ "$MODE" = absent ]; then
+		rdl_step "corosync and dlm_controld" rdl_dlm_start || return 1
+	fi
+	rdl_step "cluster up, joining the epoch" rdlockctl up &&
+	rdl_step "cluster ready, let in by nodes 0 and 1" \
+		rdlockctl wait --timeout 60 || return 1
+	if [ "$MODE" = absent ]; then
+		rdl_step "membership running, every node a member" \
+			rdl_member_running || return 1
+	fi
+	rdl_step "this node returned" rdl_node_flag "$VICTIM" returned &&
+	rdl_signal $P_ABACK &&
+	rdl_step "open ab" rdlockctl ls-create ab &&
+	rdl_step "x in ab refused: node 0 holds it" rdl_busy ab x &&
+	rdl_signal $P_ATRIED &&
+	rdl_step "node 0 let x go" rdl_wait_signal 0 $P_AFREE 120 &&
+	rdl_step "x in ab granted" rdl_free ab x &&
+	rdl_step "hold r in ab" rdl_hold ab r &&
+	rdl_signal $P_AHELD &&
+	rdl_step "node 1 found r busy" rdl_wait_signal 1 $P_ARTRIED 120 &&
+	rdl_step "r let go" rdl_release_all &&
+	rdl_signal $P_ARFREE &&
+	rdl_step "node 1 got r" rdl_wait_signal 1 $P_ARGOT 120
+}
+
+absent_run() {
+	if [ "$RDLOCK_NODE_ID" -eq "$VICTIM" ]; then
+		absent_victim
+	else
+		absent_founder
+	fi
+	[ -n "$RDL_HOLDERS" ] && rdl_release_all
+	rdl_signal $P_END
+	rdl_step "every node done" rdl_wait_all_signals $P_END 300
+	rdl_step "remove ab" rdl_rm_ls ab
+}
+
 # Every node, the victim back, answers on P_END.
 all_ended() {
 	rdl_signal $P_END
@@ -432,6 +582,22 @@ if [ "${RDLOCK_NR_NODES:-0}" -ne 3 ] || ! rdl_check_env; then
 	rdl_not_ok "member.sh needs exactly 3 nodes"
 	rdl_finish
 	exit 1
+fi
+
+if [ "$MODE" = absent ] || [ "$MODE" = absent-static ]; then
+	a_args="membership=dlm founding_wait_ms=$ABSENT_WAIT_MS"
+	[ "$MODE" = absent ] || a_args="membership=static"
+	# shellcheck disable=SC2086 # module parameters
+	if rdl_step "insmod rdlock.ko backend=$BACKEND $a_args" \
+		insmod "$RDL/modules/rdlock.ko" "backend=$BACKEND" $a_args &&
+	   rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" \
+		rdl_config; then
+		absent_run
+	fi
+	# shellcheck disable=SC2086 # a list of node ids
+	rdl_stop_in_turn $P_LEFT $EVERY_NODE
+	rdl_finish
+	exit
 fi
 
 # Two DLM lockspaces (nodedown_test's) in the default lock table.
