@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/in.h>
@@ -432,11 +433,6 @@ static bool rdlock_adv_acceptable(const struct rdlock_backend_adv *adv)
 	       rdlock_backend_admits(cl->backend, adv);
 }
 
-/*
- * Called with rdlock_cl.lock held: does this node, learning, still wait
- * for the word of a live peer that did not leave? That word names the
- * cluster's backend.
- */
 /* Called with rdlock_cl.lock held: the peers that said so, by bit. */
 static u32 rdlock_words(bool formed)
 {
@@ -471,6 +467,11 @@ static void rdlock_set_formed(void)
 	queue_work(rdlock_wq, &cl->words_work);
 }
 
+/*
+ * Called with rdlock_cl.lock held: does this node, learning, still wait
+ * for the word of a live peer that did not leave? That word names the
+ * cluster's backend.
+ */
 static bool rdlock_learn_pending(void)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
@@ -546,6 +547,12 @@ static void rdlock_try_resolve_backend(void)
 	cl->backend = ret;
 	pr_info("cluster %u: atomic backend %s\n", cl->cluster_id,
 		rdlock_backend_name(ret));
+	/*
+	 * Peers hear it: one that chose another (with an advert this node
+	 * never saw, of a node declared down) refuses this node rather than
+	 * mix atomics on the same words (rdlock_recv_downset()).
+	 */
+	queue_work(rdlock_wq, &cl->words_work);
 learned:
 	rdlock_check_learned();
 }
@@ -1758,6 +1765,20 @@ static bool rdlock_node_absent(struct rdlock_node *node)
 	return true;
 }
 
+/* How often a word is tried again while the sends are all in use. */
+#define RDLOCK_WORDS_TRIES	50
+#define RDLOCK_WORDS_RETRY_MS	20
+
+/* Send @conn this node's word, waiting a little for a free send. */
+static int rdlock_send_words(struct rdlock_conn *conn)
+{
+	int ret, tries = RDLOCK_WORDS_TRIES;
+
+	while ((ret = rdlock_send_downset(conn)) == -EAGAIN && --tries)
+		msleep(RDLOCK_WORDS_RETRY_MS);
+	return ret;
+}
+
 /* Tell every peer connected where this node's epoch stands, again. */
 static void rdlock_words_work(struct work_struct *work)
 {
@@ -1774,7 +1795,7 @@ static void rdlock_words_work(struct work_struct *work)
 		if (!conn)
 			continue;
 		/* Not sent: the connection fails, and the next one tells. */
-		if (rdlock_send_downset(conn))
+		if (rdlock_send_words(conn))
 			rdlock_conn_fail(conn);
 		rdlock_conn_put(conn);
 	}
@@ -1821,10 +1842,11 @@ int rdlock_xport_form(u32 members, u32 absent, bool running,
 		      unsigned int wait_ms)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	u32 configured = 0, contacted = 0, gone = 0, i;
+	u32 configured = 0, contacted = 0, gone = 0, stray, i;
 	DECLARE_BITMAP(shown, RDLOCK_MAX_NODES);
 	struct rdlock_node *n;
 	enum rdlock_form verdict;
+	bool waited;
 
 	spin_lock_bh(&cl->lock);
 	if (!rdlock_cl_up() || cl->view != RDLOCK_VIEW_LEARNING ||
@@ -1841,14 +1863,20 @@ int rdlock_xport_form(u32 members, u32 absent, bool running,
 		    (n->conn || n->incarnation || n->downset_seen))
 			contacted |= BIT(i);
 	}
+	waited = time_after_eq(jiffies, cl->up_at + msecs_to_jiffies(wait_ms));
 	verdict = rdlock_form_verdict(cl->self, members, configured, absent,
-				      running,
-				      time_after_eq(jiffies, cl->up_at +
-						    msecs_to_jiffies(wait_ms)),
-				      rdlock_words(false), rdlock_words(true),
-				      contacted);
+				      running, waited, rdlock_words(false),
+				      rdlock_words(true), contacted);
 	if (verdict != RDLOCK_FORM_NOW) {
 		spin_unlock_bh(&cl->lock);
+		/* Connected, yet no member: a node id corosync does not have? */
+		stray = absent & contacted;
+		if (verdict == RDLOCK_FORM_WAIT && waited && running && stray) {
+			bitmap_from_arr32(shown, &stray, RDLOCK_MAX_NODES);
+			pr_warn_ratelimited("cluster %u: nodes %*pbl connected here but are no members of the cluster engine's membership (rdlock node N is corosync node N + 1): the epoch does not form\n",
+					    cl->cluster_id, RDLOCK_MAX_NODES,
+					    shown);
+		}
 		return verdict == RDLOCK_FORM_JOIN ? -EALREADY : -EAGAIN;
 	}
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
@@ -2121,6 +2149,16 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 	    rdlock_node_fenced(&cl->nodes[conn->node]) ||
 	    cl->view == RDLOCK_VIEW_CUT_OFF) {
 		spin_unlock_bh(&cl->lock);
+		return;
+	}
+	/* The cluster runs one backend: no word of another counts. */
+	if (cl->backend != RDLOCK_BACKEND_NONE &&
+	    backend != RDLOCK_BACKEND_NONE && backend != cl->backend) {
+		spin_unlock_bh(&cl->lock);
+		pr_err_ratelimited("node %u runs atomic backend %s, this node %s: refused\n",
+				   conn->node, rdlock_backend_name(backend),
+				   rdlock_backend_name(cl->backend));
+		rdlock_conn_fail(conn);
 		return;
 	}
 	if (cl->view == RDLOCK_VIEW_LEARNED &&
