@@ -504,8 +504,8 @@ static void rdlock_member_down_work(struct work_struct *work)
 static void rdlock_member_form_work(struct work_struct *work)
 {
 	DECLARE_BITMAP(gone, RDLOCK_MAX_NODES);
-	u32 members, absent = 0, out, n;
 	unsigned long flags;
+	u32 members, out;
 	bool running;
 
 	if (!rdlock_xport_forming())
@@ -518,11 +518,7 @@ static void rdlock_member_form_work(struct work_struct *work)
 		  rdlock_mb.state == RDLOCK_MB_RECOVERING;
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	bitmap_to_arr32(&out, gone, RDLOCK_MAX_NODES);
-	for (n = 0; n < RDLOCK_MAX_NODES; n++)
-		if (rdlock_xport_node_configured(n))
-			absent |= BIT(n);
-	absent &= ~members & ~out;
-	if (rdlock_xport_form(members, absent, running,
+	if (rdlock_xport_form(members, out, running,
 			      READ_ONCE(rdlock_founding_wait_ms)) == -EAGAIN)
 		queue_delayed_work(system_wq, &rdlock_mb.form_work,
 				   msecs_to_jiffies(RDLOCK_MB_FORM_MS));

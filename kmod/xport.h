@@ -124,7 +124,7 @@ bool rdlock_xport_node_released(u32 node);
 bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
 bool rdlock_xport_learning(void);
 bool rdlock_xport_forming(void);
-int rdlock_xport_form(u32 members, u32 absent, bool running,
+int rdlock_xport_form(u32 members, u32 out, bool running,
 		      unsigned int wait_ms);
 void rdlock_xport_learn_excuse(const unsigned long *nodes);
 bool rdlock_xport_epoch_live(void);

@@ -1823,26 +1823,26 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_forming, RDLOCK_INTERNAL);
 /**
  * rdlock_xport_form() - form this node's cluster epoch, if it is the one
  * @members: the cluster engine's members of its last generation, by bit.
- * @absent: configured nodes that are no members and neither failed nor
- *	left (those are declared down), by bit.
+ * @out: the nodes that failed or left, by bit: declared down as such,
+ *	never absent.
  * @running: the membership runs: no change under way.
  * @wait_ms: how long after the cluster came up it forms without every
  *	configured node (founding_wait_ms).
  *
  * With a cluster engine, nobody is ready before one node formed the epoch
- * (rdlock_form_verdict()): the nodes of @absent whose table was never
- * known here are then declared down with none, and every peer hears it
+ * (rdlock_form_verdict()): the configured nodes that are neither members
+ * nor @out are then absent, declared down with no table, and every peer hears it
  * from this node before it learns. Nothing when the cluster is not up or
  * the epoch is formed already.
  *
  * Return: 0 formed here; -EAGAIN not now; -EALREADY formed, or to be
  * learned from a peer.
  */
-int rdlock_xport_form(u32 members, u32 absent, bool running,
+int rdlock_xport_form(u32 members, u32 out, bool running,
 		      unsigned int wait_ms)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	u32 configured = 0, contacted = 0, gone = 0, stray, i;
+	u32 configured = 0, contacted = 0, gone = 0, absent, stray, i;
 	DECLARE_BITMAP(shown, RDLOCK_MAX_NODES);
 	struct rdlock_node *n;
 	enum rdlock_form verdict;
@@ -1863,6 +1863,7 @@ int rdlock_xport_form(u32 members, u32 absent, bool running,
 		    (n->conn || n->incarnation || n->downset_seen))
 			contacted |= BIT(i);
 	}
+	absent = configured & ~members & ~out & ~BIT(cl->self);
 	waited = time_after_eq(jiffies, cl->up_at + msecs_to_jiffies(wait_ms));
 	verdict = rdlock_form_verdict(cl->self, members, configured, absent,
 				      running, waited, rdlock_words(false),
@@ -1880,8 +1881,7 @@ int rdlock_xport_form(u32 members, u32 absent, bool running,
 		return verdict == RDLOCK_FORM_JOIN ? -EALREADY : -EAGAIN;
 	}
 	for (i = 0; i < RDLOCK_MAX_NODES; i++)
-		if ((absent & ~members & BIT(i)) &&
-		    rdlock_node_absent(&cl->nodes[i]))
+		if ((absent & BIT(i)) && rdlock_node_absent(&cl->nodes[i]))
 			gone |= BIT(i);
 	rdlock_set_formed();
 	rdlock_try_resolve_backend();
