@@ -373,6 +373,7 @@ u64 rdlock_ls_policy(const struct rdlock_ls_attr *attr);
 u64 rdlock_ls_dir_tag(const char *name);
 int rdlock_ls_join_cluster(struct rdlock_ls *ls);
 void rdlock_ls_dir_claims_wait(void);
+int rdlock_ls_dir_rebuild(struct rdlock_ls *ls, u32 dead);
 
 /* lockspace_member.c */
 struct seq_file;
@@ -437,6 +438,7 @@ int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead);
 bool rdlock_ls_walked_locked(const char *name);
 int rdlock_ls_walk_wait(const char *name);
 bool rdlock_ls_node_released(u32 node);
+void rdlock_ls_take_over(u32 took);
 int rdlock_ls_release_wait(const struct rdlock_ls *ls, u32 node,
 			   unsigned long deadline);
 

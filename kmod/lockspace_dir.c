@@ -105,9 +105,26 @@ static int rdlock_ls_nodes(struct rdlock_ls *ls, u32 *min_slots)
  */
 static int rdlock_ls_dir_node(struct rdlock_ls *ls, u32 *dir)
 {
-	u32 i, node;
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(RDLOCK_LS_DIR_MOVE_WAIT_MS);
+	u32 i, node, handover = rdlock_xport_handover();
 	int ret;
 
+	/*
+	 * Returned nodes took over from the last nodes of the epoch: their
+	 * directory holds the survivors' lockspaces once those nodes'
+	 * declarations are done (rdlock_ls_dir_rebuild()).
+	 */
+	for (i = 0; i < ls->nr_nodes; i++) {
+		node = ls->nodes[i];
+		if (!(handover & BIT(node)))
+			continue;
+		ret = rdlock_ls_release_wait(ls, node, deadline);
+		if (ret == -ESHUTDOWN || (!ret && rdlock_ls_stale(ls)))
+			return -ENOTCONN;
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < ls->nr_nodes; i++) {
 		node = ls->nodes[i];
 		if (!rdlock_xport_node_fenced(node)) {
@@ -465,6 +482,124 @@ static int rdlock_ls_join_dir(struct rdlock_ls *ls, u32 dir, u32 min_slots)
 				    ls->name, RDLOCK_LS_DIR_ENTRIES);
 out:
 	kfree(words);
+	return ret;
+}
+
+/*
+ * Wait for the geometry of directory entry @entry on @dir (its claimer
+ * publishes it), and check it is @ls's: 0, -EIO when it is another's.
+ */
+static int rdlock_ls_dir_check(struct rdlock_ls *ls, u32 dir, u32 entry)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RDLOCK_LS_PUBLISH_WAIT_MS);
+	u64 geometry, policy;
+	int ret;
+
+	for (;;) {
+		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ,
+				   entry + RDLOCK_LS_DIR_GEOMETRY, 0, 0,
+				   &geometry);
+		if (ret || geometry)
+			break;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		msleep(20);
+	}
+	if (!ret)
+		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ,
+				   entry + RDLOCK_LS_DIR_POLICY, 0, 0, &policy);
+	if (ret)
+		return ret;
+	if (geometry != ((u64)ls->base << 32 | ls->attr.slots) ||
+	    policy != rdlock_ls_policy(&ls->attr)) {
+		pr_warn("lockspace %s: the directory after the handover has it at %#llx (policy %#llx), this node at slot %u\n",
+			ls->name, geometry, policy, ls->base);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * rdlock_ls_dir_rebuild() - put a lockspace in the directory of the heirs
+ * @ls: a lockspace open here.
+ * @dead: a node whose declaration hands its names over to returned nodes
+ *	(rdlock_xport_handover()).
+ *
+ * The directory and its copies were on the nodes keeping their tables of
+ * the epoch, the last of which are being declared down: the heirs keep
+ * none. Each survivor writes the lockspaces it has open into the new
+ * directory node and its copies, at the regions they have (which the
+ * heirs' new tables keep unused), the allocation word past them, as the
+ * claimer of a new entry does (rdlock_ls_publish()). It does so before it
+ * says its locks moved, and opens wait until the declaration is done here
+ * (rdlock_ls_dir_node()): no open claims an entry in the new directory
+ * before every survivor's lockspaces are there. A lockspace that no
+ * survivor has open is forgotten, with its region.
+ *
+ * Return: 0 (done, or @ls is lost already), or an error: the declaration
+ * is tried again.
+ */
+int rdlock_ls_dir_rebuild(struct rdlock_ls *ls, u32 dead)
+{
+	u64 geometry = (u64)ls->base << 32 | ls->attr.slots;
+	u64 end = ls->base - RDLOCK_LS_REGIONS + ls->attr.slots, *words;
+	u32 n = RDLOCK_LS_DIR_WORDS * RDLOCK_LS_DIR_ENTRIES, i, e, entry;
+	u32 dir = U32_MAX;
+	u64 old, *w;
+	int ret;
+
+	if (rdlock_ls_stale(ls) || !ls->base)
+		return 0;
+	for (i = 0; i < ls->nr_nodes && dir == U32_MAX; i++)
+		if (!rdlock_xport_node_fenced(ls->nodes[i]))
+			dir = ls->nodes[i];
+	if (dir == U32_MAX)
+		return 0;
+	words = kmalloc_array(n, sizeof(*words), GFP_KERNEL);
+	if (!words)
+		return -ENOMEM;
+	ret = rdlock_ls_read_range(ls, dir, RDLOCK_LS_DIR, n, words);
+	if (ret)
+		goto out;
+	ret = -ENOSPC;
+	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES; i++) {
+		e = (ls->tag + i) % RDLOCK_LS_DIR_ENTRIES;
+		w = &words[RDLOCK_LS_DIR_WORDS * e];
+		entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
+		if (w[RDLOCK_LS_DIR_TAG] == ls->tag) {
+			ret = rdlock_ls_dir_check(ls, dir, entry);
+			break;
+		}
+		if (w[RDLOCK_LS_DIR_TAG] || w[RDLOCK_LS_DIR_GEOMETRY] ||
+		    w[RDLOCK_LS_DIR_POLICY])
+			continue;
+		ret = rdlock_ls_dir_cas(ls, dir, entry, 0, ls->tag, &old,
+					dir);
+		if (ret)
+			break;
+		if (old == ls->tag) {
+			ret = rdlock_ls_dir_check(ls, dir, entry);
+			break;
+		}
+		if (old) {
+			ret = -ENOSPC;
+			continue;
+		}
+		/* Claimed: the region it has, in every copy, then published. */
+		ret = rdlock_ls_copy_word(ls, dir, RDLOCK_LS_ALLOC, end, true,
+					  dir) ?:
+		      rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_POLICY,
+					rdlock_ls_policy(&ls->attr)) ?:
+		      rdlock_ls_copy(ls, dir, entry, end, geometry) ?:
+		      rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_GEOMETRY,
+					geometry);
+		break;
+	}
+out:
+	kfree(words);
+	if (ret)
+		pr_warn_ratelimited("lockspace %s: not in the directory of the nodes taking over from node %u yet (%d)\n",
+				    ls->name, dead, ret);
 	return ret;
 }
 

@@ -132,6 +132,8 @@ static struct {
 	/* Its own: a declaration waits for peers at barriers. */
 	struct workqueue_struct *wq;
 	struct delayed_work down_work;	/* declares the failed down */
+	/* jiffies a handover began to wait for an heir, 0: none (down_work) */
+	unsigned long handover_wait;
 	struct delayed_work form_work;	/* forms the epoch */
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
@@ -343,9 +345,11 @@ bool rdlock_member_survivor(u32 node)
  * They are declared down as failed ones are (nothing of theirs needs
  * fencing: no lockspace was open there), so that their new table returns
  * rather than ending every lockspace of this epoch; a returned one too
- * (it kept nothing, but its next table would end them). Not the last node
- * keeping its table of this epoch: its names would have no home
- * (rdlock_xport_left_declared(), recovery.rst, "A node that leaves").
+ * (it kept nothing, but its next table would end them). The last nodes
+ * keeping their tables of this epoch too, when other members are left to
+ * take over (rdlock_member_hand_over()); not the last member: its names
+ * would have no home (rdlock_xport_left_declared(), recovery.rst, "A node
+ * that leaves").
  *
  * Every survivor must decide alike (the declaration's barriers wait for
  * each other): the heirs are the members that neither failed nor left,
@@ -406,9 +410,51 @@ static bool rdlock_member_take_left(void)
 	for_each_set_bit(n, left, RDLOCK_MAX_NODES)
 		pr_info("membership: node %u left: declaring it down\n", n);
 	for_each_set_bit(n, last, RDLOCK_MAX_NODES)
-		pr_warn("membership: node %u left, the last keeping its lock table of this epoch: not declared down, its return ends every lockspace\n",
+		pr_warn("membership: node %u left, the last member keeping its lock table of this epoch: not declared down, its return ends every lockspace\n",
 			n);
 	return true;
+}
+
+/* A handover waiting that long for an heir to return is logged, once. */
+#define RDLOCK_MB_HANDOVER_WARN_MS	10000
+
+/*
+ * When the last nodes keeping their lock tables of this epoch are to be
+ * declared down (they failed or left, and every other node returned with
+ * a new table), the heirs take over first: the members that neither
+ * failed nor left, the same set on every survivor (rdlock_xport_hand_over(),
+ * recovery.rst, "A handover"). Their new tables keep names, lock words
+ * and the directory from then on, so the lockspaces live on. Return:
+ * false while this node is learning its epoch, or an heir has not
+ * returned here: nothing is declared meanwhile.
+ */
+static bool rdlock_member_hand_over(void)
+{
+	DECLARE_BITMAP(heirs, RDLOCK_MAX_NODES);
+	unsigned long flags;
+	u32 h, took;
+	int ret;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	bitmap_andnot(heirs, rdlock_mb.members, rdlock_mb.failed,
+		      RDLOCK_MAX_NODES);
+	bitmap_andnot(heirs, heirs, rdlock_mb.left, RDLOCK_MAX_NODES);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	bitmap_to_arr32(&h, heirs, RDLOCK_MAX_NODES);
+	ret = rdlock_xport_hand_over(h, &took);
+	if (took)
+		rdlock_ls_take_over(took);
+	if (ret != -EAGAIN) {
+		rdlock_mb.handover_wait = 0;
+		return true;
+	}
+	if (!rdlock_mb.handover_wait)
+		rdlock_mb.handover_wait = jiffies;
+	else if (time_after(jiffies, rdlock_mb.handover_wait +
+			    msecs_to_jiffies(RDLOCK_MB_HANDOVER_WARN_MS)))
+		pr_warn_once("membership: the last nodes keeping their lock tables are to be declared down, and members %*pbl are to take over: waiting for each to return here\n",
+			     RDLOCK_MAX_NODES, heirs);
+	return false;
 }
 
 /*
@@ -445,6 +491,11 @@ static void rdlock_member_down_work(struct work_struct *work)
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		if (test_bit(node, rdlock_mb.failed))
 			rdlock_xport_fence(node);
+	if (!rdlock_member_hand_over()) {
+		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
+				   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
+		return;
+	}
 	for (;;) {
 		spin_lock_irqsave(&rdlock_mb.lock, flags);
 		bitmap_andnot(todo, rdlock_mb.failed, tried, RDLOCK_MAX_NODES);

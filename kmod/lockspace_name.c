@@ -810,6 +810,9 @@ bool rdlock_res_lost_to(const struct rdlock_res *res, u32 node)
  * (rdlock_ls_node_released()) did every survivor move its locks of the
  * name to the heir: until then the name is not resolved.
  *
+ * While returned nodes take over from the last nodes keeping their tables
+ * of the epoch (rdlock_xport_handover()), every name waits for those.
+ *
  * Return: the first node cut off and not released from the name's hash
  * home up to its first node not cut off, or U32_MAX for none.
  */
@@ -817,7 +820,12 @@ u32 rdlock_res_home_pending(const struct rdlock_ls *ls,
 			    const struct rdlock_res *res)
 {
 	u32 i = res->hash % ls->nr_nodes, n, node;
+	unsigned long handover = rdlock_xport_handover();
 
+	/* Every name was on the nodes returned ones took over from. */
+	for_each_set_bit(node, &handover, RDLOCK_MAX_NODES)
+		if (!rdlock_ls_node_released(node))
+			return node;
 	for (n = 0; n < ls->nr_nodes; n++) {
 		node = ls->nodes[i];
 		if (!rdlock_xport_node_fenced(node))

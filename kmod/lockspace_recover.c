@@ -572,6 +572,42 @@ int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead)
 	return ret;
 }
 
+/*
+ * Returned nodes @took took over the lock tables of the epoch
+ * (rdlock_xport_hand_over()): @ls's operations reach their new tables.
+ * A lockspace opened since they returned has those already.
+ */
+static int rdlock_ls_take_hosts(struct rdlock_ls *ls, u32 took)
+{
+	u32 i, node;
+	u64 inc;
+
+	for (i = 0; i < ls->nr_nodes; i++) {
+		node = ls->nodes[i];
+		inc = rdlock_xport_node_incarnation(node);
+		if (!(took & BIT(node)) || !inc)
+			continue;
+		if (rdlock_xport_node_slots(node) < ls->base + ls->attr.slots)
+			pr_warn("lockspace %s: node %u's lock table (%u slots) is too small for it (slots %u to %u) after the handover: every node needs the same table_slots\n",
+				ls->name, node, rdlock_xport_node_slots(node),
+				ls->base, ls->base + ls->attr.slots - 1);
+		WRITE_ONCE(ls->incarnation[node], inc);
+	}
+	return 0;
+}
+
+/**
+ * rdlock_ls_take_over() - returned nodes keep the lockspaces from now on
+ * @took: the nodes that took over here (rdlock_xport_hand_over()), by bit.
+ *
+ * Called by the membership before the declarations that hand names over.
+ */
+void rdlock_ls_take_over(u32 took)
+{
+	/* rdlock_ls_for_each()'s node argument carries the set. */
+	rdlock_ls_for_each(rdlock_ls_take_hosts, took);
+}
+
 /**
  * rdlock_ls_node_down() - a node failed: cut it off, tell, release its locks
  * @node: the node, configured and not this one.
@@ -647,8 +683,11 @@ int rdlock_ls_node_down(u32 node)
 	/* From now on a bakery census does not ask it (cut off everywhere). */
 	rdlock_proto_node_released(node);
 	if (stage == RDLOCK_LS_DOWN_TOLD) {
+		/* Returned nodes took over: their directory first. */
+		if (rdlock_xport_handover() & BIT(node))
+			ret = rdlock_ls_for_each(rdlock_ls_dir_rebuild, node);
 		/* Failed: the next call moves what is left. */
-		ret = rdlock_ls_rehome(node);
+		ret = ret ?: rdlock_ls_rehome(node);
 		if (ret)
 			goto out;
 		rdlock_ls_down_set_stage(node, RDLOCK_LS_DOWN_MOVED);

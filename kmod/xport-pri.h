@@ -53,7 +53,7 @@ struct crypto_shash;
  * 10: RDLOCK_WIRE_DOWNSET says whether the sender's epoch formed, a
  *    request whether its table learned its epoch (RDLOCK_PDATA_NEW)
  */
-#define RDLOCK_WIRE_VERSION	10
+#define RDLOCK_WIRE_VERSION	11
 
 /*
  * Replay slots: a peer's requests that change a word (WRITE, FAA, CAS)
@@ -88,7 +88,7 @@ enum rdlock_wire_type {
  * in as many messages as it takes, the last with @more 0. A node whose
  * table is new learns from it where the cluster's epoch stands.
  */
-#define RDLOCK_DOWNSET_ENTRIES	5
+#define RDLOCK_DOWNSET_ENTRIES	4
 
 struct rdlock_wire_downset_entry {
 	__le64 incarnation;		/* of its table the sender knows */
@@ -103,6 +103,9 @@ struct rdlock_wire_downset {
 	__le32 nr;
 	__le32 backend;			/* the sender's, or NONE */
 	__le32 formed;			/* the sender's epoch formed */
+	/* Handovers the sender made or adopted (rdlock_xport_hand_over()) */
+	__le32 era;
+	__le32 hosts;			/* ... and who keeps a table then */
 	struct rdlock_wire_downset_entry e[RDLOCK_DOWNSET_ENTRIES];
 };
 
@@ -482,6 +485,17 @@ struct rdlock_cluster {
 	 * cluster comes up without a cluster engine to form it with.
 	 */
 	bool formed;
+	/*
+	 * Handovers (rdlock_xport_hand_over(), under @lock): made or adopted
+	 * here in this epoch (@era); the most a peer's word said it made
+	 * (@heard_era), with the nodes keeping tables there (@heard_hosts);
+	 * the nodes cut off whose declarations hand their names to the
+	 * heirs, until each is released here (@handover).
+	 */
+	u32 era;
+	u32 heard_era;
+	u32 heard_hosts;
+	u32 handover;
 	unsigned long up_at;			/* jiffies: the cluster came up */
 	struct work_struct words_work;		/* tell every peer again */
 	struct list_head conns;

@@ -122,6 +122,8 @@ bool rdlock_xport_node_fenced(u32 node);
 bool rdlock_xport_node_cut(u32 node);
 bool rdlock_xport_node_released(u32 node);
 bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
+int rdlock_xport_hand_over(u32 heirs, u32 *took);
+u32 rdlock_xport_handover(void);
 bool rdlock_xport_learning(void);
 bool rdlock_xport_forming(void);
 int rdlock_xport_form(u32 members, u32 out, bool running,

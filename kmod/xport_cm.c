@@ -616,7 +616,7 @@ static void rdlock_node_return(struct rdlock_node *node, u64 inc)
 	node->word_formed = false;
 	node->table_disputed = false;
 	node->learn_excused = false;
-	pr_info("node %u returned with a new lock table: it keeps no lockspace until the cluster restarts\n",
+	pr_info("node %u returned with a new lock table: it keeps no lockspace until a handover (recovery.rst)\n",
 		node->id);
 }
 
@@ -1934,9 +1934,9 @@ bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts)
 
 	if (node >= RDLOCK_MAX_NODES || node == cl->self)
 		return false;
+	/* Keeping its table of this epoch, or to take over (a handover). */
 	for_each_set_bit(n, hosts, RDLOCK_MAX_NODES) {
-		if (n != node &&
-		    READ_ONCE(cl->nodes[n].member) == RDLOCK_MEMBER_CONFIGURED) {
+		if (n != node && rdlock_node_member(&cl->nodes[n])) {
 			heir = true;
 			break;
 		}
@@ -1944,6 +1944,126 @@ bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts)
 	return rdlock_left_declared(READ_ONCE(cl->nodes[node].member), heir);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_left_declared, RDLOCK_INTERNAL);
+
+/* Called with rdlock_cl.lock held: every node's place, and the cut off. */
+static u32 rdlock_member_states(enum rdlock_member_state *st)
+{
+	u32 cut = 0, i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		st[i] = rdlock_cl.nodes[i].member;
+		if (st[i] == RDLOCK_MEMBER_FENCED)
+			cut |= BIT(i);
+	}
+	return cut;
+}
+
+/*
+ * Called with rdlock_cl.lock held: the returned nodes of @hosts keep their
+ * tables as if of this epoch from now on; the declarations of the nodes
+ * cut off now hand their names over. Return: the nodes that took over.
+ */
+static u32 rdlock_take_over(u32 hosts, u32 cut)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 took = 0, i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		if (!(hosts & BIT(i)) ||
+		    cl->nodes[i].member != RDLOCK_MEMBER_RETURNED)
+			continue;
+		if (rdlock_member_to(&cl->nodes[i], RDLOCK_MEMBER_CONFIGURED))
+			took |= BIT(i);
+	}
+	WRITE_ONCE(cl->handover, cl->handover | cut);
+	return took;
+}
+
+/**
+ * rdlock_xport_hand_over() - returned nodes take over this epoch's tables
+ * @heirs: the cluster engine's members that neither failed nor left (the
+ *	same set on every survivor), by bit.
+ * @took: set to the nodes that took over here, by bit (0: none).
+ *
+ * To be called by the membership once the failed nodes and those that
+ * left are cut off, before any of them is declared down. When the last
+ * nodes keeping their tables of this epoch are being declared down, the
+ * heirs take over (rdlock_handover_verdict()): they keep names, lock
+ * words and the directory from now on, and the cut off nodes' names move
+ * to them. A handover a peer made that this node was not part of (it
+ * learned its epoch before, or was no member then) is taken first
+ * (rdlock_adopt_verdict()). Peers hear of it (RDLOCK_WIRE_DOWNSET's era).
+ *
+ * Return: 0; -EAGAIN while this node is learning its epoch or an heir has
+ * not returned here (call again later); -ENOTCONN when the cluster is
+ * not up.
+ */
+int rdlock_xport_hand_over(u32 heirs, u32 *took)
+{
+	enum rdlock_member_state st[RDLOCK_MAX_NODES];
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 cut, era;
+	int ret = 0;
+
+	*took = 0;
+	spin_lock_bh(&cl->lock);
+	if (!rdlock_cl_up()) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	if (cl->view != RDLOCK_VIEW_LEARNED) {
+		ret = cl->view == RDLOCK_VIEW_LEARNING ? -EAGAIN : 0;
+		goto out;
+	}
+	cut = rdlock_member_states(st);
+	if (cl->heard_era > cl->era) {
+		if (rdlock_adopt_verdict(st, RDLOCK_MAX_NODES,
+					 cl->heard_hosts) ==
+		    RDLOCK_HANDOVER_WAIT) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		*took |= rdlock_take_over(cl->heard_hosts, cut);
+		cl->era = cl->heard_era;
+		cut = rdlock_member_states(st);
+	}
+	switch (rdlock_handover_verdict(st, RDLOCK_MAX_NODES, heirs)) {
+	case RDLOCK_HANDOVER_WAIT:
+		ret = -EAGAIN;
+		break;
+	case RDLOCK_HANDOVER_NOW:
+		*took |= rdlock_take_over(heirs, cut);
+		cl->era++;
+		break;
+	case RDLOCK_HANDOVER_NONE:
+		break;
+	}
+out:
+	era = cl->era;
+	cut = cl->handover;
+	spin_unlock_bh(&cl->lock);
+	if (*took) {
+		/* Learners and nodes that were not part of it hear it. */
+		queue_work(rdlock_wq, &cl->words_work);
+		pr_info("cluster %u: nodes %#x take over the lock tables of this epoch from nodes %#x (handover %u)\n",
+			cl->cluster_id, *took, cut, era);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_hand_over, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_handover() - nodes whose declarations hand names over
+ *
+ * Return: the nodes cut off when returned nodes took over here
+ * (rdlock_xport_hand_over()), by bit, until each one's declaration is done
+ * here (rdlock_xport_release()). Any context.
+ */
+u32 rdlock_xport_handover(void)
+{
+	return READ_ONCE(rdlock_cl.handover);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_handover, RDLOCK_INTERNAL);
 
 /**
  * rdlock_xport_release() - a node's declaration down is done here
@@ -1982,6 +2102,7 @@ int rdlock_xport_release(u32 node, const struct rdlock_table_named *named)
 		}
 		if (!n->incarnation && !named)
 			n->table_disputed = true;
+		WRITE_ONCE(cl->handover, cl->handover & ~BIT(node));
 		n->backoff_ms = 0;
 		if (node > cl->self)
 			rdlock_schedule_connect(n);
@@ -1991,6 +2112,20 @@ int rdlock_xport_release(u32 node, const struct rdlock_table_named *named)
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_release, RDLOCK_INTERNAL);
+
+/*
+ * Called with rdlock_cl.lock held: the nodes that keep their table of this
+ * epoch here (CONFIGURED), this one included, by bit.
+ */
+static u32 rdlock_hosts(void)
+{
+	u32 hosts = 0, i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (rdlock_cl.nodes[i].member == RDLOCK_MEMBER_CONFIGURED)
+			hosts |= BIT(i);
+	return hosts;
+}
 
 /*
  * Called with rdlock_cl.lock held: snapshot the nodes declared down here,
@@ -2026,6 +2161,8 @@ static void rdlock_downset_fill(struct rdlock_wire_downset *ds, u32 *from)
 	}
 	ds->nr = cpu_to_le32(n);
 	ds->more = cpu_to_le32(i < RDLOCK_MAX_NODES);
+	ds->era = cpu_to_le32(cl->era);
+	ds->hosts = cpu_to_le32(rdlock_hosts());
 	*from = i;
 }
 
@@ -2083,7 +2220,7 @@ static bool rdlock_downset_apply(u32 src,
 		/* This table returned there; an older one is not ours. */
 		if (returned && inc == cl->table.incarnation) {
 			rdlock_member_to(node, RDLOCK_MEMBER_RETURNED);
-			pr_info("node %u says this node was declared down: it keeps no lockspace until the cluster restarts\n",
+			pr_info("node %u says this node was declared down: it keeps no lockspace until a handover (recovery.rst)\n",
 				src);
 		}
 		return false;
@@ -2160,6 +2297,11 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 				   rdlock_backend_name(cl->backend));
 		rdlock_conn_fail(conn);
 		return;
+	}
+	/* The latest handover a peer made: taken at the next change. */
+	if (le32_to_cpu(ds->era) > cl->heard_era) {
+		cl->heard_era = le32_to_cpu(ds->era);
+		cl->heard_hosts = le32_to_cpu(ds->hosts);
 	}
 	if (cl->view == RDLOCK_VIEW_LEARNED &&
 	    rdlock_downset_names_us_down(ds, nr)) {
@@ -2267,6 +2409,10 @@ int rdlock_cluster_up(bool forming)
 		cl->nodes[i].chal_got = false;
 	}
 	cl->formed = !forming;
+	cl->era = 0;
+	cl->heard_era = 0;
+	cl->heard_hosts = 0;
+	WRITE_ONCE(cl->handover, 0);
 	cl->up_at = jiffies;
 	rdlock_cl_to(RDLOCK_CL_STARTING);
 	rdlock_view_begin();
@@ -2310,6 +2456,7 @@ void rdlock_cluster_down(void)
 		WRITE_ONCE(cl->nodes[i].incarnation, 0);
 		rdlock_node_reset(&cl->nodes[i]);
 	}
+	WRITE_ONCE(cl->handover, 0);
 	id = cl->listen_id;
 	cl->listen_id = NULL;
 	spin_unlock_bh(&cl->lock);

@@ -161,8 +161,9 @@ rdlock_return_verdict(enum rdlock_member_state st, u64 known, u64 inc,
 /**
  * rdlock_left_declared() - is a node that left cleanly declared down
  * @st: its place here.
- * @heir: another configured node (this one too) keeps its table of this
- *	epoch (CONFIGURED), so the node's names have a home to move to.
+ * @heir: another member (this one too) keeps its table of this epoch, or
+ *	is to take over (rdlock_handover_verdict()), so the node's names have
+ *	a home to move to.
  *
  * The cluster engine says the node left without failing (its cluster
  * taken down cleanly): its table is gone all the same. A node with its
@@ -263,6 +264,88 @@ rdlock_form_verdict(u32 self, u32 members, u32 configured, u32 absent,
 	if ((configured & ~members) && !waited)
 		return RDLOCK_FORM_WAIT;
 	return RDLOCK_FORM_NOW;
+}
+
+/**
+ * enum rdlock_handover - do returned nodes take over this epoch's lockspaces
+ * @RDLOCK_HANDOVER_NONE: no: a node keeps its table of this epoch
+ *	(CONFIGURED), none is being declared down, or no heir is live.
+ * @RDLOCK_HANDOVER_WAIT: not yet: an heir has not returned here.
+ * @RDLOCK_HANDOVER_NOW: yes: the heirs keep the lockspaces from now on
+ *	(rdlock_xport_hand_over()).
+ */
+enum rdlock_handover {
+	RDLOCK_HANDOVER_NONE,
+	RDLOCK_HANDOVER_WAIT,
+	RDLOCK_HANDOVER_NOW,
+};
+
+/**
+ * rdlock_handover_verdict() - do the heirs take over this epoch's lockspaces
+ * @st: every node's place here, indexed by node id.
+ * @nr: entries of @st (at most 32).
+ * @heirs: the cluster engine's members that neither failed nor left, by
+ *	bit: the same set on every survivor.
+ *
+ * A node declared down passes its names to the next node that keeps its
+ * table of this epoch. When the last of them are being declared (cut off:
+ * FENCED) and no node keeps one (CONFIGURED), the heirs take over, all of
+ * them returned nodes: new tables that keep nothing yet, and that from
+ * then on keep names, lock words and the directory as if their tables
+ * were of the epoch. Every survivor must take the same set: not before
+ * each heir returned here (a new table known), and never a node that is
+ * not configured (a node id mismatch).
+ *
+ * Return: an enum rdlock_handover.
+ */
+static inline enum rdlock_handover
+rdlock_handover_verdict(const enum rdlock_member_state *st, u32 nr,
+			u32 heirs)
+{
+	u32 i, cut = 0, live = 0;
+
+	for (i = 0; i < nr && i < 32; i++) {
+		if (st[i] == RDLOCK_MEMBER_CONFIGURED)
+			return RDLOCK_HANDOVER_NONE;
+		if (st[i] == RDLOCK_MEMBER_FENCED)
+			cut |= BIT(i);
+	}
+	if (!cut)
+		return RDLOCK_HANDOVER_NONE;
+	for (i = 0; i < nr && i < 32; i++) {
+		if (!(heirs & BIT(i)) || st[i] == RDLOCK_MEMBER_ABSENT)
+			continue;
+		if (st[i] != RDLOCK_MEMBER_RETURNED)
+			return RDLOCK_HANDOVER_WAIT;
+		live |= BIT(i);
+	}
+	return live ? RDLOCK_HANDOVER_NOW : RDLOCK_HANDOVER_NONE;
+}
+
+/**
+ * rdlock_adopt_verdict() - may this node take a handover a peer made
+ * @st: every node's place here, indexed by node id.
+ * @nr: entries of @st (at most 32).
+ * @hosts: the nodes that keep their table of the epoch at the peer, by
+ *	bit, after more handovers than this node made or adopted.
+ *
+ * A node that was not among the survivors of a handover (it learned its
+ * epoch before, or was no member then) takes it from a peer's word, at
+ * its next membership change: each of @hosts is to keep its table here
+ * too. A host cut off here (declared down since) is declared as any;
+ * one declared down and not back here yet is waited for.
+ *
+ * Return: RDLOCK_HANDOVER_NOW or RDLOCK_HANDOVER_WAIT.
+ */
+static inline enum rdlock_handover
+rdlock_adopt_verdict(const enum rdlock_member_state *st, u32 nr, u32 hosts)
+{
+	u32 i;
+
+	for (i = 0; i < nr && i < 32; i++)
+		if ((hosts & BIT(i)) && st[i] == RDLOCK_MEMBER_DOWN)
+			return RDLOCK_HANDOVER_WAIT;
+	return RDLOCK_HANDOVER_NOW;
 }
 
 #endif /* _RDLOCK_XPORT_MEMBER_H */

@@ -355,6 +355,9 @@ guest_tests()
 			sh guest/member.sh twosided absent
 		cluster_step "$kernel" member-absent-static 3 600 -- \
 			sh guest/member.sh verbs absent-static
+		# A rolling restart: returned nodes take over (handover.sh).
+		cluster_step "$kernel" member-handover 3 600 \
+			"${FSDLM_BINS[@]}" -- sh guest/handover.sh twosided
 		cluster_step "$kernel" member-reboot 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs reboot
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \

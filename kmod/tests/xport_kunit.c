@@ -632,7 +632,7 @@ struct rdlock_left_case {
 
 static const struct rdlock_left_case rdlock_left_cases[] = {
 	{ "its table of this epoch, an heir", CFG, true, true },
-	{ "the last keeping its table of this epoch", CFG, false, false },
+	{ "no other member to keep or take its names", CFG, false, false },
 	{ "returned, an heir", RET, true, true },
 	{ "returned, no heir (it keeps nothing)", RET, false, true },
 	{ "being declared down", FEN, true, false },
@@ -689,6 +689,91 @@ static void rdlock_learn_test(struct kunit *test)
 			c->expect);
 }
 
+/* Returned nodes taking over from the last nodes keeping their tables. */
+struct rdlock_handover_case {
+	const char *name;
+	enum rdlock_member_state st[4];
+	u32 heirs;
+	enum rdlock_handover expect;
+};
+
+static const struct rdlock_handover_case rdlock_handover_cases[] = {
+	{ "the last one failing, the others returned", { FEN, RET, RET, ABS },
+	  0x6, RDLOCK_HANDOVER_NOW },
+	{ "the last two failing, one returned", { FEN, FEN, RET, ABS }, 0x4,
+	  RDLOCK_HANDOVER_NOW },
+	{ "a node keeps its table of this epoch", { FEN, CFG, RET, ABS }, 0x6,
+	  RDLOCK_HANDOVER_NONE },
+	{ "this node keeps its table (it is one of the heirs)",
+	  { CFG, FEN, RET, ABS }, 0x5, RDLOCK_HANDOVER_NONE },
+	{ "nobody being declared down", { DWN, RET, RET, ABS }, 0x6,
+	  RDLOCK_HANDOVER_NONE },
+	{ "an heir not back here yet", { FEN, RET, DWN, ABS }, 0x6,
+	  RDLOCK_HANDOVER_WAIT },
+	{ "an heir still being declared down itself", { FEN, RET, FEN, ABS },
+	  0x6, RDLOCK_HANDOVER_WAIT },
+	{ "no heir at all", { FEN, DWN, DWN, ABS }, 0, RDLOCK_HANDOVER_NONE },
+	{ "a member not configured here is no heir", { FEN, RET, RET, ABS },
+	  0xe, RDLOCK_HANDOVER_NOW },
+	{ "only an unconfigured member", { FEN, DWN, DWN, ABS }, 0x8,
+	  RDLOCK_HANDOVER_NONE },
+	{ "a returned node that is no member is no heir", { FEN, RET, RET, ABS },
+	  0x2, RDLOCK_HANDOVER_NOW },
+};
+
+static void rdlock_handover_desc(const struct rdlock_handover_case *c,
+				 char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_handover, rdlock_handover_cases,
+		  rdlock_handover_desc);
+
+static void rdlock_handover_test(struct kunit *test)
+{
+	const struct rdlock_handover_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_handover_verdict(c->st, 4, c->heirs),
+			c->expect);
+}
+
+/* A node taking a handover a peer's word told of. */
+struct rdlock_adopt_case {
+	const char *name;
+	enum rdlock_member_state st[4];
+	u32 hosts;
+	enum rdlock_handover expect;
+};
+
+static const struct rdlock_adopt_case rdlock_adopt_cases[] = {
+	{ "the hosts returned here", { DWN, RET, RET, RET }, 0x6,
+	  RDLOCK_HANDOVER_NOW },
+	{ "the hosts keep their tables here already", { DWN, CFG, CFG, RET },
+	  0x6, RDLOCK_HANDOVER_NOW },
+	{ "a host not back here yet", { DWN, RET, DWN, RET }, 0x6,
+	  RDLOCK_HANDOVER_WAIT },
+	{ "a host being declared down here since", { DWN, RET, FEN, RET }, 0x6,
+	  RDLOCK_HANDOVER_NOW },
+	{ "a node down here that is no host", { DWN, RET, RET, DWN }, 0x6,
+	  RDLOCK_HANDOVER_NOW },
+};
+
+static void rdlock_adopt_desc(const struct rdlock_adopt_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_adopt, rdlock_adopt_cases, rdlock_adopt_desc);
+
+static void rdlock_adopt_test(struct kunit *test)
+{
+	const struct rdlock_adopt_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_adopt_verdict(c->st, 4, c->hosts),
+			c->expect);
+}
+
 #undef ABS
 #undef CFG
 #undef FEN
@@ -717,6 +802,8 @@ static struct kunit_case rdlock_xport_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_form_test, rdlock_form_gen_params),
 	KUNIT_CASE_PARAM(rdlock_left_test, rdlock_left_gen_params),
 	KUNIT_CASE_PARAM(rdlock_learn_test, rdlock_learn_gen_params),
+	KUNIT_CASE_PARAM(rdlock_handover_test, rdlock_handover_gen_params),
+	KUNIT_CASE_PARAM(rdlock_adopt_test, rdlock_adopt_gen_params),
 	{}
 };
 
