@@ -402,6 +402,7 @@ int rdlock_res_resolve(struct rdlock_ls *ls, struct rdlock_res *res,
 int rdlock_ls_home_read(struct rdlock_ls *ls, u32 i, u32 off, u64 *v);
 bool rdlock_res_lost(const struct rdlock_res *res);
 bool rdlock_res_lost_to(const struct rdlock_res *res, u32 node);
+u32 rdlock_ls_handover_pending(void);
 u32 rdlock_res_home_pending(const struct rdlock_ls *ls,
 			    const struct rdlock_res *res);
 int rdlock_res_relocate(struct rdlock_ls *ls, struct rdlock_res *res,
@@ -438,7 +439,7 @@ int rdlock_ls_for_each(int (*fn)(struct rdlock_ls *ls, u32 dead), u32 dead);
 bool rdlock_ls_walked_locked(const char *name);
 int rdlock_ls_walk_wait(const char *name);
 bool rdlock_ls_node_released(u32 node);
-void rdlock_ls_take_over(u32 took);
+int rdlock_ls_take_over(u32 took);
 int rdlock_ls_release_wait(const struct rdlock_ls *ls, u32 node,
 			   unsigned long deadline);
 

@@ -107,37 +107,34 @@ static int rdlock_ls_dir_node(struct rdlock_ls *ls, u32 *dir)
 {
 	unsigned long deadline = jiffies +
 				 msecs_to_jiffies(RDLOCK_LS_DIR_MOVE_WAIT_MS);
-	u32 i, node, handover = rdlock_xport_handover();
+	u32 i, node;
 	int ret;
 
-	/*
-	 * Returned nodes took over from the last nodes of the epoch: their
-	 * directory holds the survivors' lockspaces once those nodes'
-	 * declarations are done (rdlock_ls_dir_rebuild()).
-	 */
-	for (i = 0; i < ls->nr_nodes; i++) {
-		node = ls->nodes[i];
-		if (!(handover & BIT(node)))
-			continue;
-		ret = rdlock_ls_release_wait(ls, node, deadline);
-		if (ret == -ESHUTDOWN || (!ret && rdlock_ls_stale(ls)))
-			return -ENOTCONN;
-		if (ret)
-			return ret;
-	}
+again:
 	for (i = 0; i < ls->nr_nodes; i++) {
 		node = ls->nodes[i];
 		if (!rdlock_xport_node_fenced(node)) {
-			*dir = node;
-			return 0;
+			/*
+			 * Returned nodes that took over from the last nodes of
+			 * the epoch have their directory once those nodes'
+			 * declarations are done (rdlock_ls_dir_rebuild()).
+			 * Pairs with rdlock_take_over()'s smp_wmb().
+			 */
+			smp_rmb();
+			node = rdlock_ls_handover_pending();
+			if (node == U32_MAX) {
+				*dir = ls->nodes[i];
+				return 0;
+			}
 		}
-		ret = rdlock_ls_release_wait(ls, node, jiffies +
-				msecs_to_jiffies(RDLOCK_LS_DIR_MOVE_WAIT_MS));
+		ret = rdlock_ls_release_wait(ls, node, deadline);
 		/* Released, or the cluster's epoch ended meanwhile. */
 		if (ret == -ESHUTDOWN || (!ret && rdlock_ls_stale(ls)))
 			return -ENOTCONN;
 		if (ret)
 			return ret;
+		if (node != ls->nodes[i])
+			goto again;
 	}
 	return -ENOTCONN;
 }
@@ -485,40 +482,6 @@ out:
 	return ret;
 }
 
-/*
- * Wait for the geometry of directory entry @entry on @dir (its claimer
- * publishes it), and check it is @ls's: 0, -EIO when it is another's.
- */
-static int rdlock_ls_dir_check(struct rdlock_ls *ls, u32 dir, u32 entry)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(RDLOCK_LS_PUBLISH_WAIT_MS);
-	u64 geometry, policy;
-	int ret;
-
-	for (;;) {
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ,
-				   entry + RDLOCK_LS_DIR_GEOMETRY, 0, 0,
-				   &geometry);
-		if (ret || geometry)
-			break;
-		if (time_after(jiffies, end))
-			return -ETIMEDOUT;
-		msleep(20);
-	}
-	if (!ret)
-		ret = rdlock_ls_op(ls, dir, RDLOCK_XOP_READ,
-				   entry + RDLOCK_LS_DIR_POLICY, 0, 0, &policy);
-	if (ret)
-		return ret;
-	if (geometry != ((u64)ls->base << 32 | ls->attr.slots) ||
-	    policy != rdlock_ls_policy(&ls->attr)) {
-		pr_warn("lockspace %s: the directory after the handover has it at %#llx (policy %#llx), this node at slot %u\n",
-			ls->name, geometry, policy, ls->base);
-		return -EIO;
-	}
-	return 0;
-}
-
 /**
  * rdlock_ls_dir_rebuild() - put a lockspace in the directory of the heirs
  * @ls: a lockspace open here.
@@ -529,9 +492,12 @@ static int rdlock_ls_dir_check(struct rdlock_ls *ls, u32 dir, u32 entry)
  * the epoch, the last of which are being declared down: the heirs keep
  * none. Each survivor writes the lockspaces it has open into the new
  * directory node and its copies, at the regions they have (which the
- * heirs' new tables keep unused), the allocation word past them, as the
- * claimer of a new entry does (rdlock_ls_publish()). It does so before it
- * says its locks moved, and opens wait until the declaration is done here
+ * heirs' new tables keep unused), the allocation word past them, in the
+ * order a claimer does (rdlock_ls_publish()): copies first, the geometry
+ * last. Every survivor with the lockspace open writes the same words, so
+ * each finishes what another began, and a claim that failed half way is
+ * finished by the next try. It does so before it says its locks moved,
+ * and opens wait until the declaration is done here
  * (rdlock_ls_dir_node()): no open claims an entry in the new directory
  * before every survivor's lockspaces are there. A lockspace that no
  * survivor has open is forgotten, with its region.
@@ -543,8 +509,8 @@ int rdlock_ls_dir_rebuild(struct rdlock_ls *ls, u32 dead)
 {
 	u64 geometry = (u64)ls->base << 32 | ls->attr.slots;
 	u64 end = ls->base - RDLOCK_LS_REGIONS + ls->attr.slots, *words;
-	u32 n = RDLOCK_LS_DIR_WORDS * RDLOCK_LS_DIR_ENTRIES, i, e, entry;
-	u32 dir = U32_MAX;
+	u32 n = RDLOCK_LS_DIR_WORDS * RDLOCK_LS_DIR_ENTRIES, i, e;
+	u32 dir = U32_MAX, entry = U32_MAX;
 	u64 old, *w;
 	int ret;
 
@@ -561,40 +527,35 @@ int rdlock_ls_dir_rebuild(struct rdlock_ls *ls, u32 dead)
 	ret = rdlock_ls_read_range(ls, dir, RDLOCK_LS_DIR, n, words);
 	if (ret)
 		goto out;
-	ret = -ENOSPC;
-	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES; i++) {
+	/* Another survivor's entry of it first, wherever it is. */
+	for (e = 0; e < RDLOCK_LS_DIR_ENTRIES; e++)
+		if (words[RDLOCK_LS_DIR_WORDS * e + RDLOCK_LS_DIR_TAG] ==
+		    ls->tag)
+			entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
+	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES && entry == U32_MAX; i++) {
 		e = (ls->tag + i) % RDLOCK_LS_DIR_ENTRIES;
 		w = &words[RDLOCK_LS_DIR_WORDS * e];
-		entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
-		if (w[RDLOCK_LS_DIR_TAG] == ls->tag) {
-			ret = rdlock_ls_dir_check(ls, dir, entry);
-			break;
-		}
 		if (w[RDLOCK_LS_DIR_TAG] || w[RDLOCK_LS_DIR_GEOMETRY] ||
 		    w[RDLOCK_LS_DIR_POLICY])
 			continue;
-		ret = rdlock_ls_dir_cas(ls, dir, entry, 0, ls->tag, &old,
-					dir);
+		ret = rdlock_ls_dir_cas(ls, dir,
+					RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e,
+					0, ls->tag, &old, dir);
 		if (ret)
-			break;
-		if (old == ls->tag) {
-			ret = rdlock_ls_dir_check(ls, dir, entry);
-			break;
-		}
-		if (old) {
-			ret = -ENOSPC;
-			continue;
-		}
-		/* Claimed: the region it has, in every copy, then published. */
-		ret = rdlock_ls_copy_word(ls, dir, RDLOCK_LS_ALLOC, end, true,
-					  dir) ?:
-		      rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_POLICY,
-					rdlock_ls_policy(&ls->attr)) ?:
-		      rdlock_ls_copy(ls, dir, entry, end, geometry) ?:
-		      rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_GEOMETRY,
-					geometry);
-		break;
+			goto out;
+		if (!old || old == ls->tag)
+			entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
 	}
+	ret = -ENOSPC;
+	if (entry == U32_MAX)
+		goto out;
+	/* Written once, or raised: the same words from every survivor. */
+	ret = rdlock_ls_copy_word(ls, dir, RDLOCK_LS_ALLOC, end, true, dir) ?:
+	      rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_POLICY,
+				rdlock_ls_policy(&ls->attr)) ?:
+	      rdlock_ls_copy(ls, dir, entry, end, geometry) ?:
+	      rdlock_ls_dir_set(ls, dir, entry + RDLOCK_LS_DIR_GEOMETRY,
+				geometry);
 out:
 	kfree(words);
 	if (ret)

@@ -287,13 +287,15 @@ failed:
 	}
 	/*
 	 * Granted in a word the name has left, or on a node cut off whose
-	 * move (rdlock_ls_rehome()) may not see this lock: give it back, and
+	 * move (rdlock_ls_rehome()) may not see this lock, or on an heir
+	 * before the locks of a handover moved there: give it back, and
 	 * take the name where it is now. Under locks_lock, as the move's
 	 * count and its look for the granted locks of the name.
 	 */
 	spin_lock(&ls->locks_lock);
 	if (res->gen != gen || rdlock_xport_node_fenced(home) ||
-	    rdlock_xport_node_fenced(entry_home)) {
+	    rdlock_xport_node_fenced(entry_home) ||
+	    rdlock_ls_handover_pending() != U32_MAX) {
 		spin_unlock(&ls->locks_lock);
 		lk->ticket.post = true;
 		lk->ticket.pin = &res->posted;

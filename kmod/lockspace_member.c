@@ -132,8 +132,14 @@ static struct {
 	/* Its own: a declaration waits for peers at barriers. */
 	struct workqueue_struct *wq;
 	struct delayed_work down_work;	/* declares the failed down */
-	/* jiffies a handover began to wait for an heir, 0: none (down_work) */
+	/*
+	 * jiffies a handover began to wait for an heir, 0: none; whether
+	 * that was logged; heirs whose lockspaces are still to reach their
+	 * tables (rdlock_ls_take_over() failed). All down_work's.
+	 */
 	unsigned long handover_wait;
+	bool handover_warned;
+	u32 took;
 	struct delayed_work form_work;	/* forms the epoch */
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
@@ -442,18 +448,23 @@ static bool rdlock_member_hand_over(void)
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	bitmap_to_arr32(&h, heirs, RDLOCK_MAX_NODES);
 	ret = rdlock_xport_hand_over(h, &took);
-	if (took)
-		rdlock_ls_take_over(took);
-	if (ret != -EAGAIN) {
+	/* Lockspaces reach the heirs' tables; kept to retry on -ENOMEM. */
+	took |= rdlock_mb.took;
+	rdlock_mb.took = took && rdlock_ls_take_over(took) ? took : 0;
+	if (ret != -EAGAIN && !rdlock_mb.took) {
 		rdlock_mb.handover_wait = 0;
 		return true;
 	}
-	if (!rdlock_mb.handover_wait)
+	if (!rdlock_mb.handover_wait) {
 		rdlock_mb.handover_wait = jiffies;
-	else if (time_after(jiffies, rdlock_mb.handover_wait +
-			    msecs_to_jiffies(RDLOCK_MB_HANDOVER_WARN_MS)))
-		pr_warn_once("membership: the last nodes keeping their lock tables are to be declared down, and members %*pbl are to take over: waiting for each to return here\n",
-			     RDLOCK_MAX_NODES, heirs);
+		rdlock_mb.handover_warned = false;
+	} else if (!rdlock_mb.handover_warned &&
+		   time_after(jiffies, rdlock_mb.handover_wait +
+			      msecs_to_jiffies(RDLOCK_MB_HANDOVER_WARN_MS))) {
+		pr_warn("membership: the last nodes keeping their lock tables are being declared down, and members %*pbl are to take over: waiting for each to return here\n",
+			RDLOCK_MAX_NODES, heirs);
+		rdlock_mb.handover_warned = true;
+	}
 	return false;
 }
 
@@ -473,6 +484,7 @@ static void rdlock_member_down_work(struct work_struct *work)
 	DECLARE_BITMAP(tried, RDLOCK_MAX_NODES);
 	DECLARE_BITMAP(todo, RDLOCK_MAX_NODES);
 	unsigned long flags;
+	unsigned int wait_ms;
 	bool over;
 	u32 node;
 	int ret;
@@ -500,6 +512,21 @@ static void rdlock_member_down_work(struct work_struct *work)
 		spin_lock_irqsave(&rdlock_mb.lock, flags);
 		bitmap_andnot(todo, rdlock_mb.failed, tried, RDLOCK_MAX_NODES);
 		node = find_first_bit(todo, RDLOCK_MAX_NODES);
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		/*
+		 * Not running before this node knows who keeps the tables of
+		 * the epoch: it learned it, and took a handover a peer made.
+		 */
+		if (node >= RDLOCK_MAX_NODES &&
+		    (!rdlock_member_hand_over() || !rdlock_xport_hosts_known())) {
+			/* A failed declaration is tried again a second later. */
+			wait_ms = bitmap_empty(tried, RDLOCK_MAX_NODES) ?
+				  RDLOCK_MB_LEARN_MS : RDLOCK_MB_RETRY_MS;
+			queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
+					   msecs_to_jiffies(wait_ms));
+			return;
+		}
+		spin_lock_irqsave(&rdlock_mb.lock, flags);
 		if (node >= RDLOCK_MAX_NODES) {
 			if (rdlock_mb.state == RDLOCK_MB_RECOVERING &&
 			    bitmap_empty(rdlock_mb.failed, RDLOCK_MAX_NODES) &&
@@ -513,6 +540,13 @@ static void rdlock_member_down_work(struct work_struct *work)
 			break;
 		}
 		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		/* One that failed since this run began: a handover first? */
+		rdlock_xport_fence(node);
+		if (!rdlock_member_hand_over()) {
+			queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
+					   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
+			return;
+		}
 		ret = rdlock_ls_node_down(node);
 		/*
 		 * Over: done, done before, not configured, the cluster down,
@@ -635,6 +669,9 @@ int rdlock_member_up(void)
 	bitmap_zero(rdlock_mb.failed, RDLOCK_MAX_NODES);
 	bitmap_zero(rdlock_mb.left, RDLOCK_MAX_NODES);
 	bitmap_zero(rdlock_mb.members, RDLOCK_MAX_NODES);
+	/* down_work's, which is not queued while the membership is out. */
+	rdlock_mb.took = 0;
+	rdlock_mb.handover_wait = 0;
 	rdlock_member_to(RDLOCK_MB_JOINING);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	ret = rdlock_mb.new_ls(RDLOCK_MEMBER_LS, NULL, 0, 0,

@@ -820,12 +820,7 @@ u32 rdlock_res_home_pending(const struct rdlock_ls *ls,
 			    const struct rdlock_res *res)
 {
 	u32 i = res->hash % ls->nr_nodes, n, node;
-	unsigned long handover = rdlock_xport_handover();
 
-	/* Every name was on the nodes returned ones took over from. */
-	for_each_set_bit(node, &handover, RDLOCK_MAX_NODES)
-		if (!rdlock_ls_node_released(node))
-			return node;
 	for (n = 0; n < ls->nr_nodes; n++) {
 		node = ls->nodes[i];
 		if (!rdlock_xport_node_fenced(node))
@@ -834,6 +829,32 @@ u32 rdlock_res_home_pending(const struct rdlock_ls *ls,
 			return node;
 		i = (i + 1) % ls->nr_nodes;
 	}
+	/*
+	 * An heir found keeping its table: the handover's nodes are set.
+	 * Pairs with rdlock_take_over()'s smp_wmb().
+	 */
+	smp_rmb();
+	return rdlock_ls_handover_pending();
+}
+
+/**
+ * rdlock_ls_handover_pending() - a node whose names returned nodes take
+ *
+ * Every name was on the nodes cut off when returned nodes took over here
+ * (rdlock_xport_handover()): none is acquired before their declarations
+ * are done here.
+ *
+ * Return: the first of them whose declaration is not done here, or
+ * U32_MAX.
+ */
+u32 rdlock_ls_handover_pending(void)
+{
+	unsigned long handover = rdlock_xport_handover();
+	u32 node;
+
+	for_each_set_bit(node, &handover, RDLOCK_MAX_NODES)
+		if (!rdlock_ls_node_released(node))
+			return node;
 	return U32_MAX;
 }
 

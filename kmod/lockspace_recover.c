@@ -601,11 +601,13 @@ static int rdlock_ls_take_hosts(struct rdlock_ls *ls, u32 took)
  * @took: the nodes that took over here (rdlock_xport_hand_over()), by bit.
  *
  * Called by the membership before the declarations that hand names over.
+ *
+ * Return: 0, or -ENOMEM: no lockspace was visited (call again).
  */
-void rdlock_ls_take_over(u32 took)
+int rdlock_ls_take_over(u32 took)
 {
 	/* rdlock_ls_for_each()'s node argument carries the set. */
-	rdlock_ls_for_each(rdlock_ls_take_hosts, took);
+	return rdlock_ls_for_each(rdlock_ls_take_hosts, took);
 }
 
 /**

@@ -343,6 +343,29 @@ int rdlock_ls_rehome(u32 dead)
 	return w.ret;
 }
 
+/* The node whose declaration @res waits for (rdlock_res_wait_moved()). */
+static u32 rdlock_res_moving_from(const struct rdlock_ls *ls,
+				  const struct rdlock_res *res)
+{
+	u32 node = rdlock_ls_handover_pending();
+
+	if (node != U32_MAX)
+		return node;
+	if (res->moved_from != U32_MAX &&
+	    !rdlock_ls_node_released(res->moved_from) &&
+	    rdlock_xport_node_fenced(res->moved_from))
+		return res->moved_from;
+	if (!res->resolved)
+		return rdlock_res_home_pending(ls, res);
+	if (rdlock_xport_node_fenced(res->entry_home) &&
+	    !rdlock_ls_node_released(res->entry_home))
+		return res->entry_home;
+	if (rdlock_xport_node_fenced(res->home) &&
+	    !rdlock_ls_node_released(res->home))
+		return res->home;
+	return U32_MAX;
+}
+
 /**
  * rdlock_res_wait_moved() - make a name usable after a node declared down
  * @ls: the lockspace.
@@ -352,7 +375,9 @@ int rdlock_ls_rehome(u32 dead)
  *
  * A name whose entry or lock is on a node cut off here, that moved off
  * one with this node's locks, or (not resolved) whose hash home is such a
- * node, is acquired only once that node's declaration is done here
+ * node, and every name while returned nodes take over from the last nodes
+ * keeping their tables (rdlock_ls_handover_pending()), is acquired only
+ * once that node's declaration is done here
  * (rdlock_ls_node_released()), which is after every survivor moved its
  * locks of it; then a name still on such a node moves
  * (rdlock_res_relocate()).
@@ -367,20 +392,7 @@ int rdlock_res_wait_moved(struct rdlock_ls *ls, struct rdlock_res *res,
 	int ret;
 
 	for (;;) {
-		if (res->moved_from != U32_MAX &&
-		    !rdlock_ls_node_released(res->moved_from) &&
-		    rdlock_xport_node_fenced(res->moved_from))
-			node = res->moved_from;
-		else if (!res->resolved)
-			node = rdlock_res_home_pending(ls, res);
-		else if (rdlock_xport_node_fenced(res->entry_home) &&
-			 !rdlock_ls_node_released(res->entry_home))
-			node = res->entry_home;
-		else if (rdlock_xport_node_fenced(res->home) &&
-			 !rdlock_ls_node_released(res->home))
-			node = res->home;
-		else
-			node = U32_MAX;
+		node = rdlock_res_moving_from(ls, res);
 		if (node == U32_MAX && rdlock_res_lost(res))
 			return rdlock_res_relocate(ls, res, deadline);
 		if (node == U32_MAX)

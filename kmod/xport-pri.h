@@ -496,6 +496,8 @@ struct rdlock_cluster {
 	u32 heard_era;
 	u32 heard_hosts;
 	u32 handover;
+	/* Heirs a handover waits for: they return while others are cut off */
+	u32 awaited;
 	unsigned long up_at;			/* jiffies: the cluster came up */
 	struct work_struct words_work;		/* tell every peer again */
 	struct list_head conns;

@@ -124,6 +124,7 @@ bool rdlock_xport_node_released(u32 node);
 bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts);
 int rdlock_xport_hand_over(u32 heirs, u32 *took);
 u32 rdlock_xport_handover(void);
+bool rdlock_xport_hosts_known(void);
 bool rdlock_xport_learning(void);
 bool rdlock_xport_forming(void);
 int rdlock_xport_form(u32 members, u32 out, bool running,

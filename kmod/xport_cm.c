@@ -486,6 +486,9 @@ static bool rdlock_learn_pending(void)
 	return false;
 }
 
+static u32 rdlock_adopt(bool *wait);
+static u32 rdlock_hosts(void);
+
 /*
  * Called with rdlock_cl.lock held. This node knows where the cluster's
  * epoch stands once its backend is resolved and every live peer sent its
@@ -496,6 +499,7 @@ static bool rdlock_learn_pending(void)
 static void rdlock_check_learned(void)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
+	bool wait;
 
 	lockdep_assert_held(&cl->lock);
 	if (cl->view != RDLOCK_VIEW_LEARNING ||
@@ -509,6 +513,10 @@ static void rdlock_check_learned(void)
 		return;
 	rdlock_view_to(RDLOCK_VIEW_LEARNED);
 	rdlock_set_formed();
+	/* Before any lockspace opens here: a handover its peers made. */
+	if (rdlock_adopt(&wait))
+		pr_info("cluster %u: nodes %#x keep the lock tables of this epoch since handover %u\n",
+			cl->cluster_id, rdlock_hosts(), cl->era);
 }
 
 /* Called with rdlock_cl.lock held, whenever a node's advert is learnt. */
@@ -593,8 +601,12 @@ static bool rdlock_declaring(void)
 static int rdlock_may_return(const struct rdlock_node *node, u64 inc,
 			     const struct rdlock_cm_hdr *hdr)
 {
+	/* A handover waits for it: it returns while the failed are cut off. */
+	bool declaring = rdlock_declaring() &&
+			 !(rdlock_cl.awaited & BIT(node->id));
+
 	switch (rdlock_return_verdict(node->member, node->incarnation, inc,
-				      rdlock_declaring(),
+				      declaring,
 				      (hdr->flags & RDLOCK_PDATA_NEW) &&
 				      !node->table_disputed)) {
 	case RDLOCK_RETURN_OK:
@@ -1921,10 +1933,10 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_epoch_live, RDLOCK_INTERNAL);
  * false): only then are the places of the nodes known here, this one's
  * included, those of every other survivor. Any context.
  *
- * Return: rdlock_left_declared() of its place here, its heir a node of
- * @hosts that keeps its table of this epoch: false for a node not
- * configured, cut off already, or the last one keeping its table of this
- * epoch (its names would have no home).
+ * Return: rdlock_left_declared() of its place here, its heir another
+ * configured node of @hosts (keeping its table of this epoch, or to take
+ * over: rdlock_xport_hand_over()): false for a node not configured, cut
+ * off already, or one with no such heir (its names would have no home).
  */
 bool rdlock_xport_left_declared(u32 node, const unsigned long *hosts)
 {
@@ -1958,6 +1970,19 @@ static u32 rdlock_member_states(enum rdlock_member_state *st)
 	return cut;
 }
 
+/* Of @set, the configured nodes not back here (neither kept nor returned). */
+static u32 rdlock_down_of(const enum rdlock_member_state *st, u32 set)
+{
+	u32 down = 0, i;
+
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if ((set & BIT(i)) && st[i] != RDLOCK_MEMBER_ABSENT &&
+		    st[i] != RDLOCK_MEMBER_CONFIGURED &&
+		    st[i] != RDLOCK_MEMBER_RETURNED)
+			down |= BIT(i);
+	return down;
+}
+
 /*
  * Called with rdlock_cl.lock held: the returned nodes of @hosts keep their
  * tables as if of this epoch from now on; the declarations of the nodes
@@ -1968,14 +1993,50 @@ static u32 rdlock_take_over(u32 hosts, u32 cut)
 	struct rdlock_cluster *cl = &rdlock_cl;
 	u32 took = 0, i;
 
-	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
-		if (!(hosts & BIT(i)) ||
-		    cl->nodes[i].member != RDLOCK_MEMBER_RETURNED)
-			continue;
-		if (rdlock_member_to(&cl->nodes[i], RDLOCK_MEMBER_CONFIGURED))
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if ((hosts & BIT(i)) &&
+		    cl->nodes[i].member == RDLOCK_MEMBER_RETURNED)
 			took |= BIT(i);
-	}
+	if (!took)
+		return 0;
+	/*
+	 * The nodes handing over first: whoever finds an heir keeping its
+	 * table finds them too (rdlock_res_home_pending()'s read order).
+	 */
 	WRITE_ONCE(cl->handover, cl->handover | cut);
+	/* Pairs with rdlock_res_home_pending()'s smp_rmb(). */
+	smp_wmb();
+	for (i = 0; i < RDLOCK_MAX_NODES; i++)
+		if (took & BIT(i))
+			rdlock_member_to(&cl->nodes[i],
+					 RDLOCK_MEMBER_CONFIGURED);
+	return took;
+}
+
+/*
+ * Called with rdlock_cl.lock held: a handover a peer made that this node
+ * was not part of, if each of its hosts is back here (else they may
+ * return while the failed are cut off: rdlock_may_return()). Return: the
+ * nodes that took over here, or 0.
+ */
+static u32 rdlock_adopt(bool *wait)
+{
+	enum rdlock_member_state st[RDLOCK_MAX_NODES];
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 cut, took;
+
+	*wait = false;
+	if (cl->heard_era <= cl->era)
+		return 0;
+	cut = rdlock_member_states(st);
+	if (rdlock_adopt_verdict(st, RDLOCK_MAX_NODES, cl->heard_hosts) ==
+	    RDLOCK_HANDOVER_WAIT) {
+		cl->awaited = rdlock_down_of(st, cl->heard_hosts);
+		*wait = true;
+		return 0;
+	}
+	took = rdlock_take_over(cl->heard_hosts, cut);
+	cl->era = cl->heard_era;
 	return took;
 }
 
@@ -2002,33 +2063,34 @@ int rdlock_xport_hand_over(u32 heirs, u32 *took)
 {
 	enum rdlock_member_state st[RDLOCK_MAX_NODES];
 	struct rdlock_cluster *cl = &rdlock_cl;
+	bool wait;
 	u32 cut, era;
 	int ret = 0;
 
 	*took = 0;
 	spin_lock_bh(&cl->lock);
+	cl->awaited = 0;
 	if (!rdlock_cl_up()) {
 		ret = -ENOTCONN;
 		goto out;
 	}
-	if (cl->view != RDLOCK_VIEW_LEARNED) {
-		ret = cl->view == RDLOCK_VIEW_LEARNING ? -EAGAIN : 0;
+	/*
+	 * Learning, it cannot tell (it declares the failed all the same:
+	 * the others' barriers wait for it); it takes the handover from
+	 * their words once it learned (rdlock_check_learned(), and
+	 * rdlock_xport_hosts_known() before its membership runs).
+	 */
+	if (cl->view != RDLOCK_VIEW_LEARNED)
+		goto out;
+	*took = rdlock_adopt(&wait);
+	if (wait) {
+		ret = -EAGAIN;
 		goto out;
 	}
 	cut = rdlock_member_states(st);
-	if (cl->heard_era > cl->era) {
-		if (rdlock_adopt_verdict(st, RDLOCK_MAX_NODES,
-					 cl->heard_hosts) ==
-		    RDLOCK_HANDOVER_WAIT) {
-			ret = -EAGAIN;
-			goto out;
-		}
-		*took |= rdlock_take_over(cl->heard_hosts, cut);
-		cl->era = cl->heard_era;
-		cut = rdlock_member_states(st);
-	}
 	switch (rdlock_handover_verdict(st, RDLOCK_MAX_NODES, heirs)) {
 	case RDLOCK_HANDOVER_WAIT:
+		cl->awaited = rdlock_down_of(st, heirs);
 		ret = -EAGAIN;
 		break;
 	case RDLOCK_HANDOVER_NOW:
@@ -2064,6 +2126,30 @@ u32 rdlock_xport_handover(void)
 	return READ_ONCE(rdlock_cl.handover);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_handover, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_hosts_known() - may this node's membership run
+ *
+ * Return: false while this node is learning its epoch, or learned it but
+ * a peer told of a handover it has not taken (rdlock_xport_hand_over()),
+ * or no node keeps its table of the epoch here: its names would have no
+ * home. True when its cluster is down or it was declared down itself.
+ */
+bool rdlock_xport_hosts_known(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	bool known;
+
+	spin_lock_bh(&cl->lock);
+	if (!rdlock_cl_up() || cl->view == RDLOCK_VIEW_CUT_OFF)
+		known = true;
+	else
+		known = cl->view == RDLOCK_VIEW_LEARNED &&
+			cl->heard_era <= cl->era && rdlock_hosts();
+	spin_unlock_bh(&cl->lock);
+	return known;
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_hosts_known, RDLOCK_INTERNAL);
 
 /**
  * rdlock_xport_release() - a node's declaration down is done here
@@ -2103,6 +2189,9 @@ int rdlock_xport_release(u32 node, const struct rdlock_table_named *named)
 		if (!n->incarnation && !named)
 			n->table_disputed = true;
 		WRITE_ONCE(cl->handover, cl->handover & ~BIT(node));
+		/* Nodes taking a handover hear which keep tables now. */
+		if (cl->era)
+			queue_work(rdlock_wq, &cl->words_work);
 		n->backoff_ms = 0;
 		if (node > cl->self)
 			rdlock_schedule_connect(n);
@@ -2299,7 +2388,7 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 		return;
 	}
 	/* The latest handover a peer made: taken at the next change. */
-	if (le32_to_cpu(ds->era) > cl->heard_era) {
+	if (le32_to_cpu(ds->era) >= cl->heard_era) {
 		cl->heard_era = le32_to_cpu(ds->era);
 		cl->heard_hosts = le32_to_cpu(ds->hosts);
 	}
@@ -2412,6 +2501,7 @@ int rdlock_cluster_up(bool forming)
 	cl->era = 0;
 	cl->heard_era = 0;
 	cl->heard_hosts = 0;
+	cl->awaited = 0;
 	WRITE_ONCE(cl->handover, 0);
 	cl->up_at = jiffies;
 	rdlock_cl_to(RDLOCK_CL_STARTING);

@@ -358,6 +358,8 @@ guest_tests()
 		# A rolling restart: returned nodes take over (handover.sh).
 		cluster_step "$kernel" member-handover 3 600 \
 			"${FSDLM_BINS[@]}" -- sh guest/handover.sh twosided
+		cluster_step "$kernel" member-handover-kill 3 600 \
+			"${FSDLM_BINS[@]}" -- sh guest/handover.sh verbs kill
 		cluster_step "$kernel" member-reboot 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs reboot
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \

@@ -3,7 +3,7 @@
 #
 # A rolling restart of every node, on 3 guests, with membership=dlm
 # (recovery.rst, "A handover"):
-#   handover.sh verbs|twosided
+#   handover.sh verbs|twosided [kill]
 # Every node runs with corosync and dlm_controld and opens lockspace ho.
 # Then each node in turn, the highest first, takes its cluster down (it
 # leaves: the others declare it down) and brings it up again: it returns
@@ -16,12 +16,22 @@
 # finds ho and hn in the directory the heirs rebuilt, k and z busy; k
 # is granted to it once node 2 lets it go. Before, node 0's leaving ended
 # ho on nodes 1 and 2 (ESHUTDOWN): its names had no heir.
+# With kill, dlm_controld fences through the host, and node 0, holding h
+# in ho, has the host cut its power instead of leaving: nodes 1 and 2
+# take over once it is fenced, k stays node 2's, and node 1 is granted
+# h (node 0's hold went with it) and z in hn; node 0 stays off.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
 
 BACKEND=$1
+MODE=${2:-leave}
 rdl_backend_arg "$BACKEND"
+case $MODE in
+leave) FENCE= ;;
+kill) FENCE=fence ;;
+*) echo "usage: $0 verbs|twosided [kill]" >&2; exit 2 ;;
+esac
 
 # Every node runs, ho open (P_READY); node 2 is back and holds k (P_2BACK);
 # nodes 0 and 1 found k busy (P_2SEEN); node 1 is back (P_1BACK); node 0
@@ -46,6 +56,11 @@ P_LEFT=7860
 # declared down, and its new table ends every lockspace).
 P_GONE=7861
 P_DOWN=7864
+# kill: node 1 found h busy before node 0's power goes.
+P_HBUSY=7867
+# Node 2 saw node 1 back: only then may node 0 go (node 1 is shown
+# returned until the handover).
+P_1SEEN=7868
 
 # The membership runs with the nodes of $1 (a list as debugfs shows it),
 # none failed, within 120 s.
@@ -119,6 +134,10 @@ dmesg_took() {
 	}
 }
 
+dmesg_took_again() {
+	dmesg | grep -q "rdlock: cluster [0-9]*: nodes 0x1 take over the lock tables of this epoch from nodes 0x2 (handover 2)"
+}
+
 not_returned() {
 	for h_n in "$@"; do
 		! rdl_node_flag "$h_n" returned || {
@@ -145,6 +164,17 @@ node0() {
 	seen_down 1 0,2 &&
 	rdl_step "node 1 back" rdl_wait_signal 1 $P_1BACK 300 &&
 	seen_back 1 &&
+	rdl_step "node 2 saw node 1 back" rdl_wait_signal 2 $P_1SEEN 120 ||
+		return 1
+	if [ "$MODE" = kill ]; then
+		rdl_step "hold h in ho" rdl_hold ho h &&
+		rdl_signal $P_0GONE &&
+		rdl_step "node 1 found h busy" \
+			rdl_wait_signal 1 $P_HBUSY 120 &&
+		rdl_step "the host cuts the power of the last node keeping its table" \
+			sh "$RDL/guest/host-ctl.sh" kill 0
+		return 1
+	fi
 	rdl_step "ho removed" rdl_rm_ls ho &&
 	rdl_step "cluster down, the last node keeping its table leaves" \
 		rdl_poll 30 rdlockctl down &&
@@ -177,15 +207,34 @@ node1() {
 	restart 0 2 &&
 	rdl_step "k in ho refused: node 2 holds it" rdl_busy ho k &&
 	rdl_signal $P_1BACK &&
-	rdl_step "node 0 left" rdl_wait_signal 0 $P_0GONE 300 &&
+	node0_gone &&
 	took_over &&
 	rdl_step "k in ho refused after the handover" rdl_busy ho k &&
 	rdl_step "a name in ho granted after the handover" rdl_free ho a &&
 	rdl_step "create hn after the handover" rdlockctl ls-create hn &&
 	rdl_step "hold z in hn" rdl_hold hn z &&
-	rdl_signal $P_TOOK &&
+	rdl_signal $P_TOOK || return 1
+	if [ "$MODE" = kill ]; then
+		rdl_step "h in ho granted: node 0's hold went with it" \
+			rdl_free ho h &&
+		rdl_step "node 2 found z busy" rdl_wait_signal 2 $P_TOOK 120
+		return
+	fi
 	rdl_step "node 0 back" rdl_wait_signal 0 $P_0BACK 300 &&
 	rdl_step "node 0 got k" rdl_wait_signal 0 $P_KGOT 120
+}
+
+# Node 0 left (leave), or holds h and is about to be killed (kill): then
+# node 1 checks h busy first and says so (P_HBUSY), and both wait for
+# dlm_controld's fencing.
+node0_gone() {
+	rdl_step "node 0 left" rdl_wait_signal 0 $P_0GONE 300 || return 1
+	[ "$MODE" = kill ] || return 0
+	if [ "$RDLOCK_NODE_ID" -eq 1 ]; then
+		rdl_step "h in ho refused: node 0 holds it" rdl_busy ho h &&
+			rdl_signal $P_HBUSY || return 1
+	fi
+	rdl_step "dlm_controld fenced node 0 through the host" rdl_fenced 0
 }
 
 node2() {
@@ -195,13 +244,15 @@ node2() {
 	seen_down 1 0,2 &&
 	rdl_step "node 1 back" rdl_wait_signal 1 $P_1BACK 300 &&
 	seen_back 1 &&
-	rdl_step "node 0 left" rdl_wait_signal 0 $P_0GONE 300 &&
+	rdl_signal $P_1SEEN &&
+	node0_gone &&
 	took_over &&
 	rdl_step "k still held through the handover" k_still_held &&
 	rdl_step "node 1 holds z in hn" rdl_wait_signal 1 $P_TOOK 120 &&
 	rdl_step "open hn" rdlockctl ls-create hn &&
 	rdl_step "z in hn refused: node 1 holds it" rdl_busy hn z &&
-	rdl_signal $P_TOOK &&
+	rdl_signal $P_TOOK || return 1
+	[ "$MODE" = kill ] && return
 	rdl_step "node 0 back" rdl_wait_signal 0 $P_0BACK 300 &&
 	rdl_step "k let go" rdl_release_all &&
 	rdl_signal $P_KFREE &&
@@ -217,7 +268,8 @@ fi
 if rdl_step "insmod rdlock.ko backend=$BACKEND membership=dlm" \
 	insmod "$RDL/modules/rdlock.ko" "backend=$BACKEND" membership=dlm &&
    rdl_step "configure node $RDLOCK_NODE_ID of $RDLOCK_NR_NODES" rdl_config &&
-   rdl_step "corosync and dlm_controld" rdl_dlm_start &&
+   rdl_step "corosync and dlm_controld${FENCE:+, fencing by the host}" \
+	rdl_dlm_start $FENCE &&
    rdl_step "cluster up, a member" rdlockctl up &&
    rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
    rdl_step "membership running, every node a member" rdl_member_running &&
@@ -233,8 +285,24 @@ then
 fi
 [ -n "$RDL_HOLDERS" ] && rdl_release_all
 rdl_signal $P_END
-rdl_step "every node done" rdl_wait_all_signals $P_END 300
+if [ "$MODE" = kill ]; then
+	# Node 0 is off: the survivors wait for each other only.
+	rdl_step "every survivor done" rdl_wait_signal 1 $P_END 300 &&
+		rdl_wait_signal 2 $P_END 300
+	ending="2 1"
+else
+	rdl_step "every node done" rdl_wait_all_signals $P_END 300
+	ending="2 1 0"
+fi
 rdl_step "remove hn" rdl_rm_ls hn
 rdl_step "remove ho" rdl_rm_ls ho
-rdl_stop_in_turn $P_LEFT 2 1 0
+# Node 2 leaves, then node 1, the last of the nodes that took over: node 0
+# takes over from it (a second handover).
+if [ "$MODE" = leave ] && [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+	rdl_step "node 1 took its cluster down" \
+		rdl_wait_signal 1 $P_LEFT 600 &&
+	rdl_step "node 0 took over from node 1" rdl_poll 60 dmesg_took_again
+fi
+# shellcheck disable=SC2086 # a list of node ids
+rdl_stop_in_turn $P_LEFT $ending
 rdl_finish
