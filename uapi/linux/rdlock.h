@@ -135,7 +135,7 @@ enum rdlock_node_state {
 #define RDLOCK_NODE_VERBS_ATOMICS	_BITUL(1)	/* its device can */
 /* Declared down (RDLOCK_IOC_NODE_DOWN), or it declared us down. */
 #define RDLOCK_NODE_FENCED		_BITUL(2)
-/* Declared down, back with a new table: it keeps no lockspace. */
+/* Declared down, back with a new table: no lockspace until a handover. */
 #define RDLOCK_NODE_RETURNED		_BITUL(3)
 
 /**
