@@ -35,6 +35,11 @@
 #                         again and mounts again, N times (1 to 3), while
 #                         the others stay mounted: they declare it down,
 #                         go on, and must not lose their lockspace
+#   --rolling             with --restart N, N the number of nodes: the
+#                         nodes restart in turn, the last node first; the
+#                         last to go (node 0) is the last that kept its
+#                         lock table since the cluster came up: the others
+#                         take over from it (a handover, recovery.rst)
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
@@ -66,6 +71,7 @@ backend=auto
 kill=0
 death="kill"
 restart=0
+rolling=0
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -82,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--kill)		kill=1 ;;
 	--cut)		kill=1 death=cut ;;
 	--restart)	restart=${2:?}; shift ;;
+	--rolling)	rolling=1 ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -103,6 +110,8 @@ esac
 [[ $restart =~ ^[0-3]$ ]] || die "--restart must be 0 to 3"
 [ "$kill" -eq 0 ] || [ "$restart" -eq 0 ] ||
 	die "--restart goes with neither --kill nor --cut"
+[ "$rolling" -eq 0 ] || [ "$restart" -eq "$nodes" ] ||
+	die "--rolling needs --restart N with N the number of nodes"
 engine=()
 if [ "$kill" -eq 1 ] || [ "$restart" -gt 0 ]; then
 	if [ "$stack" != rdlock ] || [ "$nodes" -lt 3 ]; then
@@ -131,7 +140,7 @@ rc=0
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
 	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
 	RDLOCK_OCFS2_KILL="$kill" RDLOCK_OCFS2_DEATH="$death" \
-	RDLOCK_OCFS2_RESTART="$restart" \
+	RDLOCK_OCFS2_RESTART="$restart" RDLOCK_OCFS2_ROLLING="$rolling" \
 	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true

@@ -258,6 +258,7 @@ ocfs2_step()
 	case " $* " in
 	*" --kill "*) name=$name-kill ;;
 	*" --cut "*) name=$name-cut ;;
+	*" --rolling "*) name=$name-rolling ;;
 	*" --restart "*) name=$name-restart ;;
 	esac
 	out=$LOGS/$kernel-$name.log
@@ -389,6 +390,10 @@ guest_tests()
 		# the membership cleanly, is declared down all the same and
 		# returns; the others keep their lockspace (no restart).
 		ocfs2_step stock rdlock 400 --files 6 --records 10 --restart 2
+		# Every node restarts in turn, mounted elsewhere: the last to
+		# go, node 0, hands over to the others (a handover).
+		ocfs2_step stock rdlock 400 --files 6 --records 10 \
+			--restart 3 --rolling
 	else
 		ocfs2_step debug rdlock 900 --files 2 --records 3 \
 			--backend verbs

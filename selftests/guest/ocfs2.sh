@@ -51,7 +51,10 @@
 # dlm_controld in the guest, not with KILL): membership from them, and
 # before the records the last node restarts rdlock N times, as an admin
 # restarting its service would (restart_phase below); the others stay
-# mounted and must not lose their lockspace.
+# mounted and must not lose their lockspace. With RDLOCK_OCFS2_ROLLING=1
+# (N the number of nodes) every node restarts in turn, the last first:
+# node 0, the last, is the last node keeping its lock table of the epoch,
+# and the others take over from it (a handover, recovery.rst).
 #
 # With RDLOCK_OCFS2_BENCH=N, before that workload, a metadata benchmark
 # (scripts/ocfs2-bench.sh): every node at once creates N empty files in
@@ -78,6 +81,7 @@ BACKEND=${RDLOCK_OCFS2_BACKEND:-auto}
 KILL=${RDLOCK_OCFS2_KILL:-0}
 DEATH=${RDLOCK_OCFS2_DEATH:-kill}
 RESTART=${RDLOCK_OCFS2_RESTART:-0}
+ROLLING=${RDLOCK_OCFS2_ROLLING:-0}
 # Membership from corosync and dlm_controld: with KILL or RESTART.
 ENGINE=$((KILL + RESTART))
 # The nodes that append records: with KILL, the survivors 0 .. N - 2.
@@ -134,6 +138,10 @@ case $RESTART in
 [0-3]) ;;
 *) echo "RDLOCK_OCFS2_RESTART must be 0 to 3" >&2; exit 2 ;;
 esac
+if [ "$ROLLING" -ne 0 ] && [ "$RESTART" -ne "${RDLOCK_NR_NODES:-0}" ]; then
+	echo "RDLOCK_OCFS2_ROLLING needs RDLOCK_OCFS2_RESTART the number of nodes" >&2
+	exit 2
+fi
 case $DEATH in
 kill) ;;
 cut) RDL_FENCE_METHOD="link" ;;
@@ -1008,6 +1016,29 @@ survivor_victim_left() {
 	no_lockspace_lost
 }
 
+# ROLLING: the victim is declared down here, granting again (each node's
+# counts start anew when it restarts itself); no lockspace lost here.
+survivor_victim_down() {
+	r_t=$RESTART_DECLARE_S
+	until rdl_node_flag "$VICTIM" down &&
+	      [ -z "$(rdl_member_line failed)" ] &&
+	      [ "$(rdl_member_line state)" = running ]; do
+		r_t=$((r_t - 1))
+		[ "$r_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
+		sleep 1
+	done
+	echo "# node $ID: node $VICTIM left and declared down, $(grep '^last_recovery_us' $RDL_MEMBERSHIP)"
+	no_lockspace_lost
+}
+
+# ROLLING, on the nodes but node 0: they took over from node 0.
+took_over_from_0() {
+	dmesg | grep -q "rdlock: cluster [0-9]*: nodes 0x[0-9a-f]* take over the lock tables of this epoch from nodes 0x1 " || {
+		dmesg | grep "rdlock: " | tail -n 12 | sed 's/^/#   /'
+		return 1
+	}
+}
+
 # No lockspace of this node's was lost: the DLM's count, and the plug-in
 # said nothing (it restarts a node whose lockspace is lost).
 no_lockspace_lost() {
@@ -1033,8 +1064,11 @@ victim_back() {
 # Barriers 14 + 3 (i - 1) to 16 + 3 (i - 1) for the i-th restart.
 restart_phase() {
 	r_i=1
+	r_last=$VICTIM
 	while [ "$r_i" -le "$RESTART" ]; do
 		r_b=$((14 + 3 * (r_i - 1)))
+		# ROLLING: the i-th restart is node N - i's.
+		[ "$ROLLING" -eq 0 ] || VICTIM=$((r_last - r_i + 1))
 		if [ "$ID" -eq "$VICTIM" ]; then
 			rdl_step "victim: $FILES files written with fsync ($r_i)" \
 				victim_fsync_files &&
@@ -1049,8 +1083,13 @@ restart_phase() {
 				barrier $((r_b + 2)) || return 1
 		else
 			rdl_step "barrier: the victim left ($r_i)" barrier "$r_b" &&
-			rdl_step "survivor: the victim declared down, no lockspace lost ($r_i)" \
-				survivor_victim_left "$r_i" &&
+			if [ "$ROLLING" -eq 0 ]; then
+				rdl_step "survivor: the victim declared down, no lockspace lost ($r_i)" \
+					survivor_victim_left "$r_i"
+			else
+				rdl_step "survivor: node $VICTIM declared down, no lockspace lost ($r_i)" \
+					survivor_victim_down
+			fi &&
 			rdl_step "survivor: every file the victim fsynced ($r_i)" \
 				survivor_victim_files &&
 			rdl_step "survivor: flock -x granted without the victim ($r_i)" \
@@ -1064,6 +1103,11 @@ restart_phase() {
 		fi
 		r_i=$((r_i + 1))
 	done
+	VICTIM=$r_last
+	if [ "$ROLLING" -ne 0 ] && [ "$ID" -ne 0 ]; then
+		rdl_step "the nodes but node 0 took over from it" \
+			took_over_from_0 || return 1
+	fi
 	rdl_step "no lockspace lost" no_lockspace_lost
 }
 
