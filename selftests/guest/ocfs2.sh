@@ -1016,8 +1016,8 @@ survivor_victim_left() {
 	no_lockspace_lost
 }
 
-# ROLLING: the victim is declared down here, granting again (each node's
-# counts start anew when it restarts itself); no lockspace lost here.
+# ROLLING: the victim is declared down here, granting again (the counts
+# differ from node to node: none declares itself); no lockspace lost here.
 survivor_victim_down() {
 	r_t=$RESTART_DECLARE_S
 	until rdl_node_flag "$VICTIM" down &&
