@@ -503,6 +503,7 @@ struct rdlock_cluster {
 	struct list_head conns;
 	wait_queue_head_t conns_wait;
 	atomic64_t rejected;
+	atomic64_t backend_refused;		/* words of another backend */
 	/* Cluster key: NULL without one; set and freed only while down. */
 	struct crypto_shash *auth_tfm;
 	atomic64_t auth_key_mismatch;		/* a key on one side only */
@@ -751,6 +752,7 @@ bool rdlock_fault_link_down(u32 node);
 bool rdlock_fault_forged_fence(u32 node);
 bool rdlock_fault_relayed_proof(u32 node);
 bool rdlock_fault_forged_table(u32 node);
+void rdlock_fault_other_backend(u32 node, struct rdlock_wire_downset *ds);
 u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey);
 bool rdlock_late_hold(struct rdlock_conn *conn,
 		      const struct rdlock_wire_msg *msg);
@@ -792,6 +794,11 @@ static inline bool rdlock_fault_relayed_proof(u32 node)
 static inline bool rdlock_fault_forged_table(u32 node)
 {
 	return false;
+}
+
+static inline void rdlock_fault_other_backend(u32 node,
+					      struct rdlock_wire_downset *ds)
+{
 }
 
 static inline u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn,

@@ -2281,6 +2281,7 @@ static int rdlock_send_downset(struct rdlock_conn *conn)
 		spin_unlock_bh(&cl->lock);
 		if (cut_off)
 			return 0;
+		rdlock_fault_other_backend(conn->node, &ds);
 		ret = rdlock_conn_send_downset(conn, &ds);
 	} while (!ret && ds.more);
 	return ret;
@@ -2381,6 +2382,7 @@ void rdlock_recv_downset(struct rdlock_conn *conn,
 	if (cl->backend != RDLOCK_BACKEND_NONE &&
 	    backend != RDLOCK_BACKEND_NONE && backend != cl->backend) {
 		spin_unlock_bh(&cl->lock);
+		atomic64_inc(&cl->backend_refused);
 		pr_err_ratelimited("node %u runs atomic backend %s, this node %s: refused\n",
 				   conn->node, rdlock_backend_name(backend),
 				   rdlock_backend_name(cl->backend));

@@ -52,8 +52,9 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "epoch: %u\ntable_incarnation: %#llx\n", cl->epoch,
 		   cl->table.incarnation);
 	seq_printf(m, "view: %s\n", rdlock_view_names[READ_ONCE(cl->view)]);
-	seq_printf(m, "rejected_connections: %lld\n",
-		   (long long)atomic64_read(&cl->rejected));
+	seq_printf(m, "rejected_connections: %lld\nbackend_refused: %lld\n",
+		   (long long)atomic64_read(&cl->rejected),
+		   (long long)atomic64_read(&cl->backend_refused));
 	seq_printf(m, "cluster_key: %s\n", READ_ONCE(cl->auth_tfm) ? "set" : "none");
 	seq_printf(m, "auth_key_mismatch: %lld\nauth_bad_proof: %lld\n",
 		   (long long)atomic64_read(&cl->auth_key_mismatch),

@@ -49,6 +49,9 @@ static struct {
 	/* Forged table messages (inject_forged_tables): to send, sent. */
 	atomic_t inject_forged_tables;
 	atomic64_t forged_tables;
+	/* Words naming the other backend (inject_other_backends): to send, sent. */
+	atomic_t inject_other_backends;
+	atomic64_t other_backends;
 	/* A kept key (inject_stale_rkey): to this node, armed while 1. */
 	atomic_t stale_armed;
 	u32 stale_node;
@@ -203,6 +206,29 @@ bool rdlock_fault_forged_table(u32 node)
 {
 	return rdlock_fault_to_peer(node, &rdlock_xfault.inject_forged_tables,
 				    &rdlock_xfault.forged_tables);
+}
+
+/*
+ * Words naming another backend (inject_other_backends): this node's next
+ * that many RDLOCK_WIRE_DOWNSET messages to peers name the other resolved
+ * backend than its own, as a node would that resolved another one (it
+ * saw a declared node's advert, its peer not): the peer must refuse the
+ * connection rather than mix atomics on the same words. Counted in
+ * other_backends_injected.
+ */
+void rdlock_fault_other_backend(u32 node, struct rdlock_wire_downset *ds)
+{
+	u32 backend = le32_to_cpu(ds->backend);
+
+	if (backend != RDLOCK_BACKEND_VERBS &&
+	    backend != RDLOCK_BACKEND_TWOSIDED)
+		return;
+	if (!rdlock_fault_to_peer(node, &rdlock_xfault.inject_other_backends,
+				  &rdlock_xfault.other_backends))
+		return;
+	ds->backend = cpu_to_le32(backend == RDLOCK_BACKEND_VERBS ?
+				  RDLOCK_BACKEND_TWOSIDED :
+				  RDLOCK_BACKEND_VERBS);
 }
 
 /*
@@ -362,8 +388,9 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "own_exec_delays_injected: %lld\nrelayed_proofs_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.own_exec_delays),
 		   (long long)atomic64_read(&rdlock_xfault.relayed_proofs));
-	seq_printf(m, "forged_tables_injected: %lld\n",
-		   (long long)atomic64_read(&rdlock_xfault.forged_tables));
+	seq_printf(m, "forged_tables_injected: %lld\nother_backends_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.forged_tables),
+		   (long long)atomic64_read(&rdlock_xfault.other_backends));
 }
 
 /*
@@ -388,6 +415,8 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_relayed_proofs);
 	debugfs_create_atomic_t("inject_forged_tables", 0600, root,
 				&rdlock_xfault.inject_forged_tables);
+	debugfs_create_atomic_t("inject_other_backends", 0600, root,
+				&rdlock_xfault.inject_other_backends);
 	debugfs_create_atomic_t("inject_own_exec_delay_ms", 0600, root,
 				&rdlock_xfault.inject_own_exec_delay_ms);
 	debugfs_create_file_unsafe("inject_link_down_ms", 0600, root, NULL,

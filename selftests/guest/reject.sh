@@ -10,7 +10,10 @@
 #   1. backend=verbs forced: node 1 refuses ("atomic backend mismatch");
 #   2. cluster id 8: node 1 refuses ("cluster id");
 #   3. cluster 7, backend auto: accepted; both agree on two-sided.
-# Node 1 then checks it counted both kinds of refusal.
+# Node 1 then checks it counted both kinds of refusal. Node 0 then sends
+# its next word naming the verbs backend (inject_other_backends), as a
+# node that resolved another backend would: node 1 refuses it ("runs
+# atomic backend verbs"), counted once, and node 0 connects again.
 #
 # Then the cluster key (skipped on a kernel without sha256): node 1 comes
 # up with key A from rdlock.conf's key_file and stays so while node 0
@@ -65,6 +68,54 @@ state_is() {
 
 backend_is() {
 	[ "$(debugfs_value backend)" = "$1" ]
+}
+
+# Node 0's connection here: ready, and made since CONNECTS.
+node0_ready_since() {
+	[ "$(awk '$1 == 0 { print $3 }' /sys/kernel/debug/rdlock/nodes)" -gt "$1" ] &&
+	[ "$(rdlockctl status | awk '$1 == 0 { print $2 }')" = ready ]
+}
+
+refused_word() {
+	[ "$(debugfs_value backend_refused)" -eq 1 ]
+}
+
+word_sent() {
+	[ "$(debugfs_value other_backends_injected)" -eq 1 ]
+}
+
+OTHER_BACKEND_GO_PORT=7779
+OTHER_BACKEND_PORT=7780
+
+# Node 0: its next word names the other backend; node 1 refuses it.
+other_backend_0() {
+	rdl_step "node 1 counted our connections" \
+		rdl_wait_signal 1 $OTHER_BACKEND_GO_PORT 120 &&
+	rdl_step "send the next word naming the verbs backend" \
+		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_other_backends' &&
+	rdl_step "links down for 1 s" \
+		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_step "one word of another backend sent" wait_for 120 word_sent &&
+	rdl_step "node 1 refused it, connected again" \
+		rdl_wait_signal 1 $OTHER_BACKEND_PORT 240 &&
+	rdl_step "ready after the refused word" rdlockctl wait --timeout 120 &&
+	rdl_step "still two-sided" backend_is twosided
+}
+
+# Node 1: the word refused, counted once, logged; node 0 connects again:
+# the links' failure ends the connection counted here, the refused word
+# the next one, so the one after is node 0's honest one.
+other_backend_1() {
+	ob_connects=$(awk '$1 == 0 { print $3 }' /sys/kernel/debug/rdlock/nodes) &&
+	rdl_signal $OTHER_BACKEND_GO_PORT &&
+	rdl_step "refused node 0's word of another backend: counted once" \
+		wait_for 120 refused_word &&
+	rdl_step "node 1 logged it" \
+		logged "node 0 runs atomic backend verbs, this node twosided: refused" &&
+	rdl_step "node 0 connected again" \
+		wait_for 120 node0_ready_since $((ob_connects + 1)) &&
+	rdl_step "still counted once" refused_word &&
+	rdl_signal $OTHER_BACKEND_PORT
 }
 
 # start MODULE-PARAMETERS CLUSTER-ID
@@ -135,6 +186,9 @@ if rdl_step "cluster ready" rdlockctl wait --timeout 240; then
 			logged "refused connection from node 0: atomic backend mismatch"
 		rdl_step "node 1 logged the cluster id refusal" \
 			logged "refused connection from node 0: cluster id"
+		other_backend_1
+	else
+		other_backend_0
 	fi
 	rdl_step "insmod rdlock_test.ko" insmod "$RDL/modules/rdlock_test.ko"
 fi
