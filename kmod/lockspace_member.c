@@ -10,8 +10,9 @@
  *   recover_prep   membership is changing: nothing is granted here until
  *                  recover_done (acquisitions wait, a TRY is refused);
  *   recover_slot   a member failed, and was fenced if dlm_controld fences:
- *                  it is declared down here (rdlock_ls_node_down()) by a
- *                  work item, never in fs/dlm's recovery thread;
+ *                  it is cut off at once and declared down here
+ *                  (rdlock_ls_node_down()) by work items, never in fs/dlm's
+ *                  recovery thread;
  *   recover_done   the members and generation: granting resumes once the
  *                  failed members are declared down, and those that left
  *                  (no longer members, without recover_slot: their
@@ -141,6 +142,13 @@ static struct {
 	bool handover_warned;
 	u32 took;
 	struct delayed_work form_work;	/* forms the epoch */
+	/*
+	 * Cuts off failed members at once (rdlock_member_cut_work()); the
+	 * mutex makes every cut, its teardown included, end before anybody
+	 * else's cut of the same node returns.
+	 */
+	struct work_struct cut_work;
+	struct mutex cut_mutex;		/* one cut at a time */
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
 	rdlock_member_new_t new_ls;
@@ -148,6 +156,7 @@ static struct {
 } rdlock_mb = {
 	.lock = __SPIN_LOCK_UNLOCKED(rdlock_mb.lock),
 	.wait = __WAIT_QUEUE_HEAD_INITIALIZER(rdlock_mb.wait),
+	.cut_mutex = __MUTEX_INITIALIZER(rdlock_mb.cut_mutex),
 	.join_mutex = __MUTEX_INITIALIZER(rdlock_mb.join_mutex),
 };
 
@@ -269,6 +278,8 @@ static void rdlock_member_slot(void *arg, struct dlm_slot *slot)
 	set_bit(node, rdlock_mb.failed);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	pr_warn("membership: node %u failed\n", node);
+	/* Not on rdlock_mb.wq: a declaration there may wait for the node. */
+	queue_work(system_wq, &rdlock_mb.cut_work);
 }
 
 /* recover_done: the members and the generation; resume once downs end. */
@@ -469,6 +480,37 @@ static bool rdlock_member_hand_over(void)
 }
 
 /*
+ * Cut @node off this node's table (rdlock_xport_fence()), the teardown of
+ * its connections done when this returns, whoever began it.
+ */
+static void rdlock_member_cut(u32 node)
+{
+	mutex_lock(&rdlock_mb.cut_mutex);
+	rdlock_xport_fence(node);
+	mutex_unlock(&rdlock_mb.cut_mutex);
+}
+
+/*
+ * Cut off every failed member as soon as the cluster engine says it failed
+ * (fenced first, if fencing is on), not when the down work gets to it: a
+ * declaration under way may be waiting for that node (a barrier, a move
+ * to it, the directory of the nodes taking over from another) and ends,
+ * to be tried again, once it is cut off.
+ */
+static void rdlock_member_cut_work(struct work_struct *work)
+{
+	DECLARE_BITMAP(failed, RDLOCK_MAX_NODES);
+	unsigned long flags;
+	u32 node;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	bitmap_copy(failed, rdlock_mb.failed, RDLOCK_MAX_NODES);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	for_each_set_bit(node, failed, RDLOCK_MAX_NODES)
+		rdlock_member_cut(node);
+}
+
+/*
  * Declare every failed member down (a barrier among the survivors each),
  * then grant again if no new membership change came meanwhile. All of
  * them are cut off first: the barrier of one must not wait for another.
@@ -493,7 +535,7 @@ static void rdlock_member_down_work(struct work_struct *work)
 	/* Cut off first: a node learning its epoch waits for a live peer. */
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		if (test_bit(node, rdlock_mb.failed))
-			rdlock_xport_fence(node);
+			rdlock_member_cut(node);
 	/* Those that left and are to be declared join the failed ones. */
 	if (!rdlock_member_take_left()) {
 		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
@@ -502,7 +544,7 @@ static void rdlock_member_down_work(struct work_struct *work)
 	}
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		if (test_bit(node, rdlock_mb.failed))
-			rdlock_xport_fence(node);
+			rdlock_member_cut(node);
 	if (!rdlock_member_hand_over()) {
 		queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
 				   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
@@ -541,7 +583,7 @@ static void rdlock_member_down_work(struct work_struct *work)
 		}
 		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 		/* One that failed since this run began: a handover first? */
-		rdlock_xport_fence(node);
+		rdlock_member_cut(node);
 		if (!rdlock_member_hand_over()) {
 			queue_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work,
 					   msecs_to_jiffies(RDLOCK_MB_LEARN_MS));
@@ -723,6 +765,7 @@ static void rdlock_member_leave(void)
 	/* Its callbacks are over: no new down work comes, no retry. */
 	cancel_delayed_work_sync(&rdlock_mb.down_work);
 	cancel_delayed_work_sync(&rdlock_mb.form_work);
+	cancel_work_sync(&rdlock_mb.cut_work);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_member_to(RDLOCK_MB_OUT);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
@@ -780,6 +823,7 @@ int rdlock_member_init(void)
 {
 	INIT_DELAYED_WORK(&rdlock_mb.down_work, rdlock_member_down_work);
 	INIT_DELAYED_WORK(&rdlock_mb.form_work, rdlock_member_form_work);
+	INIT_WORK(&rdlock_mb.cut_work, rdlock_member_cut_work);
 	if (!strcmp(rdlock_membership, "static")) {
 		rdlock_mb.state = RDLOCK_MB_STATIC;
 		return 0;
@@ -811,6 +855,7 @@ void rdlock_member_exit(void)
 	/* A retry armed by itself after a failed leave, too. */
 	cancel_delayed_work_sync(&rdlock_mb.down_work);
 	cancel_delayed_work_sync(&rdlock_mb.form_work);
+	cancel_work_sync(&rdlock_mb.cut_work);
 	if (rdlock_mb.wq)
 		destroy_workqueue(rdlock_mb.wq);
 }
