@@ -27,6 +27,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
 #include <linux/siphash.h>
@@ -420,6 +421,40 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
 }
 
 /*
+ * @dir's directory, read whole (kfree() it), and in @entry the first slot
+ * of the entry that has @ls's tag, or U32_MAX. Return: the words, or an
+ * ERR_PTR() of rdlock_ls_read_range()'s errors or -ENOMEM.
+ */
+static u64 *rdlock_ls_dir_read(struct rdlock_ls *ls, u32 dir, u32 *entry)
+{
+	u32 e, n = RDLOCK_LS_DIR_WORDS * RDLOCK_LS_DIR_ENTRIES;
+	u64 *words;
+	int ret;
+
+	words = kmalloc_array(n, sizeof(*words), GFP_KERNEL);
+	if (!words)
+		return ERR_PTR(-ENOMEM);
+	ret = rdlock_ls_read_range(ls, dir, RDLOCK_LS_DIR, n, words);
+	if (ret) {
+		kfree(words);
+		return ERR_PTR(ret);
+	}
+	*entry = U32_MAX;
+	for (e = 0; e < RDLOCK_LS_DIR_ENTRIES && *entry == U32_MAX; e++)
+		if (words[RDLOCK_LS_DIR_WORDS * e + RDLOCK_LS_DIR_TAG] ==
+		    ls->tag)
+			*entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
+	return words;
+}
+
+/* Is the entry of words @w free: no word of it written yet? */
+static bool rdlock_ls_dir_free(const u64 *w)
+{
+	return !w[RDLOCK_LS_DIR_TAG] && !w[RDLOCK_LS_DIR_GEOMETRY] &&
+	       !w[RDLOCK_LS_DIR_POLICY];
+}
+
+/*
  * Find the lockspace's entry on directory node @dir, or claim one: the
  * whole directory is read first (a directory that was a copy may have
  * holes before the entry), then entries are probed from the tag's on and
@@ -427,33 +462,23 @@ static int rdlock_ls_attach(struct rdlock_ls *ls, u32 dir, u32 entry,
  */
 static int rdlock_ls_join_dir(struct rdlock_ls *ls, u32 dir, u32 min_slots)
 {
-	u32 i, e, entry, n = RDLOCK_LS_DIR_WORDS * RDLOCK_LS_DIR_ENTRIES;
-	u64 *words, *w, old;
+	u32 i, e, entry;
+	u64 *words, old;
 	int ret;
 
-	words = kmalloc_array(n, sizeof(*words), GFP_KERNEL);
-	if (!words)
-		return -ENOMEM;
-	ret = rdlock_ls_read_range(ls, dir, RDLOCK_LS_DIR, n, words);
-	if (ret)
+	words = rdlock_ls_dir_read(ls, dir, &entry);
+	if (IS_ERR(words))
+		return PTR_ERR(words);
+	if (entry != U32_MAX) {
+		ret = rdlock_ls_attach(ls, dir, entry, min_slots);
 		goto out;
-	for (e = 0; e < RDLOCK_LS_DIR_ENTRIES; e++) {
-		if (words[RDLOCK_LS_DIR_WORDS * e + RDLOCK_LS_DIR_TAG] ==
-		    ls->tag) {
-			ret = rdlock_ls_attach(ls, dir, RDLOCK_LS_DIR +
-					       RDLOCK_LS_DIR_WORDS * e,
-					       min_slots);
-			goto out;
-		}
 	}
 	ret = -ENOSPC;
 	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES; i++) {
 		e = (ls->tag + i) % RDLOCK_LS_DIR_ENTRIES;
-		w = &words[RDLOCK_LS_DIR_WORDS * e];
 		entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
 		/* Taken (words are written once) or a copy's remains. */
-		if (w[RDLOCK_LS_DIR_TAG] || w[RDLOCK_LS_DIR_GEOMETRY] ||
-		    w[RDLOCK_LS_DIR_POLICY])
+		if (!rdlock_ls_dir_free(&words[RDLOCK_LS_DIR_WORDS * e]))
 			continue;
 		atomic_inc(&rdlock_ls_claims);
 		/*
@@ -509,9 +534,8 @@ int rdlock_ls_dir_rebuild(struct rdlock_ls *ls, u32 dead)
 {
 	u64 geometry = (u64)ls->base << 32 | ls->attr.slots;
 	u64 end = ls->base - RDLOCK_LS_REGIONS + ls->attr.slots, *words;
-	u32 n = RDLOCK_LS_DIR_WORDS * RDLOCK_LS_DIR_ENTRIES, i, e;
-	u32 dir = U32_MAX, entry = U32_MAX;
-	u64 old, *w;
+	u32 dir = U32_MAX, entry, i, e;
+	u64 old;
 	int ret;
 
 	if (rdlock_ls_stale(ls) || !ls->base)
@@ -521,22 +545,16 @@ int rdlock_ls_dir_rebuild(struct rdlock_ls *ls, u32 dead)
 			dir = ls->nodes[i];
 	if (dir == U32_MAX)
 		return 0;
-	words = kmalloc_array(n, sizeof(*words), GFP_KERNEL);
-	if (!words)
-		return -ENOMEM;
-	ret = rdlock_ls_read_range(ls, dir, RDLOCK_LS_DIR, n, words);
-	if (ret)
-		goto out;
 	/* Another survivor's entry of it first, wherever it is. */
-	for (e = 0; e < RDLOCK_LS_DIR_ENTRIES; e++)
-		if (words[RDLOCK_LS_DIR_WORDS * e + RDLOCK_LS_DIR_TAG] ==
-		    ls->tag)
-			entry = RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e;
+	words = rdlock_ls_dir_read(ls, dir, &entry);
+	if (IS_ERR(words)) {
+		ret = PTR_ERR(words);
+		words = NULL;
+		goto out;
+	}
 	for (i = 0; i < RDLOCK_LS_DIR_ENTRIES && entry == U32_MAX; i++) {
 		e = (ls->tag + i) % RDLOCK_LS_DIR_ENTRIES;
-		w = &words[RDLOCK_LS_DIR_WORDS * e];
-		if (w[RDLOCK_LS_DIR_TAG] || w[RDLOCK_LS_DIR_GEOMETRY] ||
-		    w[RDLOCK_LS_DIR_POLICY])
+		if (!rdlock_ls_dir_free(&words[RDLOCK_LS_DIR_WORDS * e]))
 			continue;
 		ret = rdlock_ls_dir_cas(ls, dir,
 					RDLOCK_LS_DIR + RDLOCK_LS_DIR_WORDS * e,

@@ -541,13 +541,18 @@ rdl_member_line() {
 	sed -n "s/^$1: //p" $RDL_MEMBERSHIP
 }
 
-# The membership runs with every node a member (the nodes of $1 when
-# given, a list as debugfs shows it), within 120 s (each node joins the
+# rdl_member_running [NODES [DECLARED [SECONDS]]]: the membership runs
+# with every node a member (the nodes of NODES when given, a list as
+# debugfs shows it), none failed, and when given DECLARED declarations
+# down made here in all, within SECONDS (120: each node joins the
 # companion lockspace on its own, and each join is a recovery).
 rdl_member_running() {
-	rdl_m=120
+	rdl_m=${3:-120}
 	until [ "$(rdl_member_line state)" = running ] &&
-	      [ "$(rdl_member_line members)" = "${1:-0-$((RDLOCK_NR_NODES - 1))}" ]; do
+	      [ -z "$(rdl_member_line failed)" ] &&
+	      [ "$(rdl_member_line members)" = "${1:-0-$((RDLOCK_NR_NODES - 1))}" ] &&
+	      { [ -z "$2" ] ||
+		[ "$(rdl_member_line declared_down)" = "$2" ]; }; do
 		rdl_m=$((rdl_m - 1))
 		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $RDL_MEMBERSHIP; return 1; }
 		sleep 1

@@ -247,20 +247,6 @@ rdl_view() {
 	sed -n 's/^view: //p' /sys/kernel/debug/rdlock/cluster
 }
 
-# learn: the membership runs without the nodes of $1 (a list), each
-# declared down here since $2 declarations in all.
-learn_declared() {
-	l_t=$(($3))
-	until [ "$(rdl_member_line state)" = running ] &&
-	      [ "$(rdl_member_line declared_down)" = "$2" ] &&
-	      [ -z "$(rdl_member_line failed)" ] &&
-	      [ "$(rdl_member_line members)" = "$1" ]; do
-		l_t=$((l_t - 1))
-		[ "$l_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
-		sleep 1
-	done
-}
-
 learn_link_down() {
 	echo $LEARN_LINK_DOWN_MS > $LINK_DOWN
 }
@@ -282,14 +268,14 @@ learn_waiting() {
 learn_node1_declared() {
 	rdl_step "$1: node 1 left" rdl_wait_signal 1 $P_L1DOWN 120 &&
 	rdl_step "$1: node 1 declared down, running" \
-		learn_declared "0,2" 1 120
+		rdl_member_running "0,2" 1 120
 }
 
 # learn, on nodes 0 and 1 ($1 names the node in the steps): the victim is
 # declared down here within $3 s, this node's declaration $2 in all.
 learn_victim_declared() {
 	rdl_step "$1: node $VICTIM declared down, running" \
-		learn_declared 0-1 "$2" "$3" &&
+		rdl_member_running 0-1 "$2" $(($3)) &&
 	rdl_step "$1: node $VICTIM shown down" rdl_node_flag "$VICTIM" down
 }
 
