@@ -381,6 +381,7 @@ int rdlock_member_init(void);
 void rdlock_member_exit(void);
 int rdlock_member_wait(const struct rdlock_ls *ls, unsigned long deadline);
 bool rdlock_member_survivor(u32 node);
+void rdlock_member_heard_down(u32 dead, u32 src, u64 inc);
 void rdlock_member_show(struct seq_file *m);
 bool rdlock_ls_blip(const struct rdlock_ls *ls, u32 node, int ret);
 bool rdlock_ls_blip_wait(unsigned int *backoff_ms, unsigned long deadline);

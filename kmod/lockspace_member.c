@@ -128,7 +128,7 @@ static struct {
 	s64 last_recovery_us;		/* recover_done to running */
 	/* CLOCK_MONOTONIC of the last of each callback and of running again */
 	ktime_t prep_at, slot_at, running_at;
-	u64 preps, slots, dones, lefts, downs, down_errors;
+	u64 preps, slots, dones, lefts, downs, down_errors, heard;
 	wait_queue_head_t wait;		/* state became running */
 	/* Its own: a declaration waits for peers at barriers. */
 	struct workqueue_struct *wq;
@@ -348,6 +348,59 @@ bool rdlock_member_survivor(u32 node)
 	      (node < RDLOCK_MAX_NODES && test_bit(node, rdlock_mb.members));
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	return ret;
+}
+
+/**
+ * rdlock_member_heard_down() - a survivor asks how far this node got in
+ *	declaring a node down
+ * @dead: the node it declares down.
+ * @src: the survivor asking.
+ * @inc: the table of @dead it declares, 0 when it knows none.
+ *
+ * A node whose cluster engine joined in the very generation in which
+ * @dead failed or left never hears of @dead from fs/dlm: it was never a
+ * member here. The members that knew it declare it down, and their
+ * barriers wait for this node. When @src is a member of this node's last
+ * generation and @dead is none, is not cut off here, nor failed or left
+ * here already, and the table it declares is the one known here, this
+ * node declares it too, as if it had failed: the generation is the same
+ * on every member, so @dead is no member anywhere. Granting stops here
+ * until that is done. Counted in heard_down. Softirq context.
+ */
+void rdlock_member_heard_down(u32 dead, u32 src, u64 inc)
+{
+	unsigned long flags;
+	bool take = false;
+	u64 known;
+
+	if (dead >= RDLOCK_MAX_NODES || src >= RDLOCK_MAX_NODES ||
+	    dead == rdlock_xport_self())
+		return;
+	/* Before rdlock_mb.lock: the transport's lock is taken with BH off. */
+	known = rdlock_xport_node_incarnation(dead);
+	if (!rdlock_xport_node_configured(dead) || rdlock_xport_node_cut(dead) ||
+	    (inc && known && inc != known))
+		return;
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	if ((rdlock_mb.state == RDLOCK_MB_RECOVERING ||
+	     rdlock_mb.state == RDLOCK_MB_RUNNING) &&
+	    test_bit(src, rdlock_mb.members) &&
+	    !test_bit(dead, rdlock_mb.members) &&
+	    !test_bit(dead, rdlock_mb.failed) &&
+	    !test_bit(dead, rdlock_mb.left)) {
+		set_bit(dead, rdlock_mb.failed);
+		rdlock_mb.heard++;
+		if (rdlock_mb.state == RDLOCK_MB_RUNNING)
+			rdlock_member_to(RDLOCK_MB_RECOVERING);
+		take = true;
+	}
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	if (!take)
+		return;
+	pr_warn("membership: node %u declares node %u down, no member of this generation: declaring it down too\n",
+		src, dead);
+	queue_work(system_wq, &rdlock_mb.cut_work);
+	mod_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work, 0);
 }
 
 /* A declaration that failed is tried again after this. */
@@ -803,8 +856,8 @@ void rdlock_member_show(struct seq_file *m)
 	seq_printf(m, "recover_prep: %llu\nrecover_slot: %llu\nrecover_done: %llu\nleft: %llu\n",
 		   rdlock_mb.preps, rdlock_mb.slots, rdlock_mb.dones,
 		   rdlock_mb.lefts);
-	seq_printf(m, "declared_down: %llu\ndown_errors: %llu\nlast_recovery_us: %lld\n",
-		   rdlock_mb.downs, rdlock_mb.down_errors,
+	seq_printf(m, "declared_down: %llu\ndown_errors: %llu\nheard_down: %llu\nlast_recovery_us: %lld\n",
+		   rdlock_mb.downs, rdlock_mb.down_errors, rdlock_mb.heard,
 		   rdlock_mb.last_recovery_us);
 	/* When, on CLOCK_MONOTONIC (ms; 0: never): for figures of a failure. */
 	seq_printf(m, "last_prep_ms: %lld\nlast_slot_ms: %lld\nlast_done_ms: %lld\nlast_running_ms: %lld\n",

@@ -257,6 +257,9 @@ void rdlock_ls_down_msg_handler(u32 src, const void *payload,
 		stage = RDLOCK_LS_DOWN_MOVED;
 	known = rdlock_xport_node_incarnation(dead);
 	inc = len >= sizeof(*m) ? le64_to_cpu(m->incarnation) : known;
+	/* A node this one never knew as a member: declared here too? */
+	if (m->ask)
+		rdlock_member_heard_down(dead, src, inc);
 	spin_lock_irqsave(&rdlock_ls_down_lock, flags);
 	d = rdlock_ls_down_get(dead, known);
 	/*

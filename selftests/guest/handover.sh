@@ -3,7 +3,7 @@
 #
 # A rolling restart of every node, on 3 guests, with membership=dlm
 # (recovery.rst, "A handover"):
-#   handover.sh verbs|twosided [kill]
+#   handover.sh verbs|twosided [kill|joinkill]
 # Every node runs with corosync and dlm_controld and opens lockspace ho.
 # Then each node in turn, the highest first, takes its cluster down (it
 # leaves: the others declare it down) and brings it up again: it returns
@@ -20,6 +20,13 @@
 # in ho, has the host cut its power instead of leaving: nodes 1 and 2
 # take over once it is fenced, k stays node 2's, and node 1 is granted
 # h (node 0's hold went with it) and z in hn; node 0 stays off.
+# With joinkill, node 1 is down (declared down, its cluster engine still
+# running) when node 0's power goes, and comes up at once, before the
+# cluster engine handled node 0's failure: its join and node 0's failure
+# make one generation, in which node 1 never had node 0 as a member.
+# Node 2 declares node 0 down and asks node 1 at its barrier; node 1
+# declares it too (heard_down 1), both take over, node 1 is granted h.
+# Before, node 2's barrier waited for node 1 for good.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -29,8 +36,8 @@ MODE=${2:-leave}
 rdl_backend_arg "$BACKEND"
 case $MODE in
 leave) FENCE= ;;
-kill) FENCE=fence ;;
-*) echo "usage: $0 verbs|twosided [kill]" >&2; exit 2 ;;
+kill|joinkill) FENCE=fence ;;
+*) echo "usage: $0 verbs|twosided [kill|joinkill]" >&2; exit 2 ;;
 esac
 
 # Every node runs, ho open (P_READY); node 2 is back and holds k (P_2BACK);
@@ -56,24 +63,12 @@ P_LEFT=7860
 # declared down, and its new table ends every lockspace).
 P_GONE=7861
 P_DOWN=7864
-# kill: node 1 found h busy before node 0's power goes.
+# kill: node 1 found h busy before node 0's power goes; joinkill: node 1
+# heard node 0 is about to go.
 P_HBUSY=7867
 # Node 2 saw node 1 back: only then may node 0 go (node 1 is shown
 # returned until the handover).
 P_1SEEN=7868
-
-# The membership runs with the nodes of $1 (a list as debugfs shows it),
-# none failed, within 120 s.
-members_are() {
-	h_t=120
-	until [ "$(rdl_member_line state)" = running ] &&
-	      [ -z "$(rdl_member_line failed)" ] &&
-	      [ "$(rdl_member_line members)" = "$1" ]; do
-		h_t=$((h_t - 1))
-		[ "$h_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
-		sleep 1
-	done
-}
 
 # Leave (the cluster down, ho removed first), wait until nodes $1 and $2
 # declared this one down, and come back with a new table: ready, shown
@@ -89,7 +84,7 @@ restart() {
 	rdl_step "node $RDLOCK_NODE_ID: cluster up again" rdlockctl up &&
 	rdl_step "node $RDLOCK_NODE_ID: ready" rdlockctl wait --timeout 120 &&
 	rdl_step "node $RDLOCK_NODE_ID: membership running, every node" \
-		members_are 0-2 &&
+		rdl_member_running 0-2 &&
 	rdl_step "node $RDLOCK_NODE_ID: returned" \
 		rdl_node_flag "$RDLOCK_NODE_ID" returned &&
 	rdl_step "node $RDLOCK_NODE_ID: ho open again" rdlockctl ls-create ho
@@ -101,7 +96,7 @@ seen_down() {
 	rdl_step "node $RDLOCK_NODE_ID: node $1 left" \
 		rdl_wait_signal "$1" $((P_GONE + $1)) 300 &&
 	rdl_step "node $RDLOCK_NODE_ID: node $1 declared down, $2 run" \
-		members_are "$2" &&
+		rdl_member_running "$2" &&
 	rdl_step "node $RDLOCK_NODE_ID: node $1 shown down" \
 		rdl_poll 30 rdl_node_flag "$1" down &&
 	rdl_signal $((P_DOWN + $1))
@@ -112,13 +107,13 @@ seen_back() {
 	rdl_step "node $RDLOCK_NODE_ID: node $1 returned" \
 		rdl_poll 60 rdl_node_flag "$1" returned &&
 	rdl_step "node $RDLOCK_NODE_ID: membership running, every node" \
-		members_are 0-2
+		rdl_member_running 0-2
 }
 
 # On nodes 1 and 2, node 0 gone: they took over from it.
 took_over() {
 	rdl_step "node $RDLOCK_NODE_ID: node 0 declared down, 1 and 2 run" \
-		members_are 1-2 &&
+		rdl_member_running 1-2 &&
 	rdl_step "node $RDLOCK_NODE_ID: node 0 shown down" \
 		rdl_poll 30 rdl_node_flag 0 down &&
 	rdl_step "node $RDLOCK_NODE_ID: nodes 1 and 2 took over" \
@@ -161,15 +156,17 @@ node0() {
 	seen_back 2 &&
 	rdl_step "k in ho refused: node 2 holds it" rdl_busy ho k &&
 	rdl_signal $P_2SEEN &&
-	seen_down 1 0,2 &&
-	rdl_step "node 1 back" rdl_wait_signal 1 $P_1BACK 300 &&
-	seen_back 1 &&
-	rdl_step "node 2 saw node 1 back" rdl_wait_signal 2 $P_1SEEN 120 ||
-		return 1
-	if [ "$MODE" = kill ]; then
+	seen_down 1 0,2 || return 1
+	if [ "$MODE" != joinkill ]; then
+		rdl_step "node 1 back" rdl_wait_signal 1 $P_1BACK 300 &&
+		seen_back 1 &&
+		rdl_step "node 2 saw node 1 back" \
+			rdl_wait_signal 2 $P_1SEEN 120 || return 1
+	fi
+	if [ "$MODE" != leave ]; then
 		rdl_step "hold h in ho" rdl_hold ho h &&
 		rdl_signal $P_0GONE &&
-		rdl_step "node 1 found h busy" \
+		rdl_step "node 1 found h busy (kill), or is down (joinkill)" \
 			rdl_wait_signal 1 $P_HBUSY 120 &&
 		rdl_step "the host cuts the power of the last node keeping its table" \
 			sh "$RDL/guest/host-ctl.sh" kill 0
@@ -183,7 +180,7 @@ node0() {
 	rdl_wait_signal 2 $P_TOOK 300 &&
 	rdl_step "cluster up again" rdlockctl up &&
 	rdl_step "ready" rdlockctl wait --timeout 120 &&
-	rdl_step "membership running, every node" members_are 0-2 &&
+	rdl_step "membership running, every node" rdl_member_running 0-2 &&
 	rdl_step "returned" rdl_node_flag 0 returned &&
 	rdl_step "nodes 1 and 2 keep their tables" not_returned 1 2 &&
 	rdl_step "ho open again, as the heirs have it" rdlockctl ls-create ho &&
@@ -197,13 +194,53 @@ node0() {
 	rdl_signal $P_KGOT
 }
 
+# Node 0's guest is off: its listener no longer answers.
+node0_off() {
+	! timeout 3 nc -w 1 "$(rdl_node_addr 0)" $P_0GONE </dev/null \
+		>/dev/null 2>&1
+}
+
+# joinkill on node 1: down while node 0 goes, up before its failure is
+# handled; node 2 asks, node 1 declares node 0 down too.
+node1_joinkill() {
+	rdl_step "node 1: ho removed" rdl_rm_ls ho &&
+	rdl_step "node 1: cluster down, leaving" rdl_poll 30 rdlockctl down &&
+	rdl_signal $((P_GONE + 1)) &&
+	rdl_step "node 1: nodes 0 and 2 declared it down" \
+		rdl_wait_signal 0 $((P_DOWN + 1)) 300 &&
+	rdl_wait_signal 2 $((P_DOWN + 1)) 300 &&
+	rdl_step "node 0 holds h, its power about to go" \
+		rdl_wait_signal 0 $P_0GONE 300 &&
+	rdl_signal $P_HBUSY &&
+	rdl_step "node 0's power is cut" rdl_poll 120 node0_off &&
+	rdl_step "cluster up again before node 0's failure is handled" \
+		rdlockctl up &&
+	rdl_step "ready" rdlockctl wait --timeout 240 &&
+	rdl_step "node 0 declared down, 1 and 2 run" \
+		rdl_member_running 1-2 "" 240 &&
+	rdl_step "node 0 no member here: declared down as node 2 asked" \
+		test "$(rdl_member_line heard_down)" -eq 1 &&
+	rdl_step "node 0 shown down" rdl_poll 30 rdl_node_flag 0 down &&
+	rdl_step "nodes 1 and 2 no longer returned" not_returned 1 2 &&
+	rdl_step "ho open again" rdlockctl ls-create ho &&
+	rdl_step "h in ho granted: node 0's hold went with it" \
+		rdl_free ho h &&
+	rdl_step "k in ho refused: node 2 holds it" rdl_busy ho k &&
+	rdl_signal $P_TOOK
+}
+
 node1() {
 	seen_down 2 0-1 &&
 	rdl_step "node 2 back, holding k" rdl_wait_signal 2 $P_2BACK 300 &&
 	seen_back 2 &&
 	rdl_step "k in ho refused: node 2 holds it" rdl_busy ho k &&
 	rdl_signal $P_2SEEN &&
-	rdl_step "node 0 saw node 2 back" rdl_wait_signal 0 $P_2SEEN 120 &&
+	rdl_step "node 0 saw node 2 back" rdl_wait_signal 0 $P_2SEEN 120 ||
+		return 1
+	if [ "$MODE" = joinkill ]; then
+		node1_joinkill
+		return
+	fi
 	restart 0 2 &&
 	rdl_step "k in ho refused: node 2 holds it" rdl_busy ho k &&
 	rdl_signal $P_1BACK &&
@@ -241,7 +278,20 @@ node2() {
 	restart 0 1 &&
 	rdl_step "hold k in ho" rdl_hold ho k &&
 	rdl_signal $P_2BACK &&
-	seen_down 1 0,2 &&
+	seen_down 1 0,2 || return 1
+	if [ "$MODE" = joinkill ]; then
+		rdl_step "node 0 holds h, its power about to go" \
+			rdl_wait_signal 1 $P_HBUSY 300 &&
+		rdl_step "dlm_controld fenced node 0 through the host" \
+			rdl_fenced 0 &&
+		took_over &&
+		rdl_step "k still held through the handover" k_still_held &&
+		rdl_step "node 1 took over, got h" \
+			rdl_wait_signal 1 $P_TOOK 300 &&
+		rdl_step "node 0 was a member here: nothing heard" \
+			test "$(rdl_member_line heard_down)" -eq 0
+		return
+	fi
 	rdl_step "node 1 back" rdl_wait_signal 1 $P_1BACK 300 &&
 	seen_back 1 &&
 	rdl_signal $P_1SEEN &&
@@ -285,7 +335,7 @@ then
 fi
 [ -n "$RDL_HOLDERS" ] && rdl_release_all
 rdl_signal $P_END
-if [ "$MODE" = kill ]; then
+if [ "$MODE" != leave ]; then
 	# Node 0 is off: the survivors wait for each other only.
 	rdl_step "every survivor done" rdl_wait_signal 1 $P_END 300 &&
 		rdl_wait_signal 2 $P_END 300
