@@ -361,6 +361,8 @@ guest_tests()
 			"${FSDLM_BINS[@]}" -- sh guest/handover.sh twosided
 		cluster_step "$kernel" member-handover-kill 3 600 \
 			"${FSDLM_BINS[@]}" -- sh guest/handover.sh verbs kill
+		cluster_step "$kernel" member-handover-joinkill 3 600 \
+			"${FSDLM_BINS[@]}" -- sh guest/handover.sh verbs joinkill
 		cluster_step "$kernel" member-reboot 3 900 "${FSDLM_BINS[@]}" -- \
 			sh guest/member.sh verbs reboot
 		cluster_step "$kernel" member-freeze 3 900 "${FSDLM_BINS[@]}" -- \
