@@ -56,4 +56,38 @@ rdlock_ls_named_table(const struct rdlock_ls_named *n)
 	return n->apart ? NULL : &n->t;
 }
 
+/*
+ * What this node knows of a node @dead that a survivor declares down and
+ * asks about (rdlock_member_heard_down()): @running, this node's
+ * membership has a generation (recovering or running); @asker_member,
+ * the asker is a member of it; @member, @dead is one; @declaring, @dead
+ * failed or left here already; @cut, it is cut off here; @configured, a
+ * node of the cluster's configuration; @inc, the table the asker
+ * declares, and @known the one known here (0: none).
+ */
+struct rdlock_heard_down {
+	bool running;
+	bool asker_member;
+	bool member;
+	bool declaring;
+	bool cut;
+	bool configured;
+	u64 inc;
+	u64 known;
+};
+
+/*
+ * Does this node declare @h's node down too? Only a node that is no
+ * member of this node's generation, asked about by one that is, and not
+ * declared here yet: fs/dlm's generations are the same on every member,
+ * so it is no member anywhere; and only the table known here (a survivor
+ * that knows another table of it never let this one in).
+ */
+static inline bool rdlock_heard_down_verdict(const struct rdlock_heard_down *h)
+{
+	return h->running && h->asker_member && !h->member &&
+	       !h->declaring && !h->cut && h->configured &&
+	       (!h->inc || !h->known || h->inc == h->known);
+}
+
 #endif /* _RDLOCK_LOCKSPACE_DOWN_H */

@@ -47,6 +47,7 @@
 #include <linux/workqueue.h>
 
 #include "lockspace-pri.h"
+#include "lockspace_down.h"
 
 /* The companion fs/dlm lockspace's name. */
 #define RDLOCK_MEMBER_LS	"rdlock"
@@ -362,37 +363,37 @@ bool rdlock_member_survivor(u32 node)
  * member here. The members that knew it declare it down, and their
  * barriers wait for this node. When @src is a member of this node's last
  * generation and @dead is none, is not cut off here, nor failed or left
- * here already, and the table it declares is the one known here, this
- * node declares it too, as if it had failed: the generation is the same
- * on every member, so @dead is no member anywhere. Granting stops here
- * until that is done. Counted in heard_down. Softirq context.
+ * here already, and the table it declares is the one known here
+ * (rdlock_heard_down_verdict()), this node declares it too, as if it had
+ * failed. Granting stops here until that is done. Counted in heard_down.
+ * Softirq context.
  */
 void rdlock_member_heard_down(u32 dead, u32 src, u64 inc)
 {
+	struct rdlock_heard_down h = { .inc = inc };
 	unsigned long flags;
-	bool take = false;
-	u64 known;
+	bool take;
 
 	if (dead >= RDLOCK_MAX_NODES || src >= RDLOCK_MAX_NODES ||
 	    dead == rdlock_xport_self())
 		return;
 	/* Before rdlock_mb.lock: the transport's lock is taken with BH off. */
-	known = rdlock_xport_node_incarnation(dead);
-	if (!rdlock_xport_node_configured(dead) || rdlock_xport_node_cut(dead) ||
-	    (inc && known && inc != known))
-		return;
+	h.known = rdlock_xport_node_incarnation(dead);
+	h.configured = rdlock_xport_node_configured(dead);
+	h.cut = rdlock_xport_node_cut(dead);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
-	if ((rdlock_mb.state == RDLOCK_MB_RECOVERING ||
-	     rdlock_mb.state == RDLOCK_MB_RUNNING) &&
-	    test_bit(src, rdlock_mb.members) &&
-	    !test_bit(dead, rdlock_mb.members) &&
-	    !test_bit(dead, rdlock_mb.failed) &&
-	    !test_bit(dead, rdlock_mb.left)) {
+	h.running = rdlock_mb.state == RDLOCK_MB_RECOVERING ||
+		    rdlock_mb.state == RDLOCK_MB_RUNNING;
+	h.asker_member = test_bit(src, rdlock_mb.members);
+	h.member = test_bit(dead, rdlock_mb.members);
+	h.declaring = test_bit(dead, rdlock_mb.failed) ||
+		      test_bit(dead, rdlock_mb.left);
+	take = rdlock_heard_down_verdict(&h);
+	if (take) {
 		set_bit(dead, rdlock_mb.failed);
 		rdlock_mb.heard++;
 		if (rdlock_mb.state == RDLOCK_MB_RUNNING)
 			rdlock_member_to(RDLOCK_MB_RECOVERING);
-		take = true;
 	}
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	if (!take)

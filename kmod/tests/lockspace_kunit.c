@@ -456,9 +456,54 @@ static void rdlock_ls_named_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->slots, c->slots);
 }
 
+/* ---------------------------------------------------------------- */
+/* A survivor asks about a node that is no member here (lockspace_down.h) */
+
+/* Its fields as rdlock_member_heard_down() fills them: the usual case. */
+#define HEARD(...)	{ .running = true, .asker_member = true,		\
+			  .configured = true, __VA_ARGS__ }
+
+static const struct rdlock_heard_case {
+	const char *what;
+	struct rdlock_heard_down h;
+	bool take;	/* declared here too */
+} rdlock_heard_cases[] = {
+	{ "joined in the generation that dropped it", HEARD(), true },
+	{ "the same table asked as known", HEARD(.inc = 7, .known = 7), true },
+	{ "the asker knows no table", HEARD(.known = 7), true },
+	{ "no table known here", HEARD(.inc = 7), true },
+	{ "another table known here", HEARD(.inc = 7, .known = 8), false },
+	{ "a member here: its own recover_slot", HEARD(.member = true),
+	  false },
+	{ "failed or left here already", HEARD(.declaring = true), false },
+	{ "cut off here already", HEARD(.cut = true), false },
+	{ "not a configured node",
+	  { .running = true, .asker_member = true }, false },
+	{ "the asker is no member here",
+	  { .running = true, .configured = true }, false },
+	{ "stopped, or out: the next generation decides",
+	  { .asker_member = true, .configured = true }, false },
+};
+
+static void rdlock_heard_case_desc(const struct rdlock_heard_case *c,
+				   char *desc)
+{
+	rdlock_desc(c->what, desc);
+}
+
+KUNIT_ARRAY_PARAM(rdlock_heard, rdlock_heard_cases, rdlock_heard_case_desc);
+
+static void rdlock_heard_down_test(struct kunit *test)
+{
+	const struct rdlock_heard_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdlock_heard_down_verdict(&c->h), c->take);
+}
+
 static struct kunit_case rdlock_lockspace_cases[] = {
 	KUNIT_CASE_PARAM(rdlock_ls_error_test, rdlock_ls_error_gen_params),
 	KUNIT_CASE_PARAM(rdlock_ls_named_test, rdlock_ls_named_gen_params),
+	KUNIT_CASE_PARAM(rdlock_heard_down_test, rdlock_heard_gen_params),
 	KUNIT_CASE_PARAM(rdlock_ls_name_test, rdlock_name_gen_params),
 	KUNIT_CASE_PARAM(rdlock_uapi_case_test, rdlock_case_gen_params),
 	KUNIT_CASE(rdlock_ls_cql_attr_test),
