@@ -20,6 +20,7 @@
 
 #include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -1832,6 +1833,10 @@ bool rdlock_xport_forming(void)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_forming, RDLOCK_INTERNAL);
 
+/* Why an epoch does not form: said once a minute at most, each. */
+static DEFINE_RATELIMIT_STATE(rdlock_form_stray_rs, 60 * HZ, 1);
+static DEFINE_RATELIMIT_STATE(rdlock_form_mute_rs, 60 * HZ, 1);
+
 /**
  * rdlock_xport_form() - form this node's cluster epoch, if it is the one
  * @members: the cluster engine's members of its last generation, by bit.
@@ -1854,7 +1859,7 @@ int rdlock_xport_form(u32 members, u32 out, bool running,
 		      unsigned int wait_ms)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	u32 configured = 0, contacted = 0, gone = 0, absent, stray, i;
+	u32 configured = 0, contacted = 0, gone = 0, absent, stray, mute, i;
 	DECLARE_BITMAP(shown, RDLOCK_MAX_NODES);
 	struct rdlock_node *n;
 	enum rdlock_form verdict;
@@ -1881,14 +1886,25 @@ int rdlock_xport_form(u32 members, u32 out, bool running,
 				      running, waited, rdlock_words(false),
 				      rdlock_words(true), contacted);
 	if (verdict != RDLOCK_FORM_NOW) {
+		/* Members that never said: no connection to their tables? */
+		mute = members & configured & ~BIT(cl->self) &
+		       ~rdlock_words(false);
 		spin_unlock_bh(&cl->lock);
 		/* Connected, yet no member: a node id corosync does not have? */
 		stray = absent & contacted;
-		if (verdict == RDLOCK_FORM_WAIT && waited && running && stray) {
+		if (verdict == RDLOCK_FORM_WAIT && waited && running && stray &&
+		    __ratelimit(&rdlock_form_stray_rs)) {
 			bitmap_from_arr32(shown, &stray, RDLOCK_MAX_NODES);
-			pr_warn_ratelimited("cluster %u: nodes %*pbl connected here but are no members of the cluster engine's membership (rdlock node N is corosync node N + 1): the epoch does not form\n",
-					    cl->cluster_id, RDLOCK_MAX_NODES,
-					    shown);
+			pr_warn("cluster %u: nodes %*pbl connected here but are no members of the cluster engine's membership (rdlock node N is corosync node N + 1): the epoch does not form\n",
+				cl->cluster_id, RDLOCK_MAX_NODES, shown);
+		}
+		/* Only the lowest member forms, and waits for the others. */
+		if (verdict == RDLOCK_FORM_WAIT && waited && running && mute &&
+		    !(members & configured & (BIT(cl->self) - 1)) &&
+		    __ratelimit(&rdlock_form_mute_rs)) {
+			bitmap_from_arr32(shown, &mute, RDLOCK_MAX_NODES);
+			pr_warn("cluster %u: members %*pbl of the cluster engine have not connected here yet (their rdlock addresses, or the RDMA links?): the epoch does not form\n",
+				cl->cluster_id, RDLOCK_MAX_NODES, shown);
 		}
 		return verdict == RDLOCK_FORM_JOIN ? -EALREADY : -EAGAIN;
 	}
