@@ -144,11 +144,15 @@ static struct {
 	u32 took;
 	struct delayed_work form_work;	/* forms the epoch */
 	/*
-	 * Cuts off failed members at once (rdlock_member_cut_work()); the
-	 * mutex makes every cut, its teardown included, end before anybody
-	 * else's cut of the same node returns.
+	 * Cuts off failed members at once (rdlock_member_cut_work()), each
+	 * the table it had when it failed (@failed_inc); the mutex makes
+	 * every cut, its teardown included, end before anybody else's cut
+	 * of the same node returns. Its own queue: a declaration waits for
+	 * it, and no other work item may hold it up.
 	 */
+	struct workqueue_struct *cut_wq;
 	struct work_struct cut_work;
+	u64 failed_inc[RDLOCK_MAX_NODES];
 	struct mutex cut_mutex;		/* one cut at a time */
 	struct mutex join_mutex;	/* joins and leaves */
 	dlm_lockspace_t *dlm_ls;
@@ -267,20 +271,23 @@ static void rdlock_member_slot(void *arg, struct dlm_slot *slot)
 {
 	u32 node = rdlock_member_node(slot->nodeid);
 	unsigned long flags;
+	u64 inc;
 
 	if (node >= RDLOCK_MAX_NODES || node == rdlock_xport_self()) {
 		pr_warn("membership: failed node id %d is not an rdlock node\n",
 			slot->nodeid);
 		return;
 	}
+	inc = rdlock_xport_node_incarnation(node);
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_mb.slots++;
 	rdlock_mb.slot_at = ktime_get();
 	set_bit(node, rdlock_mb.failed);
+	rdlock_mb.failed_inc[node] = inc;
+	/* Not on rdlock_mb.wq: a declaration there may wait for the node. */
+	queue_work(rdlock_mb.cut_wq, &rdlock_mb.cut_work);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	pr_warn("membership: node %u failed\n", node);
-	/* Not on rdlock_mb.wq: a declaration there may wait for the node. */
-	queue_work(system_wq, &rdlock_mb.cut_work);
 }
 
 /* recover_done: the members and the generation; resume once downs end. */
@@ -391,17 +398,18 @@ void rdlock_member_heard_down(u32 dead, u32 src, u64 inc)
 	take = rdlock_heard_down_verdict(&h);
 	if (take) {
 		set_bit(dead, rdlock_mb.failed);
+		rdlock_mb.failed_inc[dead] = h.known;
 		rdlock_mb.heard++;
 		if (rdlock_mb.state == RDLOCK_MB_RUNNING)
 			rdlock_member_to(RDLOCK_MB_RECOVERING);
+		/* Under the lock: a leave moves to OUT before it cancels. */
+		queue_work(rdlock_mb.cut_wq, &rdlock_mb.cut_work);
+		mod_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work, 0);
 	}
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
-	if (!take)
-		return;
-	pr_warn("membership: node %u declares node %u down, no member of this generation: declaring it down too\n",
-		src, dead);
-	queue_work(system_wq, &rdlock_mb.cut_work);
-	mod_delayed_work(rdlock_mb.wq, &rdlock_mb.down_work, 0);
+	if (take)
+		pr_warn("membership: node %u declares node %u down, no member of this generation: declaring it down too\n",
+			src, dead);
 }
 
 /* A declaration that failed is tried again after this. */
@@ -555,13 +563,24 @@ static void rdlock_member_cut_work(struct work_struct *work)
 {
 	DECLARE_BITMAP(failed, RDLOCK_MAX_NODES);
 	unsigned long flags;
+	bool still;
 	u32 node;
+	u64 inc;
 
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	bitmap_copy(failed, rdlock_mb.failed, RDLOCK_MAX_NODES);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
-	for_each_set_bit(node, failed, RDLOCK_MAX_NODES)
-		rdlock_member_cut(node);
+	for_each_set_bit(node, failed, RDLOCK_MAX_NODES) {
+		mutex_lock(&rdlock_mb.cut_mutex);
+		spin_lock_irqsave(&rdlock_mb.lock, flags);
+		still = test_bit(node, rdlock_mb.failed);
+		inc = rdlock_mb.failed_inc[node];
+		spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+		/* Not a table back since its declaration (-ESTALE). */
+		if (still)
+			rdlock_xport_fence_table(node, inc);
+		mutex_unlock(&rdlock_mb.cut_mutex);
+	}
 }
 
 /*
@@ -816,13 +835,16 @@ static void rdlock_member_leave(void)
 		pr_warn("membership: leaving fs/dlm lockspace %s: %d\n",
 			RDLOCK_MEMBER_LS, ret);
 	rdlock_mb.dlm_ls = NULL;
-	/* Its callbacks are over: no new down work comes, no retry. */
-	cancel_delayed_work_sync(&rdlock_mb.down_work);
-	cancel_delayed_work_sync(&rdlock_mb.form_work);
-	cancel_work_sync(&rdlock_mb.cut_work);
+	/*
+	 * Its callbacks are over, and out, no survivor's ask queues work
+	 * (rdlock_member_heard_down()): no new down work comes, no retry.
+	 */
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	rdlock_member_to(RDLOCK_MB_OUT);
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	cancel_delayed_work_sync(&rdlock_mb.down_work);
+	cancel_delayed_work_sync(&rdlock_mb.form_work);
+	cancel_work_sync(&rdlock_mb.cut_work);
 }
 
 /**
@@ -890,6 +912,13 @@ int rdlock_member_init(void)
 					       WQ_MEM_RECLAIM);
 	if (!rdlock_mb.wq)
 		return -ENOMEM;
+	rdlock_mb.cut_wq = alloc_workqueue("rdlock_member_cut",
+					   WQ_MEM_RECLAIM, 1);
+	if (!rdlock_mb.cut_wq) {
+		destroy_workqueue(rdlock_mb.wq);
+		rdlock_mb.wq = NULL;
+		return -ENOMEM;
+	}
 	rdlock_mb.state = RDLOCK_MB_OUT;
 	return 0;
 }
@@ -910,6 +939,8 @@ void rdlock_member_exit(void)
 	cancel_delayed_work_sync(&rdlock_mb.down_work);
 	cancel_delayed_work_sync(&rdlock_mb.form_work);
 	cancel_work_sync(&rdlock_mb.cut_work);
+	if (rdlock_mb.cut_wq)
+		destroy_workqueue(rdlock_mb.cut_wq);
 	if (rdlock_mb.wq)
 		destroy_workqueue(rdlock_mb.wq);
 }

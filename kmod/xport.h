@@ -118,6 +118,7 @@ u32 rdlock_xport_epoch(void);
 u64 rdlock_xport_node_incarnation(u32 node);
 int rdlock_xport_slot_check(u32 node, u64 incarnation, u32 slot);
 int rdlock_xport_fence(u32 node);
+int rdlock_xport_fence_table(u32 node, u64 inc);
 bool rdlock_xport_node_fenced(u32 node);
 bool rdlock_xport_node_cut(u32 node);
 bool rdlock_xport_node_released(u32 node);

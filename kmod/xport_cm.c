@@ -20,7 +20,6 @@
 
 #include <linux/delay.h>
 #include <linux/module.h>
-#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -1592,21 +1591,8 @@ void rdlock_fenced_by(u32 node)
  */
 #define RDLOCK_FENCE_TELL_MS		20
 
-/**
- * rdlock_xport_fence() - declare a node down: cut it off this node's table
- * @node: a configured node, not this one.
- *
- * Tells @node (best effort: a dead node hears nothing), fails every
- * connection with it and refuses new ones until the cluster goes down
- * here, so that once this returns @node can neither read nor change this
- * node's table, and this node sends it nothing. Sleeps.
- *
- * Return: 0; -EINVAL for a node not configured or this one; -ENOTCONN when
- * the cluster is not up; -EALREADY when @node is declared down already;
- * -ETIMEDOUT when a connection's teardown took over 10 s (the node is
- * declared down all the same).
- */
-int rdlock_xport_fence(u32 node)
+/* rdlock_xport_fence(), of table @inc only when @match. */
+static int __rdlock_xport_fence(u32 node, bool match, u64 inc)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	struct rdlock_conn *conn = NULL;
@@ -1622,6 +1608,8 @@ int rdlock_xport_fence(u32 node)
 		ret = -ENOTCONN;
 	} else if (rdlock_node_fenced(&cl->nodes[node])) {
 		ret = -EALREADY;
+	} else if (match && cl->nodes[node].incarnation != inc) {
+		ret = -ESTALE;
 	} else {
 		rdlock_member_to(&cl->nodes[node], RDLOCK_MEMBER_FENCED);
 		conn = __rdlock_conn_get_ready(node);
@@ -1651,7 +1639,43 @@ int rdlock_xport_fence(u32 node)
 		ret = -ETIMEDOUT;
 	return ret;
 }
+
+/**
+ * rdlock_xport_fence() - declare a node down: cut it off this node's table
+ * @node: a configured node, not this one.
+ *
+ * Tells @node (best effort: a dead node hears nothing), fails every
+ * connection with it and refuses new ones until the cluster goes down
+ * here, so that once this returns @node can neither read nor change this
+ * node's table, and this node sends it nothing. Sleeps.
+ *
+ * Return: 0; -EINVAL for a node not configured or this one; -ENOTCONN when
+ * the cluster is not up; -EALREADY when @node is declared down already;
+ * -ETIMEDOUT when a connection's teardown took over 10 s (the node is
+ * declared down all the same).
+ */
+int rdlock_xport_fence(u32 node)
+{
+	return __rdlock_xport_fence(node, false, 0);
+}
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_fence_table() - rdlock_xport_fence(), for one table of @node
+ * @node: a configured node, not this one.
+ * @inc: the table's incarnation, 0 for none known.
+ *
+ * As rdlock_xport_fence(), only while @inc is the table known here of
+ * @node: a node declared down and back with a new table since is left
+ * alone.
+ *
+ * Return: as rdlock_xport_fence(), and -ESTALE for another table.
+ */
+int rdlock_xport_fence_table(u32 node, u64 inc)
+{
+	return __rdlock_xport_fence(node, true, inc);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_fence_table, RDLOCK_INTERNAL);
 
 /**
  * rdlock_xport_node_fenced() - does @node keep nothing of any lockspace
@@ -1833,9 +1857,19 @@ bool rdlock_xport_forming(void)
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_forming, RDLOCK_INTERNAL);
 
-/* Why an epoch does not form: said once a minute at most, each. */
-static DEFINE_RATELIMIT_STATE(rdlock_form_stray_rs, 60 * HZ, 1);
-static DEFINE_RATELIMIT_STATE(rdlock_form_mute_rs, 60 * HZ, 1);
+/*
+ * Why an epoch does not form: said once a minute at most, each (@at: when
+ * last, 0 never). Only the form work, one at a time, says it.
+ */
+static bool rdlock_form_say(unsigned long *at)
+{
+	if (*at && time_before(jiffies, *at + 60 * HZ))
+		return false;
+	*at = jiffies ?: 1;
+	return true;
+}
+
+static unsigned long rdlock_form_stray_at, rdlock_form_mute_at;
 
 /**
  * rdlock_xport_form() - form this node's cluster epoch, if it is the one
@@ -1893,15 +1927,16 @@ int rdlock_xport_form(u32 members, u32 out, bool running,
 		/* Connected, yet no member: a node id corosync does not have? */
 		stray = absent & contacted;
 		if (verdict == RDLOCK_FORM_WAIT && waited && running && stray &&
-		    __ratelimit(&rdlock_form_stray_rs)) {
+		    rdlock_form_say(&rdlock_form_stray_at)) {
 			bitmap_from_arr32(shown, &stray, RDLOCK_MAX_NODES);
 			pr_warn("cluster %u: nodes %*pbl connected here but are no members of the cluster engine's membership (rdlock node N is corosync node N + 1): the epoch does not form\n",
 				cl->cluster_id, RDLOCK_MAX_NODES, shown);
 		}
 		/* Only the lowest member forms, and waits for the others. */
 		if (verdict == RDLOCK_FORM_WAIT && waited && running && mute &&
+		    (members & BIT(cl->self)) &&
 		    !(members & configured & (BIT(cl->self) - 1)) &&
-		    __ratelimit(&rdlock_form_mute_rs)) {
+		    rdlock_form_say(&rdlock_form_mute_at)) {
 			bitmap_from_arr32(shown, &mute, RDLOCK_MAX_NODES);
 			pr_warn("cluster %u: members %*pbl of the cluster engine have not connected here yet (their rdlock addresses, or the RDMA links?): the epoch does not form\n",
 				cl->cluster_id, RDLOCK_MAX_NODES, shown);
