@@ -1087,7 +1087,10 @@ static int rdlock_cql_get(const struct rdlock_proto_cfg *cfg,
  * been granted and left, or is the queue being reset? Then whatever we
  * were refetching for it is moot (its slot may even hold a later lap's
  * entry by now). A queue reset since restarts positions; the caller tells
- * that by this node's reset count, which every reset moves first.
+ * that by this node's reset count, which every reset moves first. A READ
+ * that fails is made again, as the entries' are: taken for "still
+ * queued", it would make the releaser reset the lock for an entry it no
+ * longer needs (cause unwritten, or overwrite).
  */
 static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 			      struct rdlock_ticket *t,
@@ -1096,7 +1099,7 @@ static bool rdlock_cql_passed(const struct rdlock_proto_cfg *cfg,
 	u32 d;
 	u64 h;
 
-	if (rdlock_proto_op(cfg, t, RDLOCK_XOP_READ, 0, 0, &h))
+	if (rdlock_cql_read(cfg, t, t->slot, &h))
 		return false;
 	if (cql_hdr_resetting(h))
 		return true;
