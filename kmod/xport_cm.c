@@ -1893,7 +1893,8 @@ int rdlock_xport_form(u32 members, u32 out, bool running,
 		      unsigned int wait_ms)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
-	u32 configured = 0, contacted = 0, gone = 0, absent, stray, mute, i;
+	u32 configured = 0, contacted = 0, gone = 0, absent, said, stray, mute;
+	u32 i;
 	DECLARE_BITMAP(shown, RDLOCK_MAX_NODES);
 	struct rdlock_node *n;
 	enum rdlock_form verdict;
@@ -1916,14 +1917,14 @@ int rdlock_xport_form(u32 members, u32 out, bool running,
 	}
 	absent = configured & ~members & ~out & ~BIT(cl->self);
 	waited = time_after_eq(jiffies, cl->up_at + msecs_to_jiffies(wait_ms));
+	said = rdlock_words(false);
 	verdict = rdlock_form_verdict(cl->self, members, configured, absent,
-				      running, waited, rdlock_words(false),
-				      rdlock_words(true), contacted);
+				      running, waited, said, rdlock_words(true),
+				      contacted);
 	if (verdict != RDLOCK_FORM_NOW) {
-		/* Members that never said: no connection to their tables? */
-		mute = members & configured & ~BIT(cl->self) &
-		       ~rdlock_words(false);
 		spin_unlock_bh(&cl->lock);
+		/* Members that never said: no connection to their tables? */
+		mute = members & configured & ~BIT(cl->self) & ~said;
 		/* Connected, yet no member: a node id corosync does not have? */
 		stray = absent & contacted;
 		if (verdict == RDLOCK_FORM_WAIT && waited && running && stray &&
