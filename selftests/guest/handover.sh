@@ -70,17 +70,22 @@ P_HBUSY=7867
 # returned until the handover).
 P_1SEEN=7868
 
-# Leave (the cluster down, ho removed first), wait until nodes $1 and $2
-# declared this one down, and come back with a new table: ready, shown
-# returned here, ho open again.
-restart() {
+# Leave (the cluster down, ho removed first) and wait until nodes $1 and
+# $2 declared this one down.
+leave() {
 	rdl_step "node $RDLOCK_NODE_ID: ho removed" rdl_rm_ls ho &&
 	rdl_step "node $RDLOCK_NODE_ID: cluster down, leaving" \
 		rdl_poll 30 rdlockctl down &&
 	rdl_signal $((P_GONE + RDLOCK_NODE_ID)) &&
 	rdl_step "node $RDLOCK_NODE_ID: nodes $1 and $2 declared it down" \
 		rdl_wait_signal "$1" $((P_DOWN + RDLOCK_NODE_ID)) 300 &&
-	rdl_wait_signal "$2" $((P_DOWN + RDLOCK_NODE_ID)) 300 &&
+	rdl_wait_signal "$2" $((P_DOWN + RDLOCK_NODE_ID)) 300
+}
+
+# Leave (nodes $1 and $2 declare this one down) and come back with a new
+# table: ready, shown returned here, ho open again.
+restart() {
+	leave "$1" "$2" &&
 	rdl_step "node $RDLOCK_NODE_ID: cluster up again" rdlockctl up &&
 	rdl_step "node $RDLOCK_NODE_ID: ready" rdlockctl wait --timeout 120 &&
 	rdl_step "node $RDLOCK_NODE_ID: membership running, every node" \
@@ -203,12 +208,7 @@ node0_off() {
 # joinkill on node 1: down while node 0 goes, up before its failure is
 # handled; node 2 asks, node 1 declares node 0 down too.
 node1_joinkill() {
-	rdl_step "node 1: ho removed" rdl_rm_ls ho &&
-	rdl_step "node 1: cluster down, leaving" rdl_poll 30 rdlockctl down &&
-	rdl_signal $((P_GONE + 1)) &&
-	rdl_step "node 1: nodes 0 and 2 declared it down" \
-		rdl_wait_signal 0 $((P_DOWN + 1)) 300 &&
-	rdl_wait_signal 2 $((P_DOWN + 1)) 300 &&
+	leave 0 2 &&
 	rdl_step "node 0 holds h, its power about to go" \
 		rdl_wait_signal 0 $P_0GONE 300 &&
 	rdl_signal $P_HBUSY &&

@@ -1000,34 +1000,25 @@ kill_phase() {
 # returned node. The records are then every node's.
 RESTART_DECLARE_S=120
 
-# This survivor declared the victim down $1 times in all, each time it
-# left, and granting again; no lockspace lost here.
+# survivor_victim_left [COUNT]: this survivor declared the victim down,
+# COUNT times in all, each time it left, when given (ROLLING gives none:
+# the counts differ from node to node, none declares itself), and is
+# granting again; no lockspace lost here.
 survivor_victim_left() {
 	r_t=$RESTART_DECLARE_S
-	until [ "$(rdl_member_line left)" = "$1" ] &&
-	      [ "$(rdl_member_line declared_down)" = "$1" ] &&
+	until if [ -n "$1" ]; then
+		[ "$(rdl_member_line left)" = "$1" ] &&
+		[ "$(rdl_member_line declared_down)" = "$1" ]
+	      else
+		rdl_node_flag "$VICTIM" down
+	      fi &&
 	      [ -z "$(rdl_member_line failed)" ] &&
 	      [ "$(rdl_member_line state)" = running ]; do
 		r_t=$((r_t - 1))
 		[ "$r_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
 		sleep 1
 	done
-	echo "# node $ID: node $VICTIM left and declared down ($1), $(grep '^last_recovery_us' $RDL_MEMBERSHIP)"
-	no_lockspace_lost
-}
-
-# ROLLING: the victim is declared down here, granting again (the counts
-# differ from node to node: none declares itself); no lockspace lost here.
-survivor_victim_down() {
-	r_t=$RESTART_DECLARE_S
-	until rdl_node_flag "$VICTIM" down &&
-	      [ -z "$(rdl_member_line failed)" ] &&
-	      [ "$(rdl_member_line state)" = running ]; do
-		r_t=$((r_t - 1))
-		[ "$r_t" -gt 0 ] || { sed 's/^/#   /' $RDL_MEMBERSHIP; return 1; }
-		sleep 1
-	done
-	echo "# node $ID: node $VICTIM left and declared down, $(grep '^last_recovery_us' $RDL_MEMBERSHIP)"
+	echo "# node $ID: node $VICTIM left and declared down${1:+ ($1)}, $(grep '^last_recovery_us' $RDL_MEMBERSHIP)"
 	no_lockspace_lost
 }
 
@@ -1088,7 +1079,7 @@ restart_phase() {
 					survivor_victim_left "$r_i"
 			else
 				rdl_step "survivor: node $VICTIM declared down, no lockspace lost ($r_i)" \
-					survivor_victim_down
+					survivor_victim_left
 			fi &&
 			rdl_step "survivor: every file the victim fsynced ($r_i)" \
 				survivor_victim_files &&

@@ -70,10 +70,21 @@ backend_is() {
 	[ "$(debugfs_value backend)" = "$1" ]
 }
 
+# node_connects N: how often this node's connection to node N became
+# ready (one refused, or failed before both tables were traded, does not
+# count).
+node_connects() {
+	awk -v n="$1" '$1 == n { print $3 }' /sys/kernel/debug/rdlock/nodes
+}
+
+# node_state N: node N's state as rdlockctl status shows it.
+node_state() {
+	rdlockctl status | awk -v n="$1" '$1 == n { print $2 }'
+}
+
 # Node 0's connection here: ready, and made since CONNECTS.
 node0_ready_since() {
-	[ "$(awk '$1 == 0 { print $3 }' /sys/kernel/debug/rdlock/nodes)" -gt "$1" ] &&
-	[ "$(rdlockctl status | awk '$1 == 0 { print $2 }')" = ready ]
+	[ "$(node_connects 0)" -gt "$1" ] && [ "$(node_state 0)" = ready ]
 }
 
 refused_word() {
@@ -106,7 +117,7 @@ other_backend_0() {
 # the links' failure ends the connection counted here, the refused word
 # the next one, so the one after is node 0's honest one.
 other_backend_1() {
-	ob_connects=$(awk '$1 == 0 { print $3 }' /sys/kernel/debug/rdlock/nodes) &&
+	ob_connects=$(node_connects 0) &&
 	rdl_signal $OTHER_BACKEND_GO_PORT &&
 	rdl_step "refused node 0's word of another backend: counted once" \
 		wait_for 120 refused_word &&
@@ -239,20 +250,16 @@ peer_ops() {
 		/sys/kernel/debug/rdlock/nodes
 }
 
-node1_connects() {
-	awk '$1 == 1 { print $3 }' /sys/kernel/debug/rdlock/nodes
-}
-
 # connected_again N: this node's connection to node 1 became ready N
 # times at least (one refused, or failed before both tables were traded,
 # does not count).
 connected_again() {
-	[ "$(node1_connects)" -ge "$1" ]
+	[ "$(node_connects 1)" -ge "$1" ]
 }
 
 # Node 0's connection here is down (not ready).
 node0_gone() {
-	[ "$(rdlockctl status | awk '$1 == 0 { print $2 }')" != ready ]
+	[ "$(node_state 0)" != ready ]
 }
 
 unproven_counted() {
@@ -391,7 +398,7 @@ if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
 		rdl_step "counted the refusal" \
 			test "$(debugfs_value auth_refused_by_peer)" -ge 1
 		rdl_step "never connected to node 1: no table of it" \
-			test "$(node1_connects)" -eq 0
+			test "$(node_connects 1)" -eq 0
 		rdl_step "not ready while refused" state_is connecting
 	fi
 	keyed_down
