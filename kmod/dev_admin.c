@@ -35,7 +35,8 @@ static long rdlock_ioc_set_config(void __user *argp)
 	ret = rdlock_check_config(&cfg, &ss);
 	if (ret)
 		return ret;
-	return rdlock_xport_configure(cfg.cluster_id, cfg.node_id, &ss);
+	return rdlock_xport_configure(cfg.cluster_id, cfg.node_id, &ss,
+				      cfg.flags & RDLOCK_CONFIG_INSECURE_NO_KEY);
 }
 
 static long rdlock_ioc_peer(void __user *argp, bool add)

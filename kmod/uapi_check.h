@@ -159,7 +159,8 @@ static inline bool rdlock_sockaddr_same_host(const struct sockaddr_storage *node
 static inline int rdlock_check_config(const struct rdlock_cluster_config *cfg,
 				      struct sockaddr_storage *ss)
 {
-	if (cfg->version != RDLOCK_UAPI_VERSION || cfg->flags ||
+	if (cfg->version != RDLOCK_UAPI_VERSION ||
+	    (cfg->flags & ~RDLOCK_CONFIG_FLAGS) ||
 	    !rdlock_all_zero(cfg->reserved, sizeof(cfg->reserved)))
 		return -EINVAL;
 	if (!cfg->cluster_id || cfg->node_id >= RDLOCK_MAX_NODES)

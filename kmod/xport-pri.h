@@ -506,6 +506,8 @@ struct rdlock_cluster {
 	atomic64_t backend_refused;		/* words of another backend */
 	/* Cluster key: NULL without one; set and freed only while down. */
 	struct crypto_shash *auth_tfm;
+	/* Up without a key allowed (RDLOCK_CONFIG_INSECURE_NO_KEY): tests */
+	bool insecure_no_key;
 	atomic64_t auth_key_mismatch;		/* a key on one side only */
 	atomic64_t auth_bad_proof;		/* a request's proof wrong */
 	atomic64_t auth_bad_reply;		/* a reply's proof wrong */

@@ -119,13 +119,15 @@ static void rdlock_set_node(u32 id, const struct sockaddr_storage *ss)
  * @cluster_id: the cluster's id.
  * @node_id: this node's id, below RDLOCK_MAX_NODES.
  * @addr: this node's address.
+ * @no_key: RDLOCK_CONFIG_INSECURE_NO_KEY: up without a cluster key is
+ *	allowed (tests only).
  *
  * Forgets every peer and the key: they belong to the old configuration.
  *
  * Return: 0, or -EBUSY while the cluster is up.
  */
 int rdlock_xport_configure(u32 cluster_id, u32 node_id,
-			   const struct sockaddr_storage *addr)
+			   const struct sockaddr_storage *addr, bool no_key)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	int ret = 0;
@@ -148,6 +150,9 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 	/* A new configuration has no key until one is set for it. */
 	if (cl->auth_tfm)
 		rdlock_auth_set_key(NULL, 0);
+	cl->insecure_no_key = no_key;
+	if (no_key)
+		pr_warn("configured INSECURE: up without a cluster key is allowed (tests only)\n");
 out:
 	mutex_unlock(&cl->cfg_mutex);
 	return ret;
@@ -208,6 +213,22 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len)
 	return ret;
 }
 
+/* Up, with a cluster key or configured not to need one. */
+static int rdlock_xport_up_keyed(struct rdlock_cluster *cl, bool forming)
+{
+	int ret;
+
+	if (!cl->auth_tfm && !cl->insecure_no_key) {
+		pr_err("up refused: no cluster key (rdlockctl keygen, then key_file or --key-file on every node)\n");
+		return -ENOKEY;
+	}
+	ret = rdlock_cluster_up(forming);
+	if (!ret && !cl->auth_tfm)
+		pr_warn("cluster %u up WITHOUT a cluster key (configured insecure): any host on the fabric that takes a node's address can connect as that node and write the lock tables\n",
+			cl->cluster_id);
+	return ret;
+}
+
 /**
  * rdlock_xport_up_down() - bring the cluster up or take it down
  * @up: which.
@@ -217,8 +238,12 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len)
  *	epoch (rdlock_xport_form()) before any node is ready; false: it is
  *	formed at once, of every configured node.
  *
- * Return: 0; -ENXIO before rdlock_xport_configure(); -EALREADY; -EBUSY
- * when @busy says so; or the error of bringing it up.
+ * Up needs a cluster key unless the configuration allowed none
+ * (RDLOCK_CONFIG_INSECURE_NO_KEY), which is said loudly at every up.
+ *
+ * Return: 0; -ENXIO before rdlock_xport_configure(); -EALREADY; -ENOKEY:
+ * up without a key; -EBUSY when @busy says so; or the error of bringing
+ * it up.
  */
 int rdlock_xport_up_down(bool up, bool (*busy)(void), bool forming)
 {
@@ -231,7 +256,7 @@ int rdlock_xport_up_down(bool up, bool (*busy)(void), bool forming)
 	else if (rdlock_cl_up() == up)
 		ret = -EALREADY;
 	else if (up)
-		ret = rdlock_cluster_up(forming);
+		ret = rdlock_xport_up_keyed(cl, forming);
 	else if (busy && busy())
 		ret = -EBUSY;
 	else

@@ -55,7 +55,8 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "rejected_connections: %lld\nbackend_refused: %lld\n",
 		   (long long)atomic64_read(&cl->rejected),
 		   (long long)atomic64_read(&cl->backend_refused));
-	seq_printf(m, "cluster_key: %s\n", READ_ONCE(cl->auth_tfm) ? "set" : "none");
+	seq_printf(m, "cluster_key: %s\n", READ_ONCE(cl->auth_tfm) ? "set" :
+		   READ_ONCE(cl->insecure_no_key) ? "none (insecure)" : "none");
 	seq_printf(m, "auth_key_mismatch: %lld\nauth_bad_proof: %lld\n",
 		   (long long)atomic64_read(&cl->auth_key_mismatch),
 		   (long long)atomic64_read(&cl->auth_bad_proof));

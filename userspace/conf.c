@@ -6,7 +6,8 @@
  *	cluster ID			once; non-zero 32-bit number
  *	node ID ADDR			once per node, this one included
  *	self ID				optional: this node (else by address)
- *	key_file PATH			optional: the cluster key, absolute path
+ *	key_file PATH			the cluster key, absolute path
+ *	insecure_no_key			instead: no key (tests only)
  *	option NAME VALUE		a module parameter of rdlock.ko
  *	lockspace NAME [ATTRIBUTES]	created once the cluster is ready
  *
@@ -272,6 +273,18 @@ static int parse_self(struct rdlock_conf *conf, struct conf_line *l)
 			    RDLOCK_MAX_NODES - 1);
 	conf->has_self = 1;
 	conf->self_line = l->line;
+	return 0;
+}
+
+/* No cluster key: up is allowed without one (RDLOCK_CONFIG_INSECURE_NO_KEY). */
+static int parse_insecure_no_key(struct rdlock_conf *conf, struct conf_line *l)
+{
+	if (l->nr != 1)
+		return lerr(l, "'insecure_no_key' takes no argument");
+	if (conf->insecure_line)
+		return lerr(l, "'insecure_no_key' given twice (first on line %u)",
+			    conf->insecure_line);
+	conf->insecure_line = l->line;
 	return 0;
 }
 
@@ -561,6 +574,7 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 		{ "node", parse_node },
 		{ "self", parse_self },
 		{ "key_file", parse_key_file },
+		{ "insecure_no_key", parse_insecure_no_key },
 		{ "option", parse_option },
 		{ "lockspace", parse_lockspace },
 	};
@@ -594,7 +608,7 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 				break;
 		if (i == ARRAY_SIZE(directives))
 			return lerr(&l,
-				    "unknown directive '%s' (cluster, node, self, key_file, option or lockspace)",
+				    "unknown directive '%s' (cluster, node, self, key_file, insecure_no_key, option or lockspace)",
 				    l.w[0]);
 		if (directives[i].fn(conf, &l))
 			return -EINVAL;
@@ -603,6 +617,10 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 		return conf_err(err, errlen, 0, "no 'cluster ID' line");
 	if (!conf->nr_nodes)
 		return conf_err(err, errlen, 0, "no 'node ID ADDRESS' line");
+	if (conf->key_file_line && conf->insecure_line)
+		return conf_err(err, errlen, conf->insecure_line,
+				"'insecure_no_key' and 'key_file' (line %u): one or the other",
+				conf->key_file_line);
 	if (conf->has_self && !find_node(conf, conf->self))
 		return conf_err(err, errlen, conf->self_line,
 				"self %u: no 'node %u' line", conf->self,
@@ -675,6 +693,8 @@ void rdlock_conf_print(const struct rdlock_conf *conf, __u32 self,
 	}
 	if (conf->key_file[0])
 		fprintf(f, " --key-file %s", conf->key_file);
+	if (conf->insecure_line)
+		fprintf(f, " --insecure-no-key");
 	fprintf(f, "\nrdlockctl up\n");
 	if (conf->nr_ls)
 		fprintf(f, "rdlockctl wait --timeout %u\n", timeout);

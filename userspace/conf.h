@@ -66,6 +66,7 @@ struct rdlock_conf {
 	unsigned int self_line;
 	char key_file[RDLOCK_CONF_PATH_MAX];	/* "": no cluster key */
 	unsigned int key_file_line;
+	unsigned int insecure_line;		/* 0: no insecure_no_key */
 	unsigned int nr_nodes;
 	struct rdlock_conf_node nodes[RDLOCK_MAX_NODES];
 	unsigned int nr_options;

@@ -5,8 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,5 +74,76 @@ int rdlock_key_read(const char *path, struct rdlock_cluster_key *k,
 out:
 	explicit_bzero(buf, sizeof(buf));
 	close(fd);
+	return ret;
+}
+
+/* @n random bytes, blocking until the pool is initialised. */
+static int get_random(unsigned char *b, size_t n)
+{
+	ssize_t got;
+
+	while (n) {
+		got = getrandom(b, n, 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		b += got;
+		n -= got;
+	}
+	return 0;
+}
+
+int rdlock_key_write(const char *path, int force, char *err, size_t errlen)
+{
+	unsigned char key[RDLOCK_KEY_GEN_LEN];
+	char tmp[PATH_MAX + 8];
+	int fd, ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	/* mkstemp() makes it 0600, whatever the umask. */
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return ret;
+	}
+	ret = get_random(key, sizeof(key));
+	if (ret) {
+		snprintf(err, errlen, "getrandom: %s", strerror(-ret));
+		goto fail;
+	}
+	errno = 0;
+	if (fchmod(fd, 0600) ||
+	    write(fd, key, sizeof(key)) != (ssize_t)sizeof(key) || fsync(fd)) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(-ret));
+		goto fail;
+	}
+	if (close(fd)) {
+		fd = -1;
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (force ? rename(tmp, path) : link(tmp, path)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
+			 errno == EEXIST ? " (--force replaces it)" : "");
+		goto fail;
+	}
+	if (!force)
+		unlink(tmp);
+	explicit_bzero(key, sizeof(key));
+	return 0;
+fail:
+	explicit_bzero(key, sizeof(key));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
 	return ret;
 }

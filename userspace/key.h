@@ -22,4 +22,18 @@
 int rdlock_key_read(const char *path, struct rdlock_cluster_key *k,
 		    char *err, size_t errlen);
 
+/* Where "rdlockctl keygen" writes by default, and its key's length. */
+#define RDLOCK_KEY_DEFAULT_PATH	"/etc/rdlock/cluster.key"
+#define RDLOCK_KEY_GEN_LEN	32
+
+/*
+ * Write a new key of RDLOCK_KEY_GEN_LEN random bytes (getrandom()) to
+ * @path, mode 0600, whole or not at all: written and synced under a
+ * temporary name in the same directory, then linked to @path (@force 0:
+ * an existing @path is kept, -EEXIST) or renamed over it (@force 1).
+ *
+ * Return: 0, or a negative errno with a message in @err.
+ */
+int rdlock_key_write(const char *path, int force, char *err, size_t errlen);
+
 #endif /* _RDLOCK_KEY_H */

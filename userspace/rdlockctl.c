@@ -89,6 +89,7 @@ static const char *errno_name(int e)
 	case ENOTCONN: return "ENOTCONN";
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EALREADY: return "EALREADY";
+	case ENOKEY: return "ENOKEY";
 	case ECONNRESET: return "ECONNRESET";
 	}
 	snprintf(buf, sizeof(buf), "errno %d", e);
@@ -108,6 +109,9 @@ static int open_dev(void)
 }
 
 /* Run one ioctl on a fresh fd and explain a failure; 0 or 1 for exit. */
+static const char no_key_hint[] =
+	" (no cluster key: 'config --key-file FILE' first; 'keygen' makes one)";
+
 static int do_ioctl(unsigned long req, void *arg, const char *what)
 {
 	int fd = open_dev();
@@ -122,6 +126,7 @@ static int do_ioctl(unsigned long req, void *arg, const char *what)
 		err_msg("%s: %s (%s)%s", what, strerror(e), errno_name(e),
 			e == EPERM ? " (needs CAP_SYS_ADMIN)" :
 			e == ENXIO ? " (no configuration: run 'config' first)" :
+			e == ENOKEY ? no_key_hint :
 			e != EBUSY ? "" :
 			req == RDLOCK_IOC_DOWN ?
 			" (this node still has lockspaces)" :
@@ -152,6 +157,19 @@ static int bad_usage(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+static const char no_key_line[] =
+	"no 'key_file PATH': the cluster needs a key ('rdlockctl keygen' makes one; "
+	"'insecure_no_key' for tests only)";
+
+/* Said whenever a configuration without a cluster key is applied. */
+static void insecure_warning(void)
+{
+	fprintf(stderr,
+		"%s: insecure: no cluster key: any host on the RDMA network that takes a node's\n"
+		"address can connect as that node and write the lock tables (tests only)\n",
+		prog);
+}
+
 /* Set the cluster key from a key file (key.h); the key is wiped after. */
 static int set_key(const char *path)
 {
@@ -176,6 +194,7 @@ static int cmd_config(int argc, char **argv)
 		{ "addr", required_argument, NULL, 'a' },
 		{ "peer", required_argument, NULL, 'p' },
 		{ "key-file", required_argument, NULL, 'k' },
+		{ "insecure-no-key", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *key_file = NULL;
@@ -216,6 +235,9 @@ static int cmd_config(int argc, char **argv)
 		case 'k':
 			key_file = optarg;
 			break;
+		case 'I':
+			cfg.flags |= RDLOCK_CONFIG_INSECURE_NO_KEY;
+			break;
 		default:
 			return bad_usage("%s: bad option", "config");
 		}
@@ -225,6 +247,11 @@ static int cmd_config(int argc, char **argv)
 	if (!have_cluster || !have_node || !have_addr)
 		return bad_usage("%s: --cluster, --node and --addr are required",
 				 "config");
+	if (!key_file == !(cfg.flags & RDLOCK_CONFIG_INSECURE_NO_KEY))
+		return bad_usage("%s: one of --key-file FILE (see 'keygen') and --insecure-no-key",
+				 "config");
+	if (!key_file)
+		insecure_warning();
 
 	if (do_ioctl(RDLOCK_IOC_SET_CONFIG, &cfg, "set config"))
 		return 1;
@@ -233,6 +260,41 @@ static int cmd_config(int argc, char **argv)
 			return 1;
 	if (key_file && set_key(key_file))
 		return 1;
+	return 0;
+}
+
+/* keygen [--force] [FILE]: a new cluster key, to copy to every node. */
+static int cmd_keygen(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = RDLOCK_KEY_DEFAULT_PATH;
+	char err[RDLOCK_KEY_ERR_MAX];
+	int opt, force = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'f')
+			return bad_usage("%s: bad option", "keygen");
+		force = 1;
+	}
+	if (argc - optind > 1)
+		return bad_usage("keygen: unexpected argument '%s'",
+				 argv[optind + 1]);
+	if (optind < argc)
+		path = argv[optind];
+	/* The default's directory, as a package would make it. */
+	if (optind == argc && mkdir("/etc/rdlock", 0755) && errno != EEXIST) {
+		err_msg("/etc/rdlock: %s", strerror(errno));
+		return 1;
+	}
+	if (rdlock_key_write(path, force, err, sizeof(err))) {
+		err_msg("keygen: %s", err);
+		return 1;
+	}
+	printf("wrote a %d-byte cluster key to %s (mode 0600): copy it to every node\n",
+	       RDLOCK_KEY_GEN_LEN, path);
 	return 0;
 }
 
@@ -1329,6 +1391,10 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 	cfg.version = RDLOCK_UAPI_VERSION;
 	cfg.cluster_id = conf->cluster_id;
 	cfg.node_id = self;
+	if (conf->insecure_line) {
+		cfg.flags |= RDLOCK_CONFIG_INSECURE_NO_KEY;
+		insecure_warning();
+	}
 	for (i = 0; i < conf->nr_nodes; i++)
 		if (conf->nodes[i].id == self)
 			cfg.addr = conf->nodes[i].addr;
@@ -1456,6 +1522,10 @@ static int up_config(const char *path, __u32 timeout, int dry_run)
 		err_msg("%s: %s", path, err);
 		return EXIT_USAGE;
 	}
+	if (!conf.key_file[0] && !conf.insecure_line) {
+		err_msg("%s: %s", path, no_key_line);
+		return EXIT_USAGE;
+	}
 	if (dry_run) {
 		rdlock_conf_print(&conf, self, timeout, stdout);
 		return 0;
@@ -1468,10 +1538,17 @@ static int cmd_version(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "config", cmd_config,
-	  "--cluster ID --node N --addr ADDR [--peer ID=ADDR]... [--key-file FILE]",
+	  "--cluster ID --node N --addr ADDR [--peer ID=ADDR]...\n"
+	  "      --key-file FILE | --insecure-no-key",
 	  "set this node's configuration (forgets all peers and the cluster\n"
 	  "      key), then add peers; --key-file: set the cluster key from FILE\n"
-	  "      (16..64 bytes, mode 0600 or stricter)" },
+	  "      (16..64 bytes, mode 0600 or stricter; see keygen), without\n"
+	  "      which up is refused; --insecure-no-key: up without a key, which\n"
+	  "      lets any host that takes a node's address in (tests only)" },
+	{ "keygen", cmd_keygen, "[--force] [FILE]",
+	  "write a new random cluster key (32 bytes, mode 0600) to FILE,\n"
+	  "      default " RDLOCK_KEY_DEFAULT_PATH ", to copy to every node over a\n"
+	  "      secure channel; an existing FILE is kept unless --force" },
 	{ "add-peer", cmd_add_peer, "ID ADDR", "add a peer while down" },
 	{ "del-peer", cmd_del_peer, "ID", "remove a peer while down" },
 	{ "up", cmd_up, "[--config FILE [--timeout SEC] [--dry-run]]",

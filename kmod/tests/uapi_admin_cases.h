@@ -104,7 +104,7 @@ static const struct uapi_case uapi_config_cases[] = {
 	{ "version 0", { F(version, 0) }, EINVAL },
 	{ "version 2", { F(version, 2) }, EINVAL },
 	{ "version ~0", { F(version, UAPI_U32_MAX) }, EINVAL },
-	{ "flags 1", { F(flags, 1) }, EINVAL },
+	{ "flags 2", { F(flags, 2) }, EINVAL },
 	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
 	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
 	{ "reserved[1]", { F64(reserved[1], 1) }, EINVAL },

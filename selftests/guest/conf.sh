@@ -3,8 +3,8 @@
 #
 # The configuration-file path, on 3 guests: every node writes the same
 # /etc/rdlock/rdlock.conf from RDLOCK_NODE_ADDRS (no "self" line: each
-# finds itself by its address), with module options and three
-# lockspaces. A file with an error is refused first, line-numbered, with
+# finds itself by its address), with the cluster key's file (made alike
+# on every node), module options and five lockspaces. A file with an error is refused first, line-numbered, with
 # exit status 2 and nothing changed. Nodes 0 and 1 then run "rdlockctl up
 # --config FILE", node 2 a plain "rdlockctl up" (a node never configured
 # reads /etc/rdlock/rdlock.conf). Every node checks that the options were
@@ -18,6 +18,7 @@
 
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
+RDL_KEYED=1
 CONF=/etc/rdlock/rdlock.conf
 BAD=/tmp/bad.conf
 PARAMS=/sys/module/rdlock/parameters
@@ -34,6 +35,7 @@ write_conf() {
 			echo "node $j $(rdl_node_addr "$j")" || return 1
 			j=$((j + 1))
 		done
+		rdl_key_line || return 1
 		echo "option op_timeout_ms 4321	# not the default 5000"
 		echo "option table_slots 40000"
 		echo "option backend twosided"
@@ -96,7 +98,7 @@ status_has() {
 # refused with MESSAGE before anything is written (op_timeout_ms 1 on
 # line 4 is not written: it keeps 4321): refused_option NAME VALUE MESSAGE.
 refused_option() {
-	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\noption %s %s\n' \
+	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\noption %s %s\ninsecure_no_key\n' \
 		"$1" "$2" > "$BAD"
 	out=$(rdlockctl up --config "$BAD" 2>&1)
 	rc=$?
@@ -138,6 +140,9 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	printf 'cluster 7\nnode 0 10.0.0.1\nself 3\n' > "$BAD"
 	rdl_step "a self without its node is refused" \
 		refused 2 "rdlockctl: $BAD: line 3: self 3: no 'node 3' line"
+	printf 'cluster 7\nnode 0 10.0.0.1\nself 0\noption op_timeout_ms 1\n' > "$BAD"
+	rdl_step "a file without a cluster key is refused" \
+		refused 2 "rdlockctl: $BAD: no 'key_file PATH': the cluster needs a key ('rdlockctl keygen' makes one; 'insecure_no_key' for tests only)"
 	rdl_step "a refused file changes nothing" unchanged
 	rdl_step "--dry-run finds this node by its address" dry_run_finds_self
 
@@ -148,6 +153,7 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	fi && rdl_step "cluster ready" rdlockctl wait --timeout 120 && up=1
 fi
 if [ -n "${up:-}" ]; then
+	rdl_step "the cluster key is set" grep -qx 'cluster_key: set' "$DBG/cluster"
 	rdl_step "option op_timeout_ms applied" param_is op_timeout_ms 4321
 	rdl_step "option table_slots applied" param_is table_slots 40000
 	rdl_step "option backend applied" param_is backend twosided

@@ -257,8 +257,33 @@ rdl_check_env() {
 	rdl_node_addr $((RDLOCK_NR_NODES - 1)) >/dev/null
 }
 
+# The cluster key's line of a configuration file: with RDL_KEYED=1, a key
+# file the nodes make alike; else the insecure mode without one, which
+# only tests use (admin-guide.rst, "Cluster key").
+RDL_KEY_FILE=/tmp/rdlock-test.key
+rdl_key_line() {
+	if [ "${RDL_KEYED:-0}" = 1 ]; then
+		(umask 077 &&
+			printf 'rdlock test cluster %s: the nodes key' "$RDL_CLUSTER" \
+				> "$RDL_KEY_FILE") || return 1
+		echo "key_file $RDL_KEY_FILE"
+	else
+		echo insecure_no_key
+	fi
+}
+
+# The same as options of "rdlockctl config".
+rdl_key_args() {
+	rdl_kl=$(rdl_key_line) || return 1
+	case $rdl_kl in
+	key_file*) echo "--key-file $RDL_KEY_FILE" ;;
+	*) echo --insecure-no-key ;;
+	esac
+}
+
 # Configure every node of RDLOCK_NODE_ADDRS; this one from RDLOCK_NODE_ID.
 rdl_config() {
+	rdl_keys=$(rdl_key_args) || return 1
 	rdl_self=$(rdl_node_addr "$RDLOCK_NODE_ID") || return 1
 	rdl_peers=
 	rdl_j=0
@@ -269,10 +294,10 @@ rdl_config() {
 		fi
 		rdl_j=$((rdl_j + 1))
 	done
-	# $rdl_peers is split on purpose: one word per option.
+	# $rdl_peers and $rdl_keys are split on purpose: one word per option.
 	# shellcheck disable=SC2086
 	rdlockctl config --cluster "$RDL_CLUSTER" --node "$RDLOCK_NODE_ID" \
-		--addr "$rdl_self" $rdl_peers
+		--addr "$rdl_self" $rdl_peers $rdl_keys
 }
 
 rdl_loaded() {

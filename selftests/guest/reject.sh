@@ -160,7 +160,7 @@ impostor_phase() {
 		insmod "$RDL/modules/rdlock.ko" backend=twosided &&
 	   rdl_step "configure node 0 at $ip_phase_other" \
 		rdlockctl config --cluster 7 --node 1 --addr "$ip_phase_self" \
-			--peer "0=$ip_phase_other" &&
+			--peer "0=$ip_phase_other" --insecure-no-key &&
 	   rdl_step "cluster up" rdlockctl up; then
 		rdl_step "refused node 0 calling from $ip_phase_node0" \
 			wait_for 120 logged "refused connection from node 0: source address (from .*$ip_phase_node0)"

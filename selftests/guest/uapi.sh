@@ -60,7 +60,7 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	# A one-node cluster, up and ready, then unloaded as it is.
 	SELF=$(rdl_node_addr "$RDLOCK_NODE_ID")
 	rdl_step "configure one node" rdlockctl config --cluster "$RDL_CLUSTER" \
-		--node "$RDLOCK_NODE_ID" --addr "$SELF" &&
+		--node "$RDLOCK_NODE_ID" --addr "$SELF" --insecure-no-key &&
 	rdl_step "cluster up" rdlockctl up &&
 	rdl_step "cluster ready" rdlockctl wait --timeout 120
 	rdl_step "rmmod rdlock_test while up" rdl_rmmod rdlock_test

@@ -93,6 +93,7 @@ static const char *ename(int e)
 	case EALREADY: return "EALREADY";
 	case ENOTCONN: return "ENOTCONN";
 	case ETIMEDOUT: return "ETIMEDOUT";
+	case ENOKEY: return "ENOKEY";
 	}
 	snprintf(buf, sizeof(buf), "errno %d", e);
 	return buf;
@@ -147,11 +148,13 @@ static void addr_set(struct rdlock_addr *a, const char *ip, __u16 port,
 		abort();	/* a typo in this file */
 }
 
+/* Without a key: these one-node clusters run in the insecure test mode. */
 static void cfg_init(struct rdlock_cluster_config *c, __u32 node,
 		     const char *ip, __u16 port)
 {
 	memset(c, 0, sizeof(*c));
 	c->version = RDLOCK_UAPI_VERSION;
+	c->flags = RDLOCK_CONFIG_INSECURE_NO_KEY;
 	c->cluster_id = CLUSTER;
 	c->node_id = node;
 	addr_set(&c->addr, ip, port, 0);
@@ -1319,6 +1322,24 @@ TEST_F_TIMEOUT(uapi, up_down, 3 * READY_TIMEOUT_S)
 	int tfd, round;
 
 	need_down(_metadata, self->fd, self->ip, false);
+
+	/* Neither a key nor the insecure mode: up refused, nothing changed. */
+	cfg_init(&c, NODE, self->ip, 0);
+	c.flags = 0;
+	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c,
+		  "SET_CONFIG without the insecure mode");
+	reject(_metadata, self->fd, RDLOCK_IOC_UP, NULL, ENOKEY,
+	       "UP without a cluster key", true);
+	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
+	/* With a key it goes up (a kernel without hmac(sha256): ENOENT). */
+	if (ioctl(self->fd, RDLOCK_IOC_SET_KEY, &uapi_valid_key) == 0) {
+		expect_ok(_metadata, self->fd, RDLOCK_IOC_UP, NULL,
+			  "UP with a cluster key");
+		expect_ok(_metadata, self->fd, RDLOCK_IOC_DOWN, NULL,
+			  "DOWN with a cluster key");
+	} else {
+		EXPECT_EQ(ENOENT, errno);
+	}
 
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");

@@ -40,7 +40,7 @@ struct rdlock_addr {
 /**
  * struct rdlock_cluster_config - this node's place in the cluster
  * @version: RDLOCK_UAPI_VERSION.
- * @flags: no flags are defined yet; must be 0.
+ * @flags: RDLOCK_CONFIG_* bits; others must be 0.
  * @cluster_id: non-zero id shared by every node of one cluster; connection
  *	requests carrying another id are refused.
  * @node_id: this node's id, below RDLOCK_MAX_NODES.
@@ -49,6 +49,15 @@ struct rdlock_addr {
  *
  * Setting the configuration forgets every peer added before.
  */
+/*
+ * RDLOCK_CONFIG_INSECURE_NO_KEY: let RDLOCK_IOC_UP run without a cluster
+ * key (RDLOCK_IOC_SET_KEY), which it otherwise refuses with ENOKEY.
+ * Insecure, for tests only: any host on the fabric that takes a node's
+ * address then connects as that node and reads and writes the lock tables.
+ */
+#define RDLOCK_CONFIG_INSECURE_NO_KEY	_BITUL(0)
+#define RDLOCK_CONFIG_FLAGS		RDLOCK_CONFIG_INSECURE_NO_KEY
+
 struct rdlock_cluster_config {
 	__u32 version;
 	__u32 flags;

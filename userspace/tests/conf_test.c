@@ -21,7 +21,8 @@
 #define CONFIG_0	"rdlockctl config --cluster 7 --node 0 --addr 10.77.0.1 --peer 1=10.77.0.2\nrdlockctl up\n"
 #define CONFIG_1	"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1\nrdlockctl up\n"
 #define KEYED_1		"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1 --key-file /etc/rdlock/cluster.key\nrdlockctl up\n"
-#define DIRECTIVES	"(cluster, node, self, key_file, option or lockspace)"
+#define INSECURE_1	"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1 --insecure-no-key\nrdlockctl up\n"
+#define DIRECTIVES	"(cluster, node, self, key_file, insecure_no_key, option or lockspace)"
 #define LS_DEFAULTS	"--proto bakery --lease-ms 0 --omega-us 0 --slots 1024"
 #define WAIT		"rdlockctl wait --timeout 60\n"
 #define X10		"1234567890"
@@ -104,6 +105,7 @@ static const struct conf_case conf_cases[] = {
 	  "rdlockctl ls-create l " LS_DEFAULTS " --mode 0666\n" },
 	{ "key file", HEAD "key_file /etc/rdlock/cluster.key\n", NULL,
 	  KEYED_1 },
+	{ "no key, insecure", HEAD "insecure_no_key\n", NULL, INSECURE_1 },
 
 	/* Refused: the file as a whole. */
 	{ "empty file", "", "no 'cluster ID' line", NULL },
@@ -119,6 +121,13 @@ static const struct conf_case conf_cases[] = {
 	  "line 4: key file 'cluster.key': not an absolute path", NULL },
 	{ "key file without a path", HEAD "key_file\n",
 	  "line 4: 'key_file' needs one PATH", NULL },
+	{ "insecure with an argument", HEAD "insecure_no_key yes\n",
+	  "line 4: 'insecure_no_key' takes no argument", NULL },
+	{ "insecure twice", HEAD "insecure_no_key\ninsecure_no_key\n",
+	  "line 5: 'insecure_no_key' given twice (first on line 4)", NULL },
+	{ "insecure and a key file", HEAD "key_file /k\ninsecure_no_key\n",
+	  "line 5: 'insecure_no_key' and 'key_file' (line 4): one or the other",
+	  NULL },
 	{ "unknown directive", HEAD "nodes 2 10.77.0.3\n",
 	  "line 4: unknown directive 'nodes' " DIRECTIVES, NULL },
 	{ "directive case", "Cluster 7\n",

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit test of userspace/key.c, the cluster key file reader, TAP
- * output: the lengths and modes it accepts, and the message of each
- * refusal.
+ * Host unit test of userspace/key.c, the cluster key file reader and
+ * writer, TAP output: the lengths and modes it accepts, the message of
+ * each refusal, and what "rdlockctl keygen" writes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -70,6 +71,64 @@ static void check_accepted(const char *desc, size_t len, mode_t mode)
 		printf("#   got %d '%s' len %u\n", ret, err, k.len);
 }
 
+/* Entries of @d other than "." and "..". */
+static int entries(const char *d)
+{
+	struct dirent *e;
+	DIR *dp = opendir(d);
+	int n = 0;
+
+	if (!dp)
+		return -1;
+	while ((e = readdir(dp)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dp);
+	return n;
+}
+
+/* rdlock_key_write(): a readable key, kept unless forced, no leftovers. */
+static void check_write(void)
+{
+	struct rdlock_cluster_key a, b;
+	char err[RDLOCK_KEY_ERR_MAX] = "";
+	char path[400], sub[300];
+	struct stat st;
+	int ret;
+
+	snprintf(sub, sizeof(sub), "%s/w", dir);
+	snprintf(path, sizeof(path), "%s/cluster.key", sub);
+	if (mkdir(sub, 0755)) {
+		perror(sub);
+		exit(1);
+	}
+	umask(022);
+	ret = rdlock_key_write(path, 0, err, sizeof(err));
+	result(!ret && !stat(path, &st) && (st.st_mode & 07777) == 0600 &&
+	       st.st_size == RDLOCK_KEY_GEN_LEN, "keygen: %s bytes, mode 0600",
+	       "32");
+	ret = rdlock_key_read(path, &a, err, sizeof(err));
+	result(!ret && a.len == RDLOCK_KEY_GEN_LEN, "keygen: %s",
+	       "the reader takes it");
+	ret = rdlock_key_write(path, 0, err, sizeof(err));
+	rdlock_key_read(path, &b, err + 100, sizeof(err) - 100);
+	result(ret == -EEXIST && strstr(err, "--force replaces it") &&
+	       !memcmp(&a, &b, sizeof(a)), "keygen: %s",
+	       "an existing key is kept without --force");
+	ret = rdlock_key_write(path, 1, err, sizeof(err));
+	rdlock_key_read(path, &b, err, sizeof(err));
+	result(!ret && b.len == RDLOCK_KEY_GEN_LEN &&
+	       memcmp(a.key, b.key, sizeof(a.key)), "keygen: %s",
+	       "--force writes a new one");
+	result(entries(sub) == 1, "keygen: %s", "no temporary file left");
+	snprintf(path, sizeof(path), "%s/none/cluster.key", sub);
+	ret = rdlock_key_write(path, 0, err, sizeof(err));
+	result(ret == -ENOENT && entries(sub) == 1, "keygen: %s",
+	       "a missing directory: ENOENT, nothing written");
+	snprintf(path, sizeof(path), "%s/cluster.key", sub);
+	unlink(path);
+	rmdir(sub);
+}
+
 int main(void)
 {
 	char sub[300];
@@ -101,6 +160,7 @@ int main(void)
 	}
 	check_refused("a directory", sub, EINVAL, "not a regular file");
 	rmdir(sub);
+	check_write();
 	snprintf(sub, sizeof(sub), "%s/k", dir);
 	unlink(sub);
 	rmdir(dir);
