@@ -881,8 +881,13 @@ static int rdlock_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (ret)
 			reason = ret;
 	}
-	/* Fault injection: a forger's refusal, without the key's proof. */
-	if (!reason && rdlock_fault_forged_fence(src))
+	/*
+	 * Fault injection: a forger's refusal, without the key's proof, of a
+	 * request it would accept, or refuse for the key (an impostor with
+	 * another key or none).
+	 */
+	if ((!reason || reason == RDLOCK_REJ_KEY || reason == RDLOCK_REJ_AUTH) &&
+	    rdlock_fault_forged_fence(src))
 		reason = RDLOCK_REJ_FENCED;
 	if (reason)
 		goto reject;

@@ -172,10 +172,11 @@ static bool rdlock_fault_to_peer(u32 node, atomic_t *inject,
 
 /*
  * Forged fences (inject_forged_fences): this node refuses that many of
- * its peers' requests it would accept as declared down, as a forger on
- * the fabric would: keyed, with a proof of zeroes, which the requester
- * must ignore (auth_unproven_fence); without a key, the requester cannot
- * tell and takes it. Counted in forged_fences_injected.
+ * its peers' requests it would accept, or refuse for the key (another
+ * key, or none), as declared down, as a forger on the fabric would:
+ * keyed, with a proof of zeroes, which the requester must ignore
+ * (auth_unproven_fence); without a key at both ends, the requester
+ * cannot tell and takes it. Counted in forged_fences_injected.
  */
 bool rdlock_fault_forged_fence(u32 node)
 {

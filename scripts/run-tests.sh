@@ -22,6 +22,10 @@
 #                              fairness, reader stream, many names,
 #               dlm            the DLM API (debug: two-sided, stock: verbs)
 #             reject           refused connections and recovery, 2 nodes
+#             impostor         a fourth guest with a node's address, with
+#                              no key or a guessed one, while that node's
+#                              link is cut: refused, no effect on any
+#                              lock; 4 guests, stock kernel only
 #             reconnect        a node leaves and rejoins; unload while
 #                              connected, 3 nodes
 #             devremove        a node loses its RDMA device under held
@@ -327,6 +331,10 @@ guest_tests()
 			"ls.sh twosided"
 	fi
 	cluster_step "$kernel" reject 2 400 -- sh guest/reject.sh
+	# A fourth guest takes a node's address while its link is cut
+	# (stock only: the keyed handshake is the same code on both).
+	[ "$kernel" = debug ] ||
+		cluster_step "$kernel" impostor 4 600 -- sh guest/impostor.sh
 	# Reconnection, device removal, a node that comes back and the
 	# directory's node lost, in one boot: each script loads the modules
 	# and takes them out again (lib.sh rdl_start, rdl_stop), and

@@ -257,6 +257,28 @@ rdl_check_env() {
 	rdl_node_addr $((RDLOCK_NR_NODES - 1)) >/dev/null
 }
 
+# rdl_cluster_value NAME: NAME's value in debugfs rdlock/cluster.
+rdl_cluster_value() {
+	sed -n "s/^$1: //p" /sys/kernel/debug/rdlock/cluster
+}
+
+# rdl_logged PATTERN: the kernel log has a line matching PATTERN.
+rdl_logged() {
+	dmesg | grep -q "$1"
+}
+
+# rdl_node_connects N: how often this node's connection to node N became
+# ready (one refused, or failed before both tables were traded, does not
+# count).
+rdl_node_connects() {
+	awk -v n="$1" '$1 == n { print $3 }' /sys/kernel/debug/rdlock/nodes
+}
+
+# rdl_node_state N: node N's state as rdlockctl status shows it.
+rdl_node_state() {
+	rdlockctl status | awk -v n="$1" '$1 == n { print $2 }'
+}
+
 # The cluster key's line of a configuration file: with RDL_KEYED=1, a key
 # file the nodes make alike; else the insecure mode without one, which
 # only tests use (admin-guide.rst, "Cluster key").

@@ -43,56 +43,25 @@
 RDLOCK_BARRIER_TIMEOUT=${RDLOCK_BARRIER_TIMEOUT:-300}
 export RDLOCK_BARRIER_TIMEOUT
 
-# wait_for SECONDS COMMAND...: poll until COMMAND succeeds.
-wait_for() {
-	wf_left=$1
-	shift
-	while ! "$@"; do
-		wf_left=$((wf_left - 1))
-		[ "$wf_left" -gt 0 ] || return 1
-		sleep 1
-	done
-}
-
-debugfs_value() {
-	sed -n "s/^$1: //p" /sys/kernel/debug/rdlock/cluster
-}
-
-logged() {
-	dmesg | grep -q "$1"
-}
-
 state_is() {
 	rdlockctl status --json | grep -q "\"state\": \"$1\""
 }
 
 backend_is() {
-	[ "$(debugfs_value backend)" = "$1" ]
-}
-
-# node_connects N: how often this node's connection to node N became
-# ready (one refused, or failed before both tables were traded, does not
-# count).
-node_connects() {
-	awk -v n="$1" '$1 == n { print $3 }' /sys/kernel/debug/rdlock/nodes
-}
-
-# node_state N: node N's state as rdlockctl status shows it.
-node_state() {
-	rdlockctl status | awk -v n="$1" '$1 == n { print $2 }'
+	[ "$(rdl_cluster_value backend)" = "$1" ]
 }
 
 # Node 0's connection here: ready, and made since CONNECTS.
 node0_ready_since() {
-	[ "$(node_connects 0)" -gt "$1" ] && [ "$(node_state 0)" = ready ]
+	[ "$(rdl_node_connects 0)" -gt "$1" ] && [ "$(rdl_node_state 0)" = ready ]
 }
 
 refused_word() {
-	[ "$(debugfs_value backend_refused)" -eq 1 ]
+	[ "$(rdl_cluster_value backend_refused)" -eq 1 ]
 }
 
 word_sent() {
-	[ "$(debugfs_value other_backends_injected)" -eq 1 ]
+	[ "$(rdl_cluster_value other_backends_injected)" -eq 1 ]
 }
 
 OTHER_BACKEND_GO_PORT=7779
@@ -106,7 +75,7 @@ other_backend_0() {
 		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_other_backends' &&
 	rdl_step "links down for 1 s" \
 		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
-	rdl_step "one word of another backend sent" wait_for 120 word_sent &&
+	rdl_step "one word of another backend sent" rdl_poll 120 word_sent &&
 	rdl_step "node 1 refused it, connected again" \
 		rdl_wait_signal 1 $OTHER_BACKEND_PORT 240 &&
 	rdl_step "ready after the refused word" rdlockctl wait --timeout 120 &&
@@ -117,14 +86,14 @@ other_backend_0() {
 # the links' failure ends the connection counted here, the refused word
 # the next one, so the one after is node 0's honest one.
 other_backend_1() {
-	ob_connects=$(node_connects 0) &&
+	ob_connects=$(rdl_node_connects 0) &&
 	rdl_signal $OTHER_BACKEND_GO_PORT &&
 	rdl_step "refused node 0's word of another backend: counted once" \
-		wait_for 120 refused_word &&
+		rdl_poll 120 refused_word &&
 	rdl_step "node 1 logged it" \
-		logged "node 0 runs atomic backend verbs, this node twosided: refused" &&
+		rdl_logged "node 0 runs atomic backend verbs, this node twosided: refused" &&
 	rdl_step "node 0 connected again" \
-		wait_for 120 node0_ready_since $((ob_connects + 1)) &&
+		rdl_poll 120 node0_ready_since $((ob_connects + 1)) &&
 	rdl_step "still counted once" refused_word &&
 	rdl_signal $OTHER_BACKEND_PORT
 }
@@ -143,7 +112,7 @@ refused_phase() {
 	dmesg -c > /dev/null
 	if start "$1" "$2"; then
 		rdl_step "node 1 refused us: $3" \
-			wait_for 60 logged "node 1 refused us: $3"
+			rdl_poll 60 rdl_logged "node 1 refused us: $3"
 		rdl_step "not ready while refused" state_is connecting
 	fi
 	rdl_step "cluster down" rdlockctl down
@@ -163,9 +132,9 @@ impostor_phase() {
 			--peer "0=$ip_phase_other" --insecure-no-key &&
 	   rdl_step "cluster up" rdlockctl up; then
 		rdl_step "refused node 0 calling from $ip_phase_node0" \
-			wait_for 120 logged "refused connection from node 0: source address (from .*$ip_phase_node0)"
+			rdl_poll 120 rdl_logged "refused connection from node 0: source address (from .*$ip_phase_node0)"
 		rdl_step "counted the refusal" \
-			test "$(debugfs_value rejected_connections)" -ge 1
+			test "$(rdl_cluster_value rejected_connections)" -ge 1
 		rdl_step "not ready while refusing" state_is connecting
 	fi
 	rdl_step "cluster down" rdlockctl down
@@ -181,7 +150,7 @@ fi
 if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
 	refused_phase backend=verbs 7 "atomic backend mismatch"
 	rdl_step "node 1 refused our address first" \
-		logged "node 1 refused us: source address"
+		rdl_logged "node 1 refused us: source address"
 	refused_phase "" 8 "cluster id"
 	start "" 7
 else
@@ -192,11 +161,11 @@ if rdl_step "cluster ready" rdlockctl wait --timeout 240; then
 	rdl_step "agreed on the forced backend" backend_is twosided
 	if [ "$RDLOCK_NODE_ID" -eq 1 ]; then
 		rdl_step "node 1 counted both refusals" \
-			test "$(debugfs_value rejected_connections)" -ge 2
+			test "$(rdl_cluster_value rejected_connections)" -ge 2
 		rdl_step "node 1 logged the backend refusal" \
-			logged "refused connection from node 0: atomic backend mismatch"
+			rdl_logged "refused connection from node 0: atomic backend mismatch"
 		rdl_step "node 1 logged the cluster id refusal" \
-			logged "refused connection from node 0: cluster id"
+			rdl_logged "refused connection from node 0: cluster id"
 		other_backend_1
 	else
 		other_backend_0
@@ -254,20 +223,20 @@ peer_ops() {
 # times at least (one refused, or failed before both tables were traded,
 # does not count).
 connected_again() {
-	[ "$(node_connects 1)" -ge "$1" ]
+	[ "$(rdl_node_connects 1)" -ge "$1" ]
 }
 
 # Node 0's connection here is down (not ready).
 node0_gone() {
-	[ "$(node_state 0)" != ready ]
+	[ "$(rdl_node_state 0)" != ready ]
 }
 
 unproven_counted() {
-	[ "$(debugfs_value auth_unproven_fence)" -ge 1 ]
+	[ "$(rdl_cluster_value auth_unproven_fence)" -ge 1 ]
 }
 
 table_forged() {
-	[ "$(debugfs_value forged_tables_injected)" -eq 1 ]
+	[ "$(rdl_cluster_value forged_tables_injected)" -eq 1 ]
 }
 
 # Phase 7 on node 0: its next proof is made for another queue pair, as an
@@ -280,19 +249,19 @@ relayed_proof_0() {
 	rdl_step "links down for 1 s" \
 		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
 	rdl_step "relayed proof: refused as a wrong key" \
-		wait_for 120 logged "node 1 refused us: wrong cluster key" &&
+		rdl_poll 120 rdl_logged "node 1 refused us: wrong cluster key" &&
 	rdl_step "one proof relayed" \
-		test "$(debugfs_value relayed_proofs_injected)" -eq 1 &&
+		test "$(rdl_cluster_value relayed_proofs_injected)" -eq 1 &&
 	rdl_step "connected to node 1 again, with its own proof" \
-		wait_for 120 connected_again 2 &&
+		rdl_poll 120 connected_again 2 &&
 	rdl_step "ready after the relayed proof" rdlockctl wait --timeout 120 &&
 	rdl_step "send the next table message with a wrong proof" \
 		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_forged_tables' &&
 	rdl_step "links down for 1 s" \
 		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
-	rdl_step "one table message forged" wait_for 120 table_forged &&
+	rdl_step "one table message forged" rdl_poll 120 table_forged &&
 	rdl_step "connected to node 1 again, with a proven table message" \
-		wait_for 120 connected_again 3 &&
+		rdl_poll 120 connected_again 3 &&
 	rdl_step "ready after the forged table message" \
 		rdlockctl wait --timeout 120
 	rdl_signal $RELAYED_PORT
@@ -302,33 +271,33 @@ relayed_proof_0() {
 # too (its connection failed); each counted once, logged. Its counts and
 # log start before it tells node 0 to go on (relayed_proof_1_start).
 relayed_proof_1_start() {
-	rp_bad=$(debugfs_value auth_bad_proof)
-	rp_table=$(debugfs_value auth_bad_table)
+	rp_bad=$(rdl_cluster_value auth_bad_proof)
+	rp_table=$(rdl_cluster_value auth_bad_table)
 	dmesg -c > /dev/null
 }
 
 relayed_proof_1() {
 	rdl_step "node 0 connected again" rdl_wait_signal 0 $RELAYED_PORT 300 &&
 	rdl_step "node 1 refused the relayed proof: counted once" \
-		test "$(debugfs_value auth_bad_proof)" -eq $((rp_bad + 1)) &&
+		test "$(rdl_cluster_value auth_bad_proof)" -eq $((rp_bad + 1)) &&
 	rdl_step "node 1 logged it" \
-		logged "refused connection from node 0: wrong cluster key" &&
+		rdl_logged "refused connection from node 0: wrong cluster key" &&
 	rdl_step "node 1 refused the forged table message: counted once" \
-		test "$(debugfs_value auth_bad_table)" -eq $((rp_table + 1)) &&
+		test "$(rdl_cluster_value auth_bad_table)" -eq $((rp_table + 1)) &&
 	rdl_step "node 1 logged it" \
-		logged "node 0: its table message does not prove the cluster key"
+		rdl_logged "node 0: its table message does not prove the cluster key"
 }
 
 # Phase 8 on node 0: a forged refusal as declared down changes nothing.
 forged_fence_0() {
 	rdl_step "forged refusal: ignored, logged" \
-		wait_for 120 logged "node 1: a refusal as declared down without the cluster key's proof: ignored" &&
+		rdl_poll 120 rdl_logged "node 1: a refusal as declared down without the cluster key's proof: ignored" &&
 	rdl_step "forged refusal: counted once" \
-		test "$(debugfs_value auth_unproven_fence)" -eq 1 &&
-	rdl_step "connected to node 1 again" wait_for 120 connected_again 4 &&
+		test "$(rdl_cluster_value auth_unproven_fence)" -eq 1 &&
+	rdl_step "connected to node 1 again" rdl_poll 120 connected_again 4 &&
 	rdl_step "ready after the forged refusal" rdlockctl wait --timeout 120 &&
 	rdl_step "node 1 not taken for a declarer" eval '! rdl_node_flag 1 down' &&
-	rdl_step "not declared down" eval '! logged "declared this node down"'
+	rdl_step "not declared down" eval '! rdl_logged "declared this node down"'
 	rdl_signal $FORGED_PORT
 }
 
@@ -344,10 +313,10 @@ proven_fence_0() {
 	rdl_step "links up again" \
 		eval 'echo 0 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
 	rdl_step "node 1 declared us down: proven, taken" \
-		wait_for 120 logged "node 1 declared this node down" &&
+		rdl_poll 120 rdl_logged "node 1 declared this node down" &&
 	rdl_step "node 1 shown a declarer" rdl_node_flag 1 down &&
 	rdl_step "the proven refusal not counted as unproven" \
-		test "$(debugfs_value auth_unproven_fence)" -eq 1
+		test "$(rdl_cluster_value auth_unproven_fence)" -eq 1
 	rdl_signal $FENCED_PORT
 }
 
@@ -359,15 +328,15 @@ fences_1() {
 		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
 	rdl_step "node 0 ignored it" rdl_wait_signal 0 $FORGED_PORT 300 &&
 	rdl_step "one refusal forged" \
-		test "$(debugfs_value forged_fences_injected)" -eq 1 &&
+		test "$(rdl_cluster_value forged_fences_injected)" -eq 1 &&
 	rdl_step "node 0's links are down" \
 		rdl_wait_signal 0 $LINK_DOWN_PORT 120 &&
-	rdl_step "node 0 not connected here" wait_for 30 node0_gone &&
+	rdl_step "node 0 not connected here" rdl_poll 30 node0_gone &&
 	dmesg -c > /dev/null &&
 	rdl_step "rdlockctl node-down 0" rdlockctl node-down 0 &&
 	rdl_signal $DECLARED_PORT &&
 	rdl_step "node 0 refused as declared down" \
-		wait_for 120 logged "refused connection from node 0: declared down" &&
+		rdl_poll 120 rdl_logged "refused connection from node 0: declared down" &&
 	rdl_step "node 0 took it" rdl_wait_signal 0 $FENCED_PORT 180
 }
 
@@ -386,19 +355,19 @@ fi
 if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
 	if keyed_up ""; then
 		rdl_step "no key here, a key at node 1: refused" \
-			wait_for 120 logged "node 1 refused us: cluster key on one side only"
+			rdl_poll 120 rdl_logged "node 1 refused us: cluster key on one side only"
 		rdl_step "counted the refusal" \
-			test "$(debugfs_value auth_refused_by_peer)" -ge 1
+			test "$(rdl_cluster_value auth_refused_by_peer)" -ge 1
 		rdl_step "not ready while refused" state_is connecting
 	fi
 	keyed_down
 	if keyed_up "$KEY_B"; then
 		rdl_step "the wrong key: refused" \
-			wait_for 60 logged "node 1 refused us: wrong cluster key"
+			rdl_poll 60 rdl_logged "node 1 refused us: wrong cluster key"
 		rdl_step "counted the refusal" \
-			test "$(debugfs_value auth_refused_by_peer)" -ge 1
+			test "$(rdl_cluster_value auth_refused_by_peer)" -ge 1
 		rdl_step "never connected to node 1: no table of it" \
-			test "$(node_connects 1)" -eq 0
+			test "$(rdl_node_connects 1)" -eq 0
 		rdl_step "not ready while refused" state_is connecting
 	fi
 	keyed_down
@@ -410,18 +379,18 @@ if rdl_step "same key on both: cluster ready" rdlockctl wait --timeout 240; then
 	rdl_step "verbs backend: one-sided, with the handshake's rkeys" \
 		backend_is verbs
 	rdl_step "debugfs: the key is set" \
-		test "$(debugfs_value cluster_key)" = set
+		test "$(rdl_cluster_value cluster_key)" = set
 	rdl_step "no message before a proof" \
-		test "$(debugfs_value auth_unauthenticated_msgs)" -eq 0
+		test "$(rdl_cluster_value auth_unauthenticated_msgs)" -eq 0
 	if [ "$RDLOCK_NODE_ID" -eq 1 ]; then
 		rdl_step "node 1 logged the keyless request's refusal" \
-			logged "refused connection from node 0: cluster key on one side only"
+			rdl_logged "refused connection from node 0: cluster key on one side only"
 		rdl_step "node 1 counted it" \
-			test "$(debugfs_value auth_key_mismatch)" -ge 1
+			test "$(rdl_cluster_value auth_key_mismatch)" -ge 1
 		rdl_step "node 1 logged the wrong proof's refusal" \
-			logged "refused connection from node 0: wrong cluster key"
+			rdl_logged "refused connection from node 0: wrong cluster key"
 		rdl_step "node 1 counted it" \
-			test "$(debugfs_value auth_bad_proof)" -ge 1
+			test "$(rdl_cluster_value auth_bad_proof)" -ge 1
 	fi
 	rdl_step "ls-create keyed" rdlockctl ls-create keyed &&
 	rdl_step "lock n$RDLOCK_NODE_ID" rdlockctl lock -w 60 keyed "n$RDLOCK_NODE_ID" -- true &&

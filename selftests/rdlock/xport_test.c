@@ -747,6 +747,35 @@ static int up_down_cycles(const char *arg)
 	return 0;
 }
 
+/*
+ * One PING to node @arg: 0 once it echoed, 1 when it failed (the
+ * connection is then failed too if the peer stalled: rdlock_xreq_wait()).
+ */
+static int ping_node(const char *arg)
+{
+	char *end;
+	long node;
+	int fd, ret;
+
+	node = strtol(arg, &end, 10);
+	if (*end || node < 0 || node >= RDLOCK_MAX_NODES) {
+		fprintf(stderr, "bad --ping node '%s'\n", arg);
+		return 2;
+	}
+	fd = open(TEST_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		perror(TEST_DEV);
+		return 1;
+	}
+	ret = rdl_xop(fd, RDLOCK_TEST_OP_PING, node, 0, 0, 0, NULL);
+	close(fd);
+	if (ret) {
+		printf("# ping node %ld: %s\n", node, strerror(ret));
+		return 1;
+	}
+	return 0;
+}
+
 #define main xport_harness_main
 TEST_HARNESS_MAIN
 #undef main
@@ -759,8 +788,10 @@ int main(int argc, char **argv)
 		return final_barrier();
 	if (argc == 3 && !strcmp(argv[1], "--churn"))
 		return up_down_cycles(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--ping"))
+		return ping_node(argv[2]);
 	if (argc > 1) {
-		fprintf(stderr, "usage: %s [--final-barrier | --churn N]\n",
+		fprintf(stderr, "usage: %s [--final-barrier | --churn N | --ping NODE]\n",
 			argv[0]);
 		return 2;
 	}
