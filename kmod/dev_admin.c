@@ -99,6 +99,10 @@ static long rdlock_ioc_up_down(bool up)
 			rdlock_member_down();
 		return ret;
 	}
+	/* Refused for its key before it shows in the engine's membership. */
+	ret = rdlock_xport_up_allowed();
+	if (ret)
+		return ret;
 	/* With membership=dlm: up only as a member of the cluster engine's. */
 	ret = rdlock_member_up();
 	if (ret)

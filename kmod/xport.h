@@ -141,6 +141,7 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 			   const struct sockaddr_storage *addr, bool no_key);
 int rdlock_xport_set_peer(u32 node_id, const struct sockaddr_storage *addr);
 int rdlock_xport_set_key(const u8 *key, unsigned int len);
+int rdlock_xport_up_allowed(void);
 int rdlock_xport_up_down(bool up, bool (*busy)(void), bool forming);
 u32 rdlock_xport_status(struct rdlock_status *st,
 			struct rdlock_node_status *ns);

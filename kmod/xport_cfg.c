@@ -150,7 +150,7 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 	/* A new configuration has no key until one is set for it. */
 	if (cl->auth_tfm)
 		rdlock_auth_set_key(NULL, 0);
-	cl->insecure_no_key = no_key;
+	WRITE_ONCE(cl->insecure_no_key, no_key);
 	if (no_key)
 		pr_warn("configured INSECURE: up without a cluster key is allowed (tests only)\n");
 out:
@@ -213,15 +213,47 @@ int rdlock_xport_set_key(const u8 *key, unsigned int len)
 	return ret;
 }
 
+/* Up needs a cluster key, or a configuration that does without. */
+static int rdlock_xport_key_check(const struct rdlock_cluster *cl)
+{
+	lockdep_assert_held(&cl->cfg_mutex);
+	if (cl->auth_tfm || cl->insecure_no_key)
+		return 0;
+	pr_err("up refused: no cluster key (rdlockctl keygen, then key_file or --key-file on every node)\n");
+	return -ENOKEY;
+}
+
+/**
+ * rdlock_xport_up_allowed() - may this node come up as configured
+ *
+ * Checked before up joins the cluster engine's membership, so that a
+ * node refused for its key never shows there (rdlock_xport_up_down()
+ * checks again).
+ *
+ * Return: 0; -ENXIO before rdlock_xport_configure(); -ENOKEY: no key.
+ */
+int rdlock_xport_up_allowed(void)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	int ret;
+
+	mutex_lock(&cl->cfg_mutex);
+	if (cl->state == RDLOCK_CL_UNCONFIGURED)
+		ret = -ENXIO;
+	else
+		ret = rdlock_xport_key_check(cl);
+	mutex_unlock(&cl->cfg_mutex);
+	return ret;
+}
+
 /* Up, with a cluster key or configured not to need one. */
 static int rdlock_xport_up_keyed(struct rdlock_cluster *cl, bool forming)
 {
 	int ret;
 
-	if (!cl->auth_tfm && !cl->insecure_no_key) {
-		pr_err("up refused: no cluster key (rdlockctl keygen, then key_file or --key-file on every node)\n");
-		return -ENOKEY;
-	}
+	ret = rdlock_xport_key_check(cl);
+	if (ret)
+		return ret;
 	ret = rdlock_cluster_up(forming);
 	if (!ret && !cl->auth_tfm)
 		pr_warn("cluster %u up WITHOUT a cluster key (configured insecure): any host on the fabric that takes a node's address can connect as that node and write the lock tables\n",
@@ -285,6 +317,8 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 	st->node_id = cl->state != RDLOCK_CL_UNCONFIGURED ? cl->self : 0;
 	st->cluster_id = cl->state != RDLOCK_CL_UNCONFIGURED ?
 			 cl->cluster_id : 0;
+	st->flags = (cl->auth_tfm ? RDLOCK_STATUS_KEYED : 0) |
+		    (cl->insecure_no_key ? RDLOCK_STATUS_INSECURE_NO_KEY : 0);
 	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
 		struct rdlock_node *node = &cl->nodes[i];
 

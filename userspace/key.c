@@ -94,6 +94,31 @@ static int get_random(unsigned char *b, size_t n)
 	return 0;
 }
 
+/* fsync() the directory of @path. */
+static int sync_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int rdlock_key_write(const char *path, int force, char *err, size_t errlen)
 {
 	unsigned char key[RDLOCK_KEY_GEN_LEN];
@@ -108,7 +133,8 @@ int rdlock_key_write(const char *path, int force, char *err, size_t errlen)
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "%s: %s (its directory)", path,
+			 strerror(errno));
 		return ret;
 	}
 	ret = get_random(key, sizeof(key));
@@ -139,7 +165,8 @@ int rdlock_key_write(const char *path, int force, char *err, size_t errlen)
 	if (!force)
 		unlink(tmp);
 	explicit_bzero(key, sizeof(key));
-	return 0;
+	/* The new name to disk too. */
+	return sync_dir(path, err, errlen);
 fail:
 	explicit_bzero(key, sizeof(key));
 	if (fd >= 0)

@@ -498,6 +498,14 @@ static void flags_str(__u32 flags, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* The cluster key's state as status prints it. */
+static const char *key_state(const struct rdlock_status *st)
+{
+	if (st->flags & RDLOCK_STATUS_KEYED)
+		return "set";
+	return st->flags & RDLOCK_STATUS_INSECURE_NO_KEY ? "none (insecure)" : "none";
+}
+
 static void print_status_text(const struct rdlock_status *st,
 			      const struct rdlock_node_status *nodes)
 {
@@ -507,8 +515,9 @@ static void print_status_text(const struct rdlock_status *st,
 	printf("state: %s\n", cluster_state_name(st->state));
 	if (st->state == RDLOCK_CLUSTER_UNCONFIGURED)
 		return;
-	printf("cluster: %u\nnode: %u\nbackend: %s\n", st->cluster_id,
-	       st->node_id, backend_name(st->backend));
+	printf("cluster: %u\nnode: %u\nbackend: %s\ncluster key: %s\n",
+	       st->cluster_id, st->node_id, backend_name(st->backend),
+	       key_state(st));
 	printf("%-5s %-13s %-20s %s\n", "ID", "STATE", "FLAGS", "CONNECTS");
 	for (i = 0; i < st->nr_nodes; i++) {
 		flags_str(nodes[i].flags, flags, sizeof(flags));
@@ -525,8 +534,8 @@ static void print_status_json(const struct rdlock_status *st,
 
 	printf("{\"state\": \"%s\", \"backend\": \"%s\", ",
 	       cluster_state_name(st->state), backend_name(st->backend));
-	printf("\"cluster_id\": %u, \"node_id\": %u, \"nodes\": [",
-	       st->cluster_id, st->node_id);
+	printf("\"cluster_id\": %u, \"node_id\": %u, \"cluster_key\": \"%s\", \"nodes\": [",
+	       st->cluster_id, st->node_id, key_state(st));
 	for (i = 0; i < st->nr_nodes; i++) {
 		printf("%s{\"id\": %u, \"state\": \"%s\", \"flags\": %u, ",
 		       i ? ", " : "", nodes[i].node_id,

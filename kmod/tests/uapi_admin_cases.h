@@ -236,14 +236,15 @@ static const struct uapi_case uapi_status_cases[] = {
 	{ "version 0", { F(version, 0) }, EINVAL },
 	{ "version 2", { F(version, 2) }, EINVAL },
 	{ "version ~0", { F(version, UAPI_U32_MAX) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "reserved32", { F(reserved32, 1) }, EINVAL },
+	{ "reserved bit 63", { F64(reserved, 1ULL << 63) }, EINVAL },
 	{ "nr_nodes 0", { F(nr_nodes, 0) }, 0 },
 	{ "nr_nodes 33", { F(nr_nodes, RDLOCK_MAX_NODES + 1) }, EINVAL },
 	{ "nr_nodes ~0", { F(nr_nodes, UAPI_U32_MAX) }, EINVAL },
 	/* Output fields are ignored on input. */
 	{ "output fields set",
 	  { F(state, 9), F(backend, 9), F(cluster_id, UAPI_U32_MAX) }, 0 },
+	{ "output flags set", { F(flags, UAPI_U32_MAX) }, 0 },
 #undef UAPI_T
 };
 

@@ -153,7 +153,11 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	fi && rdl_step "cluster ready" rdlockctl wait --timeout 120 && up=1
 fi
 if [ -n "${up:-}" ]; then
-	rdl_step "the cluster key is set" grep -qx 'cluster_key: set' "$DBG/cluster"
+	rdl_step "the cluster key is set" grep -qx 'cluster_key: set' "$DBG/cluster" &&
+	rdl_step "status --json: the cluster key is set" \
+		status_has '"cluster_key": "set"' &&
+	rdl_step "status: the cluster key is set" \
+		sh -c 'rdlockctl status | grep -qx "cluster key: set"'
 	rdl_step "option op_timeout_ms applied" param_is op_timeout_ms 4321
 	rdl_step "option table_slots applied" param_is table_slots 40000
 	rdl_step "option backend applied" param_is backend twosided

@@ -62,7 +62,9 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	rdl_step "configure one node" rdlockctl config --cluster "$RDL_CLUSTER" \
 		--node "$RDLOCK_NODE_ID" --addr "$SELF" --insecure-no-key &&
 	rdl_step "cluster up" rdlockctl up &&
-	rdl_step "cluster ready" rdlockctl wait --timeout 120
+	rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
+	rdl_step "status: no cluster key, insecure" \
+		sh -c 'rdlockctl status | grep -qx "cluster key: none (insecure)"'
 	rdl_step "rmmod rdlock_test while up" rdl_rmmod rdlock_test
 	rdl_step "rmmod rdlock while up" rdl_rmmod rdlock
 	rdl_step "/dev/rdlock gone" test ! -e /dev/rdlock

@@ -184,7 +184,7 @@ static bool errno_documented(int e)
 	case EAGAIN: case EINTR: case ESHUTDOWN: case EPERM: case EBADFD:
 	case EOPNOTSUPP: case ENOTCONN: case EALREADY: case ENOMEM:
 	case EEXIST: case EACCES: case ENXIO: case ENOSPC: case ENOLCK:
-	case EAFNOSUPPORT: case EIO: case ECONNRESET: case ENOTTY:
+	case EAFNOSUPPORT: case EIO: case ECONNRESET: case ENOTTY: case ENOKEY:
 	case EADDRNOTAVAIL: case EADDRINUSE:
 		return true;
 	}

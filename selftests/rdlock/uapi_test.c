@@ -1330,9 +1330,13 @@ TEST_F_TIMEOUT(uapi, up_down, 3 * READY_TIMEOUT_S)
 		  "SET_CONFIG without the insecure mode");
 	reject(_metadata, self->fd, RDLOCK_IOC_UP, NULL, ENOKEY,
 	       "UP without a cluster key", true);
-	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, state_of(self->fd));
+	ASSERT_EQ(0, snapshot(self->fd, &s));
+	EXPECT_EQ(RDLOCK_CLUSTER_DOWN, s.st.state);
+	EXPECT_EQ(0, s.st.flags);
 	/* With a key it goes up (a kernel without hmac(sha256): ENOENT). */
 	if (ioctl(self->fd, RDLOCK_IOC_SET_KEY, &uapi_valid_key) == 0) {
+		ASSERT_EQ(0, snapshot(self->fd, &s));
+		EXPECT_EQ(RDLOCK_STATUS_KEYED, s.st.flags);
 		expect_ok(_metadata, self->fd, RDLOCK_IOC_UP, NULL,
 			  "UP with a cluster key");
 		expect_ok(_metadata, self->fd, RDLOCK_IOC_DOWN, NULL,
@@ -1343,6 +1347,8 @@ TEST_F_TIMEOUT(uapi, up_down, 3 * READY_TIMEOUT_S)
 
 	cfg_init(&c, NODE, self->ip, 0);
 	expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c, "SET_CONFIG");
+	ASSERT_EQ(0, snapshot(self->fd, &s));
+	EXPECT_EQ(RDLOCK_STATUS_INSECURE_NO_KEY, s.st.flags);
 	for (round = 0; round < 2; round++) {
 		expect_ok(_metadata, self->fd, RDLOCK_IOC_UP, NULL, "UP");
 		ASSERT_EQ(0, wait_ready(self->fd)) {

@@ -175,6 +175,8 @@ struct rdlock_node_status {
  *	is too small it is filled as far as it goes.
  * @nodes: user pointer to an array of struct rdlock_node_status, sorted
  *	by node id; may be 0 when @nr_nodes is 0.
+ * @flags: RDLOCK_STATUS_* bits (out; ignored on input).
+ * @reserved32: must be zero.
  * @reserved: must be zero.
  */
 struct rdlock_status {
@@ -185,8 +187,15 @@ struct rdlock_status {
 	__u32 cluster_id;
 	__u32 nr_nodes;
 	__u64 nodes;
-	__u64 reserved[2];
+	__u32 flags;
+	__u32 reserved32;
+	__u64 reserved;
 };
+
+/* The cluster key is set (RDLOCK_IOC_SET_KEY). */
+#define RDLOCK_STATUS_KEYED		_BITUL(0)
+/* The configuration allows up without a key (RDLOCK_CONFIG_INSECURE_NO_KEY). */
+#define RDLOCK_STATUS_INSECURE_NO_KEY	_BITUL(1)
 
 #define RDLOCK_IOC_MAGIC	0xD7
 
