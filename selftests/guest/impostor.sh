@@ -91,21 +91,74 @@ at_least() {
 }
 
 # Nodes 0 and 2 while the impostor has node 1's address: round $1 is
-# seen when its refusals are counted here ($2 NAME N pairs).
+# seen here once each of its checks ($2 ...) passed: "+NAME": debugfs
+# rdlock/cluster's NAME went up since the round's signal (the impostor
+# calls again and again while a round lasts); "/TEXT": a kernel log line
+# has TEXT. And node 1's counts here have not moved.
 seen_round() {
 	sr_round=$1
 	shift
 	rdl_step "impostor's round $sr_round under way" \
-		rdl_wait_signal 3 $((ROUND_PORT + sr_round - 1)) 240 || return 1
-	while [ $# -ge 2 ]; do
-		rdl_step "round $sr_round: $1 counted" rdl_poll 120 at_least "$1" "$2" ||
-			return 1
-		shift 2
+		rdl_wait_signal 3 $((ROUND_PORT + sr_round - 1)) 300 || return 1
+	sr_bases=
+	for sr_c in "$@"; do
+		case $sr_c in
+		+*) sr_bases="$sr_bases ${sr_c#+}=$(rdl_cluster_value "${sr_c#+}")" ;;
+		esac
+	done
+	for sr_c in "$@"; do
+		case $sr_c in
+		+*)
+			sr_name=${sr_c#+}
+			sr_base=$(echo "$sr_bases" | tr ' ' '\n' | sed -n "s/^$sr_name=//p")
+			rdl_step "round $sr_round: $sr_name counted" \
+				rdl_poll 120 at_least "$sr_name" $((sr_base + 1)) ||
+				return 1
+			;;
+		/*)
+			rdl_step "round $sr_round: logged '${sr_c#/}'" \
+				rdl_poll 120 rdl_logged "${sr_c#/}" || return 1
+			;;
+		esac
 	done
 	rdl_step "round $sr_round: node 1 not ready here" not_ready 1 &&
 	rdl_step "round $sr_round: no connection, message or request of node 1" \
 		test "$(node1_counts)" = "$DARK_COUNTS" &&
 	rdl_signal $((SEEN_PORT + sr_round - 1))
+}
+
+# Nodes 0 and 2: node 1 cut off (node 0 has the host cut its link),
+# then each of the impostor's rounds seen, each with what only it makes
+# here: on node 0, which calls node 1, the impostor's refusals (a key on
+# one side, then the wrong key, then unproven refusals as declared
+# down); on node 2, which node 1 calls, its requests refused (rounds 2
+# and 3 look alike there).
+watch_impostor() {
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		rdl_step "every node saw every name held" \
+			rdl_wait_below 3 $ALL_PORT 240 &&
+		rdl_step "node 1's link off" \
+			sh "$RDL/guest/host-ctl.sh" link 1 off || return 1
+	fi
+	rdl_step "node 1 gone here" rdl_poll 300 gone 1 &&
+	rdl_step "neighbours: forget node 1's MAC" forget_1 || return 1
+	DARK_COUNTS=$(node1_counts)
+	echo "# node $RDLOCK_NODE_ID: node 1's connects, msgs_recv, served: $DARK_COUNTS"
+	rdl_signal $DARK_PORT || return 1
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		seen_round 1 +auth_refused_by_peer \
+			"/node 1 refused us: cluster key on one side only" &&
+		seen_round 2 +auth_refused_by_peer \
+			"/node 1 refused us: wrong cluster key" &&
+		seen_round 3 +auth_unproven_fence \
+			"/node 1: a refusal as declared down without the cluster key's proof: ignored"
+	else
+		seen_round 1 +auth_key_mismatch \
+			"/refused connection from node 1: cluster key on one side only" &&
+		seen_round 2 +auth_bad_proof \
+			"/refused connection from node 1: wrong cluster key" &&
+		seen_round 3 +auth_bad_proof
+	fi
 }
 
 # The real nodes: up, a name held each, through the impostor's rounds.
@@ -129,45 +182,16 @@ real_node() {
 			rdlockctl wait --timeout 600 &&
 		rdl_signal $BACK_PORT || return 1
 	else
-		if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
-			rdl_step "every node saw every name held" \
-				rdl_wait_below 3 $ALL_PORT 240 &&
-			rdl_step "node 1's link off" \
-				sh "$RDL/guest/host-ctl.sh" link 1 off || return 1
-		fi
-		rdl_step "node 1 gone here" rdl_poll 300 gone 1 &&
-		rdl_step "neighbours: forget node 1's MAC" forget_1 || return 1
-		DARK_COUNTS=$(node1_counts)
-		echo "# node $RDLOCK_NODE_ID: node 1's connects, msgs_recv, served: $DARK_COUNTS"
-		rdl_signal $DARK_PORT
-		if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
-			seen_round 1 auth_refused_by_peer 1 &&
-			seen_round 2 auth_refused_by_peer 2 &&
-			seen_round 3 auth_unproven_fence 1 &&
-			rdl_step "logged: refused for a key on one side" \
-				rdl_logged "node 1 refused us: cluster key on one side only" &&
-			rdl_step "logged: refused for the wrong key" \
-				rdl_logged "node 1 refused us: wrong cluster key" &&
-			rdl_step "logged: the unproven refusal as declared down ignored" \
-				rdl_logged "node 1: a refusal as declared down without the cluster key's proof: ignored" ||
-				return 1
-		else
-			seen_round 1 auth_key_mismatch 1 &&
-			seen_round 2 auth_bad_proof 1 &&
-			seen_round 3 auth_bad_proof 1 &&
-			rdl_step "logged: node 1 without a key refused" \
-				rdl_logged "refused connection from node 1: cluster key on one side only" &&
-			rdl_step "logged: node 1 with the wrong key refused" \
-				rdl_logged "refused connection from node 1: wrong cluster key" ||
-				return 1
-		fi
-		rdl_step "the impostor gone" rdl_wait_signal 3 $GONE_PORT 240 &&
-		rdl_step "neighbours: forget the impostor's MAC" forget_1 ||
-			return 1
+		# Whatever the rounds gave: the impostor gone, node 1 back.
+		watch_impostor
+		rn_rc=$?
+		rdl_step "the impostor gone" rdl_wait_signal 3 $GONE_PORT 600
+		rdl_step "neighbours: forget the impostor's MAC" forget_1
 		if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
 			rdl_step "node 1's link on" \
-				sh "$RDL/guest/host-ctl.sh" link 1 on || return 1
+				sh "$RDL/guest/host-ctl.sh" link 1 on
 		fi
+		[ "$rn_rc" -eq 0 ] &&
 		rdl_step "node 1 connected again" rdl_wait_signal 1 $BACK_PORT 600 ||
 			return 1
 	fi
