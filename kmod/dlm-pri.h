@@ -405,6 +405,7 @@ struct rdlock_dlm_req {
  * @lkids: locks by id.
  * @res: resources by hash.
  * @notices: waiters of the cluster not done yet.
+ * @node_waits: of @notices, those of each node (dlm_node_waits_max).
  * @waits: this node's requests whose wait notice is out, done notice not
  *	(rdlock_dlm_req.wait_node).
  * @notice_mutex: orders the done notices after @repeat_work's repeats of
@@ -446,6 +447,7 @@ struct rdlock_dlm_ls {
 	struct idr lkids;
 	DECLARE_HASHTABLE(res, 8);
 	struct list_head notices;
+	unsigned int node_waits[RDLOCK_MAX_NODES];
 	struct list_head waits;
 	struct mutex notice_mutex;	/* see above */
 	u64 next_req;
@@ -500,6 +502,7 @@ enum {
 	RDLOCK_DLM_ST_NODE_DOWN,	/* nodes declared down, per lockspace */
 	RDLOCK_DLM_ST_LS_LOST,		/* lockspaces lost (epoch, lost move) */
 	RDLOCK_DLM_ST_KNOWN,		/* waits remembered now (a gauge) */
+	RDLOCK_DLM_ST_WAIT_DROPPED,	/* waits over a node's bound */
 	RDLOCK_DLM_ST_BAST_HELD,	/* BASTs held back for a hold time */
 	RDLOCK_DLM_ST_HOLD_RAISED,	/* a lock's hold time doubled */
 	RDLOCK_DLM_ST_POLL_WAIT,	/* a waiting take slept until a kick or poll */

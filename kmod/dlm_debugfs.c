@@ -32,6 +32,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_NODE_DOWN] = "nodes_down",
 	[RDLOCK_DLM_ST_LS_LOST] = "lockspaces_lost",
 	[RDLOCK_DLM_ST_KNOWN] = "waits_known",
+	[RDLOCK_DLM_ST_WAIT_DROPPED] = "waits_dropped",
 	[RDLOCK_DLM_ST_BAST_HELD] = "basts_held",
 	[RDLOCK_DLM_ST_HOLD_RAISED] = "holds_raised",
 	[RDLOCK_DLM_ST_POLL_WAIT] = "poll_waits",

@@ -11,6 +11,7 @@
 #include <linux/hashtable.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
@@ -31,6 +32,33 @@ static const siphash_key_t rdlock_dlm_key = {
 /* Known waiters kicked from the worker's stack per request. */
 #define RDLOCK_DLM_KICKS_MAX	8
 
+/*
+ * Waits of one node a DLM lockspace remembers here (the wait notices of
+ * its requests not done yet): a bound on the memory, and on the list the
+ * notices walk in softirq, that another node's users can take here. A
+ * wait over it is not remembered: this node's holders granted after it
+ * get no blocking callback for it (counted, logged). Read at each wait.
+ */
+#define RDLOCK_DLM_NODE_WAITS_MIN	4
+#define RDLOCK_DLM_NODE_WAITS_MAX	1048576
+static unsigned int rdlock_dlm_node_waits_max = 65536;
+
+static int rdlock_dlm_node_waits_max_set(const char *val,
+					 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, RDLOCK_DLM_NODE_WAITS_MIN,
+				     RDLOCK_DLM_NODE_WAITS_MAX);
+}
+
+static const struct kernel_param_ops rdlock_dlm_node_waits_max_ops = {
+	.set = rdlock_dlm_node_waits_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(dlm_node_waits_max, &rdlock_dlm_node_waits_max_ops,
+		&rdlock_dlm_node_waits_max, 0644);
+MODULE_PARM_DESC(dlm_node_waits_max,
+		 "waits of one other node a DLM lockspace remembers on this node (4..1048576, default 65536); more get no blocking callback from holders granted later");
 /* ------------------------------------------------------------------ */
 /* Resources and notices                                              */
 
@@ -82,6 +110,7 @@ void rdlock_dlm_forget_wait(struct rdlock_dlm_ls *dls, u32 src, u64 req)
 		if (n->src == src && (!req || n->req == req)) {
 			list_del(&n->node);
 			kfree(n);
+			dls->node_waits[src]--;
 			rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, -1);
 		}
 	}
@@ -284,9 +313,17 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		}
 	}
 	/*
-	 * Without memory a holder granted later misses its BAST; the ones
-	 * granted now have theirs.
+	 * Over the node's bound, or without memory, a holder granted later
+	 * misses its BAST; the ones granted now have theirs.
 	 */
+	if (src >= RDLOCK_MAX_NODES ||
+	    dls->node_waits[src] >= READ_ONCE(rdlock_dlm_node_waits_max)) {
+		spin_unlock(&dls->lock);
+		rdlock_dlm_count(RDLOCK_DLM_ST_WAIT_DROPPED, 1);
+		pr_warn_ratelimited("lockspace %s: node %u has %u waits remembered here, no more (dlm_node_waits_max)\n",
+				    dls->name, src, rdlock_dlm_node_waits_max);
+		return;
+	}
 	n = kzalloc(sizeof(*n), GFP_ATOMIC);
 	if (n) {
 		n->src = src;
@@ -295,6 +332,7 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		n->req = req;
 		n->mode = mode;
 		list_add_tail(&n->node, &dls->notices);
+		dls->node_waits[src]++;
 		rdlock_dlm_count(RDLOCK_DLM_ST_KNOWN, 1);
 	} else {
 		pr_warn_ratelimited("no memory to remember a blocking notice\n");

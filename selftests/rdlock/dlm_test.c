@@ -123,6 +123,10 @@
  *		exactly one room wait; a queued PR request on another fresh
  *		resource then is granted once node 0 gives the others back
  *		(it may have waited for room meanwhile).
+ * node_waits	node 0 holds EX with dlm_node_waits_max 4; node 1 makes 8
+ *		waiting requests: node 0 remembers exactly 4 (waits_known),
+ *		counts 4 dropped, its holder gets the BAST; node 1's cancels
+ *		make it forget the 4.
  *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_DLM_ITERS (default 30),
  * RDLOCK_BARRIER_TIMEOUT (s, default 300), RDLOCK_DLM_ROOM (0: skip room).
@@ -198,6 +202,7 @@ FIXTURE_TEARDOWN(dlm)
 	rdl_debugfs_write(POLL_MS, 0);
 	rdl_debugfs_write(LOCAL_DELAY, 0);
 	rdl_write_u32(LOCAL_DEFER, LOCAL_DEFER_MS);
+	rdl_write_u32(NODE_WAITS, NODE_WAITS_DEFAULT);
 	rdl_debugfs_write(LOST_MSGS, 0);
 	rdl_debugfs_write(LINK_DOWN, 0);
 	close(self->fd);
@@ -1387,6 +1392,86 @@ TEST_F_TIMEOUT(dlm, room, STEP_S)
 	       unused);
 	EXPECT_GT(unused, left);
 	EXPECT_LT(0, left);
+}
+
+/* Barrier @rel's generation @gen (BARRIER() is generation 1). */
+#define BARRIER_GEN(rel, gen) do {					\
+	char msg_[160];							\
+									\
+	ASSERT_EQ(0, rdl_barrier(self->raw, self->env.nr_nodes,	\
+				 self->env.barrier_timeout,		\
+				 self->env.base + R_BARRIER + (rel), (gen),	\
+				 msg_, sizeof(msg_)))			\
+		TH_LOG("%s", msg_);					\
+} while (0)
+
+/* Poll "dlm" counter @name until it is @want (10 s at most); its value. */
+static long long dl_counter_is(const char *name, long long want)
+{
+	long long v = -1;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		v = rdl_debugfs_counter("dlm", name);
+		if (v == want)
+			break;
+		usleep(10000);
+	}
+	return v;
+}
+
+/*
+ * dlm_node_waits_max: node 0, holding "nwait" EX with the bound at 4,
+ * remembers 4 of node 1's 8 waits on it (waits_known) and counts the
+ * other 4 (waits_dropped); its holder has its BAST. Node 1's cancels
+ * make node 0 forget the 4 it remembered.
+ */
+#define NWAIT_BOUND	4
+#define NWAIT_REQS	8
+
+TEST_F_TIMEOUT(dlm, node_waits, STEP_S)
+{
+	struct rdlock_dlm_test_event e;
+	long long dropped = 0, known = 0;
+	int fd = self->fd, i;
+	__u32 me = self->env.self;
+
+	if (!me) {
+		ASSERT_EQ(0, rdl_write_u32(NODE_WAITS, NWAIT_BOUND));
+		GRANT(fd, 0, EX, 0, "nwait");
+		dropped = rdl_debugfs_counter("dlm", "waits_dropped");
+		known = rdl_debugfs_counter("dlm", "waits_known");
+		ASSERT_LE(0, dropped);
+		ASSERT_LE(0, known);
+	}
+	BARRIER_GEN(34, 1);
+	if (me == 1)
+		for (i = 1; i <= NWAIT_REQS; i++)
+			ASSERT_EQ(0, dl_lock(fd, i, EX, 0, "nwait"));
+	BARRIER_GEN(63, 1);
+	if (!me) {
+		EXPECT_EQ(dropped + NWAIT_REQS - NWAIT_BOUND,
+			  dl_counter_is("waits_dropped",
+					dropped + NWAIT_REQS - NWAIT_BOUND));
+		EXPECT_EQ(known + NWAIT_BOUND,
+			  rdl_debugfs_counter("dlm", "waits_known"));
+		EXPECT_BAST(fd, 0, EX);
+		/* Node 1's other waits may have made more: take them. */
+		while (!dl_event(fd, 0, QUIET_MS, &e))
+			EXPECT_EQ(RDLOCK_DLM_TEST_BAST, e.type);
+	}
+	BARRIER_GEN(34, 2);
+	if (me == 1)
+		for (i = 1; i <= NWAIT_REQS; i++) {
+			ASSERT_EQ(0, dl_unlock(fd, i, LKF_CANCEL));
+			EXPECT_AST(fd, i, ECANCEL);
+		}
+	BARRIER_GEN(63, 2);
+	if (!me) {
+		EXPECT_EQ(known, dl_counter_is("waits_known", known));
+		UNLOCK(fd, 0);
+		EXPECT_EQ(0, rdl_write_u32(NODE_WAITS, NODE_WAITS_DEFAULT));
+	}
 }
 
 /* "-t TEST": only that test (rdl_select_tests()). */

@@ -38,7 +38,7 @@
  * and 25; conversions: 24; room: 26, 27; late_open: 28 .. 31;
  * notice_order: 35; link_blip: 36 .. 41, 58; hold: 42, 43; kick: 44 .. 48,
  * 59; local: 49 .. 51; local_defer: 52 .. 57; link_down: 60, 61;
- * close: 62).
+ * close: 62; node_waits: 34, 63, each twice).
  */
 #define R_BARRIER	0
 #define R_COUNTER	32
@@ -62,6 +62,8 @@
 #define LINK_DOWN	"inject_link_down_ms"
 #define LOCAL_DEFER	"/sys/module/rdlock/parameters/dlm_local_defer_ms"
 #define LOCAL_DEFER_MS	2000	/* its default */
+#define NODE_WAITS	"/sys/module/rdlock/parameters/dlm_node_waits_max"
+#define NODE_WAITS_DEFAULT	65536
 
 struct dlm_env {
 	__u32 self, nr_nodes, iters, barrier_timeout, base, room;
