@@ -753,6 +753,7 @@ bool rdlock_fault_lost_msg(struct rdlock_conn *conn);
 bool rdlock_fault_link_down(u32 node);
 bool rdlock_fault_forged_fence(u32 node);
 bool rdlock_fault_relayed_proof(u32 node);
+void rdlock_fault_replayed_proof(u32 node, struct rdlock_cm_req_keyed *req);
 bool rdlock_fault_forged_table(u32 node);
 void rdlock_fault_other_backend(u32 node, struct rdlock_wire_downset *ds);
 u32 rdlock_fault_stale_rkey(const struct rdlock_conn *conn, u32 rkey);
@@ -791,6 +792,11 @@ static inline bool rdlock_fault_forged_fence(u32 node)
 static inline bool rdlock_fault_relayed_proof(u32 node)
 {
 	return false;
+}
+
+static inline void rdlock_fault_replayed_proof(u32 node,
+					       struct rdlock_cm_req_keyed *req)
+{
 }
 
 static inline bool rdlock_fault_forged_table(u32 node)

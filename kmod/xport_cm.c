@@ -963,6 +963,7 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 	struct rdlock_auth_bind bind;
 	struct rdlock_cm_pdata pd;
 	bool answer;
+	int ret;
 
 	rdlock_fill_pdata(&pd, conn->node);
 	memset(req, 0, sizeof(*req));
@@ -984,7 +985,11 @@ static int rdlock_fill_req_keyed(struct rdlock_conn *conn)
 	/* Fault injection: a proof as another queue pair would relay it. */
 	if (rdlock_fault_relayed_proof(conn->node))
 		bind.req_qpn ^= cpu_to_le32(1);
-	return rdlock_auth_req_mac(conn->challenge, req, &bind, req->mac);
+	ret = rdlock_auth_req_mac(conn->challenge, req, &bind, req->mac);
+	/* Fault injection: the request before, as a replay would send it. */
+	if (!ret)
+		rdlock_fault_replayed_proof(conn->node, req);
+	return ret;
 }
 
 static int rdlock_cm_connect(struct rdlock_conn *conn)

@@ -46,6 +46,13 @@ static struct {
 	/* Relayed proofs (inject_relayed_proofs): still to make, made. */
 	atomic_t inject_relayed_proofs;
 	atomic64_t relayed_proofs;
+	/*
+	 * Replayed proofs (inject_replayed_proofs): to send, sent; the
+	 * last keyed request with a proof to each node (under replay_lock).
+	 */
+	atomic_t inject_replayed_proofs;
+	atomic64_t replayed_proofs;
+	struct rdlock_cm_req_keyed replay_req[RDLOCK_MAX_NODES];
 	/* Forged table messages (inject_forged_tables): to send, sent. */
 	atomic_t inject_forged_tables;
 	atomic64_t forged_tables;
@@ -195,6 +202,34 @@ bool rdlock_fault_relayed_proof(u32 node)
 {
 	return rdlock_fault_to_peer(node, &rdlock_xfault.inject_relayed_proofs,
 				    &rdlock_xfault.relayed_proofs);
+}
+
+static DEFINE_SPINLOCK(rdlock_fault_replay_lock);
+
+/*
+ * Replayed proofs (inject_replayed_proofs): this node sends that many of
+ * its keyed requests with a proof to peers as the request it sent before
+ * (its nonce and proof, made for a challenge already answered), as an
+ * attacker replaying a recorded request would: the acceptor must refuse
+ * it (wrong cluster key). Each keyed request with a proof is kept for
+ * this, per peer. Counted in replayed_proofs_injected.
+ */
+void rdlock_fault_replayed_proof(u32 node, struct rdlock_cm_req_keyed *req)
+{
+	struct rdlock_cm_req_keyed *last;
+
+	if (node >= RDLOCK_MAX_NODES || node == rdlock_cl.self)
+		return;
+	last = &rdlock_xfault.replay_req[node];
+	spin_lock_bh(&rdlock_fault_replay_lock);
+	if (last->nonce &&
+	    atomic_dec_if_positive(&rdlock_xfault.inject_replayed_proofs) >= 0) {
+		*req = *last;
+		atomic64_inc(&rdlock_xfault.replayed_proofs);
+	} else {
+		*last = *req;
+	}
+	spin_unlock_bh(&rdlock_fault_replay_lock);
 }
 
 /*
@@ -392,6 +427,8 @@ void rdlock_xport_fault_show(struct seq_file *m)
 	seq_printf(m, "forged_tables_injected: %lld\nother_backends_injected: %lld\n",
 		   (long long)atomic64_read(&rdlock_xfault.forged_tables),
 		   (long long)atomic64_read(&rdlock_xfault.other_backends));
+	seq_printf(m, "replayed_proofs_injected: %lld\n",
+		   (long long)atomic64_read(&rdlock_xfault.replayed_proofs));
 }
 
 /*
@@ -414,6 +451,8 @@ void rdlock_xport_fault_init(struct dentry *root)
 				&rdlock_xfault.inject_forged_fences);
 	debugfs_create_atomic_t("inject_relayed_proofs", 0600, root,
 				&rdlock_xfault.inject_relayed_proofs);
+	debugfs_create_atomic_t("inject_replayed_proofs", 0600, root,
+				&rdlock_xfault.inject_replayed_proofs);
 	debugfs_create_atomic_t("inject_forged_tables", 0600, root,
 				&rdlock_xfault.inject_forged_tables);
 	debugfs_create_atomic_t("inject_other_backends", 0600, root,

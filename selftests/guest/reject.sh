@@ -29,7 +29,11 @@
 #      key, counted, and node 0 connects again with its own; then node 0
 #      sends its next table message with a wrong proof
 #      (inject_forged_tables), as a forger on the queue pair would: node
-#      1 fails that connection, counted, and node 0 connects again;
+#      1 fails that connection, counted, and node 0 connects again; then
+#      node 0 sends its next request as the one before, nonce and proof
+#      (inject_replayed_proofs), as a replay of a recorded request would:
+#      node 1 refuses it as a wrong key, counted, and node 0 connects
+#      again with a fresh one;
 #   8. node 1 refuses node 0's next request as declared down, without the
 #      key's proof (inject_forged_fences), as a forger on the fabric
 #      could: node 0 ignores it, counted, and connects again, ready;
@@ -263,7 +267,19 @@ relayed_proof_0() {
 	rdl_step "connected to node 1 again, with a proven table message" \
 		rdl_poll 120 connected_again 3 &&
 	rdl_step "ready after the forged table message" \
-		rdlockctl wait --timeout 120
+		rdlockctl wait --timeout 120 &&
+	dmesg -c > /dev/null &&
+	rdl_step "send the next request as the one before (a replay)" \
+		eval 'echo 1 > /sys/kernel/debug/rdlock/inject_replayed_proofs' &&
+	rdl_step "links down for 1 s" \
+		eval 'echo 1000 > /sys/kernel/debug/rdlock/inject_link_down_ms' &&
+	rdl_step "replayed request: refused as a wrong key" \
+		rdl_poll 120 rdl_logged "node 1 refused us: wrong cluster key" &&
+	rdl_step "one request replayed" \
+		test "$(rdl_cluster_value replayed_proofs_injected)" -eq 1 &&
+	rdl_step "connected to node 1 again, with a fresh proof" \
+		rdl_poll 120 connected_again 4 &&
+	rdl_step "ready after the replayed request" rdlockctl wait --timeout 120
 	rdl_signal $RELAYED_PORT
 }
 
@@ -278,8 +294,8 @@ relayed_proof_1_start() {
 
 relayed_proof_1() {
 	rdl_step "node 0 connected again" rdl_wait_signal 0 $RELAYED_PORT 300 &&
-	rdl_step "node 1 refused the relayed proof: counted once" \
-		test "$(rdl_cluster_value auth_bad_proof)" -eq $((rp_bad + 1)) &&
+	rdl_step "node 1 refused the relayed and the replayed proof: counted once each" \
+		test "$(rdl_cluster_value auth_bad_proof)" -eq $((rp_bad + 2)) &&
 	rdl_step "node 1 logged it" \
 		rdl_logged "refused connection from node 0: wrong cluster key" &&
 	rdl_step "node 1 refused the forged table message: counted once" \
@@ -294,7 +310,7 @@ forged_fence_0() {
 		rdl_poll 120 rdl_logged "node 1: a refusal as declared down without the cluster key's proof: ignored" &&
 	rdl_step "forged refusal: counted once" \
 		test "$(rdl_cluster_value auth_unproven_fence)" -eq 1 &&
-	rdl_step "connected to node 1 again" rdl_poll 120 connected_again 4 &&
+	rdl_step "connected to node 1 again" rdl_poll 120 connected_again 5 &&
 	rdl_step "ready after the forged refusal" rdlockctl wait --timeout 120 &&
 	rdl_step "node 1 not taken for a declarer" eval '! rdl_node_flag 1 down' &&
 	rdl_step "not declared down" eval '! rdl_logged "declared this node down"'
