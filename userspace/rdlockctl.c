@@ -247,11 +247,15 @@ static int cmd_config(int argc, char **argv)
 	if (!have_cluster || !have_node || !have_addr)
 		return bad_usage("%s: --cluster, --node and --addr are required",
 				 "config");
-	if (!key_file == !(cfg.flags & RDLOCK_CONFIG_INSECURE_NO_KEY))
-		return bad_usage("%s: one of --key-file FILE (see 'keygen') and --insecure-no-key",
+	if (key_file && (cfg.flags & RDLOCK_CONFIG_INSECURE_NO_KEY))
+		return bad_usage("%s: --key-file FILE or --insecure-no-key, not both",
 				 "config");
-	if (!key_file)
+	if (cfg.flags & RDLOCK_CONFIG_INSECURE_NO_KEY)
 		insecure_warning();
+	else if (!key_file)
+		fprintf(stderr,
+			"%s: no cluster key: up will be refused; --key-file FILE ('keygen' makes one)\n",
+			prog);
 
 	if (do_ioctl(RDLOCK_IOC_SET_CONFIG, &cfg, "set config"))
 		return 1;
@@ -1548,7 +1552,7 @@ static int cmd_version(int argc, char **argv);
 static const struct cmd cmds[] = {
 	{ "config", cmd_config,
 	  "--cluster ID --node N --addr ADDR [--peer ID=ADDR]...\n"
-	  "      --key-file FILE | --insecure-no-key",
+	  "      [--key-file FILE | --insecure-no-key]",
 	  "set this node's configuration (forgets all peers and the cluster\n"
 	  "      key), then add peers; --key-file: set the cluster key from FILE\n"
 	  "      (16..64 bytes, mode 0600 or stricter; see keygen), without\n"

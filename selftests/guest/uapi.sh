@@ -57,8 +57,15 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	fi
 	rdlockctl down 2>/dev/null
 
-	# A one-node cluster, up and ready, then unloaded as it is.
+	# Configured without a key: up refused, with the reason.
 	SELF=$(rdl_node_addr "$RDLOCK_NODE_ID")
+	rdl_step "configure one node without a key" rdlockctl config \
+		--cluster "$RDL_CLUSTER" --node "$RDLOCK_NODE_ID" --addr "$SELF" &&
+	rdl_step "up refused: no cluster key" \
+		sh -c 'rdlockctl up 2>&1 | grep -q "(ENOKEY) (no cluster key"' &&
+	rdl_step "still down" sh -c 'rdlockctl status | grep -qx "state: down"'
+
+	# A one-node cluster, up and ready, then unloaded as it is.
 	rdl_step "configure one node" rdlockctl config --cluster "$RDL_CLUSTER" \
 		--node "$RDLOCK_NODE_ID" --addr "$SELF" --insecure-no-key &&
 	rdl_step "cluster up" rdlockctl up &&
