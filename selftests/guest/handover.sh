@@ -134,8 +134,18 @@ dmesg_took() {
 	}
 }
 
+# Node 0 took over from node 1, or from nodes 1 and 2 at once: node 1
+# goes once node 2's cluster is down, which may be before node 0's
+# cluster engine handled node 2's leave (one generation, both left).
 dmesg_took_again() {
-	dmesg | grep -q "rdlock: cluster [0-9]*: nodes 0x1 take over the lock tables of this epoch from nodes 0x2 (handover 2)"
+	dmesg | grep -q "rdlock: cluster [0-9]*: nodes 0x1 take over the lock tables of this epoch from nodes 0x[26] (handover 2)"
+}
+
+# The same, and if not, what this node's rdlock said.
+took_again() {
+	rdl_poll 60 dmesg_took_again && return 0
+	dmesg | grep "rdlock: " | tail -n 12 | sed 's/^/#   /'
+	return 1
 }
 
 not_returned() {
@@ -351,7 +361,7 @@ rdl_step "remove ho" rdl_rm_ls ho
 if [ "$MODE" = leave ] && [ "$RDLOCK_NODE_ID" -eq 0 ]; then
 	rdl_step "node 1 took its cluster down" \
 		rdl_wait_signal 1 $P_LEFT 600 &&
-	rdl_step "node 0 took over from node 1" rdl_poll 60 dmesg_took_again
+	rdl_step "node 0 took over from node 1" took_again
 fi
 # shellcheck disable=SC2086 # a list of node ids
 rdl_stop_in_turn $P_LEFT $ending
