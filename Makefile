@@ -10,6 +10,8 @@
 # make dkms-install  rdlock.ko through DKMS, rebuilt for every new kernel
 #                    (DKMS_KERNEL=VERSION: for that kernel, not the running one)
 # make dkms-uninstall  remove it from DKMS and /usr/src
+# make deb          the Debian packages rdlock-dkms and rdlock-tools
+#                   (debian/), in the parent directory
 # make install-tools  rdlockctl, the systemd unit, an example rdlock.conf,
 #                     the man pages, the bash completion, the udev rule
 #                     and sysusers.d file of /dev/rdlock's group
@@ -32,7 +34,7 @@ OCFS2_HEADERS ?= $(CURDIR)/vendor/ocfs2
 KBUILD_FLAGS := -C $(KDIR) M=$(CURDIR) W=1 OCFS2_HEADERS=$(OCFS2_HEADERS)
 
 .PHONY: all modules userspace selftests check-style checkpatch check-layers sparse test clean
-.PHONY: dkms-add dkms-install dkms-uninstall install-tools
+.PHONY: dkms-add dkms-install dkms-uninstall install-tools deb
 
 all: modules userspace selftests
 
@@ -90,6 +92,11 @@ dkms-add:
 dkms-install: dkms-add
 	dkms build -m rdlock -v $(DKMS_VERSION) -k $(DKMS_KERNEL)
 	dkms install -m rdlock -v $(DKMS_VERSION) -k $(DKMS_KERNEL)
+
+# debhelper and dh-dkms; scripts/deb-test.sh installs, upgrades and purges
+# them in a chroot.
+deb:
+	dpkg-buildpackage -b -us -uc
 
 dkms-uninstall:
 	dkms remove -m rdlock -v $(DKMS_VERSION) --all

@@ -15,6 +15,8 @@ PACKAGES=(
 	# test guests: emulator, private switch, guest userspace
 	qemu-system-x86 vde2 busybox-static iproute2
 	rdma-core ibverbs-providers ibverbs-utils perftest
+	# the Debian packages (deb-test.sh builds and installs them)
+	debhelper dh-dkms dkms
 	# the demo's report: its plot
 	gnuplot-nox
 	# fs/dlm beside rdlock in the demo: the guests run these binaries

@@ -21,6 +21,12 @@
 #                              (bakery, CAS spinlock, update locks),
 #                              fairness, reader stream, many names,
 #               dlm            the DLM API (debug: two-sided, stock: verbs)
+#             deb              the Debian packages (debian/, deb-test.sh):
+#                              built, installed with dpkg in a chroot
+#                              (an overlay of the host's root: DKMS
+#                              builds the modules for the stock kernel),
+#                              a 3-node cluster run from what they
+#                              installed, upgraded, purged; stock only
 #             reject           refused connections and recovery, 2 nodes
 #             impostor         a fourth guest with a node's address, with
 #                              no key or a guessed one, while that node's
@@ -227,6 +233,22 @@ host_tests()
 		head -n 40 | sed 's/^/#   /'
 }
 
+# The Debian packages (deb-test.sh): built, installed in a chroot (DKMS
+# builds the modules for the stock kernel), a 3-guest cluster run from
+# what they installed, upgraded, purged.
+deb_step()
+{
+	local start=$SECONDS out=$LOGS/stock-deb.log rc
+
+	"$ROOT/scripts/deb-test.sh" --payload "$ROOT/build/stock/payload" \
+		--log-dir "$LOGS/stock-deb" > "$out" 2>&1
+	rc=$?
+	tally "stock: Debian packages: build, install, a cluster, upgrade, purge" \
+		$rc "$(tail -n 1 "$out")" $start ||
+		grep -E '^(not ok|#   not ok|# guests)' "$out" | head -n 40 |
+		sed 's/^/#   /'
+}
+
 # cluster_step KERNEL NAME NODES TIMEOUT [CLUSTER.SH OPTIONS] -- CMD...
 cluster_step()
 {
@@ -307,6 +329,7 @@ guest_tests()
 			sh guest/seq.sh kunit.sh uapi.sh fuzz.sh
 	else
 		cluster_step "$kernel" uapi 1 300 -- sh guest/uapi.sh
+		deb_step
 	fi
 	# One boot per backend for the transport, lock and lockspace tests
 	# (guest/seq.sh: a debug boot costs about 40 s), and the DLM API on
