@@ -259,6 +259,9 @@ check "rdlock.ko and ocfs2_stack_rdlock.ko: $VER, for $KVER, indexed" \
 	modules_are "$VER"
 check "rdlockctl --version: $VER" tool_is "$VER"
 check "rdlock.service installed and enabled, not started" enabled
+# Its syntax, and its commands and man pages (Documentation=) installed.
+check "systemd-analyze verify rdlock.service" \
+	in_root systemd-analyze verify /lib/systemd/system/rdlock.service
 check "/dev/rdlock's group rdlock made (sysusers.d)" \
 	in_root getent group rdlock
 check "rdlock.conf.example is a conffile" conffile
