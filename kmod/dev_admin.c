@@ -36,6 +36,7 @@ static long rdlock_ioc_set_config(void __user *argp)
 	if (ret)
 		return ret;
 	return rdlock_xport_configure(cfg.cluster_id, cfg.node_id, &ss,
+				      cfg.name,
 				      cfg.flags & RDLOCK_CONFIG_INSECURE_NO_KEY);
 }
 

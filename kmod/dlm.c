@@ -1418,6 +1418,31 @@ u32 rdlock_dlm_node_id(void)
 }
 EXPORT_SYMBOL_GPL(rdlock_dlm_node_id);
 
+/**
+ * rdlock_dlm_check_cluster() - is @cluster the name of this node's cluster
+ * @cluster: a cluster name, as a file system's disk names it (OCFS2's
+ *	mkfs.ocfs2 --cluster-name); NUL-terminated.
+ *
+ * As fs/dlm's dlm_new_lockspace() compares its @cluster with the name its
+ * cluster engine gave: a disk made for another cluster is not mounted
+ * with this one's locks.
+ *
+ * Return: 0 when it is this cluster's name (rdlockctl config --name);
+ * -EBADR when it is another; -ENOKEY when this cluster has no name, which
+ * the caller may accept (nothing to compare) or refuse.
+ */
+int rdlock_dlm_check_cluster(const char *cluster)
+{
+	char name[RDLOCK_CLUSTER_NAME_MAX + 1];
+
+	BUILD_BUG_ON(RDLOCK_DLM_CLUSTER_NAME_MAX != RDLOCK_CLUSTER_NAME_MAX);
+	rdlock_xport_cluster_name(name);
+	if (!name[0])
+		return -ENOKEY;
+	return strcmp(name, cluster) ? -EBADR : 0;
+}
+EXPORT_SYMBOL_GPL(rdlock_dlm_check_cluster);
+
 /*
  * rdlock_dlm_open(), its requests' work on @wq: rdlock_dlm_wq, or for the
  * uapi's lockspaces rdlock_dlm_user_wq.

@@ -159,9 +159,18 @@ static inline bool rdlock_sockaddr_same_host(const struct sockaddr_storage *node
 static inline int rdlock_check_config(const struct rdlock_cluster_config *cfg,
 				      struct sockaddr_storage *ss)
 {
+	size_t i, len = strnlen(cfg->name, RDLOCK_CLUSTER_NAME_MAX);
+
 	if (cfg->version != RDLOCK_UAPI_VERSION ||
 	    (cfg->flags & ~RDLOCK_CONFIG_FLAGS) ||
 	    !rdlock_all_zero(cfg->reserved, sizeof(cfg->reserved)))
+		return -EINVAL;
+	/* The name: NUL-padded, possibly all RDLOCK_CLUSTER_NAME_MAX long. */
+	for (i = 0; i < len; i++)
+		if (!isascii(cfg->name[i]) ||
+		    (!isalnum(cfg->name[i]) && !strchr("_.-", cfg->name[i])))
+			return -EINVAL;
+	if (!rdlock_all_zero(cfg->name + len, RDLOCK_CLUSTER_NAME_MAX - len))
 		return -EINVAL;
 	if (!cfg->cluster_id || cfg->node_id >= RDLOCK_MAX_NODES)
 		return -EINVAL;

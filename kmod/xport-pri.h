@@ -465,6 +465,7 @@ struct rdlock_cluster {
 	enum rdlock_cl_state state;		/* under @lock, and cfg_mutex */
 	u32 cluster_id;
 	u32 self;
+	char name[RDLOCK_CLUSTER_NAME_MAX + 1];	/* under @lock; "": none */
 	struct rdlock_node nodes[RDLOCK_MAX_NODES];
 	struct rdma_cm_id *listen_id;
 	struct rdlock_dev *dev;

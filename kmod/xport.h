@@ -137,8 +137,11 @@ int rdlock_xport_release(u32 node, const struct rdlock_table_named *named);
 /* Cluster configuration (xport_cfg.c): checked by the caller, set while down. */
 struct rdlock_status;
 struct rdlock_node_status;
+/* @buf: RDLOCK_CLUSTER_NAME_MAX + 1 bytes. */
+void rdlock_xport_cluster_name(char *buf);
 int rdlock_xport_configure(u32 cluster_id, u32 node_id,
-			   const struct sockaddr_storage *addr, bool no_key);
+			   const struct sockaddr_storage *addr,
+			   const char *name, bool no_key);
 int rdlock_xport_set_peer(u32 node_id, const struct sockaddr_storage *addr);
 int rdlock_xport_set_key(const u8 *key, unsigned int len);
 int rdlock_xport_up_allowed(void);

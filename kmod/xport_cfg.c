@@ -119,6 +119,8 @@ static void rdlock_set_node(u32 id, const struct sockaddr_storage *ss)
  * @cluster_id: the cluster's id.
  * @node_id: this node's id, below RDLOCK_MAX_NODES.
  * @addr: this node's address.
+ * @name: the cluster's name, a checked buffer of RDLOCK_CLUSTER_NAME_MAX
+ *	bytes, NUL-padded (not necessarily terminated); empty: none.
  * @no_key: RDLOCK_CONFIG_INSECURE_NO_KEY: up without a cluster key is
  *	allowed (tests only).
  *
@@ -127,7 +129,8 @@ static void rdlock_set_node(u32 id, const struct sockaddr_storage *ss)
  * Return: 0, or -EBUSY while the cluster is up.
  */
 int rdlock_xport_configure(u32 cluster_id, u32 node_id,
-			   const struct sockaddr_storage *addr, bool no_key)
+			   const struct sockaddr_storage *addr,
+			   const char *name, bool no_key)
 {
 	struct rdlock_cluster *cl = &rdlock_cl;
 	int ret = 0;
@@ -143,6 +146,8 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 	spin_lock_bh(&cl->lock);
 	cl->cluster_id = cluster_id;
 	cl->self = node_id;
+	memset(cl->name, 0, sizeof(cl->name));
+	memcpy(cl->name, name, RDLOCK_CLUSTER_NAME_MAX);
 	if (cl->state == RDLOCK_CL_UNCONFIGURED)
 		rdlock_cl_to(RDLOCK_CL_DOWN);
 	spin_unlock_bh(&cl->lock);
@@ -156,6 +161,18 @@ int rdlock_xport_configure(u32 cluster_id, u32 node_id,
 out:
 	mutex_unlock(&cl->cfg_mutex);
 	return ret;
+}
+
+/**
+ * rdlock_xport_cluster_name() - the cluster's name
+ * @buf: RDLOCK_CLUSTER_NAME_MAX + 1 bytes; receives it, NUL-terminated: ""
+ *	when it has none or this node is not configured.
+ */
+void rdlock_xport_cluster_name(char *buf)
+{
+	spin_lock_bh(&rdlock_cl.lock);
+	memcpy(buf, rdlock_cl.name, RDLOCK_CLUSTER_NAME_MAX + 1);
+	spin_unlock_bh(&rdlock_cl.lock);
 }
 
 /**

@@ -35,6 +35,7 @@ static int rdlock_cluster_show(struct seq_file *m, void *v)
 	seq_printf(m, "state: %s\n", rdlock_state_names[rdlock_cluster_state()]);
 	spin_lock_bh(&cl->lock);
 	seq_printf(m, "cluster_id: %u\nnode_id: %u\n", cl->cluster_id, cl->self);
+	seq_printf(m, "cluster_name: %s\n", cl->name[0] ? cl->name : "(none)");
 	seq_printf(m, "backend: %s\n", rdlock_backend_names[cl->backend]);
 	seq_printf(m, "requested_backend: %s\n",
 		   cl->self_adv.mode == RDLOCK_BACKEND_NONE ? "auto" :

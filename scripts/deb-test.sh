@@ -26,6 +26,8 @@ set -uo pipefail
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$SCRIPTS/lib.sh"
+# shellcheck source=scripts/ocfs2-image.sh
+. "$SCRIPTS/ocfs2-image.sh"
 RDL_NAME="deb-test"
 
 payload=
@@ -85,11 +87,22 @@ finish() {
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$ROOT/dkms.conf")
 [ -n "$VER" ] || die "no PACKAGE_VERSION in dkms.conf"
 VER2=$VER+debtest
-hdr=$(printf '%s\n' /usr/src/linux-headers-*-amd64 | sort -V | tail -n 1)
-[ -d "$hdr" ] || die "no linux-headers-*-amd64 installed"
-KVER=${hdr#/usr/src/linux-headers-}
+# The stock guests' kernel (kernel.sh): the one linux-headers-amd64 is of.
+eval "$("$SCRIPTS/kernel.sh" stock)" || die "kernel.sh stock failed"
 [ -e "/lib/modules/$KVER/build" ] ||
 	die "/lib/modules/$KVER/build missing: linux-headers-$KVER is incomplete"
+# What the chroot sees of the host must not be rdlock already.
+[ -z "$(dkms status -m rdlock 2> /dev/null)" ] ||
+	die "rdlock is in this host's DKMS (make dkms-uninstall first)"
+for p in rdlock-dkms rdlock-tools; do
+	! dpkg-query -W -f '${Status}\n' "$p" 2> /dev/null | grep -q installed ||
+		die "$p is installed on this host"
+done
+# The chroot is an overlay of / alone: dpkg's files must be on it.
+for d in /usr /var /etc /lib; do
+	[ "$(stat -c %d "$d")" = "$(stat -c %d /)" ] ||
+		die "$d is another file system than /: the overlay would not see it"
+done
 echo "# rdlock $VER (upgrade to $VER2), kernel $KVER"
 
 B=$(mktemp -d "${TMPDIR:-/tmp}/rdlock-deb.XXXXXX")
@@ -144,6 +157,21 @@ sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$VER2\"/" "$B/v2/src/dkms.conf" 
 DEB_BUILD_OPTIONS=nocheck build "$B/v2"
 ok $? "dpkg-buildpackage: rdlock $VER2"
 
+# starts DEB: its maintainer scripts never start or restart the unit (an
+# upgrade would take the node out of its cluster).
+never_starts() {
+	local d=$B/ctrl
+	rm -rf "$d" && dpkg-deb -e "$1" "$d" || return 1
+	! grep -l 'deb-systemd-invoke \(start\|restart\)\|systemctl.* \(start\|restart\)' "$d"/* 2> /dev/null
+}
+
+# stops DEB: its prerm stops the unit when the package is removed.
+stops_on_remove() {
+	local d=$B/ctrl
+	rm -rf "$d" && dpkg-deb -e "$1" "$d" || return 1
+	grep -q 'deb-systemd-invoke stop rdlock.service' "$d/prerm"
+}
+
 # deb_has DEB PATH...: each PATH is in DEB.
 deb_has() {
 	local deb=$1 list p
@@ -170,6 +198,10 @@ check "rdlock-tools: rdlockctl, unit, example, man pages, docs" \
 	usr/share/doc/rdlock-tools/admin-guide.rst.gz
 check "rdlock-dkms depends on dkms" \
 	sh -c "dpkg-deb -f '$DKMS_DEB' Depends | grep -q '^dkms'"
+check "rdlock-tools never starts or restarts rdlock.service" \
+	never_starts "$TOOLS_DEB"
+check "rdlock-tools stops rdlock.service when removed" \
+	stops_on_remove "$TOOLS_DEB"
 
 # The chroot: this host's root read-only under an overlay on a tmpfs,
 # with /proc, /sys and /dev, and an empty /run (no init system to talk
@@ -193,6 +225,10 @@ done
 mnt "$R/run" -t tmpfs tmpfs
 { mkdir -p "$R/tmp/debs" && cp "$B"/v1/*.deb "$B"/v2/*.deb "$R/tmp/debs/"; } ||
 	die "copy the packages"
+# DKMS builds for the running kernel when it is installed, else for every
+# kernel with headers (common.postinst): for $KVER in either case.
+echo 'autoinstall_all_kernels="y"' >> "$R/etc/dkms/framework.conf" ||
+	die "dkms framework.conf"
 
 in_root() {
 	chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
@@ -208,14 +244,14 @@ installed() {
 	done
 }
 
-# dkms_has VERSION: DKMS built and installed it for $KVER, and no other
-# version of rdlock is known to it.
+# dkms_has VERSION: DKMS built and installed it for $KVER, and knows no
+# other version of rdlock.
 dkms_has() {
 	local s
 	s=$(in_root dkms status -m rdlock) || return 1
 	echo "$s"
-	[ "$(grep -c . <<< "$s")" -eq 1 ] &&
-		grep -q "^rdlock/$1, $KVER, [^:]*: installed" <<< "$s"
+	grep -q "^rdlock/$1, $KVER, [^:]*: installed" <<< "$s" &&
+		! grep -v "^rdlock/$1[,:]" <<< "$s" | grep -q .
 }
 
 # modules_are VERSION: both modules in updates/dkms for $KVER, of
@@ -258,7 +294,7 @@ check "dkms status: rdlock/$VER installed for $KVER" dkms_has "$VER"
 check "rdlock.ko and ocfs2_stack_rdlock.ko: $VER, for $KVER, indexed" \
 	modules_are "$VER"
 check "rdlockctl --version: $VER" tool_is "$VER"
-check "rdlock.service installed and enabled, not started" enabled
+check "rdlock.service installed and enabled" enabled
 # Its syntax, and its commands and man pages (Documentation=) installed.
 check "systemd-analyze verify rdlock.service" \
 	in_root systemd-analyze verify /lib/systemd/system/rdlock.service
@@ -273,6 +309,12 @@ if [ -z "$payload" ]; then
 	payload=$ROOT/build/stock/payload
 fi
 P=$B/payload
+# OCFS2 disks for node 0: one made for the example's cluster name, one for
+# another cluster.
+{
+	ocfs2_mkimage "$B/own.img" rdlock "$log_dir/mkfs-own.log" rdlock &&
+	ocfs2_mkimage "$B/other.img" rdlock "$log_dir/mkfs-other.log" elsewhere
+} > /dev/null || die "mkfs.ocfs2 (see $log_dir)"
 {
 	cp -a "$payload" "$P" && rm -f "$P"/modules/*.ko && mkdir -p "$P/pkg" &&
 	cp "$R/lib/modules/$KVER/updates/dkms/rdlock.ko" \
@@ -282,7 +324,8 @@ P=$B/payload
 	cp "$R/usr/sbin/rdlockctl" "$P/bin/rdlockctl"
 } || die "the guests' payload"
 "$SCRIPTS/cluster.sh" --kernel stock --nodes 3 --timeout 300 --payload "$P" \
-	--module ocfs2 --log-dir "$log_dir/guests" -- \
+	--module ocfs2 --shared-disk "$B/own.img" --shared-disk "$B/other.img" \
+	--log-dir "$log_dir/guests" -- \
 	sh guest/packaged.sh "$VER" > "$log_dir/guests.log" 2>&1
 rc=$?
 line=$(grep '^cluster:' "$log_dir/guests.log" | tail -n 1)

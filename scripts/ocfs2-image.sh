@@ -5,8 +5,9 @@
 # ocfs2-test.sh and demo.sh (bash): make the shared image for a stack and
 # check it afterwards.
 #
-#   ocfs2_mkimage IMG o2cb|rdlock LOG
-#       a fresh 256 MiB image at IMG, mkfs.ocfs2's output in LOG; sets
+#   ocfs2_mkimage IMG o2cb|rdlock LOG [CLUSTER_NAME]
+#       a fresh 256 MiB image at IMG of cluster CLUSTER_NAME (default
+#       rdlock), mkfs.ocfs2's output in LOG; sets
 #       OCFS2_GUEST_ARGS to the arguments of "guest/ocfs2.sh STACK" after
 #       the stack (o2cb: the UUID and the heartbeat's first block; rdlock:
 #       none). Returns non-zero, saying why on stderr, if it failed.
@@ -19,7 +20,7 @@ OCFS2_IMAGE_SIZE=256M
 
 ocfs2_mkimage()
 {
-	local img=$1 stack=$2 mlog=$3 disk_stack uuid hb_block
+	local img=$1 stack=$2 mlog=$3 name=${4:-rdlock} disk_stack uuid hb_block
 
 	case $stack in
 	o2cb)	disk_stack=o2cb ;;
@@ -34,11 +35,12 @@ ocfs2_mkimage()
 	# cluster.sh), and no two nodes may write inside one 4 KiB block of
 	# the image at the same time. The stack and cluster name go on the
 	# disk (o2cb: the cluster ocfs2.sh makes in configfs is "rdlock";
-	# rdlock: the plug-in does not check the name, rdlock has one cluster
-	# per node). -N 4: one slot (journal) per node, up to 4 nodes.
+	# rdlock: the plug-in checks it against rdlockctl config --name, which
+	# ocfs2.sh sets to "rdlock"). -N 4: one slot (journal) per node, up to
+	# 4 nodes.
 	if ! truncate -s "$OCFS2_IMAGE_SIZE" "$img" ||
 	   ! mkfs.ocfs2 -q -b 4096 -C 4096 -N 4 -J size=16M -L rdlock-test \
-		--cluster-stack="$disk_stack" --cluster-name=rdlock "$img" \
+		--cluster-stack="$disk_stack" --cluster-name="$name" "$img" \
 		> "$mlog" 2>&1; then
 		cat "$mlog" >&2
 		echo "mkfs.ocfs2 failed" >&2

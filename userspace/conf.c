@@ -4,6 +4,7 @@
  * line, words separated by blanks, "#" to the end of the line a comment:
  *
  *	cluster ID			once; non-zero 32-bit number
+ *	cluster_name NAME		optional: the cluster's name
  *	node ID ADDR			once per node, this one included
  *	self ID				optional: this node (else by address)
  *	key_file PATH			the cluster key, absolute path
@@ -80,6 +81,22 @@ const char *rdlock_proto_name(__u32 proto)
 		return "cql";
 	}
 	return "unknown";
+}
+
+int rdlock_parse_cluster_name(const char *s, char *name)
+{
+	size_t i, len = strlen(s);
+
+	if (!len || len > RDLOCK_CLUSTER_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("_.-", s[i])))
+			return -EINVAL;
+	memset(name, 0, RDLOCK_CLUSTER_NAME_MAX);
+	memcpy(name, s, len);
+	return 0;
 }
 
 int rdlock_parse_mode(const char *s, __u32 *mode)
@@ -273,6 +290,21 @@ static int parse_self(struct rdlock_conf *conf, struct conf_line *l)
 			    RDLOCK_MAX_NODES - 1);
 	conf->has_self = 1;
 	conf->self_line = l->line;
+	return 0;
+}
+
+/* The cluster's name (SET_CONFIG's name), checked against file systems'. */
+static int parse_cluster_name(struct rdlock_conf *conf, struct conf_line *l)
+{
+	if (l->nr != 2)
+		return lerr(l, "'cluster_name' needs one NAME");
+	if (conf->name_line)
+		return lerr(l, "'cluster_name' given twice (first on line %u)",
+			    conf->name_line);
+	if (rdlock_parse_cluster_name(l->w[1], conf->name))
+		return lerr(l, "bad cluster name '%s' (1..%u of A-Z a-z 0-9 _ . -)",
+			    l->w[1], (unsigned int)RDLOCK_CLUSTER_NAME_MAX);
+	conf->name_line = l->line;
 	return 0;
 }
 
@@ -571,6 +603,7 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 		int (*fn)(struct rdlock_conf *conf, struct conf_line *l);
 	} directives[] = {
 		{ "cluster", parse_cluster },
+		{ "cluster_name", parse_cluster_name },
 		{ "node", parse_node },
 		{ "self", parse_self },
 		{ "key_file", parse_key_file },
@@ -608,7 +641,7 @@ int rdlock_conf_parse(const char *text, struct rdlock_conf *conf,
 				break;
 		if (i == ARRAY_SIZE(directives))
 			return lerr(&l,
-				    "unknown directive '%s' (cluster, node, self, key_file, insecure_no_key, option or lockspace)",
+				    "unknown directive '%s' (cluster, cluster_name, node, self, key_file, insecure_no_key, option or lockspace)",
 				    l.w[0]);
 		if (directives[i].fn(conf, &l))
 			return -EINVAL;
@@ -684,6 +717,8 @@ void rdlock_conf_print(const struct rdlock_conf *conf, __u32 self,
 		snprintf(addr, sizeof(addr), "?");
 	fprintf(f, "rdlockctl config --cluster %u --node %u --addr %s",
 		conf->cluster_id, self, addr);
+	if (conf->name_line)
+		fprintf(f, " --name %.*s", RDLOCK_CLUSTER_NAME_MAX, conf->name);
 	for (i = 0; i < conf->nr_nodes; i++) {
 		if (conf->nodes[i].id == self)
 			continue;

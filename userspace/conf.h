@@ -61,6 +61,8 @@ struct rdlock_conf_ls {
 struct rdlock_conf {
 	__u32 cluster_id;
 	unsigned int cluster_line;
+	char name[RDLOCK_CLUSTER_NAME_MAX];	/* NUL-padded; "": none */
+	unsigned int name_line;
 	int has_self;
 	__u32 self;
 	unsigned int self_line;
@@ -112,6 +114,12 @@ int rdlock_parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX]);
 int rdlock_parse_proto(const char *s, __u32 *proto);
 /* Octal permission bits, at most 0777. */
 int rdlock_parse_mode(const char *s, __u32 *mode);
+/*
+ * A cluster name, 1 to RDLOCK_CLUSTER_NAME_MAX characters of
+ * [A-Za-z0-9_.-], into @name (RDLOCK_CLUSTER_NAME_MAX bytes, NUL-padded,
+ * as SET_CONFIG takes it).
+ */
+int rdlock_parse_cluster_name(const char *s, char *name);
 /* A lockspace's slots: even, 2 .. RDLOCK_LS_SLOTS_MAX. */
 int rdlock_parse_slots(const char *s, __u32 *slots);
 /* CQL: RDLOCK_CQL_QUEUE_BITS_MIN .. _MAX. */

@@ -195,6 +195,7 @@ static int cmd_config(int argc, char **argv)
 		{ "peer", required_argument, NULL, 'p' },
 		{ "key-file", required_argument, NULL, 'k' },
 		{ "insecure-no-key", no_argument, NULL, 'I' },
+		{ "name", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *key_file = NULL;
@@ -237,6 +238,11 @@ static int cmd_config(int argc, char **argv)
 			break;
 		case 'I':
 			cfg.flags |= RDLOCK_CONFIG_INSECURE_NO_KEY;
+			break;
+		case 'N':
+			if (rdlock_parse_cluster_name(optarg, cfg.name))
+				return bad_usage("bad cluster name '%s' (see -h)",
+						 optarg);
 			break;
 		default:
 			return bad_usage("%s: bad option", "config");
@@ -1404,6 +1410,7 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 	cfg.version = RDLOCK_UAPI_VERSION;
 	cfg.cluster_id = conf->cluster_id;
 	cfg.node_id = self;
+	memcpy(cfg.name, conf->name, sizeof(cfg.name));
 	if (conf->insecure_line) {
 		cfg.flags |= RDLOCK_CONFIG_INSECURE_NO_KEY;
 		insecure_warning();
@@ -1552,12 +1559,14 @@ static int cmd_version(int argc, char **argv);
 static const struct cmd cmds[] = {
 	{ "config", cmd_config,
 	  "--cluster ID --node N --addr ADDR [--peer ID=ADDR]...\n"
-	  "      [--key-file FILE | --insecure-no-key]",
+	  "      [--key-file FILE | --insecure-no-key] [--name NAME]",
 	  "set this node's configuration (forgets all peers and the cluster\n"
 	  "      key), then add peers; --key-file: set the cluster key from FILE\n"
 	  "      (16..64 bytes, mode 0600 or stricter; see keygen), without\n"
 	  "      which up is refused; --insecure-no-key: up without a key, which\n"
-	  "      lets any host that takes a node's address in (tests only)" },
+	  "      lets any host that takes a node's address in (tests only);\n"
+	  "      --name: the cluster's name (1..16 of A-Z a-z 0-9 _ . -), which\n"
+	  "      an OCFS2 disk must carry (the cluster name mkfs.ocfs2 wrote)" },
 	{ "keygen", cmd_keygen, "[--force] [FILE]",
 	  "write a new random cluster key (32 bytes, mode 0600) to FILE,\n"
 	  "      default " RDLOCK_KEY_DEFAULT_PATH ", to copy to every node over a\n"

@@ -465,6 +465,30 @@ static void rdl_close(struct rdl_conn *rc)
 	}
 }
 
+/*
+ * The disk's cluster name (mkfs.ocfs2 --cluster-name) is the name of this
+ * node's rdlock cluster, as stack_user's fs/dlm compares it with its
+ * cluster engine's: a disk made for another cluster is refused. A cluster
+ * configured without a name takes any disk, and says so.
+ */
+static int rdl_check_cluster(struct ocfs2_cluster_connection *conn)
+{
+	char disk[CLUSTER_NAME_MAX + 1];
+	int ret;
+
+	BUILD_BUG_ON(CLUSTER_NAME_MAX != RDLOCK_DLM_CLUSTER_NAME_MAX);
+	strscpy(disk, conn->cc_cluster_name, sizeof(disk));
+	ret = rdlock_dlm_check_cluster(disk);
+	if (ret == -EBADR)
+		pr_err("ocfs2_stack_rdlock: %s: the disk's cluster \"%s\" is not this node's (rdlockctl config --name): refused\n",
+		       conn->cc_name, disk);
+	if (ret != -ENOKEY)
+		return ret;
+	pr_notice("ocfs2_stack_rdlock: %s: the disk's cluster \"%s\" not checked: this node's cluster has no name (rdlock.conf cluster_name)\n",
+		  conn->cc_name, disk);
+	return 0;
+}
+
 static int rdl_connect(struct ocfs2_cluster_connection *conn)
 {
 	struct ocfs2_protocol_version max = rdl_plugin.sp_max_proto;
@@ -472,17 +496,16 @@ static int rdl_connect(struct ocfs2_cluster_connection *conn)
 	unsigned int hold;
 	int ret;
 
+	ret = rdl_check_cluster(conn);
+	if (ret)
+		return ret;
 	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	if (!rc)
 		return -ENOMEM;
 	rc->conn = conn;
 	init_completion(&rc->vdone);
 	rc->node = rdlock_dlm_node_id();
-	/*
-	 * The lockspace is the file system's uuid; conn->cc_cluster_name
-	 * (from the disk) is not checked: rdlock has one cluster per node,
-	 * the one rdlockctl configured.
-	 */
+	/* The lockspace is the file system's uuid. */
 	rc->dls = rdlock_dlm_open(conn->cc_name, rc->node, &rdl_ls_ops, conn);
 	if (IS_ERR(rc->dls)) {
 		ret = PTR_ERR(rc->dls);

@@ -319,7 +319,8 @@ rdl_config() {
 	# $rdl_peers and $rdl_keys are split on purpose: one word per option.
 	# shellcheck disable=SC2086
 	rdlockctl config --cluster "$RDL_CLUSTER" --node "$RDLOCK_NODE_ID" \
-		--addr "$rdl_self" $rdl_peers $rdl_keys
+		--addr "$rdl_self" $rdl_peers $rdl_keys \
+		${RDL_CLUSTER_NAME:+--name "$RDL_CLUSTER_NAME"}
 }
 
 rdl_loaded() {

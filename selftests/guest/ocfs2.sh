@@ -121,6 +121,8 @@ rdlock)
 	[ $# -eq 1 ] || usage
 	# The disk's label (mkfs.ocfs2 --cluster-stack=pcmk).
 	MOUNT_OPTS=cluster_stack=pcmk
+	# The disk's cluster name, which the plug-in checks (rdl_config).
+	RDL_CLUSTER_NAME=$CLUSTER
 	;;
 *)	usage ;;
 esac
@@ -361,7 +363,9 @@ rdlock_in_use() {
 		echo "# node $ID: active plug-in '$u_plugin', ocfs2_stack_rdlock refs '$u_refs'"
 		return 1
 	fi
-	dmesg | grep -q "ocfs2_stack_rdlock: .* node $ID connected"
+	dmesg | grep -q "ocfs2_stack_rdlock: .* node $ID connected" &&
+	# The disk's cluster name was compared with this cluster's.
+	! dmesg | grep -q "ocfs2_stack_rdlock: .* not checked"
 }
 
 # The benchmark's clock, in milliseconds: busybox's adjtimex reads the

@@ -12,7 +12,10 @@
 # node takes the example configuration as it is shipped (its addresses
 # are the guests') and runs the unit's own ExecStart lines. Then the
 # example's lockspace "jobs" excludes: node 0 holds a name, nodes 1 and
-# 2 find it busy, node 1 gets it once node 0 lets go. The unit's
+# 2 find it busy, node 1 gets it once node 0 lets go. Node 0 then mounts
+# OCFS2 through the packaged plug-in: the disk made for the example's
+# cluster name ("rdlock", /dev/vda) mounts, the name compared; one made
+# for another cluster ("elsewhere", /dev/vdb) is refused. The unit's
 # ExecStopPost takes the node down.
 
 # shellcheck source=selftests/guest/lib.sh
@@ -40,8 +43,10 @@ version_is() {
 	}
 }
 
-# A production build: none of the tests' fault-injection knobs.
+# A production build: rdlock's debugfs, none of the tests' fault-injection
+# knobs in it.
 no_fault_injection() {
+	[ -r /sys/kernel/debug/rdlock/cluster ] &&
 	! ls /sys/kernel/debug/rdlock/inject_* > /dev/null 2>&1
 }
 
@@ -93,6 +98,41 @@ key_shown() {
 	rdlockctl status | grep -q "^cluster key: set"
 }
 
+# Nodes 1 and 2 found the name node 0 holds busy.
+both_saw() {
+	rdl_wait_signal 1 $P_SEEN 120 && rdl_wait_signal 2 $P_SEEN 120
+}
+
+# OCFS2's user stack with no daemon (Documentation/rdlock/ocfs2.rst):
+# the disks' label, and an unmount helper that has nothing to do.
+ocfs2_ready() {
+	echo pcmk > /sys/fs/ocfs2/cluster_stack &&
+	echo /bin/true > /proc/sys/fs/ocfs2/nm/hb_ctl_path &&
+	mkdir -p /mnt/ocfs2
+}
+
+# The disk of another cluster: not mounted, and the plug-in said why.
+other_refused() {
+	if mount -t ocfs2 -o cluster_stack=pcmk /dev/vdb /mnt/ocfs2; then
+		umount /mnt/ocfs2
+		echo "# /dev/vdb (cluster elsewhere) mounted"
+		return 1
+	fi
+	dmesg | grep -q 'ocfs2_stack_rdlock: .*cluster "elsewhere" is not this node'
+}
+
+# The disk of this cluster: mounted through the plug-in, its name
+# compared, a file written and read back.
+own_mounted() {
+	mount -t ocfs2 -o cluster_stack=pcmk /dev/vda /mnt/ocfs2 || return 1
+	o_rc=0
+	{ echo packaged > /mnt/ocfs2/f && [ "$(cat /mnt/ocfs2/f)" = packaged ] &&
+	  [ "$(cat /sys/fs/ocfs2/active_cluster_plugin)" = user ] &&
+	  dmesg | grep -q "ocfs2_stack_rdlock: .* node 0 connected" &&
+	  ! dmesg | grep -q "ocfs2_stack_rdlock: .* not checked"; } || o_rc=1
+	umount /mnt/ocfs2 && return $o_rc
+}
+
 if ! rdl_check_env || [ "$RDLOCK_NR_NODES" -ne 3 ]; then
 	rdl_not_ok "packaged.sh needs exactly 3 nodes"
 	rdl_finish
@@ -108,9 +148,9 @@ if rdl_step "insmod the packaged rdlock.ko" insmod "$PKG/rdlock.ko" &&
    rdl_step "ocfs2_stack_rdlock.ko is version $VERSION" \
 	version_is ocfs2_stack_rdlock &&
    rdl_step "OCFS2's plug-in \"user\" registered" plugin_loaded &&
-   rdl_step "/etc/rdlock, as the package makes it" mkdir -p /etc/rdlock &&
-   rdl_step "node 0: rdlockctl keygen" \
-	sh -c "[ $RDLOCK_NODE_ID -ne 0 ] || rdlockctl keygen" &&
+   mkdir -p /etc/rdlock &&
+   { [ "$RDLOCK_NODE_ID" -ne 0 ] ||
+     rdl_step "node 0: rdlockctl keygen" rdlockctl keygen; } &&
    rdl_step "the cluster key shared" share_key &&
    rdl_step "the key: 32 bytes, mode 0600" key_ok &&
    rdl_step "the example configuration, as shipped" \
@@ -126,11 +166,14 @@ then
 	0)
 		rdl_step "hold x in jobs" rdl_hold jobs x &&
 		rdl_signal $P_HELD &&
-		rdl_step "nodes 1 and 2 found x busy" \
-			rdl_wait_signal 1 $P_SEEN 120 &&
-		rdl_wait_signal 2 $P_SEEN 120 &&
+		rdl_step "nodes 1 and 2 found x busy" both_saw &&
 		rdl_step "x let go" rdl_release_all &&
-		rdl_signal $P_FREE
+		rdl_signal $P_FREE &&
+		rdl_step "OCFS2: stack pcmk, unmount helper" ocfs2_ready &&
+		rdl_step "OCFS2: a disk of cluster elsewhere refused" \
+			other_refused &&
+		rdl_step "OCFS2: a disk of cluster rdlock mounted, used" \
+			own_mounted
 		;;
 	*)
 		rdl_step "node 0 holds x" rdl_wait_signal 0 $P_HELD 120 &&

@@ -45,6 +45,11 @@ struct rdlock_addr {
  *	requests carrying another id are refused.
  * @node_id: this node's id, below RDLOCK_MAX_NODES.
  * @addr: the address this node listens on.
+ * @name: the cluster's name, NUL-padded: 0 (none) to
+ *	RDLOCK_CLUSTER_NAME_MAX characters of [A-Za-z0-9_.-]. A file system
+ *	whose disk names another cluster is refused (the OCFS2 plug-in
+ *	compares it with the name mkfs.ocfs2 wrote, as fs/dlm compares it
+ *	with its cluster engine's).
  * @reserved: must be zero.
  *
  * Setting the configuration forgets every peer added before.
@@ -58,13 +63,17 @@ struct rdlock_addr {
 #define RDLOCK_CONFIG_INSECURE_NO_KEY	_BITUL(0)
 #define RDLOCK_CONFIG_FLAGS		RDLOCK_CONFIG_INSECURE_NO_KEY
 
+/* A cluster name's characters at most: OCFS2's (mkfs.ocfs2 --cluster-name). */
+#define RDLOCK_CLUSTER_NAME_MAX		16
+
 struct rdlock_cluster_config {
 	__u32 version;
 	__u32 flags;
 	__u32 cluster_id;
 	__u32 node_id;
 	struct rdlock_addr addr;
-	__u64 reserved[4];
+	char name[RDLOCK_CLUSTER_NAME_MAX];
+	__u64 reserved[2];
 };
 
 /**

@@ -22,7 +22,10 @@
 #define CONFIG_1	"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1\nrdlockctl up\n"
 #define KEYED_1		"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1 --key-file /etc/rdlock/cluster.key\nrdlockctl up\n"
 #define INSECURE_1	"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --peer 0=10.77.0.1 --insecure-no-key\nrdlockctl up\n"
-#define DIRECTIVES	"(cluster, node, self, key_file, insecure_no_key, option or lockspace)"
+#define NAMED_1		"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --name ocfs.a_1-B --peer 0=10.77.0.1\nrdlockctl up\n"
+#define NAMED16_1	"rdlockctl config --cluster 7 --node 1 --addr 10.77.0.2 --name 1234567890abcdef --peer 0=10.77.0.1\nrdlockctl up\n"
+#define DIRECTIVES	"(cluster, cluster_name, node, self, key_file, insecure_no_key, option or lockspace)"
+#define NAME_CHARS	"(1..16 of A-Z a-z 0-9 _ . -)"
 #define LS_DEFAULTS	"--proto bakery --lease-ms 0 --omega-us 0 --slots 1024"
 #define WAIT		"rdlockctl wait --timeout 60\n"
 #define X10		"1234567890"
@@ -106,6 +109,11 @@ static const struct conf_case conf_cases[] = {
 	{ "key file", HEAD "key_file /etc/rdlock/cluster.key\n", NULL,
 	  KEYED_1 },
 	{ "no key, insecure", HEAD "insecure_no_key\n", NULL, INSECURE_1 },
+	{ "cluster name", HEAD "cluster_name ocfs.a_1-B\n", NULL,
+	  NAMED_1 },
+	{ "cluster name of 16 characters", HEAD "cluster_name " X10 "abcdef\n",
+	  NULL,
+	  NAMED16_1 },
 
 	/* Refused: the file as a whole. */
 	{ "empty file", "", "no 'cluster ID' line", NULL },
@@ -121,6 +129,14 @@ static const struct conf_case conf_cases[] = {
 	  "line 4: key file 'cluster.key': not an absolute path", NULL },
 	{ "key file without a path", HEAD "key_file\n",
 	  "line 4: 'key_file' needs one PATH", NULL },
+	{ "cluster name of 17 characters", HEAD "cluster_name " X10 "abcdefg\n",
+	  "line 4: bad cluster name '" X10 "abcdefg' " NAME_CHARS, NULL },
+	{ "cluster name with ':'", HEAD "cluster_name a:b\n",
+	  "line 4: bad cluster name 'a:b' " NAME_CHARS, NULL },
+	{ "cluster name without a name", HEAD "cluster_name\n",
+	  "line 4: 'cluster_name' needs one NAME", NULL },
+	{ "cluster name twice", HEAD "cluster_name a\ncluster_name a\n",
+	  "line 5: 'cluster_name' given twice (first on line 4)", NULL },
 	{ "insecure with an argument", HEAD "insecure_no_key yes\n",
 	  "line 4: 'insecure_no_key' takes no argument", NULL },
 	{ "insecure twice", HEAD "insecure_no_key\ninsecure_no_key\n",

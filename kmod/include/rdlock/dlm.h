@@ -144,5 +144,8 @@ int rdlock_dlm_unlock(struct rdlock_dlm_ls *dls, u32 lkid, u32 flags,
 int rdlock_dlm_lock_status(struct rdlock_dlm_ls *dls, u32 lkid,
 			   struct rdlock_dlm_lock_status *st);
 u32 rdlock_dlm_node_id(void);
+/* rdlock_dlm_check_cluster()'s names: at most this many characters. */
+#define RDLOCK_DLM_CLUSTER_NAME_MAX	16
+int rdlock_dlm_check_cluster(const char *cluster);
 
 #endif /* _RDLOCK_DLM_H */
