@@ -47,26 +47,11 @@ for t in dpkg-buildpackage dh dh_dkms dkms rsync; do
 		die "$t missing: scripts/host-setup.sh installs it"
 done
 
-step=0
-passed=0
-failed=0
-skipped=0
 LOG=$log_dir/deb-test.log
+TAP_LOG=$LOG
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
 : > "$LOG"
-
-ok() {
-	step=$((step + 1))
-	if [ "$1" -eq 0 ]; then
-		passed=$((passed + 1))
-		echo "ok $step - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $step - $2 (see $LOG)"
-		tail -n 20 "$LOG" | sed 's/^/#   /'
-	fi
-}
 
 # check DESCRIPTION COMMAND...: one test, the command's output logged.
 check() {
@@ -74,13 +59,11 @@ check() {
 	shift
 	echo "### $desc: $*" >> "$LOG"
 	"$@" >> "$LOG" 2>&1
-	ok $? "$desc"
+	tap_ok $? "$desc"
 }
 
 finish() {
-	echo "1..$step"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ]
+	tap_end
 	exit
 }
 
@@ -135,15 +118,11 @@ build() {
 	(cd "$1/src" && dpkg-buildpackage -b -us -uc) >> "$LOG" 2>&1
 }
 
-copy_tree "$B/v1/src" && build "$B/v1"
-ok $? "dpkg-buildpackage: rdlock $VER"
 DKMS_DEB=$B/v1/rdlock-dkms_${VER}_all.deb
 TOOLS_DEB=$B/v1/rdlock-tools_${VER}_amd64.deb
-if [ ! -f "$DKMS_DEB" ] || [ ! -f "$TOOLS_DEB" ]; then
-	echo "# no $DKMS_DEB or $TOOLS_DEB"
-	failed=$((failed + 1))
-	finish
-fi
+copy_tree "$B/v1/src" && build "$B/v1" && [ -f "$DKMS_DEB" ] &&
+	[ -f "$TOOLS_DEB" ]
+tap_ok $? "dpkg-buildpackage: rdlock $VER" || finish
 
 # The upgrade: the same tree, versioned $VER2 (dkms.conf and changelog).
 copy_tree "$B/v2/src" &&
@@ -155,7 +134,7 @@ sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$VER2\"/" "$B/v2/src/dkms.conf" 
 	cat "$ROOT/debian/changelog"
 } > "$B/v2/src/debian/changelog" &&
 DEB_BUILD_OPTIONS=nocheck build "$B/v2"
-ok $? "dpkg-buildpackage: rdlock $VER2"
+tap_ok $? "dpkg-buildpackage: rdlock $VER2"
 
 # starts DEB: its maintainer scripts never start or restart the unit (an
 # upgrade would take the node out of its cluster).
@@ -283,7 +262,25 @@ enabled() {
 
 conffile() {
 	in_root dpkg-query -W -f '${Conffiles}\n' rdlock-tools |
-		grep -q "^ /etc/rdlock/rdlock.conf.example "
+		grep -q "^ /etc/rdlock/rdlock.conf.example " &&
+	in_root dpkg-query -W -f '${Conffiles}\n' rdlock-dkms |
+		grep -q "^ /etc/modprobe.d/rdlock-ocfs2.conf "
+}
+
+# What loads for OCFS2's user stack: the plug-in, found by depmod's index,
+# with rdlock.ko before it.
+user_stack_is_rdlock() {
+	local s r o
+	s=$(in_root modprobe -n -v -S "$KVER" ocfs2_stack_user) || return 1
+	echo "$s"
+	grep -q "^install /sbin/modprobe --ignore-install ocfs2_stack_rdlock" <<< "$s" ||
+		return 1
+	s=$(in_root modprobe --show-depends -S "$KVER" ocfs2_stack_rdlock |
+	    awk '{ print $2 }') || return 1
+	echo "$s"
+	r=$(grep -n "/updates/dkms/rdlock.ko$" <<< "$s" | cut -d: -f1)
+	o=$(grep -n "/updates/dkms/ocfs2_stack_rdlock.ko$" <<< "$s" | cut -d: -f1)
+	[ -n "$r" ] && [ -n "$o" ] && [ "$r" -lt "$o" ]
 }
 
 check "dpkg -i rdlock-dkms rdlock-tools ($VER): DKMS builds for $KVER" \
@@ -300,7 +297,9 @@ check "systemd-analyze verify rdlock.service" \
 	in_root systemd-analyze verify /lib/systemd/system/rdlock.service
 check "/dev/rdlock's group rdlock made (sysusers.d)" \
 	in_root getent group rdlock
-check "rdlock.conf.example is a conffile" conffile
+check "rdlock.conf.example and rdlock-ocfs2.conf are conffiles" conffile
+check "modprobe ocfs2_stack_user loads rdlock.ko, then ocfs2_stack_rdlock" \
+	user_stack_is_rdlock
 
 # The guests run a cluster from what the packages installed.
 if [ -z "$payload" ]; then
@@ -330,14 +329,13 @@ P=$B/payload
 rc=$?
 line=$(grep '^cluster:' "$log_dir/guests.log" | tail -n 1)
 if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
-	passed=$((passed + BASH_REMATCH[1]))
-	failed=$((failed + BASH_REMATCH[2]))
-	skipped=$((skipped + BASH_REMATCH[3]))
-	[ "$rc" -eq 0 ] || [ "${BASH_REMATCH[2]}" -ne 0 ] ||
-		failed=$((failed + 1))
+	TAP_EXTRA_PASSED=${BASH_REMATCH[1]}
+	TAP_EXTRA_FAILED=${BASH_REMATCH[2]}
+	TAP_EXTRA_SKIPPED=${BASH_REMATCH[3]}
+	[ "$rc" -eq 0 ] || [ "$TAP_EXTRA_FAILED" -ne 0 ] || TAP_EXTRA_FAILED=1
 	echo "# guests: $line (exit $rc)"
 else
-	failed=$((failed + 1))
+	TAP_EXTRA_FAILED=1
 	echo "# guests: no result (exit $rc)"
 fi
 [ "$rc" -eq 0 ] || grep -h "not ok" "$log_dir"/guests/node*.out | sed 's/^/#   /'
@@ -365,6 +363,7 @@ nothing_left() {
 	done
 	for p in "$R"/usr/src/rdlock-* "$R/var/lib/dkms/rdlock" \
 		 "$R/usr/sbin/rdlockctl" "$R/etc/rdlock" \
+		 "$R/etc/modprobe.d/rdlock-ocfs2.conf" \
 		 "$R/lib/systemd/system/rdlock.service" \
 		 "$R/etc/systemd/system/multi-user.target.wants/rdlock.service" \
 		 "$R/usr/share/doc/rdlock-tools" "$R/usr/share/doc/rdlock-dkms"; do

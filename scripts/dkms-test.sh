@@ -13,27 +13,14 @@
 
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RDL_NAME="dkms-test"
 VER=${DKMS_VERSION:-0.0test}
 LOG=${RDLOCK_DKMS_LOG:-$ROOT/build/dkms-test.log}
-step=0
-failed=0
+TAP_LOG=$LOG
 
-ok() {
-	step=$((step + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $step - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $step - $2 (see $LOG)"
-		tail -n 20 "$LOG" | sed 's/^/#   /'
-	fi
-}
-
-die() {
-	echo "dkms-test: $*" >&2
-	exit 2
-}
+ok() { tap_ok "$@"; }
 
 [ "$(id -u)" -eq 0 ] || die "run as root"
 mkdir -p "$(dirname "$LOG")"
@@ -110,6 +97,4 @@ cmp -s "$before" "$after"
 ok $? "$mods as before"
 
 
-echo "1..$step"
-echo "$((step - failed)) passed, $failed failed, 0 skipped"
-[ "$failed" -eq 0 ]
+tap_end

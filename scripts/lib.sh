@@ -59,3 +59,33 @@ rdl_log_dir()
 		mktemp -d "$2"
 	fi
 }
+
+# TAP of a host script's own checks: tap_ok RC DESCRIPTION numbers and
+# prints one ("not ok" with the last lines of $TAP_LOG, if set), counting
+# TAP_STEP and TAP_FAILED; tap_end prints the plan and "N passed, N
+# failed, N skipped" with TAP_EXTRA_PASSED, _FAILED and _SKIPPED (results
+# counted elsewhere, e.g. guests') added, and returns non-zero on failure.
+TAP_STEP=0
+TAP_FAILED=0
+TAP_EXTRA_PASSED=0
+TAP_EXTRA_FAILED=0
+TAP_EXTRA_SKIPPED=0
+tap_ok() {
+	TAP_STEP=$((TAP_STEP + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_STEP - $2"
+		return 0
+	fi
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_STEP - $2${TAP_LOG:+ (see $TAP_LOG)}"
+	[ -z "${TAP_LOG:-}" ] || tail -n 20 "$TAP_LOG" | sed 's/^/#   /'
+	return 1
+}
+
+tap_end() {
+	local f=$((TAP_FAILED + TAP_EXTRA_FAILED))
+
+	echo "1..$TAP_STEP"
+	echo "$((TAP_STEP - TAP_FAILED + TAP_EXTRA_PASSED)) passed, $f failed, $TAP_EXTRA_SKIPPED skipped"
+	[ "$f" -eq 0 ]
+}

@@ -40,6 +40,11 @@
 #                         last to go (node 0) is the last that kept its
 #                         lock table since the cluster came up: the others
 #                         take over from it (a handover, recovery.rst)
+#   --tools               with --kill, --cut or --restart: mount with
+#                         ocfs2-tools' mount.ocfs2 (it writes the stack
+#                         label and joins through dlm_controld) and
+#                         unmount with its ocfs2_hb_ctl as the unmount
+#                         helper, as a host with ocfs2-tools does
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
@@ -72,6 +77,7 @@ kill=0
 death="kill"
 restart=0
 rolling=0
+tools=0
 log_dir=
 
 while [ $# -gt 0 ]; do
@@ -89,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--cut)		kill=1 death=cut ;;
 	--restart)	restart=${2:?}; shift ;;
 	--rolling)	rolling=1 ;;
+	--tools)	tools=1 ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	*)		usage ;;
 	esac
@@ -119,6 +126,11 @@ if [ "$kill" -eq 1 ] || [ "$restart" -gt 0 ]; then
 	fi
 	engine=("${FSDLM_BINS[@]}")
 fi
+if [ "$tools" -eq 1 ]; then
+	[ ${#engine[@]} -gt 0 ] ||
+		die "--tools needs --kill, --cut or --restart (dlm_controld)"
+	engine+=(--bin /sbin/mount.ocfs2 --bin /sbin/ocfs2_hb_ctl)
+fi
 
 "$SCRIPTS/host-setup.sh"
 payload=$(rdl_payload "$kernel" "$payload")
@@ -141,7 +153,7 @@ rc=0
 	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
 	RDLOCK_OCFS2_KILL="$kill" RDLOCK_OCFS2_DEATH="$death" \
 	RDLOCK_OCFS2_RESTART="$restart" RDLOCK_OCFS2_ROLLING="$rolling" \
-	sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
+	RDLOCK_OCFS2_TOOLS="$tools" sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1
 
 line=$(grep '^cluster:' "$log_dir/summary" 2>/dev/null | tail -n 1) || true
 if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then

@@ -421,8 +421,11 @@ guest_tests()
 		ocfs2_step stock rdlock 400 --files 6 --records 10 --cut
 		# A node restarts rdlock twice, mounted elsewhere: it leaves
 		# the membership cleanly, is declared down all the same and
-		# returns; the others keep their lockspace (no restart).
-		ocfs2_step stock rdlock 400 --files 6 --records 10 --restart 2
+		# returns; the others keep their lockspace (no restart). Each
+		# mount is ocfs2-tools' mount.ocfs2, each unmount runs its
+		# ocfs2_hb_ctl, as on a host with ocfs2-tools.
+		ocfs2_step stock rdlock 400 --files 6 --records 10 --restart 2 \
+			--tools
 		# Every node restarts in turn, mounted elsewhere: the last to
 		# go, node 0, hands over to the others (a handover).
 		ocfs2_step stock rdlock 400 --files 6 --records 10 \

@@ -20,7 +20,10 @@
 # "user" stack), "pcmk" (the disk's stack label, mkfs.ocfs2 accepts no
 # other for a user stack) written to /sys/fs/ocfs2/cluster_stack, and
 # mount -t ocfs2 -o cluster_stack=pcmk: no daemon, no heartbeat, the
-# plug-in opens the lockspace (Documentation/rdlock/ocfs2.rst).
+# plug-in opens the lockspace (Documentation/rdlock/ocfs2.rst). With
+# RDLOCK_OCFS2_TOOLS=1 (and dlm_controld: KILL or RESTART) ocfs2-tools'
+# mount.ocfs2 mounts instead, writing the label itself, and its
+# ocfs2_hb_ctl is the unmount helper, as on a host with ocfs2-tools.
 #
 # Every node mounts; creates, writes, renames and deletes files in one
 # shared directory at once; reads every other node's files and must see
@@ -82,6 +85,7 @@ KILL=${RDLOCK_OCFS2_KILL:-0}
 DEATH=${RDLOCK_OCFS2_DEATH:-kill}
 RESTART=${RDLOCK_OCFS2_RESTART:-0}
 ROLLING=${RDLOCK_OCFS2_ROLLING:-0}
+TOOLS=${RDLOCK_OCFS2_TOOLS:-0}
 # Membership from corosync and dlm_controld: with KILL or RESTART.
 ENGINE=$((KILL + RESTART))
 # The nodes that append records: with KILL, the survivors 0 .. N - 2.
@@ -283,13 +287,36 @@ rdlock_plugin_setup() {
 	mkdir -p /etc/modprobe.d &&
 	echo "install ocfs2_stack_user /bin/false" > /etc/modprobe.d/ocfs2-rdlock.conf &&
 	insmod "$RDL/modules/ocfs2_stack_rdlock.ko" $RDLOCK_OCFS2_STACK_PARAMS &&
-	cfs_set /sys/fs/ocfs2/cluster_stack pcmk
+	{ [ "$TOOLS" -eq 1 ] || cfs_set /sys/fs/ocfs2/cluster_stack pcmk; }
+}
+
+# Mount the disk: mount(2) with the stack's options, or mount.ocfs2 (TOOLS).
+ocfs2_mount() {
+	if [ "$TOOLS" -eq 1 ]; then
+		mount.ocfs2 "$DEV" "$MNT" &&
+		# It wrote the disk's label as the running stack.
+		[ "$(cat /sys/fs/ocfs2/cluster_stack)" = pcmk ]
+	else
+		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT"
+	fi
+}
+
+# Every unmount helper run went well (the kernel logs those that fail).
+helper_ok() {
+	! dmesg | grep -q "ocfs2: Error .* running user helper"
 }
 
 # At unmount the kernel runs "HB_CTL -K -u UUID" to leave the file
 # system's group (ocfs2_controld's job on a fs/dlm cluster); the plug-in
 # closed its lockspace already, so there is nothing to do but say so.
 rdlock_leave_group_install() {
+	if [ "$TOOLS" -eq 1 ]; then
+		# ocfs2-tools' (/sbin/ocfs2_hb_ctl on a host; cluster.sh
+		# puts it elsewhere here).
+		cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path \
+			"$(command -v ocfs2_hb_ctl)"
+		return
+	fi
 	cat > "$LEAVE_GROUP" <<-EOF
 	#!/bin/sh
 	# ocfs2-leave-group -K -u UUID: the rdlock plug-in needs nothing
@@ -965,7 +992,7 @@ survivor_replayed_once() {
 remount_phase() {
 	rdl_step "survivor: umount, node $VICTIM down" umount "$MNT" &&
 	rdl_step "survivor: mount again, node $VICTIM down" \
-		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
+		ocfs2_mount &&
 	rdl_step "survivor: after the mount, every file the victim fsynced" \
 		survivor_victim_files &&
 	rdl_step "survivor: after the mount, the records exact" check_records
@@ -1052,7 +1079,7 @@ victim_back() {
 		rdl_member_running &&
 	rdl_step "victim: this node returned" rdl_node_flag "$VICTIM" returned &&
 	rdl_step "victim: mount again" \
-		mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" &&
+		ocfs2_mount &&
 	rdl_step "victim: mounted through ocfs2_stack_rdlock" rdlock_in_use
 }
 
@@ -1119,8 +1146,9 @@ start=$(date +%s)
 mount_ok=0
 if "${STACK}_up" &&
    rdl_step "barrier: $STACK up everywhere" barrier 0 &&
-   rdl_step "mount -t ocfs2 -o $MOUNT_OPTS $DEV" \
-	mount -t ocfs2 -o "$MOUNT_OPTS" "$DEV" "$MNT" && mount_ok=1 &&
+   rdl_step "mount $DEV ($([ "$TOOLS" -eq 1 ] && echo mount.ocfs2 ||
+			      echo "-t ocfs2 -o $MOUNT_OPTS"))" \
+	ocfs2_mount && mount_ok=1 &&
    { [ "$STACK" != rdlock ] ||
      rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then
@@ -1191,6 +1219,7 @@ if [ "$STACK" = o2cb ]; then
 	[ -d "$CFS/$CLUSTER" ] && rdl_step "o2cb: cluster down" o2cb_cluster_down
 else
 	mounted && rdl_step "umount" umount "$MNT"
+	rdl_step "every unmount helper run went well" helper_ok
 	rdl_step "barrier: unmounted everywhere" barrier 9 last
 	# Unmounted: the stack glue let go of the plug-in.
 	rdl_loaded ocfs2_stack_rdlock &&
