@@ -120,8 +120,8 @@ static long rdlock_ioc_status(void __user *argp)
 {
 	struct rdlock_node_status *ns;
 	struct rdlock_status st;
+	u32 n, i, members;
 	long ret = 0;
-	u32 n;
 
 	if (copy_from_user(&st, argp, sizeof(st)))
 		return -EFAULT;
@@ -132,6 +132,10 @@ static long rdlock_ioc_status(void __user *argp)
 	if (!ns)
 		return -ENOMEM;
 	n = rdlock_xport_status(&st, ns);
+	st.membership = rdlock_member_status(&members);
+	for (i = 0; i < n; i++)
+		if (members & BIT(ns[i].node_id))
+			ns[i].flags |= RDLOCK_NODE_MEMBER;
 	if (copy_to_user(u64_to_user_ptr(st.nodes), ns,
 			 min(n, st.nr_nodes) * sizeof(*ns)))
 		ret = -EFAULT;

@@ -167,6 +167,7 @@ bool rdlock_member_forms(void);
 void rdlock_member_started(void);
 void rdlock_member_down(void);
 bool rdlock_member_granting(void);
+u32 rdlock_member_status(u32 *members);
 
 /* Where a name's entry is; forget the unused names of a home. */
 u32 rdlock_ls_home(const struct rdlock_ls *ls, const void *name, size_t len);

@@ -201,6 +201,33 @@ static bool rdlock_member_granting_locked(void)
 }
 
 /**
+ * rdlock_member_status() - this node's membership, for RDLOCK_IOC_STATUS
+ * @members: set to the cluster engine's members, by bit (0 with
+ *	membership=static, or before the first recover_done).
+ *
+ * Return: an enum rdlock_membership_state.
+ */
+u32 rdlock_member_status(u32 *members)
+{
+	static const u32 uapi[RDLOCK_MB_NR] = {
+		[RDLOCK_MB_STATIC]	= RDLOCK_MEMBERSHIP_STATIC,
+		[RDLOCK_MB_OUT]		= RDLOCK_MEMBERSHIP_OUT,
+		[RDLOCK_MB_JOINING]	= RDLOCK_MEMBERSHIP_JOINING,
+		[RDLOCK_MB_STOPPED]	= RDLOCK_MEMBERSHIP_STOPPED,
+		[RDLOCK_MB_RECOVERING]	= RDLOCK_MEMBERSHIP_RECOVERING,
+		[RDLOCK_MB_RUNNING]	= RDLOCK_MEMBERSHIP_RUNNING,
+	};
+	unsigned long flags;
+	u32 st;
+
+	spin_lock_irqsave(&rdlock_mb.lock, flags);
+	st = uapi[rdlock_mb.state];
+	bitmap_to_arr32(members, rdlock_mb.members, RDLOCK_MAX_NODES);
+	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
+	return st;
+}
+
+/**
  * rdlock_member_granting() - may this node grant a lock now
  *
  * Return: as rdlock_member_wait() would without waiting.

@@ -244,8 +244,7 @@ static inline int rdlock_check_key_arg(const struct rdlock_cluster_key *k)
  */
 static inline int rdlock_check_status(const struct rdlock_status *st)
 {
-	if (st->version != RDLOCK_UAPI_VERSION || st->reserved32 ||
-	    st->reserved ||
+	if (st->version != RDLOCK_UAPI_VERSION || st->reserved ||
 	    st->nr_nodes > RDLOCK_MAX_NODES)
 		return -EINVAL;
 	return 0;

@@ -496,6 +496,7 @@ static void flags_str(__u32 flags, char *buf, size_t len)
 		{ RDLOCK_NODE_VERBS_ATOMICS, "verbs-atomics" },
 		{ RDLOCK_NODE_FENCED, "down" },
 		{ RDLOCK_NODE_RETURNED, "returned" },
+		{ RDLOCK_NODE_MEMBER, "member" },
 	};
 	size_t i, off = 0;
 
@@ -506,6 +507,21 @@ static void flags_str(__u32 flags, char *buf, size_t len)
 					off ? "," : "", names[i].name);
 	if (!buf[0])
 		snprintf(buf, len, "-");
+}
+
+/* The membership's state as status prints it. */
+static const char *membership_name(__u32 m)
+{
+	static const char *const names[] = {
+		[RDLOCK_MEMBERSHIP_STATIC] = "static",
+		[RDLOCK_MEMBERSHIP_OUT] = "out",
+		[RDLOCK_MEMBERSHIP_JOINING] = "joining",
+		[RDLOCK_MEMBERSHIP_STOPPED] = "stopped",
+		[RDLOCK_MEMBERSHIP_RECOVERING] = "recovering",
+		[RDLOCK_MEMBERSHIP_RUNNING] = "running",
+	};
+
+	return m < ARRAY_SIZE(names) ? names[m] : "unknown";
 }
 
 /* The cluster key's state as status prints it. */
@@ -525,9 +541,9 @@ static void print_status_text(const struct rdlock_status *st,
 	printf("state: %s\n", cluster_state_name(st->state));
 	if (st->state == RDLOCK_CLUSTER_UNCONFIGURED)
 		return;
-	printf("cluster: %u\nnode: %u\nbackend: %s\ncluster key: %s\n",
+	printf("cluster: %u\nnode: %u\nbackend: %s\ncluster key: %s\nmembership: %s\n",
 	       st->cluster_id, st->node_id, backend_name(st->backend),
-	       key_state(st));
+	       key_state(st), membership_name(st->membership));
 	printf("%-5s %-13s %-20s %s\n", "ID", "STATE", "FLAGS", "CONNECTS");
 	for (i = 0; i < st->nr_nodes; i++) {
 		flags_str(nodes[i].flags, flags, sizeof(flags));
@@ -544,8 +560,10 @@ static void print_status_json(const struct rdlock_status *st,
 
 	printf("{\"state\": \"%s\", \"backend\": \"%s\", ",
 	       cluster_state_name(st->state), backend_name(st->backend));
-	printf("\"cluster_id\": %u, \"node_id\": %u, \"cluster_key\": \"%s\", \"nodes\": [",
+	printf("\"cluster_id\": %u, \"node_id\": %u, \"cluster_key\": \"%s\", ",
 	       st->cluster_id, st->node_id, key_state(st));
+	printf("\"membership\": \"%s\", \"nodes\": [",
+	       membership_name(st->membership));
 	for (i = 0; i < st->nr_nodes; i++) {
 		printf("%s{\"id\": %u, \"state\": \"%s\", \"flags\": %u, ",
 		       i ? ", " : "", nodes[i].node_id,
@@ -555,8 +573,9 @@ static void print_status_json(const struct rdlock_status *st,
 		       nodes[i].flags & RDLOCK_NODE_VERBS_ATOMICS ?
 		       "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_FENCED ? "true" : "false");
-		printf("\"returned\": %s, \"connects\": %u}",
+		printf("\"returned\": %s, \"member\": %s, \"connects\": %u}",
 		       nodes[i].flags & RDLOCK_NODE_RETURNED ? "true" : "false",
+		       nodes[i].flags & RDLOCK_NODE_MEMBER ? "true" : "false",
 		       nodes[i].connects);
 	}
 	printf("]}\n");

@@ -594,17 +594,47 @@ rdl_member_line() {
 # debugfs shows it), none failed, and when given DECLARED declarations
 # down made here in all, within SECONDS (120: each node joins the
 # companion lockspace on its own, and each join is a recovery).
+# rdlockctl status says the same: membership running, and the members
+# flagged "member".
 rdl_member_running() {
 	rdl_m=${3:-120}
 	until [ "$(rdl_member_line state)" = running ] &&
 	      [ -z "$(rdl_member_line failed)" ] &&
 	      [ "$(rdl_member_line members)" = "${1:-0-$((RDLOCK_NR_NODES - 1))}" ] &&
 	      { [ -z "$2" ] ||
-		[ "$(rdl_member_line declared_down)" = "$2" ]; }; do
+		[ "$(rdl_member_line declared_down)" = "$2" ]; } &&
+	      [ "$(rdlockctl status | sed -n 's/^membership: //p')" = running ] &&
+	      [ "$(rdl_status_members)" = "$(rdl_expand_list "$(rdl_member_line members)")" ]; do
 		rdl_m=$((rdl_m - 1))
-		[ "$rdl_m" -gt 0 ] || { sed 's/^/# /' $RDL_MEMBERSHIP; return 1; }
+		[ "$rdl_m" -gt 0 ] || {
+			sed 's/^/# /' $RDL_MEMBERSHIP
+			rdlockctl status | sed 's/^/# /'
+			return 1
+		}
 		sleep 1
 	done
+}
+
+# A list as debugfs prints a bitmap ("0-2,5") as ids: "0 1 2 5 ".
+rdl_expand_list() {
+	echo "$1" | tr ',' '\n' | while IFS=- read -r rdl_a rdl_b; do
+		[ -n "$rdl_a" ] || continue
+		rdl_i=$rdl_a
+		while [ "$rdl_i" -le "${rdl_b:-$rdl_a}" ]; do
+			printf '%s ' "$rdl_i"
+			rdl_i=$((rdl_i + 1))
+		done
+	done
+}
+
+# The nodes rdlockctl status flags "member", as "0 1 2 ".
+rdl_status_members() {
+	rdlockctl status | awk '$1 ~ /^[0-9]+$/ {
+		n = split($3, a, ",")
+		for (i = 1; i <= n; i++)
+			if (a[i] == "member")
+				printf "%s ", $1
+	}'
 }
 
 # This survivor's dlm_controld knows rdlock node $1 (corosync node id $1 +

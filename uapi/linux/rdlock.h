@@ -155,6 +155,8 @@ enum rdlock_node_state {
 #define RDLOCK_NODE_FENCED		_BITUL(2)
 /* Declared down, back with a new table: no lockspace until a handover. */
 #define RDLOCK_NODE_RETURNED		_BITUL(3)
+/* A member of the cluster engine's current membership (membership=dlm). */
+#define RDLOCK_NODE_MEMBER		_BITUL(4)
 
 /**
  * struct rdlock_node_status - one node as this node sees it
@@ -185,7 +187,7 @@ struct rdlock_node_status {
  * @nodes: user pointer to an array of struct rdlock_node_status, sorted
  *	by node id; may be 0 when @nr_nodes is 0.
  * @flags: RDLOCK_STATUS_* bits (out; ignored on input).
- * @reserved32: must be zero.
+ * @membership: enum rdlock_membership_state (out; ignored on input).
  * @reserved: must be zero.
  */
 struct rdlock_status {
@@ -197,8 +199,23 @@ struct rdlock_status {
 	__u32 nr_nodes;
 	__u64 nodes;
 	__u32 flags;
-	__u32 reserved32;
+	__u32 membership;
 	__u64 reserved;
+};
+
+/*
+ * Values of struct rdlock_status.membership: where the node is in the
+ * membership its cluster engine gives (module parameter membership=dlm:
+ * corosync and dlm_controld), or STATIC (membership=static: none; every
+ * configured node is a member).
+ */
+enum rdlock_membership_state {
+	RDLOCK_MEMBERSHIP_STATIC	= 0,
+	RDLOCK_MEMBERSHIP_OUT		= 1,	/* cluster down: not joined */
+	RDLOCK_MEMBERSHIP_JOINING	= 2,	/* joining, nothing granted */
+	RDLOCK_MEMBERSHIP_STOPPED	= 3,	/* a change: nothing granted */
+	RDLOCK_MEMBERSHIP_RECOVERING	= 4,	/* declaring the failed down */
+	RDLOCK_MEMBERSHIP_RUNNING	= 5,	/* a member of a quorate cluster */
 };
 
 /* The cluster key is set (RDLOCK_IOC_SET_KEY). */
