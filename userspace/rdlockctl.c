@@ -532,8 +532,35 @@ static const char *key_state(const struct rdlock_status *st)
 	return st->flags & RDLOCK_STATUS_INSECURE_NO_KEY ? "none (insecure)" : "none";
 }
 
+/* This node's lockspaces, and how many of them are lost (rdlockctl ls). */
+struct ls_counts {
+	int known;		/* 0: the list could not be read */
+	__u32 total;
+	__u32 lost;
+};
+
+static struct rdlock_ls_info *get_ls_list(int fd, __u32 *count);
+
+static void count_ls(int fd, struct ls_counts *c)
+{
+	struct rdlock_ls_info *e;
+	__u32 i, n = 0;
+
+	memset(c, 0, sizeof(*c));
+	e = get_ls_list(fd, &n);
+	if (!e)
+		return;
+	c->known = 1;
+	c->total = n;
+	for (i = 0; i < n; i++)
+		if (e[i].state == RDLOCK_LS_STATE_LOST)
+			c->lost++;
+	free(e);
+}
+
 static void print_status_text(const struct rdlock_status *st,
-			      const struct rdlock_node_status *nodes)
+			      const struct rdlock_node_status *nodes,
+			      const struct ls_counts *ls)
 {
 	char flags[48];
 	__u32 i;
@@ -544,6 +571,8 @@ static void print_status_text(const struct rdlock_status *st,
 	printf("cluster: %u\nnode: %u\nbackend: %s\ncluster key: %s\nmembership: %s\n",
 	       st->cluster_id, st->node_id, backend_name(st->backend),
 	       key_state(st), membership_name(st->membership));
+	if (ls->known)
+		printf("lockspaces: %u, %u lost\n", ls->total, ls->lost);
 	printf("%-5s %-13s %-20s %s\n", "ID", "STATE", "FLAGS", "CONNECTS");
 	for (i = 0; i < st->nr_nodes; i++) {
 		flags_str(nodes[i].flags, flags, sizeof(flags));
@@ -554,7 +583,8 @@ static void print_status_text(const struct rdlock_status *st,
 }
 
 static void print_status_json(const struct rdlock_status *st,
-			      const struct rdlock_node_status *nodes)
+			      const struct rdlock_node_status *nodes,
+			      const struct ls_counts *ls)
 {
 	__u32 i;
 
@@ -562,8 +592,11 @@ static void print_status_json(const struct rdlock_status *st,
 	       cluster_state_name(st->state), backend_name(st->backend));
 	printf("\"cluster_id\": %u, \"node_id\": %u, \"cluster_key\": \"%s\", ",
 	       st->cluster_id, st->node_id, key_state(st));
-	printf("\"membership\": \"%s\", \"nodes\": [",
-	       membership_name(st->membership));
+	printf("\"membership\": \"%s\", ", membership_name(st->membership));
+	if (ls->known)
+		printf("\"lockspaces\": %u, \"lockspaces_lost\": %u, ",
+		       ls->total, ls->lost);
+	printf("\"nodes\": [");
 	for (i = 0; i < st->nr_nodes; i++) {
 		printf("%s{\"id\": %u, \"state\": \"%s\", \"flags\": %u, ",
 		       i ? ", " : "", nodes[i].node_id,
@@ -610,6 +643,7 @@ static int cmd_status(int argc, char **argv)
 {
 	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
 	struct rdlock_status st;
+	struct ls_counts ls;
 	int json, fd, ret;
 
 	ret = json_option(argc, argv, "status", &json);
@@ -619,13 +653,15 @@ static int cmd_status(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	ret = get_status(fd, &st, nodes);
+	if (!ret)
+		count_ls(fd, &ls);
 	close(fd);
 	if (ret)
 		return 1;
 	if (json)
-		print_status_json(&st, nodes);
+		print_status_json(&st, nodes, &ls);
 	else
-		print_status_text(&st, nodes);
+		print_status_text(&st, nodes, &ls);
 	return 0;
 }
 

@@ -167,6 +167,8 @@ if [ -n "${up:-}" ]; then
 		status_has "\"cluster_id\": $RDL_CLUSTER, \"node_id\": $RDLOCK_NODE_ID,"
 	rdl_step "up --config on a ready cluster is refused" \
 		sh -c "! rdlockctl up --config $CONF"
+	rdl_step "status: the file's 5 lockspaces, none lost" \
+		sh -c 'rdlockctl status | grep -qx "lockspaces: 5, 0 lost"'
 
 	rdl_step "lockspace conf-a: defaults" \
 		ls_has conf-a "slots: 1024" "lease_ms: 0" "flags: 0x0"
@@ -186,6 +188,8 @@ if [ -n "${up:-}" ]; then
 	rdl_step "every node took its locks" \
 		rdl_wait_all_signals $LOCKED_PORT 300
 	rdl_step "ls-remove conf-a" rdlockctl ls-remove conf-a
+	rdl_step "status --json: 4 lockspaces left" \
+		status_has '"lockspaces": 4, "lockspaces_lost": 0,'
 	rdl_step "plain down is refused while lockspaces are left" \
 		sh -c '! rdlockctl down'
 
