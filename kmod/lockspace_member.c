@@ -202,8 +202,9 @@ static bool rdlock_member_granting_locked(void)
 
 /**
  * rdlock_member_status() - this node's membership, for RDLOCK_IOC_STATUS
- * @members: set to the cluster engine's members, by bit (0 with
- *	membership=static, or before the first recover_done).
+ * @members: set to the cluster engine's members, by bit: 0 with
+ *	membership=static, and while this node is not in the companion
+ *	lockspace (out, or joining: the last generation's are stale).
  *
  * Return: an enum rdlock_membership_state.
  */
@@ -223,6 +224,9 @@ u32 rdlock_member_status(u32 *members)
 	spin_lock_irqsave(&rdlock_mb.lock, flags);
 	st = uapi[rdlock_mb.state];
 	bitmap_to_arr32(members, rdlock_mb.members, RDLOCK_MAX_NODES);
+	if (rdlock_mb.state == RDLOCK_MB_OUT ||
+	    rdlock_mb.state == RDLOCK_MB_JOINING)
+		*members = 0;
 	spin_unlock_irqrestore(&rdlock_mb.lock, flags);
 	return st;
 }

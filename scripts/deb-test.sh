@@ -262,9 +262,14 @@ enabled() {
 
 conffile() {
 	in_root dpkg-query -W -f '${Conffiles}\n' rdlock-tools |
-		grep -q "^ /etc/rdlock/rdlock.conf.example " &&
-	in_root dpkg-query -W -f '${Conffiles}\n' rdlock-dkms |
-		grep -q "^ /etc/modprobe.d/rdlock-ocfs2.conf "
+		grep -q "^ /etc/rdlock/rdlock.conf.example "
+}
+
+# The modprobe.d line is rdlock-dkms's, not a conffile: gone with it.
+modprobe_conf_owned() {
+	[ "$(in_root dpkg -S /lib/modprobe.d/rdlock-ocfs2.conf)" = \
+	  "rdlock-dkms: /lib/modprobe.d/rdlock-ocfs2.conf" ] &&
+	! in_root dpkg-query -W -f '${Conffiles}\n' rdlock-dkms | grep -q .
 }
 
 # What loads for OCFS2's user stack: the plug-in, found by depmod's index,
@@ -297,7 +302,9 @@ check "systemd-analyze verify rdlock.service" \
 	in_root systemd-analyze verify /lib/systemd/system/rdlock.service
 check "/dev/rdlock's group rdlock made (sysusers.d)" \
 	in_root getent group rdlock
-check "rdlock.conf.example and rdlock-ocfs2.conf are conffiles" conffile
+check "rdlock.conf.example is a conffile" conffile
+check "/lib/modprobe.d/rdlock-ocfs2.conf: rdlock-dkms's, no conffile" \
+	modprobe_conf_owned
 check "modprobe ocfs2_stack_user loads rdlock.ko, then ocfs2_stack_rdlock" \
 	user_stack_is_rdlock
 
@@ -350,6 +357,17 @@ check "the modules: $VER2" modules_are "$VER2"
 check "rdlockctl --version: $VER2" tool_is "$VER2"
 check "rdlock.service still enabled" enabled
 
+# Removed, not purged: the modules and the user stack's mapping go.
+user_stack_is_fsdlm() {
+	local s
+	s=$(in_root modprobe -n -v -S "$KVER" ocfs2_stack_user 2>&1)
+	echo "$s"
+	! grep -q "ocfs2_stack_rdlock" <<< "$s" &&
+	[ -z "$(find "$R/lib/modules/$KVER" -name '*rdlock*')" ]
+}
+check "dpkg -r rdlock-dkms" in_root dpkg -r rdlock-dkms
+check "removed: no module, OCFS2's user stack is fs/dlm's again" \
+	user_stack_is_fsdlm
 check "dpkg --purge rdlock-tools rdlock-dkms" \
 	in_root dpkg --purge rdlock-tools rdlock-dkms
 # nothing_left: no trace of either package but the group (Debian keeps
@@ -363,7 +381,7 @@ nothing_left() {
 	done
 	for p in "$R"/usr/src/rdlock-* "$R/var/lib/dkms/rdlock" \
 		 "$R/usr/sbin/rdlockctl" "$R/etc/rdlock" \
-		 "$R/etc/modprobe.d/rdlock-ocfs2.conf" \
+		 "$R/lib/modprobe.d/rdlock-ocfs2.conf" \
 		 "$R/lib/systemd/system/rdlock.service" \
 		 "$R/etc/systemd/system/multi-user.target.wants/rdlock.service" \
 		 "$R/usr/share/doc/rdlock-tools" "$R/usr/share/doc/rdlock-dkms"; do

@@ -112,6 +112,29 @@ static int open_dev(void)
 static const char no_key_hint[] =
 	" (no cluster key: 'config --key-file FILE' first; 'keygen' makes one)";
 
+/*
+ * After an EINVAL: a loaded rdlock.ko older than this tool may refuse a
+ * field it does not know (a package upgrade installs a new module, but
+ * the old one stays loaded until it is reloaded).
+ */
+static void module_version_hint(void)
+{
+	char buf[64] = "";
+	FILE *f;
+
+	f = fopen("/sys/module/rdlock/version", "r");
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (strcmp(buf, RDLOCK_VERSION))
+			fprintf(stderr,
+				"%s: the loaded rdlock.ko is %s, this rdlockctl %s: reload the module (down, rmmod rdlock, modprobe rdlock)\n",
+				prog, buf, RDLOCK_VERSION);
+	}
+	fclose(f);
+}
+
 static int do_ioctl(unsigned long req, void *arg, const char *what)
 {
 	int fd = open_dev();
@@ -131,6 +154,8 @@ static int do_ioctl(unsigned long req, void *arg, const char *what)
 			req == RDLOCK_IOC_DOWN ?
 			" (this node still has lockspaces)" :
 			" (cluster is up: run 'down' first)");
+		if (e == EINVAL)
+			module_version_hint();
 	}
 	close(fd);
 	return ret < 0 ? 1 : 0;

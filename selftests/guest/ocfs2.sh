@@ -301,9 +301,14 @@ ocfs2_mount() {
 	fi
 }
 
-# Every unmount helper run went well (the kernel logs those that fail).
+# Every unmount helper run went well: the kernel could run it (it logs
+# only a helper it cannot run) and each exited 0 (HB_STATUS, written by
+# the helper or the wrapper of ocfs2_hb_ctl); with TOOLS, it ran.
+HB_STATUS=/tmp/ocfs2-hb-ctl.status
 helper_ok() {
-	! dmesg | grep -q "ocfs2: Error .* running user helper"
+	! dmesg | grep -q "ocfs2: Error .* running user helper" &&
+	{ [ ! -e "$HB_STATUS" ] || ! grep -qv '^0$' "$HB_STATUS"; } &&
+	{ [ "$TOOLS" -eq 0 ] || [ -s "$HB_STATUS" ]; }
 }
 
 # At unmount the kernel runs "HB_CTL -K -u UUID" to leave the file
@@ -312,15 +317,24 @@ helper_ok() {
 rdlock_leave_group_install() {
 	if [ "$TOOLS" -eq 1 ]; then
 		# ocfs2-tools' (/sbin/ocfs2_hb_ctl on a host; cluster.sh
-		# puts it elsewhere here).
-		cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path \
-			"$(command -v ocfs2_hb_ctl)"
+		# puts it elsewhere here), its exit status kept.
+		l_hb=$(command -v ocfs2_hb_ctl) || return 1
+		cat > "$LEAVE_GROUP" <<-EOF
+		#!/bin/sh
+		$l_hb "\$@"
+		l_rc=\$?
+		echo "\$l_rc" >> $HB_STATUS
+		exit "\$l_rc"
+		EOF
+		chmod 755 "$LEAVE_GROUP" &&
+		cfs_set /proc/sys/fs/ocfs2/nm/hb_ctl_path "$LEAVE_GROUP"
 		return
 	fi
 	cat > "$LEAVE_GROUP" <<-EOF
 	#!/bin/sh
 	# ocfs2-leave-group -K -u UUID: the rdlock plug-in needs nothing
-	[ "\$1 \$2" = "-K -u" ] || exit 1
+	[ "\$1 \$2" = "-K -u" ] || { echo 1 >> $HB_STATUS; exit 1; }
+	echo 0 >> $HB_STATUS
 	echo "ocfs2-leave-group: \$3 left" > /dev/kmsg
 	EOF
 	chmod 755 "$LEAVE_GROUP" &&
