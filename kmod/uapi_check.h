@@ -37,6 +37,22 @@ static inline bool rdlock_all_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/*
+ * A uapi name: @len characters of [A-Za-z0-9] and @extra, then NULs to
+ * the end of its buffer of @size bytes (none when @len is @size).
+ */
+static inline bool rdlock_name_ok(const char *name, size_t len, size_t size,
+				  const char *extra)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!isascii(name[i]) ||
+		    (!isalnum(name[i]) && !strchr(extra, name[i])))
+			return false;
+	return rdlock_all_zero(name + len, size - len);
+}
+
 /**
  * rdlock_addr_to_sockaddr() - validate a uapi address and convert it
  * @ua: the address as userspace passed it.
@@ -159,18 +175,14 @@ static inline bool rdlock_sockaddr_same_host(const struct sockaddr_storage *node
 static inline int rdlock_check_config(const struct rdlock_cluster_config *cfg,
 				      struct sockaddr_storage *ss)
 {
-	size_t i, len = strnlen(cfg->name, RDLOCK_CLUSTER_NAME_MAX);
-
 	if (cfg->version != RDLOCK_UAPI_VERSION ||
 	    (cfg->flags & ~RDLOCK_CONFIG_FLAGS) ||
 	    !rdlock_all_zero(cfg->reserved, sizeof(cfg->reserved)))
 		return -EINVAL;
 	/* The name: NUL-padded, possibly all RDLOCK_CLUSTER_NAME_MAX long. */
-	for (i = 0; i < len; i++)
-		if (!isascii(cfg->name[i]) ||
-		    (!isalnum(cfg->name[i]) && !strchr("_.-", cfg->name[i])))
-			return -EINVAL;
-	if (!rdlock_all_zero(cfg->name + len, RDLOCK_CLUSTER_NAME_MAX - len))
+	if (!rdlock_name_ok(cfg->name,
+			    strnlen(cfg->name, RDLOCK_CLUSTER_NAME_MAX),
+			    RDLOCK_CLUSTER_NAME_MAX, "_.-"))
 		return -EINVAL;
 	if (!cfg->cluster_id || cfg->node_id >= RDLOCK_MAX_NODES)
 		return -EINVAL;
@@ -259,15 +271,13 @@ static inline int rdlock_check_status(const struct rdlock_status *st)
  */
 static inline int rdlock_ls_check_name(const char *name, bool padded)
 {
-	size_t i, len = strnlen(name, RDLOCK_LS_NAME_MAX);
+	size_t len = strnlen(name, RDLOCK_LS_NAME_MAX);
 
 	if (!len || len >= RDLOCK_LS_NAME_MAX)
 		return -EINVAL;
-	for (i = 0; i < len; i++)
-		if (!isascii(name[i]) ||
-		    (!isalnum(name[i]) && !strchr("_.:-", name[i])))
-			return -EINVAL;
-	if (padded && !rdlock_all_zero(name + len, RDLOCK_LS_NAME_MAX - len))
+	/* A C string is checked up to its NUL only. */
+	if (!rdlock_name_ok(name, len, padded ? RDLOCK_LS_NAME_MAX : len,
+			    "_.:-"))
 		return -EINVAL;
 	return 0;
 }

@@ -30,6 +30,8 @@
 #define CONF_MAX_WORDS		32
 #define LS_NAME_CHARS \
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-"
+#define CLUSTER_NAME_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 #define OPT_NAME_CHARS		"abcdefghijklmnopqrstuvwxyz0123456789_"
 
 int rdlock_parse_u32(const char *s, __u32 *v)
@@ -45,16 +47,23 @@ int rdlock_parse_u32(const char *s, __u32 *v)
 	return 0;
 }
 
-int rdlock_parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX])
+/* @s, 1 to @max characters of @chars, into @out of @size bytes, NUL-padded. */
+static int parse_padded_name(const char *s, const char *chars, size_t max,
+			     char *out, size_t size)
 {
 	size_t len = strlen(s);
 
-	if (!len || len >= RDLOCK_LS_NAME_MAX ||
-	    strspn(s, LS_NAME_CHARS) != len)
+	if (!len || len > max || strspn(s, chars) != len)
 		return -EINVAL;
-	memset(out, 0, RDLOCK_LS_NAME_MAX);
+	memset(out, 0, size);
 	memcpy(out, s, len);
 	return 0;
+}
+
+int rdlock_parse_ls_name(const char *s, char out[RDLOCK_LS_NAME_MAX])
+{
+	return parse_padded_name(s, LS_NAME_CHARS, RDLOCK_LS_NAME_MAX - 1, out,
+				 RDLOCK_LS_NAME_MAX);
 }
 
 int rdlock_parse_proto(const char *s, __u32 *proto)
@@ -85,18 +94,8 @@ const char *rdlock_proto_name(__u32 proto)
 
 int rdlock_parse_cluster_name(const char *s, char *name)
 {
-	size_t i, len = strlen(s);
-
-	if (!len || len > RDLOCK_CLUSTER_NAME_MAX)
-		return -EINVAL;
-	for (i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || strchr("_.-", s[i])))
-			return -EINVAL;
-	memset(name, 0, RDLOCK_CLUSTER_NAME_MAX);
-	memcpy(name, s, len);
-	return 0;
+	return parse_padded_name(s, CLUSTER_NAME_CHARS, RDLOCK_CLUSTER_NAME_MAX,
+				 name, RDLOCK_CLUSTER_NAME_MAX);
 }
 
 int rdlock_parse_mode(const char *s, __u32 *mode)

@@ -112,6 +112,22 @@ static int open_dev(void)
 static const char no_key_hint[] =
 	" (no cluster key: 'config --key-file FILE' first; 'keygen' makes one)";
 
+/* The loaded rdlock.ko's version into @buf; 0, or -1 when not loaded. */
+static int module_version(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/module/rdlock/version", "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, len, f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 /*
  * After an EINVAL: a loaded rdlock.ko older than this tool may refuse a
  * field it does not know (a package upgrade installs a new module, but
@@ -119,20 +135,12 @@ static const char no_key_hint[] =
  */
 static void module_version_hint(void)
 {
-	char buf[64] = "";
-	FILE *f;
+	char buf[64];
 
-	f = fopen("/sys/module/rdlock/version", "r");
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		if (strcmp(buf, RDLOCK_VERSION))
-			fprintf(stderr,
-				"%s: the loaded rdlock.ko is %s, this rdlockctl %s: reload the module (down, rmmod rdlock, modprobe rdlock)\n",
-				prog, buf, RDLOCK_VERSION);
-	}
-	fclose(f);
+	if (!module_version(buf, sizeof(buf)) && strcmp(buf, RDLOCK_VERSION))
+		fprintf(stderr,
+			"%s: the loaded rdlock.ko is %s, this rdlockctl %s: reload the module (down, rmmod rdlock, modprobe rdlock)\n",
+			prog, buf, RDLOCK_VERSION);
 }
 
 static int do_ioctl(unsigned long req, void *arg, const char *what)
@@ -1768,21 +1776,15 @@ static int cmd_help(int argc, char **argv)
  */
 static int cmd_version(int argc, char **argv)
 {
-	char buf[64] = "";
-	FILE *f;
+	char buf[64];
 
 	if (argc > 1)
 		return bad_usage("version: unexpected argument '%s'", argv[1]);
 	printf("rdlockctl %s\n", RDLOCK_VERSION);
-	f = fopen("/sys/module/rdlock/version", "r");
-	if (f && fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		printf("rdlock module %s\n", buf);
-	} else {
+	if (module_version(buf, sizeof(buf)))
 		printf("rdlock module not loaded\n");
-	}
-	if (f)
-		fclose(f);
+	else
+		printf("rdlock module %s\n", buf);
 	return 0;
 }
 

@@ -473,11 +473,11 @@ static void rdl_close(struct rdl_conn *rc)
  */
 static int rdl_check_cluster(struct ocfs2_cluster_connection *conn)
 {
-	char disk[CLUSTER_NAME_MAX + 1];
+	/* NUL-terminated: the stack glue copies it with strscpy(). */
+	const char *disk = conn->cc_cluster_name;
 	int ret;
 
 	BUILD_BUG_ON(CLUSTER_NAME_MAX != RDLOCK_DLM_CLUSTER_NAME_MAX);
-	strscpy(disk, conn->cc_cluster_name, sizeof(disk));
 	ret = rdlock_dlm_check_cluster(disk);
 	if (ret == -EBADR)
 		pr_err("ocfs2_stack_rdlock: %s: the disk's cluster \"%s\" is not this node's (rdlockctl config --name): refused\n",

@@ -70,13 +70,6 @@ P_HBUSY=7867
 # returned until the handover).
 P_1SEEN=7868
 
-# Down: rdlockctl status says this node is out of the membership, and
-# flags no node a member any more.
-status_out() {
-	rdlockctl status | grep -qx "membership: out" &&
-	[ -z "$(rdl_status_members)" ]
-}
-
 # Leave (the cluster down, ho removed first) and wait until nodes $1 and
 # $2 declared this one down.
 leave() {
@@ -84,7 +77,7 @@ leave() {
 	rdl_step "node $RDLOCK_NODE_ID: cluster down, leaving" \
 		rdl_poll 30 rdlockctl down &&
 	rdl_step "node $RDLOCK_NODE_ID: status: membership out, no member" \
-		status_out &&
+		rdl_no_members out &&
 	rdl_signal $((P_GONE + RDLOCK_NODE_ID)) &&
 	rdl_step "node $RDLOCK_NODE_ID: nodes $1 and $2 declared it down" \
 		rdl_wait_signal "$1" $((P_DOWN + RDLOCK_NODE_ID)) 300 &&

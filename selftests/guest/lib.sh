@@ -226,12 +226,30 @@ rdl_free() {
 	done
 }
 
-# rdl_node_flag NODE FLAG: rdlockctl status shows FLAG (down, returned,
-# ...) on NODE here.
+# rdl_nodes_flagged FLAG: the nodes rdlockctl status shows FLAG (down,
+# returned, member, ...) on here, as "0 1 2 ".
+rdl_nodes_flagged() {
+	rdlockctl status | awk -v f="$1" '$1 ~ /^[0-9]+$/ {
+		n = split($3, a, ",")
+		for (i = 1; i <= n; i++)
+			if (a[i] == f)
+				printf "%s ", $1
+	}'
+}
+
+# rdl_node_flag NODE FLAG: rdlockctl status shows FLAG on NODE here.
 rdl_node_flag() {
-	rdlockctl status | awk -v n="$1" -v f="$2" '
-		$1 == n { split($3, a, ","); for (i in a) if (a[i] == f) ok = 1 }
-		END { exit !ok }'
+	case " $(rdl_nodes_flagged "$2")" in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+# rdl_no_members STATE: rdlockctl status says the membership is STATE
+# (static, out) and flags no node a member.
+rdl_no_members() {
+	rdlockctl status | grep -qx "membership: $1" &&
+	[ -z "$(rdl_nodes_flagged member)" ]
 }
 
 # rdl_rm_ls LS: LS removed here if it is open; if that fails, why, with
@@ -604,7 +622,7 @@ rdl_member_running() {
 	      { [ -z "$2" ] ||
 		[ "$(rdl_member_line declared_down)" = "$2" ]; } &&
 	      [ "$(rdlockctl status | sed -n 's/^membership: //p')" = running ] &&
-	      [ "$(rdl_status_members)" = "$(rdl_expand_list "$(rdl_member_line members)")" ]; do
+	      [ "$(rdl_nodes_flagged member)" = "$(rdl_expand_list "$(rdl_member_line members)")" ]; do
 		rdl_m=$((rdl_m - 1))
 		[ "$rdl_m" -gt 0 ] || {
 			sed 's/^/# /' $RDL_MEMBERSHIP
@@ -627,15 +645,6 @@ rdl_expand_list() {
 	done
 }
 
-# The nodes rdlockctl status flags "member", as "0 1 2 ".
-rdl_status_members() {
-	rdlockctl status | awk '$1 ~ /^[0-9]+$/ {
-		n = split($3, a, ",")
-		for (i = 1; i <= n; i++)
-			if (a[i] == "member")
-				printf "%s ", $1
-	}'
-}
 
 # This survivor's dlm_controld knows rdlock node $1 (corosync node id $1 +
 # 1) fenced with success: the fencing node's result, which every daemon

@@ -13,13 +13,6 @@ RDLOCK_NODE_ID=${RDLOCK_NODE_ID:-0}
 RDLOCK_NODE_ADDRS=${RDLOCK_NODE_ADDRS:-10.77.0.1}
 export RDLOCK_NODE_ID RDLOCK_NODE_ADDRS
 
-# membership=static: status says so, and flags no node a member (of a
-# cluster engine's membership: there is none).
-static_members() {
-	rdlockctl status | grep -qx "membership: static" &&
-	[ -z "$(rdl_status_members)" ]
-}
-
 # param_bounds NAME LOW HIGH: rdlock.ko's parameter NAME refuses LOW - 1
 # and HIGH + 1 through sysfs, keeping its value, and takes LOW and HIGH;
 # its value is restored afterwards.
@@ -79,7 +72,7 @@ if rdl_step "insmod rdlock.ko" insmod "$RDL/modules/rdlock.ko" &&
 	rdl_step "cluster ready" rdlockctl wait --timeout 120 &&
 	rdl_step "status: no cluster key, insecure" \
 		sh -c 'rdlockctl status | grep -qx "cluster key: none (insecure)"' &&
-	rdl_step "status: membership static, no node a member" static_members
+	rdl_step "status: membership static, no node a member" rdl_no_members static
 	rdl_step "rmmod rdlock_test while up" rdl_rmmod rdlock_test
 	rdl_step "rmmod rdlock while up" rdl_rmmod rdlock
 	rdl_step "/dev/rdlock gone" test ! -e /dev/rdlock
