@@ -114,6 +114,9 @@ void rdlock_users_exit(void);
 /* dev_admin.c: the cluster's configuration, status and lockspaces */
 long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);
 
+/* dev_stats.c: RDLOCK_IOC_STATS, the counters under their uapi names */
+long rdlock_ioc_stats(void __user *argp);
+
 /* dev_dlm.c: lockspace names and list; DLM lockspaces, locks, events */
 long rdlock_dev_ls_create(const struct rdlock_ls_create *c,
 			  const struct rdlock_ls_attr *attr);

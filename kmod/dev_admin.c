@@ -2,8 +2,8 @@
 /*
  * rdlock: /dev/rdlock's admin ioctls: the cluster configuration (the
  * transport applies it), its status, node failures and the lockspaces'
- * creation, removal and list. All but STATUS and LS_LIST need
- * CAP_SYS_ADMIN.
+ * creation, removal and list. All but STATUS, LS_LIST and STATS (whose
+ * counters dev_stats.c gathers) need CAP_SYS_ADMIN.
  *
  * Every ioctl copies its argument in, validates it completely with the
  * pure checks of uapi_check.h, and only then takes the configuration mutex
@@ -118,6 +118,7 @@ static long rdlock_ioc_up_down(bool up)
 
 static long rdlock_ioc_status(void __user *argp)
 {
+	char name[RDLOCK_CLUSTER_NAME_MAX + 1];
 	struct rdlock_node_status *ns;
 	struct rdlock_status st;
 	u32 n, i, members;
@@ -139,6 +140,14 @@ static long rdlock_ioc_status(void __user *argp)
 	if (copy_to_user(u64_to_user_ptr(st.nodes), ns,
 			 min(n, st.nr_nodes) * sizeof(*ns)))
 		ret = -EFAULT;
+	if (st.name) {
+		/* NUL-padded, as RDLOCK_IOC_SET_CONFIG takes it. */
+		rdlock_xport_cluster_name(name);
+		memset(name + strlen(name), 0, sizeof(name) - strlen(name));
+		if (copy_to_user(u64_to_user_ptr(st.name), name,
+				 RDLOCK_CLUSTER_NAME_MAX))
+			ret = -EFAULT;
+	}
 	st.nr_nodes = n;
 	if (!ret && copy_to_user(argp, &st, sizeof(st)))
 		ret = -EFAULT;
@@ -212,7 +221,7 @@ out:
 
 /**
  * rdlock_dev_admin_ioctl() - an ioctl that is not a file's own
- * @cmd: the command: STATUS, LS_LIST, one that needs CAP_SYS_ADMIN, or
+ * @cmd: the command: STATUS, LS_LIST, STATS, one that needs CAP_SYS_ADMIN, or
  *	unknown.
  * @argp: its argument.
  *
@@ -226,6 +235,8 @@ long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp)
 		return rdlock_ioc_status(argp);
 	case RDLOCK_IOC_LS_LIST:
 		return rdlock_ioc_ls_list(argp);
+	case RDLOCK_IOC_STATS:
+		return rdlock_ioc_stats(argp);
 	case RDLOCK_IOC_SET_CONFIG:
 	case RDLOCK_IOC_ADD_PEER:
 	case RDLOCK_IOC_DEL_PEER:

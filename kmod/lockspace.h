@@ -39,6 +39,18 @@ bool rdlock_ls_any(void);
  * @lost: lost to its users: the cluster epoch it joined ended, or a lock
  *	of this node in it could not be moved off a node declared down.
  */
+/* A lockspace's counters on this node, by struct rdlock_ls_desc. */
+enum rdlock_ls_counter {
+	RDLOCK_LSC_ACQUISITIONS,	/* started by the protocol */
+	RDLOCK_LSC_WAITS,		/* of them: waited for a holder */
+	RDLOCK_LSC_REMOTE_OPS,		/* remote operations they took */
+	RDLOCK_LSC_LEASE_EXPIRIES,	/* locks taken over at lease end */
+	RDLOCK_LSC_ABANDONED,		/* tickets given up (timeout, kill) */
+	RDLOCK_LSC_MOVED_LOCKS,		/* moved off nodes declared down */
+	RDLOCK_LSC_LOST_LOCKS,		/* that could not be moved */
+	RDLOCK_LSC_NR,
+};
+
 struct rdlock_ls_desc {
 	char name[RDLOCK_LS_NAME_MAX];
 	struct rdlock_ls_attr attr;
@@ -48,6 +60,8 @@ struct rdlock_ls_desc {
 	umode_t mode;
 	unsigned int users;
 	bool lost;
+	/* Counters, for RDLOCK_IOC_STATS: enum rdlock_ls_counter. */
+	u64 counters[RDLOCK_LSC_NR];
 };
 
 /*

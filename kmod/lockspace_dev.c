@@ -189,6 +189,14 @@ static void rdlock_ls_desc_fill(const struct rdlock_ls *ls,
 	}
 	d->users = ls->users;
 	d->lost = rdlock_ls_stale(ls) || atomic64_read(&ls->lost_locks);
+	d->counters[RDLOCK_LSC_ACQUISITIONS] = atomic64_read(&ls->stats.acquires);
+	d->counters[RDLOCK_LSC_WAITS] = atomic64_read(&ls->stats.waits);
+	d->counters[RDLOCK_LSC_REMOTE_OPS] = atomic64_read(&ls->stats.remote_ops);
+	d->counters[RDLOCK_LSC_LEASE_EXPIRIES] =
+		atomic64_read(&ls->stats.lease_expiries);
+	d->counters[RDLOCK_LSC_ABANDONED] = atomic64_read(&ls->stats.abandoned);
+	d->counters[RDLOCK_LSC_MOVED_LOCKS] = atomic64_read(&ls->moved_locks);
+	d->counters[RDLOCK_LSC_LOST_LOCKS] = atomic64_read(&ls->lost_locks);
 }
 
 /**

@@ -256,7 +256,7 @@ static inline int rdlock_check_key_arg(const struct rdlock_cluster_key *k)
  */
 static inline int rdlock_check_status(const struct rdlock_status *st)
 {
-	if (st->version != RDLOCK_UAPI_VERSION || st->reserved ||
+	if (st->version != RDLOCK_UAPI_VERSION ||
 	    st->nr_nodes > RDLOCK_MAX_NODES)
 		return -EINVAL;
 	return 0;
@@ -455,6 +455,21 @@ static inline int rdlock_check_ls_list(const struct rdlock_ls_list *l)
 	if (l->version != RDLOCK_UAPI_VERSION || l->flags || l->pad ||
 	    !rdlock_all_zero(l->reserved, sizeof(l->reserved)) ||
 	    l->count > RDLOCK_LS_LIST_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdlock_check_stats() - validate RDLOCK_IOC_STATS's input fields
+ * @st: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_stats(const struct rdlock_stats *st)
+{
+	if (st->version != RDLOCK_UAPI_VERSION || st->flags || st->pad ||
+	    !rdlock_all_zero(st->reserved, sizeof(st->reserved)) ||
+	    st->count > RDLOCK_STATS_MAX)
 		return -EINVAL;
 	return 0;
 }

@@ -149,6 +149,46 @@ int rdlock_xport_up_down(bool up, bool (*busy)(void), bool forming);
 u32 rdlock_xport_status(struct rdlock_status *st,
 			struct rdlock_node_status *ns);
 
+/* The transport's counters, for RDLOCK_IOC_STATS (xport_cfg.c). */
+enum rdlock_xport_counter {
+	RDLOCK_XC_REJECTED,		/* connections refused */
+	RDLOCK_XC_BACKEND_REFUSED,	/* peers on another backend */
+	RDLOCK_XC_KEY_MISMATCH,		/* peers without our key */
+	RDLOCK_XC_BAD_PROOF,		/* requests with a wrong proof */
+	RDLOCK_XC_BAD_REPLY,		/* replies with a wrong proof */
+	RDLOCK_XC_REFUSED_BY_PEER,	/* our proofs a peer refused */
+	RDLOCK_XC_UNAUTH_MSGS,		/* messages before authentication */
+	RDLOCK_XC_UNPROVEN_FENCE,	/* fences without a proof */
+	RDLOCK_XC_BAD_TABLE,		/* table offers without a proof */
+	RDLOCK_XC_REMOTE_ACCESS,	/* remote access errors */
+	RDLOCK_XC_RESENT,		/* requests sent again */
+	RDLOCK_XC_REPLAYED,		/* answered from the replay record */
+	RDLOCK_XC_UNKNOWN_OUTCOMES,	/* requests whose outcome is unknown */
+	RDLOCK_XC_STALE,		/* requests of an older table refused */
+	RDLOCK_XC_NR,
+};
+
+/* Per configured node: this node's links to it. */
+enum rdlock_xport_link_counter {
+	RDLOCK_XLC_CONNECTS,
+	RDLOCK_XLC_ERRORS,
+	RDLOCK_XLC_MSGS_SENT,
+	RDLOCK_XLC_MSGS_RECV,
+	RDLOCK_XLC_BYTES,
+	RDLOCK_XLC_SERVED,
+	RDLOCK_XLC_OPS,			/* RDLOCK_XOP_NR of them, by op */
+	RDLOCK_XLC_NR = RDLOCK_XLC_OPS + RDLOCK_XOP_NR,
+};
+
+/* One configured node's link counters, by enum rdlock_xport_link_counter. */
+struct rdlock_xport_link {
+	u32 node;
+	u64 c[RDLOCK_XLC_NR];
+};
+
+void rdlock_xport_counters(u64 *c);
+u32 rdlock_xport_link_counters(struct rdlock_xport_link *links);
+
 /* main.c: the transport comes up first and goes last (xport_cm.c). */
 int rdlock_xport_init(void);
 void rdlock_xport_shutdown(void);

@@ -343,6 +343,7 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 			continue;
 		ns[n].node_id = i;
 		ns[n].connects = node->connects;
+		ns[n].errors = atomic64_read(&node->stats.errors);
 		if (i == cl->self)
 			ns[n].flags |= RDLOCK_NODE_SELF;
 		if (node->adv_known && node->adv.verbs_capable)
@@ -356,6 +357,65 @@ u32 rdlock_xport_status(struct rdlock_status *st,
 	spin_unlock_bh(&cl->lock);
 	for (i = 0; i < n; i++)
 		ns[i].state = rdlock_node_state(ns[i].node_id);
+	mutex_unlock(&cl->cfg_mutex);
+	return n;
+}
+
+/**
+ * rdlock_xport_counters() - the transport's counters, for RDLOCK_IOC_STATS
+ * @c: RDLOCK_XC_NR values, by enum rdlock_xport_counter.
+ */
+void rdlock_xport_counters(u64 *c)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+
+	c[RDLOCK_XC_REJECTED] = atomic64_read(&cl->rejected);
+	c[RDLOCK_XC_BACKEND_REFUSED] = atomic64_read(&cl->backend_refused);
+	c[RDLOCK_XC_KEY_MISMATCH] = atomic64_read(&cl->auth_key_mismatch);
+	c[RDLOCK_XC_BAD_PROOF] = atomic64_read(&cl->auth_bad_proof);
+	c[RDLOCK_XC_BAD_REPLY] = atomic64_read(&cl->auth_bad_reply);
+	c[RDLOCK_XC_REFUSED_BY_PEER] = atomic64_read(&cl->auth_refused);
+	c[RDLOCK_XC_UNAUTH_MSGS] = atomic64_read(&cl->auth_unauth_msgs);
+	c[RDLOCK_XC_UNPROVEN_FENCE] = atomic64_read(&cl->auth_unproven_fence);
+	c[RDLOCK_XC_BAD_TABLE] = atomic64_read(&cl->auth_bad_table);
+	c[RDLOCK_XC_REMOTE_ACCESS] = atomic64_read(&cl->remote_access_errors);
+	c[RDLOCK_XC_RESENT] = atomic64_read(&cl->resent);
+	c[RDLOCK_XC_REPLAYED] = atomic64_read(&cl->replayed);
+	c[RDLOCK_XC_UNKNOWN_OUTCOMES] = atomic64_read(&cl->unknown_outcomes);
+	c[RDLOCK_XC_STALE] = atomic64_read(&cl->stale_requests);
+}
+
+/**
+ * rdlock_xport_link_counters() - counters of the links to each node
+ * @links: RDLOCK_MAX_NODES entries; one is filled in per configured node,
+ *	this one included, in order of id.
+ *
+ * Return: the number of entries filled in.
+ */
+u32 rdlock_xport_link_counters(struct rdlock_xport_link *links)
+{
+	struct rdlock_cluster *cl = &rdlock_cl;
+	u32 i, op, n = 0;
+
+	mutex_lock(&cl->cfg_mutex);
+	for (i = 0; i < RDLOCK_MAX_NODES; i++) {
+		struct rdlock_node *node = &cl->nodes[i];
+		struct rdlock_node_stats *s = &node->stats;
+		u64 *c = links[n].c;
+
+		if (!rdlock_node_member(node))
+			continue;
+		links[n].node = i;
+		c[RDLOCK_XLC_CONNECTS] = READ_ONCE(node->connects);
+		c[RDLOCK_XLC_ERRORS] = atomic64_read(&s->errors);
+		c[RDLOCK_XLC_MSGS_SENT] = atomic64_read(&s->msgs_sent);
+		c[RDLOCK_XLC_MSGS_RECV] = atomic64_read(&s->msgs_recv);
+		c[RDLOCK_XLC_BYTES] = atomic64_read(&s->bytes);
+		c[RDLOCK_XLC_SERVED] = atomic64_read(&s->served);
+		for (op = 0; op < RDLOCK_XOP_NR; op++)
+			c[RDLOCK_XLC_OPS + op] = atomic64_read(&s->ops[op]);
+		n++;
+	}
 	mutex_unlock(&cl->cfg_mutex);
 	return n;
 }

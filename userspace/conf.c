@@ -252,8 +252,8 @@ static int parse_node(struct rdlock_conf *conf, struct conf_line *l)
 	const struct rdlock_conf_node *old;
 	unsigned int i;
 
-	if (l->nr != 3)
-		return lerr(l, "'node' needs an ID and an ADDRESS");
+	if (l->nr != 3 && l->nr != 4)
+		return lerr(l, "'node' needs an ID, an ADDRESS and maybe a NAME");
 	if (rdlock_parse_node_id(l->w[1], &n->id))
 		return lerr(l, "bad node id '%s' (0..%u)", l->w[1],
 			    RDLOCK_MAX_NODES - 1);
@@ -270,6 +270,19 @@ static int parse_node(struct rdlock_conf *conf, struct conf_line *l)
 		    real_port(&old->addr) == real_port(&n->addr))
 			return lerr(l, "address '%s' is node %u's too (line %u)",
 				    l->w[2], old->id, old->line);
+	}
+	memset(n->name, 0, sizeof(n->name));
+	if (l->nr == 4) {
+		if (parse_padded_name(l->w[3], CLUSTER_NAME_CHARS,
+				      RDLOCK_CONF_NODE_NAME_MAX - 1, n->name,
+				      sizeof(n->name)))
+			return lerr(l, "bad node name '%s' (1..%u of A-Z a-z 0-9 _ . -)",
+				    l->w[3], RDLOCK_CONF_NODE_NAME_MAX - 1);
+		for (i = 0; i < conf->nr_nodes; i++)
+			if (!strcmp(conf->nodes[i].name, n->name))
+				return lerr(l, "name '%s' is node %u's too (line %u)",
+					    n->name, conf->nodes[i].id,
+					    conf->nodes[i].line);
 	}
 	/* Ids are unique and below RDLOCK_MAX_NODES: there is room. */
 	n->line = l->line;

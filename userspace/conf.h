@@ -33,9 +33,13 @@
 /* Room for any error message of rdlock_conf_parse(). */
 #define RDLOCK_CONF_ERR_MAX		192
 
+/* A node's name ("node ID ADDRESS NAME"): 1..63 of [A-Za-z0-9_.-], NUL. */
+#define RDLOCK_CONF_NODE_NAME_MAX	64
+
 struct rdlock_conf_node {
 	__u32 id;
 	struct rdlock_addr addr;
+	char name[RDLOCK_CONF_NODE_NAME_MAX];	/* "": none given */
 	unsigned int line;
 };
 

@@ -501,22 +501,44 @@ static const char *node_state_name(__u32 s)
 	return "unknown";
 }
 
-/* STATUS into *st and nodes[]; prints the error. 0 or -1. */
-static int get_status(int fd, struct rdlock_status *st,
-		      struct rdlock_node_status *nodes)
+/*
+ * STATUS into *st, nodes[] and, unless NULL, @name (RDLOCK_CLUSTER_NAME_MAX
+ * + 1 bytes: the cluster's name, NUL-terminated, "" for none); prints the
+ * error. 0 or -1.
+ */
+static int get_status_name(int fd, struct rdlock_status *st,
+			   struct rdlock_node_status *nodes, char *name)
 {
+	int ret;
+
 	memset(st, 0, sizeof(*st));
 	memset(nodes, 0, sizeof(*nodes) * RDLOCK_MAX_NODES);
 	st->version = RDLOCK_UAPI_VERSION;
 	st->nr_nodes = RDLOCK_MAX_NODES;
 	st->nodes = (__u64)(unsigned long)nodes;
-	if (ioctl(fd, RDLOCK_IOC_STATUS, st) < 0) {
+	if (name) {
+		memset(name, 0, RDLOCK_CLUSTER_NAME_MAX + 1);
+		st->name = (__u64)(unsigned long)name;
+	}
+	ret = ioctl(fd, RDLOCK_IOC_STATUS, st);
+	/* A module older than this tool has no name to give. */
+	if (ret < 0 && errno == EINVAL && name) {
+		st->name = 0;
+		ret = ioctl(fd, RDLOCK_IOC_STATUS, st);
+	}
+	if (ret < 0) {
 		err_msg("status: %s", strerror(errno));
 		return -1;
 	}
 	if (st->nr_nodes > RDLOCK_MAX_NODES)
 		st->nr_nodes = RDLOCK_MAX_NODES;
 	return 0;
+}
+
+static int get_status(int fd, struct rdlock_status *st,
+		      struct rdlock_node_status *nodes)
+{
+	return get_status_name(fd, st, nodes, NULL);
 }
 
 static void flags_str(__u32 flags, char *buf, size_t len)
@@ -591,41 +613,80 @@ static void count_ls(int fd, struct ls_counts *c)
 	free(e);
 }
 
+/*
+ * What status shows beside STATUS: this node's lockspaces, the cluster's
+ * name, and the nodes' names from the configuration file (when it is of
+ * the same cluster).
+ */
+struct status_extra {
+	struct ls_counts ls;
+	char name[RDLOCK_CLUSTER_NAME_MAX + 1];
+	const struct rdlock_conf *conf;		/* NULL: no names */
+};
+
+/* Node @id's name in the configuration file, or NULL. */
+static const char *node_name(const struct status_extra *x, __u32 id)
+{
+	unsigned int i;
+
+	if (!x->conf)
+		return NULL;
+	for (i = 0; i < x->conf->nr_nodes; i++)
+		if (x->conf->nodes[i].id == id && x->conf->nodes[i].name[0])
+			return x->conf->nodes[i].name;
+	return NULL;
+}
+
 static void print_status_text(const struct rdlock_status *st,
 			      const struct rdlock_node_status *nodes,
-			      const struct ls_counts *ls)
+			      const struct status_extra *x)
 {
+	const char *name;
 	char flags[48];
 	__u32 i;
 
 	printf("state: %s\n", cluster_state_name(st->state));
 	if (st->state == RDLOCK_CLUSTER_UNCONFIGURED)
 		return;
-	printf("cluster: %u\nnode: %u\nbackend: %s\ncluster key: %s\nmembership: %s\n",
-	       st->cluster_id, st->node_id, backend_name(st->backend),
+	printf("cluster: %u\ncluster name: %s\n", st->cluster_id,
+	       x->name[0] ? x->name : "(none)");
+	printf("node: %u\nbackend: %s\ncluster key: %s\nmembership: %s\n",
+	       st->node_id, backend_name(st->backend),
 	       key_state(st), membership_name(st->membership));
-	if (ls->known)
-		printf("lockspaces: %u, %u lost\n", ls->total, ls->lost);
-	printf("%-5s %-13s %-20s %s\n", "ID", "STATE", "FLAGS", "CONNECTS");
+	if (x->ls.known)
+		printf("lockspaces: %u, %u lost\n", x->ls.total, x->ls.lost);
+	printf("%-5s %-13s %-20s %-8s %-8s %s\n", "ID", "STATE", "FLAGS",
+	       "CONNECTS", "ERRORS", "NAME");
 	for (i = 0; i < st->nr_nodes; i++) {
 		flags_str(nodes[i].flags, flags, sizeof(flags));
-		printf("%-5u %-13s %-20s %u\n", nodes[i].node_id,
+		name = node_name(x, nodes[i].node_id);
+		printf("%-5u %-13s %-20s %-8u %-8llu %s\n", nodes[i].node_id,
 		       node_state_name(nodes[i].state), flags,
-		       nodes[i].connects);
+		       nodes[i].connects,
+		       (unsigned long long)nodes[i].errors, name ? name : "-");
 	}
 }
 
+static void json_str(const char *s, size_t max);
+
 static void print_status_json(const struct rdlock_status *st,
 			      const struct rdlock_node_status *nodes,
-			      const struct ls_counts *ls)
+			      const struct status_extra *x)
 {
+	const struct ls_counts *ls = &x->ls;
+	const char *name;
 	__u32 i;
 
 	printf("{\"state\": \"%s\", \"backend\": \"%s\", ",
 	       cluster_state_name(st->state), backend_name(st->backend));
 	printf("\"cluster_id\": %u, \"node_id\": %u, \"cluster_key\": \"%s\", ",
 	       st->cluster_id, st->node_id, key_state(st));
-	printf("\"membership\": \"%s\", ", membership_name(st->membership));
+	printf("\"cluster_name\": ");
+	if (x->name[0])
+		json_str(x->name, sizeof(x->name));
+	else
+		printf("null");
+	printf(", \"membership\": \"%s\", ", membership_name(st->membership));
 	if (ls->known)
 		printf("\"lockspaces\": %u, \"lockspaces_lost\": %u, ",
 		       ls->total, ls->lost);
@@ -639,10 +700,18 @@ static void print_status_json(const struct rdlock_status *st,
 		       nodes[i].flags & RDLOCK_NODE_VERBS_ATOMICS ?
 		       "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_FENCED ? "true" : "false");
-		printf("\"returned\": %s, \"member\": %s, \"connects\": %u}",
+		printf("\"returned\": %s, \"member\": %s, \"connects\": %u, ",
 		       nodes[i].flags & RDLOCK_NODE_RETURNED ? "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_MEMBER ? "true" : "false",
 		       nodes[i].connects);
+		printf("\"errors\": %llu, \"name\": ",
+		       (unsigned long long)nodes[i].errors);
+		name = node_name(x, nodes[i].node_id);
+		if (name)
+			json_str(name, RDLOCK_CONF_NODE_NAME_MAX);
+		else
+			printf("null");
+		printf("}");
 	}
 	printf("]}\n");
 }
@@ -672,29 +741,83 @@ static int json_option(int argc, char **argv, const char *cmd, int *json)
 	return bad_usage(fmt, argv[optind]);
 }
 
+static int load_conf(const char *path, struct rdlock_conf *conf);
+static char *read_conf(const char *path);
+
+/*
+ * The configuration file status takes node names from: @path, or the
+ * default one if it can be read and parsed (silently skipped otherwise).
+ * 0, or EXIT_USAGE after the error of @path.
+ */
+static int status_conf(const char *path, struct rdlock_conf *conf,
+		       const struct rdlock_conf **out)
+{
+	char err[RDLOCK_CONF_ERR_MAX];
+	char *text;
+	int ret;
+
+	*out = NULL;
+	if (path) {
+		ret = load_conf(path, conf);
+		if (ret)
+			return ret;
+		*out = conf;
+		return 0;
+	}
+	text = read_conf(RDLOCK_CONF_DEFAULT_PATH);
+	if (!text)
+		return 0;
+	if (!rdlock_conf_parse(text, conf, err, sizeof(err)))
+		*out = conf;
+	free(text);
+	return 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
+	static struct rdlock_conf conf;
+	const char *path = NULL;
+	struct status_extra x;
 	struct rdlock_status st;
-	struct ls_counts ls;
-	int json, fd, ret;
+	int json = 0, fd, ret, opt;
 
-	ret = json_option(argc, argv, "status", &json);
+	while ((opt = getopt_long(argc, argv, "jc:", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else if (opt == 'c')
+			path = optarg;
+		else
+			return bad_usage("status: bad option", NULL);
+	}
+	if (optind < argc)
+		return bad_usage("status: unexpected argument '%s'",
+				 argv[optind]);
+	memset(&x, 0, sizeof(x));
+	ret = status_conf(path, &conf, &x.conf);
 	if (ret)
 		return ret;
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	ret = get_status(fd, &st, nodes);
+	ret = get_status_name(fd, &st, nodes, x.name);
 	if (!ret)
-		count_ls(fd, &ls);
+		count_ls(fd, &x.ls);
 	close(fd);
 	if (ret)
 		return 1;
+	/* Names of another cluster's file would be wrong. */
+	if (x.conf && x.conf->cluster_id != st.cluster_id)
+		x.conf = NULL;
 	if (json)
-		print_status_json(&st, nodes, &ls);
+		print_status_json(&st, nodes, &x);
 	else
-		print_status_text(&st, nodes, &ls);
+		print_status_text(&st, nodes, &x);
 	return 0;
 }
 
@@ -1077,6 +1200,155 @@ static int cmd_ls(int argc, char **argv)
 		print_ls_json(e, n);
 	else
 		print_ls_text(e, n);
+	free(e);
+	return 0;
+}
+
+/* STATS: every counter, or NULL after the error; the count in *@count. */
+static struct rdlock_stat *get_stats(int fd, __u32 *count)
+{
+	struct rdlock_stat *e = NULL, *ne;
+	struct rdlock_stats st;
+	__u32 cap = 512;
+
+	for (;;) {
+		ne = realloc(e, cap * sizeof(*e));
+		if (!ne) {
+			free(e);
+			err_msg("stats: %s", strerror(ENOMEM));
+			return NULL;
+		}
+		e = ne;
+		memset(&st, 0, sizeof(st));
+		st.version = RDLOCK_UAPI_VERSION;
+		st.count = cap;
+		st.entries = (__u64)(unsigned long)e;
+		if (ioctl(fd, RDLOCK_IOC_STATS, &st) < 0) {
+			err_msg("stats: %s", strerror(errno));
+			free(e);
+			return NULL;
+		}
+		if (st.count <= cap) {
+			*count = st.count;
+			return e;
+		}
+		/* More than fit (lockspaces came): read them all again. */
+		cap = st.count + 64 > RDLOCK_STATS_MAX ? RDLOCK_STATS_MAX :
+		      st.count + 64;
+	}
+}
+
+/* Text: NAME WHERE VALUE, WHERE "-", "node=ID" or "lockspace=NAME". */
+static void print_stats_text(const struct rdlock_stat *e, __u32 n)
+{
+	char where[16 + RDLOCK_LS_NAME_MAX];
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i].lockspace[0])
+			snprintf(where, sizeof(where), "lockspace=%.*s",
+				 RDLOCK_LS_NAME_MAX, e[i].lockspace);
+		else if (e[i].node != RDLOCK_STAT_NO_NODE)
+			snprintf(where, sizeof(where), "node=%u", e[i].node);
+		else
+			snprintf(where, sizeof(where), "-");
+		printf("%-.*s %s %llu\n", RDLOCK_STAT_NAME_MAX, e[i].name,
+		       where, (unsigned long long)e[i].value);
+	}
+}
+
+static void print_stats_json(const struct rdlock_stat *e, __u32 n)
+{
+	__u32 i;
+
+	printf("[");
+	for (i = 0; i < n; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_str(e[i].name, sizeof(e[i].name));
+		if (e[i].lockspace[0]) {
+			printf(", \"lockspace\": ");
+			json_str(e[i].lockspace, sizeof(e[i].lockspace));
+		}
+		if (e[i].node != RDLOCK_STAT_NO_NODE)
+			printf(", \"node\": %u", e[i].node);
+		printf(", \"type\": \"%s\", \"value\": %llu}",
+		       e[i].flags & RDLOCK_STAT_GAUGE ? "gauge" : "counter",
+		       (unsigned long long)e[i].value);
+	}
+	printf("]\n");
+}
+
+/*
+ * Prometheus' text format: rdlock_NAME (a counter's with _total), the
+ * node as label "peer", the lockspace as "lockspace"; each metric's
+ * samples together after its TYPE line, as the format requires.
+ */
+static void print_stats_prometheus(const struct rdlock_stat *e, __u32 n)
+{
+	__u32 i, j, k;
+	bool gauge;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i; k++)
+			if (!strncmp(e[k].name, e[i].name, RDLOCK_STAT_NAME_MAX))
+				break;
+		if (k < i)
+			continue;	/* its family is out already */
+		gauge = e[i].flags & RDLOCK_STAT_GAUGE;
+		printf("# TYPE rdlock_%.*s%s %s\n", RDLOCK_STAT_NAME_MAX,
+		       e[i].name, gauge ? "" : "_total",
+		       gauge ? "gauge" : "counter");
+		for (j = i; j < n; j++) {
+			if (strncmp(e[j].name, e[i].name, RDLOCK_STAT_NAME_MAX))
+				continue;
+			printf("rdlock_%.*s%s", RDLOCK_STAT_NAME_MAX, e[j].name,
+			       gauge ? "" : "_total");
+			/* Lockspace names need no escaping: [A-Za-z0-9_.:-]. */
+			if (e[j].lockspace[0])
+				printf("{lockspace=\"%.*s\"}", RDLOCK_LS_NAME_MAX,
+				       e[j].lockspace);
+			else if (e[j].node != RDLOCK_STAT_NO_NODE)
+				printf("{peer=\"%u\"}", e[j].node);
+			printf(" %llu\n", (unsigned long long)e[j].value);
+		}
+	}
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int format = 0, fd, opt;
+	struct rdlock_stat *e;
+	__u32 n = 0;
+
+	while ((opt = getopt_long(argc, argv, "jp", opts, NULL)) != -1) {
+		if (opt != 'j' && opt != 'p')
+			return bad_usage("stats: bad option", NULL);
+		if (format && format != opt)
+			return bad_usage("stats: --json and --prometheus exclude each other",
+					 NULL);
+		format = opt;
+	}
+	if (optind < argc)
+		return bad_usage("stats: unexpected argument '%s'",
+				 argv[optind]);
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	e = get_stats(fd, &n);
+	close(fd);
+	if (!e)
+		return 1;
+	if (format == 'j')
+		print_stats_json(e, n);
+	else if (format == 'p')
+		print_stats_prometheus(e, n);
+	else
+		print_stats_text(e, n);
 	free(e);
 	return 0;
 }
@@ -1673,7 +1945,10 @@ static const struct cmd cmds[] = {
 	{ "node-down", cmd_node_down, "ID",
 	  "node ID is dead or fenced: cut it off and release its locks; run on\n"
 	  "      every surviving node (each waits for the others to do it too)" },
-	{ "status", cmd_status, "[--json]", "show cluster and node states" },
+	{ "status", cmd_status, "[--json] [--config FILE]",
+	  "show the cluster's and each node's state, connections and link\n"
+	  "      errors, with the nodes' names from FILE (default\n"
+	  "      " RDLOCK_CONF_DEFAULT_PATH ", if it can be read)" },
 	{ "wait", cmd_wait, "[--timeout SEC]",
 	  "wait until every node is connected (default 60 s)" },
 	{ "ls-create", cmd_ls_create,
@@ -1704,6 +1979,11 @@ static const struct cmd cmds[] = {
 	  "      up, or in a DLM lockspace nl, pr, ex. -b: instead of a command,\n"
 	  "      hold the lock until a request elsewhere waits for it (at most\n"
 	  "      SEC s; a DLM lockspace's blocking event), print it and release" },
+	{ "stats", cmd_stats, "[--json | --prometheus]",
+	  "show this node's counters: the transport's, its links' to each\n"
+	  "      node, the DLM layer's and each lockspace's, one a line (NAME\n"
+	  "      node=ID|lockspace=NAME|- VALUE), as JSON, or in Prometheus'\n"
+	  "      text format (for a textfile collector)" },
 	{ "version", cmd_version, "",
 	  "show this tool's version and the loaded module's" },
 	{ "help", cmd_help, "[COMMAND]",

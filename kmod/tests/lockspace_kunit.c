@@ -72,6 +72,7 @@ static const struct rdlock_case_table rdlock_case_tables[] = {
 	RDLOCK_CASES("UNLOCK", RDLOCK_IOC_UNLOCK, unlock),
 	RDLOCK_CASES("QUERY", RDLOCK_IOC_QUERY, query),
 	RDLOCK_CASES("LS_LIST", RDLOCK_IOC_LS_LIST, ls_list),
+	RDLOCK_CASES("STATS", RDLOCK_IOC_STATS, stats),
 };
 
 /* The table @c is a case of. */
@@ -125,6 +126,8 @@ static int rdlock_case_check(unsigned int cmd, const void *arg,
 		return rdlock_check_unlock(arg);
 	case RDLOCK_IOC_LS_LIST:
 		return rdlock_check_ls_list(arg);
+	case RDLOCK_IOC_STATS:
+		return rdlock_check_stats(arg);
 	default:
 		return rdlock_check_query(arg);
 	}

@@ -329,6 +329,35 @@ static const struct uapi_case uapi_ls_list_cases[] = {
 #undef UAPI_T
 };
 
+/* ---------------------------------------------------------------- */
+/* STATS                                                             */
+
+/* No array: only the count. */
+static const struct rdlock_stats uapi_valid_stats = {
+	.version = RDLOCK_UAPI_VERSION,
+};
+
+static const struct uapi_case uapi_stats_cases[] = {
+#define UAPI_T struct rdlock_stats
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "version ~0", { F(version, UAPI_U32_MAX) }, EINVAL },
+	{ "flags bit 0", { F(flags, 1) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "count RDLOCK_STATS_MAX", { F(count, RDLOCK_STATS_MAX) }, 0 },
+	{ "count RDLOCK_STATS_MAX + 1", { F(count, RDLOCK_STATS_MAX + 1) },
+	  EINVAL },
+	{ "count ~0", { F(count, UAPI_U32_MAX) }, EINVAL },
+	{ "bad version, count ~0 and no array",
+	  { F(version, 0), F(count, UAPI_U32_MAX) }, EINVAL },
+	/* The array is only written: its pointer is not checked before. */
+	{ "entries set, count 0", { F64(entries, 8) }, 0 },
+#undef UAPI_T
+};
+
 #undef F
 #undef F8
 #undef F16

@@ -9,7 +9,10 @@
 # --config FILE", node 2 a plain "rdlockctl up" (a node never configured
 # reads /etc/rdlock/rdlock.conf). Every node checks that the options were
 # applied before the cluster went up, and that the lockspaces exist with
-# their attributes and take locks; "rdlockctl down --config FILE" removes
+# their attributes and take locks, that "rdlockctl status" shows the
+# cluster's and the nodes' names from the file, and that "rdlockctl stats"
+# counts those locks exactly, in its three formats; "rdlockctl down
+# --config FILE" removes
 # them and goes down. At the end an option that is no parameter of
 # rdlock.ko is refused.
 
@@ -30,9 +33,10 @@ write_conf() {
 	{
 		echo "# rdlock.conf written by conf.sh"
 		echo "cluster $RDL_CLUSTER"
+		echo "cluster_name conf-test"
 		j=0
 		while [ "$j" -lt "$RDLOCK_NR_NODES" ]; do
-			echo "node $j $(rdl_node_addr "$j")" || return 1
+			echo "node $j $(rdl_node_addr "$j") conf-node-$j" || return 1
 			j=$((j + 1))
 		done
 		rdl_key_line || return 1
@@ -92,6 +96,91 @@ down_and_empty() {
 
 status_has() {
 	rdlockctl status --json | grep -q "$1"
+}
+
+# Every node's line of "rdlockctl status $*" ends in its name from the
+# file, or "-" for every node with --config of another cluster's file.
+status_names() {
+	rdlockctl status "$@" > /tmp/status || return 1
+	sed 's/^/# /' /tmp/status
+	j=0
+	while [ "$j" -lt "$RDLOCK_NR_NODES" ]; do
+		want=conf-node-$j
+		[ $# -gt 0 ] && want=-
+		[ "$(awk -v n="$j" '$1 == n { print $NF }' /tmp/status)" = "$want" ] ||
+			return 1
+		j=$((j + 1))
+	done
+}
+
+# stat_of NAME WHERE: the value "rdlockctl stats" gives counter NAME of WHERE
+# (-, node=ID, lockspace=NAME); nothing if there is no such line.
+stat_of() {
+	rdlockctl stats | awk -v n="$1" -v w="$2" '$1 == n && $2 == w { print $3 }'
+}
+
+# stat_grows NAME WHERE BY CMD...: CMD succeeds and counter NAME of WHERE
+# grows by exactly BY meanwhile.
+stat_grows() {
+	sg_name=$1 sg_where=$2 sg_by=$3
+	shift 3
+	sg_before=$(stat_of "$sg_name" "$sg_where")
+	[ -n "$sg_before" ] || { echo "# no $sg_name $sg_where"; return 1; }
+	"$@" || return 1
+	sg_after=$(stat_of "$sg_name" "$sg_where")
+	echo "# $sg_name $sg_where: $sg_before -> $sg_after"
+	[ "$sg_after" -eq $((sg_before + sg_by)) ]
+}
+
+# Text: three fields a line; the links to every node and each lockspace.
+stats_text() {
+	rdlockctl stats > /tmp/stats || return 1
+	awk 'NF != 3 || $3 !~ /^[0-9]+$/ { bad = 1; print "# bad line: " $0 }
+	     END { exit bad }' /tmp/stats || return 1
+	j=0
+	while [ "$j" -lt "$RDLOCK_NR_NODES" ]; do
+		grep -q "^link_connects node=$j [0-9]" /tmp/stats || return 1
+		j=$((j + 1))
+	done
+	for l in conf-a conf-b conf-c conf-q dlm.conf-d; do
+		grep -q "^ls_acquisitions lockspace=$l [0-9]" /tmp/stats ||
+			return 1
+	done
+	# Each connected peer's link was connected at least once.
+	[ "$(stat_of link_connects node=$(( (RDLOCK_NODE_ID + 1) % 3 )))" -ge 1 ]
+}
+
+# Prometheus' text format: a TYPE line once per metric, then its samples
+# together; names, labels and values as the format has them.
+stats_prometheus() {
+	rdlockctl stats --prometheus > /tmp/prom || return 1
+	awk '
+	/^# TYPE / {
+		if (seen[$3]++) { print "# TYPE twice: " $3; bad = 1 }
+		if ($4 != "counter" && $4 != "gauge") bad = 1
+		if ($4 == "counter" && $3 !~ /_total$/) bad = 1
+		fam = $3; types++; next
+	}
+	{
+		name = $1; sub(/\{.*/, "", name)
+		if (name != fam) { print "# out of its family: " $0; bad = 1 }
+		if ($0 !~ /^rdlock_[a-z0-9_]+(\{(peer|lockspace)="[^"]*"\})? [0-9]+$/) {
+			print "# bad sample: " $0; bad = 1
+		}
+		samples++
+	}
+	END { if (!types || samples < types) bad = 1; exit bad }' /tmp/prom &&
+	grep -q '^rdlock_ls_acquisitions_total{lockspace="conf-a"} [0-9]' /tmp/prom &&
+	grep -q '^rdlock_ls_users{lockspace="conf-a"} [0-9]' /tmp/prom &&
+	grep -q "^rdlock_link_connects_total{peer=\"$RDLOCK_NODE_ID\"} [0-9]" /tmp/prom
+}
+
+stats_json() {
+	rdlockctl stats --json > /tmp/stats.json || return 1
+	grep -q '^\[{"name": ".*}\]$' /tmp/stats.json &&
+	grep -q '{"name": "ls_acquisitions", "lockspace": "conf-a", "type": "counter", "value": [0-9]*}' /tmp/stats.json &&
+	grep -q "{\"name\": \"link_errors\", \"node\": $RDLOCK_NODE_ID, \"type\": \"counter\", \"value\": [0-9]*}" /tmp/stats.json &&
+	grep -q '{"name": "dlm_waits_known", "type": "gauge", "value": [0-9]*}' /tmp/stats.json
 }
 
 # Once down: a file whose line 5 is "option NAME VALUE" that must be
@@ -169,6 +258,27 @@ if [ -n "${up:-}" ]; then
 		sh -c "! rdlockctl up --config $CONF"
 	rdl_step "status: the file's 5 lockspaces, none lost" \
 		sh -c 'rdlockctl status | grep -qx "lockspaces: 5, 0 lost"'
+	rdl_step "status: the cluster's name" \
+		sh -c 'rdlockctl status | grep -qx "cluster name: conf-test"'
+	rdl_step "status --json: the cluster's name and this node's" \
+		sh -c "rdlockctl status --json | grep -q '\"cluster_name\": \"conf-test\"' &&
+		       rdlockctl status --json | grep -q '\"id\": $RDLOCK_NODE_ID, .*\"errors\": [0-9]*, \"name\": \"conf-node-$RDLOCK_NODE_ID\"}'"
+	rdl_step "status: every node's name from $CONF" status_names
+	sed "s/^cluster $RDL_CLUSTER\$/cluster $((RDL_CLUSTER + 1))/" "$CONF" > /tmp/other.conf
+	rdl_step "status --config of another cluster's file: no names" \
+		status_names --config /tmp/other.conf
+	rdl_step "stats: every link and lockspace, three fields a line" stats_text
+	rdl_step "stats --prometheus: the exposition format" stats_prometheus
+	rdl_step "stats --json" stats_json
+	rdl_step "stats: a lock in conf-a is one acquisition there" \
+		stat_grows ls_acquisitions lockspace=conf-a 1 \
+		rdlockctl lock -w 60 conf-a "stats$RDLOCK_NODE_ID" -- true
+	rdl_step "stats: an EX lock in conf-d is one new EX lock ..." \
+		stat_grows dlm_new_ex - 1 \
+		rdlockctl lock -m ex -w 60 conf-d "stats$RDLOCK_NODE_ID" -- true
+	rdl_step "... and one unlock of EX" \
+		stat_grows dlm_unlocks_ex - 1 \
+		rdlockctl lock -m ex -w 60 conf-d "stats$RDLOCK_NODE_ID" -- true
 
 	rdl_step "lockspace conf-a: defaults" \
 		ls_has conf-a "slots: 1024" "lease_ms: 0" "flags: 0x0"

@@ -462,6 +462,20 @@ static void act_ls_list(int fd)
 	do_ioctl("ls_list", fd, RDLOCK_IOC_LS_LIST, &l, sizeof(l));
 }
 
+static void act_stats(int fd)
+{
+	static struct rdlock_stat e[RDLOCK_STATS_MAX];
+	struct rdlock_stats st = uapi_valid_stats;
+
+	st.count = rnd(2) ? rnd(9) : RDLOCK_STATS_MAX;
+	st.entries = rnd(8) ? (__u64)(uintptr_t)e :
+		     (__u64)(uintptr_t)bad_page;
+	mutate(&st, sizeof(st), uapi_stats_cases,
+	       ARRAY_SIZE(uapi_stats_cases), false);
+	keep_pointer(&st.entries, e);
+	do_ioctl("stats", fd, RDLOCK_IOC_STATS, &st, sizeof(st));
+}
+
 static void act_read(struct fuzz_file *f)
 {
 	static const size_t lens[] = { 0, 1, 31, 32, 64, 256 };
@@ -617,8 +631,10 @@ static void one_call(void)
 		act_query(f);
 	else if (r < 82)
 		act_read(f);
-	else if (r < 85)
+	else if (r < 84)
 		act_ls_list(f->fd);
+	else if (r < 85)
+		act_stats(f->fd);
 	else if (r < 91)
 		act_admin(f->fd);
 	else if (r < 96)

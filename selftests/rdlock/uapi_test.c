@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -231,8 +232,7 @@ static void expect_nodes(struct __test_metadata *_metadata, int fd,
 			TH_LOG("nodes[%u]: not sorted by id or wrong set", i);
 		}
 		EXPECT_EQ(ids[i] == self, !!(s.nodes[i].flags & RDLOCK_NODE_SELF));
-		EXPECT_EQ(0, s.nodes[i].reserved[0]);
-		EXPECT_EQ(0, s.nodes[i].reserved[1]);
+		EXPECT_EQ(0, s.nodes[i].reserved);
 	}
 }
 
@@ -293,7 +293,11 @@ static void check_enotty(struct __test_metadata *_metadata, int fd)
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_node_status), "STATUS size 32" },
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, __u8[56]), "STATUS size 56" },
 		{ _IO(RDLOCK_IOC_MAGIC, 0x1f), "nr 0x1f" },
-		{ _IO(RDLOCK_IOC_MAGIC, 0x29), "nr 0x29" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x2a), "nr 0x2a" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x29), "STATS as _IO" },
+		{ _IOR(RDLOCK_IOC_MAGIC, 0x29, struct rdlock_stats),
+		  "STATS as _IOR" },
+		{ _IOWR(RDLOCK_IOC_MAGIC, 0x29, __u8[48]), "STATS size 48" },
 		{ _IO(RDLOCK_IOC_MAGIC, 0x28), "LS_LIST as _IO" },
 		{ _IOR(RDLOCK_IOC_MAGIC, 0x28, struct rdlock_ls_list),
 		  "LS_LIST as _IOR" },
@@ -3058,6 +3062,263 @@ TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
 		       NOBODY);
 	}
 	close(jfd);
+}
+
+/* STATS into @e (capacity @cap); 0 or the errno, the count in *@count. */
+static int stats_get(int fd, struct rdlock_stat *e, __u32 cap, __u32 *count)
+{
+	struct rdlock_stats st = {
+		.version = RDLOCK_UAPI_VERSION,
+		.count = cap,
+		.entries = (__u64)(unsigned long)e,
+	};
+	int ret = rdl_ioctl(fd, RDLOCK_IOC_STATS, &st);
+
+	if (!ret)
+		*count = st.count;
+	return ret;
+}
+
+/* Counter @name of lockspace @ls ("": none) and @node in @e, or NULL. */
+static const struct rdlock_stat *stat_find(const struct rdlock_stat *e,
+					   __u32 n, const char *name,
+					   const char *ls, __u32 node)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(e[i].name, name, RDLOCK_STAT_NAME_MAX) &&
+		    !strncmp(e[i].lockspace, ls, RDLOCK_LS_NAME_MAX) &&
+		    e[i].node == node)
+			return &e[i];
+	return NULL;
+}
+
+/* Counter @name's value (lockspace @ls, no node), or ~0 when absent. */
+static __u64 stat_value(const struct rdlock_stat *e, __u32 n,
+			const char *name, const char *ls)
+{
+	const struct rdlock_stat *p = stat_find(e, n, name, ls,
+						RDLOCK_STAT_NO_NODE);
+
+	return p ? p->value : ~0ULL;
+}
+
+/* A counter's name: [a-z0-9_]+, NUL-terminated and NUL-padded. */
+static bool stat_name_ok(const char *name)
+{
+	size_t i, len = strnlen(name, RDLOCK_STAT_NAME_MAX);
+
+	if (!len || len == RDLOCK_STAT_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower(name[i]) && !isdigit(name[i]) && name[i] != '_')
+			return false;
+	while (len < RDLOCK_STAT_NAME_MAX)
+		if (name[len++])
+			return false;
+	return true;
+}
+
+/* Exit status: the number of failed checks. */
+static int stats_child(__u32 want)
+{
+	int fails = 0, fd;
+	__u32 n = 0;
+
+	if (as_nobody())
+		return 100;
+	fd = open_dev();
+	if (fd < 0)
+		return 100;
+	CHILD_EXPECT(0, stats_get(fd, NULL, 0, &n), "STATS as nobody");
+	if (n != want) {
+		fprintf(stderr, "# STATS as nobody: %u counters, not %u\n",
+			n, want);
+		fails++;
+	}
+	close(fd);
+	return fails;
+}
+
+#define STATS_CAP	1024
+
+TEST_F_TIMEOUT(uapi, stats, SETUP_S + 30)
+{
+	static struct rdlock_stat e[STATS_CAP], e2[STATS_CAP], one[2];
+	struct rdlock_stat ff;
+	struct rdlock_stats l;
+	struct snap s;
+	__u32 n = 0, n2 = 0, n1 = 0, i, j, h;
+	int fd2, status;
+	pid_t pid;
+	char *ro;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
+	memset(e, 0xa5, sizeof(e));
+	expect_err(_metadata, stats_get(self->fd, e, STATS_CAP, &n), 0,
+		   "STATS");
+	ASSERT_GE(STATS_CAP, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(stat_name_ok(e[i].name)) {
+			TH_LOG("entry %u: bad name %.40s", i, e[i].name);
+		}
+		EXPECT_TRUE(!e[i].lockspace[0] ||
+			    ls_name_padded(e[i].lockspace)) {
+			TH_LOG("entry %u (%.40s): lockspace not NUL-padded", i,
+			       e[i].name);
+		}
+		EXPECT_TRUE(e[i].node == RDLOCK_STAT_NO_NODE ||
+			    e[i].node < RDLOCK_MAX_NODES);
+		EXPECT_EQ(0, e[i].flags & ~RDLOCK_STAT_GAUGE);
+		/* Only a lockspace's counters name one, only a link's a node. */
+		EXPECT_EQ(!strncmp(e[i].name, "ls_", 3), !!e[i].lockspace[0]) {
+			TH_LOG("entry %u: %.40s of lockspace '%.32s'", i,
+			       e[i].name, e[i].lockspace);
+		}
+		EXPECT_EQ(!strncmp(e[i].name, "link_", 5),
+			  e[i].node != RDLOCK_STAT_NO_NODE) {
+			TH_LOG("entry %u: %.40s of node %u", i, e[i].name,
+			       e[i].node);
+		}
+		for (j = i + 1; j < n; j++)
+			EXPECT_FALSE(!strcmp(e[i].name, e[j].name) &&
+				     !strcmp(e[i].lockspace, e[j].lockspace) &&
+				     e[i].node == e[j].node) {
+				TH_LOG("%.40s '%.32s' %u listed twice",
+				       e[i].name, e[i].lockspace, e[i].node);
+			}
+	}
+	memset(&ff, 0xa5, sizeof(ff));
+	if (n < STATS_CAP)
+		EXPECT_EQ(0, memcmp(&e[n], &ff, sizeof(ff)));
+
+	/* Each configured node's links, and each lockspace, are counted. */
+	ASSERT_EQ(0, snapshot(self->fd, &s));
+	for (i = 0; i < s.st.nr_nodes; i++)
+		EXPECT_NE(NULL, stat_find(e, n, "link_connects", "",
+					  s.nodes[i].node_id)) {
+			TH_LOG("no link_connects of node %u",
+			       s.nodes[i].node_id);
+		}
+	EXPECT_NE(NULL, stat_find(e, n, "link_errors", "", NODE));
+	EXPECT_NE(~0ULL, stat_value(e, n, "ls_acquisitions", LS_PLAIN));
+	EXPECT_NE(~0ULL, stat_value(e, n, "ls_acquisitions", "dlm." LS_DLM));
+	EXPECT_NE(~0ULL, stat_value(e, n, "connections_rejected", ""));
+	ASSERT_NE(NULL, stat_find(e, n, "ls_users", LS_PLAIN,
+				  RDLOCK_STAT_NO_NODE));
+	EXPECT_EQ(RDLOCK_STAT_GAUGE,
+		  stat_find(e, n, "ls_users", LS_PLAIN,
+			    RDLOCK_STAT_NO_NODE)->flags);
+	EXPECT_EQ(0, stat_find(e, n, "link_connects", "", NODE)->flags);
+
+	/* One acquisition in the plain lockspace, one DLM lock's life. */
+	fd2 = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "stats", RDLOCK_LOCK_EX, 0, 0, &h));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
+	close(fd2);
+	fd2 = rdl_open_joined(LS_DLM);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "stats", RDLOCK_LOCK_EX, 0, 0, &h));
+	EXPECT_EQ(0, rdl_ls_convert(fd2, h, RDLOCK_LOCK_PR, 0, 0));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
+	close(fd2);
+	expect_err(_metadata, stats_get(self->fd, e2, STATS_CAP, &n2), 0,
+		   "STATS after the locks");
+	EXPECT_EQ(n, n2);
+	EXPECT_EQ(stat_value(e, n, "ls_acquisitions", LS_PLAIN) + 1,
+		  stat_value(e2, n2, "ls_acquisitions", LS_PLAIN));
+	EXPECT_EQ(stat_value(e, n, "dlm_new_ex", "") + 1,
+		  stat_value(e2, n2, "dlm_new_ex", ""));
+	EXPECT_EQ(stat_value(e, n, "dlm_converts_ex_pr", "") + 1,
+		  stat_value(e2, n2, "dlm_converts_ex_pr", ""));
+	EXPECT_EQ(stat_value(e, n, "dlm_unlocks_pr", "") + 1,
+		  stat_value(e2, n2, "dlm_unlocks_pr", ""));
+	EXPECT_EQ(stat_value(e, n, "dlm_unlocks_ex", ""),
+		  stat_value(e2, n2, "dlm_unlocks_ex", ""));
+
+	/* Capacity 1: the first entry, and the whole count. */
+	memset(one, 0xa5, sizeof(one));
+	expect_err(_metadata, stats_get(self->fd, one, 1, &n1), 0,
+		   "STATS, capacity 1");
+	EXPECT_EQ(n, n1);
+	EXPECT_STREQ(e[0].name, one[0].name);
+	EXPECT_EQ(0, memcmp(&one[1], &ff, sizeof(ff)));
+	n1 = 0;
+	expect_err(_metadata, stats_get(self->fd, NULL, 0, &n1), 0,
+		   "STATS, capacity 0");
+	EXPECT_EQ(n, n1);
+
+	/* Refused arguments (uapi_cases.h); accepted ones only report. */
+	RUN_CASES(self->fd, RDLOCK_IOC_STATS, stats, stats, "STATS", 0);
+	l = uapi_valid_stats;
+	check_efault(_metadata, self->fd, RDLOCK_IOC_STATS, &l, sizeof(l),
+		     "STATS");
+	l.count = 2;
+	l.entries = 1;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_STATS, &l),
+		   EFAULT, "STATS, array at 1");
+	EXPECT_EQ(2, l.count);
+	l.entries = (__u64)(unsigned long)KERNEL_PTR;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_STATS, &l),
+		   EFAULT, "STATS, array at a kernel address");
+	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	l.entries = (__u64)(unsigned long)ro;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_STATS, &l),
+		   EFAULT, "STATS, array in a read-only page");
+	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+
+	/* Any opener may read them, as STATUS. */
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(stats_child(n));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%d checks failed as uid/gid %d", WEXITSTATUS(status),
+		       NOBODY);
+	}
+}
+
+/* STATUS gives the name SET_CONFIG set, NUL-padded, where asked. */
+TEST_F(uapi, status_name)
+{
+	static const char *const names[] = { "uapi-name", "abcdefghij.LMN_6",
+					     "" };
+	char buf[RDLOCK_CLUSTER_NAME_MAX + 1], want[RDLOCK_CLUSTER_NAME_MAX];
+	struct rdlock_cluster_config c;
+	struct rdlock_status st;
+	size_t i;
+
+	need_down(_metadata, self->fd, self->ip, false);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		cfg_init(&c, NODE, self->ip, 0);
+		memcpy(c.name, names[i], strlen(names[i]));
+		expect_ok(_metadata, self->fd, RDLOCK_IOC_SET_CONFIG, &c,
+			  "SET_CONFIG");
+		memset(buf, 0xa5, sizeof(buf));
+		memset(&st, 0, sizeof(st));
+		st.version = RDLOCK_UAPI_VERSION;
+		st.name = (__u64)(unsigned long)buf;
+		expect_ok(_metadata, self->fd, RDLOCK_IOC_STATUS, &st,
+			  "STATUS with a name buffer");
+		memset(want, 0, sizeof(want));
+		memcpy(want, names[i], strlen(names[i]));
+		EXPECT_EQ(0, memcmp(buf, want, sizeof(want))) {
+			TH_LOG("name '%.16s', not '%s'", buf, names[i]);
+		}
+		/* Exactly RDLOCK_CLUSTER_NAME_MAX bytes written. */
+		EXPECT_EQ((char)0xa5, buf[RDLOCK_CLUSTER_NAME_MAX]);
+	}
+	st.name = (__u64)(unsigned long)KERNEL_PTR;
+	reject(_metadata, self->fd, RDLOCK_IOC_STATUS, &st, EFAULT,
+	       "STATUS name at a kernel address", true);
+	need_down(_metadata, self->fd, self->ip, true);
 }
 
 TEST_F_TIMEOUT(uapi, ls_dlm_rejects, SETUP_S + 30)

@@ -164,6 +164,9 @@ enum rdlock_node_state {
  * @state: enum rdlock_node_state.
  * @flags: RDLOCK_NODE_* bits.
  * @connects: connections established to it since the cluster went up.
+ * @errors: operations on the links to it that failed (a connection
+ *	broken under them, or the peer refusing them) since the module was
+ *	loaded; "link_errors" of RDLOCK_IOC_STATS.
  * @reserved: zero.
  */
 struct rdlock_node_status {
@@ -171,7 +174,8 @@ struct rdlock_node_status {
 	__u32 state;
 	__u32 flags;
 	__u32 connects;
-	__u64 reserved[2];
+	__u64 errors;
+	__u64 reserved;
 };
 
 /**
@@ -188,7 +192,9 @@ struct rdlock_node_status {
  *	by node id; may be 0 when @nr_nodes is 0.
  * @flags: RDLOCK_STATUS_* bits (out; ignored on input).
  * @membership: enum rdlock_membership_state (out; ignored on input).
- * @reserved: must be zero.
+ * @name: user pointer to RDLOCK_CLUSTER_NAME_MAX bytes that receive the
+ *	cluster's name (RDLOCK_IOC_SET_CONFIG), NUL-padded, all NULs when it
+ *	has none or is not configured; 0 when not wanted.
  */
 struct rdlock_status {
 	__u32 version;
@@ -200,7 +206,7 @@ struct rdlock_status {
 	__u64 nodes;
 	__u32 flags;
 	__u32 membership;
-	__u64 reserved;
+	__u64 name;
 };
 
 /*
@@ -590,6 +596,61 @@ struct rdlock_ls_list {
 	__u64 reserved[2];
 };
 
+/* Largest struct rdlock_stats.count. */
+#define RDLOCK_STATS_MAX	4096
+/* Length of struct rdlock_stat.name, its NUL padding included. */
+#define RDLOCK_STAT_NAME_MAX	40
+/* struct rdlock_stat.node of a counter that belongs to no node. */
+#define RDLOCK_STAT_NO_NODE	0xffffffffU
+
+/* Bits of struct rdlock_stat.flags. */
+/* A level that goes up and down; without it a counter that only grows. */
+#define RDLOCK_STAT_GAUGE	_BITUL(0)
+
+/**
+ * struct rdlock_stat - one counter of RDLOCK_IOC_STATS
+ * @name: what it counts, NUL-padded, of [a-z0-9_]: one of the names
+ *	Documentation/rdlock/uapi.rst lists. A name keeps its meaning in
+ *	every later version; names may be added, so a reader skips those it
+ *	does not know.
+ * @lockspace: for a lockspace's counter its name (as struct
+ *	rdlock_ls_info.core_name), NUL-padded; else all NULs.
+ * @node: for a counter of this node's links to one node, that node's
+ *	id; else RDLOCK_STAT_NO_NODE.
+ * @flags: RDLOCK_STAT_* bits.
+ * @value: its value. Counters start at 0 when the module is loaded (a
+ *	lockspace's when it is created on this node).
+ */
+struct rdlock_stat {
+	char name[RDLOCK_STAT_NAME_MAX];
+	char lockspace[RDLOCK_LS_NAME_MAX];
+	__u32 node;
+	__u32 flags;
+	__u64 value;
+};
+
+/**
+ * struct rdlock_stats - this node's counters, for RDLOCK_IOC_STATS
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: no flags are defined yet; must be 0.
+ * @count: in: capacity of the @entries array, at most RDLOCK_STATS_MAX;
+ *	out: number of counters this node has. When the array is too small
+ *	it is filled as far as it goes: call again with a larger one.
+ * @pad: must be zero.
+ * @entries: user pointer to an array of struct rdlock_stat: the
+ *	cluster's counters, then each configured node's, then each
+ *	lockspace's; may be 0 when @count is 0.
+ * @reserved: must be zero.
+ */
+struct rdlock_stats {
+	__u32 version;
+	__u32 flags;
+	__u32 count;
+	__u32 pad;
+	__u64 entries;
+	__u64 reserved[2];
+};
+
 /* Lockspaces: CAP_SYS_ADMIN. */
 #define RDLOCK_IOC_LS_CREATE	_IOW(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_create)
 #define RDLOCK_IOC_LS_REMOVE	_IOW(RDLOCK_IOC_MAGIC, 0x21, struct rdlock_ls_name)
@@ -602,5 +663,6 @@ struct rdlock_ls_list {
 #define RDLOCK_IOC_QUERY	_IOWR(RDLOCK_IOC_MAGIC, 0x27, struct rdlock_query)
 /* Anyone who can open the device. */
 #define RDLOCK_IOC_LS_LIST	_IOWR(RDLOCK_IOC_MAGIC, 0x28, struct rdlock_ls_list)
+#define RDLOCK_IOC_STATS	_IOWR(RDLOCK_IOC_MAGIC, 0x29, struct rdlock_stats)
 
 #endif /* _UAPI_LINUX_RDLOCK_H */

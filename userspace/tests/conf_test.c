@@ -49,6 +49,9 @@ static const struct conf_case conf_cases[] = {
 	{ "comments, blanks, tabs, CRLF, no final newline",
 	  "# rdlock\n\n  cluster\t7 # id\r\nnode 0 10.77.0.1\n\t\nnode 1 10.77.0.2#x\nself 0",
 	  NULL, CONFIG_0 },
+	/* Names are the tool's alone: the configuration is the same. */
+	{ "node names", "cluster 7\nnode 0 10.77.0.1 alpha\nnode 1 10.77.0.2 "
+	  X10 X10 X10 X10 X10 X10 "abc\n", NULL, CONFIG_1 },
 	{ "hex cluster id as --cluster", "cluster 0x10\nnode 1 10.77.0.2\n", NULL,
 	  "rdlockctl config --cluster 16 --node 1 --addr 10.77.0.2\nrdlockctl up\n" },
 	{ "ports and IPv6",
@@ -158,9 +161,17 @@ static const struct conf_case conf_cases[] = {
 	{ "cluster twice", "cluster 7\n# x\ncluster 7\n",
 	  "line 3: 'cluster' given twice (first on line 1)", NULL },
 	{ "node without address", "cluster 7\nnode 0\n",
-	  "line 2: 'node' needs an ID and an ADDRESS", NULL },
-	{ "node with a third word", "cluster 7\nnode 0 10.77.0.1 x\n",
-	  "line 2: 'node' needs an ID and an ADDRESS", NULL },
+	  "line 2: 'node' needs an ID, an ADDRESS and maybe a NAME", NULL },
+	{ "node with a fourth word", "cluster 7\nnode 0 10.77.0.1 x y\n",
+	  "line 2: 'node' needs an ID, an ADDRESS and maybe a NAME", NULL },
+	{ "node name with a slash", "cluster 7\nnode 0 10.77.0.1 a/b\n",
+	  "line 2: bad node name 'a/b' (1..63 of A-Z a-z 0-9 _ . -)", NULL },
+	{ "node name of 64 characters",
+	  "cluster 7\nnode 0 10.77.0.1 " X10 X10 X10 X10 X10 X10 "abcd\n",
+	  "line 2: bad node name '" X10 X10 X10 X10 X10 X10 "abcd' (1..63 of A-Z a-z 0-9 _ . -)",
+	  NULL },
+	{ "node name twice", "cluster 7\nnode 0 10.77.0.1 a\nnode 1 10.77.0.2 a\n",
+	  "line 3: name 'a' is node 0's too (line 2)", NULL },
 	{ "node 32", "cluster 7\nnode 32 10.77.0.1\n", "line 2: bad node id '32' (0..31)", NULL },
 	{ "node id not a number", "cluster 7\nnode a 10.77.0.1\n",
 	  "line 2: bad node id 'a' (0..31)", NULL },
@@ -390,6 +401,24 @@ static int check_self(const struct self_case *c)
 	return 1;
 }
 
+/* Names as given, NUL-padded; a node without one has "". */
+static int check_node_names(void)
+{
+	static const char text[] = "cluster 7\nnode 3 10.77.0.1 n-3.a_B\n"
+		"node 0 10.77.0.2\nnode 9 10.77.0.3 " X10 X10 X10 X10 X10 X10 "abc\n";
+	char err[RDLOCK_CONF_ERR_MAX], zero[RDLOCK_CONF_NODE_NAME_MAX] = "";
+
+	if (rdlock_conf_parse(text, &conf, err, sizeof(err))) {
+		printf("# refused: '%s'\n", err);
+		return 0;
+	}
+	return conf.nr_nodes == 3 && conf.nodes[0].id == 3 &&
+	       !strcmp(conf.nodes[0].name, "n-3.a_B") &&
+	       !memcmp(conf.nodes[0].name + 8, zero, sizeof(zero) - 8) &&
+	       !memcmp(conf.nodes[1].name, zero, sizeof(zero)) &&
+	       !strcmp(conf.nodes[2].name, X10 X10 X10 X10 X10 X10 "abc");
+}
+
 /* Up to the limits: 32 nodes, 16 options, 64 lockspaces; one more fails. */
 static int check_limits(int over, const char *what)
 {
@@ -482,7 +511,7 @@ int main(void)
 	size_t i;
 
 	init_local();
-	printf("TAP version 13\n1..%zu\n", nr_conf + nr_self + 7);
+	printf("TAP version 13\n1..%zu\n", nr_conf + nr_self + 8);
 	for (i = 0; i < nr_conf; i++)
 		result(check_conf(&conf_cases[i]),
 		       conf_cases[i].err ? "conf refuses: %s" : "conf accepts: %s",
@@ -496,5 +525,6 @@ int main(void)
 	result(check_too_long(), "conf refuses %s", "a file over 64 KiB");
 	result(check_long_line(), "conf %s", "takes lines of up to 1023 characters");
 	result(check_short_err(), "conf %s", "cuts messages to the buffer");
+	result(check_node_names(), "conf %s", "keeps node names");
 	return tap_finish();
 }

@@ -362,6 +362,23 @@ out=$(complete_line "$bindir:$PATH" rdlockctl -d /dev/nu)
 echo "$out" | grep -qx /dev/null
 ok $? "completion: \"rdlockctl -d /dev/nu\" gives /dev/null"
 
+# uapi.rst's RDLOCK_IOC_STATS lists exactly the names the kernel gives
+# (dev_stats.c's tables; dlm_converts_FROM_TO stands for nine).
+kern=$(sed -n 's/^[^"]*= *"\([a-z0-9_]*\)",*$/\1/p; s/^[^"]*{ "\(dlm_[a-z_]*\)".*/\1/p; s/^[^"]*"ls_users".*/ls_users/p' \
+	"$top/kmod/dev_stats.c"
+	grep -o '"dlm_[a-z_]*"' "$top/kmod/dev_stats.c" | tr -d '"')
+kern=$(echo "$kern" | sort -u)
+doc=$(sed -n '/^RDLOCK_IOC_STATS$/,/^RDLOCK_IOC_JOIN/p' \
+	"$top/Documentation/rdlock/uapi.rst" |
+	grep -E '^``[a-z0-9_]+(_FROM_TO)?``(, ``[a-z0-9_]+``)*( \(a gauge\))?$' |
+	grep -o '``[a-z0-9_A-Z]*``' | tr -d '`' |
+	sed 's/^dlm_converts_FROM_TO$/dlm_converts_nl_nl dlm_converts_nl_pr dlm_converts_nl_ex dlm_converts_pr_nl dlm_converts_pr_pr dlm_converts_pr_ex dlm_converts_ex_nl dlm_converts_ex_pr dlm_converts_ex_ex/' |
+	tr ' ' '\n' | sort -u)
+lacks=$(missing "$kern" "$doc")
+extra=$(missing "$doc" "$kern")
+[ "$(echo "$kern" | wc -l)" -gt 60 ] && [ -z "$lacks$extra" ]
+ok $? "uapi.rst lists the $(echo "$kern" | wc -l) counter names of dev_stats.c${lacks:+, but not $lacks}${extra:+, and $extra}"
+
 out=$(complete_line "$tmp/no-such-dir" rdlockctl '')
 [ -z "$out" ]
 ok $? "completion: nothing without a rdlockctl in PATH${out:+ (but: $(echo "$out" | head -n 3 | words))}"
