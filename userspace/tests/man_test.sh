@@ -368,6 +368,7 @@ kern=$(sed -n 's/^[^"]*= *"\([a-z0-9_]*\)",*$/\1/p; s/^[^"]*{ "\(dlm_[a-z_]*\)".
 	"$top/kmod/dev_stats.c"
 	grep -o '"dlm_[a-z_]*"' "$top/kmod/dev_stats.c" | tr -d '"')
 kern=$(echo "$kern" | sort -u)
+# shellcheck disable=SC2016 # reST's double backquotes, not expansions
 doc=$(sed -n '/^RDLOCK_IOC_STATS$/,/^RDLOCK_IOC_JOIN/p' \
 	"$top/Documentation/rdlock/uapi.rst" |
 	grep -E '^``[a-z0-9_]+(_FROM_TO)?``(, ``[a-z0-9_]+``)*( \(a gauge\))?$' |
