@@ -123,6 +123,8 @@ long rdlock_dev_ls_create(const struct rdlock_ls_create *c,
 long rdlock_dev_ls_remove(const char *name);
 long rdlock_dev_ls_join(struct rdlock_file *f, const char *name);
 long rdlock_dev_ls_list(struct rdlock_ls_info *out, u32 max, u32 *count);
+long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
+			 u32 max, u32 *count);
 void rdlock_dev_dls_exit(void);
 long rdlock_dev_dlm_lock(struct rdlock_file *f,
 			 const struct rdlock_lock_req *r, void __user *argp);

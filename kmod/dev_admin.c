@@ -2,8 +2,8 @@
 /*
  * rdlock: /dev/rdlock's admin ioctls: the cluster configuration (the
  * transport applies it), its status, node failures and the lockspaces'
- * creation, removal and list. All but STATUS, LS_LIST and STATS (whose
- * counters dev_stats.c gathers) need CAP_SYS_ADMIN.
+ * creation, removal, list and locks. All but STATUS, LS_LIST and STATS
+ * (whose counters dev_stats.c gathers) need CAP_SYS_ADMIN.
  *
  * Every ioctl copies its argument in, validates it completely with the
  * pure checks of uapi_check.h, and only then takes the configuration mutex
@@ -219,6 +219,44 @@ out:
 	return ret;
 }
 
+/*
+ * One lockspace's locks on this node, into a kernel array of the caller's
+ * capacity (at most RDLOCK_LOCKS_MAX entries), copied out once no lock is
+ * held.
+ */
+static long rdlock_ioc_locks(void __user *argp)
+{
+	struct rdlock_locks_entry *e = NULL;
+	struct rdlock_locks l;
+	long ret;
+	u32 n;
+
+	if (copy_from_user(&l, argp, sizeof(l)))
+		return -EFAULT;
+	ret = rdlock_check_locks(&l);
+	if (ret)
+		return ret;
+	if (l.count) {
+		e = kvcalloc(l.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
+		if (!e)
+			return -ENOMEM;
+	}
+	ret = rdlock_dev_ls_locks(l.lockspace, e, l.count, &n);
+	if (ret)
+		goto out;
+	if (copy_to_user(u64_to_user_ptr(l.entries), e,
+			 min(n, l.count) * sizeof(*e))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	l.count = n;
+	if (copy_to_user(argp, &l, sizeof(l)))
+		ret = -EFAULT;
+out:
+	kvfree(e);
+	return ret;
+}
+
 /**
  * rdlock_dev_admin_ioctl() - an ioctl that is not a file's own
  * @cmd: the command: STATUS, LS_LIST, STATS, one that needs CAP_SYS_ADMIN, or
@@ -246,6 +284,7 @@ long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp)
 	case RDLOCK_IOC_NODE_DOWN:
 	case RDLOCK_IOC_LS_CREATE:
 	case RDLOCK_IOC_LS_REMOVE:
+	case RDLOCK_IOC_LOCKS:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		break;
@@ -270,6 +309,8 @@ long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp)
 		return rdlock_ioc_ls_create(argp);
 	case RDLOCK_IOC_LS_REMOVE:
 		return rdlock_ioc_ls_remove(argp);
+	case RDLOCK_IOC_LOCKS:
+		return rdlock_ioc_locks(argp);
 	default:
 		return rdlock_ioc_up_down(false);
 	}

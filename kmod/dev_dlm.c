@@ -207,6 +207,39 @@ void rdlock_dev_dls_exit(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* RDLOCK_IOC_LOCKS                                                   */
+
+/**
+ * rdlock_dev_ls_locks() - RDLOCK_IOC_LOCKS: one lockspace's locks here
+ * @name: the lockspace as RDLOCK_IOC_LS_LIST names it.
+ * @out: zeroed array of @max entries, filled as far as it goes.
+ * @max: its capacity (may be 0).
+ * @count: receives the number of entries, which may exceed @max.
+ *
+ * A DLM lockspace's, this node's or a kernel user's, with their DLM modes
+ * (dlm_dump.c); a plain lockspace's from the lockspace layer. Nothing is
+ * copied to userspace here.
+ *
+ * Return: 0, -EINTR, or -ENOENT when this node has no lockspace @name.
+ */
+long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
+			 u32 max, u32 *count)
+{
+	struct rdlock_dev_dls *dd;
+	int ret;
+
+	if (mutex_lock_killable(&rdlock_dev_dls_mutex))
+		return -EINTR;
+	dd = rdlock_dev_dls_find(name);
+	ret = rdlock_dlm_dump_locks(dd ? dd->dls->name : name, out, max,
+				    count);
+	mutex_unlock(&rdlock_dev_dls_mutex);
+	if (ret == -ENOENT && !dd)
+		ret = rdlock_ls_dump_locks(name, out, max, count);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* RDLOCK_IOC_LS_LIST                                                 */
 
 /* What rdlock_dev_ls_list() gathers: @max entries of @out at most. */

@@ -531,6 +531,14 @@ enum {
 	RDLOCK_DLM_ST_NR
 };
 
+/* dlm.c: one lockspace by its rdlock lockspace's name, for dlm_dump.c. */
+int rdlock_dlm_with_ls(const char *core,
+		       int (*fn)(struct rdlock_dlm_ls *dls, void *arg),
+		       void *arg);
+/* dlm_dump.c: RDLOCK_IOC_LOCKS of a DLM lockspace. */
+int rdlock_dlm_dump_locks(const char *core, struct rdlock_locks_entry *out,
+			  u32 max, u32 *count);
+
 /* dlm_debugfs.c: the counters. */
 extern atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];
 extern atomic64_t rdlock_dlm_st_req[4][4];	/* [from][to]: rdlock_dlm_mode_idx() */

@@ -1524,6 +1524,34 @@ err:
 }
 
 /**
+ * rdlock_dlm_with_ls() - call @fn on one DLM lockspace of this node
+ * @core: the rdlock lockspace behind it ("dlm." and its name, or "dlmh."
+ *	and a hash).
+ * @fn: called with the lockspace, under rdlock_dlm_mutex: it may take
+ *	rdlock_dlm_ls.lock, not wait for the lockspace's requests.
+ * @arg: its second argument.
+ *
+ * Return: what @fn returns, or -ENOENT when no DLM lockspace is @core.
+ */
+int rdlock_dlm_with_ls(const char *core,
+		       int (*fn)(struct rdlock_dlm_ls *dls, void *arg),
+		       void *arg)
+{
+	struct rdlock_dlm_ls *dls;
+	int ret = -ENOENT;
+
+	mutex_lock(&rdlock_dlm_mutex);
+	list_for_each_entry(dls, &rdlock_dlm_list, list) {
+		if (!strcmp(dls->name, core)) {
+			ret = fn(dls, arg);
+			break;
+		}
+	}
+	mutex_unlock(&rdlock_dlm_mutex);
+	return ret;
+}
+
+/**
  * rdlock_dlm_open() - open a DLM lockspace by name; may sleep
  * @name: 1 to RDLOCK_DLM_LS_NAME_MAX characters of [A-Za-z0-9_.:-].
  * @node_id: this node's id (rdlock_dlm_node_id()): a check that the

@@ -236,6 +236,71 @@ void rdlock_ls_describe(struct rdlock_ls *ls, struct rdlock_ls_desc *d)
 }
 
 /**
+ * rdlock_ls_dump_locks() - RDLOCK_IOC_LOCKS: this node's locks in a lockspace
+ * @name: the lockspace's name.
+ * @out: zeroed array of @max entries, filled as far as it goes.
+ * @max: its capacity (may be 0).
+ * @count: receives the number of locks, which may exceed @max.
+ *
+ * Nothing is copied to userspace here.
+ *
+ * Return: 0, or -ENOENT when this node has no lockspace @name.
+ */
+int rdlock_ls_dump_locks(const char *name, struct rdlock_locks_entry *out,
+			 u32 max, u32 *count)
+{
+	struct rdlock_locks_entry *e;
+	ktime_t now = ktime_get();
+	u32 self = rdlock_xport_self(), n = 0;
+	struct rdlock_lock *lk;
+	struct rdlock_ls *ls;
+
+	mutex_lock(&rdlock_ls_mutex);
+	ls = rdlock_ls_find(name);
+	if (!ls) {
+		mutex_unlock(&rdlock_ls_mutex);
+		return -ENOENT;
+	}
+	spin_lock(&ls->locks_lock);
+	list_for_each_entry(lk, &ls->locks, ls_node) {
+		if (n++ >= max)
+			continue;
+		e = &out[n - 1];
+		memcpy(e->name, lk->res->name, lk->res->len);
+		e->name_len = lk->res->len;
+		e->node = self;
+		e->mode = rdlock_lock_mode(lk);
+		e->rqmode = RDLOCK_LOCKS_NONE;
+		switch (lk->state) {
+		case RDLOCK_LK_WAITING:
+			e->state = RDLOCK_LOCKS_WAITING;
+			e->rqmode = e->mode;
+			e->mode = RDLOCK_LOCKS_NONE;
+			break;
+		case RDLOCK_LK_CONVERTING:
+			/* An update lock's upgrade to exclusive. */
+			e->state = RDLOCK_LOCKS_CONVERTING;
+			e->mode = RDLOCK_LOCK_UP;
+			e->rqmode = RDLOCK_LOCK_EX;
+			break;
+		case RDLOCK_LK_LOST:
+			e->state = RDLOCK_LOCKS_LOST;
+			break;
+		default:
+			e->state = RDLOCK_LOCKS_GRANTED;
+			break;
+		}
+		e->owner = lk->owner;
+		e->home = lk->ticket.node;
+		e->ms = ktime_ms_delta(now, lk->since);
+	}
+	spin_unlock(&ls->locks_lock);
+	mutex_unlock(&rdlock_ls_mutex);
+	*count = n;
+	return 0;
+}
+
+/**
  * rdlock_lock_set_owner() - name the process a lock is taken for
  * @lk: from rdlock_lock_alloc(), not acquired yet.
  * @owner: its tgid, shown in debugfs (0, the default: a kernel user).

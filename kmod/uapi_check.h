@@ -474,6 +474,21 @@ static inline int rdlock_check_stats(const struct rdlock_stats *st)
 	return 0;
 }
 
+/**
+ * rdlock_check_locks() - validate RDLOCK_IOC_LOCKS's input fields
+ * @l: the copied-in structure.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int rdlock_check_locks(const struct rdlock_locks *l)
+{
+	if (l->version != RDLOCK_UAPI_VERSION || l->flags || l->pad ||
+	    !rdlock_all_zero(l->reserved, sizeof(l->reserved)) ||
+	    l->count > RDLOCK_LOCKS_MAX)
+		return -EINVAL;
+	return rdlock_ls_check_name(l->lockspace, true);
+}
+
 /* Flags and timeout of a lock or convert request. */
 static inline bool rdlock_lock_flags_ok(u32 flags, u32 timeout_ms)
 {

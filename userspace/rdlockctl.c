@@ -1353,6 +1353,214 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
+/* LOCKS of @ls: every entry, or NULL after the error; the count in *@count. */
+static struct rdlock_locks_entry *get_locks(int fd, const char *ls,
+					    __u32 *count)
+{
+	struct rdlock_locks_entry *e = NULL, *ne;
+	struct rdlock_locks l;
+	__u32 cap = 256;
+
+	for (;;) {
+		ne = realloc(e, cap * sizeof(*e));
+		if (!ne) {
+			free(e);
+			err_msg("locks: %s", strerror(ENOMEM));
+			return NULL;
+		}
+		e = ne;
+		memset(&l, 0, sizeof(l));
+		l.version = RDLOCK_UAPI_VERSION;
+		l.count = cap;
+		l.entries = (__u64)(unsigned long)e;
+		rdlock_parse_ls_name(ls, l.lockspace);
+		if (ioctl(fd, RDLOCK_IOC_LOCKS, &l) < 0) {
+			if (errno == ENOENT)
+				err_msg("locks: no lockspace '%s' on this node (rdlockctl ls)",
+					ls);
+			else
+				err_msg("locks %s: %s", ls, strerror(errno));
+			free(e);
+			return NULL;
+		}
+		if (l.count <= cap) {
+			*count = l.count;
+			return e;
+		}
+		/* More than fit (locks came): read them all again. */
+		cap = l.count + 256 > RDLOCK_LOCKS_MAX ? RDLOCK_LOCKS_MAX :
+		      l.count + 256;
+	}
+}
+
+/* A lock's mode as locks prints it: DLM lockspaces' nl, pr, ex. */
+static const char *locks_mode(__u32 mode, int dlm)
+{
+	switch (mode) {
+	case RDLOCK_LOCKS_NONE:
+		return "-";
+	case RDLOCK_LOCK_SH:
+		return dlm ? "pr" : "sh";
+	case RDLOCK_LOCK_EX:
+		return "ex";
+	case RDLOCK_LOCK_UP:
+		return "up";
+	case RDLOCK_LOCK_NL:
+		return "nl";
+	}
+	return "?";
+}
+
+static const char *locks_state(__u32 state)
+{
+	static const char *const names[] = {
+		[RDLOCK_LOCKS_GRANTED] = "granted",
+		[RDLOCK_LOCKS_CONVERTING] = "converting",
+		[RDLOCK_LOCKS_WAITING] = "waiting",
+		[RDLOCK_LOCKS_LOST] = "lost",
+	};
+
+	return state < ARRAY_SIZE(names) ? names[state] : "unknown";
+}
+
+/* A DLM lockspace's entry: only those carry the name's hash. */
+static int locks_dlm(const struct rdlock_locks_entry *e)
+{
+	return e->hash || e->flags & RDLOCK_LOCKS_NOTICE;
+}
+
+/* @e's name, printable: \xHH for other bytes; "#HASH" when unknown. */
+static void locks_name(const struct rdlock_locks_entry *e, char *buf,
+		       size_t len)
+{
+	size_t off = 0;
+	__u32 i;
+
+	if (!e->name_len) {
+		snprintf(buf, len, "#%016llx", (unsigned long long)e->hash);
+		return;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < e->name_len && i < RDLOCK_RES_NAME_MAX && off < len; i++) {
+		unsigned char c = e->name[i];
+
+		if (c > ' ' && c < 0x7f && c != '\\')
+			off += snprintf(buf + off, len - off, "%c", c);
+		else
+			off += snprintf(buf + off, len - off, "\\x%02x", c);
+	}
+}
+
+static void print_locks_text(const struct rdlock_locks_entry *e, __u32 n)
+{
+	char name[4 * RDLOCK_RES_NAME_MAX + 1], id[12], owner[12], home[12];
+	char flags[24];
+	__u32 i;
+
+	printf("%-24s %-4s %-10s %-7s %-9s %-10s %-7s %-4s %-8s %s\n", "NAME",
+	       "NODE", "STATE", "GRANTED", "REQUESTED", "ID", "OWNER", "HOME",
+	       "MS", "FLAGS");
+	for (i = 0; i < n; i++) {
+		locks_name(&e[i], name, sizeof(name));
+		snprintf(id, sizeof(id), e[i].id ? "%u" : "-", e[i].id);
+		snprintf(owner, sizeof(owner), e[i].owner ? "%d" : "-",
+			 e[i].owner);
+		snprintf(home, sizeof(home), e[i].home != RDLOCK_LOCKS_NONE ?
+			 "%u" : "-", e[i].home);
+		snprintf(flags, sizeof(flags), "%s%s%s",
+			 e[i].flags & RDLOCK_LOCKS_LVB_VALID ? "lvb-valid" : "",
+			 (e[i].flags & RDLOCK_LOCKS_LVB_VALID) &&
+			 (e[i].flags & RDLOCK_LOCKS_NOTICE) ? "," : "",
+			 e[i].flags & RDLOCK_LOCKS_NOTICE ? "notice" : "");
+		printf("%-24s %-4u %-10s %-7s %-9s %-10s %-7s %-4s %-8llu %s\n",
+		       name, e[i].node, locks_state(e[i].state),
+		       locks_mode(e[i].mode, locks_dlm(&e[i])),
+		       locks_mode(e[i].rqmode, locks_dlm(&e[i])), id, owner,
+		       home, (unsigned long long)e[i].ms,
+		       flags[0] ? flags : "-");
+	}
+}
+
+static void print_locks_json(const struct rdlock_locks_entry *e, __u32 n)
+{
+	__u32 i;
+
+	printf("[");
+	for (i = 0; i < n; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		if (e[i].name_len)
+			json_str((const char *)e[i].name,
+				 e[i].name_len < RDLOCK_RES_NAME_MAX ?
+				 e[i].name_len : RDLOCK_RES_NAME_MAX);
+		else
+			printf("null");
+		printf(", \"hash\": \"%016llx\", \"node\": %u, \"state\": \"%s\", ",
+		       (unsigned long long)e[i].hash, e[i].node,
+		       locks_state(e[i].state));
+		printf("\"granted\": \"%s\", \"requested\": \"%s\", \"id\": %u, ",
+		       locks_mode(e[i].mode, locks_dlm(&e[i])),
+		       locks_mode(e[i].rqmode, locks_dlm(&e[i])), e[i].id);
+		printf("\"owner\": %d, \"home\": ", e[i].owner);
+		if (e[i].home != RDLOCK_LOCKS_NONE)
+			printf("%u", e[i].home);
+		else
+			printf("null");
+		printf(", \"ms\": %llu, \"lvb_valid\": %s, \"notice\": %s}",
+		       (unsigned long long)e[i].ms,
+		       e[i].flags & RDLOCK_LOCKS_LVB_VALID ? "true" : "false",
+		       e[i].flags & RDLOCK_LOCKS_NOTICE ? "true" : "false");
+	}
+	printf("]\n");
+}
+
+static int cmd_locks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char lsname[RDLOCK_LS_NAME_MAX];
+	struct rdlock_locks_entry *e;
+	const char *name = NULL;
+	int json = 0, fd, opt;
+	__u32 n = 0, i, m = 0;
+
+	while ((opt = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (opt != 'j')
+			return bad_usage("locks: bad option", NULL);
+		json = 1;
+	}
+	if (optind == argc)
+		return bad_usage("locks: which LOCKSPACE?", NULL);
+	if (rdlock_parse_ls_name(argv[optind], lsname))
+		return bad_usage("locks: bad lockspace name '%s'", argv[optind]);
+	if (optind + 1 < argc)
+		name = argv[optind + 1];
+	if (optind + 2 < argc)
+		return bad_usage("locks: unexpected argument '%s'",
+				 argv[optind + 2]);
+	if (name && (!name[0] || strlen(name) > RDLOCK_RES_NAME_MAX))
+		return bad_usage("locks: bad lock name '%s' (1..64 bytes)", name);
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	e = get_locks(fd, argv[optind], &n);
+	close(fd);
+	if (!e)
+		return 1;
+	/* NAME: its entries alone (another node's wait only if named). */
+	for (i = 0; i < n; i++)
+		if (!name || (e[i].name_len == strlen(name) &&
+			      !memcmp(e[i].name, name, e[i].name_len)))
+			e[m++] = e[i];
+	if (json)
+		print_locks_json(e, m);
+	else
+		print_locks_text(e, m);
+	free(e);
+	return 0;
+}
+
 static const char *mode_name(__u32 mode)
 {
 	switch (mode) {
@@ -1979,6 +2187,13 @@ static const struct cmd cmds[] = {
 	  "      up, or in a DLM lockspace nl, pr, ex. -b: instead of a command,\n"
 	  "      hold the lock until a request elsewhere waits for it (at most\n"
 	  "      SEC s; a DLM lockspace's blocking event), print it and release" },
+	{ "locks", cmd_locks, "[--json] LOCKSPACE [NAME]",
+	  "list this node's locks in LOCKSPACE (as ls names it), or NAME's:\n"
+	  "      name, node, state (granted, converting, waiting, lost), mode\n"
+	  "      held and waited for, lock id, owner process, home node, ms\n"
+	  "      in that state, flags (lvb-valid: an EX DLM lock's value block\n"
+	  "      was valid; notice: another node's wait in a DLM lockspace);\n"
+	  "      every node lists its own holders (root only)" },
 	{ "stats", cmd_stats, "[--json | --prometheus]",
 	  "show this node's counters: the transport's, its links' to each\n"
 	  "      node, the DLM layer's and each lockspace's, one a line (NAME\n"

@@ -73,6 +73,7 @@ static const struct rdlock_case_table rdlock_case_tables[] = {
 	RDLOCK_CASES("QUERY", RDLOCK_IOC_QUERY, query),
 	RDLOCK_CASES("LS_LIST", RDLOCK_IOC_LS_LIST, ls_list),
 	RDLOCK_CASES("STATS", RDLOCK_IOC_STATS, stats),
+	RDLOCK_CASES("LOCKS", RDLOCK_IOC_LOCKS, locks),
 };
 
 /* The table @c is a case of. */
@@ -128,6 +129,8 @@ static int rdlock_case_check(unsigned int cmd, const void *arg,
 		return rdlock_check_ls_list(arg);
 	case RDLOCK_IOC_STATS:
 		return rdlock_check_stats(arg);
+	case RDLOCK_IOC_LOCKS:
+		return rdlock_check_locks(arg);
 	default:
 		return rdlock_check_query(arg);
 	}

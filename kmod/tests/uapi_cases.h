@@ -358,6 +358,42 @@ static const struct uapi_case uapi_stats_cases[] = {
 #undef UAPI_T
 };
 
+/* ---------------------------------------------------------------- */
+/* LOCKS                                                             */
+
+/* No array: only the count. */
+static const struct rdlock_locks uapi_valid_locks = {
+	.version = RDLOCK_UAPI_VERSION,
+	.lockspace = "uapi_plain",	/* uapi_test.c's LS_PLAIN */
+};
+
+static const struct uapi_case uapi_locks_cases[] = {
+#define UAPI_T struct rdlock_locks
+	{ "version 0", { F(version, 0) }, EINVAL },
+	{ "version 2", { F(version, 2) }, EINVAL },
+	{ "flags bit 0", { F(flags, 1) }, EINVAL },
+	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
+	{ "pad 1", { F(pad, 1) }, EINVAL },
+	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
+	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "count RDLOCK_LOCKS_MAX + 1", { F(count, RDLOCK_LOCKS_MAX + 1) },
+	  EINVAL },
+	{ "count ~0", { F(count, UAPI_U32_MAX) }, EINVAL },
+	{ "empty lockspace name", { F8(lockspace[0], 0) }, EINVAL },
+	{ "lockspace name with a slash", { F8(lockspace[4], '/') }, EINVAL },
+	{ "lockspace name with a byte after its NUL",
+	  { F8(lockspace[20], 'x') }, EINVAL },
+	{ "lockspace name of 32 characters, no NUL",
+	  { F64(lockspace[8], 0x7878787878787878ULL),
+	    F64(lockspace[16], 0x7878787878787878ULL),
+	    F64(lockspace[24], 0x7878787878787878ULL) }, EINVAL },
+	{ "bad version, count ~0", { F(version, 0), F(count, UAPI_U32_MAX) },
+	  EINVAL },
+	/* The array is only written: its pointer is not checked before. */
+	{ "entries set, count 0", { F64(entries, 8) }, 0 },
+#undef UAPI_T
+};
+
 #undef F
 #undef F8
 #undef F16

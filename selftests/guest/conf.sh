@@ -27,6 +27,10 @@ BAD=/tmp/bad.conf
 PARAMS=/sys/module/rdlock/parameters
 DBG=/sys/kernel/debug/rdlock
 LOCKED_PORT=7773
+HELD_PORT=7781
+WAITING_PORT=7782
+SEEN_PORT=7783
+RELEASED_PORT=7784
 
 write_conf() {
 	mkdir -p /etc/rdlock || return 1
@@ -183,6 +187,63 @@ stats_json() {
 	grep -q '{"name": "dlm_waits_known", "type": "gauge", "value": [0-9]*}' /tmp/stats.json
 }
 
+# locks_line LS NAME NODE STATE GRANTED REQUESTED FLAGS: "rdlockctl locks
+# LS" shows within 30 s a line of lock NAME (a "#" for a name this node
+# does not know) of NODE with those columns.
+locks_line() {
+	ll_end=$(($(date +%s) + 30))
+	while [ "$(date +%s)" -lt "$ll_end" ]; do
+		rdlockctl locks "$1" > /tmp/locks || return 1
+		awk -v n="$2" -v node="$3" -v st="$4" -v g="$5" -v r="$6" -v f="$7" '
+			($1 == n || (n == "#" && $1 ~ /^#[0-9a-f]+$/)) &&
+			$2 == node && $3 == st && $4 == g && $5 == r &&
+			$NF == f { found = 1 }
+			END { exit !found }' /tmp/locks && return 0
+		sleep 0.2
+	done
+	sed 's/^/# locks: /' /tmp/locks
+	return 1
+}
+
+# A DLM lock held EX on node 0 while node 1 waits for PR: node 0 lists
+# its hold and node 1's wait by name, node 2 the wait by its name's hash;
+# node 1 is granted once node 0 lets go.
+locks_cluster() {
+	case $RDLOCK_NODE_ID in
+	0)
+		rm -f /tmp/release
+		rdlockctl lock -m ex -w 60 conf-d contended -- \
+			sh -c 'while [ ! -e /tmp/release ]; do sleep 0.1; done' &
+		lc_holder=$!
+		locks_line conf-d contended 0 granted ex - - &&
+		rdl_signal $HELD_PORT &&
+		rdl_wait_signal 1 $WAITING_PORT 120 &&
+		locks_line conf-d contended 1 waiting - pr notice &&
+		rdlockctl locks conf-d contended --json | sed 's/^/# /' &&
+		rdlockctl locks --json conf-d contended |
+			grep -q '"name": "contended", "hash": "[0-9a-f]*", "node": 1, "state": "waiting", "granted": "-", "requested": "pr", ' &&
+		rdl_wait_signal 2 $SEEN_PORT 120
+		lc_rc=$?
+		touch /tmp/release
+		wait "$lc_holder" && [ $lc_rc -eq 0 ] && rdl_signal $RELEASED_PORT
+		;;
+	1)
+		rdl_wait_signal 0 $HELD_PORT 120 || return 1
+		rdlockctl lock -m pr -w 120 conf-d contended -- true &
+		lc_waiter=$!
+		locks_line conf-d contended 1 waiting - pr - &&
+		rdl_signal $WAITING_PORT &&
+		rdl_wait_signal 0 $RELEASED_PORT 120 &&
+		wait "$lc_waiter"
+		;;
+	*)
+		rdl_wait_signal 1 $WAITING_PORT 120 &&
+		locks_line conf-d "#" 1 waiting - pr notice &&
+		rdl_signal $SEEN_PORT
+		;;
+	esac
+}
+
 # Once down: a file whose line 5 is "option NAME VALUE" that must be
 # refused with MESSAGE before anything is written (op_timeout_ms 1 on
 # line 4 is not written: it keeps 4321): refused_option NAME VALUE MESSAGE.
@@ -279,6 +340,12 @@ if [ -n "${up:-}" ]; then
 	rdl_step "... and one unlock of EX" \
 		stat_grows dlm_unlocks_ex - 1 \
 		rdlockctl lock -m ex -w 60 conf-d "stats$RDLOCK_NODE_ID" -- true
+	rdl_step "locks: node 0 holds EX, node 1 waits (by name on node 0, by hash on node 2)" \
+		locks_cluster
+	rdl_step "locks: a plain lockspace's lock, with its owner process" \
+		rdlockctl lock -w 60 conf-a "own$RDLOCK_NODE_ID" -- \
+		sh -c "rdlockctl locks conf-a own$RDLOCK_NODE_ID |
+		       awk -v p=\$PPID -v n=$RDLOCK_NODE_ID '\$2 == n && \$3 == \"granted\" && \$4 == \"ex\" && \$7 == p { f = 1 } END { exit !f }'"
 
 	rdl_step "lockspace conf-a: defaults" \
 		ls_has conf-a "slots: 1024" "lease_ms: 0" "flags: 0x0"

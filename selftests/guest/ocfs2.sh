@@ -409,6 +409,20 @@ rdlock_in_use() {
 	! dmesg | grep -q "ocfs2_stack_rdlock: .* not checked"
 }
 
+# rdlockctl ls shows the mount's lockspace (a kernel user's, dlmh.HASH
+# for its 32-digit UUID), and rdlockctl locks lists this node's OCFS2
+# locks in it by their names: the superblock's lock ("S", pad, block 2),
+# granted, among them.
+ocfs2_locks_listed() {
+	ol_ls=$(rdlockctl ls | awk '$2 == "kernel" && $1 ~ /^dlmh[.]/ { print $1 }') &&
+	[ -n "$ol_ls" ] &&
+	rdlockctl locks "$ol_ls" > /tmp/ocfs2-locks || return 1
+	head -n 4 /tmp/ocfs2-locks | sed "s/^/# node $ID: $ol_ls: /"
+	awk -v id="$ID" '$1 == "S000000000000000000000200000000" &&
+			 $2 == id && $3 == "granted" { f = 1 } END { exit !f }' \
+		/tmp/ocfs2-locks
+}
+
 # The benchmark's clock, in milliseconds: busybox's adjtimex reads the
 # time to the microsecond (its date has no sub-second format, and
 # /proc/uptime's centiseconds made a 25-file private phase 1 or 2 ticks).
@@ -1164,7 +1178,9 @@ if "${STACK}_up" &&
 			      echo "-t ocfs2 -o $MOUNT_OPTS"))" \
 	ocfs2_mount && mount_ok=1 &&
    { [ "$STACK" != rdlock ] ||
-     rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use; } &&
+     { rdl_step "rdlock: mounted through ocfs2_stack_rdlock" rdlock_in_use &&
+       rdl_step "rdlock: rdlockctl locks lists the mount's superblock lock" \
+	ocfs2_locks_listed; }; } &&
    rdl_step "barrier: mounted everywhere" barrier 1; then
 	mount_s=$(($(date +%s) - start))
 	echo "# node $ID: mounted after $mount_s s"

@@ -476,6 +476,21 @@ static void act_stats(int fd)
 	do_ioctl("stats", fd, RDLOCK_IOC_STATS, &st, sizeof(st));
 }
 
+static void act_locks(int fd)
+{
+	static struct rdlock_locks_entry e[64];
+	struct rdlock_locks l = uapi_valid_locks;
+
+	name_ls(l.lockspace, sizeof(l.lockspace));
+	l.count = rnd(2) ? rnd(3) : 64;
+	l.entries = rnd(8) ? (__u64)(uintptr_t)e :
+		    (__u64)(uintptr_t)bad_page;
+	mutate(&l, sizeof(l), uapi_locks_cases,
+	       ARRAY_SIZE(uapi_locks_cases), false);
+	keep_pointer(&l.entries, e);
+	do_ioctl("locks", fd, RDLOCK_IOC_LOCKS, &l, sizeof(l));
+}
+
 static void act_read(struct fuzz_file *f)
 {
 	static const size_t lens[] = { 0, 1, 31, 32, 64, 256 };
@@ -634,7 +649,7 @@ static void one_call(void)
 	else if (r < 84)
 		act_ls_list(f->fd);
 	else if (r < 85)
-		act_stats(f->fd);
+		rnd(2) ? act_stats(f->fd) : act_locks(f->fd);
 	else if (r < 91)
 		act_admin(f->fd);
 	else if (r < 96)

@@ -293,7 +293,9 @@ static void check_enotty(struct __test_metadata *_metadata, int fd)
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, struct rdlock_node_status), "STATUS size 32" },
 		{ _IOWR(RDLOCK_IOC_MAGIC, 0x06, __u8[56]), "STATUS size 56" },
 		{ _IO(RDLOCK_IOC_MAGIC, 0x1f), "nr 0x1f" },
-		{ _IO(RDLOCK_IOC_MAGIC, 0x2a), "nr 0x2a" },
+		{ _IO(RDLOCK_IOC_MAGIC, 0x2b), "nr 0x2b" },
+		{ _IOW(RDLOCK_IOC_MAGIC, 0x2a, struct rdlock_locks),
+		  "LOCKS as _IOW" },
 		{ _IO(RDLOCK_IOC_MAGIC, 0x29), "STATS as _IO" },
 		{ _IOR(RDLOCK_IOC_MAGIC, 0x29, struct rdlock_stats),
 		  "STATS as _IOR" },
@@ -3319,6 +3321,174 @@ TEST_F(uapi, status_name)
 	reject(_metadata, self->fd, RDLOCK_IOC_STATUS, &st, EFAULT,
 	       "STATUS name at a kernel address", true);
 	need_down(_metadata, self->fd, self->ip, true);
+}
+
+static pid_t dlm_child_lock(const char *name, __u32 mode);
+
+/* LOCKS of @ls into @e (capacity @cap); 0 or the errno, the count in *@n. */
+static int locks_get(int fd, const char *ls, struct rdlock_locks_entry *e,
+		     __u32 cap, __u32 *n)
+{
+	struct rdlock_locks l = {
+		.version = RDLOCK_UAPI_VERSION,
+		.count = cap,
+		.entries = (__u64)(unsigned long)e,
+	};
+	int ret;
+
+	strncpy(l.lockspace, ls, sizeof(l.lockspace) - 1);
+	ret = rdl_ioctl(fd, RDLOCK_IOC_LOCKS, &l);
+	if (!ret)
+		*n = l.count;
+	return ret;
+}
+
+/* The entry of @e (@n of them) for @name in @state, or NULL. */
+static const struct rdlock_locks_entry *
+locks_find(const struct rdlock_locks_entry *e, __u32 n, const char *name,
+	   __u32 state)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (e[i].name_len == strlen(name) &&
+		    !memcmp(e[i].name, name, e[i].name_len) &&
+		    e[i].state == state)
+			return &e[i];
+	return NULL;
+}
+
+/* Poll LOCKS of @ls until @name has a WAITING entry: 0, or -1 after 20 s. */
+static int locks_wait_waiter(int fd, const char *ls, const char *name,
+			     struct rdlock_locks_entry *e, __u32 cap, __u32 *n)
+{
+	double end = rdl_now() + 20;
+
+	while (rdl_now() < end) {
+		if (!locks_get(fd, ls, e, cap, n) &&
+		    locks_find(e, *n, name, RDLOCK_LOCKS_WAITING))
+			return 0;
+		usleep(20000);
+	}
+	return -1;
+}
+
+TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
+{
+	static struct rdlock_locks_entry e[64];
+	const struct rdlock_locks_entry *g, *w;
+	struct rdlock_locks l;
+	__u32 n = 0, n2 = 0, h, hd;
+	int fd2, fd3, status;
+	pid_t pid, dpid;
+	char *ro;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
+
+	/* A plain lockspace: this file holds EX, a child waits for it. */
+	fd2 = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "held", RDLOCK_LOCK_EX, 0, 0, &h));
+	pid = fork_waiter("held", RDLOCK_LOCK_SH, false);
+	ASSERT_LT(0, pid);
+	memset(e, 0xa5, sizeof(e));
+	ASSERT_EQ(0, locks_wait_waiter(self->fd, LS_PLAIN, "held", e, 64, &n)) {
+		TH_LOG("the child's wait never showed");
+	}
+	g = locks_find(e, n, "held", RDLOCK_LOCKS_GRANTED);
+	w = locks_find(e, n, "held", RDLOCK_LOCKS_WAITING);
+	ASSERT_NE(NULL, g);
+	EXPECT_EQ(RDLOCK_LOCK_EX, g->mode);
+	EXPECT_EQ(RDLOCK_LOCKS_NONE, g->rqmode);
+	EXPECT_EQ(getpid(), g->owner);
+	EXPECT_EQ(NODE, g->node);
+	EXPECT_EQ(NODE, g->home);	/* a one-node cluster */
+	EXPECT_EQ(0, g->flags);
+	EXPECT_EQ(0, g->hash);
+	EXPECT_EQ(0, g->reserved[0] | g->reserved[1] | g->pad);
+	EXPECT_EQ(RDLOCK_LOCKS_NONE, w->mode);
+	EXPECT_EQ(RDLOCK_LOCK_SH, w->rqmode);
+	EXPECT_EQ(pid, w->owner);
+	/* Nothing written past the count. */
+	EXPECT_EQ(0xa5a5a5a5U, e[n].name_len);
+	EXPECT_EQ(0, kill(pid, SIGKILL));
+	EXPECT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
+	close(fd2);
+
+	/* A DLM lockspace: PR held here, a child's EX waits. */
+	fd3 = rdl_open_joined(LS_DLM);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, rdl_ls_lock(fd3, "dheld", RDLOCK_LOCK_PR, 0, 0, &hd));
+	dpid = dlm_child_lock("dheld", RDLOCK_LOCK_EX);
+	ASSERT_LT(0, dpid);
+	ASSERT_EQ(0, locks_wait_waiter(self->fd, LS_DLM, "dheld", e, 64, &n)) {
+		TH_LOG("the DLM child's wait never showed");
+	}
+	g = locks_find(e, n, "dheld", RDLOCK_LOCKS_GRANTED);
+	w = locks_find(e, n, "dheld", RDLOCK_LOCKS_WAITING);
+	ASSERT_NE(NULL, g);
+	EXPECT_EQ(RDLOCK_LOCK_PR, g->mode);
+	EXPECT_EQ(RDLOCK_LOCKS_NONE, g->rqmode);
+	EXPECT_EQ(RDLOCK_LOCKS_NONE, g->home);
+	EXPECT_NE(0, g->id);
+	EXPECT_NE(0, g->hash);
+	EXPECT_EQ(RDLOCK_LOCKS_NONE, w->mode);
+	EXPECT_EQ(RDLOCK_LOCK_EX, w->rqmode);
+	EXPECT_EQ(g->hash, w->hash);
+	EXPECT_NE(g->id, w->id);
+	EXPECT_EQ(0, w->flags & RDLOCK_LOCKS_NOTICE);
+	/* The same through its rdlock lockspace's name, as a kernel user's. */
+	EXPECT_EQ(0, locks_get(self->fd, "dlm." LS_DLM, NULL, 0, &n2));
+	EXPECT_EQ(n, n2);
+	EXPECT_EQ(0, kill(dpid, SIGKILL));
+	EXPECT_EQ(dpid, waitpid(dpid, &status, 0));
+	EXPECT_EQ(0, rdl_ls_unlock(fd3, hd));
+	close(fd3);
+
+	/* Capacity 0: the count alone. */
+	expect_err(_metadata, locks_get(self->fd, LS_PLAIN, NULL, 0, &n), 0,
+		   "LOCKS, capacity 0");
+	expect_err(_metadata, locks_get(self->fd, "uapi_no_such", e, 64, &n),
+		   ENOENT, "LOCKS of no lockspace");
+
+	/* Refused arguments (uapi_cases.h); accepted ones only report. */
+	RUN_CASES(self->fd, RDLOCK_IOC_LOCKS, locks, locks, "LOCKS", 0);
+	l = uapi_valid_locks;
+	check_efault(_metadata, self->fd, RDLOCK_IOC_LOCKS, &l, sizeof(l),
+		     "LOCKS");
+	fd2 = rdl_open_joined(LS_PLAIN);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, rdl_ls_lock(fd2, "held", RDLOCK_LOCK_EX, 0, 0, &h));
+	l.count = 2;
+	l.entries = 1;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCKS, &l),
+		   EFAULT, "LOCKS, array at 1");
+	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	l.entries = (__u64)(unsigned long)ro;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCKS, &l),
+		   EFAULT, "LOCKS, array in a read-only page");
+	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
+	close(fd2);
+
+	/* Only an administrator: lock names tell what others do. */
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int cfd;
+
+		if (as_nobody())
+			_exit(100);
+		cfd = open_dev();
+		if (cfd < 0)
+			_exit(101);
+		_exit(locks_get(cfd, LS_PLAIN, NULL, 0, &n) == EPERM ? 0 : 1);
+	}
+	EXPECT_EQ(0, child_fails(pid));
 }
 
 TEST_F_TIMEOUT(uapi, ls_dlm_rejects, SETUP_S + 30)

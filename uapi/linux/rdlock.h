@@ -651,6 +651,99 @@ struct rdlock_stats {
 	__u64 reserved[2];
 };
 
+/* Values of struct rdlock_locks_entry.state. */
+enum rdlock_locks_state {
+	RDLOCK_LOCKS_GRANTED	= 0,	/* holds @mode */
+	RDLOCK_LOCKS_CONVERTING	= 1,	/* holds @mode, waits for @rqmode */
+	RDLOCK_LOCKS_WAITING	= 2,	/* holds nothing, waits for @rqmode */
+	/* Lost with its lockspace or a node declared down: unlock it. */
+	RDLOCK_LOCKS_LOST	= 3,
+};
+
+/* struct rdlock_locks_entry's @mode or @rqmode (none) and @home (unknown). */
+#define RDLOCK_LOCKS_NONE	0xffffffffU
+
+/* Bits of struct rdlock_locks_entry.flags. */
+/* Held EX in a DLM lockspace: the value block was valid at its grant. */
+#define RDLOCK_LOCKS_LVB_VALID	_BITUL(0)
+/*
+ * Another node's wait in a DLM lockspace, as its notice told this node:
+ * its granted mode is not known here (@mode RDLOCK_LOCKS_NONE) and,
+ * unless this node has a lock of the same name, neither is its name
+ * (@name_len 0: @hash alone).
+ */
+#define RDLOCK_LOCKS_NOTICE	_BITUL(1)
+
+/* Largest struct rdlock_locks.count. */
+#define RDLOCK_LOCKS_MAX	65536
+
+/**
+ * struct rdlock_locks_entry - one lock, for RDLOCK_IOC_LOCKS
+ * @name: its name, @name_len bytes (zeroes after them).
+ * @name_len: length of @name, 0 when unknown (RDLOCK_LOCKS_NOTICE).
+ * @node: the node that holds or waits: this one, or for
+ *	RDLOCK_LOCKS_NOTICE the waiter's.
+ * @mode: the mode held (enum rdlock_lock_mode: RDLOCK_LOCK_NL, _PR, _EX
+ *	in a DLM lockspace; _SH, _EX, _UP in a plain one), or
+ *	RDLOCK_LOCKS_NONE.
+ * @rqmode: the mode waited for, or RDLOCK_LOCKS_NONE.
+ * @state: enum rdlock_locks_state.
+ * @flags: RDLOCK_LOCKS_* bits.
+ * @id: in a DLM lockspace the lock's id on @node; else 0.
+ * @owner: the process (tgid) that took it on this node in a plain
+ *	lockspace; 0 for a kernel user's and in a DLM lockspace.
+ * @home: the node that holds its lock word, or RDLOCK_LOCKS_NONE
+ *	(a DLM lockspace: a lock has several words).
+ * @hash: in a DLM lockspace the hash of its name, the same on every node
+ *	(what RDLOCK_LOCKS_NOTICE waits are known by); else 0.
+ * @ms: milliseconds since it was granted (GRANTED, CONVERTING: since its
+ *	current mode, for a DLM lock), or since it began to wait.
+ * @reserved: zero.
+ */
+struct rdlock_locks_entry {
+	__u8 name[RDLOCK_RES_NAME_MAX];
+	__u32 name_len;
+	__u32 node;
+	__u32 mode;
+	__u32 rqmode;
+	__u32 state;
+	__u32 flags;
+	__u32 id;
+	__s32 owner;
+	__u32 home;
+	__u32 pad;
+	__u64 hash;
+	__u64 ms;
+	__u64 reserved[2];
+};
+
+/**
+ * struct rdlock_locks - one lockspace's locks on this node, for
+ *	RDLOCK_IOC_LOCKS
+ * @version: RDLOCK_UAPI_VERSION.
+ * @flags: no flags are defined yet; must be 0.
+ * @count: in: capacity of the @entries array, at most RDLOCK_LOCKS_MAX;
+ *	out: number of locks. When the array is too small it is filled as
+ *	far as it goes: call again with a larger one.
+ * @pad: must be zero.
+ * @lockspace: the lockspace, NUL-padded, as struct rdlock_ls_info.name
+ *	gives it (a DLM lockspace of the uapi by its name; a kernel user's,
+ *	such as OCFS2's, by its rdlock lockspace's).
+ * @entries: user pointer to an array of struct rdlock_locks_entry: this
+ *	node's locks, then in a DLM lockspace the other nodes' waits this
+ *	node knows; may be 0 when @count is 0.
+ * @reserved: must be zero.
+ */
+struct rdlock_locks {
+	__u32 version;
+	__u32 flags;
+	__u32 count;
+	__u32 pad;
+	char lockspace[RDLOCK_LS_NAME_MAX];
+	__u64 entries;
+	__u64 reserved[2];
+};
+
 /* Lockspaces: CAP_SYS_ADMIN. */
 #define RDLOCK_IOC_LS_CREATE	_IOW(RDLOCK_IOC_MAGIC, 0x20, struct rdlock_ls_create)
 #define RDLOCK_IOC_LS_REMOVE	_IOW(RDLOCK_IOC_MAGIC, 0x21, struct rdlock_ls_name)
@@ -664,5 +757,7 @@ struct rdlock_stats {
 /* Anyone who can open the device. */
 #define RDLOCK_IOC_LS_LIST	_IOWR(RDLOCK_IOC_MAGIC, 0x28, struct rdlock_ls_list)
 #define RDLOCK_IOC_STATS	_IOWR(RDLOCK_IOC_MAGIC, 0x29, struct rdlock_stats)
+/* CAP_SYS_ADMIN: lock names may tell what another user does. */
+#define RDLOCK_IOC_LOCKS	_IOWR(RDLOCK_IOC_MAGIC, 0x2a, struct rdlock_locks)
 
 #endif /* _UAPI_LINUX_RDLOCK_H */
