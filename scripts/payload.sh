@@ -43,7 +43,7 @@ mkdir -p "$(dirname "$out")"
 } >> "$out" 2>&1
 
 rm -rf "$bdir/payload"
-mkdir -p "$bdir/payload"/{modules,bin,tests,guest}
+mkdir -p "$bdir/payload"/{modules,bin,tests,guest,doc}
 cp "$bdir"/src/*.ko "$bdir/payload/modules/"
 cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
 	"$ROOT"/userspace/rdlock-lock-bench "$ROOT"/userspace/rdlock-bench \
@@ -51,4 +51,7 @@ cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
 	"$ROOT"/userspace/rdlock-rec-fill "$bdir/payload/bin/"
 cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
 cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
+# What guest/guide.sh runs as written.
+cp "$ROOT"/Documentation/rdlock/admin-guide.rst \
+	"$ROOT"/packaging/rdlock.conf.example "$bdir/payload/doc/"
 echo "$bdir/payload"

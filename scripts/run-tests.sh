@@ -53,7 +53,10 @@
 #             conf             the configuration-file path: a shared
 #                              /etc/rdlock/rdlock.conf, rdlockctl up
 #                              --config and down --config, refused files;
-#                              3 nodes, stock kernel only
+#                              status, stats and locks; 3 nodes, stock
+#                              kernel only
+#             guide            the admin guide's command lines as
+#                              written; 3 nodes, stock kernel only
 #             ocfs2-rdlock     OCFS2 on a disk shared by 3 nodes through
 #                              rdlock: OCFS2's locks in an rdlock DLM
 #                              lockspace, by the plug-in
@@ -368,9 +371,10 @@ guest_tests()
 			sh guest/seq.sh reconnect.sh "devremove.sh twosided" \
 			"rejoin.sh twosided" "dirdown.sh twosided"
 	else
-		cluster_step "$kernel" reconnect-devremove-conf-rejoin-dirdown 3 \
-			1200 -- sh guest/seq.sh reconnect.sh "devremove.sh verbs" \
-			conf.sh "rejoin.sh verbs" "dirdown.sh verbs"
+		cluster_step "$kernel" reconnect-devremove-conf-guide-rejoin-dirdown \
+			3 1200 -- sh guest/seq.sh reconnect.sh \
+			"devremove.sh verbs" conf.sh guide.sh "rejoin.sh verbs" \
+			"dirdown.sh verbs"
 		# Membership from corosync and dlm_controld (stock only:
 		# guest/member.sh says why): the victim's cluster engine
 		# killed; a node that leaves while another learns its epoch,

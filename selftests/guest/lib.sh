@@ -118,6 +118,20 @@ rdl_wait_signal() {
 	done
 }
 
+# rdl_share_key FILE PORT: node 0 serves its cluster key FILE on PORT; the
+# others fetch it into FILE, private, as an admin copies corosync's authkey.
+rdl_share_key() {
+	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
+		printf '#!/bin/sh\ncat %s\n' "$1" > /tmp/send-key &&
+		chmod 0700 /tmp/send-key &&
+		{ nc -ll -p "$2" -e /tmp/send-key & }
+		return
+	fi
+	mkdir -p "$(dirname "$1")" &&
+	rdl_wait_signal 0 "$2" 120 &&
+	(umask 077 && nc "$(rdl_node_addr 0)" "$2" < /dev/null > "$1")
+}
+
 # rdl_wait_below N PORT SEC: nodes 0 to N - 1 answer on PORT (with N the
 # last node: its survivors).
 rdl_wait_below() {

@@ -77,18 +77,6 @@ unit_run() {
 	done
 }
 
-# Node 0 serves its key; the others fetch it and keep it private.
-share_key() {
-	if [ "$RDLOCK_NODE_ID" -eq 0 ]; then
-		printf '#!/bin/sh\ncat %s\n' "$KEY" > /tmp/send-key &&
-		chmod 0700 /tmp/send-key &&
-		{ nc -ll -p $P_KEYSRV -e /tmp/send-key & }
-		return
-	fi
-	rdl_wait_signal 0 $P_KEYSRV 120 &&
-	(umask 077 && nc "$(rdl_node_addr 0)" $P_KEYSRV < /dev/null > "$KEY")
-}
-
 key_ok() {
 	[ "$(wc -c < "$KEY")" -eq 32 ] &&
 	[ "$(stat -c %a "$KEY")" = 600 ]
@@ -151,7 +139,7 @@ if rdl_step "insmod the packaged rdlock.ko" insmod "$PKG/rdlock.ko" &&
    mkdir -p /etc/rdlock &&
    { [ "$RDLOCK_NODE_ID" -ne 0 ] ||
      rdl_step "node 0: rdlockctl keygen" rdlockctl keygen; } &&
-   rdl_step "the cluster key shared" share_key &&
+   rdl_step "the cluster key shared" rdl_share_key "$KEY" $P_KEYSRV &&
    rdl_step "the key: 32 bytes, mode 0600" key_ok &&
    rdl_step "the example configuration, as shipped" \
 	cp "$PKG/rdlock.conf.example" /etc/rdlock/rdlock.conf &&
