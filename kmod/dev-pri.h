@@ -113,6 +113,9 @@ void rdlock_users_exit(void);
 
 /* dev_admin.c: the cluster's configuration, status and lockspaces */
 long rdlock_dev_admin_ioctl(unsigned int cmd, void __user *argp);
+long rdlock_dev_list_out(void __user *argp, const void *arg, size_t arg_size,
+			 u32 *count, u64 entries, const void *buf, u32 n,
+			 size_t size);
 
 /* dev_stats.c: RDLOCK_IOC_STATS, the counters under their uapi names */
 long rdlock_ioc_stats(void __user *argp);

@@ -182,6 +182,32 @@ static long rdlock_ioc_ls_remove(void __user *argp)
 	return rdlock_dev_ls_remove(n.name);
 }
 
+/**
+ * rdlock_dev_list_out() - the end of a list ioctl (LS_LIST, STATS, LOCKS)
+ * @argp: the caller's argument.
+ * @arg: its copy, @arg_size bytes, whose capacity is *@count.
+ * @arg_size: its size.
+ * @count: its count field: the capacity in, @n out.
+ * @entries: its user array.
+ * @buf: the entries gathered, @n of them (as far as the capacity went).
+ * @n: how many there are.
+ * @size: an entry's size.
+ *
+ * Copies the entries that fit to @entries, then @arg with *@count = @n.
+ *
+ * Return: 0 or -EFAULT.
+ */
+long rdlock_dev_list_out(void __user *argp, const void *arg, size_t arg_size,
+			 u32 *count, u64 entries, const void *buf, u32 n,
+			 size_t size)
+{
+	if (copy_to_user(u64_to_user_ptr(entries), buf,
+			 (size_t)min(n, *count) * size))
+		return -EFAULT;
+	*count = n;
+	return copy_to_user(argp, arg, arg_size) ? -EFAULT : 0;
+}
+
 /*
  * This node's lockspaces, into a kernel array of the caller's capacity
  * (at most RDLOCK_LS_LIST_MAX entries), copied out once no lock is held.
@@ -204,17 +230,9 @@ static long rdlock_ioc_ls_list(void __user *argp)
 			return -ENOMEM;
 	}
 	ret = rdlock_dev_ls_list(info, l.count, &n);
-	if (ret)
-		goto out;
-	if (copy_to_user(u64_to_user_ptr(l.entries), info,
-			 min(n, l.count) * sizeof(*info))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	l.count = n;
-	if (copy_to_user(argp, &l, sizeof(l)))
-		ret = -EFAULT;
-out:
+	if (!ret)
+		ret = rdlock_dev_list_out(argp, &l, sizeof(l), &l.count,
+					  l.entries, info, n, sizeof(*info));
 	kvfree(info);
 	return ret;
 }
@@ -242,17 +260,9 @@ static long rdlock_ioc_locks(void __user *argp)
 			return -ENOMEM;
 	}
 	ret = rdlock_dev_ls_locks(l.lockspace, e, l.count, &n);
-	if (ret)
-		goto out;
-	if (copy_to_user(u64_to_user_ptr(l.entries), e,
-			 min(n, l.count) * sizeof(*e))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	l.count = n;
-	if (copy_to_user(argp, &l, sizeof(l)))
-		ret = -EFAULT;
-out:
+	if (!ret)
+		ret = rdlock_dev_list_out(argp, &l, sizeof(l), &l.count,
+					  l.entries, e, n, sizeof(*e));
 	kvfree(e);
 	return ret;
 }

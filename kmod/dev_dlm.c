@@ -225,18 +225,27 @@ void rdlock_dev_dls_exit(void)
 long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
 			 u32 max, u32 *count)
 {
+	char core[RDLOCK_LS_NAME_MAX];
 	struct rdlock_dev_dls *dd;
+	bool dlm;
 	int ret;
 
+	/* The DLM layer's own name, looked up again there: no mutex held. */
 	if (mutex_lock_killable(&rdlock_dev_dls_mutex))
 		return -EINTR;
 	dd = rdlock_dev_dls_find(name);
-	ret = rdlock_dlm_dump_locks(dd ? dd->dls->name : name, out, max,
-				    count);
+	strscpy(core, dd ? dd->dls->name : name, sizeof(core));
 	mutex_unlock(&rdlock_dev_dls_mutex);
-	if (ret == -ENOENT && !dd)
-		ret = rdlock_ls_dump_locks(name, out, max, count);
-	return ret;
+	ret = rdlock_dlm_dump_locks(core, out, max, count);
+	if (ret != -ENOENT || dd)
+		return ret;
+	/*
+	 * Another lockspace's, but not the words of a DLM lockspace that
+	 * is closing (off the DLM layer's list, not the lockspace layer's).
+	 */
+	dlm = str_has_prefix(name, RDLOCK_DLM_LS_PREFIX) ||
+	      str_has_prefix(name, RDLOCK_DLM_LS_HASHED_PREFIX);
+	return rdlock_ls_dump_locks(name, dlm, out, max, count);
 }
 
 /* ------------------------------------------------------------------ */

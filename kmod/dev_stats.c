@@ -193,15 +193,8 @@ long rdlock_ioc_stats(void __user *argp)
 			rdlock_stat_put(&o, rdlock_xlc_names[j], NULL,
 					links[i].node, 0, links[i].c[j]);
 	rdlock_ls_enumerate(rdlock_stats_ls, &o);
-	ret = 0;
-	if (copy_to_user(u64_to_user_ptr(st.entries), o.out,
-			 min(o.n, o.max) * sizeof(*o.out))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	st.count = o.n;
-	if (copy_to_user(argp, &st, sizeof(st)))
-		ret = -EFAULT;
+	ret = rdlock_dev_list_out(argp, &st, sizeof(st), &st.count, st.entries,
+				  o.out, o.n, sizeof(*o.out));
 out:
 	kvfree(o.out);
 	kfree(links);

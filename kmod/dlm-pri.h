@@ -46,6 +46,13 @@ struct dentry;
 
 #define RDLOCK_DLM_CBS		16	/* callbacks queued per lock */
 
+/*
+ * The rdlock lockspace behind a DLM lockspace: "dlm." and the name when
+ * that fits rdlock's 31 characters, else "dlmh." and the name's hash.
+ */
+#define RDLOCK_DLM_LS_PREFIX		"dlm."
+#define RDLOCK_DLM_LS_HASHED_PREFIX	"dlmh."
+
 enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_WAIT = 1,	/* a request waits for @mode */
 	RDLOCK_DLM_NOTICE_DONE = 2,	/* that request waits no more */

@@ -132,11 +132,7 @@
 #include "lockspace.h"
 #include "xport.h"
 
-/*
- * The rdlock lockspace behind a DLM lockspace: "dlm." and the name when
- * that fits rdlock's 31 characters, else "dlmh." and the name's hash.
- */
-#define RDLOCK_DLM_LS_PREFIX	"dlm."
+/* A DLM lockspace name's characters. */
 #define RDLOCK_DLM_NAME_CHARS	"abcdefghijklmnopqrstuvwxyz" \
 				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-"
 /*
@@ -1469,7 +1465,8 @@ static struct rdlock_dlm_ls *__rdlock_dlm_open(const char *name, u32 node_id,
 		snprintf(dls->name, sizeof(dls->name),
 			 RDLOCK_DLM_LS_PREFIX "%s", name);
 	else
-		snprintf(dls->name, sizeof(dls->name), "dlmh.%016llx",
+		snprintf(dls->name, sizeof(dls->name),
+			 RDLOCK_DLM_LS_HASHED_PREFIX "%016llx",
 			 rdlock_dlm_hash(name, len));
 	dls->ops = ops;
 	dls->ops_arg = ops_arg;
@@ -1531,7 +1528,8 @@ err:
  *	rdlock_dlm_ls.lock, not wait for the lockspace's requests.
  * @arg: its second argument.
  *
- * Return: what @fn returns, or -ENOENT when no DLM lockspace is @core.
+ * Return: what @fn returns, -EINTR, or -ENOENT when no DLM lockspace is
+ * @core.
  */
 int rdlock_dlm_with_ls(const char *core,
 		       int (*fn)(struct rdlock_dlm_ls *dls, void *arg),
@@ -1540,7 +1538,8 @@ int rdlock_dlm_with_ls(const char *core,
 	struct rdlock_dlm_ls *dls;
 	int ret = -ENOENT;
 
-	mutex_lock(&rdlock_dlm_mutex);
+	if (mutex_lock_killable(&rdlock_dlm_mutex))
+		return -EINTR;
 	list_for_each_entry(dls, &rdlock_dlm_list, list) {
 		if (!strcmp(dls->name, core)) {
 			ret = fn(dls, arg);

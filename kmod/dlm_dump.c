@@ -10,6 +10,8 @@
 #include <linux/hashtable.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "dlm-pri.h"
@@ -50,10 +52,18 @@ static void rdlock_dlm_dump_name(struct rdlock_locks_entry *e,
 	e->name_len = res->len;
 }
 
+/* Locks, then notices, copied under one hold of dls->lock. */
+#define RDLOCK_DLM_DUMP_BATCH	256
+
+/* Milliseconds from @t to now, 0 for an instant not past yet. */
+static u64 rdlock_dlm_dump_ms(ktime_t t)
+{
+	return max_t(s64, 0, ktime_ms_delta(ktime_get(), t));
+}
+
 /* One lock of this node; caller holds dls->lock. */
 static void rdlock_dlm_dump_lkb(struct rdlock_dlm_dump *d,
-				const struct rdlock_dlm_lkb *lkb, u32 self,
-				ktime_t now)
+				const struct rdlock_dlm_lkb *lkb, u32 self)
 {
 	const struct rdlock_dlm_req *req = lkb->req;
 	struct rdlock_locks_entry *e;
@@ -80,53 +90,87 @@ static void rdlock_dlm_dump_lkb(struct rdlock_dlm_dump *d,
 		e->state = RDLOCK_LOCKS_CONVERTING;
 	else
 		e->state = RDLOCK_LOCKS_GRANTED;
+	/* @granted is the callback work's, not under dls->lock: a hint. */
 	if (e->rqmode != RDLOCK_LOCKS_NONE)
-		e->ms = ktime_ms_delta(now, req->start);
+		e->ms = rdlock_dlm_dump_ms(req->start);
 	else if (lkb->grmode == RDLOCK_DLM_LOCK_EX && lkb->granted)
-		e->ms = ktime_ms_delta(now, lkb->granted);
+		e->ms = rdlock_dlm_dump_ms(READ_ONCE(lkb->granted));
 	if (lkb->grmode == RDLOCK_DLM_LOCK_EX &&
 	    test_bit(RDLOCK_DLM_LKB_LVB_VALID, &lkb->iflags))
 		e->flags |= RDLOCK_LOCKS_LVB_VALID;
 }
 
-/* rdlock_dlm_with_ls()'s callback: every lock, then the known waits. */
+/* Another node's wait, named if this node has its resource; dls->lock. */
+static void rdlock_dlm_dump_notice(struct rdlock_dlm_dump *d,
+				   struct rdlock_dlm_ls *dls,
+				   const struct rdlock_dlm_notice *n)
+{
+	const struct rdlock_dlm_res *res;
+	struct rdlock_locks_entry *e;
+
+	e = rdlock_dlm_dump_next(d);
+	if (!e)
+		return;
+	e->node = n->src;
+	e->id = n->lkid;
+	e->hash = n->hash;
+	e->home = RDLOCK_LOCKS_NONE;
+	e->mode = RDLOCK_LOCKS_NONE;
+	e->rqmode = rdlock_dlm_dump_mode(n->mode);
+	e->state = RDLOCK_LOCKS_WAITING;
+	e->flags = RDLOCK_LOCKS_NOTICE;
+	hash_for_each_possible(dls->res, res, hnode, n->hash) {
+		if (res->hash == n->hash) {
+			rdlock_dlm_dump_name(e, res);
+			break;
+		}
+	}
+}
+
+/*
+ * rdlock_dlm_with_ls()'s callback: every lock, then the known waits,
+ * RDLOCK_DLM_DUMP_BATCH at a time, dls->lock (taken with interrupts off)
+ * dropped between: what changes meanwhile may be missed or listed.
+ */
 static int rdlock_dlm_dump_ls(struct rdlock_dlm_ls *dls, void *arg)
 {
 	struct rdlock_dlm_dump *d = arg;
-	u32 self = rdlock_xport_self();
+	u32 self = rdlock_xport_self(), i, pos = 0;
 	const struct rdlock_dlm_notice *n;
-	const struct rdlock_dlm_res *res;
-	struct rdlock_locks_entry *e;
 	struct rdlock_dlm_lkb *lkb;
-	ktime_t now = ktime_get();
 	unsigned long irq;
-	int id;
+	bool more;
+	int id = 0;
 
-	spin_lock_irqsave(&dls->lock, irq);
-	idr_for_each_entry(&dls->lkids, lkb, id)
-		rdlock_dlm_dump_lkb(d, lkb, self, now);
-	list_for_each_entry(n, &dls->notices, node) {
-		if (n->src == self)
-			continue;
-		e = rdlock_dlm_dump_next(d);
-		if (!e)
-			continue;
-		e->node = n->src;
-		e->id = n->lkid;
-		e->hash = n->hash;
-		e->home = RDLOCK_LOCKS_NONE;
-		e->mode = RDLOCK_LOCKS_NONE;
-		e->rqmode = rdlock_dlm_dump_mode(n->mode);
-		e->state = RDLOCK_LOCKS_WAITING;
-		e->flags = RDLOCK_LOCKS_NOTICE;
-		hash_for_each_possible(dls->res, res, hnode, n->hash) {
-			if (res->hash == n->hash) {
-				rdlock_dlm_dump_name(e, res);
+	do {
+		i = 0;
+		spin_lock_irqsave(&dls->lock, irq);
+		while (i++ < RDLOCK_DLM_DUMP_BATCH &&
+		       (lkb = idr_get_next(&dls->lkids, &id))) {
+			rdlock_dlm_dump_lkb(d, lkb, self);
+			id++;
+		}
+		spin_unlock_irqrestore(&dls->lock, irq);
+		cond_resched();
+	} while (lkb);
+	do {
+		i = 0;
+		more = false;
+		spin_lock_irqsave(&dls->lock, irq);
+		list_for_each_entry(n, &dls->notices, node) {
+			if (i++ < pos)
+				continue;
+			if (i > pos + RDLOCK_DLM_DUMP_BATCH) {
+				more = true;
 				break;
 			}
+			if (n->src != self)
+				rdlock_dlm_dump_notice(d, dls, n);
 		}
-	}
-	spin_unlock_irqrestore(&dls->lock, irq);
+		spin_unlock_irqrestore(&dls->lock, irq);
+		pos += RDLOCK_DLM_DUMP_BATCH;
+		cond_resched();
+	} while (more);
 	return 0;
 }
 
@@ -139,7 +183,8 @@ static int rdlock_dlm_dump_ls(struct rdlock_dlm_ls *dls, void *arg)
  *
  * Nothing is copied to userspace here.
  *
- * Return: 0, or -ENOENT when no DLM lockspace of this node is @core.
+ * Return: 0, -EINTR, or -ENOENT when no DLM lockspace of this node is
+ * @core.
  */
 int rdlock_dlm_dump_locks(const char *core, struct rdlock_locks_entry *out,
 			  u32 max, u32 *count)

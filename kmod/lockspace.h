@@ -72,8 +72,8 @@ struct rdlock_ls_desc {
 void rdlock_ls_enumerate(void (*fn)(void *arg, const struct rdlock_ls_desc *d),
 			 void *arg);
 void rdlock_ls_describe(struct rdlock_ls *ls, struct rdlock_ls_desc *d);
-int rdlock_ls_dump_locks(const char *name, struct rdlock_locks_entry *out,
-			 u32 max, u32 *count);
+int rdlock_ls_dump_locks(const char *name, bool created_only,
+			 struct rdlock_locks_entry *out, u32 max, u32 *count);
 
 /*
  * A lock of a /dev/rdlock file, taken in two steps (rdlock_lock_alloc(),

@@ -9,7 +9,10 @@
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/string.h>
 
 #include "lockspace-pri.h"
@@ -235,66 +238,101 @@ void rdlock_ls_describe(struct rdlock_ls *ls, struct rdlock_ls_desc *d)
 	mutex_unlock(&rdlock_ls_mutex);
 }
 
+/* Locks rdlock_ls_dump_locks() copies under one hold of ls->locks_lock. */
+#define RDLOCK_LS_DUMP_BATCH	256
+
+/* One lock of this node; caller holds ls->locks_lock. */
+static void rdlock_ls_dump_one(struct rdlock_locks_entry *e,
+			       const struct rdlock_lock *lk, u32 self,
+			       bool stale)
+{
+	memcpy(e->name, lk->res->name, lk->res->len);
+	e->name_len = lk->res->len;
+	e->node = self;
+	e->mode = rdlock_lock_mode(lk);
+	e->rqmode = RDLOCK_LOCKS_NONE;
+	switch (stale ? RDLOCK_LK_LOST : lk->state) {
+	case RDLOCK_LK_WAITING:
+		e->state = RDLOCK_LOCKS_WAITING;
+		e->rqmode = e->mode;
+		e->mode = RDLOCK_LOCKS_NONE;
+		break;
+	case RDLOCK_LK_CONVERTING:
+		/* An update lock's upgrade to exclusive. */
+		e->state = RDLOCK_LOCKS_CONVERTING;
+		e->mode = RDLOCK_LOCK_UP;
+		e->rqmode = RDLOCK_LOCK_EX;
+		break;
+	case RDLOCK_LK_LOST:
+		e->state = RDLOCK_LOCKS_LOST;
+		break;
+	default:
+		e->state = RDLOCK_LOCKS_GRANTED;
+		break;
+	}
+	/* The tgid in the caller's pid namespace (0: not there, or gone). */
+	if (lk->owner) {
+		rcu_read_lock();
+		e->owner = pid_vnr(find_pid_ns(lk->owner, &init_pid_ns));
+		rcu_read_unlock();
+	}
+	e->home = lk->ticket.node;
+	e->ms = max_t(s64, 0, ktime_ms_delta(ktime_get(), lk->since));
+}
+
 /**
  * rdlock_ls_dump_locks() - RDLOCK_IOC_LOCKS: this node's locks in a lockspace
  * @name: the lockspace's name.
+ * @created_only: only a lockspace of RDLOCK_IOC_LS_CREATE (not a kernel
+ *	user's).
  * @out: zeroed array of @max entries, filled as far as it goes.
  * @max: its capacity (may be 0).
  * @count: receives the number of locks, which may exceed @max.
  *
- * Nothing is copied to userspace here.
+ * A lockspace lost with the cluster shows all its locks lost. The locks
+ * are read RDLOCK_LS_DUMP_BATCH at a time, the list lock dropped between:
+ * locks taken or given back meanwhile may be missed or listed. Nothing is
+ * copied to userspace here.
  *
- * Return: 0, or -ENOENT when this node has no lockspace @name.
+ * Return: 0, -EINTR, or -ENOENT when this node has no lockspace @name.
  */
-int rdlock_ls_dump_locks(const char *name, struct rdlock_locks_entry *out,
-			 u32 max, u32 *count)
+int rdlock_ls_dump_locks(const char *name, bool created_only,
+			 struct rdlock_locks_entry *out, u32 max, u32 *count)
 {
-	struct rdlock_locks_entry *e;
-	ktime_t now = ktime_get();
-	u32 self = rdlock_xport_self(), n = 0;
+	u32 self = rdlock_xport_self(), n = 0, pos = 0, i;
 	struct rdlock_lock *lk;
 	struct rdlock_ls *ls;
+	bool stale, more;
 
-	mutex_lock(&rdlock_ls_mutex);
-	ls = rdlock_ls_find(name);
-	if (!ls) {
+	if (mutex_lock_killable(&rdlock_ls_mutex))
+		return -EINTR;
+	/* Not rdlock_ls_find(): a lockspace lost with the cluster stays. */
+	list_for_each_entry(ls, &rdlock_ls_list, list)
+		if (!strcmp(ls->name, name) && (ls->created || !created_only))
+			break;
+	if (list_entry_is_head(ls, &rdlock_ls_list, list)) {
 		mutex_unlock(&rdlock_ls_mutex);
 		return -ENOENT;
 	}
-	spin_lock(&ls->locks_lock);
-	list_for_each_entry(lk, &ls->locks, ls_node) {
-		if (n++ >= max)
-			continue;
-		e = &out[n - 1];
-		memcpy(e->name, lk->res->name, lk->res->len);
-		e->name_len = lk->res->len;
-		e->node = self;
-		e->mode = rdlock_lock_mode(lk);
-		e->rqmode = RDLOCK_LOCKS_NONE;
-		switch (lk->state) {
-		case RDLOCK_LK_WAITING:
-			e->state = RDLOCK_LOCKS_WAITING;
-			e->rqmode = e->mode;
-			e->mode = RDLOCK_LOCKS_NONE;
-			break;
-		case RDLOCK_LK_CONVERTING:
-			/* An update lock's upgrade to exclusive. */
-			e->state = RDLOCK_LOCKS_CONVERTING;
-			e->mode = RDLOCK_LOCK_UP;
-			e->rqmode = RDLOCK_LOCK_EX;
-			break;
-		case RDLOCK_LK_LOST:
-			e->state = RDLOCK_LOCKS_LOST;
-			break;
-		default:
-			e->state = RDLOCK_LOCKS_GRANTED;
-			break;
+	stale = rdlock_ls_stale(ls);
+	do {
+		i = 0;
+		more = false;
+		spin_lock(&ls->locks_lock);
+		list_for_each_entry(lk, &ls->locks, ls_node) {
+			if (i++ < pos)
+				continue;
+			if (i > pos + RDLOCK_LS_DUMP_BATCH) {
+				more = true;
+				break;
+			}
+			if (n++ < max)
+				rdlock_ls_dump_one(&out[n - 1], lk, self, stale);
 		}
-		e->owner = lk->owner;
-		e->home = lk->ticket.node;
-		e->ms = ktime_ms_delta(now, lk->since);
-	}
-	spin_unlock(&ls->locks_lock);
+		spin_unlock(&ls->locks_lock);
+		pos += RDLOCK_LS_DUMP_BATCH;
+		cond_resched();
+	} while (more);
 	mutex_unlock(&rdlock_ls_mutex);
 	*count = n;
 	return 0;

@@ -501,6 +501,9 @@ static const char *node_state_name(__u32 s)
 	return "unknown";
 }
 
+/* struct rdlock_node_status.errors of a module without them. */
+#define ERRORS_UNKNOWN	(~0ULL)
+
 /*
  * STATUS into *st, nodes[] and, unless NULL, @name (RDLOCK_CLUSTER_NAME_MAX
  * + 1 bytes: the cluster's name, NUL-terminated, "" for none); prints the
@@ -509,7 +512,7 @@ static const char *node_state_name(__u32 s)
 static int get_status_name(int fd, struct rdlock_status *st,
 			   struct rdlock_node_status *nodes, char *name)
 {
-	int ret;
+	int ret, i;
 
 	memset(st, 0, sizeof(*st));
 	memset(nodes, 0, sizeof(*nodes) * RDLOCK_MAX_NODES);
@@ -521,10 +524,15 @@ static int get_status_name(int fd, struct rdlock_status *st,
 		st->name = (__u64)(unsigned long)name;
 	}
 	ret = ioctl(fd, RDLOCK_IOC_STATUS, st);
-	/* A module older than this tool has no name to give. */
+	/*
+	 * A module older than this tool has no name to give, nor the links'
+	 * errors: ~0, unknown.
+	 */
 	if (ret < 0 && errno == EINVAL && name) {
 		st->name = 0;
 		ret = ioctl(fd, RDLOCK_IOC_STATUS, st);
+		for (i = 0; !ret && i < RDLOCK_MAX_NODES; i++)
+			nodes[i].errors = ERRORS_UNKNOWN;
 	}
 	if (ret < 0) {
 		err_msg("status: %s", strerror(errno));
@@ -641,8 +649,8 @@ static void print_status_text(const struct rdlock_status *st,
 			      const struct rdlock_node_status *nodes,
 			      const struct status_extra *x)
 {
+	char flags[48], errors[24];
 	const char *name;
-	char flags[48];
 	__u32 i;
 
 	printf("state: %s\n", cluster_state_name(st->state));
@@ -660,10 +668,13 @@ static void print_status_text(const struct rdlock_status *st,
 	for (i = 0; i < st->nr_nodes; i++) {
 		flags_str(nodes[i].flags, flags, sizeof(flags));
 		name = node_name(x, nodes[i].node_id);
-		printf("%-5u %-13s %-20s %-8u %-8llu %s\n", nodes[i].node_id,
+		snprintf(errors, sizeof(errors), "%llu",
+			 (unsigned long long)nodes[i].errors);
+		printf("%-5u %-13s %-20s %-8u %-8s %s\n", nodes[i].node_id,
 		       node_state_name(nodes[i].state), flags,
 		       nodes[i].connects,
-		       (unsigned long long)nodes[i].errors, name ? name : "-");
+		       nodes[i].errors == ERRORS_UNKNOWN ? "-" : errors,
+		       name ? name : "-");
 	}
 }
 
@@ -704,8 +715,11 @@ static void print_status_json(const struct rdlock_status *st,
 		       nodes[i].flags & RDLOCK_NODE_RETURNED ? "true" : "false",
 		       nodes[i].flags & RDLOCK_NODE_MEMBER ? "true" : "false",
 		       nodes[i].connects);
-		printf("\"errors\": %llu, \"name\": ",
-		       (unsigned long long)nodes[i].errors);
+		if (nodes[i].errors == ERRORS_UNKNOWN)
+			printf("\"errors\": null, \"name\": ");
+		else
+			printf("\"errors\": %llu, \"name\": ",
+			       (unsigned long long)nodes[i].errors);
 		name = node_name(x, nodes[i].node_id);
 		if (name)
 			json_str(name, RDLOCK_CONF_NODE_NAME_MAX);
@@ -1088,48 +1102,73 @@ static int ls_info_cmp(const void *a, const void *b)
 }
 
 /*
+ * A list ioctl (LS_LIST, STATS, LOCKS) into an array of @size-byte entries
+ * that grows until it holds them all, or @max of them: @arg is the ioctl's
+ * argument, set up but for its capacity *@count and its array *@entries,
+ * which point into it. The array (free() it) with *@count entries, and in
+ * *@total how many the node has; or NULL with errno set.
+ */
+static void *list_ioctl(int fd, unsigned long cmd, void *arg, __u32 *count,
+			__u64 *entries, size_t size, __u32 max, __u32 *total)
+{
+	void *e = NULL, *ne;
+	__u32 cap = 64;
+	int err;
+
+	for (;;) {
+		ne = realloc(e, (size_t)cap * size);
+		if (!ne) {
+			free(e);
+			errno = ENOMEM;
+			return NULL;
+		}
+		e = ne;
+		*count = cap;
+		*entries = (__u64)(unsigned long)e;
+		if (ioctl(fd, cmd, arg) < 0) {
+			err = errno;
+			free(e);
+			errno = err;
+			return NULL;
+		}
+		*total = *count;
+		/* Grown since (more came): read them all again. */
+		if (*count <= cap || cap == max)
+			break;
+		cap = *count < max ? *count : max;
+	}
+	*count = *total < cap ? *total : cap;
+	return e;
+}
+
+/*
  * LS_LIST into a growing array until it holds them all; prints the
  * failure. The entries, sorted by name (free() them), or NULL.
  */
 static struct rdlock_ls_info *get_ls_list(int fd, __u32 *count)
 {
-	struct rdlock_ls_info *e = NULL, *ne;
-	struct rdlock_ls_list l;
-	__u32 cap = 64;
+	struct rdlock_ls_list l = { .version = RDLOCK_UAPI_VERSION };
+	struct rdlock_ls_info *e;
+	__u32 total;
 
-	for (;;) {
-		ne = realloc(e, cap * sizeof(*e));
-		if (!ne) {
-			err_msg("ls: %s", strerror(ENOMEM));
-			free(e);
-			return NULL;
-		}
-		e = ne;
-		memset(&l, 0, sizeof(l));
-		l.version = RDLOCK_UAPI_VERSION;
-		l.count = cap;
-		l.entries = (__u64)(unsigned long)e;
-		if (ioctl(fd, RDLOCK_IOC_LS_LIST, &l) < 0) {
-			err_msg("ls: %s (%s)", strerror(errno), errno_name(errno));
-			free(e);
-			return NULL;
-		}
-		if (l.count <= cap || cap == RDLOCK_LS_LIST_MAX)
-			break;
-		cap = l.count < RDLOCK_LS_LIST_MAX ? l.count : RDLOCK_LS_LIST_MAX;
+	e = list_ioctl(fd, RDLOCK_IOC_LS_LIST, &l, &l.count, &l.entries,
+		       sizeof(*e), RDLOCK_LS_LIST_MAX, &total);
+	if (!e) {
+		err_msg("ls: %s (%s)", strerror(errno), errno_name(errno));
+		return NULL;
 	}
-	*count = l.count < cap ? l.count : cap;
+	*count = l.count;
 	qsort(e, *count, sizeof(*e), ls_info_cmp);
 	return e;
 }
 
-/* @s (at most @max bytes) as a JSON string. */
-static void json_str(const char *s, size_t max)
+/* The @len bytes at @s, NULs included, as a JSON string. */
+static void json_mem(const char *s, size_t len)
 {
 	size_t i;
 
 	putchar('"');
-	for (i = 0; i < max && s[i]; i++) {
+	for (i = 0; i < len; i++) {
 		if (s[i] == '"' || s[i] == '\\')
 			printf("\\%c", s[i]);
 		else if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
@@ -1138,6 +1177,12 @@ static void json_str(const char *s, size_t max)
 			putchar(s[i]);
 	}
 	putchar('"');
+}
+
+/* @s (at most @max bytes, up to a NUL) as a JSON string. */
+static void json_str(const char *s, size_t max)
+{
+	json_mem(s, strnlen(s, max));
 }
 
 static void print_ls_text(const struct rdlock_ls_info *e, __u32 n)
@@ -1207,35 +1252,18 @@ static int cmd_ls(int argc, char **argv)
 /* STATS: every counter, or NULL after the error; the count in *@count. */
 static struct rdlock_stat *get_stats(int fd, __u32 *count)
 {
-	struct rdlock_stat *e = NULL, *ne;
-	struct rdlock_stats st;
-	__u32 cap = 512;
+	struct rdlock_stats st = { .version = RDLOCK_UAPI_VERSION };
+	struct rdlock_stat *e;
+	__u32 total;
 
-	for (;;) {
-		ne = realloc(e, cap * sizeof(*e));
-		if (!ne) {
-			free(e);
-			err_msg("stats: %s", strerror(ENOMEM));
-			return NULL;
-		}
-		e = ne;
-		memset(&st, 0, sizeof(st));
-		st.version = RDLOCK_UAPI_VERSION;
-		st.count = cap;
-		st.entries = (__u64)(unsigned long)e;
-		if (ioctl(fd, RDLOCK_IOC_STATS, &st) < 0) {
-			err_msg("stats: %s", strerror(errno));
-			free(e);
-			return NULL;
-		}
-		if (st.count <= cap) {
-			*count = st.count;
-			return e;
-		}
-		/* More than fit (lockspaces came): read them all again. */
-		cap = st.count + 64 > RDLOCK_STATS_MAX ? RDLOCK_STATS_MAX :
-		      st.count + 64;
+	e = list_ioctl(fd, RDLOCK_IOC_STATS, &st, &st.count, &st.entries,
+		       sizeof(*e), RDLOCK_STATS_MAX, &total);
+	if (!e) {
+		err_msg("stats: %s (%s)", strerror(errno), errno_name(errno));
+		return NULL;
 	}
+	*count = st.count;
+	return e;
 }
 
 /* Text: NAME WHERE VALUE, WHERE "-", "node=ID" or "lockspace=NAME". */
@@ -1353,44 +1381,34 @@ static int cmd_stats(int argc, char **argv)
 	return 0;
 }
 
-/* LOCKS of @ls: every entry, or NULL after the error; the count in *@count. */
+/*
+ * LOCKS of @ls: every entry (at most RDLOCK_LOCKS_MAX, which it says), or
+ * NULL after the error; the count in *@count.
+ */
 static struct rdlock_locks_entry *get_locks(int fd, const char *ls,
 					    __u32 *count)
 {
-	struct rdlock_locks_entry *e = NULL, *ne;
-	struct rdlock_locks l;
-	__u32 cap = 256;
+	struct rdlock_locks l = { .version = RDLOCK_UAPI_VERSION };
+	struct rdlock_locks_entry *e;
+	__u32 total;
 
-	for (;;) {
-		ne = realloc(e, cap * sizeof(*e));
-		if (!ne) {
-			free(e);
-			err_msg("locks: %s", strerror(ENOMEM));
-			return NULL;
-		}
-		e = ne;
-		memset(&l, 0, sizeof(l));
-		l.version = RDLOCK_UAPI_VERSION;
-		l.count = cap;
-		l.entries = (__u64)(unsigned long)e;
-		rdlock_parse_ls_name(ls, l.lockspace);
-		if (ioctl(fd, RDLOCK_IOC_LOCKS, &l) < 0) {
-			if (errno == ENOENT)
-				err_msg("locks: no lockspace '%s' on this node (rdlockctl ls)",
-					ls);
-			else
-				err_msg("locks %s: %s", ls, strerror(errno));
-			free(e);
-			return NULL;
-		}
-		if (l.count <= cap) {
-			*count = l.count;
-			return e;
-		}
-		/* More than fit (locks came): read them all again. */
-		cap = l.count + 256 > RDLOCK_LOCKS_MAX ? RDLOCK_LOCKS_MAX :
-		      l.count + 256;
+	rdlock_parse_ls_name(ls, l.lockspace);
+	e = list_ioctl(fd, RDLOCK_IOC_LOCKS, &l, &l.count, &l.entries,
+		       sizeof(*e), RDLOCK_LOCKS_MAX, &total);
+	if (!e) {
+		if (errno == ENOENT)
+			err_msg("locks: no lockspace '%s' on this node (rdlockctl ls)",
+				ls);
+		else
+			err_msg("locks %s: %s (%s)", ls, strerror(errno),
+				errno_name(errno));
+		return NULL;
 	}
+	if (total > l.count)
+		err_msg("locks %s: the first %u of %u locks", ls, l.count,
+			total);
+	*count = l.count;
+	return e;
 }
 
 /* A lock's mode as locks prints it: DLM lockspaces' nl, pr, ex. */
@@ -1489,7 +1507,7 @@ static void print_locks_json(const struct rdlock_locks_entry *e, __u32 n)
 	for (i = 0; i < n; i++) {
 		printf("%s{\"name\": ", i ? ", " : "");
 		if (e[i].name_len)
-			json_str((const char *)e[i].name,
+			json_mem((const char *)e[i].name,
 				 e[i].name_len < RDLOCK_RES_NAME_MAX ?
 				 e[i].name_len : RDLOCK_RES_NAME_MAX);
 		else
