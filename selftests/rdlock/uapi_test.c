@@ -2867,6 +2867,36 @@ TEST_F_TIMEOUT(uapi, ls_dlm_create, SETUP_S + 30)
 		   "JOIN the DLM layer's own lockspace");
 }
 
+/*
+ * A list ioctl (LS_LIST, STATS, LOCKS) whose valid argument @arg, with
+ * something to list, has its capacity at *@count and its array at
+ * *@entries: an array the call cannot write (at 1, at a kernel address,
+ * in a read-only page) is EFAULT, the capacity left as it was.
+ */
+static void check_list_efault(struct __test_metadata *_metadata, int fd,
+			      unsigned long req, void *arg, __u32 *count,
+			      __u64 *entries, const char *what)
+{
+	static const char *const where[] = {
+		"at 1", "at a kernel address", "in a read-only page",
+	};
+	char msg[96], *ro;
+	size_t i;
+
+	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		*count = 2;
+		*entries = i == 0 ? 1 : i == 1 ? (__u64)(unsigned long)KERNEL_PTR :
+			   (__u64)(unsigned long)ro;
+		snprintf(msg, sizeof(msg), "%s, array %s", what, where[i]);
+		expect_err(_metadata, rdl_ioctl(fd, req, arg), EFAULT, msg);
+		EXPECT_EQ(2, *count);
+	}
+	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+}
+
 /* LS_LIST into @e (capacity @cap); 0 or the errno, the count in *@count. */
 static int ls_list(int fd, struct rdlock_ls_info *e, __u32 cap, __u32 *count)
 {
@@ -2940,7 +2970,6 @@ TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
 	unsigned int dlm_slots = 16384;
 	__u32 n = 0, n1 = 0, i, j;
 	int jfd, status;
-	char *ro;
 	FILE *f;
 	pid_t pid;
 
@@ -3031,25 +3060,12 @@ TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
 
 	/* Refused arguments (uapi_cases.h); accepted ones only report. */
 	RUN_CASES(self->fd, RDLOCK_IOC_LS_LIST, ls_list, ls_list, "LS_LIST", 0);
+	/* A structure the call cannot read or write, and an array. */
 	l = uapi_valid_ls_list;
 	check_efault(_metadata, self->fd, RDLOCK_IOC_LS_LIST, &l, sizeof(l),
 		     "LS_LIST");
-	/* An array the call cannot write, and a structure it cannot. */
-	l.count = 2;
-	l.entries = 1;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
-		   EFAULT, "LS_LIST, array at 1");
-	EXPECT_EQ(2, l.count);
-	l.entries = (__u64)(unsigned long)KERNEL_PTR;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
-		   EFAULT, "LS_LIST, array at a kernel address");
-	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, ro);
-	l.entries = (__u64)(unsigned long)ro;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
-		   EFAULT, "LS_LIST, array in a read-only page");
-	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+	check_list_efault(_metadata, self->fd, RDLOCK_IOC_LS_LIST, &l,
+			  &l.count, &l.entries, "LS_LIST");
 
 	/* Any opener may list, as STATUS. */
 	fflush(stderr);
@@ -3154,7 +3170,6 @@ TEST_F_TIMEOUT(uapi, stats, SETUP_S + 30)
 	__u32 n = 0, n2 = 0, n1 = 0, i, j, h;
 	int fd2, status;
 	pid_t pid;
-	char *ro;
 
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
 	memset(e, 0xa5, sizeof(e));
@@ -3257,21 +3272,8 @@ TEST_F_TIMEOUT(uapi, stats, SETUP_S + 30)
 	l = uapi_valid_stats;
 	check_efault(_metadata, self->fd, RDLOCK_IOC_STATS, &l, sizeof(l),
 		     "STATS");
-	l.count = 2;
-	l.entries = 1;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_STATS, &l),
-		   EFAULT, "STATS, array at 1");
-	EXPECT_EQ(2, l.count);
-	l.entries = (__u64)(unsigned long)KERNEL_PTR;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_STATS, &l),
-		   EFAULT, "STATS, array at a kernel address");
-	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, ro);
-	l.entries = (__u64)(unsigned long)ro;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_STATS, &l),
-		   EFAULT, "STATS, array in a read-only page");
-	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+	check_list_efault(_metadata, self->fd, RDLOCK_IOC_STATS, &l,
+			  &l.count, &l.entries, "STATS");
 
 	/* Any opener may read them, as STATUS. */
 	fflush(stderr);
@@ -3381,7 +3383,6 @@ TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
 	__u32 n = 0, n2 = 0, h, hd;
 	int fd2, fd3, status;
 	pid_t pid, dpid;
-	char *ro;
 
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
 
@@ -3460,17 +3461,8 @@ TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
 	fd2 = rdl_open_joined(LS_PLAIN);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, rdl_ls_lock(fd2, "held", RDLOCK_LOCK_EX, 0, 0, &h));
-	l.count = 2;
-	l.entries = 1;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCKS, &l),
-		   EFAULT, "LOCKS, array at 1");
-	ro = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
-		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, ro);
-	l.entries = (__u64)(unsigned long)ro;
-	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCKS, &l),
-		   EFAULT, "LOCKS, array in a read-only page");
-	ASSERT_EQ(0, munmap(ro, sysconf(_SC_PAGESIZE)));
+	check_list_efault(_metadata, self->fd, RDLOCK_IOC_LOCKS, &l,
+			  &l.count, &l.entries, "LOCKS");
 	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
 	close(fd2);
 
