@@ -24,8 +24,10 @@ CONF=/etc/rdlock/rdlock.conf
 KEY=/etc/rdlock/cluster.key
 RAN=/tmp/guide-ran
 PROM=/var/lib/prometheus/node-exporter
-KEY_PORT=7790
-B=7791			# barriers B, B + 1, ...
+# Ports no other script of a boot uses (guest/seq.sh runs several, and
+# a signal's listener outlives its script): 7870 to 7879.
+KEY_PORT=7870
+B=7871			# barriers B, B + 1, ... (7 of them)
 
 # The guide's concrete rdlockctl command lines, one a line: a literal
 # block's line (four spaces in, after an optional "# " prompt) joined
