@@ -363,6 +363,7 @@ extern struct workqueue_struct *rdlock_ls_move_wq;
 #define RDLOCK_LS_REHOME_MOVERS	16
 
 struct rdlock_ls *rdlock_ls_find(const char *name);
+struct rdlock_ls *rdlock_ls_find_listed(const char *name);
 struct rdlock_ls *rdlock_ls_open_locked(const char *name,
 					const struct rdlock_ls_attr *attr);
 void rdlock_ls_put_locked(struct rdlock_ls *ls);

@@ -235,16 +235,28 @@ static void rdlock_ls_detach_stale(void)
 	}
 }
 
-static struct rdlock_ls *rdlock_ls_lookup(const char *name)
+/**
+ * rdlock_ls_find_listed() - a lockspace on this node's list, lost or not
+ * @name: the name.
+ *
+ * Return: the lockspace or NULL; caller holds rdlock_ls_mutex.
+ */
+struct rdlock_ls *rdlock_ls_find_listed(const char *name)
 {
 	struct rdlock_ls *ls;
 
 	lockdep_assert_held(&rdlock_ls_mutex);
-	rdlock_ls_detach_stale();
 	list_for_each_entry(ls, &rdlock_ls_list, list)
 		if (!strcmp(ls->name, name))
 			return ls;
 	return NULL;
+}
+
+static struct rdlock_ls *rdlock_ls_lookup(const char *name)
+{
+	lockdep_assert_held(&rdlock_ls_mutex);
+	rdlock_ls_detach_stale();
+	return rdlock_ls_find_listed(name);
 }
 
 /**

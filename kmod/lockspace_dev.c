@@ -307,10 +307,8 @@ int rdlock_ls_dump_locks(const char *name, bool created_only,
 	if (mutex_lock_killable(&rdlock_ls_mutex))
 		return -EINTR;
 	/* Not rdlock_ls_find(): a lockspace lost with the cluster stays. */
-	list_for_each_entry(ls, &rdlock_ls_list, list)
-		if (!strcmp(ls->name, name) && (ls->created || !created_only))
-			break;
-	if (list_entry_is_head(ls, &rdlock_ls_list, list)) {
+	ls = rdlock_ls_find_listed(name);
+	if (!ls || (created_only && !ls->created)) {
 		mutex_unlock(&rdlock_ls_mutex);
 		return -ENOENT;
 	}

@@ -755,8 +755,34 @@ static int json_option(int argc, char **argv, const char *cmd, int *json)
 	return bad_usage(fmt, argv[optind]);
 }
 
-static int load_conf(const char *path, struct rdlock_conf *conf);
 static char *read_conf(const char *path);
+
+/*
+ * The file's text parsed into *conf; 0, or EXIT_USAGE after the error
+ * (said unless @quiet).
+ */
+static int load_conf_quiet(const char *path, struct rdlock_conf *conf,
+			   bool quiet)
+{
+	char err[RDLOCK_CONF_ERR_MAX];
+	char *text;
+	int ret;
+
+	text = read_conf(path);
+	if (!text) {
+		if (!quiet)
+			err_msg("%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	ret = rdlock_conf_parse(text, conf, err, sizeof(err));
+	free(text);
+	if (ret) {
+		if (!quiet)
+			err_msg("%s: %s", path, err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
 
 /*
  * The configuration file status takes node names from: @path, or the
@@ -766,25 +792,12 @@ static char *read_conf(const char *path);
 static int status_conf(const char *path, struct rdlock_conf *conf,
 		       const struct rdlock_conf **out)
 {
-	char err[RDLOCK_CONF_ERR_MAX];
-	char *text;
 	int ret;
 
-	*out = NULL;
-	if (path) {
-		ret = load_conf(path, conf);
-		if (ret)
-			return ret;
-		*out = conf;
-		return 0;
-	}
-	text = read_conf(RDLOCK_CONF_DEFAULT_PATH);
-	if (!text)
-		return 0;
-	if (!rdlock_conf_parse(text, conf, err, sizeof(err)))
-		*out = conf;
-	free(text);
-	return 0;
+	ret = load_conf_quiet(path ? path : RDLOCK_CONF_DEFAULT_PATH, conf,
+			      !path);
+	*out = ret ? NULL : conf;
+	return path ? ret : 0;
 }
 
 static int cmd_status(int argc, char **argv)
@@ -2048,22 +2061,7 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 /* The file's text parsed into *conf; 0, or EXIT_USAGE after the error. */
 static int load_conf(const char *path, struct rdlock_conf *conf)
 {
-	char err[RDLOCK_CONF_ERR_MAX];
-	char *text;
-	int ret;
-
-	text = read_conf(path);
-	if (!text) {
-		err_msg("%s: %s", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	ret = rdlock_conf_parse(text, conf, err, sizeof(err));
-	free(text);
-	if (ret) {
-		err_msg("%s: %s", path, err);
-		return EXIT_USAGE;
-	}
-	return 0;
+	return load_conf_quiet(path, conf, false);
 }
 
 /*

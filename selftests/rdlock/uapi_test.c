@@ -2937,26 +2937,38 @@ static bool ls_name_padded(const char *name)
 	return true;
 }
 
-/* Exit status: the number of failed checks. */
-static int ls_list_child(__u32 want)
+/*
+ * A list ioctl @req (LS_LIST, STATS) as nobody, in a child: it succeeds
+ * with its argument @arg, whose count field @count comes back @want. The
+ * child's exit status is the number of failed checks.
+ */
+static void expect_list_as_nobody(struct __test_metadata *_metadata,
+				  unsigned long req, void *arg, __u32 *count,
+				  __u32 want, const char *what)
 {
-	struct rdlock_ls_info e[16];
 	int fails = 0, fd;
-	__u32 n = 0;
+	pid_t pid;
 
-	if (as_nobody())
-		return 100;
-	fd = open_dev();
-	if (fd < 0)
-		return 100;
-	CHILD_EXPECT(0, ls_list(fd, e, ARRAY_SIZE(e), &n), "LS_LIST as nobody");
-	if (n != want) {
-		fprintf(stderr, "# LS_LIST as nobody: %u lockspaces, not %u\n",
-			n, want);
-		fails++;
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (as_nobody())
+			_exit(100);
+		fd = open_dev();
+		if (fd < 0)
+			_exit(100);
+		CHILD_EXPECT(0, rdl_ioctl(fd, req, arg), what);
+		if (*count != want) {
+			fprintf(stderr, "# %s as nobody: count %u, not %u\n",
+				what, *count, want);
+			fails++;
+		}
+		_exit(fails);
 	}
-	close(fd);
-	return fails;
+	EXPECT_EQ(0, child_fails(pid)) {
+		TH_LOG("%s: checks failed as uid/gid %d", what, NOBODY);
+	}
 }
 
 /* The dlm_slots module parameter: a DLM lockspace's slots. */
@@ -2969,9 +2981,8 @@ TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
 	struct rdlock_ls_list l;
 	unsigned int dlm_slots = 16384;
 	__u32 n = 0, n1 = 0, i, j;
-	int jfd, status;
 	FILE *f;
-	pid_t pid;
+	int jfd;
 
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
 	f = fopen(DLM_SLOTS_PARAM, "r");
@@ -3068,17 +3079,11 @@ TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
 			  &l.count, &l.entries, "LS_LIST");
 
 	/* Any opener may list, as STATUS. */
-	fflush(stderr);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		_exit(ls_list_child(n));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status)) {
-		TH_LOG("%d checks failed as uid/gid %d", WEXITSTATUS(status),
-		       NOBODY);
-	}
+	l = uapi_valid_ls_list;
+	l.count = ARRAY_SIZE(e);
+	l.entries = (__u64)(unsigned long)e;
+	expect_list_as_nobody(_metadata, RDLOCK_IOC_LS_LIST, &l, &l.count, n,
+			      "LS_LIST");
 	close(jfd);
 }
 
@@ -3138,27 +3143,6 @@ static bool stat_name_ok(const char *name)
 	return true;
 }
 
-/* Exit status: the number of failed checks. */
-static int stats_child(__u32 want)
-{
-	int fails = 0, fd;
-	__u32 n = 0;
-
-	if (as_nobody())
-		return 100;
-	fd = open_dev();
-	if (fd < 0)
-		return 100;
-	CHILD_EXPECT(0, stats_get(fd, NULL, 0, &n), "STATS as nobody");
-	if (n != want) {
-		fprintf(stderr, "# STATS as nobody: %u counters, not %u\n",
-			n, want);
-		fails++;
-	}
-	close(fd);
-	return fails;
-}
-
 #define STATS_CAP	1024
 
 TEST_F_TIMEOUT(uapi, stats, SETUP_S + 30)
@@ -3168,8 +3152,7 @@ TEST_F_TIMEOUT(uapi, stats, SETUP_S + 30)
 	struct rdlock_stats l;
 	struct snap s;
 	__u32 n = 0, n2 = 0, n1 = 0, i, j, h;
-	int fd2, status;
-	pid_t pid;
+	int fd2;
 
 	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
 	memset(e, 0xa5, sizeof(e));
@@ -3276,17 +3259,9 @@ TEST_F_TIMEOUT(uapi, stats, SETUP_S + 30)
 			  &l.count, &l.entries, "STATS");
 
 	/* Any opener may read them, as STATUS. */
-	fflush(stderr);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		_exit(stats_child(n));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status)) {
-		TH_LOG("%d checks failed as uid/gid %d", WEXITSTATUS(status),
-		       NOBODY);
-	}
+	l = uapi_valid_stats;
+	expect_list_as_nobody(_metadata, RDLOCK_IOC_STATS, &l, &l.count, n,
+			      "STATS");
 }
 
 /* STATUS gives the name SET_CONFIG set, NUL-padded, where asked. */
