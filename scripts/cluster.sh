@@ -18,6 +18,11 @@
 #                         /dev/vda, shared (share-rw=on, cache=none, 4 KiB
 #                         logical blocks); repeatable: the second is
 #                         /dev/vdb, and so on
+#   --root DIR            share directory DIR read-only with every guest
+#                         over virtio-9p, mount tag rdlock-root (stock
+#                         kernel: 9p and overlayfs are loaded at boot), a
+#                         root file system for the command to switch to
+#                         (guest-init.sh, "Switching root")
 #   --log-dir DIR         where logs go (default: a fresh dir under /tmp)
 #   --mem MB              guest memory (default 1024 debug, 512 stock)
 #   --smp N               guest CPUs (default 1)
@@ -61,6 +66,7 @@ payload=
 bins=()
 modules=()
 shared_disks=()
+root_dir=
 log_dir=
 mem=
 smp=1
@@ -75,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--bin)		bins+=("${2:?}"); shift ;;
 	--module)	modules+=("${2:?}"); shift ;;
 	--shared-disk)	shared_disks+=("${2:?}"); shift ;;
+	--root)		root_dir=${2:?}; shift ;;
 	--log-dir)	log_dir=${2:?}; shift ;;
 	--mem)		mem=${2:?}; shift ;;
 	--smp)		smp=${2:?}; shift ;;
@@ -103,6 +110,13 @@ done
 if [ ${#shared_disks[@]} -gt 0 ]; then
 	# The stock kernel's virtio_blk is a module.
 	modules+=(virtio_blk)
+fi
+root_share=()
+if [ -n "$root_dir" ]; then
+	[ -d "$root_dir" ] || die "no such directory: $root_dir"
+	[ "$kernel" = stock ] || die "--root needs the stock kernel"
+	root_share=(-virtfs "local,path=$(realpath "$root_dir"),mount_tag=rdlock-root,security_model=none,readonly=on")
+	modules+=(9p 9pnet_virtio overlay)
 fi
 
 "$SCRIPTS/host-setup.sh"
@@ -224,6 +238,11 @@ build_initramfs()
 			esac
 			echo "$rel" >> "$root/etc/rdlock/modules"
 		done
+		# What depmod reads beside the modules, for a root the
+		# command installs them in (selftests/guest/fstab.sh).
+		for f in modules.order modules.builtin modules.builtin.modinfo; do
+			cp "$MODROOT/lib/modules/$KVER/$f" "$root/lib/modules/$KVER/"
+		done
 	fi
 
 	for ((i = 0; i < nodes; i++)); do
@@ -334,7 +353,7 @@ start_guest()
 		-monitor "unix:$work/hmon$i,server=on,wait=off" \
 		-netdev "$netdev" \
 		-device "virtio-net-pci,id=nic0,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
-		"${disk[@]}" \
+		"${disk[@]}" "${root_share[@]}" \
 		< /dev/null > "$log_dir/node$i.qemu$([ "$boot" -gt 1 ] && echo ".boot$boot")" 2>&1 &
 	qemu_pids[i]=$!
 }

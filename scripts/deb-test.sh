@@ -329,23 +329,49 @@ P=$B/payload
 		"$R/etc/rdlock/rdlock.conf.example" "$P/pkg/" &&
 	cp "$R/usr/sbin/rdlockctl" "$P/bin/rdlockctl"
 } || die "the guests' payload"
-"$SCRIPTS/cluster.sh" --kernel stock --nodes 3 --timeout 300 --payload "$P" \
+# guests NAME CLUSTER.SH-ARGS...: a cluster.sh run, logged in
+# $log_dir/NAME.log and $log_dir/NAME/; its guests' results are added to
+# this script's.
+TAP_EXTRA_PASSED=0
+TAP_EXTRA_FAILED=0
+TAP_EXTRA_SKIPPED=0
+guests() {
+	local name=$1 rc line
+	shift
+	"$SCRIPTS/cluster.sh" --log-dir "$log_dir/$name" "$@" \
+		> "$log_dir/$name.log" 2>&1
+	rc=$?
+	line=$(grep '^cluster:' "$log_dir/$name.log" | tail -n 1)
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+		TAP_EXTRA_PASSED=$((TAP_EXTRA_PASSED + BASH_REMATCH[1]))
+		TAP_EXTRA_FAILED=$((TAP_EXTRA_FAILED + BASH_REMATCH[2]))
+		TAP_EXTRA_SKIPPED=$((TAP_EXTRA_SKIPPED + BASH_REMATCH[3]))
+		[ "$rc" -eq 0 ] || [ "${BASH_REMATCH[2]}" -ne 0 ] ||
+			TAP_EXTRA_FAILED=$((TAP_EXTRA_FAILED + 1))
+		echo "# $name: $line (exit $rc)"
+	else
+		TAP_EXTRA_FAILED=$((TAP_EXTRA_FAILED + 1))
+		echo "# $name: no result (exit $rc)"
+	fi
+	[ "$rc" -eq 0 ] ||
+		grep -h "not ok" "$log_dir/$name"/node*.out | sed 's/^/#   /'
+}
+
+guests guests --kernel stock --nodes 3 --timeout 300 --payload "$P" \
 	--module ocfs2 --shared-disk "$B/own.img" --shared-disk "$B/other.img" \
-	--log-dir "$log_dir/guests" -- \
-	sh guest/packaged.sh "$VER" > "$log_dir/guests.log" 2>&1
-rc=$?
-line=$(grep '^cluster:' "$log_dir/guests.log" | tail -n 1)
-if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
-	TAP_EXTRA_PASSED=${BASH_REMATCH[1]}
-	TAP_EXTRA_FAILED=${BASH_REMATCH[2]}
-	TAP_EXTRA_SKIPPED=${BASH_REMATCH[3]}
-	[ "$rc" -eq 0 ] || [ "$TAP_EXTRA_FAILED" -ne 0 ] || TAP_EXTRA_FAILED=1
-	echo "# guests: $line (exit $rc)"
-else
-	TAP_EXTRA_FAILED=1
-	echo "# guests: no result (exit $rc)"
-fi
-[ "$rc" -eq 0 ] || grep -h "not ok" "$log_dir"/guests/node*.out | sed 's/^/#   /'
+	-- sh guest/packaged.sh "$VER"
+
+# OCFS2 from /etc/fstab at boot (selftests/guest/fstab.sh): 3 guests boot
+# systemd in the chroot the packages are installed in, configured as
+# ocfs2.rst says, with a cluster key the packaged rdlockctl made; one
+# reboots.
+{
+	ocfs2_mkimage "$B/boot.img" rdlock "$log_dir/mkfs-boot.log" rdlock > /dev/null &&
+	in_root rdlockctl keygen /tmp/cluster.key &&
+	mv "$R/tmp/cluster.key" "$P/pkg/cluster.key"
+} >> "$LOG" 2>&1 || die "the fstab boot's disk and key (see $LOG)"
+guests boot --kernel stock --nodes 3 --timeout 900 --mem 768 --payload "$P" \
+	--module ocfs2 --shared-disk "$B/boot.img" --root "$R" -- sh guest/fstab.sh
 
 check "dpkg -i of $VER2 over $VER (the upgrade)" \
 	in_root dpkg -i "/tmp/debs/rdlock-dkms_${VER2}_all.deb" \

@@ -151,10 +151,33 @@ for peer in $RDLOCK_NODE_ADDRS; do
 done
 nc -ll -p $STARTED_PORT -e true &
 
+# Switching root: a command that prepared a root file system at NEWROOT
+# (a mount point) and wrote "NEWROOT INIT" to $SWITCH, and succeeded, is
+# followed by INIT (systemd, say) as PID 1 in NEWROOT, with this init's
+# /dev, /proc and /sys; its own children, the barriers' listeners among
+# them, run on. What runs there reports the exit status on ttyS1 and
+# powers off, or restarts: this script is done.
+SWITCH=/tmp/rdlock-switch-root
+switch_root_to()
+{
+	read -r newroot newinit < $SWITCH
+	if [ -z "$newroot" ] || [ ! -x "$newroot$newinit" ]; then
+		fail "$SWITCH: not NEWROOT INIT"
+	fi
+	echo "rdlock-init: switching root to $newroot, init $newinit" > /dev/kmsg
+	# /dev last: fail() writes to $OUT.
+	for m in /sys /proc /dev; do
+		mount --move $m "$newroot$m" || fail "cannot move $m to $newroot"
+	done
+	exec 3>&-
+	exec switch_root "$newroot" "$newinit"
+}
+
 cd /rdlock || fail "no /rdlock"
 kmemleak_scan clear
 sh /etc/rdlock/cmd < /dev/null > $OUT 2>&1 3>&-
 rc=$?
+[ $rc -eq 0 ] && [ -f $SWITCH ] && switch_root_to
 kmemleak_scan
 report $rc
 

@@ -26,7 +26,9 @@
 #                              (an overlay of the host's root: DKMS
 #                              builds the modules for the stock kernel),
 #                              a 3-node cluster run from what they
-#                              installed, upgraded, purged; stock only
+#                              installed, 3 nodes booting systemd from it
+#                              with OCFS2 in fstab (one reboots),
+#                              upgraded, purged; stock only
 #             reject           refused connections and recovery, 2 nodes
 #             impostor         a fourth guest with a node's address, with
 #                              no key or a guessed one, while that node's
@@ -238,7 +240,8 @@ host_tests()
 
 # The Debian packages (deb-test.sh): built, installed in a chroot (DKMS
 # builds the modules for the stock kernel), a 3-guest cluster run from
-# what they installed, upgraded, purged.
+# what they installed, 3 guests booting systemd in that chroot with OCFS2
+# in fstab, upgraded, purged.
 deb_step()
 {
 	local start=$SECONDS out=$LOGS/stock-deb.log rc
@@ -246,9 +249,9 @@ deb_step()
 	"$ROOT/scripts/deb-test.sh" --payload "$ROOT/build/stock/payload" \
 		--log-dir "$LOGS/stock-deb" > "$out" 2>&1
 	rc=$?
-	tally "stock: Debian packages: build, install, a cluster, upgrade, purge" \
+	tally "stock: Debian packages: build, install, a cluster, a boot from fstab, upgrade, purge" \
 		$rc "$(tail -n 1 "$out")" $start ||
-		grep -E '^(not ok|#   not ok|# guests)' "$out" | head -n 40 |
+		grep -E '^(not ok|#   not ok|# guests|# boot)' "$out" | head -n 40 |
 		sed 's/^/#   /'
 }
 

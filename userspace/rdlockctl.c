@@ -388,6 +388,7 @@ static int cmd_node_down(int argc, char **argv)
 
 static int up_config(const char *path, __u32 timeout, int dry_run);
 static int unconfigured(void);
+static int wait_quorate(__u32 timeout);
 
 /*
  * up: connect. up --config FILE: configure from FILE, then connect (see
@@ -433,6 +434,8 @@ static int cmd_up(int argc, char **argv)
 		return up_config(path, timeout, dry_run);
 	if (unconfigured() && access(RDLOCK_CONF_DEFAULT_PATH, F_OK) == 0)
 		return up_config(RDLOCK_CONF_DEFAULT_PATH, timeout, 0);
+	if (wait_quorate(timeout))
+		return 1;
 	return do_ioctl(RDLOCK_IOC_UP, NULL, "up");
 }
 
@@ -890,6 +893,81 @@ static int wait_ready(__u32 timeout)
 			err_msg("  node %u: %s", nodes[i].node_id,
 				node_state_name(nodes[i].state));
 	return 1;
+}
+
+/* corosync-quorumtool -s: 0 quorate, 2 not quorate, others no verdict. */
+#define QUORUMTOOL		"corosync-quorumtool"
+#define QUORUMTOOL_NOT_QUORATE	2
+/* How often a wait for quorum asks corosync-quorumtool. */
+#define QUORUM_POLL_MS		1000
+
+/* corosync-quorumtool -s's exit status, -1 if it could not be run. */
+static int quorumtool_status(void)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execlp(QUORUMTOOL, QUORUMTOOL, "-s", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * With membership=dlm, RDLOCK_IOC_UP joins fs/dlm's companion lockspace,
+ * and dlm_controld joins its group at once, with quorum or without. A node
+ * that joins while corosync still has it in a membership of its own (a
+ * booting node: corosync forms a ring of its own, then merges it with the
+ * others') goes through a change that no other member goes through, and
+ * dlm_controld on every member then waits for ever for starts that match.
+ * So wait, at most @timeout seconds, until corosync says this node is
+ * quorate: a quorate membership is the one the others are in.
+ *
+ * Return: 0 to go on (membership=static; quorate; or no verdict: corosync
+ * not running or not installed, which UP then reports); 1 on a timeout or
+ * when the device cannot be read.
+ */
+static int wait_quorate(__u32 timeout)
+{
+	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
+	struct rdlock_status st;
+	double deadline;
+	int fd, rc;
+
+	fd = open_dev();
+	if (fd < 0)
+		return 1;
+	rc = get_status(fd, &st, nodes);
+	close(fd);
+	if (rc)
+		return 1;
+	if (st.membership != RDLOCK_MEMBERSHIP_OUT)
+		return 0;
+	deadline = now_sec() + timeout;
+	if (quorumtool_status() != QUORUMTOOL_NOT_QUORATE)
+		return 0;
+	err_msg("membership=dlm: waiting for corosync's quorum");
+	do {
+		if (now_sec() >= deadline) {
+			err_msg("timed out after %u s waiting for corosync's quorum: not up",
+				timeout);
+			return 1;
+		}
+		usleep(QUORUM_POLL_MS * 1000);
+	} while (quorumtool_status() == QUORUMTOOL_NOT_QUORATE);
+	return 0;
 }
 
 static int cmd_wait(int argc, char **argv)
@@ -2028,7 +2106,7 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 			conf->key_file_line);
 		return 1;
 	}
-	if (do_ioctl(RDLOCK_IOC_UP, NULL, "up"))
+	if (wait_quorate(timeout) || do_ioctl(RDLOCK_IOC_UP, NULL, "up"))
 		return 1;
 	if (!conf->nr_ls)
 		return 0;
@@ -2162,7 +2240,8 @@ static const struct cmd cmds[] = {
 	  "      (options, nodes) and after create its lockspaces once ready\n"
 	  "      (waiting at most SEC s, default 60); --dry-run only checks FILE\n"
 	  "      and prints the equivalent commands. Without --config, a node\n"
-	  "      never configured reads " RDLOCK_CONF_DEFAULT_PATH " if it exists" },
+	  "      never configured reads " RDLOCK_CONF_DEFAULT_PATH " if it exists.\n"
+	  "      With membership=dlm, first waits (at most SEC s) for corosync's quorum" },
 	{ "down", cmd_down, "[--config FILE]",
 	  "disconnect from every node; with --config, first remove FILE's\n"
 	  "      lockspaces from this node, and a cluster already down is no error" },
