@@ -125,7 +125,13 @@ long rdlock_dev_ls_create(const struct rdlock_ls_create *c,
 			  const struct rdlock_ls_attr *attr);
 long rdlock_dev_ls_remove(const char *name);
 long rdlock_dev_ls_join(struct rdlock_file *f, const char *name);
-long rdlock_dev_ls_list(struct rdlock_ls_info *out, u32 max, u32 *count);
+/* One of struct rdlock_ls_list.dlm_names. */
+struct rdlock_dev_dlm_name {
+	char name[RDLOCK_LS_DLM_NAME_LEN];
+};
+
+long rdlock_dev_ls_list(struct rdlock_ls_info *out,
+			struct rdlock_dev_dlm_name *names, u32 max, u32 *count);
 long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
 			 u32 max, u32 *count);
 void rdlock_dev_dls_exit(void);

@@ -214,6 +214,7 @@ long rdlock_dev_list_out(void __user *argp, const void *arg, size_t arg_size,
  */
 static long rdlock_ioc_ls_list(void __user *argp)
 {
+	struct rdlock_dev_dlm_name *names = NULL;
 	struct rdlock_ls_info *info = NULL;
 	struct rdlock_ls_list l;
 	long ret;
@@ -226,13 +227,24 @@ static long rdlock_ioc_ls_list(void __user *argp)
 		return ret;
 	if (l.count) {
 		info = kvcalloc(l.count, sizeof(*info), GFP_KERNEL_ACCOUNT);
-		if (!info)
-			return -ENOMEM;
+		if (l.flags & RDLOCK_LS_LIST_DLM_NAMES)
+			names = kvcalloc(l.count, sizeof(*names),
+					 GFP_KERNEL_ACCOUNT);
+		if (!info || ((l.flags & RDLOCK_LS_LIST_DLM_NAMES) && !names)) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
-	ret = rdlock_dev_ls_list(info, l.count, &n);
+	ret = rdlock_dev_ls_list(info, names, l.count, &n);
+	if (!ret && names &&
+	    copy_to_user(u64_to_user_ptr(l.dlm_names), names,
+			 (size_t)min(n, l.count) * sizeof(*names)))
+		ret = -EFAULT;
 	if (!ret)
 		ret = rdlock_dev_list_out(argp, &l, sizeof(l), &l.count,
 					  l.entries, info, n, sizeof(*info));
+out:
+	kvfree(names);
 	kvfree(info);
 	return ret;
 }

@@ -306,9 +306,46 @@ static void rdlock_dev_ls_list_one(void *arg, const struct rdlock_ls_desc *d)
 	info->mode = d->mode;
 }
 
+/* rdlock_dlm_with_ls()'s callback: the DLM name of @dls into @arg. */
+static int rdlock_dev_ls_dlm_name(struct rdlock_dlm_ls *dls, void *arg)
+{
+	BUILD_BUG_ON(sizeof(dls->dlm_name) != RDLOCK_LS_DLM_NAME_LEN);
+	memcpy(arg, dls->dlm_name, RDLOCK_LS_DLM_NAME_LEN);
+	return 0;
+}
+
+/*
+ * The DLM names of the kernel users' lockspaces of @out (@n entries) that
+ * are DLM lockspaces, into @names; rdlock_dev_dls_mutex not held (the
+ * DLM layer's mutex is taken). One closed meanwhile keeps an empty name.
+ */
+static long rdlock_dev_ls_kernel_names(const struct rdlock_ls_info *out,
+				       struct rdlock_dev_dlm_name *names, u32 n)
+{
+	const char *core;
+	int ret;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (out[i].kind != RDLOCK_LS_KIND_KERNEL)
+			continue;
+		core = out[i].core_name;
+		if (!str_has_prefix(core, RDLOCK_DLM_LS_PREFIX) &&
+		    !str_has_prefix(core, RDLOCK_DLM_LS_HASHED_PREFIX))
+			continue;
+		ret = rdlock_dlm_with_ls(core, rdlock_dev_ls_dlm_name,
+					 names[i].name);
+		if (ret == -EINTR)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * rdlock_dev_ls_list() - RDLOCK_IOC_LS_LIST: this node's lockspaces
  * @out: zeroed array of @max entries, filled as far as it goes.
+ * @names: NULL, or a zeroed array of @max DLM names, filled alike
+ *	(struct rdlock_ls_list.dlm_names).
  * @max: its capacity (may be 0).
  * @count: receives the number of lockspaces, which may exceed @max.
  *
@@ -318,7 +355,8 @@ static void rdlock_dev_ls_list_one(void *arg, const struct rdlock_ls_desc *d)
  *
  * Return: 0 or -EINTR.
  */
-long rdlock_dev_ls_list(struct rdlock_ls_info *out, u32 max, u32 *count)
+long rdlock_dev_ls_list(struct rdlock_ls_info *out,
+			struct rdlock_dev_dlm_name *names, u32 max, u32 *count)
 {
 	struct rdlock_dev_ls_lister l = { .out = out, .max = max };
 	struct rdlock_ls_info *info;
@@ -340,11 +378,14 @@ long rdlock_dev_ls_list(struct rdlock_ls_info *out, u32 max, u32 *count)
 		info->gid = from_kgid_munged(current_user_ns(), dd->gid);
 		info->mode = dd->mode;
 		info->users = atomic_read(&dd->refs);
+		if (names)
+			strscpy(names[l.n - 1].name, dd->name,
+				sizeof(names->name));
 	}
 	rdlock_ls_enumerate(rdlock_dev_ls_list_one, &l);
 	mutex_unlock(&rdlock_dev_dls_mutex);
 	*count = l.n;
-	return 0;
+	return names ? rdlock_dev_ls_kernel_names(out, names, min(l.n, max)) : 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -402,7 +402,9 @@ struct rdlock_dlm_req {
 /**
  * struct rdlock_dlm_ls - a DLM lockspace on this node
  * @list: on rdlock_dlm_list.
- * @name: its name.
+ * @name: the rdlock lockspace's name ("dlm." and @dlm_name, or "dlmh." and its
+ *	hash when that is too long).
+ * @dlm_name: the name it was opened by, NUL-terminated.
  * @ls: the rdlock lockspace behind it.
  * @ops: the caller's callbacks.
  * @ops_arg: their argument.
@@ -447,6 +449,7 @@ struct rdlock_dlm_req {
 struct rdlock_dlm_ls {
 	struct list_head list;
 	char name[RDLOCK_LS_NAME_MAX];
+	char dlm_name[RDLOCK_DLM_LS_NAME_MAX + 1];
 	struct rdlock_ls *ls;
 	const struct rdlock_dlm_ops *ops;
 	void *ops_arg;

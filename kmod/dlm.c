@@ -1461,6 +1461,7 @@ static struct rdlock_dlm_ls *__rdlock_dlm_open(const char *name, u32 node_id,
 	dls = kzalloc(sizeof(*dls), GFP_KERNEL);
 	if (!dls)
 		return ERR_PTR(-ENOMEM);
+	memcpy(dls->dlm_name, name, len);
 	if (len + strlen(RDLOCK_DLM_LS_PREFIX) < sizeof(dls->name))
 		snprintf(dls->name, sizeof(dls->name),
 			 RDLOCK_DLM_LS_PREFIX "%s", name);

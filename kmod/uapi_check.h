@@ -452,8 +452,9 @@ static inline int rdlock_check_ls_name(const struct rdlock_ls_name *n)
  */
 static inline int rdlock_check_ls_list(const struct rdlock_ls_list *l)
 {
-	if (l->version != RDLOCK_UAPI_VERSION || l->flags || l->pad ||
-	    !rdlock_all_zero(l->reserved, sizeof(l->reserved)) ||
+	if (l->version != RDLOCK_UAPI_VERSION ||
+	    (l->flags & ~RDLOCK_LS_LIST_FLAGS) || l->pad || l->reserved ||
+	    (!(l->flags & RDLOCK_LS_LIST_DLM_NAMES) && l->dlm_names) ||
 	    l->count > RDLOCK_LS_LIST_MAX)
 		return -EINVAL;
 	return 0;

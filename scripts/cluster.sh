@@ -115,7 +115,7 @@ root_share=()
 if [ -n "$root_dir" ]; then
 	[ -d "$root_dir" ] || die "no such directory: $root_dir"
 	[ "$kernel" = stock ] || die "--root needs the stock kernel"
-	root_share=(-virtfs "local,path=$(realpath "$root_dir"),mount_tag=rdlock-root,security_model=none,readonly=on")
+	root_share=(-virtfs "local,path=$(realpath "$root_dir"),mount_tag=rdlock-root,security_model=none,readonly=on,multidevs=remap")
 	modules+=(9p 9pnet_virtio overlay)
 fi
 

@@ -370,8 +370,12 @@ guests guests --kernel stock --nodes 3 --timeout 300 --payload "$P" \
 	in_root rdlockctl keygen /tmp/cluster.key &&
 	mv "$R/tmp/cluster.key" "$P/pkg/cluster.key"
 } >> "$LOG" 2>&1 || die "the fstab boot's disk and key (see $LOG)"
+# The chroot without the host's /proc, /sys, /dev and /run mounted in it
+# (a bind of the overlay alone): the guests mount their own.
+mkdir -p "$B/share" && mnt "$B/share" --bind "$R"
 guests boot --kernel stock --nodes 3 --timeout 900 --mem 768 --payload "$P" \
-	--module ocfs2 --shared-disk "$B/boot.img" --root "$R" -- sh guest/fstab.sh
+	--module ocfs2 --shared-disk "$B/boot.img" --root "$B/share" \
+	-- sh guest/fstab.sh
 
 check "dpkg -i of $VER2 over $VER (the upgrade)" \
 	in_root dpkg -i "/tmp/debs/rdlock-dkms_${VER2}_all.deb" \

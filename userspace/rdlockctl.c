@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -388,7 +389,8 @@ static int cmd_node_down(int argc, char **argv)
 
 static int up_config(const char *path, __u32 timeout, int dry_run);
 static int unconfigured(void);
-static int wait_quorate(__u32 timeout);
+static int wait_quorate(double deadline);
+static double now_sec(void);
 
 /*
  * up: connect. up --config FILE: configure from FILE, then connect (see
@@ -434,7 +436,7 @@ static int cmd_up(int argc, char **argv)
 		return up_config(path, timeout, dry_run);
 	if (unconfigured() && access(RDLOCK_CONF_DEFAULT_PATH, F_OK) == 0)
 		return up_config(RDLOCK_CONF_DEFAULT_PATH, timeout, 0);
-	if (wait_quorate(timeout))
+	if (wait_quorate(now_sec() + timeout))
 		return 1;
 	return do_ioctl(RDLOCK_IOC_UP, NULL, "up");
 }
@@ -900,13 +902,21 @@ static int wait_ready(__u32 timeout)
 #define QUORUMTOOL_NOT_QUORATE	2
 /* How often a wait for quorum asks corosync-quorumtool. */
 #define QUORUM_POLL_MS		1000
+/* quorumtool_status(): the tool did not answer before the deadline. */
+#define QUORUMTOOL_TIMEOUT	(-2)
 
-/* corosync-quorumtool -s's exit status, -1 if it could not be run. */
-static int quorumtool_status(void)
+/*
+ * corosync-quorumtool -s's exit status; -1 if it could not be run or did
+ * not exit; QUORUMTOOL_TIMEOUT if it had not exited at @deadline (a
+ * corosync that does not answer): it is killed then.
+ */
+static int quorumtool_status(double deadline)
 {
 	int status, fd;
-	pid_t pid;
+	pid_t pid, got;
 
+	/* An inherited SIG_IGN would reap the child before waitpid(). */
+	signal(SIGCHLD, SIG_DFL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -920,9 +930,20 @@ static int quorumtool_status(void)
 		execlp(QUORUMTOOL, QUORUMTOOL, "-s", (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	for (;;) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (got == pid)
+			break;
+		if (got < 0 && errno != EINTR)
+			return -1;
+		if (now_sec() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return QUORUMTOOL_TIMEOUT;
+		}
+		usleep(WAIT_POLL_MS * 1000);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /*
@@ -932,18 +953,18 @@ static int quorumtool_status(void)
  * booting node: corosync forms a ring of its own, then merges it with the
  * others') goes through a change that no other member goes through, and
  * dlm_controld on every member then waits for ever for starts that match.
- * So wait, at most @timeout seconds, until corosync says this node is
+ * So wait, until @deadline (now_sec()), for corosync to say this node is
  * quorate: a quorate membership is the one the others are in.
  *
  * Return: 0 to go on (membership=static; quorate; or no verdict: corosync
- * not running or not installed, which UP then reports); 1 on a timeout or
- * when the device cannot be read.
+ * not running or not installed, which UP then reports); 1 at the deadline
+ * or when the device cannot be read.
  */
-static int wait_quorate(__u32 timeout)
+static int wait_quorate(double deadline)
 {
 	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
 	struct rdlock_status st;
-	double deadline;
+	bool said = false;
 	int fd, rc;
 
 	fd = open_dev();
@@ -955,19 +976,21 @@ static int wait_quorate(__u32 timeout)
 		return 1;
 	if (st.membership != RDLOCK_MEMBERSHIP_OUT)
 		return 0;
-	deadline = now_sec() + timeout;
-	if (quorumtool_status() != QUORUMTOOL_NOT_QUORATE)
-		return 0;
-	err_msg("membership=dlm: waiting for corosync's quorum");
-	do {
-		if (now_sec() >= deadline) {
-			err_msg("timed out after %u s waiting for corosync's quorum: not up",
-				timeout);
+	for (;;) {
+		rc = quorumtool_status(deadline);
+		if (rc != QUORUMTOOL_NOT_QUORATE && rc != QUORUMTOOL_TIMEOUT)
+			return 0;
+		if (rc == QUORUMTOOL_TIMEOUT || now_sec() >= deadline) {
+			err_msg("timed out waiting for corosync's quorum%s: not up",
+				rc == QUORUMTOOL_TIMEOUT ?
+				" (" QUORUMTOOL " did not answer)" : "");
 			return 1;
 		}
+		if (!said)
+			err_msg("membership=dlm: waiting for corosync's quorum");
+		said = true;
 		usleep(QUORUM_POLL_MS * 1000);
-	} while (quorumtool_status() == QUORUMTOOL_NOT_QUORATE);
-	return 0;
+	}
 }
 
 static int cmd_wait(int argc, char **argv)
@@ -1276,27 +1299,73 @@ static void json_str(const char *s, size_t max)
 	json_mem(s, strnlen(s, max));
 }
 
-static void print_ls_text(const struct rdlock_ls_info *e, __u32 n)
+/*
+ * The DLM lockspace names of @e (@n entries, by name; a module older than
+ * RDLOCK_LS_LIST_DLM_NAMES gives none) into @names, each empty when not a
+ * DLM lockspace or not known; one more LS_LIST call, so that a lockspace
+ * gone or come since is matched by its name.
+ */
+static void get_dlm_names(int fd, const struct rdlock_ls_info *e, __u32 n,
+			  char (*names)[RDLOCK_LS_DLM_NAME_LEN])
+{
+	struct rdlock_ls_list l = {
+		.version = RDLOCK_UAPI_VERSION,
+		.flags = RDLOCK_LS_LIST_DLM_NAMES,
+	};
+	char (*got)[RDLOCK_LS_DLM_NAME_LEN];
+	struct rdlock_ls_info *e2;
+	__u32 cap = n + 16, i, j;
+
+	memset(names, 0, (size_t)n * sizeof(*names));
+	e2 = calloc(cap, sizeof(*e2));
+	got = calloc(cap, sizeof(*got));
+	l.count = cap;
+	l.entries = (__u64)(unsigned long)e2;
+	l.dlm_names = (__u64)(unsigned long)got;
+	if (e2 && got && !ioctl(fd, RDLOCK_IOC_LS_LIST, &l)) {
+		for (i = 0; i < n; i++)
+			for (j = 0; j < l.count && j < cap; j++)
+				if (!strncmp(e[i].name, e2[j].name,
+					     RDLOCK_LS_NAME_MAX)) {
+					memcpy(names[i], got[j], sizeof(*got));
+					names[i][RDLOCK_LS_DLM_NAME_LEN - 1] = 0;
+					break;
+				}
+	}
+	free(got);
+	free(e2);
+}
+
+/*
+ * NAME KIND PROTO SLOTS MODE/UID/GID USERS STATE CORE DLM: DLM the DLM
+ * lockspace's name (an OCFS2 file system's UUID for its dlmh. one), "-"
+ * when there is none.
+ */
+static void print_ls_text(const struct rdlock_ls_info *e,
+			  char (*names)[RDLOCK_LS_DLM_NAME_LEN], __u32 n)
 {
 	char owner[40];
 	__u32 i;
 
-	printf("%-31s %-6s %-7s %6s %-16s %5s %-5s %s\n", "NAME", "KIND",
-	       "PROTO", "SLOTS", "MODE/UID/GID", "USERS", "STATE", "CORE");
+	printf("%-31s %-6s %-7s %6s %-16s %5s %-5s %-31s %s\n", "NAME", "KIND",
+	       "PROTO", "SLOTS", "MODE/UID/GID", "USERS", "STATE", "CORE",
+	       "DLM");
 	for (i = 0; i < n; i++) {
 		if (e[i].kind == RDLOCK_LS_KIND_KERNEL)
 			snprintf(owner, sizeof(owner), "-");
 		else
 			snprintf(owner, sizeof(owner), "%04o/%u/%u", e[i].mode,
 				 e[i].uid, e[i].gid);
-		printf("%-31.32s %-6s %-7s %6u %-16s %5u %-5s %.32s\n",
+		printf("%-31.32s %-6s %-7s %6u %-16s %5u %-5s %-31.32s %s\n",
 		       e[i].name, ls_kind_name(e[i].kind),
 		       rdlock_proto_name(e[i].proto), e[i].slots, owner, e[i].users,
-		       ls_state_name(e[i].state), e[i].core_name);
+		       ls_state_name(e[i].state), e[i].core_name,
+		       names[i][0] ? names[i] : "-");
 	}
 }
 
-static void print_ls_json(const struct rdlock_ls_info *e, __u32 n)
+static void print_ls_json(const struct rdlock_ls_info *e,
+			  char (*names)[RDLOCK_LS_DLM_NAME_LEN], __u32 n)
 {
 	__u32 i;
 
@@ -1306,6 +1375,10 @@ static void print_ls_json(const struct rdlock_ls_info *e, __u32 n)
 		json_str(e[i].name, sizeof(e[i].name));
 		printf(", \"core_name\": ");
 		json_str(e[i].core_name, sizeof(e[i].core_name));
+		if (names[i][0]) {
+			printf(", \"dlm_name\": ");
+			json_str(names[i], RDLOCK_LS_DLM_NAME_LEN);
+		}
 		printf(", \"kind\": \"%s\", \"state\": \"%s\", ",
 		       ls_kind_name(e[i].kind), ls_state_name(e[i].state));
 		printf("\"proto\": \"%s\", \"flags\": %u, \"slots\": %u, ",
@@ -1318,6 +1391,7 @@ static void print_ls_json(const struct rdlock_ls_info *e, __u32 n)
 
 static int cmd_ls(int argc, char **argv)
 {
+	char (*names)[RDLOCK_LS_DLM_NAME_LEN];
 	struct rdlock_ls_info *e;
 	int json, fd, ret;
 	__u32 n = 0;
@@ -1329,13 +1403,21 @@ static int cmd_ls(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	e = get_ls_list(fd, &n);
+	names = e ? calloc(n + 1, sizeof(*names)) : NULL;
+	if (names)
+		get_dlm_names(fd, e, n, names);
 	close(fd);
-	if (!e)
+	if (!e || !names) {
+		if (e)
+			err_msg("ls: %s", strerror(ENOMEM));
+		free(e);
 		return 1;
+	}
 	if (json)
-		print_ls_json(e, n);
+		print_ls_json(e, names, n);
 	else
-		print_ls_text(e, n);
+		print_ls_text(e, names, n);
+	free(names);
 	free(e);
 	return 0;
 }
@@ -2038,6 +2120,7 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 	struct rdlock_ls_create c;
 	struct rdlock_status st;
 	char param[sizeof(RDLOCK_CONF_PARAM_DIR) + RDLOCK_CONF_OPT_NAME_MAX];
+	double deadline = now_sec() + timeout, left;
 	struct stat sb;
 	unsigned int i;
 	int fd, e, ret = 0;
@@ -2106,12 +2189,14 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 			conf->key_file_line);
 		return 1;
 	}
-	if (wait_quorate(timeout) || do_ioctl(RDLOCK_IOC_UP, NULL, "up"))
+	if (wait_quorate(deadline) || do_ioctl(RDLOCK_IOC_UP, NULL, "up"))
 		return 1;
 	if (!conf->nr_ls)
 		return 0;
 
-	if (wait_ready(timeout)) {
+	/* One deadline for quorum and readiness together. */
+	left = deadline - now_sec();
+	if (wait_ready(left > 0 ? (__u32)left : 0)) {
 		err_msg("%s: the cluster is up but not ready: no lockspace created",
 			path);
 		return 1;
@@ -2241,7 +2326,8 @@ static const struct cmd cmds[] = {
 	  "      (waiting at most SEC s, default 60); --dry-run only checks FILE\n"
 	  "      and prints the equivalent commands. Without --config, a node\n"
 	  "      never configured reads " RDLOCK_CONF_DEFAULT_PATH " if it exists.\n"
-	  "      With membership=dlm, first waits (at most SEC s) for corosync's quorum" },
+	  "      With membership=dlm, first waits for corosync's quorum (within\n"
+	  "      the same SEC s; 60 s without --config)" },
 	{ "down", cmd_down, "[--config FILE]",
 	  "disconnect from every node; with --config, first remove FILE's\n"
 	  "      lockspaces from this node, and a cluster already down is no error" },

@@ -314,18 +314,24 @@ static const struct uapi_case uapi_ls_list_cases[] = {
 	{ "version 0", { F(version, 0) }, EINVAL },
 	{ "version 2", { F(version, 2) }, EINVAL },
 	{ "version ~0", { F(version, UAPI_U32_MAX) }, EINVAL },
-	{ "flags bit 0", { F(flags, 1) }, EINVAL },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
 	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
 	{ "pad 1", { F(pad, 1) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "dlm_names without DLM_NAMES", { F64(dlm_names, 8) }, EINVAL },
+	{ "reserved 1", { F64(reserved, 1) }, EINVAL },
+	{ "reserved bit 63", { F64(reserved, 1ULL << 63) }, EINVAL },
+	{ "DLM_NAMES with an unknown flag",
+	  { F(flags, RDLOCK_LS_LIST_DLM_NAMES | 4) }, EINVAL },
 	{ "count RDLOCK_LS_LIST_MAX + 1", { F(count, RDLOCK_LS_LIST_MAX + 1) },
 	  EINVAL },
 	{ "count ~0", { F(count, UAPI_U32_MAX) }, EINVAL },
 	{ "bad version, count ~0 and no array",
 	  { F(version, 0), F(count, UAPI_U32_MAX) }, EINVAL },
-	/* The array is only written: its pointer is not checked before. */
+	/* The arrays are only written: their pointers are not checked before. */
 	{ "entries set, count 0", { F64(entries, 8) }, 0 },
+	{ "DLM_NAMES, count 0", { F(flags, RDLOCK_LS_LIST_DLM_NAMES) }, 0 },
+	{ "DLM_NAMES, dlm_names set, count 0",
+	  { F(flags, RDLOCK_LS_LIST_DLM_NAMES), F64(dlm_names, 8) }, 0 },
 #undef UAPI_T
 };
 

@@ -17,8 +17,8 @@
 # tmpfs: what a node writes is gone at its next boot, which configures it
 # again alike. The chroot's own units and SysV scripts (the host's) are
 # not the node's: the node enables corosync, dlm and rdlock (deb-test.sh
-# checks the package enabled rdlock); ocfs2-tools' o2cb and ocfs2 scripts
-# stay off, as ocfs2.rst says.
+# checks the package enabled rdlock) and disables ocfs2-tools' o2cb and
+# ocfs2 scripts, as ocfs2.rst says.
 #
 # Every node, first boot: systemd started corosync, dlm_controld and
 # rdlock, then mounted the disk (/dev/vda, cluster "rdlock") from fstab,
@@ -28,9 +28,9 @@
 # writes a file meanwhile; at node 2's second boot the disk is mounted
 # again by itself, and node 2 reads what the others wrote and writes a
 # file they read. Then "systemctl stop rdlock" on each node in turn (2,
-# 1, 0) unmounts the disk first and takes the node down, and every node
-# powers off. guest-init.sh's exit line comes from a systemd-shutdown
-# hook: a node whose shutdown hangs never reports.
+# 1, 0) unmounts the disk first and takes the node down; every node stops
+# dlm_controld and corosync and powers off. guest-init.sh's exit line
+# comes from a systemd-shutdown hook at the end of the power-off.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -71,14 +71,41 @@ in_new() {
 	chroot "$NEW" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
-# The host's enabled units are not this node's, nor its SysV scripts
-# (their generator masked).
+# The host's enabled units are not this node's.
 host_units_off() {
 	rm -rf "$NEW"/etc/systemd/system/*.wants &&
-	mkdir -p "$NEW/etc/systemd/system-generators" &&
-	ln -sf /dev/null "$NEW/etc/systemd/system-generators/systemd-sysv-generator" &&
 	ln -sf /lib/systemd/system/multi-user.target \
 		"$NEW/etc/systemd/system/default.target"
+}
+
+# Nor are the host's enabled SysV scripts, but for o2cb's and ocfs2's,
+# which node_configure() disabled as ocfs2.rst says (corosync and dlm
+# have units of their own).
+host_sysv_off() {
+	for h_l in "$NEW"/etc/rc[2-5].d/S*; do
+		[ -L "$h_l" ] || continue
+		case ${h_l##*/} in
+		S??o2cb | S??ocfs2) ;;
+		*) rm -f "$h_l" || return 1 ;;
+		esac
+	done
+	for h_l in "$NEW"/etc/rc[2-5].d/S??o2cb "$NEW"/etc/rc[2-5].d/S??ocfs2; do
+		[ -L "$h_l" ] || continue
+		echo "# ${h_l#"$NEW"}: still enabled"
+		return 1
+	done
+}
+
+# The guest's own /dev, /proc and /sys in the root while it is
+# configured (guest-init.sh moves them there for good later).
+kernel_fs() {
+	for k_d in dev proc sys; do
+		if [ "$1" = on ]; then
+			mount --bind "/$k_d" "$NEW/$k_d" || return 1
+		else
+			umount "$NEW/$k_d" || return 1
+		fi
+	done
 }
 
 # The running kernel's modules that cluster.sh gave this initramfs (the
@@ -118,7 +145,8 @@ node_configure() {
 	# remote-fs.target, which pulls in the fstab line's mount, is enabled
 	# on any systemd host; host_units_off took the chroot's link.
 	in_new systemctl enable remote-fs.target corosync.service dlm.service \
-		rdlock.service
+		rdlock.service &&
+	in_new systemctl disable o2cb.service ocfs2.service
 }
 
 # The checks: this payload and busybox's nc and ping (lib.sh's signals) in
@@ -126,7 +154,7 @@ node_configure() {
 # reports the exit status at the end of a power-off.
 check_install() {
 	mkdir -p "$NEW/rdlock" "$NEW/etc/rdlock-test" "$NEW/var/lib/rdlock-test" \
-		"$NEW/usr/lib/systemd/system-shutdown" &&
+		"$NEW/lib/systemd/system-shutdown" &&
 	cp -a "$RDL/." "$NEW/rdlock/" &&
 	cp /bin/busybox "$NEW/rdlock/bin/busybox" &&
 	ln -sf busybox "$NEW/rdlock/bin/nc" &&
@@ -153,14 +181,14 @@ check_install() {
 	WantedBy=multi-user.target
 	EOF
 	in_new systemctl enable "$UNIT" &&
-	cat > "$NEW/usr/lib/systemd/system-shutdown/rdlock-test-exit" <<-EOF &&
+	cat > "$NEW/lib/systemd/system-shutdown/rdlock-test-exit" <<-EOF &&
 	#!/bin/sh
 	# A power-off at the end of fstab.sh check: its exit status.
 	[ -f $RC ] && [ "\$1" = poweroff ] &&
 		echo "RDLOCK-GUEST-EXIT \$(cat $RC)" > /dev/ttyS1
 	exit 0
 	EOF
-	chmod 0755 "$NEW/usr/lib/systemd/system-shutdown/rdlock-test-exit"
+	chmod 0755 "$NEW/lib/systemd/system-shutdown/rdlock-test-exit"
 }
 
 prepare() {
@@ -173,10 +201,13 @@ prepare() {
 	rdl_step "boot $RDLOCK_BOOT: the packages' root, read-only, under an overlay" \
 		root_mount &&
 	rdl_step "boot $RDLOCK_BOOT: the host's units off" host_units_off &&
+	kernel_fs on &&
 	rdl_step "boot $RDLOCK_BOOT: the kernel's modules installed" modules_install &&
 	rdl_step "boot $RDLOCK_BOOT: configured as ocfs2.rst says (membership=dlm, fstab)" \
 		node_configure &&
+	rdl_step "boot $RDLOCK_BOOT: the host's SysV scripts off" host_sysv_off &&
 	rdl_step "boot $RDLOCK_BOOT: the checks installed" check_install &&
+	kernel_fs off &&
 	echo "$NEW /lib/systemd/systemd" > /tmp/rdlock-switch-root
 	rdl_finish
 }
@@ -200,7 +231,7 @@ mounted() {
 	journalctl -b -k --no-pager |
 		grep -q "ocfs2_stack_rdlock: $m_uuid: node $RDLOCK_NODE_ID connected" ||
 		{ echo "# the plug-in did not connect $m_uuid"; return 1; }
-	rdlockctl ls | grep -q "^dlmh\.[0-9a-f]* *kernel .* open " ||
+	rdlockctl ls | grep -q "^dlmh\.[0-9a-f]* *kernel .* open .* $m_uuid\$" ||
 		{ rdlockctl ls | sed 's/^/# /'; return 1; }
 	m_deps=$(systemctl show -P Requires $MNT_UNIT)
 	case " $m_deps " in
@@ -215,7 +246,8 @@ mounted() {
 # Started after rdlock had started.
 	m_r=$(systemctl show -P ActiveEnterTimestampMonotonic rdlock.service)
 	m_m=$(systemctl show -P ActiveEnterTimestampMonotonic $MNT_UNIT)
-	if [ "$m_r" -eq 0 ] || [ "$m_m" -lt "$m_r" ]; then
+	if [ -z "$m_r" ] || [ -z "$m_m" ] || [ "$m_r" -eq 0 ] ||
+	   [ "$m_m" -lt "$m_r" ]; then
 		echo "# rdlock active at $m_r us, $MNT at $m_m us"
 		return 1
 	fi
@@ -261,17 +293,33 @@ stop_rdlock() {
 		{ rdlockctl status 2>&1 | sed 's/^/# /'; return 1; }
 }
 
-# The end barrier, as guest-init.sh's: answer on P_END until every peer
-# answered there too, or is gone.
+# The end barrier, as guest-init.sh's: answer on P_END, and on
+# guest-init.sh's port for it, until every peer answered on either (one
+# whose initramfs part failed waits in guest-init.sh's), or is gone; at
+# most 300 s.
+FINISHED_PORT=7769
 end_barrier() {
 	rdl_signal $P_END
+	rdl_signal $FINISHED_PORT
+	e_end=$(($(date +%s) + 300))
 	for e_n in 0 1 2; do
 		[ "$e_n" -eq "$RDLOCK_NODE_ID" ] && continue
 		e_a=$(rdl_node_addr "$e_n")
-		until timeout 3 nc -w 1 "$e_a" $P_END < /dev/null > /dev/null 2>&1; do
+		until timeout 3 nc -w 1 "$e_a" $P_END < /dev/null > /dev/null 2>&1 ||
+		      timeout 3 nc -w 1 "$e_a" $FINISHED_PORT < /dev/null > /dev/null 2>&1; do
 			ping -c 1 -W 1 "$e_a" > /dev/null 2>&1 || break
+			[ "$(date +%s)" -lt "$e_end" ] || break
 			sleep 1
 		done
+	done
+}
+
+# corosync and dlm_controld stop cleanly (no lockspace left in fs/dlm).
+daemons_stop() {
+	systemctl stop dlm.service corosync.service || return 1
+	for d_u in dlm.service corosync.service; do
+		d_r=$(systemctl show -P Result $d_u)
+		[ "$d_r" = success ] || { echo "# $d_u: $d_r"; return 1; }
 	done
 }
 
@@ -288,7 +336,7 @@ check_boot1() {
 	0)
 		rdl_step "node 2 rebooted by itself" \
 			host_ctl gone 2 300 &&
-		rdl_step "node 2 left cleanly, declared down" saw_leave &&
+		rdl_step "node 2 left cleanly, declared down" rdl_poll 60 saw_leave &&
 		rdl_step "a file written while node 2 was away" write away.node0 &&
 		rdl_step "node 2 powered on again" host_ctl boot 2
 		;;
@@ -343,7 +391,8 @@ check() {
 	rdl_step "systemctl stop rdlock: $MNT unmounted first, the node down" \
 		stop_rdlock
 	rdl_signal $P_DOWN
-	rdl_step "every node took rdlock down" rdl_wait_all_signals $P_DOWN 600
+	rdl_step "every node took rdlock down" rdl_wait_all_signals $P_DOWN 600 &&
+	rdl_step "corosync and dlm_controld stopped cleanly" daemons_stop
 	end_barrier
 	rdl_finish
 	echo $? > "$RC"

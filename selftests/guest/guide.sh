@@ -132,7 +132,7 @@ prometheus_file() {
 # for "dlm.NAME", with a lock held while it lists.
 locks_hashed() {
 	rdlockctl ls-create --dlm guide-a-dlm-lockspace-name-31 || return 1
-	lh_core=$(rdlockctl ls | awk '$1 == "guide-a-dlm-lockspace-name-31" { print $NF }')
+	lh_core=$(rdlockctl ls | awk '$1 == "guide-a-dlm-lockspace-name-31" { print $8 }')
 	case $lh_core in
 	dlmh.*) ;;
 	*) echo "# core '$lh_core'"; return 1 ;;

@@ -112,7 +112,7 @@ dlm_ctl_checks() {
 	rdl_step "rdlockctl ls-create --dlm" rdlockctl ls-create ls_dlm --dlm ||
 		return 1
 	rdl_step "rdlockctl ls: ls_dlm a DLM lockspace on dlm.ls_dlm, open" \
-		sh -c 'rdlockctl ls | grep -Eq "^ls_dlm +dlm +caslock +[0-9]+ +0666/0/0 +[0-9]+ +open +dlm\.ls_dlm\$"'
+		sh -c 'rdlockctl ls | grep -Eq "^ls_dlm +dlm +caslock +[0-9]+ +0666/0/0 +[0-9]+ +open +dlm\.ls_dlm +ls_dlm\$"'
 	rdl_step "rdlockctl ls-create --dlm --slots refused" \
 		sh -c '! rdlockctl ls-create ls_dlm2 --dlm --slots 8 2>/dev/null'
 	rdl_step "rdlockctl lock -m nl beside an EX holder" \

@@ -410,12 +410,19 @@ rdlock_in_use() {
 }
 
 # rdlockctl ls shows the mount's lockspace (a kernel user's, dlmh.HASH
-# for its 32-digit UUID), and rdlockctl locks lists this node's OCFS2
-# locks in it by their names: the superblock's lock ("S", pad, block 2),
-# granted, among them.
+# for its 32-digit UUID, with the UUID the plug-in connected as its DLM
+# name), and rdlockctl locks lists this node's OCFS2 locks in it by their
+# names: the superblock's lock ("S", pad, block 2), granted, among them.
 ocfs2_locks_listed() {
-	ol_ls=$(rdlockctl ls | awk '$2 == "kernel" && $1 ~ /^dlmh[.]/ { print $1 }') &&
-	[ -n "$ol_ls" ] &&
+	ol_uuid=$(dmesg | sed -n "s/.*ocfs2_stack_rdlock: \([0-9A-F]*\): node $ID connected.*/\1/p" |
+		  tail -n 1)
+	ol_ls=$(rdlockctl ls | awk -v u="$ol_uuid" '$2 == "kernel" &&
+		$1 ~ /^dlmh[.]/ && $9 == u { print $1 }')
+	if [ -z "$ol_uuid" ] || [ -z "$ol_ls" ]; then
+		echo "# node $ID: UUID '$ol_uuid'"
+		rdlockctl ls | sed 's/^/#   /'
+		return 1
+	fi
 	rdlockctl locks "$ol_ls" > /tmp/ocfs2-locks || return 1
 	head -n 4 /tmp/ocfs2-locks | sed "s/^/# node $ID: $ol_ls: /"
 	awk -v id="$ID" '$1 == "S000000000000000000000200000000" &&

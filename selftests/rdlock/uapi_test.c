@@ -3087,6 +3087,75 @@ TEST_F_TIMEOUT(uapi, ls_list, SETUP_S + 30)
 	close(jfd);
 }
 
+/* @name (RDLOCK_LS_DLM_NAME_LEN bytes) is a string, NUL-padded. */
+static bool dlm_name_padded(const char *name)
+{
+	size_t len = strnlen(name, RDLOCK_LS_DLM_NAME_LEN);
+
+	if (len == RDLOCK_LS_DLM_NAME_LEN)
+		return false;
+	while (len < RDLOCK_LS_DLM_NAME_LEN)
+		if (name[len++])
+			return false;
+	return true;
+}
+
+/*
+ * LS_LIST with RDLOCK_LS_LIST_DLM_NAMES: a DLM lockspace's name is its
+ * own, a plain one's empty, the entries are those of a plain LS_LIST, and
+ * nothing is written past the count; an unwritable names array faults.
+ */
+TEST_F_TIMEOUT(uapi, ls_list_dlm_names, SETUP_S + 30)
+{
+	char names[17][RDLOCK_LS_DLM_NAME_LEN], ff[RDLOCK_LS_DLM_NAME_LEN];
+	struct rdlock_ls_info e[16], plain[16];
+	struct rdlock_ls_list l = uapi_valid_ls_list;
+	__u32 n, n0 = 0, i;
+
+	need_ls(_metadata, self->fd, self->ip, 1U << SH_PLAIN | 1U << SH_DLM);
+	memset(names, 0xa5, sizeof(names));
+	memset(ff, 0xa5, sizeof(ff));
+	l.flags = RDLOCK_LS_LIST_DLM_NAMES;
+	l.count = ARRAY_SIZE(e);
+	l.entries = (__u64)(unsigned long)e;
+	l.dlm_names = (__u64)(unsigned long)names;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l), 0,
+		   "LS_LIST, DLM_NAMES");
+	n = l.count;
+	ASSERT_LE(2, n);
+	ASSERT_GE(ARRAY_SIZE(e), n);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(dlm_name_padded(names[i])) {
+			TH_LOG("entry %u (%.32s): DLM name not NUL-padded", i,
+			       e[i].name);
+		}
+		if (e[i].kind == RDLOCK_LS_KIND_DLM)
+			EXPECT_EQ(0, strncmp(e[i].name, names[i],
+					     RDLOCK_LS_DLM_NAME_LEN));
+		if (e[i].kind == RDLOCK_LS_KIND_PLAIN)
+			EXPECT_EQ('\0', names[i][0]);
+		if (!strcmp(e[i].name, LS_DLM))
+			EXPECT_STREQ(LS_DLM, names[i]);
+	}
+	EXPECT_EQ(0, memcmp(names[n], ff, sizeof(ff)));
+	/* The entries are a plain LS_LIST's (same order, same fields). */
+	expect_err(_metadata, ls_list(self->fd, plain, ARRAY_SIZE(plain), &n0),
+		   0, "LS_LIST");
+	EXPECT_EQ(n, n0);
+	for (i = 0; i < n && i < n0; i++)
+		EXPECT_EQ(0, strncmp(e[i].name, plain[i].name,
+				     RDLOCK_LS_NAME_MAX));
+
+	/* Names the call cannot write. */
+	l = uapi_valid_ls_list;
+	l.flags = RDLOCK_LS_LIST_DLM_NAMES;
+	l.count = ARRAY_SIZE(e);
+	l.entries = (__u64)(unsigned long)e;
+	l.dlm_names = 8;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LS_LIST, &l),
+		   EFAULT, "LS_LIST, unwritable dlm_names");
+}
+
 /* STATS into @e (capacity @cap); 0 or the errno, the count in *@count. */
 static int stats_get(int fd, struct rdlock_stat *e, __u32 cap, __u32 *count)
 {

@@ -575,16 +575,30 @@ struct rdlock_ls_info {
 /* Largest struct rdlock_ls_list.count. */
 #define RDLOCK_LS_LIST_MAX	4096
 
+/* Bits of struct rdlock_ls_list.flags. */
+/* Fill @dlm_names too. */
+#define RDLOCK_LS_LIST_DLM_NAMES	_BITUL(0)
+#define RDLOCK_LS_LIST_FLAGS		RDLOCK_LS_LIST_DLM_NAMES
+/* Length of one name of struct rdlock_ls_list.dlm_names, its NUL included. */
+#define RDLOCK_LS_DLM_NAME_LEN		65
+
 /**
  * struct rdlock_ls_list - this node's lockspaces, for RDLOCK_IOC_LS_LIST
  * @version: RDLOCK_UAPI_VERSION.
- * @flags: no flags are defined yet; must be 0.
+ * @flags: RDLOCK_LS_LIST_* bits; others must be 0.
  * @count: in: capacity of the @entries array, at most RDLOCK_LS_LIST_MAX;
  *	out: number of lockspaces this node has. When the array is too
  *	small it is filled as far as it goes: call again with a larger one.
  * @pad: must be zero.
  * @entries: user pointer to an array of struct rdlock_ls_info, in no
  *	defined order; may be 0 when @count is 0.
+ * @dlm_names: with RDLOCK_LS_LIST_DLM_NAMES, user pointer to an array of
+ *	@count (in) names of RDLOCK_LS_DLM_NAME_LEN bytes each, NUL-padded:
+ *	name i is the DLM lockspace name of entry i, the one its user
+ *	opened it by (RDLOCK_LS_KIND_DLM: @name; RDLOCK_LS_KIND_KERNEL: the
+ *	kernel user's, such as an OCFS2 file system's UUID, when the
+ *	lockspace is a DLM lockspace), empty for the others; may be 0 when
+ *	@count is 0. Without the flag it must be 0.
  * @reserved: must be zero.
  */
 struct rdlock_ls_list {
@@ -593,7 +607,8 @@ struct rdlock_ls_list {
 	__u32 count;
 	__u32 pad;
 	__u64 entries;
-	__u64 reserved[2];
+	__u64 dlm_names;
+	__u64 reserved;
 };
 
 /* Largest struct rdlock_stats.count. */
