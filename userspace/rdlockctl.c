@@ -1303,7 +1303,9 @@ static void json_str(const char *s, size_t max)
  * The DLM lockspace names of @e (@n entries, by name; a module older than
  * RDLOCK_LS_LIST_DLM_NAMES gives none) into @names, each empty when not a
  * DLM lockspace or not known; one more LS_LIST call, so that a lockspace
- * gone or come since is matched by its name.
+ * gone or come since is matched by its kind and rdlock lockspace (a
+ * name may be listed twice: a kernel user's "dlm.foo" and a uapi DLM
+ * lockspace named so).
  */
 static void get_dlm_names(int fd, const struct rdlock_ls_info *e, __u32 n,
 			  char (*names)[RDLOCK_LS_DLM_NAME_LEN])
@@ -1314,7 +1316,8 @@ static void get_dlm_names(int fd, const struct rdlock_ls_info *e, __u32 n,
 	};
 	char (*got)[RDLOCK_LS_DLM_NAME_LEN];
 	struct rdlock_ls_info *e2;
-	__u32 cap = n + 16, i, j;
+	__u32 cap = n + 16 < RDLOCK_LS_LIST_MAX ? n + 16 : RDLOCK_LS_LIST_MAX;
+	__u32 i, j;
 
 	memset(names, 0, (size_t)n * sizeof(*names));
 	e2 = calloc(cap, sizeof(*e2));
@@ -1325,7 +1328,8 @@ static void get_dlm_names(int fd, const struct rdlock_ls_info *e, __u32 n,
 	if (e2 && got && !ioctl(fd, RDLOCK_IOC_LS_LIST, &l)) {
 		for (i = 0; i < n; i++)
 			for (j = 0; j < l.count && j < cap; j++)
-				if (!strncmp(e[i].name, e2[j].name,
+				if (e[i].kind == e2[j].kind &&
+				    !strncmp(e[i].core_name, e2[j].core_name,
 					     RDLOCK_LS_NAME_MAX)) {
 					memcpy(names[i], got[j], sizeof(*got));
 					names[i][RDLOCK_LS_DLM_NAME_LEN - 1] = 0;

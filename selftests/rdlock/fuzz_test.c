@@ -450,15 +450,22 @@ static void keep_pointer(__u64 *p, const void *ours)
 
 static void act_ls_list(int fd)
 {
+	static char names[RDLOCK_LS_LIST_MAX][RDLOCK_LS_DLM_NAME_LEN];
 	static struct rdlock_ls_info info[RDLOCK_LS_LIST_MAX];
 	struct rdlock_ls_list l = uapi_valid_ls_list;
 
 	l.count = rnd(9);
 	l.entries = rnd(8) ? (__u64)(uintptr_t)info :
 		    (__u64)(uintptr_t)bad_page;
+	if (rnd(2)) {
+		l.flags = RDLOCK_LS_LIST_DLM_NAMES;
+		l.dlm_names = rnd(8) ? (__u64)(uintptr_t)names :
+			      (__u64)(uintptr_t)bad_page;
+	}
 	mutate(&l, sizeof(l), uapi_ls_list_cases,
 	       ARRAY_SIZE(uapi_ls_list_cases), false);
 	keep_pointer(&l.entries, info);
+	keep_pointer(&l.dlm_names, names);
 	do_ioctl("ls_list", fd, RDLOCK_IOC_LS_LIST, &l, sizeof(l));
 }
 
