@@ -554,6 +554,19 @@ static int get_status(int fd, struct rdlock_status *st,
 	return get_status_name(fd, st, nodes, NULL);
 }
 
+/* STATUS once, through a device file of its own; 0, or 1 after the error. */
+static int read_status(struct rdlock_status *st,
+		       struct rdlock_node_status *nodes)
+{
+	int fd = open_dev(), ret;
+
+	if (fd < 0)
+		return 1;
+	ret = get_status(fd, st, nodes);
+	close(fd);
+	return ret ? 1 : 0;
+}
+
 static void flags_str(__u32 flags, char *buf, size_t len)
 {
 	static const struct {
@@ -965,14 +978,9 @@ static int wait_quorate(double deadline)
 	struct rdlock_node_status nodes[RDLOCK_MAX_NODES];
 	struct rdlock_status st;
 	bool said = false;
-	int fd, rc;
+	int rc;
 
-	fd = open_dev();
-	if (fd < 0)
-		return 1;
-	rc = get_status(fd, &st, nodes);
-	close(fd);
-	if (rc)
+	if (read_status(&st, nodes))
 		return 1;
 	if (st.membership != RDLOCK_MEMBERSHIP_OUT)
 		return 0;
@@ -1407,6 +1415,7 @@ static int cmd_ls(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	e = get_ls_list(fd, &n);
+	/* n + 1: no lockspace is no allocation failure. */
 	names = e ? calloc(n + 1, sizeof(*names)) : NULL;
 	if (names)
 		get_dlm_names(fd, e, n, names);
@@ -2129,12 +2138,7 @@ static int apply_conf(const char *path, const struct rdlock_conf *conf,
 	unsigned int i;
 	int fd, e, ret = 0;
 
-	fd = open_dev();
-	if (fd < 0)
-		return 1;
-	e = get_status(fd, &st, nodes);
-	close(fd);
-	if (e)
+	if (read_status(&st, nodes))
 		return 1;
 	if (st.state != RDLOCK_CLUSTER_UNCONFIGURED &&
 	    st.state != RDLOCK_CLUSTER_DOWN) {
