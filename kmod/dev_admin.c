@@ -250,32 +250,45 @@ out:
 }
 
 /*
- * One lockspace's locks on this node, into a kernel array of the caller's
- * capacity (at most RDLOCK_LOCKS_MAX entries), copied out once no lock is
- * held.
+ * One lockspace's locks on this node (or every node's), into a kernel
+ * array of the caller's capacity (at most RDLOCK_LOCKS_MAX entries),
+ * copied out once no lock is held.
  */
 static long rdlock_ioc_locks(void __user *argp)
 {
-	struct rdlock_locks_entry *e = NULL;
+	struct rdlock_locks_query q = {};
+	u8 match[RDLOCK_RES_NAME_MAX];
 	struct rdlock_locks l;
 	long ret;
-	u32 n;
 
+	static_assert(BITS_PER_TYPE(l.asked) >= RDLOCK_MAX_NODES);
 	if (copy_from_user(&l, argp, sizeof(l)))
 		return -EFAULT;
 	ret = rdlock_check_locks(&l);
 	if (ret)
 		return ret;
+	if (l.name_len) {
+		if (copy_from_user(match, u64_to_user_ptr(l.name), l.name_len))
+			return -EFAULT;
+		q.match = match;
+		q.match_len = l.name_len;
+	}
+	q.cluster = l.flags & RDLOCK_LOCKS_QUERY_CLUSTER;
+	q.max = l.count;
 	if (l.count) {
-		e = kvcalloc(l.count, sizeof(*e), GFP_KERNEL_ACCOUNT);
-		if (!e)
+		q.out = kvcalloc(l.count, sizeof(*q.out), GFP_KERNEL_ACCOUNT);
+		if (!q.out)
 			return -ENOMEM;
 	}
-	ret = rdlock_dev_ls_locks(l.lockspace, e, l.count, &n);
-	if (!ret)
+	ret = rdlock_dev_ls_locks(l.lockspace, &q);
+	if (!ret) {
+		l.asked = q.asked;
+		l.answered = q.answered;
 		ret = rdlock_dev_list_out(argp, &l, sizeof(l), &l.count,
-					  l.entries, e, n, sizeof(*e));
-	kvfree(e);
+					  l.entries, q.out, q.count,
+					  sizeof(*q.out));
+	}
+	kvfree(q.out);
 	return ret;
 }
 

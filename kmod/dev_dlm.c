@@ -210,20 +210,19 @@ void rdlock_dev_dls_exit(void)
 /* RDLOCK_IOC_LOCKS                                                   */
 
 /**
- * rdlock_dev_ls_locks() - RDLOCK_IOC_LOCKS: one lockspace's locks here
+ * rdlock_dev_ls_locks() - RDLOCK_IOC_LOCKS: one lockspace's locks
  * @name: the lockspace as RDLOCK_IOC_LS_LIST names it.
- * @out: zeroed array of @max entries, filled as far as it goes.
- * @max: its capacity (may be 0).
- * @count: receives the number of entries, which may exceed @max.
+ * @q: what to list, where; receives the count and the nodes asked.
  *
- * A DLM lockspace's, this node's or a kernel user's, with their DLM modes
- * (dlm_dump.c); a plain lockspace's from the lockspace layer. Nothing is
- * copied to userspace here.
+ * A DLM lockspace's, this node's or a kernel user's, with their DLM modes,
+ * and with @q->cluster the other nodes' (dlm_dump.c); a plain lockspace's
+ * from the lockspace layer, this node's. Nothing is copied to userspace
+ * here.
  *
- * Return: 0, -EINTR, or -ENOENT when this node has no lockspace @name.
+ * Return: 0, -EINTR, -ENOMEM, or -ENOENT when this node has no lockspace
+ * @name.
  */
-long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
-			 u32 max, u32 *count)
+long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_query *q)
 {
 	char core[RDLOCK_LS_NAME_MAX];
 	struct rdlock_dev_dls *dd;
@@ -236,7 +235,7 @@ long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
 	dd = rdlock_dev_dls_find(name);
 	strscpy(core, dd ? dd->dls->name : name, sizeof(core));
 	mutex_unlock(&rdlock_dev_dls_mutex);
-	ret = rdlock_dlm_dump_locks(core, out, max, count);
+	ret = rdlock_dlm_dump_locks(core, q);
 	if (ret != -ENOENT || dd)
 		return ret;
 	/*
@@ -245,7 +244,7 @@ long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_entry *out,
 	 */
 	dlm = str_has_prefix(name, RDLOCK_DLM_LS_PREFIX) ||
 	      str_has_prefix(name, RDLOCK_DLM_LS_HASHED_PREFIX);
-	return rdlock_ls_dump_locks(name, dlm, out, max, count);
+	return rdlock_ls_dump_locks(name, dlm, q);
 }
 
 /* ------------------------------------------------------------------ */

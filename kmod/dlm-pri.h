@@ -60,6 +60,30 @@ enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_HELLO = 4,	/* @src opened the lockspace */
 	RDLOCK_DLM_NOTICE_REPEAT = 5,	/* @src's waits follow, anew */
 	RDLOCK_DLM_NOTICE_KICK = 6,	/* request @req: try again now */
+	/* RDLOCK_IOC_LOCKS of every node (dlm_dump.c has their formats) */
+	RDLOCK_DLM_NOTICE_DUMP = 7,	/* @src asks for this node's locks */
+	RDLOCK_DLM_NOTICE_LOCK = 8,	/* one lock of the answer */
+	RDLOCK_DLM_NOTICE_NAME = 9,	/* a part of that lock's name */
+	RDLOCK_DLM_NOTICE_END = 10,	/* the answer is complete */
+};
+
+/* Asks for this node's locks a lockspace keeps until it answers them. */
+#define RDLOCK_DLM_ASKS_MAX	4
+
+/**
+ * struct rdlock_dlm_ask - another node's RDLOCK_IOC_LOCKS, to answer
+ * @src: the node that asks.
+ * @qid: its query's id, in every message of the answer.
+ * @max: locks it wants at most (all are counted).
+ * @hash: with @by_hash, only the locks of names of this hash.
+ * @by_hash: see @hash.
+ */
+struct rdlock_dlm_ask {
+	u32 src;
+	u32 qid;
+	u32 max;
+	u64 hash;
+	bool by_hash;
 };
 
 /* A blocking notice on the wire (RDLOCK_LS_NOTICE_MAX bytes at most). */
@@ -445,6 +469,12 @@ struct rdlock_dlm_req {
  *	left, LOCAL requests are granted once taken, as any other.
  * @age_work: starts the takes of locks @unpublished for longer than
  *	rdlock_dlm_local_defer_ms.
+ * @queries: this node's RDLOCK_IOC_LOCKS waiting for the other nodes'
+ *	answers (dlm_dump.c), under @lock.
+ * @asks: other nodes' asks for this node's locks not answered yet, the
+ *	first @nr_asks, oldest first, under @lock.
+ * @nr_asks: see @asks.
+ * @dump_work: answers them, on system_unbound_wq.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -475,6 +505,10 @@ struct rdlock_dlm_ls {
 	struct list_head parked;
 	bool forcing;
 	struct delayed_work age_work;
+	struct list_head queries;
+	struct rdlock_dlm_ask asks[RDLOCK_DLM_ASKS_MAX];
+	unsigned int nr_asks;
+	struct work_struct dump_work;
 };
 
 /* dlm.c */
@@ -529,6 +563,8 @@ enum {
 	RDLOCK_DLM_ST_LOCAL_FORCED,	/* every LOCAL take started at once */
 	RDLOCK_DLM_ST_LOCAL_PARKS,	/* EX unlocks whose release waited */
 	RDLOCK_DLM_ST_LOCAL_PARKED,	/* of them, waiting now (a gauge) */
+	RDLOCK_DLM_ST_DUMP_ANSWERED,	/* other nodes' LOCKS answered */
+	RDLOCK_DLM_ST_DUMP_DROPPED,	/* not: RDLOCK_DLM_ASKS_MAX queued */
 	RDLOCK_DLM_ST_NS_MAIN,		/* time in main-word rdlock_lock() */
 	RDLOCK_DLM_ST_NS_GATE,		/* in gate rdlock_lock() */
 	RDLOCK_DLM_ST_NS_DROP,		/* in rdlock_unlock() */
@@ -545,9 +581,11 @@ enum {
 int rdlock_dlm_with_ls(const char *core,
 		       int (*fn)(struct rdlock_dlm_ls *dls, void *arg),
 		       void *arg);
-/* dlm_dump.c: RDLOCK_IOC_LOCKS of a DLM lockspace. */
-int rdlock_dlm_dump_locks(const char *core, struct rdlock_locks_entry *out,
-			  u32 max, u32 *count);
+/* dlm_dump.c: RDLOCK_IOC_LOCKS of a DLM lockspace, and the answers. */
+int rdlock_dlm_dump_locks(const char *core, struct rdlock_locks_query *q);
+void rdlock_dlm_dump_notice(struct rdlock_dlm_ls *dls, u32 src,
+			    const void *payload, size_t len);
+void rdlock_dlm_dump_work(struct work_struct *work);
 
 /* dlm_debugfs.c: the counters. */
 extern atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];

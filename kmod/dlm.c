@@ -1484,6 +1484,8 @@ static struct rdlock_dlm_ls *__rdlock_dlm_open(const char *name, u32 node_id,
 	INIT_DELAYED_WORK(&dls->age_work, rdlock_dlm_age_work);
 	INIT_WORK(&dls->trim_work, rdlock_dlm_trim_work);
 	INIT_WORK(&dls->repeat_work, rdlock_dlm_repeat_work);
+	INIT_LIST_HEAD(&dls->queries);
+	INIT_WORK(&dls->dump_work, rdlock_dlm_dump_work);
 
 	mutex_lock(&rdlock_dlm_mutex);
 	list_for_each_entry(o, &rdlock_dlm_list, list) {
@@ -1609,10 +1611,13 @@ int rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	mutex_lock(&rdlock_dlm_mutex);
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
+	/* A LOCKS of every node that found it before it left the list. */
+	wait_var_event(&dls->refs, !atomic_read(&dls->refs));
 	rdlock_ls_notice_unregister(dls->ls);
 	/* No notice queues them now; no lock, no LOCAL grant is left. */
 	cancel_work_sync(&dls->trim_work);
 	cancel_work_sync(&dls->repeat_work);
+	cancel_work_sync(&dls->dump_work);
 	cancel_delayed_work_sync(&dls->age_work);
 	rdlock_ls_close(dls->ls);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node) {

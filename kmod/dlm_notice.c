@@ -244,6 +244,10 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	u32 lkid;
 	int mode;
 
+	if (len && *(const u8 *)payload >= RDLOCK_DLM_NOTICE_DUMP) {
+		rdlock_dlm_dump_notice(dls, src, payload, len);
+		return;
+	}
 	if (len < sizeof(*m))
 		return;
 	hash = le64_to_cpu(m->hash);

@@ -72,8 +72,30 @@ struct rdlock_ls_desc {
 void rdlock_ls_enumerate(void (*fn)(void *arg, const struct rdlock_ls_desc *d),
 			 void *arg);
 void rdlock_ls_describe(struct rdlock_ls *ls, struct rdlock_ls_desc *d);
+/**
+ * struct rdlock_locks_query - what RDLOCK_IOC_LOCKS asks and gathers
+ * @match: only the locks of this name (@match_len bytes), or NULL: all.
+ * @match_len: its length (0 with no @match).
+ * @cluster: in a DLM lockspace, every node's (RDLOCK_LOCKS_QUERY_CLUSTER).
+ * @out: zeroed array of @max entries, filled as far as it goes.
+ * @max: its capacity (may be 0).
+ * @count: out: the number of entries, which may exceed @max.
+ * @asked: out: the other nodes asked, a bit each (@cluster).
+ * @answered: out: of them, those whose whole answer came.
+ */
+struct rdlock_locks_query {
+	const u8 *match;
+	u32 match_len;
+	bool cluster;
+	struct rdlock_locks_entry *out;
+	u32 max;
+	u32 count;
+	u32 asked;
+	u32 answered;
+};
+
 int rdlock_ls_dump_locks(const char *name, bool created_only,
-			 struct rdlock_locks_entry *out, u32 max, u32 *count);
+			 struct rdlock_locks_query *q);
 
 /*
  * A lock of a /dev/rdlock file, taken in two steps (rdlock_lock_alloc(),
@@ -168,6 +190,7 @@ int rdlock_ls_notice_register(struct rdlock_ls *ls,
 void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
+unsigned long rdlock_ls_node_mask(const struct rdlock_ls *ls);
 int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
 			     const void *payload, size_t len);
 

@@ -285,9 +285,9 @@ static void rdlock_ls_dump_one(struct rdlock_locks_entry *e,
  * @name: the lockspace's name.
  * @created_only: only a lockspace of RDLOCK_IOC_LS_CREATE (not a kernel
  *	user's).
- * @out: zeroed array of @max entries, filled as far as it goes.
- * @max: its capacity (may be 0).
- * @count: receives the number of locks, which may exceed @max.
+ * @q: the name to match, the array and its capacity; receives the number
+ *	of locks (@q->count, which may exceed @q->max). Only this node's
+ *	locks: no node is asked (@q->asked 0).
  *
  * A lockspace lost with the cluster shows all its locks lost. The locks
  * are read RDLOCK_LS_DUMP_BATCH at a time, the list lock dropped between:
@@ -297,7 +297,7 @@ static void rdlock_ls_dump_one(struct rdlock_locks_entry *e,
  * Return: 0, -EINTR, or -ENOENT when this node has no lockspace @name.
  */
 int rdlock_ls_dump_locks(const char *name, bool created_only,
-			 struct rdlock_locks_entry *out, u32 max, u32 *count)
+			 struct rdlock_locks_query *q)
 {
 	u32 self = rdlock_xport_self(), n = 0, pos = 0, i;
 	struct rdlock_lock *lk;
@@ -324,15 +324,20 @@ int rdlock_ls_dump_locks(const char *name, bool created_only,
 				more = true;
 				break;
 			}
-			if (n++ < max)
-				rdlock_ls_dump_one(&out[n - 1], lk, self, stale);
+			if (q->match &&
+			    (lk->res->len != q->match_len ||
+			     memcmp(lk->res->name, q->match, q->match_len)))
+				continue;
+			if (n++ < q->max)
+				rdlock_ls_dump_one(&q->out[n - 1], lk, self,
+						   stale);
 		}
 		spin_unlock(&ls->locks_lock);
 		pos += RDLOCK_LS_DUMP_BATCH;
 		cond_resched();
 	} while (more);
 	mutex_unlock(&rdlock_ls_mutex);
-	*count = n;
+	q->count = n;
 	return 0;
 }
 

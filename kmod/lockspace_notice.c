@@ -258,6 +258,23 @@ int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 }
 
 /**
+ * rdlock_ls_node_mask() - the nodes of a lockspace
+ * @ls: the lockspace.
+ *
+ * Return: a bit per node id, this node's among them; the nodes a notice of
+ * rdlock_ls_notice_send() goes to.
+ */
+unsigned long rdlock_ls_node_mask(const struct rdlock_ls *ls)
+{
+	unsigned long mask = 0;
+	u32 i;
+
+	for (i = 0; i < ls->nr_nodes; i++)
+		mask |= BIT(ls->nodes[i]);
+	return mask;
+}
+
+/**
  * rdlock_ls_notice_send_to() - send a notice to one node of the lockspace
  * @ls: the lockspace.
  * @node: the node; this node's receiver gets it at once, in the caller's

@@ -1568,19 +1568,47 @@ static int cmd_stats(int argc, char **argv)
 }
 
 /*
- * LOCKS of @ls: every entry (at most RDLOCK_LOCKS_MAX, which it says), or
- * NULL after the error; the count in *@count.
+ * LOCKS of @ls (of lock @name, when not NULL; every node's unless @local):
+ * every entry (at most RDLOCK_LOCKS_MAX, which it says), or NULL after the
+ * error; the count in *@count. Says which nodes asked did not answer. A
+ * module older than the tool refuses the query's fields (EINVAL): this
+ * node's view then, filtered here, and said so.
  */
 static struct rdlock_locks_entry *get_locks(int fd, const char *ls,
+					    const char *name, int local,
 					    __u32 *count)
 {
 	struct rdlock_locks l = { .version = RDLOCK_UAPI_VERSION };
 	struct rdlock_locks_entry *e;
-	__u32 total;
+	__u32 total, i, m = 0, missing;
 
 	rdlock_parse_ls_name(ls, l.lockspace);
+	if (!local)
+		l.flags = RDLOCK_LOCKS_QUERY_CLUSTER;
+	if (name) {
+		l.name = (__u64)(unsigned long)name;
+		l.name_len = strlen(name);
+	}
 	e = list_ioctl(fd, RDLOCK_IOC_LOCKS, &l, &l.count, &l.entries,
 		       sizeof(*e), RDLOCK_LOCKS_MAX, &total);
+	if (!e && errno == EINVAL && (l.flags || l.name_len)) {
+		err_msg("locks %s: the module lists this node's view only (older than rdlockctl)",
+			ls);
+		l.flags = 0;
+		l.name = 0;
+		l.name_len = 0;
+		e = list_ioctl(fd, RDLOCK_IOC_LOCKS, &l, &l.count, &l.entries,
+			       sizeof(*e), RDLOCK_LOCKS_MAX, &total);
+		/* NAME: its entries alone (another node's wait if named). */
+		for (i = 0; e && name && i < l.count; i++)
+			if (e[i].name_len == strlen(name) &&
+			    !memcmp(e[i].name, name, e[i].name_len))
+				e[m++] = e[i];
+		if (e && name) {
+			l.count = m;
+			total = m;
+		}
+	}
 	if (!e) {
 		if (errno == ENOENT)
 			err_msg("locks: no lockspace '%s' on this node (rdlockctl ls)",
@@ -1593,6 +1621,12 @@ static struct rdlock_locks_entry *get_locks(int fd, const char *ls,
 	if (total > l.count)
 		err_msg("locks %s: the first %u of %u locks", ls, l.count,
 			total);
+	missing = l.asked & ~l.answered;
+	for (i = 0; i < 32; i++)
+		if (missing & 1U << i)
+			err_msg("locks %s: node %u did not answer (%s): %s", ls,
+				i, "not connected, lockspace not open, or older",
+				"only its waits known here are listed");
 	*count = l.count;
 	return e;
 }
@@ -1721,18 +1755,22 @@ static int cmd_locks(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "local", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char lsname[RDLOCK_LS_NAME_MAX];
 	struct rdlock_locks_entry *e;
+	int json = 0, local = 0, fd, opt;
 	const char *name = NULL;
-	int json = 0, fd, opt;
-	__u32 n = 0, i, m = 0;
+	__u32 n = 0;
 
-	while ((opt = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (opt != 'j')
+	while ((opt = getopt_long(argc, argv, "jl", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else if (opt == 'l')
+			local = 1;
+		else
 			return bad_usage("locks: bad option", NULL);
-		json = 1;
 	}
 	if (optind == argc)
 		return bad_usage("locks: which LOCKSPACE?", NULL);
@@ -1748,19 +1786,14 @@ static int cmd_locks(int argc, char **argv)
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	e = get_locks(fd, argv[optind], &n);
+	e = get_locks(fd, argv[optind], name, local, &n);
 	close(fd);
 	if (!e)
 		return 1;
-	/* NAME: its entries alone (another node's wait only if named). */
-	for (i = 0; i < n; i++)
-		if (!name || (e[i].name_len == strlen(name) &&
-			      !memcmp(e[i].name, name, e[i].name_len)))
-			e[m++] = e[i];
 	if (json)
-		print_locks_json(e, m);
+		print_locks_json(e, n);
 	else
-		print_locks_text(e, m);
+		print_locks_text(e, n);
 	free(e);
 	return 0;
 }
@@ -2376,13 +2409,15 @@ static const struct cmd cmds[] = {
 	  "      up, or in a DLM lockspace nl, pr, ex. -b: instead of a command,\n"
 	  "      hold the lock until a request elsewhere waits for it (at most\n"
 	  "      SEC s; a DLM lockspace's blocking event), print it and release" },
-	{ "locks", cmd_locks, "[--json] LOCKSPACE [NAME]",
-	  "list this node's locks in LOCKSPACE (as ls names it), or NAME's:\n"
-	  "      name, node, state (granted, converting, waiting, lost), mode\n"
-	  "      held and waited for, lock id, owner process, home node, ms\n"
-	  "      in that state, flags (lvb-valid: an EX DLM lock's value block\n"
-	  "      was valid; notice: another node's wait in a DLM lockspace);\n"
-	  "      every node lists its own holders (root only)" },
+	{ "locks", cmd_locks, "[--json] [--local] LOCKSPACE [NAME]",
+	  "list the locks in LOCKSPACE (as ls names it), or NAME's: name,\n"
+	  "      node, state (granted, converting, waiting, lost), mode held\n"
+	  "      and waited for, lock id, owner process, home node, ms in that\n"
+	  "      state, flags (lvb-valid: an EX DLM lock's value block was\n"
+	  "      valid; notice: another node's wait known from its notice);\n"
+	  "      in a DLM lockspace every node's, each node asked, unless\n"
+	  "      --local (this node's, and the waits it knows of); in a plain\n"
+	  "      lockspace this node's (root only)" },
 	{ "stats", cmd_stats, "[--json | --prometheus]",
 	  "show this node's counters: the transport's, its links' to each\n"
 	  "      node, the DLM layer's and each lockspace's, one a line (NAME\n"

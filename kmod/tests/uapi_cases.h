@@ -377,11 +377,19 @@ static const struct uapi_case uapi_locks_cases[] = {
 #define UAPI_T struct rdlock_locks
 	{ "version 0", { F(version, 0) }, EINVAL },
 	{ "version 2", { F(version, 2) }, EINVAL },
-	{ "flags bit 0", { F(flags, 1) }, EINVAL },
+	/* A plain lockspace's are this node's, with or without CLUSTER. */
+	{ "flags CLUSTER", { F(flags, RDLOCK_LOCKS_QUERY_CLUSTER) }, 0 },
+	{ "flags bit 1", { F(flags, 2) }, EINVAL },
 	{ "flags bit 31", { F(flags, 1U << 31) }, EINVAL },
-	{ "pad 1", { F(pad, 1) }, EINVAL },
-	{ "reserved[0]", { F64(reserved[0], 1) }, EINVAL },
-	{ "reserved[1] bit 63", { F64(reserved[1], 1ULL << 63) }, EINVAL },
+	{ "name_len 1, no name", { F(name_len, 1) }, EINVAL },
+	{ "name set, name_len 0", { F64(name, 8) }, EINVAL },
+	{ "name_len RDLOCK_RES_NAME_MAX + 1, name set",
+	  { F(name_len, RDLOCK_RES_NAME_MAX + 1), F64(name, 8) }, EINVAL },
+	{ "name_len ~0, name set",
+	  { F(name_len, UAPI_U32_MAX), F64(name, 8) }, EINVAL },
+	/* Only written. */
+	{ "asked and answered set",
+	  { F(asked, UAPI_U32_MAX), F(answered, 1) }, 0 },
 	{ "count RDLOCK_LOCKS_MAX + 1", { F(count, RDLOCK_LOCKS_MAX + 1) },
 	  EINVAL },
 	{ "count ~0", { F(count, UAPI_U32_MAX) }, EINVAL },

@@ -187,13 +187,18 @@ stats_json() {
 	grep -q '{"name": "dlm_waits_known", "type": "gauge", "value": [0-9]*}' /tmp/stats.json
 }
 
-# locks_line LS NAME NODE STATE GRANTED REQUESTED FLAGS: "rdlockctl locks
-# LS" shows within 30 s a line of lock NAME (a "#" for a name this node
-# does not know) of NODE with those columns.
+# locks_line [--local] LS NAME NODE STATE GRANTED REQUESTED FLAGS:
+# "rdlockctl locks [--local] LS" shows within 30 s a line of lock NAME (a
+# "#" for a name this node does not know) of NODE with those columns.
 locks_line() {
+	ll_opt=
+	if [ "$1" = --local ]; then
+		ll_opt=--local
+		shift
+	fi
 	ll_end=$(($(date +%s) + 30))
 	while [ "$(date +%s)" -lt "$ll_end" ]; do
-		rdlockctl locks "$1" > /tmp/locks || return 1
+		rdlockctl locks $ll_opt "$1" > /tmp/locks || return 1
 		awk -v n="$2" -v node="$3" -v st="$4" -v g="$5" -v r="$6" -v f="$7" '
 			($1 == n || (n == "#" && $1 ~ /^#[0-9a-f]+$/)) &&
 			$2 == node && $3 == st && $4 == g && $5 == r &&
@@ -205,9 +210,40 @@ locks_line() {
 	return 1
 }
 
+# Node 2, which holds nothing, asks every node: exactly node 0's EX hold
+# and node 1's PR wait, both by name (their nodes' own answers, not
+# notices), every node answered; by NAME the same; another NAME, none.
+locks_asked() {
+	if ! { rdlockctl locks conf-d > /tmp/locks-all 2> /tmp/locks-err &&
+	       rdlockctl locks conf-d contended > /tmp/locks-name \
+			2>> /tmp/locks-err &&
+	       rdlockctl locks conf-d contende > /tmp/locks-none \
+			2>> /tmp/locks-err; }; then
+		sed 's/^/# locks: /' /tmp/locks-err
+		return 1
+	fi
+	sed 's/^/# locks (cluster): /' /tmp/locks-all
+	! [ -s /tmp/locks-err ] || { sed 's/^/# stderr: /' /tmp/locks-err; return 1; }
+	for la_f in /tmp/locks-all /tmp/locks-name; do
+		awk 'NR > 1 { n++ }
+		     NR > 1 && $1 == "contended" && $2 == 0 && $3 == "granted" &&
+		     $4 == "ex" && $5 == "-" && $NF == "-" { h++ }
+		     NR > 1 && $1 == "contended" && $2 == 1 && $3 == "waiting" &&
+		     $4 == "-" && $5 == "pr" && $NF == "-" { w++ }
+		     END { exit !(n == 2 && h == 1 && w == 1) }' "$la_f" || {
+			sed 's/^/# not the two: /' "$la_f"
+			return 1
+		}
+	done
+	[ "$(wc -l < /tmp/locks-none)" -eq 1 ] &&
+	rdlockctl locks --json conf-d contended |
+		grep -q '"name": "contended", "hash": "[0-9a-f]*", "node": 0, "state": "granted", "granted": "ex", "requested": "-", '
+}
+
 # A DLM lock held EX on node 0 while node 1 waits for PR: node 0 lists
-# its hold and node 1's wait by name, node 2 the wait by its name's hash;
-# node 1 is granted once node 0 lets go.
+# its hold and node 1's wait by name (by notice with --local), node 2 the
+# wait by its name's hash with --local, and both by name asking every
+# node; node 1 is granted once node 0 lets go.
 locks_cluster() {
 	case $RDLOCK_NODE_ID in
 	0)
@@ -215,13 +251,15 @@ locks_cluster() {
 		rdlockctl lock -m ex -w 60 conf-d contended -- \
 			sh -c 'while [ ! -e /tmp/release ]; do sleep 0.1; done' &
 		lc_holder=$!
+		locks_line --local conf-d contended 0 granted ex - - &&
 		locks_line conf-d contended 0 granted ex - - &&
 		rdl_signal $HELD_PORT &&
 		rdl_wait_signal 1 $WAITING_PORT 120 &&
-		locks_line conf-d contended 1 waiting - pr notice &&
+		locks_line --local conf-d contended 1 waiting - pr notice &&
+		locks_line conf-d contended 1 waiting - pr - &&
 		rdlockctl locks conf-d contended --json | sed 's/^/# /' &&
-		rdlockctl locks --json conf-d contended |
-			grep -q '"name": "contended", "hash": "[0-9a-f]*", "node": 1, "state": "waiting", "granted": "-", "requested": "pr", ' &&
+		rdlockctl locks --local --json conf-d contended |
+			grep -q '"name": "contended", "hash": "[0-9a-f]*", "node": 1, "state": "waiting", "granted": "-", "requested": "pr", .*"notice": true' &&
 		rdl_wait_signal 2 $SEEN_PORT 120
 		lc_rc=$?
 		touch /tmp/release
@@ -231,14 +269,15 @@ locks_cluster() {
 		rdl_wait_signal 0 $HELD_PORT 120 || return 1
 		rdlockctl lock -m pr -w 120 conf-d contended -- true &
 		lc_waiter=$!
-		locks_line conf-d contended 1 waiting - pr - &&
+		locks_line --local conf-d contended 1 waiting - pr - &&
 		rdl_signal $WAITING_PORT &&
 		rdl_wait_signal 0 $RELEASED_PORT 120 &&
 		wait "$lc_waiter"
 		;;
 	*)
 		rdl_wait_signal 1 $WAITING_PORT 120 &&
-		locks_line conf-d "#" 1 waiting - pr notice &&
+		locks_line --local conf-d "#" 1 waiting - pr notice &&
+		locks_asked &&
 		rdl_signal $SEEN_PORT
 		;;
 	esac
@@ -340,7 +379,7 @@ if [ -n "${up:-}" ]; then
 	rdl_step "... and one unlock of EX" \
 		stat_grows dlm_unlocks_ex - 1 \
 		rdlockctl lock -m ex -w 60 conf-d "stats$RDLOCK_NODE_ID" -- true
-	rdl_step "locks: node 0 holds EX, node 1 waits (by name on node 0, by hash on node 2)" \
+	rdl_step "locks: node 0 holds EX, node 1 waits (by name on node 0, by hash on node 2 alone, by name asking every node)" \
 		locks_cluster
 	rdl_step "locks: a plain lockspace's lock, with its owner process" \
 		rdlockctl lock -w 60 conf-a "own$RDLOCK_NODE_ID" -- \

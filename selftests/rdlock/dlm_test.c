@@ -127,6 +127,16 @@
  *		waiting requests: node 0 remembers exactly 4 (waits_known),
  *		counts 4 dropped, its holder gets the BAST; node 1's cancels
  *		make it forget the 4.
+ * locks	every node holds EX on its own resource with a stored value
+ *		block, node 0 PR on a shared one that node 1 waits for EX
+ *		on: RDLOCK_IOC_LOCKS of every node (RDLOCK_LOCKS_QUERY_CLUSTER,
+ *		on /dev/rdlock), on each node, lists exactly those locks
+ *		with their nodes, states, modes, ids and lvb-valid flags,
+ *		every other node asked and answered; by name, the one lock;
+ *		a capacity of 1, the whole count and one entry written. The
+ *		nodes meet through the lists themselves: each waits for PR
+ *		on a lock node 0 holds EX once it checked, and node 0 lets
+ *		go once it sees them all wait.
  *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_DLM_ITERS (default 30),
  * RDLOCK_BARRIER_TIMEOUT (s, default 300), RDLOCK_DLM_ROOM (0: skip room).
@@ -1472,6 +1482,223 @@ TEST_F_TIMEOUT(dlm, node_waits, STEP_S)
 		UNLOCK(fd, 0);
 		EXPECT_EQ(0, rdl_write_u32(NODE_WAITS, NODE_WAITS_DEFAULT));
 	}
+}
+
+/* LOCKS of every node in this test's lockspace, of lock @name if not NULL. */
+static int lk_query(int dev, const char *name, struct rdlock_locks_entry *e,
+		    __u32 cap, __u32 *n, __u32 *asked, __u32 *answered)
+{
+	struct rdlock_locks l = {
+		.version = RDLOCK_UAPI_VERSION,
+		.flags = RDLOCK_LOCKS_QUERY_CLUSTER,
+		.count = cap,
+		.entries = (__u64)(unsigned long)e,
+		.lockspace = "dlm." LS_NAME,
+	};
+	int ret;
+
+	if (name) {
+		l.name = (__u64)(unsigned long)name;
+		l.name_len = strlen(name);
+	}
+	ret = rdl_ioctl(dev, RDLOCK_IOC_LOCKS, &l);
+	if (!ret) {
+		*n = l.count;
+		*asked = l.asked;
+		*answered = l.answered;
+	}
+	return ret;
+}
+
+/* How many entries of @e (@n) are lock @name of @node in @state. */
+static int lk_count(const struct rdlock_locks_entry *e, __u32 n,
+		    const char *name, __u32 node, __u32 state)
+{
+	int c = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		c += e[i].name_len == strlen(name) &&
+		     !memcmp(e[i].name, name, e[i].name_len) &&
+		     e[i].node == node && e[i].state == state;
+	return c;
+}
+
+/*
+ * Poll LOCKS of every node until lock @name of @node in @state shows
+ * @want times (60 s at most): 0, or -1 with the last list in @e.
+ */
+static int lk_wait(int dev, struct rdlock_locks_entry *e, __u32 cap,
+		   __u32 *n, const char *name, __u32 node, __u32 state,
+		   int want)
+{
+	double end = rdl_now() + 60;
+	__u32 asked, answered;
+
+	do {
+		if (!lk_query(dev, NULL, e, cap, n, &asked, &answered) &&
+		    *n <= cap && lk_count(e, *n, name, node, state) == want)
+			return 0;
+		usleep(50000);
+	} while (rdl_now() < end);
+	return -1;
+}
+
+/* Unlock @slot, taking the BASTs before its unlock AST: 0, or -1. */
+static int lk_unlock(int fd, __u32 slot)
+{
+	struct rdlock_dlm_test_event e;
+
+	if (dl_unlock(fd, slot, 0))
+		return -1;
+	do {
+		if (dl_event(fd, slot, WAIT_MS, &e))
+			return -1;
+	} while (e.type == RDLOCK_DLM_TEST_BAST);
+	return e.type == RDLOCK_DLM_TEST_AST && e.status == EUNLOCK ? 0 : -1;
+}
+
+/* Whether entry @x is one the locks test makes, on a cluster of @nr nodes. */
+static bool lk_expected(const struct rdlock_locks_entry *x, __u32 nr)
+{
+	char name[32];
+
+	if (!x->hash || !x->id || x->home != RDLOCK_LOCKS_NONE || x->owner)
+		return false;
+	if (x->node < nr) {
+		res_name(name, sizeof(name), "locks", x->node);
+		if (x->name_len == strlen(name) &&
+		    !memcmp(x->name, name, x->name_len))
+			return x->state == RDLOCK_LOCKS_GRANTED &&
+			       x->mode == RDLOCK_LOCK_EX &&
+			       x->rqmode == RDLOCK_LOCKS_NONE &&
+			       x->flags == RDLOCK_LOCKS_LVB_VALID;
+	}
+	if (x->name_len == strlen("locks-shared") &&
+	    !memcmp(x->name, "locks-shared", x->name_len))
+		return x->flags == 0 &&
+		       ((x->node == 0 && x->state == RDLOCK_LOCKS_GRANTED &&
+			 x->mode == RDLOCK_LOCK_PR &&
+			 x->rqmode == RDLOCK_LOCKS_NONE) ||
+			(x->node == 1 && x->state == RDLOCK_LOCKS_WAITING &&
+			 x->mode == RDLOCK_LOCKS_NONE &&
+			 x->rqmode == RDLOCK_LOCK_EX));
+	if (x->name_len == strlen("locks-done") &&
+	    !memcmp(x->name, "locks-done", x->name_len))
+		return x->flags == 0 && x->node < nr &&
+		       ((x->node == 0 && x->state == RDLOCK_LOCKS_GRANTED &&
+			 x->mode == RDLOCK_LOCK_EX &&
+			 x->rqmode == RDLOCK_LOCKS_NONE) ||
+			(x->node && x->state == RDLOCK_LOCKS_WAITING &&
+			 x->mode == RDLOCK_LOCKS_NONE &&
+			 x->rqmode == RDLOCK_LOCK_PR));
+	return false;
+}
+
+TEST_F_TIMEOUT(dlm, locks, STEP_S)
+{
+	static struct rdlock_locks_entry e[64];
+	__u32 me = self->env.self, nr = self->env.nr_nodes, n = 0, i, k;
+	__u32 asked = 0, answered = 0, others;
+	struct rdlock_dlm_test_event ev;
+	__u8 want[RDLOCK_DLM_TEST_LVB];
+	char name[32];
+	int fd = self->fd, dev;
+	bool whole = false;
+	double end;
+
+	dev = open(RDLOCK_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	others = ((1U << nr) - 1) & ~(1U << me);
+	if (!me) {
+		GRANT(fd, 1, PR, 0, "locks-shared");
+		GRANT(fd, 2, EX, 0, "locks-done");
+	}
+	/* A value stored, then EX again: valid at that grant. */
+	res_name(name, sizeof(name), "locks", me);
+	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, name, &ev));
+	lvb_pattern(want, me);
+	ASSERT_EQ(0, lvb_store(fd, 0, NL, want));
+	ASSERT_EQ(0, lvb_grant(fd, 0, EX, 0, NULL, &ev));
+	EXPECT_EQ(0, ev.sb_flags);
+	/* Node 1 waits for EX once node 0's answer shows its PR. */
+	if (me == 1) {
+		ASSERT_EQ(0, lk_wait(dev, e, 64, &n, "locks-shared", 0,
+				     RDLOCK_LOCKS_GRANTED, 1));
+		ASSERT_EQ(0, dl_lock(fd, 1, EX, 0, "locks-shared"));
+	}
+	/* Every node's locks, as the nodes answer, until all are there. */
+	end = rdl_now() + 60;
+	do {
+		ASSERT_EQ(0, lk_query(dev, NULL, e, 64, &n, &asked, &answered));
+		ASSERT_GE(64, n);
+		whole = lk_count(e, n, "locks-shared", 0,
+				 RDLOCK_LOCKS_GRANTED) == 1 &&
+			lk_count(e, n, "locks-shared", 1,
+				 RDLOCK_LOCKS_WAITING) == 1 &&
+			lk_count(e, n, "locks-done", 0,
+				 RDLOCK_LOCKS_GRANTED) == 1;
+		for (k = 0; k < nr; k++) {
+			res_name(name, sizeof(name), "locks", k);
+			whole &= lk_count(e, n, name, k,
+					  RDLOCK_LOCKS_GRANTED) == 1;
+		}
+		if (!whole)
+			usleep(50000);
+	} while (!whole && rdl_now() < end);
+	EXPECT_TRUE(whole);
+	EXPECT_EQ(others, asked);
+	EXPECT_EQ(others, answered);
+	/* Exactly those, and the done waits of the nodes that checked. */
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(lk_expected(&e[i], nr))
+			TH_LOG("entry %u: '%.*s' node %u state %u modes %u %u flags %#x id %u",
+			       i, (int)e[i].name_len, (const char *)e[i].name,
+			       e[i].node, e[i].state, e[i].mode, e[i].rqmode,
+			       e[i].flags, e[i].id);
+		if (e[i].node == me && e[i].name_len == strlen("locks-0"))
+			EXPECT_EQ(dl_lkid(fd, 0), e[i].id);
+	}
+	EXPECT_GE(n, nr + 3);
+	EXPECT_LE(n, nr + 3 + nr - 1);
+	/* One name: the next node's lock alone, from its answer. */
+	k = (me + 1) % nr;
+	res_name(name, sizeof(name), "locks", k);
+	ASSERT_EQ(0, lk_query(dev, name, e, 64, &n, &asked, &answered));
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(k, e[0].node);
+	EXPECT_EQ(RDLOCK_LOCK_EX, e[0].mode);
+	EXPECT_EQ(RDLOCK_LOCKS_LVB_VALID, e[0].flags);
+	EXPECT_EQ(others, answered);
+	/* A capacity of 1: all are counted, one is written. */
+	memset(e, 0xa5, sizeof(e));
+	ASSERT_EQ(0, lk_query(dev, NULL, e, 1, &n, &asked, &answered));
+	EXPECT_LE(nr + 3, n);
+	EXPECT_NE(0xa5a5a5a5U, e[0].name_len);
+	EXPECT_EQ(0xa5a5a5a5U, e[1].name_len);
+	EXPECT_EQ(others, answered);
+
+	/* Done here: wait for PR on locks-done, which node 0 holds EX. */
+	if (me) {
+		ASSERT_EQ(0, dl_lock(fd, 2, PR, 0, "locks-done"));
+	} else {
+		/* Every other node checked: it waits. */
+		for (k = 1; k < nr; k++)
+			ASSERT_EQ(0, lk_wait(dev, e, 64, &n, "locks-done", k,
+					     RDLOCK_LOCKS_WAITING, 1));
+		EXPECT_EQ(0, lk_unlock(fd, 1));
+		EXPECT_EQ(0, lk_unlock(fd, 2));
+	}
+	if (me == 1) {
+		EXPECT_AST(fd, 1, 0);
+		UNLOCK(fd, 1);
+	}
+	if (me) {
+		EXPECT_AST(fd, 2, 0);
+		UNLOCK(fd, 2);
+	}
+	UNLOCK(fd, 0);
+	close(dev);
 }
 
 /* "-t TEST": only that test (rdl_select_tests()). */

@@ -3389,6 +3389,38 @@ static int locks_get(int fd, const char *ls, struct rdlock_locks_entry *e,
 	return ret;
 }
 
+/*
+ * LOCKS of @ls with @flags, of lock @name alone when not NULL; 0 or the
+ * errno, the count in *@n, the nodes asked and answered in @nodes[0], [1].
+ */
+static int locks_query(int fd, const char *ls, __u32 flags, const char *name,
+		       struct rdlock_locks_entry *e, __u32 cap, __u32 *n,
+		       __u32 *nodes)
+{
+	struct rdlock_locks l = {
+		.version = RDLOCK_UAPI_VERSION,
+		.flags = flags,
+		.count = cap,
+		.entries = (__u64)(unsigned long)e,
+		.asked = ~0U,		/* only written */
+		.answered = ~0U,
+	};
+	int ret;
+
+	strncpy(l.lockspace, ls, sizeof(l.lockspace) - 1);
+	if (name) {
+		l.name = (__u64)(unsigned long)name;
+		l.name_len = strlen(name);
+	}
+	ret = rdl_ioctl(fd, RDLOCK_IOC_LOCKS, &l);
+	if (!ret) {
+		*n = l.count;
+		nodes[0] = l.asked;
+		nodes[1] = l.answered;
+	}
+	return ret;
+}
+
 /* The entry of @e (@n of them) for @name in @state, or NULL. */
 static const struct rdlock_locks_entry *
 locks_find(const struct rdlock_locks_entry *e, __u32 n, const char *name,
@@ -3423,8 +3455,8 @@ TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
 {
 	static struct rdlock_locks_entry e[64];
 	const struct rdlock_locks_entry *g, *w;
+	__u32 n = 0, n2 = 0, h, hd, nodes[2];
 	struct rdlock_locks l;
-	__u32 n = 0, n2 = 0, h, hd;
 	int fd2, fd3, status;
 	pid_t pid, dpid;
 
@@ -3456,6 +3488,16 @@ TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
 	EXPECT_EQ(pid, w->owner);
 	/* Nothing written past the count. */
 	EXPECT_EQ(0xa5a5a5a5U, e[n].name_len);
+	/* By name: its holder and waiter alone; CLUSTER asks nobody here. */
+	EXPECT_EQ(0, locks_query(self->fd, LS_PLAIN, RDLOCK_LOCKS_QUERY_CLUSTER,
+				 "held", e, 64, &n2, nodes));
+	EXPECT_EQ(2, n2);
+	EXPECT_EQ(0, nodes[0] | nodes[1]);
+	EXPECT_NE(NULL, locks_find(e, n2, "held", RDLOCK_LOCKS_GRANTED));
+	EXPECT_NE(NULL, locks_find(e, n2, "held", RDLOCK_LOCKS_WAITING));
+	EXPECT_EQ(0, locks_query(self->fd, LS_PLAIN, 0, "hel", e, 64, &n2,
+				 nodes));
+	EXPECT_EQ(0, n2);
 	EXPECT_EQ(0, kill(pid, SIGKILL));
 	EXPECT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, rdl_ls_unlock(fd2, h));
@@ -3486,6 +3528,36 @@ TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
 	/* The same through its rdlock lockspace's name, as a kernel user's. */
 	EXPECT_EQ(0, locks_get(self->fd, "dlm." LS_DLM, NULL, 0, &n2));
 	EXPECT_EQ(n, n2);
+	/*
+	 * Every node's: this one-node cluster asks no other; by name, the
+	 * holder and the waiter, whose count a capacity of 1 still gives.
+	 */
+	EXPECT_EQ(0, locks_query(self->fd, LS_DLM, RDLOCK_LOCKS_QUERY_CLUSTER,
+				 NULL, e, 64, &n2, nodes));
+	EXPECT_EQ(n, n2);
+	EXPECT_EQ(0, nodes[0] | nodes[1]);
+	memset(e, 0xa5, sizeof(e));
+	EXPECT_EQ(0, locks_query(self->fd, LS_DLM, RDLOCK_LOCKS_QUERY_CLUSTER,
+				 "dheld", e, 1, &n2, nodes));
+	EXPECT_EQ(2, n2);
+	EXPECT_EQ(5, e[0].name_len);
+	EXPECT_EQ(0, memcmp(e[0].name, "dheld", 5));
+	EXPECT_EQ(0xa5a5a5a5U, e[1].name_len);
+	EXPECT_EQ(0, locks_query(self->fd, LS_DLM, 0, "dheld", e, 64, &n2,
+				 nodes));
+	EXPECT_EQ(2, n2);
+	EXPECT_NE(NULL, locks_find(e, n2, "dheld", RDLOCK_LOCKS_GRANTED));
+	EXPECT_NE(NULL, locks_find(e, n2, "dheld", RDLOCK_LOCKS_WAITING));
+	EXPECT_EQ(0, locks_query(self->fd, LS_DLM, RDLOCK_LOCKS_QUERY_CLUSTER,
+				 "dhel", e, 64, &n2, nodes));
+	EXPECT_EQ(0, n2);
+	/* The name is read from the caller's memory. */
+	l = uapi_valid_locks;
+	strcpy(l.lockspace, LS_DLM);
+	l.name = (__u64)(unsigned long)KERNEL_PTR;
+	l.name_len = 5;
+	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCKS, &l), EFAULT,
+		   "LOCKS with an unreadable name");
 	EXPECT_EQ(0, kill(dpid, SIGKILL));
 	EXPECT_EQ(dpid, waitpid(dpid, &status, 0));
 	EXPECT_EQ(0, rdl_ls_unlock(fd3, hd));

@@ -692,6 +692,16 @@ enum rdlock_locks_state {
 /* Largest struct rdlock_locks.count. */
 #define RDLOCK_LOCKS_MAX	65536
 
+/*
+ * Bits of struct rdlock_locks.flags. CLUSTER: in a DLM lockspace, every
+ * node's locks, each node of the lockspace asked over the network (this
+ * node's are read here); the other nodes' waits this node knows from
+ * notices are listed only for the nodes that did not answer. A plain
+ * lockspace lists this node's locks with or without it.
+ */
+#define RDLOCK_LOCKS_QUERY_CLUSTER	_BITUL(0)
+#define RDLOCK_LOCKS_QUERY_FLAGS	RDLOCK_LOCKS_QUERY_CLUSTER
+
 /**
  * struct rdlock_locks_entry - one lock, for RDLOCK_IOC_LOCKS
  * @name: its name, @name_len bytes (zeroes after them).
@@ -733,30 +743,42 @@ struct rdlock_locks_entry {
 };
 
 /**
- * struct rdlock_locks - one lockspace's locks on this node, for
- *	RDLOCK_IOC_LOCKS
+ * struct rdlock_locks - one lockspace's locks on this node, or on every
+ *	node of a DLM lockspace, for RDLOCK_IOC_LOCKS
  * @version: RDLOCK_UAPI_VERSION.
- * @flags: no flags are defined yet; must be 0.
+ * @flags: RDLOCK_LOCKS_QUERY_* bits.
  * @count: in: capacity of the @entries array, at most RDLOCK_LOCKS_MAX;
  *	out: number of locks. When the array is too small it is filled as
  *	far as it goes: call again with a larger one.
- * @pad: must be zero.
+ * @name_len: 0, or the length of @name (at most RDLOCK_RES_NAME_MAX):
+ *	the locks of that name only (and in a DLM lockspace the waits known
+ *	by its hash).
  * @lockspace: the lockspace, NUL-padded, as struct rdlock_ls_info.name
  *	gives it (a DLM lockspace of the uapi by its name; a kernel user's,
  *	such as OCFS2's, by its rdlock lockspace's).
  * @entries: user pointer to an array of struct rdlock_locks_entry: this
- *	node's locks, then in a DLM lockspace the other nodes' waits this
- *	node knows; may be 0 when @count is 0.
- * @reserved: must be zero.
+ *	node's locks, then with RDLOCK_LOCKS_QUERY_CLUSTER the other nodes'
+ *	as they answer, then in a DLM lockspace the other nodes' waits this
+ *	node knows (of the nodes that did not answer, with CLUSTER); may be
+ *	0 when @count is 0.
+ * @name: user pointer to @name_len bytes; 0 when @name_len is 0.
+ * @asked: out (ignored in), RDLOCK_LOCKS_QUERY_CLUSTER in a DLM
+ *	lockspace: the other nodes of the lockspace asked, a bit per node id;
+ *	else 0.
+ * @answered: out (ignored in): of @asked, the nodes whose whole answer
+ *	came (a node that does not have the lockspace open, is not connected,
+ *	or runs a version without the query does not answer).
  */
 struct rdlock_locks {
 	__u32 version;
 	__u32 flags;
 	__u32 count;
-	__u32 pad;
+	__u32 name_len;
 	char lockspace[RDLOCK_LS_NAME_MAX];
 	__u64 entries;
-	__u64 reserved[2];
+	__u64 name;
+	__u32 asked;
+	__u32 answered;
 };
 
 /* Lockspaces: CAP_SYS_ADMIN. */

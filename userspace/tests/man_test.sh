@@ -380,6 +380,25 @@ extra=$(missing "$doc" "$kern")
 [ "$(echo "$kern" | wc -l)" -gt 60 ] && [ -z "$lacks$extra" ]
 ok $? "uapi.rst lists the $(echo "$kern" | wc -l) counter names of dev_stats.c${lacks:+, but not $lacks}${extra:+, and $extra}"
 
+# A lockspace argument: "rdlockctl ls"'s names (a stand-in that lists two,
+# the rest from the tool): locks takes any, lock no kernel user's.
+mkdir "$tmp/fake"
+cat > "$tmp/fake/rdlockctl" << EOF
+#!/bin/sh
+[ "\$1" = ls ] || exec "$bindir/rdlockctl" "\$@"
+printf 'NAME KIND\nplain-a plain\ndlmh.0123 kernel\n'
+EOF
+chmod +x "$tmp/fake/rdlockctl"
+out=$(complete_line "$tmp/fake:$PATH" rdlockctl locks '' | tr '\n' ' ')
+[ "$out" = "dlmh.0123 plain-a " ]
+ok $? "completion: \"rdlockctl locks \" gives every lockspace (got: $out)"
+out=$(complete_line "$tmp/fake:$PATH" rdlockctl locks --json p)
+[ "$out" = plain-a ]
+ok $? "completion: \"rdlockctl locks --json p\" gives plain-a (got: $out)"
+out=$(complete_line "$tmp/fake:$PATH" rdlockctl lock '')
+[ "$out" = plain-a ]
+ok $? "completion: \"rdlockctl lock \" leaves a kernel user's out (got: $out)"
+
 out=$(complete_line "$tmp/no-such-dir" rdlockctl '')
 [ -z "$out" ]
 ok $? "completion: nothing without a rdlockctl in PATH${out:+ (but: $(echo "$out" | head -n 3 | words))}"
