@@ -19,6 +19,7 @@
 #include <linux/xarray.h>
 #include <linux/rdlock.h>
 
+struct rdlock_locks_query;
 struct rdlock_ls;
 struct rdlock_ls_attr;
 struct rdlock_lock_info;
@@ -132,7 +133,6 @@ struct rdlock_dev_dlm_name {
 
 long rdlock_dev_ls_list(struct rdlock_ls_info *out,
 			struct rdlock_dev_dlm_name *names, u32 max, u32 *count);
-struct rdlock_locks_query;
 long rdlock_dev_ls_locks(const char *name, struct rdlock_locks_query *q);
 void rdlock_dev_dls_exit(void);
 long rdlock_dev_dlm_lock(struct rdlock_file *f,

@@ -65,6 +65,7 @@ enum rdlock_dlm_notice_kind {
 	RDLOCK_DLM_NOTICE_LOCK = 8,	/* one lock of the answer */
 	RDLOCK_DLM_NOTICE_NAME = 9,	/* a part of that lock's name */
 	RDLOCK_DLM_NOTICE_END = 10,	/* the answer is complete */
+	RDLOCK_DLM_NOTICE_BYE = 11,	/* @src closed the lockspace */
 };
 
 /* Asks for this node's locks a lockspace keeps until it answers them. */
@@ -469,6 +470,11 @@ struct rdlock_dlm_req {
  *	left, LOCAL requests are granted once taken, as any other.
  * @age_work: starts the takes of locks @unpublished for longer than
  *	rdlock_dlm_local_defer_ms.
+ * @open_nodes: the other nodes known to have the lockspace open (their
+ *	hello or repeat notice came, their bye not since), a bit each:
+ *	those a LOCKS of every node asks.
+ * @closing: rdlock_dlm_close() ended the queries; no new one asks (under
+ *	@lock).
  * @queries: this node's RDLOCK_IOC_LOCKS waiting for the other nodes'
  *	answers (dlm_dump.c), under @lock.
  * @asks: other nodes' asks for this node's locks not answered yet, the
@@ -505,6 +511,8 @@ struct rdlock_dlm_ls {
 	struct list_head parked;
 	bool forcing;
 	struct delayed_work age_work;
+	unsigned long open_nodes;	/* RDLOCK_MAX_NODES bits */
+	bool closing;
 	struct list_head queries;
 	struct rdlock_dlm_ask asks[RDLOCK_DLM_ASKS_MAX];
 	unsigned int nr_asks;
@@ -586,6 +594,7 @@ int rdlock_dlm_dump_locks(const char *core, struct rdlock_locks_query *q);
 void rdlock_dlm_dump_notice(struct rdlock_dlm_ls *dls, u32 src,
 			    const void *payload, size_t len);
 void rdlock_dlm_dump_work(struct work_struct *work);
+void rdlock_dlm_dump_abort(struct rdlock_dlm_ls *dls);
 
 /* dlm_debugfs.c: the counters. */
 extern atomic64_t rdlock_dlm_st[RDLOCK_DLM_ST_NR];

@@ -1612,7 +1612,11 @@ int rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
 	/* A LOCKS of every node that found it before it left the list. */
+	rdlock_dlm_dump_abort(dls);
 	wait_var_event(&dls->refs, !atomic_read(&dls->refs));
+	/* The other nodes ask it for its locks no more. */
+	rdlock_dlm_send_msg(dls, &(struct rdlock_dlm_notice_msg){
+				.kind = RDLOCK_DLM_NOTICE_BYE }, U32_MAX);
 	rdlock_ls_notice_unregister(dls->ls);
 	/* No notice queues them now; no lock, no LOCAL grant is left. */
 	cancel_work_sync(&dls->trim_work);

@@ -8,16 +8,18 @@
  * resource of the same hash. No node knows the others' holders.
  *
  * The cluster's (RDLOCK_LOCKS_QUERY_CLUSTER): the querier sends a DUMP
- * notice to every other node of the lockspace; each answers from a work
- * item with a LOCK notice per lock of its own (then NAME notices that
- * carry the lock's name in parts) and an END notice with how many locks it
- * has. The notices of one node arrive in the order sent, so a NAME belongs
- * to the LOCK before it. The querier gathers them in softirq into its
- * array, and waits until every node asked has ended, or none has sent
- * anything for RDLOCK_DLM_DUMP_IDLE_MS. A node that does not have the
- * lockspace open, or runs a version that does not know these notices,
- * drops the DUMP and does not answer: its waits known here from notices
- * are listed instead.
+ * notice to every other node known to have the lockspace open (its hello
+ * or repeat notice came, and no bye since: rdlock_dlm_ls.open_nodes); each
+ * answers from a work item with a LOCK notice per lock of its own (then
+ * NAME notices that carry the lock's name in parts) and an END notice with
+ * how many locks it has, sent as bulk notices (a quarter of the link's send
+ * buffers at most: the lock path's notices keep theirs). The notices of one
+ * node arrive in the order sent, so a NAME belongs to the LOCK before it.
+ * The querier gathers them in softirq into its array, and waits until
+ * every node asked has ended, or none has sent anything for
+ * RDLOCK_DLM_DUMP_IDLE_MS. A node that closed the lockspace meanwhile, or
+ * runs a version that does not know these notices, drops the DUMP and does
+ * not answer: its waits known here from notices are listed instead.
  *
  *   querier                           every other node of the lockspace
  *   rdlock_dlm_dump_locks()
@@ -322,8 +324,9 @@ static int rdlock_dlm_dump_ls(struct rdlock_dlm_ls *dls, void *arg)
  * @naming: the entry each node's NAME notices fill, or NULL (full array).
  * @name_want: the length of that name.
  * @name_got: its bytes come so far.
- * @progress: notices taken: the querier waits on while it grows.
- * @wq: woken by each END.
+ * @last: jiffies of the last notice taken: the querier waits
+ *	RDLOCK_DLM_DUMP_IDLE_MS after it.
+ * @wq: woken by each END, and by rdlock_dlm_dump_abort().
  *
  * All under rdlock_dlm_ls.lock.
  */
@@ -337,7 +340,7 @@ struct rdlock_dlm_query {
 	struct rdlock_locks_entry *naming[RDLOCK_MAX_NODES];
 	u8 name_want[RDLOCK_MAX_NODES];
 	u8 name_got[RDLOCK_MAX_NODES];
-	unsigned long progress;
+	unsigned long last;
 	wait_queue_head_t wq;
 };
 
@@ -355,6 +358,14 @@ static struct rdlock_dlm_query *rdlock_dlm_query_find(struct rdlock_dlm_ls *dls,
 	return NULL;
 }
 
+/* @src's entry being named is left unnamed ("#HASH"), its bytes zero. */
+static void rdlock_dlm_query_unname(struct rdlock_dlm_query *q, u32 src)
+{
+	if (q->naming[src])
+		memset(q->naming[src]->name, 0, sizeof(q->naming[src]->name));
+	q->naming[src] = NULL;
+}
+
 /* A LOCK byte as the uapi's u32: RDLOCK_DLM_DUMP_NONE is NONE. */
 static u32 rdlock_dlm_dump_u32(u8 v)
 {
@@ -367,7 +378,7 @@ static void rdlock_dlm_query_lock(struct rdlock_dlm_query *q, u32 src,
 	struct rdlock_locks_entry *e;
 
 	q->recv[src]++;
-	q->naming[src] = NULL;
+	rdlock_dlm_query_unname(q, src);
 	e = rdlock_dlm_dump_next(q->d);
 	if (!e)
 		return;
@@ -396,7 +407,7 @@ static void rdlock_dlm_query_name(struct rdlock_dlm_query *q, u32 src,
 	if (!e || m->off != q->name_got[src] || !m->len ||
 	    m->len > RDLOCK_DLM_DUMP_NAME_PART ||
 	    m->off + m->len > q->name_want[src]) {
-		q->naming[src] = NULL;
+		rdlock_dlm_query_unname(q, src);
 		return;
 	}
 	memcpy(e->name + m->off, m->name, m->len);
@@ -416,16 +427,18 @@ static void rdlock_dlm_query_end(struct rdlock_dlm_query *q, u32 src,
 	if (total > q->recv[src] &&
 	    check_add_overflow(q->d->n, total - q->recv[src], &q->d->n))
 		q->d->n = U32_MAX;
-	q->naming[src] = NULL;
+	rdlock_dlm_query_unname(q, src);
 	clear_bit(src, &q->pending);
 	set_bit(src, &q->answered);
 	wake_up(&q->wq);
 }
 
 /*
- * Ask every other node of the lockspace for its locks and gather the
- * answers into @d, until every node asked answered, none sent anything for
- * RDLOCK_DLM_DUMP_IDLE_MS, or a fatal signal.
+ * Ask every other node known to have the lockspace open for its locks and
+ * gather the answers into @d, until every node asked answered, none sent
+ * anything for RDLOCK_DLM_DUMP_IDLE_MS, the lockspace closes, or a fatal
+ * signal. A node the ask could not be sent to counts as asked, not as
+ * answered.
  */
 static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d)
 {
@@ -436,7 +449,7 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 		.hash = cpu_to_le64(d->hash),
 	};
 	long idle = msecs_to_jiffies(RDLOCK_DLM_DUMP_IDLE_MS), left;
-	unsigned long nodes, failed = 0, seen, irq;
+	unsigned long nodes, failed = 0, last, irq;
 	u32 self = rdlock_xport_self(), node;
 	struct rdlock_dlm_query *q;
 	int ret = 0;
@@ -448,12 +461,14 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 	q->d = d;
 	init_waitqueue_head(&q->wq);
 	ask.qid = cpu_to_le32(q->qid);
-	nodes = rdlock_ls_node_mask(dls->ls);
+	/* Listening before asking: an answer may come before the next ask. */
+	spin_lock_irqsave(&dls->lock, irq);
+	nodes = dls->closing ? 0 :
+		READ_ONCE(dls->open_nodes) & rdlock_ls_node_mask(dls->ls);
 	if (self < BITS_PER_LONG)
 		__clear_bit(self, &nodes);
-	/* Listening before asking: an answer may come before the next ask. */
 	q->pending = nodes;
-	spin_lock_irqsave(&dls->lock, irq);
+	q->last = jiffies;
 	list_add_tail(&q->node, &dls->queries);
 	spin_unlock_irqrestore(&dls->lock, irq);
 	for_each_set_bit(node, &nodes, RDLOCK_MAX_NODES)
@@ -461,7 +476,6 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 			__set_bit(node, &failed);
 	spin_lock_irqsave(&dls->lock, irq);
 	q->pending &= ~failed;
-	seen = q->progress;
 	spin_unlock_irqrestore(&dls->lock, irq);
 	for (;;) {
 		left = wait_event_killable_timeout(q->wq, !READ_ONCE(q->pending),
@@ -470,29 +484,51 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 			ret = -EINTR;
 			break;
 		}
-		if (left > 0 || READ_ONCE(q->progress) == seen)
+		if (left > 0)
 			break;
-		seen = READ_ONCE(q->progress);
+		/* Answers still coming: the idle time runs from the last. */
+		last = READ_ONCE(q->last);
+		if (time_after_eq(jiffies, last + idle))
+			break;
+		idle = last + msecs_to_jiffies(RDLOCK_DLM_DUMP_IDLE_MS) -
+		       jiffies;
 	}
 	/* No notice writes into @d once off the list. */
 	spin_lock_irqsave(&dls->lock, irq);
 	list_del(&q->node);
 	spin_unlock_irqrestore(&dls->lock, irq);
-	d->q->asked = nodes & ~failed;
+	for (node = 0; node < RDLOCK_MAX_NODES; node++)
+		rdlock_dlm_query_unname(q, node);
+	d->q->asked = nodes;
 	d->q->answered = q->answered;
 	kfree(q);
 	return ret;
 }
 
+/**
+ * rdlock_dlm_dump_abort() - end this node's LOCKS of every node, for good
+ * @dls: the lockspace, closing: off rdlock_dlm_list, so that no query
+ *	finds it any more.
+ *
+ * Each query waiting for answers returns with what came; one that had not
+ * asked yet asks nobody.
+ */
+void rdlock_dlm_dump_abort(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_query *q;
+	unsigned long irq;
+
+	spin_lock_irqsave(&dls->lock, irq);
+	dls->closing = true;
+	list_for_each_entry(q, &dls->queries, node) {
+		q->pending = 0;
+		wake_up(&q->wq);
+	}
+	spin_unlock_irqrestore(&dls->lock, irq);
+}
+
 /* ------------------------------------------------------------------ */
 /* The answer                                                         */
-
-/* Send @len bytes of @m to @node; a node not reached ends the answer. */
-static int rdlock_dlm_answer_send(struct rdlock_dlm_ls *dls, u32 node,
-				  const void *m, size_t len)
-{
-	return rdlock_ls_notice_send_to(dls->ls, node, m, len);
-}
 
 /* Lock @e's LOCK notice, then its name's NAME notices, to @a->src. */
 static int rdlock_dlm_answer_one(struct rdlock_dlm_ls *dls,
@@ -520,13 +556,14 @@ static int rdlock_dlm_answer_one(struct rdlock_dlm_ls *dls,
 	u32 off;
 	int ret;
 
-	ret = rdlock_dlm_answer_send(dls, a->src, &m, sizeof(m));
+	ret = rdlock_ls_notice_send_bulk(dls->ls, a->src, &m, sizeof(m));
 	for (off = 0; !ret && off < e->name_len; off += nm.len) {
 		nm.off = off;
 		nm.len = min_t(u32, e->name_len - off, sizeof(nm.name));
 		memset(nm.name, 0, sizeof(nm.name));
 		memcpy(nm.name, e->name + off, nm.len);
-		ret = rdlock_dlm_answer_send(dls, a->src, &nm, sizeof(nm));
+		ret = rdlock_ls_notice_send_bulk(dls->ls, a->src, &nm,
+						 sizeof(nm));
 	}
 	return ret;
 }
@@ -584,7 +621,7 @@ static void rdlock_dlm_answer(struct rdlock_dlm_ls *dls,
 	if (ret)
 		return;
 	end.total = cpu_to_le32(total);
-	if (!rdlock_dlm_answer_send(dls, a->src, &end, sizeof(end)))
+	if (!rdlock_ls_notice_send_bulk(dls->ls, a->src, &end, sizeof(end)))
 		rdlock_dlm_count(RDLOCK_DLM_ST_DUMP_ANSWERED, 1);
 }
 
@@ -669,7 +706,7 @@ void rdlock_dlm_dump_notice(struct rdlock_dlm_ls *dls, u32 src,
 	/* LOCK, NAME and END have their query's id at the same offset. */
 	q = rdlock_dlm_query_find(dls, le32_to_cpu(lm->qid), src);
 	if (q) {
-		q->progress++;
+		q->last = jiffies;
 		if (kind == RDLOCK_DLM_NOTICE_LOCK)
 			rdlock_dlm_query_lock(q, src, payload);
 		else if (kind == RDLOCK_DLM_NOTICE_NAME)

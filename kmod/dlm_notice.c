@@ -209,6 +209,8 @@ void rdlock_dlm_node_down(void *arg, u32 node)
 		return;
 	spin_lock_irqsave(&dls->lock, flags);
 	rdlock_dlm_forget_wait(dls, node, 0);
+	/* Back, it says hello when it opens the lockspace again. */
+	clear_bit(node, &dls->open_nodes);
 	spin_unlock_irqrestore(&dls->lock, flags);
 	rdlock_dlm_count(RDLOCK_DLM_ST_NODE_DOWN, 1);
 	if (dls->ops && dls->ops->node_down)
@@ -244,8 +246,18 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	u32 lkid;
 	int mode;
 
-	if (len && *(const u8 *)payload >= RDLOCK_DLM_NOTICE_DUMP) {
+	if (!len)
+		return;
+	switch (m->kind) {
+	case RDLOCK_DLM_NOTICE_DUMP:
+	case RDLOCK_DLM_NOTICE_LOCK:
+	case RDLOCK_DLM_NOTICE_NAME:
+	case RDLOCK_DLM_NOTICE_END:
 		rdlock_dlm_dump_notice(dls, src, payload, len);
+		return;
+	case RDLOCK_DLM_NOTICE_BYE:
+		if (src != self && src < RDLOCK_MAX_NODES)
+			clear_bit(src, &dls->open_nodes);
 		return;
 	}
 	if (len < sizeof(*m))
@@ -280,8 +292,10 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_REPEAT) {
-		if (src != self)
+		if (src != self && src < RDLOCK_MAX_NODES) {
+			set_bit(src, &dls->open_nodes);
 			rdlock_dlm_forget_wait(dls, src, 0);
+		}
 		spin_unlock(&dls->lock);
 		return;
 	}
@@ -291,6 +305,7 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 			return;
 		}
 		/* What it sent before it (re)opened is over. */
+		set_bit(src, &dls->open_nodes);
 		rdlock_dlm_forget_wait(dls, src, 0);
 		spin_unlock(&dls->lock);
 		rdlock_dlm_count(RDLOCK_DLM_ST_HELLO, 1);

@@ -191,6 +191,8 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls);
 int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 			  size_t len);
 unsigned long rdlock_ls_node_mask(const struct rdlock_ls *ls);
+int rdlock_ls_notice_send_bulk(struct rdlock_ls *ls, u32 node,
+			       const void *payload, size_t len);
 int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
 			     const void *payload, size_t len);
 

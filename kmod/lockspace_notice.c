@@ -202,16 +202,25 @@ void rdlock_ls_notice_unregister(struct rdlock_ls *ls)
 	kfree(found);
 }
 
-/* Send a notice to @node (not this node), waiting briefly for a buffer. */
+/*
+ * Send a notice to @node (not this node), waiting briefly for a buffer;
+ * @bulk: one of a long train, within its quarter of the send buffers, and
+ * waiting longer for one.
+ */
 static int rdlock_ls_notice_post(u32 node, const struct rdlock_ls_notice_msg *m,
-				 size_t len)
+				 size_t len, bool bulk)
 {
 	int err, tries;
 
 	/* No free send buffer is a short wait, not a lost notice. */
-	for (tries = 0; tries < 1000; tries++) {
-		err = rdlock_xport_send_msg(node, RDLOCK_LS_MSG_TYPE, m,
-					    sizeof(m->tag) + len);
+	for (tries = 0; tries < (bulk ? 20000 : 1000); tries++) {
+		if (bulk)
+			err = rdlock_xport_send_msg_bulk(node,
+							 RDLOCK_LS_MSG_TYPE, m,
+							 sizeof(m->tag) + len);
+		else
+			err = rdlock_xport_send_msg(node, RDLOCK_LS_MSG_TYPE, m,
+						    sizeof(m->tag) + len);
 		if (err != -EAGAIN)
 			break;
 		usleep_range(100, 200);
@@ -249,7 +258,7 @@ int rdlock_ls_notice_send(struct rdlock_ls *ls, const void *payload,
 	for (i = 0; i < ls->nr_nodes; i++) {
 		if (ls->nodes[i] == self)
 			continue;
-		err = rdlock_ls_notice_post(ls->nodes[i], &m, len);
+		err = rdlock_ls_notice_post(ls->nodes[i], &m, len, false);
 		if (err && !ret)
 			ret = err;
 	}
@@ -274,6 +283,22 @@ unsigned long rdlock_ls_node_mask(const struct rdlock_ls *ls)
 	return mask;
 }
 
+static int __rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
+				      const void *payload, size_t len,
+				      bool bulk)
+{
+	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+
+	if (len > RDLOCK_LS_NOTICE_MAX)
+		return -EINVAL;
+	if (node == rdlock_xport_self()) {
+		rdlock_ls_deliver(ls->tag, node, payload, len);
+		return 0;
+	}
+	memcpy(m.payload, payload, len);
+	return rdlock_ls_notice_post(node, &m, len, bulk);
+}
+
 /**
  * rdlock_ls_notice_send_to() - send a notice to one node of the lockspace
  * @ls: the lockspace.
@@ -290,16 +315,27 @@ unsigned long rdlock_ls_node_mask(const struct rdlock_ls *ls)
 int rdlock_ls_notice_send_to(struct rdlock_ls *ls, u32 node,
 			     const void *payload, size_t len)
 {
-	struct rdlock_ls_notice_msg m = { .tag = cpu_to_le64(ls->tag) };
+	return __rdlock_ls_notice_send_to(ls, node, payload, len, false);
+}
 
-	if (len > RDLOCK_LS_NOTICE_MAX)
-		return -EINVAL;
-	if (node == rdlock_xport_self()) {
-		rdlock_ls_deliver(ls->tag, node, payload, len);
-		return 0;
-	}
-	memcpy(m.payload, payload, len);
-	return rdlock_ls_notice_post(node, &m, len);
+/**
+ * rdlock_ls_notice_send_bulk() - send one notice of a long train to a node
+ * @ls: the lockspace.
+ * @node: the node.
+ * @payload: up to RDLOCK_LS_NOTICE_MAX bytes.
+ * @len: its length.
+ *
+ * As rdlock_ls_notice_send_to(), ordered with it, but within a quarter of
+ * the link's send buffers (rdlock_xport_send_msg_bulk()), so that the
+ * train does not keep the lock path's notices and requests from theirs;
+ * waits up to a few seconds for a buffer. Sleeps.
+ *
+ * Return: 0, -EINVAL, or the transport's error (-ENOTCONN, -EAGAIN...).
+ */
+int rdlock_ls_notice_send_bulk(struct rdlock_ls *ls, u32 node,
+			       const void *payload, size_t len)
+{
+	return __rdlock_ls_notice_send_to(ls, node, payload, len, true);
 }
 
 /* Every lockspace user's down callback, in process context. */

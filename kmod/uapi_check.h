@@ -484,8 +484,9 @@ static inline int rdlock_check_stats(const struct rdlock_stats *st)
 static inline int rdlock_check_locks(const struct rdlock_locks *l)
 {
 	if (l->version != RDLOCK_UAPI_VERSION ||
-	    l->flags & ~RDLOCK_LOCKS_QUERY_FLAGS ||
-	    l->name_len > RDLOCK_RES_NAME_MAX || !l->name_len != !l->name ||
+	    (l->flags & ~RDLOCK_LOCKS_QUERY_FLAGS) ||
+	    l->name_len > RDLOCK_RES_NAME_MAX ||
+	    !l->name_len != !l->name ||
 	    l->count > RDLOCK_LOCKS_MAX)
 		return -EINVAL;
 	return rdlock_ls_check_name(l->lockspace, true);

@@ -77,6 +77,8 @@ int rdlock_xport_set_msg_handler(unsigned int type,
 				 rdlock_xmsg_handler_t handler);
 int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 			  size_t len);
+int rdlock_xport_send_msg_bulk(u32 node, unsigned int type,
+			       const void *payload, size_t len);
 /*
  * A connection to another node became usable (again): messages sent to it
  * while it was down, or lost with the connection before, never arrive.

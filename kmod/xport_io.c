@@ -1454,20 +1454,8 @@ int rdlock_xport_set_msg_handler(unsigned int type,
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_msg_handler, RDLOCK_INTERNAL);
 
-/**
- * rdlock_xport_send_msg() - send a one-way message to a node
- * @node: destination; our own id goes through the loopback connection.
- * @type: below RDLOCK_XMSG_USER_TYPES.
- * @payload: up to RDLOCK_XMSG_PAYLOAD bytes.
- * @len: length of @payload.
- *
- * Context: any but hardirq; does not sleep. Delivery is in order per pair
- * of nodes, and lost only with the connection.
- * Return: 0, -EINVAL, -ENOENT, -ENOTCONN, or -EAGAIN when the connection's
- * send buffers are all in use.
- */
-int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
-			  size_t len)
+static int __rdlock_xport_send_msg(u32 node, unsigned int type,
+				   const void *payload, size_t len, bool bulk)
 {
 	struct rdlock_msgbuf *tx;
 	struct rdlock_conn *conn;
@@ -1478,6 +1466,11 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 	conn = rdlock_conn_get_ready(node, &ret);
 	if (!conn)
 		return ret;
+	/* A soft bound (read unlocked): the others' quarter stays free. */
+	if (bulk && READ_ONCE(conn->tx_nonreply) >= RDLOCK_TX_DEPTH / 4) {
+		rdlock_conn_put(conn);
+		return -EAGAIN;
+	}
 	/*
 	 * Fault injection: the message is lost with its connection, and the
 	 * sender cannot tell, as when a posted send is flushed.
@@ -1497,7 +1490,46 @@ int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 	rdlock_conn_put(conn);
 	return ret;
 }
+
+/**
+ * rdlock_xport_send_msg() - send a one-way message to a node
+ * @node: destination; our own id goes through the loopback connection.
+ * @type: below RDLOCK_XMSG_USER_TYPES.
+ * @payload: up to RDLOCK_XMSG_PAYLOAD bytes.
+ * @len: length of @payload.
+ *
+ * Context: any but hardirq; does not sleep. Delivery is in order per pair
+ * of nodes, and lost only with the connection.
+ * Return: 0, -EINVAL, -ENOENT, -ENOTCONN, or -EAGAIN when the connection's
+ * send buffers are all in use.
+ */
+int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
+			  size_t len)
+{
+	return __rdlock_xport_send_msg(node, type, payload, len, false);
+}
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg, RDLOCK_INTERNAL);
+
+/**
+ * rdlock_xport_send_msg_bulk() - send a message of a bulk transfer
+ * @node: the destination.
+ * @type: the message type, below RDLOCK_XMSG_USER_TYPES.
+ * @payload: up to RDLOCK_XMSG_PAYLOAD bytes.
+ * @len: its length.
+ *
+ * As rdlock_xport_send_msg(), but -EAGAIN once a quarter of the link's send
+ * buffers hold one-way messages and requests: a long train of these (a
+ * node's answer to a dump of its locks) leaves the other quarter of that
+ * half to the lock path's requests and notices.
+ *
+ * Return: 0, -EAGAIN (try again later), or rdlock_xport_send_msg()'s errors.
+ */
+int rdlock_xport_send_msg_bulk(u32 node, unsigned int type,
+			       const void *payload, size_t len)
+{
+	return __rdlock_xport_send_msg(node, type, payload, len, true);
+}
+EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg_bulk, RDLOCK_INTERNAL);
 
 /**
  * rdlock_xport_set_up_handler() - hear of connections to other nodes

@@ -1625,7 +1625,7 @@ static struct rdlock_locks_entry *get_locks(int fd, const char *ls,
 	for (i = 0; i < 32; i++)
 		if (missing & 1U << i)
 			err_msg("locks %s: node %u did not answer (%s): %s", ls,
-				i, "not connected, lockspace not open, or older",
+				i, "not connected, or an older module",
 				"only its waits known here are listed");
 	*count = l.count;
 	return e;

@@ -129,14 +129,16 @@
  *		make it forget the 4.
  * locks	every node holds EX on its own resource with a stored value
  *		block, node 0 PR on a shared one that node 1 waits for EX
- *		on: RDLOCK_IOC_LOCKS of every node (RDLOCK_LOCKS_QUERY_CLUSTER,
- *		on /dev/rdlock), on each node, lists exactly those locks
- *		with their nodes, states, modes, ids and lvb-valid flags,
- *		every other node asked and answered; by name, the one lock;
- *		a capacity of 1, the whole count and one entry written. The
- *		nodes meet through the lists themselves: each waits for PR
- *		on a lock node 0 holds EX once it checked, and node 0 lets
- *		go once it sees them all wait.
+ *		on, and NL on a name of 63 bytes: RDLOCK_IOC_LOCKS of every
+ *		node (RDLOCK_LOCKS_QUERY_CLUSTER, on /dev/rdlock), on each
+ *		node, lists exactly those locks with their nodes, states,
+ *		modes, ids, names and lvb-valid flags, every other node asked
+ *		and answered; by name, the one lock; a capacity of 1, the
+ *		whole count and one entry written; once the last node closed
+ *		the lockspace, node 0 asks it no more. The nodes meet through
+ *		the lists themselves: each waits for PR on a lock node 0
+ *		holds EX once it checked, and node 0 lets go once it sees
+ *		them all wait.
  *
  * Env: RDLOCK_NODE_ID, RDLOCK_NR_NODES, RDLOCK_DLM_ITERS (default 30),
  * RDLOCK_BARRIER_TIMEOUT (s, default 300), RDLOCK_DLM_ROOM (0: skip room).
@@ -1583,6 +1585,13 @@ static bool lk_expected(const struct rdlock_locks_entry *x, __u32 nr)
 			(x->node == 1 && x->state == RDLOCK_LOCKS_WAITING &&
 			 x->mode == RDLOCK_LOCKS_NONE &&
 			 x->rqmode == RDLOCK_LOCK_EX));
+	/* 63 bytes: three name notices, the last of 15. */
+	if (x->name_len == strlen(LONG_NAME + 1) &&
+	    !memcmp(x->name, LONG_NAME + 1, x->name_len))
+		return x->flags == 0 && x->node == 0 &&
+		       x->state == RDLOCK_LOCKS_GRANTED &&
+		       x->mode == RDLOCK_LOCK_NL &&
+		       x->rqmode == RDLOCK_LOCKS_NONE;
 	if (x->name_len == strlen("locks-done") &&
 	    !memcmp(x->name, "locks-done", x->name_len))
 		return x->flags == 0 && x->node < nr &&
@@ -1613,6 +1622,7 @@ TEST_F_TIMEOUT(dlm, locks, STEP_S)
 	if (!me) {
 		GRANT(fd, 1, PR, 0, "locks-shared");
 		GRANT(fd, 2, EX, 0, "locks-done");
+		GRANT(fd, 3, NL, 0, LONG_NAME + 1);
 	}
 	/* A value stored, then EX again: valid at that grant. */
 	res_name(name, sizeof(name), "locks", me);
@@ -1637,6 +1647,8 @@ TEST_F_TIMEOUT(dlm, locks, STEP_S)
 			lk_count(e, n, "locks-shared", 1,
 				 RDLOCK_LOCKS_WAITING) == 1 &&
 			lk_count(e, n, "locks-done", 0,
+				 RDLOCK_LOCKS_GRANTED) == 1 &&
+			lk_count(e, n, LONG_NAME + 1, 0,
 				 RDLOCK_LOCKS_GRANTED) == 1;
 		for (k = 0; k < nr; k++) {
 			res_name(name, sizeof(name), "locks", k);
@@ -1659,8 +1671,8 @@ TEST_F_TIMEOUT(dlm, locks, STEP_S)
 		if (e[i].node == me && e[i].name_len == strlen("locks-0"))
 			EXPECT_EQ(dl_lkid(fd, 0), e[i].id);
 	}
-	EXPECT_GE(n, nr + 3);
-	EXPECT_LE(n, nr + 3 + nr - 1);
+	EXPECT_GE(n, nr + 4);
+	EXPECT_LE(n, nr + 4 + nr - 1);
 	/* One name: the next node's lock alone, from its answer. */
 	k = (me + 1) % nr;
 	res_name(name, sizeof(name), "locks", k);
@@ -1673,7 +1685,7 @@ TEST_F_TIMEOUT(dlm, locks, STEP_S)
 	/* A capacity of 1: all are counted, one is written. */
 	memset(e, 0xa5, sizeof(e));
 	ASSERT_EQ(0, lk_query(dev, NULL, e, 1, &n, &asked, &answered));
-	EXPECT_LE(nr + 3, n);
+	EXPECT_LE(nr + 4, n);
 	EXPECT_NE(0xa5a5a5a5U, e[0].name_len);
 	EXPECT_EQ(0xa5a5a5a5U, e[1].name_len);
 	EXPECT_EQ(others, answered);
@@ -1688,6 +1700,7 @@ TEST_F_TIMEOUT(dlm, locks, STEP_S)
 					     RDLOCK_LOCKS_WAITING, 1));
 		EXPECT_EQ(0, lk_unlock(fd, 1));
 		EXPECT_EQ(0, lk_unlock(fd, 2));
+		UNLOCK(fd, 3);
 	}
 	if (me == 1) {
 		EXPECT_AST(fd, 1, 0);
@@ -1698,6 +1711,22 @@ TEST_F_TIMEOUT(dlm, locks, STEP_S)
 		UNLOCK(fd, 2);
 	}
 	UNLOCK(fd, 0);
+	/*
+	 * The last node closes the lockspace: its bye notice tells node 0,
+	 * whose next lists ask it no more (the others may close as well).
+	 */
+	if (me == nr - 1)
+		EXPECT_EQ(0, rdl_ioctl(fd, RDLOCK_DLM_TEST_IOC_CLOSE, NULL));
+	if (!me) {
+		end = rdl_now() + 60;
+		do {
+			ASSERT_EQ(0, lk_query(dev, NULL, e, 64, &n, &asked,
+					      &answered));
+			if (asked & 1U << (nr - 1))
+				usleep(50000);
+		} while (asked & 1U << (nr - 1) && rdl_now() < end);
+		EXPECT_EQ(0, asked & 1U << (nr - 1));
+	}
 	close(dev);
 }
 

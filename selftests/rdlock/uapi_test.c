@@ -3553,7 +3553,7 @@ TEST_F_TIMEOUT(uapi, locks, SETUP_S + 60)
 	EXPECT_EQ(0, n2);
 	/* The name is read from the caller's memory. */
 	l = uapi_valid_locks;
-	strcpy(l.lockspace, LS_DLM);
+	strncpy(l.lockspace, LS_DLM, sizeof(l.lockspace));
 	l.name = (__u64)(unsigned long)KERNEL_PTR;
 	l.name_len = 5;
 	expect_err(_metadata, rdl_ioctl(self->fd, RDLOCK_IOC_LOCKS, &l), EFAULT,
