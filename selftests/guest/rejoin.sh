@@ -75,6 +75,17 @@ declare_down() {
 	rdlockctl node-down 1
 }
 
+# locks_lost LS NAME: "rdlockctl locks LS NAME" lists this node's EX hold
+# of NAME, whose lockspace was lost with the epoch, as lost (its holder
+# must let go), and nothing else.
+locks_lost() {
+	rdlockctl locks "$1" "$2" > /tmp/locks-lost || return 1
+	sed "s/^/# node $ID: /" /tmp/locks-lost
+	awk -v n="$2" -v id="$ID" 'NR > 1 { c++ }
+		NR > 1 && $1 == n && $2 == id && $3 == "lost" && $4 == "ex" { f++ }
+		END { exit !(c == 1 && f == 1) }' /tmp/locks-lost
+}
+
 # lost LS: LS, lost with the epoch this node was declared down in, is no
 # longer this node's: nothing to remove by that name.
 lost() {
@@ -130,6 +141,7 @@ case $ID in
 	rdl_step "node 2 declared this node down" \
 		rdl_wait_signal 2 $P_DOWN $WAIT &&
 	rdl_step "told: both survivors cut off here" rdl_poll 30 cut_off &&
+	rdl_step "rdlockctl locks lists x lost" rdl_poll 30 locks_lost rj-old x &&
 	rdl_step "holders end" rdl_release_lost &&
 	rdl_step "rj-old lost" lost rj-old &&
 	rdl_step "cluster down" rdlockctl down &&
