@@ -1607,22 +1607,26 @@ int rdlock_dlm_close(struct rdlock_dlm_ls *dls)
 	spin_unlock_irqrestore(&dls->lock, flags);
 	if (busy)
 		return -EBUSY;
+	/* LOCKS of every node end now, and ask nobody from now on. */
+	rdlock_dlm_dump_abort(dls);
 	wait_var_event(&dls->refs, !atomic_read(&dls->refs));
 	mutex_lock(&rdlock_dlm_mutex);
 	list_del(&dls->list);
 	mutex_unlock(&rdlock_dlm_mutex);
-	/* A LOCKS of every node that found it before it left the list. */
-	rdlock_dlm_dump_abort(dls);
+	/* A LOCKS that found it before it left the list. */
 	wait_var_event(&dls->refs, !atomic_read(&dls->refs));
-	/* The other nodes ask it for its locks no more. */
-	rdlock_dlm_send_msg(dls, &(struct rdlock_dlm_notice_msg){
-				.kind = RDLOCK_DLM_NOTICE_BYE }, U32_MAX);
 	rdlock_ls_notice_unregister(dls->ls);
 	/* No notice queues them now; no lock, no LOCAL grant is left. */
 	cancel_work_sync(&dls->trim_work);
 	cancel_work_sync(&dls->repeat_work);
 	cancel_work_sync(&dls->dump_work);
 	cancel_delayed_work_sync(&dls->age_work);
+	/*
+	 * The other nodes ask it for its locks no more; after its last
+	 * repeat notice, which would make them take it for open again.
+	 */
+	rdlock_dlm_send_msg(dls, &(struct rdlock_dlm_notice_msg){
+				.kind = RDLOCK_DLM_NOTICE_BYE }, U32_MAX);
 	rdlock_ls_close(dls->ls);
 	list_for_each_entry_safe(n, tmp, &dls->notices, node) {
 		kfree(n);
@@ -1678,6 +1682,8 @@ void rdlock_dlm_exit(void)
 		pr_err("DLM lockspace %s was not closed\n", dls->name);
 		rdlock_ls_notice_unregister(dls->ls);
 		cancel_delayed_work_sync(&dls->age_work);
+		/* On system_unbound_wq, which our exit does not flush. */
+		cancel_work_sync(&dls->dump_work);
 	}
 	mutex_unlock(&rdlock_dlm_mutex);
 	/* Requests queue callbacks: their queues go first. */

@@ -449,7 +449,7 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 		.hash = cpu_to_le64(d->hash),
 	};
 	long idle = msecs_to_jiffies(RDLOCK_DLM_DUMP_IDLE_MS), left;
-	unsigned long nodes, failed = 0, last, irq;
+	unsigned long nodes, asked = 0, failed = 0, last, now, irq;
 	u32 self = rdlock_xport_self(), node;
 	struct rdlock_dlm_query *q;
 	int ret = 0;
@@ -471,9 +471,14 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 	q->last = jiffies;
 	list_add_tail(&q->node, &dls->queries);
 	spin_unlock_irqrestore(&dls->lock, irq);
-	for_each_set_bit(node, &nodes, RDLOCK_MAX_NODES)
+	for_each_set_bit(node, &nodes, RDLOCK_MAX_NODES) {
+		/* Ended by rdlock_dlm_dump_abort(): ask no more. */
+		if (!READ_ONCE(q->pending))
+			break;
+		__set_bit(node, &asked);
 		if (rdlock_ls_notice_send_to(dls->ls, node, &ask, sizeof(ask)))
 			__set_bit(node, &failed);
+	}
 	spin_lock_irqsave(&dls->lock, irq);
 	q->pending &= ~failed;
 	spin_unlock_irqrestore(&dls->lock, irq);
@@ -487,11 +492,11 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 		if (left > 0)
 			break;
 		/* Answers still coming: the idle time runs from the last. */
-		last = READ_ONCE(q->last);
-		if (time_after_eq(jiffies, last + idle))
+		now = jiffies;
+		last = READ_ONCE(q->last) + msecs_to_jiffies(RDLOCK_DLM_DUMP_IDLE_MS);
+		if (time_after_eq(now, last))
 			break;
-		idle = last + msecs_to_jiffies(RDLOCK_DLM_DUMP_IDLE_MS) -
-		       jiffies;
+		idle = last - now;
 	}
 	/* No notice writes into @d once off the list. */
 	spin_lock_irqsave(&dls->lock, irq);
@@ -499,7 +504,7 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 	spin_unlock_irqrestore(&dls->lock, irq);
 	for (node = 0; node < RDLOCK_MAX_NODES; node++)
 		rdlock_dlm_query_unname(q, node);
-	d->q->asked = nodes;
+	d->q->asked = asked;
 	d->q->answered = q->answered;
 	kfree(q);
 	return ret;
@@ -616,6 +621,9 @@ static void rdlock_dlm_answer(struct rdlock_dlm_ls *dls,
 			ret = rdlock_dlm_answer_one(dls, a, &e[i]);
 		sent += nr;
 		cond_resched();
+		/* Closing: rdlock_dlm_close() waits for this work. */
+		if (READ_ONCE(dls->closing))
+			ret = -ESHUTDOWN;
 	} while (lkb && !ret);
 	kfree(e);
 	if (ret)

@@ -242,12 +242,20 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 	struct rdlock_dlm_lkb *lkb;
 	struct rdlock_dlm_res *res;
 	u32 self = rdlock_xport_self();
+	bool known = true;
 	u64 hash, req;
 	u32 lkid;
 	int mode;
 
 	if (!len)
 		return;
+	/*
+	 * Any notice but a bye comes from a node that has the lockspace
+	 * open: also one whose hello, or repeat, was lost or dropped.
+	 */
+	if (src != self && src < RDLOCK_MAX_NODES &&
+	    m->kind != RDLOCK_DLM_NOTICE_BYE)
+		known = test_and_set_bit(src, &dls->open_nodes);
 	switch (m->kind) {
 	case RDLOCK_DLM_NOTICE_DUMP:
 	case RDLOCK_DLM_NOTICE_LOCK:
@@ -292,11 +300,15 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_REPEAT) {
-		if (src != self && src < RDLOCK_MAX_NODES) {
-			set_bit(src, &dls->open_nodes);
+		if (src != self)
 			rdlock_dlm_forget_wait(dls, src, 0);
-		}
 		spin_unlock(&dls->lock);
+		/*
+		 * From a node this one did not know open (its hello came before
+		 * this node listened): it may not know this node either.
+		 */
+		if (!known)
+			rdlock_dlm_repeat_to(dls, src);
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_HELLO) {
@@ -305,7 +317,6 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 			return;
 		}
 		/* What it sent before it (re)opened is over. */
-		set_bit(src, &dls->open_nodes);
 		rdlock_dlm_forget_wait(dls, src, 0);
 		spin_unlock(&dls->lock);
 		rdlock_dlm_count(RDLOCK_DLM_ST_HELLO, 1);

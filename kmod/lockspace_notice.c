@@ -213,7 +213,7 @@ static int rdlock_ls_notice_post(u32 node, const struct rdlock_ls_notice_msg *m,
 	int err, tries;
 
 	/* No free send buffer is a short wait, not a lost notice. */
-	for (tries = 0; tries < (bulk ? 20000 : 1000); tries++) {
+	for (tries = 0; tries < (bulk ? 10000 : 1000); tries++) {
 		if (bulk)
 			err = rdlock_xport_send_msg_bulk(node,
 							 RDLOCK_LS_MSG_TYPE, m,
