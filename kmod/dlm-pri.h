@@ -470,11 +470,11 @@ struct rdlock_dlm_req {
  *	left, LOCAL requests are granted once taken, as any other.
  * @age_work: starts the takes of locks @unpublished for longer than
  *	rdlock_dlm_local_defer_ms.
- * @open_nodes: the other nodes known to have the lockspace open (their
- *	hello or repeat notice came, their bye not since), a bit each:
- *	those a LOCKS of every node asks.
- * @closing: rdlock_dlm_close() ended the queries; no new one asks (under
- *	@lock).
+ * @open_nodes: the other nodes known to have the lockspace open (a
+ *	notice of theirs came, their bye not since), a bit each: those a
+ *	LOCKS of every node asks.
+ * @closing: rdlock_dlm_close() ended the queries; no new one asks, an
+ *	answer stops at its next batch (set under @lock).
  * @queries: this node's RDLOCK_IOC_LOCKS waiting for the other nodes'
  *	answers (dlm_dump.c), under @lock.
  * @asks: other nodes' asks for this node's locks not answered yet, the

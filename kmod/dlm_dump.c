@@ -8,8 +8,8 @@
  * resource of the same hash. No node knows the others' holders.
  *
  * The cluster's (RDLOCK_LOCKS_QUERY_CLUSTER): the querier sends a DUMP
- * notice to every other node known to have the lockspace open (its hello
- * or repeat notice came, and no bye since: rdlock_dlm_ls.open_nodes); each
+ * notice to every other node known to have the lockspace open (a notice of
+ * it came, and no bye since: rdlock_dlm_ls.open_nodes); each
  * answers from a work item with a LOCK notice per lock of its own (then
  * NAME notices that carry the lock's name in parts) and an END notice with
  * how many locks it has, sent as bulk notices (a quarter of the link's send
@@ -512,8 +512,7 @@ static int rdlock_dlm_query(struct rdlock_dlm_ls *dls, struct rdlock_dlm_dump *d
 
 /**
  * rdlock_dlm_dump_abort() - end this node's LOCKS of every node, for good
- * @dls: the lockspace, closing: off rdlock_dlm_list, so that no query
- *	finds it any more.
+ * @dls: the lockspace, closing (no lock left).
  *
  * Each query waiting for answers returns with what came; one that had not
  * asked yet asks nobody.
@@ -524,7 +523,7 @@ void rdlock_dlm_dump_abort(struct rdlock_dlm_ls *dls)
 	unsigned long irq;
 
 	spin_lock_irqsave(&dls->lock, irq);
-	dls->closing = true;
+	WRITE_ONCE(dls->closing, true);
 	list_for_each_entry(q, &dls->queries, node) {
 		q->pending = 0;
 		wake_up(&q->wq);
@@ -621,10 +620,8 @@ static void rdlock_dlm_answer(struct rdlock_dlm_ls *dls,
 			ret = rdlock_dlm_answer_one(dls, a, &e[i]);
 		sent += nr;
 		cond_resched();
-		/* Closing: rdlock_dlm_close() waits for this work. */
-		if (READ_ONCE(dls->closing))
-			ret = -ESHUTDOWN;
-	} while (lkb && !ret);
+		/* Closing (rdlock_dlm_close() waits for this work): END now. */
+	} while (lkb && !ret && !READ_ONCE(dls->closing));
 	kfree(e);
 	if (ret)
 		return;
