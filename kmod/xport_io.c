@@ -143,19 +143,30 @@ int rdlock_conn_post_recvs(struct rdlock_conn *conn)
 	return 0;
 }
 
+/* What a TX buffer is for: how much of the ring it may find in use. */
+enum rdlock_tx_use {
+	RDLOCK_TX_REPLY,	/* a reply: all of the ring */
+	RDLOCK_TX_SEND,		/* a request or a one-way message */
+	RDLOCK_TX_BULK,		/* one of a long train of one-way messages */
+};
+
 /*
- * Requests and one-way messages may use half of the TX ring; replies may
- * use all of it. A peer has at most RDLOCK_REQ_CREDITS requests in flight
- * to us, so a reply always finds a buffer.
+ * Requests and one-way messages may use half of the TX ring, bulk ones a
+ * quarter (the other quarter of that half stays for the lock path's);
+ * replies may use all of it. A peer has at most RDLOCK_REQ_CREDITS
+ * requests in flight to us, so a reply always finds a buffer.
  */
 static struct rdlock_msgbuf *rdlock_tx_get(struct rdlock_conn *conn,
-					   bool reply)
+					   enum rdlock_tx_use use)
 {
+	bool reply = use == RDLOCK_TX_REPLY;
 	struct rdlock_msgbuf *tx = NULL;
 	unsigned long i;
 
 	spin_lock_bh(&conn->tx_lock);
-	if (!reply && conn->tx_nonreply >= RDLOCK_TX_DEPTH / 2)
+	if (!reply && conn->tx_nonreply >= (use == RDLOCK_TX_BULK ?
+					    RDLOCK_TX_DEPTH / 4 :
+					    RDLOCK_TX_DEPTH / 2))
 		goto out;
 	i = find_first_zero_bit(conn->tx_busy, RDLOCK_TX_DEPTH);
 	if (i >= RDLOCK_TX_DEPTH)
@@ -487,7 +498,7 @@ static int rdlock_post_twosided(struct rdlock_xreq *req)
 	struct rdlock_wire_msg *msg;
 	int ret;
 
-	tx = rdlock_tx_get(conn, false);
+	tx = rdlock_tx_get(conn, RDLOCK_TX_SEND);
 	if (!tx)
 		return -EAGAIN;
 	ret = xa_alloc_cyclic_bh(&conn->pending, &req->id, req,
@@ -1126,7 +1137,7 @@ done:
 static void rdlock_reply(struct rdlock_conn *conn, u16 type, u64 id,
 			 int status, const u64 *words, u32 count)
 {
-	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, true);
+	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, RDLOCK_TX_REPLY);
 	u32 i;
 
 	if (!tx) {
@@ -1207,7 +1218,7 @@ int rdlock_conn_send_table(struct rdlock_conn *conn)
 	struct ib_reg_wr reg = {};
 	int ret;
 
-	tx = rdlock_tx_get(conn, false);
+	tx = rdlock_tx_get(conn, RDLOCK_TX_SEND);
 	if (!tx)
 		return -EAGAIN;
 	rdlock_table_reg_wr(mr, &reg);
@@ -1406,7 +1417,7 @@ static void rdlock_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 bool rdlock_send_fenced(struct rdlock_conn *conn)
 {
-	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, true);
+	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, RDLOCK_TX_REPLY);
 
 	if (!tx)
 		return false;
@@ -1425,7 +1436,7 @@ bool rdlock_send_fenced(struct rdlock_conn *conn)
 int rdlock_conn_send_downset(struct rdlock_conn *conn,
 			     const struct rdlock_wire_downset *ds)
 {
-	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, false);
+	struct rdlock_msgbuf *tx = rdlock_tx_get(conn, RDLOCK_TX_SEND);
 
 	if (!tx)
 		return -EAGAIN;
@@ -1455,7 +1466,8 @@ int rdlock_xport_set_msg_handler(unsigned int type,
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_set_msg_handler, RDLOCK_INTERNAL);
 
 static int __rdlock_xport_send_msg(u32 node, unsigned int type,
-				   const void *payload, size_t len, bool bulk)
+				   const void *payload, size_t len,
+				   enum rdlock_tx_use use)
 {
 	struct rdlock_msgbuf *tx;
 	struct rdlock_conn *conn;
@@ -1466,11 +1478,6 @@ static int __rdlock_xport_send_msg(u32 node, unsigned int type,
 	conn = rdlock_conn_get_ready(node, &ret);
 	if (!conn)
 		return ret;
-	/* A soft bound (read unlocked): the others' quarter stays free. */
-	if (bulk && READ_ONCE(conn->tx_nonreply) >= RDLOCK_TX_DEPTH / 4) {
-		rdlock_conn_put(conn);
-		return -EAGAIN;
-	}
 	/*
 	 * Fault injection: the message is lost with its connection, and the
 	 * sender cannot tell, as when a posted send is flushed.
@@ -1479,7 +1486,7 @@ static int __rdlock_xport_send_msg(u32 node, unsigned int type,
 		rdlock_conn_put(conn);
 		return 0;
 	}
-	tx = rdlock_tx_get(conn, false);
+	tx = rdlock_tx_get(conn, use);
 	if (tx) {
 		rdlock_msg_init(tx->msg, RDLOCK_WIRE_USER + type, 0, len);
 		memcpy(tx->msg->payload, payload, len);
@@ -1506,7 +1513,8 @@ static int __rdlock_xport_send_msg(u32 node, unsigned int type,
 int rdlock_xport_send_msg(u32 node, unsigned int type, const void *payload,
 			  size_t len)
 {
-	return __rdlock_xport_send_msg(node, type, payload, len, false);
+	return __rdlock_xport_send_msg(node, type, payload, len,
+				       RDLOCK_TX_SEND);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg, RDLOCK_INTERNAL);
 
@@ -1527,7 +1535,8 @@ EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg, RDLOCK_INTERNAL);
 int rdlock_xport_send_msg_bulk(u32 node, unsigned int type,
 			       const void *payload, size_t len)
 {
-	return __rdlock_xport_send_msg(node, type, payload, len, true);
+	return __rdlock_xport_send_msg(node, type, payload, len,
+				       RDLOCK_TX_BULK);
 }
 EXPORT_SYMBOL_NS_GPL(rdlock_xport_send_msg_bulk, RDLOCK_INTERNAL);
 
