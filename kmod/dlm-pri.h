@@ -30,6 +30,7 @@
 #include <linux/workqueue.h>
 #include <rdlock/dlm.h>
 
+#include "dlm_poll.h"
 #include "lockspace.h"
 
 struct dentry;
@@ -433,9 +434,9 @@ struct rdlock_dlm_req {
  * @ls: the rdlock lockspace behind it.
  * @ops: the caller's callbacks.
  * @ops_arg: their argument.
- * @lock: protects @lkids, @res, @notices, @waits, @next_req and the
- *	locks' state; taken from softirq (notices), hence with interrupts
- *	off.
+ * @lock: protects @lkids, @res, @notices, @waits, @next_req,
+ *	@poll_next_ns and the locks' state; taken from softirq (notices),
+ *	hence with interrupts off.
  * @lkids: locks by id.
  * @res: resources by hash.
  * @notices: waiters of the cluster not done yet.
@@ -481,6 +482,11 @@ struct rdlock_dlm_req {
  *	first @nr_asks, oldest first, under @lock.
  * @nr_asks: see @asks.
  * @dump_work: answers them, on system_unbound_wq.
+ * @poll_gap_ns: a /dev/rdlock lockspace's poll budget on this node, the
+ *	time between two of its long waits' polls (rdlock_dlm_poll_slot());
+ *	0 for a kernel user's, whose polls are not budgeted.
+ * @poll_next_ns: the budget's next free time (ktime_get_ns()), under
+ *	@lock.
  */
 struct rdlock_dlm_ls {
 	struct list_head list;
@@ -517,6 +523,8 @@ struct rdlock_dlm_ls {
 	struct rdlock_dlm_ask asks[RDLOCK_DLM_ASKS_MAX];
 	unsigned int nr_asks;
 	struct work_struct dump_work;
+	u64 poll_gap_ns;
+	u64 poll_next_ns;
 };
 
 /* dlm.c */
@@ -560,6 +568,7 @@ enum {
 	RDLOCK_DLM_ST_POLL_WAIT,	/* a waiting take slept until a kick or poll */
 	RDLOCK_DLM_ST_KICK_SENT,	/* kicks to known waiters */
 	RDLOCK_DLM_ST_KICKED,		/* kicks that reached a waiting take */
+	RDLOCK_DLM_ST_POLL_BUDGETED,	/* polls put off by their budget */
 	RDLOCK_DLM_ST_LOCAL,		/* LOCAL locks granted before the take */
 	RDLOCK_DLM_ST_LOCAL_TAKES,	/* of them, takes under way (a gauge) */
 	RDLOCK_DLM_ST_LOCAL_RETRY,	/* a LOCAL lock's take failed: again */

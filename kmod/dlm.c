@@ -198,6 +198,22 @@ MODULE_PARM_DESC(dlm_slots,
  */
 #define RDLOCK_DLM_POLL_US_MIN	50
 #define RDLOCK_DLM_POLL_US_MAX	20000
+/*
+ * In a /dev/rdlock lockspace, the polls of a take that waits for a holder
+ * and whose back-off grew past RDLOCK_DLM_POLL_US_FREE (its first five are
+ * not; after a kick, none) run within the lockspace's budget on this node:
+ * RDLOCK_DLM_USER_POLLS polls a second for all of them, each put off
+ * RDLOCK_DLM_BUDGET_MAX_MS at most (rdlock_dlm_poll_slot(): beyond that
+ * many waits, each polls once per RDLOCK_DLM_BUDGET_MAX_MS). However many
+ * requests an unprivileged user leaves waiting or starts and kills, their
+ * polls cost the nodes little; kicks and cancels still end a wait at
+ * once. The budget is the lockspace's, shared by its users, who can hold
+ * each other's names anyway: other lockspaces, and kernel users' requests,
+ * which are not budgeted, do not share it.
+ */
+#define RDLOCK_DLM_POLL_US_FREE		1000
+#define RDLOCK_DLM_USER_POLLS		10
+#define RDLOCK_DLM_BUDGET_MAX_MS	30000
 
 static DEFINE_MUTEX(rdlock_dlm_mutex);	/* rdlock_dlm_list */
 static LIST_HEAD(rdlock_dlm_list);
@@ -437,6 +453,29 @@ static struct rdlock_lock *rdlock_dlm_try(struct rdlock_dlm_req *req,
 #define RDLOCK_DLM_TAKE_QUIET	0x4	/* waits for nobody: no notice */
 
 /*
+ * The back-off of @req's next poll, @ns, within its lockspace's budget
+ * once its back-off grew past RDLOCK_DLM_POLL_US_FREE (a /dev/rdlock
+ * lockspace's only).
+ */
+static u64 rdlock_dlm_poll_budgeted(struct rdlock_dlm_req *req, u64 ns)
+{
+	struct rdlock_dlm_ls *dls = req->dls;
+	unsigned long flags;
+	u64 slot;
+
+	if (!dls->poll_gap_ns || req->poll_us <= RDLOCK_DLM_POLL_US_FREE)
+		return ns;
+	spin_lock_irqsave(&dls->lock, flags);
+	slot = rdlock_dlm_poll_slot(ktime_get_ns(), ns, &dls->poll_next_ns,
+				    dls->poll_gap_ns,
+				    (u64)RDLOCK_DLM_BUDGET_MAX_MS * NSEC_PER_MSEC);
+	spin_unlock_irqrestore(&dls->lock, flags);
+	if (slot > ns)
+		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_BUDGETED, 1);
+	return slot;
+}
+
+/*
  * Take the main or (RDLOCK_DLM_TAKE_GATE in @how) gate word of @req's
  * resource, sending the request's blocking notice first unless
  * RDLOCK_DLM_TAKE_NOQUEUE or _QUIET (a take that cannot wait for anybody).
@@ -449,7 +488,9 @@ static struct rdlock_lock *rdlock_dlm_try(struct rdlock_dlm_req *req,
  * being made again. The wait until the next try is a random back-off up
  * to twice the last (RDLOCK_DLM_POLL_US_*), cut short by a kick (a holder
  * gave the resource back), which starts it again at the minimum, since
- * the release may not have reached the word's home yet. The lock
+ * the release may not have reached the word's home yet; in a /dev/rdlock
+ * lockspace, past its first few polls, within the lockspace's poll
+ * budget (rdlock_dlm_poll_budgeted()). The lock
  * protocols' own waits are not used: a cancelled request would wait on
  * for a lock it then gives back at once.
  */
@@ -482,8 +523,16 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
 			lk = ERR_PTR(-ECANCELED);
 			goto took;
 		}
+		/*
+		 * Kicked: a try now, then polls from the minimum again; in a
+		 * budgeted lockspace from past the free ones, so that however
+		 * often a user's releases kick its waiters, each kick costs
+		 * each of them one try.
+		 */
 		if (READ_ONCE(req->kicks) != req->kicks_seen)
-			req->poll_us = RDLOCK_DLM_POLL_US_MIN;
+			req->poll_us = req->dls->poll_gap_ns ?
+				2 * RDLOCK_DLM_POLL_US_FREE :
+				RDLOCK_DLM_POLL_US_MIN;
 		else
 			req->poll_us = min(2 * req->poll_us,
 					   RDLOCK_DLM_POLL_US_MAX);
@@ -519,9 +568,19 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
 			goto took;
 		}
 		fixed_ms = rdlock_dlm_fault_poll_ms();
-		ns = fixed_ms ? (u64)fixed_ms * NSEC_PER_MSEC :
-			(u64)(get_random_u32() % req->poll_us + 1) *
-			NSEC_PER_USEC;
+		if (fixed_ms) {
+			ns = (u64)fixed_ms * NSEC_PER_MSEC;
+		} else {
+			ns = (u64)(get_random_u32() % req->poll_us + 1) *
+				NSEC_PER_USEC;
+			/*
+			 * Only a wait for a holder, which a kick ends: not a
+			 * retry nothing will kick (a link being made again,
+			 * abandoned tries, a quiet take's).
+			 */
+			if (!quiet && PTR_ERR(lk) == -EBUSY)
+				ns = rdlock_dlm_poll_budgeted(req, ns);
+		}
 		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_WAIT, 1);
 		return rdlock_dlm_sleep(req, ns, false);
 	}
@@ -1472,6 +1531,8 @@ static struct rdlock_dlm_ls *__rdlock_dlm_open(const char *name, u32 node_id,
 	dls->ops = ops;
 	dls->ops_arg = ops_arg;
 	dls->wq = wq;
+	if (wq == rdlock_dlm_user_wq)
+		dls->poll_gap_ns = NSEC_PER_SEC / RDLOCK_DLM_USER_POLLS;
 	spin_lock_init(&dls->lock);
 	idr_init(&dls->lkids);
 	hash_init(dls->res);

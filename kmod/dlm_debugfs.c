@@ -38,6 +38,7 @@ static const char *const rdlock_dlm_st_names[RDLOCK_DLM_ST_NR] = {
 	[RDLOCK_DLM_ST_POLL_WAIT] = "poll_waits",
 	[RDLOCK_DLM_ST_KICK_SENT] = "kicks_sent",
 	[RDLOCK_DLM_ST_KICKED] = "kicks",
+	[RDLOCK_DLM_ST_POLL_BUDGETED] = "polls_budgeted",
 	[RDLOCK_DLM_ST_LOCAL] = "local_grants",
 	[RDLOCK_DLM_ST_LOCAL_TAKES] = "local_takes",
 	[RDLOCK_DLM_ST_LOCAL_RETRY] = "local_retries",

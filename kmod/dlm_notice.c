@@ -134,7 +134,8 @@ static bool rdlock_dlm_wait_live(struct rdlock_dlm_ls *dls, u64 id)
 
 /*
  * A hold that this node's request @req, known to wait, may wait for was
- * given back: it tries again now. Caller holds dls->lock.
+ * given back, or a kick for it may have been lost: it tries again now.
+ * Caller holds dls->lock.
  */
 static void rdlock_dlm_kick(struct rdlock_dlm_req *req)
 {
@@ -151,8 +152,15 @@ static void rdlock_dlm_kick(struct rdlock_dlm_req *req)
 	rdlock_dlm_count(RDLOCK_DLM_ST_KICKED, 1);
 }
 
-/* Another node's kick for this node's request @id. Caller holds dls->lock. */
-static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
+/*
+ * Another node's kick for this node's request @id, which waits for
+ * resource @hash. In a kernel user's lockspace it and every other request
+ * of this node known to wait for the resource try again (the kicker sends
+ * one kick per node); in a /dev/rdlock lockspace that one only, so that a
+ * user's release costs as many tries as the kicks it sends. Caller holds
+ * dls->lock.
+ */
+static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id, u64 hash)
 {
 	struct rdlock_dlm_req *req;
 
@@ -160,9 +168,32 @@ static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id)
 	list_for_each_entry(req, &dls->waits, wait_node) {
 		if (req->id == id) {
 			rdlock_dlm_kick(req);
-			return;
+			if (dls->poll_gap_ns)
+				return;
+		} else if (!dls->poll_gap_ns && req->res->hash == hash) {
+			rdlock_dlm_kick(req);
 		}
 	}
+}
+
+/*
+ * Every request of this node known to wait in the lockspace tries again:
+ * a kick for it may be lost (a connection that failed) or none will come
+ * (a node declared down, whose holds are released without one). Only in
+ * a /dev/rdlock lockspace, whose polls its budget may put off for long;
+ * a kernel user's requests poll soon enough.
+ */
+static void rdlock_dlm_kick_all(struct rdlock_dlm_ls *dls)
+{
+	struct rdlock_dlm_req *req;
+	unsigned long flags;
+
+	if (!dls->poll_gap_ns)
+		return;
+	spin_lock_irqsave(&dls->lock, flags);
+	list_for_each_entry(req, &dls->waits, wait_node)
+		rdlock_dlm_kick(req);
+	spin_unlock_irqrestore(&dls->lock, flags);
 }
 
 /* Is a request known to wait for resource @hash? Caller holds dls->lock. */
@@ -215,6 +246,7 @@ void rdlock_dlm_node_down(void *arg, u32 node)
 	rdlock_dlm_count(RDLOCK_DLM_ST_NODE_DOWN, 1);
 	if (dls->ops && dls->ops->node_down)
 		dls->ops->node_down(dls->ops_arg, node);
+	rdlock_dlm_kick_all(dls);
 }
 
 /*
@@ -283,7 +315,7 @@ void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
 		return;
 	}
 	if (m->kind == RDLOCK_DLM_NOTICE_KICK) {
-		rdlock_dlm_kicked(dls, req);
+		rdlock_dlm_kicked(dls, req, hash);
 		spin_unlock(&dls->lock);
 		return;
 	}
@@ -460,8 +492,11 @@ void rdlock_dlm_notice_done(struct rdlock_dlm_req *req)
  * node's table, costs a poll's delay. This node's waiters are kicked
  * here, each of its requests whose wait notice went out (one pass over
  * them, not a look-up per notice: a user's thousands of waiters must not
- * make every release quadratic with interrupts off); beyond
- * RDLOCK_DLM_KICKS_MAX other nodes' ones poll.
+ * make every release quadratic with interrupts off). In a kernel user's
+ * lockspace another node gets one kick, for the first of its waits known
+ * here, and kicks all of its requests that wait for the resource
+ * (rdlock_dlm_kicked()); in a /dev/rdlock lockspace each wait known here
+ * gets its own. Beyond RDLOCK_DLM_KICKS_MAX kicks, the others poll.
  */
 void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
 {
@@ -480,7 +515,9 @@ void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
 	list_for_each_entry(n, &dls->notices, node) {
 		if (n->hash != req->res->hash || n->src == self)
 			continue;
-		if (nr == RDLOCK_DLM_KICKS_MAX)
+		for (i = 0; i < nr && (dls->poll_gap_ns || to[i] != n->src); i++)
+			;
+		if (i < nr || nr == RDLOCK_DLM_KICKS_MAX)
 			continue;
 		to[nr] = n->src;
 		m[nr++] = (struct rdlock_dlm_notice_msg){
@@ -513,6 +550,7 @@ void rdlock_dlm_repeat_work(struct work_struct *work)
 						 repeat_work);
 	struct rdlock_dlm_notice_msg m;
 	struct rdlock_dlm_req *req;
+	bool repeated = false;
 	unsigned long flags;
 	u64 last, next;
 	u32 node;
@@ -540,8 +578,12 @@ void rdlock_dlm_repeat_work(struct work_struct *work)
 			rdlock_dlm_count(RDLOCK_DLM_ST_REWAIT, 1);
 			rdlock_dlm_send_msg(dls, &m, node);
 		}
+		repeated = true;
 	}
 	mutex_unlock(&dls->notice_mutex);
+	/* A kick that node sent on the failed connection is lost. */
+	if (repeated)
+		rdlock_dlm_kick_all(dls);
 }
 
 void rdlock_dlm_trim_work(struct work_struct *work)

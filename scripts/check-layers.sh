@@ -27,7 +27,7 @@ layer_of()
 	kmod/lockword/*.h) echo lockword ;;
 	kmod/proto*.[ch]) echo proto ;;
 	kmod/lockspace*.[ch] | kmod/trace.h) echo lockspace ;;
-	kmod/dev*.[ch] | kmod/dev-pri.h | kmod/dlm*.c | kmod/dlm-pri.h | kmod/trace_dlm.h | kmod/include/rdlock/*.h)
+	kmod/dev*.[ch] | kmod/dev-pri.h | kmod/dlm*.c | kmod/dlm-pri.h | kmod/dlm_poll.h | kmod/trace_dlm.h | kmod/include/rdlock/*.h)
 		echo iface ;;
 	# Pure checks of the uapi's arguments, shared like the lock words.
 	kmod/uapi_check.h) echo uapicheck ;;
@@ -51,8 +51,9 @@ declare -A allowed=(
 	# Brings every layer up and down: each one's public header.
 	[main]="kmod/xport.h kmod/proto.h kmod/lockspace.h kmod/dev.h kmod/dlm-pri.h"
 	# Pure headers (replay.h, xport_member.h, lockspace_layout.h,
-	# lockspace_errors.h, lockspace_down.h) for the KUnit suites.
-	[user]="kmod/xport.h kmod/proto.h kmod/lockword/*.h kmod/backend.h kmod/replay.h kmod/xport_member.h kmod/lockspace_layout.h kmod/lockspace_errors.h kmod/lockspace_down.h kmod/uapi_check.h kmod/include/rdlock/*.h"
+	# lockspace_errors.h, lockspace_down.h, dlm_poll.h) for the KUnit
+	# suites.
+	[user]="kmod/xport.h kmod/proto.h kmod/lockword/*.h kmod/backend.h kmod/replay.h kmod/xport_member.h kmod/lockspace_layout.h kmod/lockspace_errors.h kmod/lockspace_down.h kmod/dlm_poll.h kmod/uapi_check.h kmod/include/rdlock/*.h"
 )
 
 # The tree's file an include of file $1 names ($2: "x.h" or <x.h>), or "".
