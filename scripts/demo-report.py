@@ -243,6 +243,9 @@ OCFS2_PHASES = ("shared-create", "shared-stat", "shared-remove",
                 "private-remove")
 # Not an OCFS2 operation: private-stat's loop on tmpfs (ocfs2.sh).
 OCFS2_CONTROL = "tmpfs-stat"
+# The rdlock run's benchmark under an unprivileged user's flood, and after
+# it (ocfs2.sh, flood_bench).
+OCFS2_FLOOD_RUNS = ("flood", "after")
 
 
 def parse_ocfs2(d):
@@ -259,7 +262,14 @@ def parse_ocfs2(d):
                 r["asked"] = bool(r["asked"]) or o["asked"] == 1
             elif fig == "ocfs2_run" and o.get("stack") in n and ints(o, "passed"):
                 n[o["stack"]]["ok"] = o["passed"] == 1
+        flood = {"phases": {}}
         for fig, o in figures_of(lines, "ocfs2.sh"):
+            if fig is None and o.get("run") in OCFS2_FLOOD_RUNS and ints(o, "ops", "ms"):
+                flood["phases"][f"{o['run']}/{o.get('phase')}"] = (o["ops"], o["ms"])
+                continue
+            if fig == "flood":
+                flood["figure"] = o
+                continue
             f = n.get(o.get("stack"))
             if f is None:
                 continue
@@ -274,6 +284,7 @@ def parse_ocfs2(d):
                 f["took_s"] = o["s"]
             elif fig is None and ints(o, "ops", "ms"):
                 f["phases"][o.get("phase")] = (o["ops"], o["ms"])
+        n["flood"] = flood
         r["per_node"][i] = n
     for ln in read_lines(os.path.join(d, "ocfs2", "fsck")):
         parts = ln.split("\t")
@@ -316,6 +327,43 @@ def summarize_ocfs2(oc):
         a = out["stacks"]["rdlock"]["phases"][ph].get("ops_per_s")
         b = out["stacks"]["o2cb"]["phases"][ph].get("ops_per_s")
         out["ratio_rdlock_over_o2cb"][ph] = ratio(a, b)
+    out["flood"] = summarize_ocfs2_flood(per, nodes, out["stacks"]["rdlock"])
+    return out
+
+
+def summarize_ocfs2_flood(per, nodes, first):
+    """The rdlock run under the flood against the same after it: per phase
+    both rates and flood / after (and flood / the run before it, @first,
+    rdlock's summary: the first run has fresh inodes, the others reuse
+    them), the geometric mean over OCFS2's phases (the control apart), and
+    the flood's own figures per node; None without a flood."""
+    figs = {i: n["flood"].get("figure") for i, n in per.items()}
+    if not any(n["flood"]["phases"] for n in per.values()) and not any(figs.values()):
+        return None
+    out = {"phases": {}, "nodes": {i: f for i, f in figs.items() if f}}
+    logs = []
+    for ph in OCFS2_PHASES:
+        p = {}
+        for run in OCFS2_FLOOD_RUNS:
+            rows = [n["flood"]["phases"][f"{run}/{ph}"] for n in per.values()
+                    if f"{run}/{ph}" in n["flood"]["phases"]]
+            if rows and len(rows) == nodes:
+                t = max(ms for _, ms in rows) / 1000
+                p[run] = sum(o for o, _ in rows) / t if t else None
+        p["ratio"] = ratio(p.get("flood"), p.get("after"))
+        p["ratio_first"] = ratio(p.get("flood"), first["phases"][ph].get("ops_per_s"))
+        if p["ratio"] and ph != OCFS2_CONTROL:
+            logs.append(math.log(p["ratio"]))
+        out["phases"][ph] = p
+    ops = [ph for ph in OCFS2_PHASES if ph != OCFS2_CONTROL]
+    out["geomean_flood_over_after"] = (math.exp(sum(logs) / len(logs))
+                                       if len(logs) == len(ops) else None)
+    out["worst_flood_over_after"] = (min(out["phases"][ph]["ratio"] for ph in ops)
+                                     if len(logs) == len(ops) else None)
+    firsts = [out["phases"][ph]["ratio_first"] for ph in ops]
+    out["geomean_flood_over_first"] = (
+        math.exp(statistics.fmean(math.log(v) for v in firsts))
+        if all(firsts) else None)
     return out
 
 
@@ -351,6 +399,41 @@ def ocfs2_lines(oc):
                 "over files on tmpfs, no OCFS2 and no cluster lock, right after it in each "
                 "round; its ratio is what the two runs' guests differ by with no lock "
                 "stack involved.", "  ")
+    out += ocfs2_flood_lines(oc.get("flood"), n)
+    return out
+
+
+def ocfs2_flood_lines(fl, nodes):
+    """Section 4's flood: OCFS2 on rdlock beside an unprivileged user's
+    flood of /dev/rdlock, against the same run after it."""
+    if not fl:
+        return []
+    nf = fl["nodes"].values()
+
+    def total(key):
+        v = [f.get(key) for f in nf]
+        return sum(v) if v and all(isinstance(x, int) for x in v) else None
+    locks = [f.get("locks_max") for f in nf if isinstance(f.get("locks_max"), int)]
+    caps = {f.get("user_locks_max") for f in nf} - {None}
+    kill = {f.get("kill_ms") for f in nf} - {None}
+    out = wrap("OCFS2 on rdlock under one unprivileged user's flood of /dev/rdlock "
+               "(names held up to its user_locks_max, requests waiting for good, a "
+               f"waiter killed every {', '.join(str(k) for k in kill) or 'n/a'} ms on "
+               f"every node; {len(fl['nodes'])} of {nodes} nodes reported it), "
+               "against the same run "
+               f"after it: geometric mean {fmt(fl['geomean_flood_over_after'], 'ratio')} "
+               f"over OCFS2's phases, worst {fmt(fl['worst_flood_over_after'], 'ratio')} "
+               "(goal: within 20%, 0.80x or more); against the first run "
+               f"{fmt(fl['geomean_flood_over_first'], 'ratio')}.", "  ")
+    out += wrap(", ".join(f"{ph} {fmt(fl['phases'][ph]['ratio'], 'ratio')}"
+                          for ph in OCFS2_PHASES), "  ")
+    out += wrap(f"The flood: {total('waiters') if total('waiters') is not None else 'n/a'} "
+                f"requests left waiting, {total('killed') if total('killed') is not None else 'n/a'} "
+                f"waiters killed; the user held at most {max(locks) if locks else 'n/a'} locks "
+                f"on a node (user_locks_max {', '.join(str(c) for c in caps) or 'n/a'}); another "
+                f"user's TRY locks: {total('probe_tries') if total('probe_tries') is not None else 'n/a'} "
+                f"tried, {total('probe_fails') if total('probe_fails') is not None else 'n/a'} "
+                "failed.", "  ")
     return out
 
 
@@ -1317,6 +1400,13 @@ def main(argv):
                        f"over {len(ocr)} operations"
                        + (f"; the control ({OCFS2_CONTROL}, no lock stack) {ctl:.2f}x"
                           if ctl is not None else ""))
+    fl = (oc or {}).get("flood")
+    if fl and fl.get("geomean_flood_over_after") is not None:
+        fctl = fl["phases"][OCFS2_CONTROL]["ratio"]
+        verdict.append("OCFS2 on rdlock under an unprivileged user's flood / after it: "
+                       f"geometric mean {fl['geomean_flood_over_after']:.2f}x, worst "
+                       f"{fl['worst_flood_over_after']:.2f}x (goal 0.80x)"
+                       + (f"; the control {fctl:.2f}x" if fctl is not None else ""))
     ctr = rb_raw["counter"]
     if ctr:
         got, want = next(iter(ctr.values()))

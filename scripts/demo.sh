@@ -92,7 +92,8 @@ if [ "$ocfs2_files" -gt 0 ]; then
 	ocfs2_run=(--shared-disk "$logs/ocfs2/o2cb.img"
 		   --shared-disk "$logs/ocfs2/rdlock.img"
 		   --module ocfs2 --module ocfs2_stack_o2cb --bin /usr/bin/flock
-		   -- env RDLOCK_OCFS2_BENCH="$ocfs2_files" RDLOCK_OCFS2_FILES=2
+		   -- env RDLOCK_OCFS2_BENCH="$ocfs2_files" RDLOCK_OCFS2_FLOOD=1
+		   RDLOCK_OCFS2_FILES=2
 		   RDLOCK_OCFS2_RECORDS=4 sh guest/demo.sh "${o2cb_region[@]}")
 fi
 echo " done"

@@ -47,6 +47,10 @@
 #                         helper, as a host with ocfs2-tools does
 #   --bench N             first a metadata benchmark, N files per node and
 #                         phase (ocfs2.sh; scripts/ocfs2-bench.sh reads it)
+#   --flood               stack rdlock, with --bench: the benchmark again
+#                         under one unprivileged user's flood of
+#                         /dev/rdlock on every node, then once more after
+#                         it (ocfs2.sh, flood_bench)
 #   --log-dir DIR         cluster.sh's logs, the image and fsck.log
 #                         (default: a fresh dir under /tmp)
 #
@@ -72,6 +76,7 @@ payload=
 files=24
 records=40
 bench=0
+flood=0
 backend=auto
 kill=0
 death="kill"
@@ -90,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--files)	files=${2:?}; shift ;;
 	--records)	records=${2:?}; shift ;;
 	--bench)	bench=${2:?}; shift ;;
+	--flood)	flood=1 ;;
 	--backend)	backend=${2:?}; shift ;;
 	--kill)		kill=1 ;;
 	--cut)		kill=1 death=cut ;;
@@ -112,6 +118,8 @@ esac
 [[ $files =~ ^[1-9][0-9]*$ && $records =~ ^[1-9][0-9]*$ ]] ||
 	die "--files and --records must be positive numbers"
 [[ $bench =~ ^[0-9]+$ ]] || die "--bench must be a number"
+[ "$flood" -eq 0 ] || { [ "$stack" = rdlock ] && [ "$bench" -gt 0 ]; } ||
+	die "--flood needs --stack rdlock and --bench"
 [[ $backend =~ ^(auto|verbs|twosided)$ ]] ||
 	die "--backend must be auto, verbs or twosided"
 [[ $restart =~ ^[0-3]$ ]] || die "--restart must be 0 to 3"
@@ -150,7 +158,8 @@ rc=0
 	--shared-disk "$img" "${stack_modules[@]}" \
 	--bin /usr/bin/flock ${engine[@]+"${engine[@]}"} \
 	-- env RDLOCK_OCFS2_FILES="$files" RDLOCK_OCFS2_RECORDS="$records" \
-	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_BACKEND="$backend" \
+	RDLOCK_OCFS2_BENCH="$bench" RDLOCK_OCFS2_FLOOD="$flood" \
+	RDLOCK_OCFS2_BACKEND="$backend" \
 	RDLOCK_OCFS2_KILL="$kill" RDLOCK_OCFS2_DEATH="$death" \
 	RDLOCK_OCFS2_RESTART="$restart" RDLOCK_OCFS2_ROLLING="$rolling" \
 	RDLOCK_OCFS2_TOOLS="$tools" sh guest/ocfs2.sh "$stack" ${guest_args[@]+"${guest_args[@]}"} || rc=1

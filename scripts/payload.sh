@@ -48,7 +48,8 @@ cp "$bdir"/src/*.ko "$bdir/payload/modules/"
 cp "$ROOT"/userspace/rdlockctl "$ROOT"/userspace/rdlock-xport-bench \
 	"$ROOT"/userspace/rdlock-lock-bench "$ROOT"/userspace/rdlock-bench \
 	"$ROOT"/userspace/rdlock-stat-bench "$ROOT"/userspace/rdlock-fail-bench \
-	"$ROOT"/userspace/rdlock-rec-fill "$bdir/payload/bin/"
+	"$ROOT"/userspace/rdlock-rec-fill "$ROOT"/userspace/rdlock-flood \
+	"$bdir/payload/bin/"
 cp "$ROOT"/selftests/rdlock/*_test "$bdir/payload/tests/"
 cp "$ROOT"/selftests/guest/*.sh "$bdir/payload/guest/"
 # What guest/guide.sh runs as written.

@@ -16,6 +16,8 @@
 # (its "# bench node" lines), then its correctness checks with
 # RDLOCK_OCFS2_FILES files and RDLOCK_OCFS2_RECORDS records; each needs
 # barrier ports of its own (ocfs2.sh's listeners live until power-off).
+# RDLOCK_OCFS2_FLOOD is for the rdlock run only: its benchmark again under
+# an unprivileged user's flood, and after it.
 
 # shellcheck source=selftests/guest/lib.sh
 . "$(dirname "$0")/lib.sh" || { echo "not ok 1 cannot source lib.sh"; exit 1; }
@@ -69,6 +71,7 @@ if [ $# -eq 2 ]; then
 	passed=0
 	rdl_step "OCFS2 on o2cb (o2dlm over TCP), /dev/vda: mount, metadata benchmark, checks" \
 		env RDLOCK_OCFS2_DEV=/dev/vda RDLOCK_OCFS2_PORT=7780 \
+		RDLOCK_OCFS2_FLOOD=0 \
 		sh "$(dirname "$0")/ocfs2.sh" o2cb "$1" "$2" && passed=1
 	rdl_json_obj tool demo.sh figure ocfs2_run node "$RDLOCK_NODE_ID" \
 		stack o2cb passed "$passed"

@@ -92,10 +92,16 @@ ENGINE=$((KILL + RESTART))
 REC_NODES=$((RDLOCK_NR_NODES - KILL))
 BENCH_PRIVATE_STAT_PASSES=200
 BENCH_ROUNDS=3
+# With the benchmark on rdlock: the same again under one unprivileged
+# user's flood, and once more after it (flood_bench).
+FLOOD=${RDLOCK_OCFS2_FLOOD:-0}
 WAIT=${RDLOCK_OCFS2_WAIT:-150}
 DEV=${RDLOCK_OCFS2_DEV:-$RDLOCK_SHARED_DISK}
 # Barrier $1 listens on PORT + $1; barriers 0 to 36 (24 + 4 x BENCH_ROUNDS),
-# the victim's last signal (KILL_GO, 37) and RESTART's leaves (LEAVE_B, 38).
+# the victim's last signal (KILL_GO, 37) and RESTART's leaves (LEAVE_B, 38);
+# with FLOOD the benchmark's runs under the flood (40 to 56) and after it
+# (60 to 76), and the flood's own (FLOOD_B, 80 to 82): BENCH_ROUNDS must
+# stay at most 3 for those not to meet.
 PORT=${RDLOCK_OCFS2_PORT:-7780}
 MNT=/mnt/ocfs2
 DIR=$MNT/shared
@@ -133,6 +139,10 @@ esac
 if [ "$ENGINE" -ne 0 ] &&
    { [ "$STACK" != rdlock ] || [ "${RDLOCK_NR_NODES:-0}" -lt 3 ]; }; then
 	echo "RDLOCK_OCFS2_KILL and _RESTART need stack rdlock and 3 or more nodes" >&2
+	exit 2
+fi
+if [ "$FLOOD" -ne 0 ] && { [ "$STACK" != rdlock ] || [ "$BENCH" -eq 0 ]; }; then
+	echo "RDLOCK_OCFS2_FLOOD needs stack rdlock and RDLOCK_OCFS2_BENCH" >&2
 	exit 2
 fi
 if [ "$KILL" -ne 0 ] && [ "$RESTART" -ne 0 ]; then
@@ -346,7 +356,9 @@ rdlock_leave_group_install() {
 # rest) in a 2 MiB table. With 1365 names per node, 200 files per node
 # and phase filled it in the benchmark's first phase (2 runs of 3) and a
 # create waited for room for good.
-RDLOCK_OCFS2_PARAMS="table_slots=262144 dlm_slots=196608"
+# The largest table: room for the flood's DLM lockspace (flood_bench)
+# beside the mount's, and the same table with or without it.
+RDLOCK_OCFS2_PARAMS="table_slots=524288 dlm_slots=196608"
 # The plug-in's (ocfs2.rst, "Hold time").
 RDLOCK_OCFS2_STACK_PARAMS=""
 
@@ -456,8 +468,15 @@ bench_time() {
 # One benchmark figure: phase $1, $2 operations in $3 milliseconds, for
 # scripts/ocfs2-bench.sh and, as one JSON object, scripts/demo-report.py.
 bench_figure() {
-	echo "# bench node $ID $1 $2 $3"
-	rdl_json_obj tool ocfs2.sh stack "$STACK" node "$ID" phase "$1" ops "$2" ms "$3"
+	if [ -z "$BENCH_RUN" ]; then
+		echo "# bench node $ID $1 $2 $3"
+		rdl_json_obj tool ocfs2.sh stack "$STACK" node "$ID" phase "$1" \
+			ops "$2" ms "$3"
+		return
+	fi
+	echo "# bench-$BENCH_RUN node $ID $1 $2 $3"
+	rdl_json_obj tool ocfs2.sh stack "$STACK" run "$BENCH_RUN" node "$ID" \
+		phase "$1" ops "$2" ms "$3"
 }
 
 # One benchmark phase: barrier $1, then "$3" timed as phase $2 with $4
@@ -551,10 +570,11 @@ bench_private() {
 	done
 	# shellcheck disable=SC2086 # lists of numbers, split on purpose
 	{
-		echo "# bench rounds node $ID private-create$r_create"
-		echo "# bench rounds node $ID private-stat$r_stat"
-		echo "# bench rounds node $ID tmpfs-stat$r_ctl"
-		echo "# bench rounds node $ID private-remove$r_remove"
+		r_p="# bench${BENCH_RUN:+-$BENCH_RUN} rounds node $ID"
+		echo "$r_p private-create$r_create"
+		echo "$r_p private-stat$r_stat"
+		echo "$r_p tmpfs-stat$r_ctl"
+		echo "$r_p private-remove$r_remove"
 		bench_figure private-create $((BENCH * BENCH_ROUNDS)) "$(add_up $r_create)"
 		bench_figure private-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) "$(add_up $r_stat)"
 		bench_figure tmpfs-stat $((BENCH * BENCH_PASSES * BENCH_ROUNDS)) "$(add_up $r_ctl)"
@@ -584,27 +604,250 @@ bench_control_gone() {
 }
 
 # Shared phases: every node's files NODE.I in one directory; private
-# ones: I in the node's own. Operations are counted per node.
+# ones: I in the node's own. Operations are counted per node. bench BASE
+# [RUN]: barriers BASE to BASE + 4 + 4 x BENCH_ROUNDS; RUN names a run
+# beside the benchmark (flood, after: BENCH_RUN), in directories of its
+# own.
 bench() {
+	BENCH_RUN=${2:-}
+	b_dir=$MNT/bench${BENCH_RUN:+-$BENCH_RUN}
 	if [ "$ID" -eq 0 ]; then
-		mkdir "$MNT/bench" || return 1
+		mkdir "$b_dir" || return 1
 	fi
-	mkdir "$MNT/bench.$ID" || return 1
-	barrier 20 || return 1
-	bench_prof start
-	BDIR=$MNT/bench BPFX=$ID. BENCH_EXPECT=$((BENCH * RDLOCK_NR_NODES))
+	mkdir "$b_dir.$ID" || return 1
+	barrier "$1" || return 1
+	bench_prof "${BENCH_RUN:+$BENCH_RUN.}start"
+	BDIR=$b_dir BPFX=$ID. BENCH_EXPECT=$((BENCH * RDLOCK_NR_NODES))
 	BENCH_PASSES=1
-	bench_phase 21 shared-create bench_create "$BENCH" &&
-	bench_phase 22 shared-stat bench_stat "$BENCH_EXPECT" &&
-	bench_phase 23 shared-remove bench_remove "$BENCH" || return 1
-	BDIR=$MNT/bench.$ID BPFX='' BENCH_EXPECT=$BENCH
+	bench_phase $(($1 + 1)) shared-create bench_create "$BENCH" &&
+	bench_phase $(($1 + 2)) shared-stat bench_stat "$BENCH_EXPECT" &&
+	bench_phase $(($1 + 3)) shared-remove bench_remove "$BENCH" || return 1
+	BDIR=$b_dir.$ID BPFX='' BENCH_EXPECT=$BENCH
 	# Its own files' locks stay cached on a node: one pass of cached
 	# lstats takes about a millisecond, too short to time under TCG.
 	BENCH_PASSES=$BENCH_PRIVATE_STAT_PASSES
 	bench_control_setup &&
-	bench_private 24 &&
+	bench_private $(($1 + 4)) &&
 	bench_control_gone &&
-	barrier $((24 + 4 * BENCH_ROUNDS))
+	barrier $(($1 + 4 + 4 * BENCH_ROUNDS))
+}
+
+# The benchmark under a flood (RDLOCK_OCFS2_FLOOD=1, issue of the users
+# of /dev/rdlock that must not wear the service down): one unprivileged
+# user (uid FLOOD_USER, in /dev/rdlock's group as the packages' rdlock
+# group would have it) on every node, in a DLM lockspace of its own, holds
+# names until user_locks_max refuses one (ENOLCK), keeps FLOOD_WAITERS
+# requests waiting for good on the other nodes' names and kills a waiting
+# child every FLOOD_KILL_MS ms (rdlock-flood). Meanwhile another user's
+# TRY locks in the same lockspace must all be granted, the flooding user
+# must never hold more than user_locks_max, and OCFS2 runs the benchmark
+# (run "flood"); then the flood stops, the kernel lets go of all it asked
+# for, and the benchmark runs once more (run "after", the quiet run it is
+# compared with: both reuse the inodes of the runs before).
+FLOOD_LS=flood
+FLOOD_USER=1001
+FLOOD_PROBER=1002
+FLOOD_GROUP=1001
+FLOOD_LOCKS=2048
+FLOOD_WAITERS=200
+FLOOD_KILL_MS=1000
+FLOOD_B=80
+FLOOD_OUT=/tmp/rdlock-flood.out
+FLOOD_PROBE_OUT=/tmp/rdlock-flood-probe.out
+FLOOD_PID=
+FLOOD_PROBE_PID=
+USER_LOCKS_MAX=/sys/module/rdlock/parameters/user_locks_max
+
+# The value of KEY in the last "#json" figure FIGURE of file $1.
+flood_json() {
+	sed -n "s/.*\"figure\": \"$2\".*\"$3\": \"\{0,1\\}\([^\",}]*\).*/\1/p" "$1" |
+		tail -n 1
+}
+
+# The locks charged to the flooding user here (debugfs "users"), 0 if none.
+flood_user_locks() {
+	awk -v u="$FLOOD_USER" '$1 == "user" && $2 == u && $3 == "locks:" {
+		n = $4 } END { print n + 0 }' /sys/kernel/debug/rdlock/users
+}
+
+# Unreclaimable slab, KiB: what the kernel keeps for the flood.
+slab_kb() {
+	awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo
+}
+
+flood_setup() {
+	FLOOD_LOCKS_WAS=$(cat "$USER_LOCKS_MAX") &&
+	echo "$FLOOD_LOCKS" > "$USER_LOCKS_MAX" &&
+	chgrp "$FLOOD_GROUP" /dev/rdlock && chmod 0660 /dev/rdlock &&
+	rdlockctl ls-create "$FLOOD_LS" --dlm --gid "$FLOOD_GROUP" --mode 0660 &&
+	FLOOD_SLAB0=$(slab_kb) FLOOD_SEEN=0
+}
+
+# The flooding user holds "hot.ID" and names until refused: exactly
+# user_locks_max locks.
+flood_fill() {
+	: > "$FLOOD_OUT"
+	rdlock-flood --uid "$FLOOD_USER" --gid "$FLOOD_GROUP" \
+		--lockspace "$FLOOD_LS" --node "$ID" --nodes "$RDLOCK_NR_NODES" \
+		--names $((2 * FLOOD_LOCKS)) --waiters "$FLOOD_WAITERS" \
+		--kill-ms "$FLOOD_KILL_MS" > "$FLOOD_OUT" 2>&1 &
+	FLOOD_PID=$!
+	if ! { rdl_poll 300 flood_up filled && grep -qx filled "$FLOOD_OUT"; }
+	then
+		cat "$FLOOD_OUT"
+		return 1
+	fi
+	grep '^#json ' "$FLOOD_OUT"
+	f_names=$(flood_json "$FLOOD_OUT" fill names)
+	f_refused=$(flood_json "$FLOOD_OUT" fill refused)
+	echo "# node $ID: flood filled: $f_names names, then $f_refused"
+	[ "$f_names" = $((FLOOD_LOCKS - 1)) ] && [ "$f_refused" = ENOLCK ]
+}
+
+# The flood printed line $1, or it is gone: true once it did, false
+# while it runs, and a message once it is gone (rdl_poll stops then).
+flood_up() {
+	grep -qx "$1" "$FLOOD_OUT" && return 0
+	kill -0 "$FLOOD_PID" 2>/dev/null && return 1
+	echo "# node $ID: rdlock-flood exited before \"$1\""
+	return 0
+}
+
+# This node's waits in the flood's lockspace (rdlockctl locks --local).
+flood_waiting() {
+	rdlockctl locks --local "$FLOOD_LS" |
+		awk -v id="$ID" '$2 == id && $3 == "waiting"' | wc -l
+}
+
+# Every waiter of the flood waits here (read anew at each poll).
+flood_all_waiting() {
+	[ "$(flood_waiting)" -ge "$FLOOD_WAITERS" ]
+}
+
+# Nothing is charged to the flooding user here any more.
+flood_user_clear() {
+	[ "$(flood_user_locks)" -eq 0 ]
+}
+
+flood_sample() {
+	f_n=$(flood_user_locks)
+	[ "$f_n" -le "$FLOOD_SEEN" ] || FLOOD_SEEN=$f_n
+}
+
+flood_wait() {
+	kill -USR1 "$FLOOD_PID" &&
+	rdl_poll 60 flood_up started && grep -qx started "$FLOOD_OUT" &&
+	rdl_poll 120 flood_all_waiting || return 1
+	flood_sample
+	echo "# node $ID: $(flood_waiting) requests waiting, user $FLOOD_USER holds $FLOOD_SEEN locks here"
+}
+
+flood_probe_start() {
+	: > "$FLOOD_PROBE_OUT"
+	rdlock-flood --uid "$FLOOD_PROBER" --gid "$FLOOD_GROUP" \
+		--lockspace "$FLOOD_LS" --node "$ID" --probe \
+		> "$FLOOD_PROBE_OUT" 2>&1 &
+	FLOOD_PROBE_PID=$!
+	rdl_poll 60 grep -qx probing "$FLOOD_PROBE_OUT"
+}
+
+flood_capped() {
+	flood_sample
+	FLOOD_SLAB1=$(slab_kb)
+	echo "# node $ID: user $FLOOD_USER held at most $FLOOD_SEEN locks (user_locks_max $FLOOD_LOCKS)"
+	[ "$FLOOD_SEEN" -le "$FLOOD_LOCKS" ]
+}
+
+flood_probe_ok() {
+	kill -TERM "$FLOOD_PROBE_PID" && wait "$FLOOD_PROBE_PID" || return 1
+	FLOOD_PROBE_PID=
+	grep '^#json ' "$FLOOD_PROBE_OUT"
+	f_tries=$(flood_json "$FLOOD_PROBE_OUT" probe tries)
+	f_fails=$(flood_json "$FLOOD_PROBE_OUT" probe fails)
+	[ "${f_tries:-0}" -gt 0 ] && [ "$f_fails" = 0 ]
+}
+
+# The flood's own count, before any node lets go of its "hot" name.
+flood_counted() {
+	kill -TERM "$FLOOD_PID" || return 1
+	if ! { rdl_poll 60 flood_up stopped && grep -qx stopped "$FLOOD_OUT"; }
+	then
+		cat "$FLOOD_OUT"
+		return 1
+	fi
+	grep '^#json .*"figure": "flood"' "$FLOOD_OUT"
+	f_returned=$(flood_json "$FLOOD_OUT" flood returned)
+	f_killed=$(flood_json "$FLOOD_OUT" flood killed)
+	f_granted=$(flood_json "$FLOOD_OUT" flood granted)
+	[ "$f_returned" = 0 ] && [ "$f_granted" = 0 ] && [ "${f_killed:-0}" -gt 0 ]
+}
+
+flood_gone() {
+	kill -TERM "$FLOOD_PID" && wait "$FLOOD_PID" || return 1
+	FLOOD_PID=
+	rdl_poll 120 flood_user_clear
+}
+
+# The state before flood_setup: no lockspace, the bound, the device's group.
+flood_restore() {
+	if [ -d "/sys/kernel/debug/rdlock/lockspaces/dlm.$FLOOD_LS" ]; then
+		rdl_poll 60 rdlockctl ls-remove "$FLOOD_LS" || return 1
+	fi
+	[ -z "${FLOOD_LOCKS_WAS:-}" ] ||
+		echo "$FLOOD_LOCKS_WAS" > "$USER_LOCKS_MAX" || return 1
+	FLOOD_LOCKS_WAS=''
+	chgrp 0 /dev/rdlock
+}
+
+flood_teardown() {
+	flood_restore &&
+	rdl_json_obj tool ocfs2.sh figure flood node "$ID" \
+		user_locks_max "$FLOOD_LOCKS" names "$f_names" \
+		waiters "$FLOOD_WAITERS" kill_ms "$FLOOD_KILL_MS" \
+		locks_max "$FLOOD_SEEN" \
+		killed "$f_killed" probe_tries "$f_tries" probe_fails "$f_fails" \
+		slab_kb_before "$FLOOD_SLAB0" slab_kb_flood "$FLOOD_SLAB1" \
+		slab_kb_after "$(slab_kb)"
+}
+
+# Whatever failed: nothing of the flood stays running (its killer and
+# the killer's child end at the end of file of their pipe), nothing of
+# its setup stays.
+flood_end() {
+	for f_p in $FLOOD_PROBE_PID $FLOOD_PID; do
+		kill -KILL "$f_p" 2>/dev/null
+		wait "$f_p" 2>/dev/null
+	done
+	FLOOD_PID='' FLOOD_PROBE_PID=''
+	rdl_poll 60 flood_user_clear
+	flood_restore || echo "# node $ID: the flood's setup stays"
+	return 0
+}
+
+flood_bench() {
+	rdl_step "flood: user_locks_max $FLOOD_LOCKS, /dev/rdlock group $FLOOD_GROUP, lockspace $FLOOD_LS" \
+		flood_setup &&
+	rdl_step "flood: user $FLOOD_USER holds names until ENOLCK at $FLOOD_LOCKS" \
+		flood_fill &&
+	rdl_step "barrier: every node's flood filled" barrier "$FLOOD_B" &&
+	rdl_step "flood: $FLOOD_WAITERS of its requests wait here, one killed every $FLOOD_KILL_MS ms" \
+		flood_wait &&
+	rdl_step "flood: user $FLOOD_PROBER's TRY locks beside it" \
+		flood_probe_start &&
+	rdl_step "metadata benchmark under the flood" bench 40 flood &&
+	rdl_step "flood: user $FLOOD_USER never above user_locks_max" flood_capped &&
+	rdl_step "flood: every TRY lock of user $FLOOD_PROBER granted" \
+		flood_probe_ok &&
+	rdl_step "flood: no waiter granted or failed, waiters killed" \
+		flood_counted &&
+	rdl_step "barrier: every node's flood counted" barrier $((FLOOD_B + 1)) &&
+	rdl_step "flood: gone, every lock of user $FLOOD_USER let go" flood_gone &&
+	rdl_step "barrier: every node's flood gone" barrier $((FLOOD_B + 2)) &&
+	rdl_step "flood: lockspace removed, user_locks_max back" flood_teardown &&
+	rdl_step "metadata benchmark after the flood" bench 60 after
+	f_rc=$?
+	flood_end
+	return $f_rc
 }
 
 mounted() {
@@ -1196,9 +1439,15 @@ if "${STACK}_up" &&
 	if [ "$BENCH" -gt 0 ]; then
 		passed=0
 		rdl_step "metadata benchmark, $BENCH files per node and phase" \
-			bench && passed=1
+			bench 20 && passed=1
 		rdl_json_obj tool ocfs2.sh figure bench stack "$STACK" \
 			node "$ID" files "$BENCH" passed "$passed"
+		if [ "$FLOOD" -ne 0 ] && [ "$passed" -eq 1 ]; then
+			passed=0
+			flood_bench && passed=1
+			rdl_json_obj tool ocfs2.sh figure flood_run node "$ID" \
+				passed "$passed"
+		fi
 		bench_prof_show
 	fi
 	if [ "$ID" -eq 0 ]; then
