@@ -574,11 +574,11 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
 			ns = (u64)(get_random_u32() % req->poll_us + 1) *
 				NSEC_PER_USEC;
 			/*
-			 * Only a wait for a holder, which a kick ends: not a
-			 * retry nothing will kick (a link being made again,
-			 * abandoned tries, a quiet take's).
+			 * Not a quiet take's (a down-conversion's, which no
+			 * kick ends); a link being made again ends in a kick
+			 * of every waiting request (rdlock_dlm_kick_all()).
 			 */
-			if (!quiet && PTR_ERR(lk) == -EBUSY)
+			if (!quiet)
 				ns = rdlock_dlm_poll_budgeted(req, ns);
 		}
 		rdlock_dlm_count(RDLOCK_DLM_ST_POLL_WAIT, 1);

@@ -158,7 +158,7 @@ struct kills {
  * every fork): after a byte on @go, every kill_ms ms a child that waits
  * and SIGKILL; at @go's end of file it writes its counts to @res.
  */
-static void __attribute__((noreturn)) killer(int go, int res)
+static void killer(int go, int res)
 {
 	struct pollfd pfd = { .fd = go, .events = POLLIN };
 	struct kills c = { 0 };

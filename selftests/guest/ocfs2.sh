@@ -692,11 +692,7 @@ flood_fill() {
 		--names $((2 * FLOOD_LOCKS)) --waiters "$FLOOD_WAITERS" \
 		--kill-ms "$FLOOD_KILL_MS" > "$FLOOD_OUT" 2>&1 &
 	FLOOD_PID=$!
-	if ! { rdl_poll 300 flood_up filled && grep -qx filled "$FLOOD_OUT"; }
-	then
-		cat "$FLOOD_OUT"
-		return 1
-	fi
+	flood_said filled 300 || return 1
 	grep '^#json ' "$FLOOD_OUT"
 	f_names=$(flood_json "$FLOOD_OUT" fill names)
 	f_refused=$(flood_json "$FLOOD_OUT" fill refused)
@@ -711,6 +707,13 @@ flood_up() {
 	kill -0 "$FLOOD_PID" 2>/dev/null && return 1
 	echo "# node $ID: rdlock-flood exited before \"$1\""
 	return 0
+}
+
+# The flood printed line $1 within $2 seconds; else what it printed.
+flood_said() {
+	rdl_poll "$2" flood_up "$1" && grep -qx "$1" "$FLOOD_OUT" && return 0
+	cat "$FLOOD_OUT"
+	return 1
 }
 
 # This node's waits in the flood's lockspace (rdlockctl locks --local).
@@ -736,7 +739,7 @@ flood_sample() {
 
 flood_wait() {
 	kill -USR1 "$FLOOD_PID" &&
-	rdl_poll 60 flood_up started && grep -qx started "$FLOOD_OUT" &&
+	flood_said started 60 &&
 	rdl_poll 120 flood_all_waiting || return 1
 	flood_sample
 	echo "# node $ID: $(flood_waiting) requests waiting, user $FLOOD_USER holds $FLOOD_SEEN locks here"
@@ -769,12 +772,7 @@ flood_probe_ok() {
 
 # The flood's own count, before any node lets go of its "hot" name.
 flood_counted() {
-	kill -TERM "$FLOOD_PID" || return 1
-	if ! { rdl_poll 60 flood_up stopped && grep -qx stopped "$FLOOD_OUT"; }
-	then
-		cat "$FLOOD_OUT"
-		return 1
-	fi
+	kill -TERM "$FLOOD_PID" && flood_said stopped 60 || return 1
 	grep '^#json .*"figure": "flood"' "$FLOOD_OUT"
 	f_returned=$(flood_json "$FLOOD_OUT" flood returned)
 	f_killed=$(flood_json "$FLOOD_OUT" flood killed)
