@@ -178,10 +178,10 @@ static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id, u64 hash)
 
 /*
  * Every request of this node known to wait in the lockspace tries again:
- * a kick for it may be lost (a connection that failed) or none will come
- * (a node declared down, whose holds are released without one). Only in
- * a /dev/rdlock lockspace, whose polls its budget may put off for long;
- * a kernel user's requests poll soon enough.
+ * a kick for it may be lost (a connection that failed), or its wait is
+ * over (the lockspace was lost). Only in a /dev/rdlock lockspace, whose
+ * polls its budget may put off for long; a kernel user's requests poll
+ * soon enough.
  */
 static void rdlock_dlm_kick_all(struct rdlock_dlm_ls *dls)
 {
@@ -246,7 +246,6 @@ void rdlock_dlm_node_down(void *arg, u32 node)
 	rdlock_dlm_count(RDLOCK_DLM_ST_NODE_DOWN, 1);
 	if (dls->ops && dls->ops->node_down)
 		dls->ops->node_down(dls->ops_arg, node);
-	rdlock_dlm_kick_all(dls);
 }
 
 /*
@@ -263,6 +262,8 @@ void rdlock_dlm_lost(void *arg)
 	rdlock_dlm_count(RDLOCK_DLM_ST_LS_LOST, 1);
 	if (dls->ops && dls->ops->lost)
 		dls->ops->lost(dls->ops_arg);
+	/* Their next try ends them: now, not at a budgeted poll. */
+	rdlock_dlm_kick_all(dls);
 }
 
 void rdlock_dlm_notice(void *arg, u32 src, const void *payload,
