@@ -527,6 +527,16 @@ struct rdlock_dlm_ls {
 	u64 poll_next_ns;
 };
 
+/*
+ * A lockspace of /dev/rdlock, whose users may be unprivileged: its polls
+ * have a budget (dlm.c, rdlock_dlm_poll_budgeted()) and a kick wakes one
+ * request (dlm_notice.c).
+ */
+static inline bool rdlock_dlm_budgeted(const struct rdlock_dlm_ls *dls)
+{
+	return dls->poll_gap_ns;
+}
+
 /* dlm.c */
 extern struct workqueue_struct *rdlock_dlm_wq;		/* requests */
 extern struct workqueue_struct *rdlock_dlm_cb_wq;	/* callbacks */

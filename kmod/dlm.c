@@ -463,7 +463,7 @@ static u64 rdlock_dlm_poll_budgeted(struct rdlock_dlm_req *req, u64 ns)
 	unsigned long flags;
 	u64 slot;
 
-	if (!dls->poll_gap_ns || req->poll_us <= RDLOCK_DLM_POLL_US_FREE)
+	if (!rdlock_dlm_budgeted(dls) || req->poll_us <= RDLOCK_DLM_POLL_US_FREE)
 		return ns;
 	spin_lock_irqsave(&dls->lock, flags);
 	slot = rdlock_dlm_poll_slot(ktime_get_ns(), ns, &dls->poll_next_ns,
@@ -530,7 +530,7 @@ static int rdlock_dlm_take(struct rdlock_dlm_req *req, int mode, u32 how,
 		 * each of them one try.
 		 */
 		if (READ_ONCE(req->kicks) != req->kicks_seen)
-			req->poll_us = req->dls->poll_gap_ns ?
+			req->poll_us = rdlock_dlm_budgeted(req->dls) ?
 				2 * RDLOCK_DLM_POLL_US_FREE :
 				RDLOCK_DLM_POLL_US_MIN;
 		else

@@ -168,9 +168,9 @@ static void rdlock_dlm_kicked(struct rdlock_dlm_ls *dls, u64 id, u64 hash)
 	list_for_each_entry(req, &dls->waits, wait_node) {
 		if (req->id == id) {
 			rdlock_dlm_kick(req);
-			if (dls->poll_gap_ns)
+			if (rdlock_dlm_budgeted(dls))
 				return;
-		} else if (!dls->poll_gap_ns && req->res->hash == hash) {
+		} else if (!rdlock_dlm_budgeted(dls) && req->res->hash == hash) {
 			rdlock_dlm_kick(req);
 		}
 	}
@@ -188,7 +188,7 @@ static void rdlock_dlm_kick_all(struct rdlock_dlm_ls *dls)
 	struct rdlock_dlm_req *req;
 	unsigned long flags;
 
-	if (!dls->poll_gap_ns)
+	if (!rdlock_dlm_budgeted(dls))
 		return;
 	spin_lock_irqsave(&dls->lock, flags);
 	list_for_each_entry(req, &dls->waits, wait_node)
@@ -504,6 +504,7 @@ void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
 	struct rdlock_dlm_notice_msg m[RDLOCK_DLM_KICKS_MAX];
 	u32 to[RDLOCK_DLM_KICKS_MAX], self = rdlock_xport_self();
 	struct rdlock_dlm_ls *dls = req->dls;
+	bool budgeted = rdlock_dlm_budgeted(dls);
 	struct rdlock_dlm_notice *n;
 	struct rdlock_dlm_req *w;
 	unsigned int i, nr = 0;
@@ -516,10 +517,15 @@ void rdlock_dlm_kick_waiters(struct rdlock_dlm_req *req)
 	list_for_each_entry(n, &dls->notices, node) {
 		if (n->hash != req->res->hash || n->src == self)
 			continue;
-		for (i = 0; i < nr && (dls->poll_gap_ns || to[i] != n->src); i++)
-			;
-		if (i < nr || nr == RDLOCK_DLM_KICKS_MAX)
+		if (nr == RDLOCK_DLM_KICKS_MAX)
 			continue;
+		/* A kernel user's lockspace: a node's first kick wakes all. */
+		if (!budgeted) {
+			for (i = 0; i < nr && to[i] != n->src; i++)
+				;
+			if (i < nr)
+				continue;
+		}
 		to[nr] = n->src;
 		m[nr++] = (struct rdlock_dlm_notice_msg){
 			.kind = RDLOCK_DLM_NOTICE_KICK,

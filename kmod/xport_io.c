@@ -150,6 +150,13 @@ enum rdlock_tx_use {
 	RDLOCK_TX_BULK,		/* one of a long train of one-way messages */
 };
 
+/* Buffers of the others than replies in use beyond which a use finds none. */
+static const unsigned int rdlock_tx_share[] = {
+	[RDLOCK_TX_REPLY] = RDLOCK_TX_DEPTH,
+	[RDLOCK_TX_SEND] = RDLOCK_TX_DEPTH / 2,
+	[RDLOCK_TX_BULK] = RDLOCK_TX_DEPTH / 4,
+};
+
 /*
  * Requests and one-way messages may use half of the TX ring, bulk ones a
  * quarter (the other quarter of that half stays for the lock path's);
@@ -164,9 +171,7 @@ static struct rdlock_msgbuf *rdlock_tx_get(struct rdlock_conn *conn,
 	unsigned long i;
 
 	spin_lock_bh(&conn->tx_lock);
-	if (!reply && conn->tx_nonreply >= (use == RDLOCK_TX_BULK ?
-					    RDLOCK_TX_DEPTH / 4 :
-					    RDLOCK_TX_DEPTH / 2))
+	if (conn->tx_nonreply >= rdlock_tx_share[use])
 		goto out;
 	i = find_first_zero_bit(conn->tx_busy, RDLOCK_TX_DEPTH);
 	if (i >= RDLOCK_TX_DEPTH)
