@@ -293,6 +293,27 @@ def parse_ocfs2(d):
     return r
 
 
+def all_nodes_rate(rows, nodes):
+    """Of one phase's (operations, milliseconds) per node: the nodes' sum of
+    operations, the slowest node's seconds and their ratio; only "nodes"
+    unless every one of @nodes reported."""
+    p = {"nodes": len(rows)}
+    if rows and len(rows) == nodes:
+        p["ops"] = sum(o for o, _ in rows)
+        p["seconds"] = max(t for _, t in rows) / 1000
+        p["ops_per_s"] = p["ops"] / p["seconds"] if p["seconds"] else None
+    return p
+
+
+def geomean(vals):
+    """The geometric mean of @vals, None unless there are some and all are
+    positive."""
+    vals = list(vals)
+    if not vals or not all(v and v > 0 for v in vals):
+        return None
+    return math.exp(statistics.fmean(math.log(v) for v in vals))
+
+
 def summarize_ocfs2(oc):
     """Per stack and phase: every node's operations over the slowest node's
     time (ocfs2-bench.sh's figure); None unless every node reported."""
@@ -316,12 +337,7 @@ def summarize_ocfs2(oc):
         f["run_s_max"] = max(ts) if ts else None
         for ph in OCFS2_PHASES:
             rows = [n[st]["phases"][ph] for n in per.values() if ph in n[st]["phases"]]
-            p = {"nodes": len(rows)}
-            if rows and len(rows) == nodes:
-                p["ops"] = sum(o for o, _ in rows)
-                p["seconds"] = max(t for _, t in rows) / 1000
-                p["ops_per_s"] = p["ops"] / p["seconds"] if p["seconds"] else None
-            f["phases"][ph] = p
+            f["phases"][ph] = all_nodes_rate(rows, nodes)
         out["stacks"][st] = f
     for ph in OCFS2_PHASES:
         a = out["stacks"]["rdlock"]["phases"][ph].get("ops_per_s")
@@ -341,29 +357,20 @@ def summarize_ocfs2_flood(per, nodes, first):
     if not any(n["flood"]["phases"] for n in per.values()) and not any(figs.values()):
         return None
     out = {"phases": {}, "nodes": {i: f for i, f in figs.items() if f}}
-    logs = []
     for ph in OCFS2_PHASES:
         p = {}
         for run in OCFS2_FLOOD_RUNS:
             rows = [n["flood"]["phases"][f"{run}/{ph}"] for n in per.values()
                     if f"{run}/{ph}" in n["flood"]["phases"]]
-            if rows and len(rows) == nodes:
-                t = max(ms for _, ms in rows) / 1000
-                p[run] = sum(o for o, _ in rows) / t if t else None
+            p[run] = all_nodes_rate(rows, nodes).get("ops_per_s")
         p["ratio"] = ratio(p.get("flood"), p.get("after"))
         p["ratio_first"] = ratio(p.get("flood"), first["phases"][ph].get("ops_per_s"))
-        if p["ratio"] and ph != OCFS2_CONTROL:
-            logs.append(math.log(p["ratio"]))
         out["phases"][ph] = p
-    ops = [ph for ph in OCFS2_PHASES if ph != OCFS2_CONTROL]
-    out["geomean_flood_over_after"] = (math.exp(sum(logs) / len(logs))
-                                       if len(logs) == len(ops) else None)
-    out["worst_flood_over_after"] = (min(out["phases"][ph]["ratio"] for ph in ops)
-                                     if len(logs) == len(ops) else None)
-    firsts = [out["phases"][ph]["ratio_first"] for ph in ops]
-    out["geomean_flood_over_first"] = (
-        math.exp(statistics.fmean(math.log(v) for v in firsts))
-        if all(firsts) else None)
+    ops = [out["phases"][ph] for ph in OCFS2_PHASES if ph != OCFS2_CONTROL]
+    out["geomean_flood_over_after"] = geomean(p["ratio"] for p in ops)
+    out["worst_flood_over_after"] = (min(p["ratio"] for p in ops)
+                                     if out["geomean_flood_over_after"] else None)
+    out["geomean_flood_over_first"] = geomean(p["ratio_first"] for p in ops)
     return out
 
 
@@ -412,7 +419,7 @@ def ocfs2_flood_lines(fl, nodes):
 
     def total(key):
         v = [f.get(key) for f in nf]
-        return sum(v) if v and all(isinstance(x, int) for x in v) else None
+        return sum(v) if v and all(isinstance(x, int) for x in v) else "n/a"
     locks = [f.get("locks_max") for f in nf if isinstance(f.get("locks_max"), int)]
     caps = {f.get("user_locks_max") for f in nf} - {None}
     kill = {f.get("kill_ms") for f in nf} - {None}
@@ -427,12 +434,10 @@ def ocfs2_flood_lines(fl, nodes):
                f"{fmt(fl['geomean_flood_over_first'], 'ratio')}.", "  ")
     out += wrap(", ".join(f"{ph} {fmt(fl['phases'][ph]['ratio'], 'ratio')}"
                           for ph in OCFS2_PHASES), "  ")
-    out += wrap(f"The flood: {total('waiters') if total('waiters') is not None else 'n/a'} "
-                f"requests left waiting, {total('killed') if total('killed') is not None else 'n/a'} "
+    out += wrap(f"The flood: {total('waiters')} requests left waiting, {total('killed')} "
                 f"waiters killed; the user held at most {max(locks) if locks else 'n/a'} locks "
                 f"on a node (user_locks_max {', '.join(str(c) for c in caps) or 'n/a'}); another "
-                f"user's TRY locks: {total('probe_tries') if total('probe_tries') is not None else 'n/a'} "
-                f"tried, {total('probe_fails') if total('probe_fails') is not None else 'n/a'} "
+                f"user's TRY locks: {total('probe_tries')} tried, {total('probe_fails')} "
                 "failed.", "  ")
     return out
 
@@ -1396,7 +1401,7 @@ def main(argv):
         lo, hi = min(ocr, key=ocr.get), max(ocr, key=ocr.get)
         verdict.append(f"OCFS2 metadata, rdlock / o2cb operations per second: "
                        f"{ocr[lo]:.2f}x ({lo}) to {ocr[hi]:.2f}x ({hi}), "
-                       f"geometric mean {math.exp(statistics.fmean(math.log(v) for v in ocr.values())):.2f}x "
+                       f"geometric mean {geomean(ocr.values()):.2f}x "
                        f"over {len(ocr)} operations"
                        + (f"; the control ({OCFS2_CONTROL}, no lock stack) {ctl:.2f}x"
                           if ctl is not None else ""))

@@ -117,15 +117,21 @@ static __u32 other_node(__u32 i)
 	return (fl.node + 1 + i % (fl.nodes - 1)) % fl.nodes;
 }
 
-static void *waiter(void *arg)
+/* Waiter @i: EX on another node's "hot" name; 0 once granted, or the errno. */
+static int wait_for_hot(__u32 i)
 {
-	__u32 i = (__u32)(unsigned long)arg;
 	char name[32];
-	int fd, err;
+	int fd;
 
 	hot_name(name, sizeof(name), other_node(i));
 	fd = rdl_open_joined(fl.ls);
-	err = fd < 0 ? -fd : rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, 0, 0, NULL);
+	return fd < 0 ? -fd : rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, 0, 0, NULL);
+}
+
+static void *waiter(void *arg)
+{
+	int err = wait_for_hot((__u32)(unsigned long)arg);
+
 	/* Granted (err 0) or failed: both are wrong while the flood lasts. */
 	atomic_store(&fl.last_err, err);
 	atomic_fetch_add(&fl.returned, 1);
@@ -135,16 +141,11 @@ static void *waiter(void *arg)
 /* A child that waits for another node's "hot" name: killed, or its errno. */
 static pid_t killed_waiter(__u32 i)
 {
-	char name[32];
-	pid_t pid;
-	int fd;
+	pid_t pid = fork();
 
-	hot_name(name, sizeof(name), other_node(i));
-	pid = fork();
 	if (pid)
 		return pid;
-	fd = rdl_open_joined(fl.ls);
-	_exit(fd < 0 ? -fd : rdl_ls_lock(fd, name, RDLOCK_LOCK_EX, 0, 0, NULL));
+	_exit(wait_for_hot(i));
 }
 
 /* What the killer saw of its children. */
@@ -288,6 +289,8 @@ static int run_flood(const sigset_t *set)
 	pid_t kid = 0;
 	struct kills c = { 0 };
 	__u32 *handles, held, i;
+	pthread_attr_t a;
+	pthread_t th;
 	char name[32];
 	__u64 t;
 
@@ -320,20 +323,17 @@ static int run_flood(const sigset_t *set)
 	} while (sig != SIGUSR1);
 
 	t = bench_now_ns();
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 64 * 1024);
 	for (i = 0; i < fl.waiters; i++) {
-		pthread_attr_t a;
-		pthread_t th;
-
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 64 * 1024);
 		if (pthread_create(&th, &a, waiter, (void *)(unsigned long)i)) {
 			fprintf(stderr, "rdlock-flood: waiter %u: no thread\n",
 				i);
 			return 1;
 		}
-		pthread_attr_destroy(&a);
 	}
+	pthread_attr_destroy(&a);
 	if (kid && write(go, "g", 1) != 1)
 		return 1;
 	printf("started\n");

@@ -468,15 +468,14 @@ bench_time() {
 # One benchmark figure: phase $1, $2 operations in $3 milliseconds, for
 # scripts/ocfs2-bench.sh and, as one JSON object, scripts/demo-report.py.
 bench_figure() {
+	echo "# bench${BENCH_RUN:+-$BENCH_RUN} node $ID $1 $2 $3"
 	if [ -z "$BENCH_RUN" ]; then
-		echo "# bench node $ID $1 $2 $3"
 		rdl_json_obj tool ocfs2.sh stack "$STACK" node "$ID" phase "$1" \
 			ops "$2" ms "$3"
-		return
+	else
+		rdl_json_obj tool ocfs2.sh stack "$STACK" run "$BENCH_RUN" \
+			node "$ID" phase "$1" ops "$2" ms "$3"
 	fi
-	echo "# bench-$BENCH_RUN node $ID $1 $2 $3"
-	rdl_json_obj tool ocfs2.sh stack "$STACK" run "$BENCH_RUN" node "$ID" \
-		phase "$1" ops "$2" ms "$3"
 }
 
 # One benchmark phase: barrier $1, then "$3" timed as phase $2 with $4
@@ -692,7 +691,7 @@ flood_fill() {
 		--names $((2 * FLOOD_LOCKS)) --waiters "$FLOOD_WAITERS" \
 		--kill-ms "$FLOOD_KILL_MS" > "$FLOOD_OUT" 2>&1 &
 	FLOOD_PID=$!
-	flood_said filled 300 || return 1
+	flood_said "$FLOOD_OUT" "$FLOOD_PID" filled 300 || return 1
 	grep '^#json ' "$FLOOD_OUT"
 	f_names=$(flood_json "$FLOOD_OUT" fill names)
 	f_refused=$(flood_json "$FLOOD_OUT" fill refused)
@@ -700,19 +699,21 @@ flood_fill() {
 	[ "$f_names" = $((FLOOD_LOCKS - 1)) ] && [ "$f_refused" = ENOLCK ]
 }
 
-# The flood printed line $1, or it is gone: true once it did, false
-# while it runs, and a message once it is gone (rdl_poll stops then).
+# rdlock-flood (output $1, pid $2) printed line $3, or it is gone: true
+# once it did, false while it runs, and a message once it is gone
+# (rdl_poll stops then).
 flood_up() {
-	grep -qx "$1" "$FLOOD_OUT" && return 0
-	kill -0 "$FLOOD_PID" 2>/dev/null && return 1
-	echo "# node $ID: rdlock-flood exited before \"$1\""
+	grep -qx "$3" "$1" && return 0
+	kill -0 "$2" 2>/dev/null && return 1
+	echo "# node $ID: rdlock-flood exited before \"$3\""
 	return 0
 }
 
-# The flood printed line $1 within $2 seconds; else what it printed.
+# rdlock-flood (output $1, pid $2) printed line $3 within $4 seconds; else
+# what it printed.
 flood_said() {
-	rdl_poll "$2" flood_up "$1" && grep -qx "$1" "$FLOOD_OUT" && return 0
-	cat "$FLOOD_OUT"
+	rdl_poll "$4" flood_up "$1" "$2" "$3" && grep -qx "$3" "$1" && return 0
+	cat "$1"
 	return 1
 }
 
@@ -739,7 +740,7 @@ flood_sample() {
 
 flood_wait() {
 	kill -USR1 "$FLOOD_PID" &&
-	flood_said started 60 &&
+	flood_said "$FLOOD_OUT" "$FLOOD_PID" started 60 &&
 	rdl_poll 120 flood_all_waiting || return 1
 	flood_sample
 	echo "# node $ID: $(flood_waiting) requests waiting, user $FLOOD_USER holds $FLOOD_SEEN locks here"
@@ -751,7 +752,7 @@ flood_probe_start() {
 		--lockspace "$FLOOD_LS" --node "$ID" --probe \
 		> "$FLOOD_PROBE_OUT" 2>&1 &
 	FLOOD_PROBE_PID=$!
-	rdl_poll 60 grep -qx probing "$FLOOD_PROBE_OUT"
+	flood_said "$FLOOD_PROBE_OUT" "$FLOOD_PROBE_PID" probing 60
 }
 
 flood_capped() {
@@ -772,7 +773,8 @@ flood_probe_ok() {
 
 # The flood's own count, before any node lets go of its "hot" name.
 flood_counted() {
-	kill -TERM "$FLOOD_PID" && flood_said stopped 60 || return 1
+	kill -TERM "$FLOOD_PID" &&
+	flood_said "$FLOOD_OUT" "$FLOOD_PID" stopped 60 || return 1
 	grep '^#json .*"figure": "flood"' "$FLOOD_OUT"
 	f_returned=$(flood_json "$FLOOD_OUT" flood returned)
 	f_killed=$(flood_json "$FLOOD_OUT" flood killed)
